@@ -1,0 +1,91 @@
+//! `load`, `validate`, `rebuild`, `check`: commands that read datasets or write stores.
+
+use super::CliError;
+use crate::dataset;
+use crate::engine;
+use crate::model::EventKind;
+use crate::store::Store;
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    /// The dataset (.yaml, .yml or .jsonl).
+    pub dataset: PathBuf,
+    /// The store to create (must not exist unless --force).
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Replace an existing store (atomically: the old one stays if the load fails).
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The dataset (.yaml, .yml or .jsonl).
+    pub dataset: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct StoreArgs {
+    /// The store (.db).
+    pub store: PathBuf,
+}
+
+/// Counts of a dataset's events by kind.
+fn summary(parsed: &dataset::Parsed, versions: usize) -> String {
+    let count = |k: EventKind| parsed.dataset.events.iter().filter(|e| e.kind() == k).count();
+    format!(
+        "{} events ({} evidence, {} assertions, {} retractions), {} agents, {} topics, {} belief versions",
+        parsed.dataset.events.len(),
+        count(EventKind::Evidence),
+        count(EventKind::Believe),
+        count(EventKind::Retract),
+        parsed.dataset.header.agents.len(),
+        parsed.dataset.header.topics.len(),
+        versions
+    )
+}
+
+pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let parsed = dataset::read_path(&args.dataset)?;
+    let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+    parsed.check_replay(&replay)?;
+    Store::create(&args.db, &parsed, &replay, args.force)?;
+    writeln!(out, "loaded {} into {}: {}", parsed.file, args.db.display(), summary(&parsed, replay.versions.len()))?;
+    Ok(())
+}
+
+pub fn validate(args: ValidateArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let parsed = dataset::read_path(&args.dataset)?;
+    let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+    parsed.check_replay(&replay)?;
+    writeln!(out, "{}: valid: {}", parsed.file, summary(&parsed, replay.versions.len()))?;
+    Ok(())
+}
+
+pub fn rebuild(args: StoreArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let mut store = Store::open_for_write(&args.store)?;
+    let versions = store.rebuild()?;
+    writeln!(out, "rebuilt {}: {versions} belief versions derived from the log", args.store.display())?;
+    Ok(())
+}
+
+pub fn check(args: StoreArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let store = Store::open(&args.store)?;
+    let report = store.check()?;
+    if report.differences.is_empty() {
+        writeln!(out, "{}: ok: the {} stored versions are exactly what the log derives", args.store.display(), report.versions)?;
+        return Ok(());
+    }
+    for d in &report.differences {
+        writeln!(out, "{d}")?;
+    }
+    Err(CliError::Input(format!(
+        "{}: {} disagreement(s) between the stored versions and the log; run `asof rebuild` to re-derive them",
+        args.store.display(),
+        report.differences.len()
+    )))
+}
+

@@ -1,0 +1,147 @@
+//! The command line (SPEC §5.1): clap definitions and dispatch.
+//! Each command family lives in its own file; all of them print through
+//! [`OutputFormat`] so table, JSON and Markdown stay in step.
+
+mod load;
+mod queries;
+pub mod source;
+mod table;
+
+use crate::dataset::DatasetErrors;
+use crate::store::StoreError;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Exit codes: 0 ok, 1 runtime error, 2 usage or input error.
+#[derive(Debug)]
+pub enum CliError {
+    /// The user's input is wrong (exit 2): one or more sentences, each with its location.
+    Input(String),
+    /// Something failed that the user did not cause (exit 1).
+    Runtime(String),
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::Input(_) => 2,
+            CliError::Runtime(_) => 1,
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            CliError::Input(m) | CliError::Runtime(m) => m,
+        }
+    }
+}
+
+impl From<DatasetErrors> for CliError {
+    fn from(e: DatasetErrors) -> Self {
+        CliError::Input(e.to_string())
+    }
+}
+
+impl From<StoreError> for CliError {
+    fn from(e: StoreError) -> Self {
+        if e.is_input_error() {
+            CliError::Input(e.to_string())
+        } else {
+            CliError::Runtime(e.to_string())
+        }
+    }
+}
+
+impl From<rusqlite::Error> for CliError {
+    fn from(e: rusqlite::Error) -> Self {
+        CliError::Runtime(format!("store query failed: {e}"))
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        CliError::Runtime(format!("cannot write output: {e}"))
+    }
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "asof",
+    version,
+    about = "What did the AI agent believe then, on what evidence — and what would it have believed without it?",
+    long_about = "asof loads an AI agent's belief/evidence timeline into a bitemporal SQLite store and answers, \
+for incident reviewers and auditors, what the agent believed at any recorded time about any valid time.\n\n\
+SOURCE is a store (.db), a dataset (.yaml/.yml/.jsonl, loaded in memory), or omitted for the bundled demo.",
+    after_help = "Examples:\n  asof believed --at 2026-03-03T12:00:00Z --about 2026-03-02T09:30:00Z\n  \
+asof history --topic root-cause --format json\n  asof load incident.yaml --db incident.db\n  \
+asof believed incident.db --at now --topic root-cause"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Validate a dataset and load it atomically into a new store.
+    Load(load::LoadArgs),
+    /// Check a dataset without loading it; print every error with its location.
+    Validate(load::ValidateArgs),
+    /// What the agents believed at a recorded time (optionally: about a valid time).
+    Believed(queries::BelievedArgs),
+    /// Every version of a topic's beliefs, with how and by which event each was closed.
+    History(queries::HistoryArgs),
+    /// Every evidence item with its lag and the events that cite it.
+    Evidence(queries::EvidenceArgs),
+    /// Versions created and closed in a recorded window (AFTER, UNTIL].
+    Changes(queries::ChangesArgs),
+    /// Re-derive a store's versions from its event log.
+    Rebuild(load::StoreArgs),
+    /// Re-derive versions from the log and report any disagreement with the stored ones.
+    Check(load::StoreArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum OutputFormat {
+    #[default]
+    Table,
+    Json,
+    Md,
+}
+
+#[derive(Debug, Args)]
+pub struct FormatArg {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct SourceArg {
+    /// A store (.db), a dataset (.yaml/.yml/.jsonl), or omitted for the bundled demo.
+    pub source: Option<PathBuf>,
+}
+
+/// Parses a time argument: RFC 3339 with offset, `YYYY-MM-DD`, or `now`.
+pub fn parse_time_arg(text: &str) -> Result<i64, String> {
+    if text.eq_ignore_ascii_case("now") {
+        return Ok(crate::time::now());
+    }
+    crate::time::parse(text).map_err(|e| e.to_string())
+}
+
+/// Runs one parsed command line, printing to stdout.
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    match cli.command {
+        None => queries::demo_summary(&mut out),
+        Some(Command::Load(args)) => load::load(args, &mut out),
+        Some(Command::Validate(args)) => load::validate(args, &mut out),
+        Some(Command::Believed(args)) => queries::believed(args, &mut out),
+        Some(Command::History(args)) => queries::history(args, &mut out),
+        Some(Command::Evidence(args)) => queries::evidence(args, &mut out),
+        Some(Command::Changes(args)) => queries::changes(args, &mut out),
+        Some(Command::Rebuild(args)) => load::rebuild(args, &mut out),
+        Some(Command::Check(args)) => load::check(args, &mut out),
+    }
+}

@@ -1,0 +1,309 @@
+//! The query commands: `believed`, `history`, `evidence`, `changes`, and the
+//! no-argument demo summary.
+
+use super::table::Table;
+use super::{CliError, FormatArg, OutputFormat, SourceArg, parse_time_arg, source};
+use crate::query::{self, Belief, Filter, json};
+use crate::store::Store;
+use crate::time::{self, Interval, Micros};
+use clap::Args;
+use std::io::Write;
+
+#[derive(Debug, Args)]
+pub struct BelievedArgs {
+    #[command(flatten)]
+    pub source: SourceArg,
+    /// Recorded time T′: what was held then (RFC 3339, YYYY-MM-DD or `now`).
+    #[arg(long, value_parser = parse_time_arg)]
+    pub at: i64,
+    /// Valid time T: only beliefs about this instant.
+    #[arg(long, value_parser = parse_time_arg)]
+    pub about: Option<i64>,
+    /// Only this agent.
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Only this topic.
+    #[arg(long)]
+    pub topic: Option<String>,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub source: SourceArg,
+    /// The topic.
+    #[arg(long)]
+    pub topic: String,
+    /// Only this agent.
+    #[arg(long)]
+    pub agent: Option<String>,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+#[derive(Debug, Args)]
+pub struct EvidenceArgs {
+    #[command(flatten)]
+    pub source: SourceArg,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+#[derive(Debug, Args)]
+pub struct ChangesArgs {
+    #[command(flatten)]
+    pub source: SourceArg,
+    /// Start of the recorded window (exclusive).
+    #[arg(long, value_parser = parse_time_arg)]
+    pub after: i64,
+    /// End of the recorded window (inclusive).
+    #[arg(long, value_parser = parse_time_arg)]
+    pub until: i64,
+    /// Only this agent.
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Only this topic.
+    #[arg(long)]
+    pub topic: Option<String>,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+/// Refuses agent and topic ids the store does not know, naming the known ones.
+fn check_filter(store: &Store, agent: Option<&str>, topic: Option<&str>) -> Result<(), CliError> {
+    let header = store.header();
+    if let Some(a) = agent {
+        if !header.agents.iter().any(|x| x.id == a) {
+            let known: Vec<&str> = header.agents.iter().map(|x| x.id.as_str()).collect();
+            return Err(CliError::Input(format!("{}: unknown agent `{a}`; agents are: {}", store.label(), known.join(", "))));
+        }
+    }
+    if let Some(t) = topic {
+        if header.topic(t).is_none() {
+            let known: Vec<&str> = header.topics.iter().map(|x| x.id.as_str()).collect();
+            return Err(CliError::Input(format!("{}: unknown topic `{t}`; topics are: {}", store.label(), known.join(", "))));
+        }
+    }
+    Ok(())
+}
+
+fn interval(v: Interval) -> String {
+    format!("[{}, {})", time::format(v.from), time::format(v.to))
+}
+
+fn confidence(c: f64) -> String {
+    format!("{c:.2}")
+}
+
+fn ids(list: &[String]) -> String {
+    if list.is_empty() { "-".to_owned() } else { list.join(",") }
+}
+
+fn beliefs_table(beliefs: &[Belief]) -> Table {
+    let mut t = Table::new(vec!["TOPIC", "AGENT", "CLAIM", "CONF", "VALID", "SINCE", "EVIDENCE", "ASSERTION"]);
+    for b in beliefs {
+        let v = &b.version;
+        t.row(vec![
+            v.topic.clone(),
+            v.agent.clone(),
+            v.claim.clone(),
+            confidence(v.confidence),
+            interval(v.valid),
+            time::format(v.recorded_at),
+            ids(&b.supported_by),
+            v.assertion.clone(),
+        ]);
+    }
+    t
+}
+
+fn print_json(out: &mut impl Write, value: &serde_json::Value) -> Result<(), CliError> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| CliError::Runtime(e.to_string()))?;
+    writeln!(out, "{text}")?;
+    Ok(())
+}
+
+pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let store = source::open(args.source.source.as_deref())?;
+    check_filter(&store, args.agent.as_deref(), args.topic.as_deref())?;
+    let filter = Filter { agent: args.agent, topic: args.topic };
+    let beliefs = query::believed(&store, args.at, args.about, &filter)?;
+    let title = match args.about {
+        Some(t) => format!("as of {} about {}", time::format(args.at), time::format(t)),
+        None => format!("as of {}", time::format(args.at)),
+    };
+    match args.format.format {
+        OutputFormat::Json => print_json(out, &json::believed(args.at, args.about, &beliefs)),
+        OutputFormat::Table => {
+            writeln!(out, "{} — {title}: {} belief(s)", store.label(), beliefs.len())?;
+            if !beliefs.is_empty() {
+                write!(out, "{}", beliefs_table(&beliefs).text())?;
+            }
+            Ok(())
+        }
+        OutputFormat::Md => {
+            writeln!(out, "## Beliefs {title}\n")?;
+            if beliefs.is_empty() {
+                writeln!(out, "_No beliefs held._")?;
+            } else {
+                write!(out, "{}", beliefs_table(&beliefs).markdown())?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn history_table(h: &query::History) -> (Table, Table) {
+    let mut t = Table::new(vec![
+        "RECORDED", "UNTIL", "AGENT", "CLAIM", "CONF", "VALID", "ORIGIN", "CLOSED", "EVIDENCE", "ASSERTION",
+    ]);
+    for b in &h.versions {
+        let v = &b.version;
+        let closed = match &v.closed {
+            Some(c) => format!("{} by {}", c.kind.as_str(), c.event),
+            None => "held".to_owned(),
+        };
+        let origin = match &v.clipped_by {
+            Some(by) => format!("{} (clipped by {by})", v.origin.as_str()),
+            None => v.origin.as_str().to_owned(),
+        };
+        t.row(vec![
+            time::format(v.recorded_at),
+            time::format(v.superseded_at),
+            v.agent.clone(),
+            v.claim.clone(),
+            confidence(v.confidence),
+            interval(v.valid),
+            origin,
+            closed,
+            ids(&b.supported_by),
+            v.assertion.clone(),
+        ]);
+    }
+    let mut notes = Table::new(vec!["RECORDED", "EVENT", "AGENT", "EFFECT", "CLAIM", "EVIDENCE"]);
+    for n in &h.notes {
+        notes.row(vec![
+            time::format(n.recorded_at),
+            n.event.clone(),
+            n.agent.clone(),
+            n.effect.replace('_', "-"),
+            n.claim.clone().unwrap_or_else(|| "-".to_owned()),
+            ids(&n.cites),
+        ]);
+    }
+    (t, notes)
+}
+
+pub fn history(args: HistoryArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let store = source::open(args.source.source.as_deref())?;
+    check_filter(&store, args.agent.as_deref(), Some(&args.topic))?;
+    let h = query::history(&store, &args.topic, args.agent.as_deref())?;
+    let (versions, notes) = history_table(&h);
+    match args.format.format {
+        OutputFormat::Json => print_json(out, &json::history(args.agent.as_deref(), &args.topic, &h)),
+        OutputFormat::Table => {
+            let question = store.header().topic(&args.topic).map(|t| t.question.as_str()).unwrap_or("");
+            writeln!(out, "{} — history of `{}`: {question}", store.label(), args.topic)?;
+            write!(out, "{}", versions.text())?;
+            if !notes.is_empty() {
+                writeln!(out, "\nEvents that changed no version:")?;
+                write!(out, "{}", notes.text())?;
+            }
+            Ok(())
+        }
+        OutputFormat::Md => {
+            writeln!(out, "## History of `{}`\n", args.topic)?;
+            write!(out, "{}", versions.markdown())?;
+            if !notes.is_empty() {
+                writeln!(out, "\n### Events that changed no version\n")?;
+                write!(out, "{}", notes.markdown())?;
+            }
+            Ok(())
+        }
+    }
+}
+
+pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let store = source::open(args.source.source.as_deref())?;
+    let items = query::evidence(&store)?;
+    let mut t = Table::new(vec!["ID", "KIND", "SOURCE", "OBSERVED", "RECORDED", "LAG", "REL", "CITED BY", "SUMMARY"]);
+    for i in &items {
+        let e = &i.evidence;
+        t.row(vec![
+            e.id.clone(),
+            e.kind.clone(),
+            e.source.clone(),
+            time::format(e.observed_at),
+            time::format(e.recorded_at),
+            time::format_duration(e.lag()),
+            format!("{:.2}", e.reliability),
+            ids(&i.cited_by),
+            e.summary.clone(),
+        ]);
+    }
+    match args.format.format {
+        OutputFormat::Json => print_json(out, &json::evidence(&items)),
+        OutputFormat::Table => {
+            writeln!(out, "{} — {} evidence item(s)", store.label(), items.len())?;
+            write!(out, "{}", t.text())?;
+            Ok(())
+        }
+        OutputFormat::Md => {
+            writeln!(out, "## Evidence\n")?;
+            write!(out, "{}", t.markdown())?;
+            Ok(())
+        }
+    }
+}
+
+pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let store = source::open(args.source.source.as_deref())?;
+    check_filter(&store, args.agent.as_deref(), args.topic.as_deref())?;
+    if args.until < args.after {
+        return Err(CliError::Input("--until is before --after".to_owned()));
+    }
+    let filter = Filter { agent: args.agent, topic: args.topic };
+    let c = query::changes(&store, args.after, args.until, &filter)?;
+    let window = format!("({}, {}]", time::format(args.after), time::format(args.until));
+    match args.format.format {
+        OutputFormat::Json => print_json(out, &json::changes(args.after, args.until, &c)),
+        OutputFormat::Table => {
+            writeln!(out, "{} — changes in {window}: {} created, {} closed", store.label(), c.created.len(), c.closed.len())?;
+            if !c.created.is_empty() {
+                writeln!(out, "\nCreated:")?;
+                write!(out, "{}", beliefs_table(&c.created).text())?;
+            }
+            if !c.closed.is_empty() {
+                writeln!(out, "\nClosed:")?;
+                write!(out, "{}", beliefs_table(&c.closed).text())?;
+            }
+            Ok(())
+        }
+        OutputFormat::Md => {
+            writeln!(out, "## Changes in {window}\n\n### Created\n")?;
+            write!(out, "{}", beliefs_table(&c.created).markdown())?;
+            writeln!(out, "\n### Closed\n")?;
+            write!(out, "{}", beliefs_table(&c.closed).markdown())?;
+            Ok(())
+        }
+    }
+}
+
+/// `asof` with no arguments: the demo's beliefs at the end of its log, and what to try next.
+pub fn demo_summary(out: &mut impl Write) -> Result<(), CliError> {
+    let store = source::demo()?;
+    let end: Micros = query::recorded_span(&store)?.map_or_else(time::now, |(_, last)| last);
+    let beliefs = query::believed(&store, end, Some(end), &Filter::default())?;
+    writeln!(out, "asof — {} ({})", store.header().incident.title, store.label())?;
+    writeln!(out, "\nAt the end of the log ({}), the agents believed about that moment:", time::format(end))?;
+    write!(out, "{}", beliefs_table(&beliefs).text())?;
+    writeln!(
+        out,
+        "\nTry next:\n  asof evidence\n  asof history --topic root-cause\n  \
+asof believed --at 2026-03-03T12:00:00Z --about 2026-03-02T09:30:00Z\n  \
+asof believed --at now --format json\n  asof load datasets/payment-outage.yaml --db outage.db"
+    )?;
+    Ok(())
+}

@@ -1,0 +1,45 @@
+//! Resolving a SOURCE argument: a store, a dataset file, or the bundled demo.
+
+use super::CliError;
+use crate::dataset::{self, Format, Parsed};
+use crate::engine;
+use crate::store::Store;
+use std::io::Read;
+use std::path::Path;
+
+/// The bundled demo incident, compiled into the binary.
+pub const DEMO_YAML: &str = include_str!("../../datasets/payment-outage.yaml");
+pub const DEMO_NAME: &str = "payment-outage.yaml (bundled demo)";
+
+/// Opens SOURCE read-only: a `.db` store, a dataset loaded into memory, or the demo.
+pub fn open(source: Option<&Path>) -> Result<Store, CliError> {
+    let Some(path) = source else {
+        return demo();
+    };
+    if is_sqlite(path) || Format::from_path(path).is_none() {
+        return Store::open(path).map_err(CliError::from);
+    }
+    let parsed = dataset::read_path(path)?;
+    in_memory(&parsed)
+}
+
+/// The bundled demo as an in-memory store.
+pub fn demo() -> Result<Store, CliError> {
+    let parsed = dataset::read_str(DEMO_NAME, Format::Yaml, DEMO_YAML)?;
+    in_memory(&parsed)
+}
+
+fn in_memory(parsed: &Parsed) -> Result<Store, CliError> {
+    let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+    parsed.check_replay(&replay)?;
+    Ok(Store::in_memory(&parsed.file, &parsed.dataset, &replay)?)
+}
+
+/// Whether the file starts with SQLite's magic header.
+fn is_sqlite(path: &Path) -> bool {
+    let mut magic = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .map(|()| &magic == b"SQLite format 3\0")
+        .unwrap_or(false)
+}

@@ -1,0 +1,155 @@
+//! The JSON Lines reader: a header object on the first line, one event per line.
+//! Blank lines are allowed and skipped; the line number is every error's location.
+
+use super::raw::{RawEvent, RawHeader};
+use super::validate::{Positions, RawEventError, validate};
+use super::{DatasetError, DatasetErrors, Location, MAX_JSONL_LINE, Parsed};
+use std::io::BufRead;
+
+pub(crate) fn read(file: &str, mut input: impl BufRead) -> Result<Parsed, DatasetErrors> {
+    let mut header: Option<RawHeader> = None;
+    let mut events = Vec::new();
+    let mut lines = LineNumbers { event_lines: Vec::new(), header_line: 1 };
+    let mut fatal = Vec::new();
+    let mut buffer = Vec::new();
+    let mut line_no = 0usize;
+    loop {
+        line_no += 1;
+        buffer.clear();
+        let read = match read_line(&mut input, &mut buffer) {
+            Ok(read) => read,
+            Err(LineError::TooLong) => {
+                fatal.push(error(file, line_no, None, format!("line is longer than {MAX_JSONL_LINE} bytes")));
+                break;
+            }
+            Err(LineError::Io(e)) => {
+                fatal.push(error(file, line_no, None, format!("cannot read the file: {e}")));
+                break;
+            }
+        };
+        if read == 0 {
+            break;
+        }
+        let Ok(text) = std::str::from_utf8(&buffer) else {
+            fatal.push(error(file, line_no, None, "the line is not valid UTF-8".to_owned()));
+            continue;
+        };
+        if text.trim().is_empty() {
+            continue;
+        }
+        if header.is_none() {
+            let mut de = serde_json::Deserializer::from_str(text);
+            match serde_path_to_error::deserialize::<_, RawHeader>(&mut de) {
+                Ok(h) => {
+                    header = Some(h);
+                    lines.header_line = line_no;
+                }
+                Err(e) => {
+                    let path = e.path().to_string();
+                    let inner = e.into_inner();
+                    let hint = if text.contains("\"evidence\"") || text.contains("\"believe\"") || text.contains("\"retract\"") {
+                        " (the first line must be the header object with `asof`, `incident`, `agents`, `topics`)"
+                    } else {
+                        ""
+                    };
+                    fatal.push(error(
+                        file,
+                        line_no,
+                        Some(inner.column()),
+                        format!("header{}: {inner}{hint}", at_path(&path)),
+                    ));
+                    break;
+                }
+            }
+            continue;
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        let parsed = serde_path_to_error::deserialize::<_, RawEvent>(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            RawEventError {
+                location: Some(Location::at(line_no, inner.column())),
+                message: format!("event{}: {inner}", at_path(&path)),
+            }
+        });
+        events.push(parsed);
+        lines.event_lines.push(line_no);
+    }
+    if !fatal.is_empty() {
+        return Err(DatasetErrors(fatal));
+    }
+    let Some(header) = header else {
+        return Err(DatasetErrors(vec![error(file, 1, None, "the file is empty; the first line must be the header object".to_owned())]));
+    };
+    validate(file, header, events, &lines)
+}
+
+fn at_path(path: &str) -> String {
+    if path == "." || path.is_empty() { String::new() } else { format!(" `{path}`") }
+}
+
+fn error(file: &str, line: usize, column: Option<usize>, message: String) -> DatasetError {
+    DatasetError {
+        file: file.to_owned(),
+        location: Some(Location { line, column }),
+        event: None,
+        message,
+    }
+}
+
+enum LineError {
+    TooLong,
+    Io(std::io::Error),
+}
+
+/// Reads one line (without its newline) into `buf`, refusing lines over the limit
+/// without buffering them whole.
+fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> Result<usize, LineError> {
+    let mut total = 0;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(LineError::Io(e)),
+        };
+        if chunk.is_empty() {
+            return Ok(total);
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let body = if done { &chunk[..take - 1] } else { chunk };
+        if buf.len() + body.len() > MAX_JSONL_LINE {
+            return Err(LineError::TooLong);
+        }
+        buf.extend_from_slice(body);
+        total += take;
+        input.consume(take);
+        if done {
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+            return Ok(total);
+        }
+    }
+}
+
+struct LineNumbers {
+    event_lines: Vec<usize>,
+    header_line: usize,
+}
+
+impl Positions for LineNumbers {
+    fn event(&self, index: usize) -> Option<Location> {
+        self.event_lines.get(index).map(|&l| Location::line(l))
+    }
+
+    fn field(&self, index: usize, _kind: &str, _field: &str) -> Option<Location> {
+        self.event(index)
+    }
+
+    fn header(&self, _path: &str) -> Option<Location> {
+        Some(Location::line(self.header_line))
+    }
+}

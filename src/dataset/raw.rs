@@ -1,0 +1,144 @@
+//! The dataset as written: serde shapes shared by the YAML and JSONL readers.
+//! Timestamps stay text here; `validate` parses them so errors carry locations.
+
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawIncident {
+    pub id: String,
+    #[serde(default)]
+    pub title: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAgent {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTopic {
+    pub id: String,
+    #[serde(default)]
+    pub question: String,
+    #[serde(default)]
+    pub cardinality: Option<crate::model::Cardinality>,
+    #[serde(default)]
+    pub resolution: Option<String>,
+}
+
+/// The JSONL header line.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHeader {
+    pub asof: u32,
+    pub incident: RawIncident,
+    #[serde(default)]
+    pub agents: Vec<RawAgent>,
+    #[serde(default)]
+    pub topics: Vec<RawTopic>,
+}
+
+/// A whole YAML document; events stay untyped so each one fails on its own.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawYamlDocument {
+    pub asof: u32,
+    pub incident: RawIncident,
+    #[serde(default)]
+    pub agents: Vec<RawAgent>,
+    #[serde(default)]
+    pub topics: Vec<RawTopic>,
+    #[serde(default)]
+    pub events: Vec<serde_yaml::Value>,
+}
+
+impl RawYamlDocument {
+    pub fn split(self) -> (RawHeader, Vec<serde_yaml::Value>) {
+        let header = RawHeader {
+            asof: self.asof,
+            incident: self.incident,
+            agents: self.agents,
+            topics: self.topics,
+        };
+        (header, self.events)
+    }
+}
+
+/// One event: exactly one of `evidence`, `believe`, `retract`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum RawEvent {
+    Evidence(RawEvidence),
+    Believe(RawBelieve),
+    Retract(RawRetract),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEvidence {
+    pub id: String,
+    pub kind: String,
+    #[serde(default)]
+    pub source: String,
+    #[serde(default)]
+    pub locator: String,
+    pub observed_at: String,
+    #[serde(default)]
+    pub observed_until: Option<String>,
+    pub recorded_at: String,
+    #[serde(default)]
+    pub reliability: Option<f64>,
+    #[serde(default)]
+    pub summary: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBelieve {
+    #[serde(default)]
+    pub id: Option<String>,
+    pub agent: String,
+    pub topic: String,
+    pub claim: String,
+    #[serde(default)]
+    pub confidence: Option<f64>,
+    pub valid_from: String,
+    #[serde(default)]
+    pub valid_to: Option<String>,
+    #[serde(default)]
+    pub clip: Option<bool>,
+    pub recorded_at: String,
+    #[serde(default)]
+    pub supported_by: Vec<String>,
+    #[serde(default)]
+    pub rationale: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRetract {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub agent: Option<String>,
+    #[serde(default)]
+    pub topic: Option<String>,
+    #[serde(default)]
+    pub assertion: Option<String>,
+    #[serde(default)]
+    pub claim: Option<String>,
+    #[serde(default)]
+    pub valid_from: Option<String>,
+    #[serde(default)]
+    pub valid_to: Option<String>,
+    pub recorded_at: String,
+    #[serde(default)]
+    pub because: Vec<String>,
+    #[serde(default)]
+    pub reason: Option<String>,
+}

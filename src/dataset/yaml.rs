@@ -1,0 +1,173 @@
+//! The YAML reader.
+//!
+//! serde_yaml does the typed parse (and refuses alias bombs and deep nesting);
+//! its `Value` keeps no positions, so one pass of saphyr-parser's span-carrying
+//! event stream records where every node of the first few levels starts. The
+//! events list is parsed item by item so that each broken event is reported.
+
+use super::raw::{RawEvent, RawYamlDocument};
+use super::validate::{Positions, RawEventError, validate};
+use super::{DatasetError, DatasetErrors, Location, Parsed};
+use saphyr_parser::{Event as YamlEvent, Parser};
+use std::collections::HashMap;
+
+/// How deep positions are recorded: `events[3].believe.confidence` is depth 4.
+const POSITION_DEPTH: usize = 4;
+
+pub(crate) fn read(file: &str, text: &str) -> Result<Parsed, DatasetErrors> {
+    let document: RawYamlDocument = match serde_yaml::from_str(text) {
+        Ok(doc) => doc,
+        Err(e) => {
+            let location = e.location().map(|l| Location::at(l.line(), l.column()));
+            return Err(DatasetErrors(vec![DatasetError {
+                file: file.to_owned(),
+                location,
+                event: None,
+                message: strip_location(&e.to_string()),
+            }]));
+        }
+    };
+    let positions = YamlPositions::scan(text);
+    let (header, values) = document.split();
+    let events = values
+        .into_iter()
+        .enumerate()
+        .map(|(index, value)| {
+            serde_path_to_error::deserialize::<_, RawEvent>(value).map_err(|e| {
+                let path = e.path().to_string();
+                let field_path = format!("events[{index}].{path}");
+                let location = positions
+                    .exact(&field_path)
+                    .or_else(|| positions.event(index));
+                let message = strip_location(&e.into_inner().to_string());
+                let message = if path == "." || path.is_empty() {
+                    format!("event {}: {message}", index + 1)
+                } else {
+                    format!("event {} `{path}`: {message}", index + 1)
+                };
+                RawEventError { location, message }
+            })
+        })
+        .collect();
+    validate(file, header, events, &positions)
+}
+
+/// serde_yaml appends " at line L column C"; the location is reported separately.
+fn strip_location(message: &str) -> String {
+    match message.find(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+/// Start positions of nodes, by path (`events[2].believe.claim`).
+struct YamlPositions {
+    at: HashMap<String, Location>,
+}
+
+enum Frame {
+    Map { path: String, key: Option<String> },
+    Seq { path: String, next: usize },
+}
+
+impl YamlPositions {
+    fn scan(text: &str) -> Self {
+        let mut at = HashMap::new();
+        let mut stack: Vec<Frame> = Vec::new();
+        for item in Parser::new_from_str(text) {
+            let Ok((event, span)) = item else { break };
+            let here = Location::at(span.start.line(), span.start.col() + 1);
+            let starts_node = matches!(
+                event,
+                YamlEvent::Scalar(..) | YamlEvent::MappingStart(..) | YamlEvent::SequenceStart(..) | YamlEvent::Alias(_)
+            );
+            let mut node_path = None;
+            if starts_node {
+                match stack.last_mut() {
+                    Some(Frame::Map { path, key }) => match key.take() {
+                        None => {
+                            // This node is a key.
+                            if let YamlEvent::Scalar(name, ..) = &event {
+                                let child = join(path, name);
+                                if depth(&child) <= POSITION_DEPTH {
+                                    at.insert(child, here);
+                                }
+                                *key = Some(name.to_string());
+                            } else {
+                                *key = Some(String::new());
+                            }
+                            continue;
+                        }
+                        Some(name) => node_path = Some(join(path, &name)),
+                    },
+                    Some(Frame::Seq { path, next }) => {
+                        let child = format!("{path}[{next}]");
+                        *next += 1;
+                        if depth(&child) <= POSITION_DEPTH {
+                            at.insert(child.clone(), here);
+                        }
+                        node_path = Some(child);
+                    }
+                    None => node_path = Some(String::new()),
+                }
+            }
+            match event {
+                YamlEvent::MappingStart(..) => stack.push(Frame::Map {
+                    path: node_path.unwrap_or_default(),
+                    key: None,
+                }),
+                YamlEvent::SequenceStart(..) => stack.push(Frame::Seq {
+                    path: node_path.unwrap_or_default(),
+                    next: 0,
+                }),
+                YamlEvent::MappingEnd | YamlEvent::SequenceEnd => {
+                    stack.pop();
+                }
+                _ => {}
+            }
+        }
+        YamlPositions { at }
+    }
+
+    fn exact(&self, path: &str) -> Option<Location> {
+        self.at.get(path).copied()
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
+}
+
+fn depth(path: &str) -> usize {
+    path.split(['.', '[']).count()
+}
+
+impl Positions for YamlPositions {
+    fn event(&self, index: usize) -> Option<Location> {
+        self.exact(&format!("events[{index}]"))
+    }
+
+    fn field(&self, index: usize, kind: &str, field: &str) -> Option<Location> {
+        self.exact(&format!("events[{index}].{kind}.{field}"))
+            .or_else(|| self.exact(&format!("events[{index}].{kind}")))
+    }
+
+    fn header(&self, path: &str) -> Option<Location> {
+        self.exact(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_positions_of_events_and_fields() {
+        let text = "asof: 1\nincident: {id: x}\nevents:\n  - evidence:\n      id: E1\n      kind: log\n  - believe:\n      claim: c\n";
+        let p = YamlPositions::scan(text);
+        assert_eq!(p.event(0), Some(Location::at(4, 5)));
+        assert_eq!(p.field(0, "evidence", "kind"), Some(Location::at(6, 7)));
+        assert_eq!(p.field(1, "believe", "claim"), Some(Location::at(8, 7)));
+        assert_eq!(p.header("incident"), Some(Location::at(2, 1)));
+    }
+}

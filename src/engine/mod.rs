@@ -1,0 +1,390 @@
+//! The replay engine (SPEC §3): the event log in, belief versions out.
+//!
+//! Pure and deterministic: the same log always yields the same versions, in the
+//! same creation order, which is what makes `rebuild`, `check` and forks exact.
+//!
+//! Held versions live in one ordered map per *scope* — (agent, topic) for a
+//! `cardinality: one` topic, (agent, topic, claim) for a `many` topic — keyed by
+//! `valid_from`. Within a scope held versions never overlap in valid time, so the
+//! clip point and the overlapping versions are found by ordered range look-ups
+//! and nothing in replay is quadratic in the number of events.
+
+use crate::model::{
+    Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Header, Origin, RetractTarget,
+    Retraction, Version, permille,
+};
+use crate::time::{Interval, Micros, OPEN};
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound::{Excluded, Included, Unbounded};
+
+/// What replaying one event did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Evidence: recorded, nothing derived.
+    Recorded,
+    /// The event closed and/or inserted versions.
+    Applied { inserted: u32, closed: u32 },
+    /// An assertion that changed nothing: logged against the versions covering it.
+    Reconfirmed { versions: Vec<u64> },
+    /// Every version the event inserted was closed at the same recorded instant,
+    /// so none is stored (the zero-width rule); the event stays in the log.
+    ZeroWidth { closed: u32 },
+    /// A retraction that matched no held version.
+    NoMatch,
+}
+
+impl Effect {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Effect::Recorded => "recorded",
+            Effect::Applied { .. } => "applied",
+            Effect::Reconfirmed { .. } => "reconfirmed",
+            Effect::ZeroWidth { .. } => "zero_width",
+            Effect::NoMatch => "no_match",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub seq: u64,
+    pub effect: Effect,
+}
+
+/// The result of a replay: the stored versions (ordered by id) and one outcome per event,
+/// in replay order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replay {
+    pub versions: Vec<Version>,
+    pub outcomes: Vec<Outcome>,
+}
+
+impl Replay {
+    /// Retractions that found nothing to retract, by seq.
+    pub fn unmatched_retractions(&self) -> impl Iterator<Item = u64> + '_ {
+        self.outcomes
+            .iter()
+            .filter(|o| o.effect == Effect::NoMatch)
+            .map(|o| o.seq)
+    }
+}
+
+/// Replays `events` (any order; applied by `(recorded_at, seq)`) under `header`.
+///
+/// The events must already be valid (every referenced agent and topic exists);
+/// an event naming an unknown topic is treated as `cardinality: one`.
+pub fn replay(header: &Header, events: &[Event]) -> Replay {
+    let mut order: Vec<&Event> = events.iter().collect();
+    order.sort_by_key(|e| (e.recorded_at(), e.seq));
+    let mut engine = Engine::new(header);
+    let mut outcomes = Vec::with_capacity(order.len());
+    for event in order {
+        let effect = match &event.body {
+            EventBody::Evidence(_) => Effect::Recorded,
+            EventBody::Believe(a) => engine.assert(event.seq, a),
+            EventBody::Retract(r) => engine.retract(event.seq, r),
+        };
+        outcomes.push(Outcome { seq: event.seq, effect });
+    }
+    engine.finish(outcomes)
+}
+
+type ScopeKey = (u32, u32, Option<u32>);
+
+struct Engine<'h> {
+    agents: HashMap<&'h str, u32>,
+    topics: HashMap<&'h str, (u32, Cardinality)>,
+    claims: HashMap<String, u32>,
+    versions: Vec<Version>,
+    /// `true` for versions closed at the instant they were recorded: never stored.
+    discarded: Vec<bool>,
+    /// Held versions per scope, keyed by `valid_from`.
+    held: BTreeMap<ScopeKey, BTreeMap<Micros, usize>>,
+    /// Every version descended from an assertion, by assertion id.
+    descendants: HashMap<String, Vec<usize>>,
+    /// Versions inserted by each event seq, for the zero-width rule.
+    inserted_by: HashMap<u64, Vec<usize>>,
+}
+
+impl<'h> Engine<'h> {
+    fn new(header: &'h Header) -> Self {
+        let agents = header
+            .agents
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.id.as_str(), i as u32))
+            .collect();
+        let topics = header
+            .topics
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.id.as_str(), (i as u32, t.cardinality)))
+            .collect();
+        Engine {
+            agents,
+            topics,
+            claims: HashMap::new(),
+            versions: Vec::new(),
+            discarded: Vec::new(),
+            held: BTreeMap::new(),
+            descendants: HashMap::new(),
+            inserted_by: HashMap::new(),
+        }
+    }
+
+    fn agent_index(&self, agent: &str) -> u32 {
+        self.agents.get(agent).copied().unwrap_or(u32::MAX)
+    }
+
+    fn topic_index(&self, topic: &str) -> (u32, Cardinality) {
+        self.topics
+            .get(topic)
+            .copied()
+            .unwrap_or((u32::MAX, Cardinality::One))
+    }
+
+    fn claim_index(&mut self, claim: &str) -> u32 {
+        if let Some(&i) = self.claims.get(claim) {
+            return i;
+        }
+        let i = self.claims.len() as u32;
+        self.claims.insert(claim.to_owned(), i);
+        i
+    }
+
+    fn scope_key(&mut self, agent: &str, topic: &str, claim: &str) -> ScopeKey {
+        let (t, cardinality) = self.topic_index(topic);
+        let claim = match cardinality {
+            Cardinality::One => None,
+            Cardinality::Many => Some(self.claim_index(claim)),
+        };
+        (self.agent_index(agent), t, claim)
+    }
+
+    /// Held versions of `key` that overlap `v`, in valid-time order.
+    fn overlapping(&self, key: &ScopeKey, v: Interval) -> Vec<usize> {
+        let Some(scope) = self.held.get(key) else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        if let Some((_, &idx)) = scope.range((Unbounded, Included(v.from))).next_back() {
+            if self.versions[idx].valid.overlaps(&v) {
+                found.push(idx);
+            }
+        }
+        if v.from < v.to {
+            found.extend(
+                scope
+                    .range((Excluded(v.from), Excluded(v.to)))
+                    .map(|(_, &idx)| idx),
+            );
+        }
+        found
+    }
+
+    fn assert(&mut self, seq: u64, a: &Assertion) -> Effect {
+        let key = self.scope_key(&a.agent, &a.topic, &a.claim);
+        let r = a.recorded_at;
+
+        // 1. Clip a late open end.
+        let mut v = a.valid;
+        let mut clipped_by = None;
+        if a.valid.to == OPEN && a.clip {
+            if let Some(scope) = self.held.get(&key) {
+                if let Some((&m, &idx)) = scope.range((Excluded(v.from), Unbounded)).next() {
+                    v.to = m;
+                    clipped_by = Some(self.versions[idx].assertion.clone());
+                }
+            }
+        }
+
+        // 2. Close what it contradicts; keep what covers it.
+        let want = permille(a.confidence);
+        let mut covered = Vec::new();
+        let mut covering = Vec::new();
+        let mut closed = 0u32;
+        let mut inserted = 0u32;
+        for idx in self.overlapping(&key, v) {
+            let x = &self.versions[idx];
+            if x.claim == a.claim && permille(x.confidence) == want {
+                covered.extend(x.valid.intersect(&v));
+                covering.push(idx);
+            } else {
+                let pieces = x.valid.minus(&v);
+                self.close(idx, &key, seq, &a.id, r, CloseKind::Superseded);
+                closed += 1;
+                for piece in pieces {
+                    self.insert_split(idx, &key, piece, seq, r);
+                    inserted += 1;
+                }
+            }
+        }
+
+        // 3. Insert the claim over V' minus the covered parts.
+        let mut rest = vec![v];
+        for cut in &covered {
+            rest = rest.iter().flat_map(|piece| piece.minus(cut)).collect();
+        }
+        for piece in rest {
+            let clipped = if piece.to == v.to { clipped_by.clone() } else { None };
+            let version = Version {
+                id: 0,
+                agent: a.agent.clone(),
+                topic: a.topic.clone(),
+                claim: a.claim.clone(),
+                confidence: a.confidence,
+                valid: piece,
+                recorded_at: r,
+                superseded_at: OPEN,
+                assertion: a.id.clone(),
+                origin: Origin::Asserted,
+                created_by: seq,
+                closed: None,
+                clipped_by: clipped,
+                requested_valid_to: a.valid.to,
+            };
+            self.push(key, version);
+            inserted += 1;
+        }
+
+        // 4. Reconfirm.
+        if closed == 0 && inserted == 0 {
+            let versions = covering.iter().map(|&i| self.versions[i].id).collect();
+            return Effect::Reconfirmed { versions };
+        }
+        Effect::Applied { inserted, closed }
+    }
+
+    fn retract(&mut self, seq: u64, r: &Retraction) -> Effect {
+        let agent = self.agent_index(&r.agent);
+        let matching: Vec<(ScopeKey, usize)> = match &r.target {
+            RetractTarget::Assertion(id) => {
+                let held: Vec<usize> = self
+                    .descendants
+                    .get(id)
+                    .map(|all| {
+                        all.iter()
+                            .copied()
+                            .filter(|&i| self.versions[i].superseded_at == OPEN)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let mut found = Vec::with_capacity(held.len());
+                for i in held {
+                    let v = &self.versions[i];
+                    let (agent, topic, claim) = (v.agent.clone(), v.topic.clone(), v.claim.clone());
+                    found.push((self.scope_key(&agent, &topic, &claim), i));
+                }
+                found
+            }
+            RetractTarget::Topic { topic, claim } => {
+                let (t, _) = self.topic_index(topic);
+                let lo = (agent, t, None);
+                let hi = (agent, t, Some(u32::MAX));
+                self.held
+                    .range(lo..=hi)
+                    .flat_map(|(key, scope)| scope.values().map(move |&i| (*key, i)))
+                    .filter(|&(_, i)| claim.as_ref().is_none_or(|c| &self.versions[i].claim == c))
+                    .collect()
+            }
+        };
+        let matching: Vec<(ScopeKey, usize)> = matching
+            .into_iter()
+            .filter(|&(_, i)| r.valid.is_none_or(|cut| self.versions[i].valid.overlaps(&cut)))
+            .collect();
+        if matching.is_empty() {
+            return Effect::NoMatch;
+        }
+        let mut inserted = 0u32;
+        for &(key, idx) in &matching {
+            let pieces = match r.valid {
+                Some(cut) => self.versions[idx].valid.minus(&cut),
+                None => Vec::new(),
+            };
+            self.close(idx, &key, seq, &r.id, r.recorded_at, CloseKind::Retracted);
+            for piece in pieces {
+                self.insert_split(idx, &key, piece, seq, r.recorded_at);
+                inserted += 1;
+            }
+        }
+        Effect::Applied { inserted, closed: matching.len() as u32 }
+    }
+
+    fn close(&mut self, idx: usize, key: &ScopeKey, seq: u64, event: &str, r: Micros, kind: CloseKind) {
+        let x = &mut self.versions[idx];
+        x.superseded_at = r;
+        x.closed = Some(Closure { seq, event: event.to_owned(), kind });
+        if x.recorded_at == r {
+            self.discarded[idx] = true;
+        }
+        let from = x.valid.from;
+        if let Some(scope) = self.held.get_mut(key) {
+            scope.remove(&from);
+        }
+    }
+
+    /// Re-inserts `piece` of the closed version `idx` (kind `split`), recorded at `r`.
+    fn insert_split(&mut self, idx: usize, key: &ScopeKey, piece: Interval, seq: u64, r: Micros) {
+        let x = &self.versions[idx];
+        let keeps_end = piece.to == x.valid.to;
+        let version = Version {
+            id: 0,
+            agent: x.agent.clone(),
+            topic: x.topic.clone(),
+            claim: x.claim.clone(),
+            confidence: x.confidence,
+            valid: piece,
+            recorded_at: r,
+            superseded_at: OPEN,
+            assertion: x.assertion.clone(),
+            origin: Origin::Split,
+            created_by: seq,
+            closed: None,
+            clipped_by: if keeps_end { x.clipped_by.clone() } else { None },
+            requested_valid_to: x.requested_valid_to,
+        };
+        self.push(*key, version);
+    }
+
+    fn push(&mut self, key: ScopeKey, mut version: Version) {
+        let idx = self.versions.len();
+        version.id = idx as u64 + 1;
+        self.held.entry(key).or_default().insert(version.valid.from, idx);
+        self.descendants.entry(version.assertion.clone()).or_default().push(idx);
+        self.inserted_by.entry(version.created_by).or_default().push(idx);
+        self.versions.push(version);
+        self.discarded.push(false);
+    }
+
+    fn finish(self, mut outcomes: Vec<Outcome>) -> Replay {
+        let discarded = self.discarded;
+        for outcome in &mut outcomes {
+            match &mut outcome.effect {
+                Effect::Applied { inserted, closed } => {
+                    let made = self.inserted_by.get(&outcome.seq).map_or(&[][..], Vec::as_slice);
+                    let kept = made.iter().filter(|&&i| !discarded[i]).count() as u32;
+                    if *inserted > 0 && kept == 0 {
+                        outcome.effect = Effect::ZeroWidth { closed: *closed };
+                    } else {
+                        *inserted = kept;
+                    }
+                }
+                Effect::Reconfirmed { versions } => {
+                    versions.retain(|&id| !discarded[id as usize - 1]);
+                }
+                _ => {}
+            }
+        }
+        let versions = self
+            .versions
+            .into_iter()
+            .zip(discarded)
+            .filter(|(_, gone)| !gone)
+            .map(|(v, _)| v)
+            .collect();
+        Replay { versions, outcomes }
+    }
+}
+
+#[cfg(test)]
+mod tests;

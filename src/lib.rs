@@ -1,0 +1,14 @@
+//! asof: what did the AI agent believe then, on what evidence — and what would it
+//! have believed without that evidence?
+//!
+//! The library is the whole core — time, model, dataset parsing, the replay
+//! engine, the SQLite store and its queries — and knows nothing of terminals.
+//! The CLI (and later the TUI) are front ends on it.
+
+pub mod dataset;
+pub mod engine;
+pub mod model;
+pub mod time;
+pub mod store;
+pub mod query;
+pub mod cli;

@@ -1,0 +1,18 @@
+use asof::cli::{Cli, run};
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // A closed pipe (`asof history | head`) is not an error worth a message.
+            if e.message().contains("Broken pipe") {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("asof: {}", e.message().replace('\n', "\nasof: "));
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}

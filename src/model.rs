@@ -1,0 +1,276 @@
+//! The domain: incident header, the event log, and derived belief versions.
+
+use crate::time::{Interval, Micros};
+use serde::{Deserialize, Serialize};
+
+/// Confidence and reliability are compared at per-mille precision (SPEC §3).
+pub fn permille(value: f64) -> i64 {
+    (value * 1000.0).round() as i64
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Incident {
+    pub id: String,
+    pub title: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Agent {
+    pub id: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Cardinality {
+    /// One claim per valid instant.
+    #[default]
+    One,
+    /// A set of claims; each claim is its own scope.
+    Many,
+}
+
+impl Cardinality {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cardinality::One => "one",
+            Cardinality::Many => "many",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Topic {
+    pub id: String,
+    pub question: String,
+    pub cardinality: Cardinality,
+    pub resolution: Option<String>,
+}
+
+/// Everything in a dataset but its events.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub incident: Incident,
+    pub agents: Vec<Agent>,
+    pub topics: Vec<Topic>,
+}
+
+impl Header {
+    pub fn topic(&self, id: &str) -> Option<&Topic> {
+        self.topics.iter().find(|t| t.id == id)
+    }
+}
+
+pub const EVIDENCE_KINDS: [&str; 9] = [
+    "alert", "log", "metric", "trace", "ticket", "chat", "runbook", "human", "other",
+];
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evidence {
+    pub id: String,
+    pub kind: String,
+    pub source: String,
+    pub locator: String,
+    pub observed_at: Micros,
+    pub observed_until: Option<Micros>,
+    pub recorded_at: Micros,
+    pub reliability: f64,
+    pub summary: String,
+}
+
+impl Evidence {
+    /// `recorded_at - observed_at`: how late the evidence reached the agent.
+    pub fn lag(&self) -> i64 {
+        self.recorded_at.saturating_sub(self.observed_at)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assertion {
+    pub id: String,
+    pub agent: String,
+    pub topic: String,
+    pub claim: String,
+    pub confidence: f64,
+    /// `to == OPEN` when the dataset left `valid_to` open.
+    pub valid: Interval,
+    /// `false`: never clip the open end (SPEC §3 step 1).
+    pub clip: bool,
+    pub recorded_at: Micros,
+    pub supported_by: Vec<String>,
+    pub rationale: Option<String>,
+}
+
+/// What a retraction names.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RetractTarget {
+    /// Every held version descended from this assertion.
+    Assertion(String),
+    /// The held versions of (agent, topic), optionally only those with this claim.
+    Topic { topic: String, claim: Option<String> },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retraction {
+    pub id: String,
+    pub agent: String,
+    pub target: RetractTarget,
+    /// Only this part of valid time; `None` = all of it.
+    pub valid: Option<Interval>,
+    pub recorded_at: Micros,
+    pub because: Vec<String>,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventBody {
+    Evidence(Evidence),
+    Believe(Assertion),
+    Retract(Retraction),
+}
+
+/// One entry of the canonical log. `seq` is its position in the loaded file (1-based).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub seq: u64,
+    pub body: EventBody,
+}
+
+impl Event {
+    pub fn id(&self) -> &str {
+        match &self.body {
+            EventBody::Evidence(e) => &e.id,
+            EventBody::Believe(a) => &a.id,
+            EventBody::Retract(r) => &r.id,
+        }
+    }
+
+    pub fn recorded_at(&self) -> Micros {
+        match &self.body {
+            EventBody::Evidence(e) => e.recorded_at,
+            EventBody::Believe(a) => a.recorded_at,
+            EventBody::Retract(r) => r.recorded_at,
+        }
+    }
+
+    pub fn kind(&self) -> EventKind {
+        match &self.body {
+            EventBody::Evidence(_) => EventKind::Evidence,
+            EventBody::Believe(_) => EventKind::Believe,
+            EventBody::Retract(_) => EventKind::Retract,
+        }
+    }
+
+    /// Evidence ids this event cites (`supported_by` or `because`).
+    pub fn cites(&self) -> &[String] {
+        match &self.body {
+            EventBody::Evidence(_) => &[],
+            EventBody::Believe(a) => &a.supported_by,
+            EventBody::Retract(r) => &r.because,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    Evidence,
+    Believe,
+    Retract,
+}
+
+impl EventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Evidence => "evidence",
+            EventKind::Believe => "believe",
+            EventKind::Retract => "retract",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "evidence" => Some(EventKind::Evidence),
+            "believe" => Some(EventKind::Believe),
+            "retract" => Some(EventKind::Retract),
+            _ => None,
+        }
+    }
+}
+
+/// A validated dataset: the header and the log in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    pub header: Header,
+    pub events: Vec<Event>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    Asserted,
+    Split,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Asserted => "asserted",
+            Origin::Split => "split",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CloseKind {
+    Superseded,
+    Retracted,
+}
+
+impl CloseKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CloseKind::Superseded => "superseded",
+            CloseKind::Retracted => "retracted",
+        }
+    }
+}
+
+/// One derived belief version (SPEC §1): held over `[recorded_at, superseded_at)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Version {
+    /// Creation order within one replay (stable across rebuilds).
+    pub id: u64,
+    pub agent: String,
+    pub topic: String,
+    pub claim: String,
+    pub confidence: f64,
+    pub valid: Interval,
+    pub recorded_at: Micros,
+    /// `OPEN` while still held.
+    pub superseded_at: Micros,
+    /// The assertion this version descends from.
+    pub assertion: String,
+    pub origin: Origin,
+    /// Seq of the event that inserted this version.
+    pub created_by: u64,
+    /// Seq and id of the event that closed it, and how.
+    pub closed: Option<Closure>,
+    /// The assertion whose version clipped this version's open end.
+    pub clipped_by: Option<String>,
+    /// The valid end the assertion asked for (`OPEN` when open-ended).
+    pub requested_valid_to: Micros,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Closure {
+    pub seq: u64,
+    pub event: String,
+    pub kind: CloseKind,
+}
+
+impl Version {
+    pub fn held_at(&self, t: Micros) -> bool {
+        self.recorded_at <= t && t < self.superseded_at
+    }
+}

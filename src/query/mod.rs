@@ -1,0 +1,241 @@
+//! Queries over a store (SPEC §3). The same functions serve the CLI, the TUI,
+//! forks and export; JSON shapes (SPEC §5.1) live beside them in [`json`].
+
+pub mod json;
+
+use crate::model::{EventKind, Evidence, Version};
+use crate::store::{Store, read::{VERSION_COLUMNS, version}};
+use crate::time::Micros;
+use rusqlite::{Row, params_from_iter, types::Value};
+
+/// A version with the evidence its assertion cited.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Belief {
+    pub version: Version,
+    pub supported_by: Vec<String>,
+}
+
+/// Restricts a query to one agent and/or one topic.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub agent: Option<String>,
+    pub topic: Option<String>,
+}
+
+const SEP: char = '\u{1f}';
+
+fn select_beliefs(extra_where: &str) -> String {
+    format!(
+        "SELECT {VERSION_COLUMNS},
+            (SELECT group_concat(c.evidence, char(31)) FROM citations c WHERE c.seq = v.assertion_seq)
+         FROM versions v WHERE {extra_where}"
+    )
+}
+
+fn belief(r: &Row) -> rusqlite::Result<Belief> {
+    let cited: Option<String> = r.get(17)?;
+    Ok(Belief { version: version(r)?, supported_by: split(cited) })
+}
+
+fn split(joined: Option<String>) -> Vec<String> {
+    joined
+        .map(|s| s.split(SEP).map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+fn run(store: &Store, sql: &str, args: Vec<Value>) -> rusqlite::Result<Vec<Belief>> {
+    let mut stmt = store.connection().prepare_cached(sql)?;
+    let rows = stmt.query_map(params_from_iter(args), belief)?;
+    rows.collect()
+}
+
+fn push_filter(filter: &Filter, clauses: &mut Vec<&'static str>, args: &mut Vec<Value>) {
+    if let Some(agent) = &filter.agent {
+        clauses.push("v.agent = ?");
+        args.push(Value::Text(agent.clone()));
+    }
+    if let Some(topic) = &filter.topic {
+        clauses.push("v.topic = ?");
+        args.push(Value::Text(topic.clone()));
+    }
+}
+
+/// Orders beliefs as people read them: topics and agents in dataset order, then valid time.
+fn sort_for_reading(store: &Store, beliefs: &mut [Belief]) {
+    let header = store.header();
+    let topic_rank = |id: &str| header.topics.iter().position(|t| t.id == id).unwrap_or(usize::MAX);
+    let agent_rank = |id: &str| header.agents.iter().position(|a| a.id == id).unwrap_or(usize::MAX);
+    beliefs.sort_by_cached_key(|b| {
+        let v = &b.version;
+        (topic_rank(&v.topic), agent_rank(&v.agent), v.valid.from, v.recorded_at, v.id)
+    });
+}
+
+/// `believed(T′)` and `believed(T′, about T)`: versions held at recorded time `at`
+/// (`recorded_at ≤ at < superseded_at`), and if `about` is given, only those whose
+/// valid interval contains it.
+pub fn believed(store: &Store, at: Micros, about: Option<Micros>, filter: &Filter) -> rusqlite::Result<Vec<Belief>> {
+    let mut clauses = vec!["v.recorded_at <= ?", "v.superseded_at > ?"];
+    let mut args = vec![Value::Integer(at), Value::Integer(at)];
+    if let Some(t) = about {
+        clauses.extend(["v.valid_from <= ?", "v.valid_to > ?"]);
+        args.extend([Value::Integer(t), Value::Integer(t)]);
+    }
+    push_filter(filter, &mut clauses, &mut args);
+    let mut beliefs = run(store, &select_beliefs(&clauses.join(" AND ")), args)?;
+    sort_for_reading(store, &mut beliefs);
+    Ok(beliefs)
+}
+
+/// `current`: what is believed now about now, with one captured `now`.
+pub fn current(store: &Store, now: Micros, filter: &Filter) -> rusqlite::Result<Vec<Belief>> {
+    believed(store, now, Some(now), filter)
+}
+
+/// An event listed beside the versions in a history: one that changed no version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Note {
+    pub seq: u64,
+    pub event: String,
+    /// `reconfirmed`, `zero_width` or `no_match`.
+    pub effect: String,
+    pub recorded_at: Micros,
+    pub agent: String,
+    pub claim: Option<String>,
+    pub cites: Vec<String>,
+    /// For reconfirmations: the versions that covered the assertion.
+    pub versions: Vec<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct History {
+    pub versions: Vec<Belief>,
+    pub notes: Vec<Note>,
+}
+
+/// `history(agent, topic)`: every version ordered by `recorded_at`, `seq`,
+/// `valid_from`, with the reconfirmations and zero-width events beside them.
+pub fn history(store: &Store, topic: &str, agent: Option<&str>) -> rusqlite::Result<History> {
+    let filter = Filter { agent: agent.map(str::to_owned), topic: Some(topic.to_owned()) };
+    let mut clauses = Vec::new();
+    let mut args = Vec::new();
+    push_filter(&filter, &mut clauses, &mut args);
+    let sql = format!(
+        "{} ORDER BY v.recorded_at, v.created_by, v.valid_from, v.id",
+        select_beliefs(&clauses.join(" AND "))
+    );
+    let versions = run(store, &sql, args)?;
+
+    let mut stmt = store.connection().prepare_cached(
+        "SELECT o.seq, e.id, o.effect, e.recorded_at, e.agent, e.claim,
+            (SELECT group_concat(c.evidence, char(31)) FROM citations c WHERE c.seq = e.seq),
+            (SELECT group_concat(r.version, ',') FROM reconfirmations r WHERE r.seq = e.seq)
+         FROM outcomes o JOIN events e ON e.seq = o.seq
+         WHERE o.effect IN ('reconfirmed', 'zero_width', 'no_match')
+           AND COALESCE(e.topic, (SELECT a.topic FROM events a WHERE a.id = e.assertion)) = ?1
+           AND (?2 IS NULL OR e.agent = ?2)
+         ORDER BY e.recorded_at, o.seq",
+    )?;
+    let notes = stmt
+        .query_map(rusqlite::params![topic, agent], |r| {
+            let versions: Option<String> = r.get(7)?;
+            Ok(Note {
+                seq: r.get::<_, i64>(0)? as u64,
+                event: r.get(1)?,
+                effect: r.get(2)?,
+                recorded_at: r.get(3)?,
+                agent: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                claim: r.get(5)?,
+                cites: split(r.get(6)?),
+                versions: versions
+                    .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
+                    .unwrap_or_default(),
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(History { versions, notes })
+}
+
+/// `changes(T1, T2]`: versions created and versions closed in a recorded window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changes {
+    pub created: Vec<Belief>,
+    pub closed: Vec<Belief>,
+}
+
+pub fn changes(store: &Store, after: Micros, until: Micros, filter: &Filter) -> rusqlite::Result<Changes> {
+    let window = |range: &'static str| {
+        let mut clauses = vec![range];
+        let mut args = vec![Value::Integer(after), Value::Integer(until)];
+        push_filter(filter, &mut clauses, &mut args);
+        (clauses.join(" AND "), args)
+    };
+    let (created_where, created_args) = window("v.recorded_at > ? AND v.recorded_at <= ?");
+    let (closed_where, closed_args) = window("v.superseded_at > ? AND v.superseded_at <= ?");
+    let order = " ORDER BY v.recorded_at, v.created_by, v.valid_from, v.id";
+    let created = run(store, &(select_beliefs(&created_where) + order), created_args)?;
+    let order = " ORDER BY v.superseded_at, v.closed_seq, v.valid_from, v.id";
+    let closed = run(store, &(select_beliefs(&closed_where) + order), closed_args)?;
+    Ok(Changes { created, closed })
+}
+
+/// `answer(agent, topic, T′)`: the claim of the held version with the greatest
+/// `valid_from` (ties: the later `recorded_at`), or none.
+pub fn answer(store: &Store, agent: &str, topic: &str, at: Micros) -> rusqlite::Result<Option<String>> {
+    use rusqlite::OptionalExtension;
+    store
+        .connection()
+        .prepare_cached(
+            "SELECT claim FROM versions v
+             WHERE v.agent = ?1 AND v.topic = ?2 AND v.recorded_at <= ?3 AND v.superseded_at > ?3
+             ORDER BY v.valid_from DESC, v.recorded_at DESC, v.id DESC LIMIT 1",
+        )?
+        .query_row(rusqlite::params![agent, topic, at], |r| r.get(0))
+        .optional()
+}
+
+/// One evidence item with the events that cite it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvidenceItem {
+    pub seq: u64,
+    pub evidence: Evidence,
+    pub cited_by: Vec<String>,
+}
+
+/// Every evidence item, in recorded order.
+pub fn evidence(store: &Store) -> rusqlite::Result<Vec<EvidenceItem>> {
+    let mut stmt = store.connection().prepare_cached(
+        "SELECT e.seq, e.id, e.evidence_kind, e.source, e.locator, e.observed_at, e.observed_until,
+                e.recorded_at, e.reliability, e.text,
+                (SELECT group_concat(x.id, char(31)) FROM citations c JOIN events x ON x.seq = c.seq
+                  WHERE c.evidence = e.id)
+         FROM events e WHERE e.kind = ?1 ORDER BY e.recorded_at, e.seq",
+    )?;
+    let rows = stmt.query_map([EventKind::Evidence.as_str()], |r| {
+        Ok(EvidenceItem {
+            seq: r.get::<_, i64>(0)? as u64,
+            evidence: Evidence {
+                id: r.get(1)?,
+                kind: r.get(2)?,
+                source: r.get(3)?,
+                locator: r.get(4)?,
+                observed_at: r.get(5)?,
+                observed_until: r.get(6)?,
+                recorded_at: r.get(7)?,
+                reliability: r.get(8)?,
+                summary: r.get(9)?,
+            },
+            cited_by: split(r.get(10)?),
+        })
+    })?;
+    rows.collect()
+}
+
+/// The first and last recorded instants of the log, if it has any events.
+pub fn recorded_span(store: &Store) -> rusqlite::Result<Option<(Micros, Micros)>> {
+    store.connection().query_row(
+        "SELECT min(recorded_at), max(recorded_at) FROM events",
+        [],
+        |r| Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?)),
+    )
+}

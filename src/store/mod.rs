@@ -1,0 +1,222 @@
+//! The SQLite store: one incident's canonical event log and its derived versions.
+//!
+//! Stores are created atomically (written to a temporary file beside the target,
+//! synced, then linked into place), opened read-only by every command that does
+//! not write them, and refused with a clear reason when foreign, damaged or newer.
+
+pub(crate) mod read;
+mod schema;
+mod write;
+
+use crate::dataset::Parsed;
+use crate::engine::{self, Replay};
+use crate::model::{Dataset, Header};
+use rusqlite::{Connection, OpenFlags};
+use std::path::{Path, PathBuf};
+
+pub use schema::{APPLICATION_ID, FORMAT_VERSION};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0}: no such store")]
+    NotFound(PathBuf),
+    #[error("{0}: already exists; choose another path or pass --force to replace it")]
+    Exists(PathBuf),
+    #[error("{0}: not an asof store (a SQLite file without asof's application id)")]
+    Foreign(PathBuf),
+    #[error("{path}: store format version {found} is newer than this asof reads ({FORMAT_VERSION}); upgrade asof")]
+    Newer { path: PathBuf, found: i32 },
+    #[error("{path}: not a readable asof store: {reason}")]
+    Damaged { path: PathBuf, reason: String },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+}
+
+impl StoreError {
+    /// Whether the user can fix this by pointing at another file (exit code 2).
+    pub fn is_input_error(&self) -> bool {
+        !matches!(self, StoreError::Sqlite(_) | StoreError::Io { .. })
+    }
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// An open store. `label` is what the user called it (a path, or `demo`).
+pub struct Store {
+    conn: Connection,
+    label: String,
+    header: Header,
+}
+
+impl Store {
+    /// Opens an existing store read-only, refusing foreign, damaged and newer files.
+    pub fn open(path: &Path) -> Result<Store> {
+        Self::open_with(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+    }
+
+    /// Opens an existing store for writing (`rebuild`).
+    pub fn open_for_write(path: &Path) -> Result<Store> {
+        Self::open_with(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+    }
+
+    fn open_with(path: &Path, flags: OpenFlags) -> Result<Store> {
+        if !path.is_file() {
+            return Err(StoreError::NotFound(path.to_owned()));
+        }
+        let damaged = |e: rusqlite::Error| StoreError::Damaged {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        };
+        let conn = Connection::open_with_flags(path, flags).map_err(damaged)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(damaged)?;
+        let app: i32 = conn
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .map_err(damaged)?;
+        if app != APPLICATION_ID {
+            return Err(StoreError::Foreign(path.to_owned()));
+        }
+        let version: i32 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(damaged)?;
+        if version > FORMAT_VERSION {
+            return Err(StoreError::Newer { path: path.to_owned(), found: version });
+        }
+        if version < FORMAT_VERSION {
+            return Err(StoreError::Damaged {
+                path: path.to_owned(),
+                reason: format!("format version {version} is not one asof wrote"),
+            });
+        }
+        let header = read::header(&conn).map_err(damaged)?;
+        Ok(Store { conn, label: path.display().to_string(), header })
+    }
+
+    /// Builds an in-memory store from a parsed dataset (a dataset given as SOURCE,
+    /// the bundled demo).
+    pub fn in_memory(label: &str, dataset: &Dataset, replay: &Replay) -> Result<Store> {
+        let mut conn = Connection::open_in_memory()?;
+        write::write_all(&mut conn, dataset, replay, label)?;
+        let header = read::header(&conn)?;
+        Ok(Store { conn, label: label.to_owned(), header })
+    }
+
+    /// Loads a validated dataset into a new store file at `path`, atomically: on any
+    /// error nothing is left at `path` (or the file already there is untouched).
+    pub fn create(path: &Path, parsed: &Parsed, replay: &Replay, force: bool) -> Result<()> {
+        if path.exists() && !force {
+            return Err(StoreError::Exists(path.to_owned()));
+        }
+        let io = |source| StoreError::Io { path: path.to_owned(), source };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(".asof-load-")
+            .suffix(".tmp")
+            .tempfile_in(&dir)
+            .map_err(io)?;
+        {
+            let mut conn = Connection::open(tmp.path())?;
+            conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
+            write::write_all(&mut conn, &parsed.dataset, replay, &parsed.file)?;
+            conn.close().map_err(|(_, e)| e)?;
+        }
+        tmp.as_file().sync_all().map_err(io)?;
+        if force {
+            tmp.persist(path).map_err(|e| io(e.error))?;
+        } else {
+            tmp.persist_noclobber(path).map_err(|e| {
+                if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                    StoreError::Exists(path.to_owned())
+                } else {
+                    io(e.error)
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// A value from the `meta` table.
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        read::meta(&self.conn, key).map_err(StoreError::from)
+    }
+
+    /// The canonical log, in file order.
+    pub fn log(&self) -> Result<Dataset> {
+        let events = read::events(&self.conn)?;
+        Ok(Dataset { header: self.header.clone(), events })
+    }
+
+    /// Replays the log from scratch.
+    pub fn replay(&self) -> Result<Replay> {
+        let log = self.log()?;
+        Ok(engine::replay(&log.header, &log.events))
+    }
+
+    /// Re-derives versions, outcomes and reconfirmations from the log, in one
+    /// transaction. Returns how many versions the store now holds.
+    pub fn rebuild(&mut self) -> Result<usize> {
+        let replay = self.replay()?;
+        let tx = self.conn.transaction()?;
+        tx.execute_batch("DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;")?;
+        write::derived(&tx, &replay)?;
+        tx.commit()?;
+        Ok(replay.versions.len())
+    }
+
+    /// Re-derives versions from the log and compares them with the stored ones.
+    pub fn check(&self) -> Result<CheckReport> {
+        let fresh = self.replay()?;
+        let stored = read::versions(&self.conn)?;
+        let mut differences = Vec::new();
+        let mut stored_iter = stored.iter().peekable();
+        let mut fresh_iter = fresh.versions.iter().peekable();
+        loop {
+            match (stored_iter.peek(), fresh_iter.peek()) {
+                (None, None) => break,
+                (Some(s), Some(f)) if s.id == f.id => {
+                    if s != f {
+                        differences.push(format!("version {} differs from its replay: stored {:?}, replayed {:?}", s.id, s, f));
+                    }
+                    stored_iter.next();
+                    fresh_iter.next();
+                }
+                (Some(s), Some(f)) if s.id < f.id => {
+                    differences.push(format!("version {} is stored but replay does not derive it", s.id));
+                    stored_iter.next();
+                }
+                (Some(s), None) => {
+                    differences.push(format!("version {} is stored but replay does not derive it", s.id));
+                    stored_iter.next();
+                }
+                (_, Some(f)) => {
+                    differences.push(format!("version {} is derived by replay but missing from the store", f.id));
+                    fresh_iter.next();
+                }
+            }
+        }
+        Ok(CheckReport { versions: fresh.versions.len(), differences })
+    }
+}
+
+/// What `check` found.
+#[derive(Debug, Clone)]
+pub struct CheckReport {
+    pub versions: usize,
+    pub differences: Vec<String>,
+}

@@ -1,0 +1,155 @@
+//! Reading a store back into the model.
+
+use crate::model::{
+    Agent, Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Evidence, Header, Incident,
+    Origin, RetractTarget, Retraction, Topic, Version,
+};
+use crate::time::{Interval, OPEN};
+use rusqlite::{Connection, OptionalExtension, Row};
+
+pub(super) fn meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()
+}
+
+pub(super) fn header(conn: &Connection) -> rusqlite::Result<Header> {
+    let incident = Incident {
+        id: meta(conn, "incident_id")?.unwrap_or_default(),
+        title: meta(conn, "incident_title")?.unwrap_or_default(),
+    };
+    let mut stmt = conn.prepare("SELECT id, name FROM agents ORDER BY idx")?;
+    let agents = stmt
+        .query_map([], |r| Ok(Agent { id: r.get(0)?, name: r.get(1)? }))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut stmt = conn.prepare("SELECT id, question, cardinality, resolution FROM topics ORDER BY idx")?;
+    let topics = stmt
+        .query_map([], |r| {
+            let cardinality: String = r.get(2)?;
+            Ok(Topic {
+                id: r.get(0)?,
+                question: r.get(1)?,
+                cardinality: if cardinality == "many" { Cardinality::Many } else { Cardinality::One },
+                resolution: r.get(3)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Header { incident, agents, topics })
+}
+
+/// The whole log in file order, citations included.
+pub(super) fn events(conn: &Connection) -> rusqlite::Result<Vec<Event>> {
+    let mut cites: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
+    {
+        let mut stmt = conn.prepare("SELECT seq, evidence FROM citations ORDER BY seq, pos")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+        for row in rows {
+            let (seq, evidence) = row?;
+            cites.entry(seq).or_default().push(evidence);
+        }
+    }
+    let mut stmt = conn.prepare(
+        "SELECT seq, id, kind, recorded_at, agent, topic, claim, confidence, valid_from, valid_to,
+                clip, assertion, evidence_kind, source, locator, observed_at, observed_until,
+                reliability, text
+         FROM events ORDER BY seq",
+    )?;
+    let rows = stmt.query_map([], |r| event(r, &mut cites))?;
+    rows.collect()
+}
+
+fn event(r: &Row, cites: &mut std::collections::HashMap<i64, Vec<String>>) -> rusqlite::Result<Event> {
+    let seq: i64 = r.get(0)?;
+    let id: String = r.get(1)?;
+    let kind: String = r.get(2)?;
+    let recorded_at: i64 = r.get(3)?;
+    let cited = cites.remove(&seq).unwrap_or_default();
+    let body = match kind.as_str() {
+        "evidence" => EventBody::Evidence(Evidence {
+            id,
+            kind: r.get(12)?,
+            source: r.get(13)?,
+            locator: r.get(14)?,
+            observed_at: r.get(15)?,
+            observed_until: r.get(16)?,
+            recorded_at,
+            reliability: r.get(17)?,
+            summary: r.get(18)?,
+        }),
+        "believe" => EventBody::Believe(Assertion {
+            id,
+            agent: r.get(4)?,
+            topic: r.get(5)?,
+            claim: r.get(6)?,
+            confidence: r.get(7)?,
+            valid: Interval::new(r.get(8)?, r.get::<_, Option<i64>>(9)?.unwrap_or(OPEN)),
+            clip: r.get(10)?,
+            recorded_at,
+            supported_by: cited,
+            rationale: r.get(18)?,
+        }),
+        _ => {
+            let from: Option<i64> = r.get(8)?;
+            let to: Option<i64> = r.get(9)?;
+            let valid = (from.is_some() || to.is_some())
+                .then(|| Interval::new(from.unwrap_or(i64::MIN), to.unwrap_or(OPEN)));
+            let assertion: Option<String> = r.get(11)?;
+            let target = match assertion {
+                Some(a) => RetractTarget::Assertion(a),
+                None => RetractTarget::Topic { topic: r.get(5)?, claim: r.get(6)? },
+            };
+            EventBody::Retract(Retraction {
+                id,
+                agent: r.get(4)?,
+                target,
+                valid,
+                recorded_at,
+                because: cited,
+                reason: r.get(18)?,
+            })
+        }
+    };
+    Ok(Event { seq: seq as u64, body })
+}
+
+pub const VERSION_COLUMNS: &str = "v.id, v.agent, v.topic, v.claim, v.confidence, v.valid_from, v.valid_to,
+    v.recorded_at, v.superseded_at, v.assertion, v.origin, v.created_by, v.closed_seq, v.closed_by,
+    v.closed_kind, v.clipped_by, v.requested_valid_to";
+
+/// A row selected with [`VERSION_COLUMNS`] (from `versions v`) as a [`Version`].
+pub fn version(r: &Row) -> rusqlite::Result<Version> {
+    let origin: String = r.get(10)?;
+    let closed_seq: Option<i64> = r.get(12)?;
+    let closed = match closed_seq {
+        Some(seq) => {
+            let kind: String = r.get(14)?;
+            Some(Closure {
+                seq: seq as u64,
+                event: r.get(13)?,
+                kind: if kind == "retracted" { CloseKind::Retracted } else { CloseKind::Superseded },
+            })
+        }
+        None => None,
+    };
+    Ok(Version {
+        id: r.get::<_, i64>(0)? as u64,
+        agent: r.get(1)?,
+        topic: r.get(2)?,
+        claim: r.get(3)?,
+        confidence: r.get(4)?,
+        valid: Interval::new(r.get(5)?, r.get(6)?),
+        recorded_at: r.get(7)?,
+        superseded_at: r.get(8)?,
+        assertion: r.get(9)?,
+        origin: if origin == "split" { Origin::Split } else { Origin::Asserted },
+        created_by: r.get::<_, i64>(11)? as u64,
+        closed,
+        clipped_by: r.get(15)?,
+        requested_valid_to: r.get(16)?,
+    })
+}
+
+pub(super) fn versions(conn: &Connection) -> rusqlite::Result<Vec<Version>> {
+    let mut stmt = conn.prepare(&format!("SELECT {VERSION_COLUMNS} FROM versions v ORDER BY v.id"))?;
+    let rows = stmt.query_map([], version)?;
+    rows.collect()
+}

@@ -1,0 +1,112 @@
+//! The store's schema. `PRAGMA application_id` marks a file as an asof store;
+//! `PRAGMA user_version` is its format version.
+
+/// "asof" in ASCII.
+pub const APPLICATION_ID: i32 = 0x6173_6f66;
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: i32 = 1;
+
+/// The canonical log (`events`, `citations`) is written once at load and never
+/// updated; `versions`, `outcomes` and `reconfirmations` are derived by replay and
+/// can be rebuilt from the log at any time.
+pub const SCHEMA: &str = r#"
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE agents (
+    idx  INTEGER PRIMARY KEY,
+    id   TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL
+);
+
+CREATE TABLE topics (
+    idx         INTEGER PRIMARY KEY,
+    id          TEXT NOT NULL UNIQUE,
+    question    TEXT NOT NULL,
+    cardinality TEXT NOT NULL CHECK (cardinality IN ('one', 'many')),
+    resolution  TEXT
+);
+
+-- The event log exactly as loaded; seq is the position in the file (1-based).
+-- NULL means "absent in the dataset" (valid_to NULL: open-ended).
+CREATE TABLE events (
+    seq            INTEGER PRIMARY KEY,
+    id             TEXT NOT NULL UNIQUE,
+    kind           TEXT NOT NULL CHECK (kind IN ('evidence', 'believe', 'retract')),
+    recorded_at    INTEGER NOT NULL,
+    agent          TEXT,
+    topic          TEXT,
+    claim          TEXT,
+    confidence     REAL,
+    valid_from     INTEGER,
+    valid_to       INTEGER,
+    clip           INTEGER,
+    assertion      TEXT,
+    evidence_kind  TEXT,
+    source         TEXT,
+    locator        TEXT,
+    observed_at    INTEGER,
+    observed_until INTEGER,
+    reliability    REAL,
+    text           TEXT
+);
+
+-- supported_by (assertions) and because (retractions), in order.
+CREATE TABLE citations (
+    seq      INTEGER NOT NULL,
+    pos      INTEGER NOT NULL,
+    evidence TEXT NOT NULL,
+    PRIMARY KEY (seq, pos)
+) WITHOUT ROWID;
+
+-- Derived: what replaying each event did.
+CREATE TABLE outcomes (
+    seq      INTEGER PRIMARY KEY,
+    effect   TEXT NOT NULL,
+    inserted INTEGER NOT NULL,
+    closed   INTEGER NOT NULL
+);
+
+-- Derived: reconfirming assertions and the versions that covered them.
+CREATE TABLE reconfirmations (
+    seq     INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (seq, version)
+) WITHOUT ROWID;
+
+-- Derived belief versions. Open ends are stored as 9223372036854775807
+-- (valid_to, superseded_at, requested_valid_to) so range predicates stay sargable.
+CREATE TABLE versions (
+    id                 INTEGER PRIMARY KEY,
+    agent              TEXT NOT NULL,
+    topic              TEXT NOT NULL,
+    claim              TEXT NOT NULL,
+    confidence         REAL NOT NULL,
+    valid_from         INTEGER NOT NULL,
+    valid_to           INTEGER NOT NULL,
+    recorded_at        INTEGER NOT NULL,
+    superseded_at      INTEGER NOT NULL,
+    assertion          TEXT NOT NULL,
+    assertion_seq      INTEGER NOT NULL,
+    origin             TEXT NOT NULL CHECK (origin IN ('asserted', 'split')),
+    created_by         INTEGER NOT NULL,
+    closed_seq         INTEGER,
+    closed_by          TEXT,
+    closed_kind        TEXT CHECK (closed_kind IN ('superseded', 'retracted')),
+    clipped_by         TEXT,
+    requested_valid_to INTEGER NOT NULL,
+    CHECK (recorded_at < superseded_at),
+    CHECK (valid_from < valid_to)
+);
+"#;
+
+/// Indexes built after the bulk insert.
+pub const INDEXES: &str = r#"
+CREATE INDEX citations_by_evidence ON citations (evidence);
+CREATE INDEX events_by_recorded ON events (recorded_at, seq);
+CREATE INDEX versions_by_topic ON versions (topic, agent, recorded_at);
+CREATE INDEX versions_by_recorded ON versions (recorded_at);
+CREATE INDEX versions_by_superseded ON versions (superseded_at);
+"#;

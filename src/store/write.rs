@@ -1,0 +1,141 @@
+//! Writing a store: the log as loaded, then the derived rows, in one transaction.
+
+use super::schema::{APPLICATION_ID, FORMAT_VERSION, INDEXES, SCHEMA};
+use crate::engine::{Effect, Replay};
+use crate::model::{Dataset, EventBody, RetractTarget};
+use crate::time::OPEN;
+use rusqlite::{Connection, Transaction, params};
+
+pub(super) fn write_all(conn: &mut Connection, dataset: &Dataset, replay: &Replay, source: &str) -> rusqlite::Result<()> {
+    let tx = conn.transaction()?;
+    tx.execute_batch(SCHEMA)?;
+    tx.execute_batch(&format!(
+        "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {FORMAT_VERSION};"
+    ))?;
+    let header = &dataset.header;
+    {
+        let mut meta = tx.prepare("INSERT INTO meta (key, value) VALUES (?1, ?2)")?;
+        meta.execute(params!["incident_id", header.incident.id])?;
+        meta.execute(params!["incident_title", header.incident.title])?;
+        meta.execute(params!["source", source])?;
+        meta.execute(params!["loaded_at", crate::time::format(crate::time::now())])?;
+        meta.execute(params!["asof_version", env!("CARGO_PKG_VERSION")])?;
+
+        let mut agent = tx.prepare("INSERT INTO agents (idx, id, name) VALUES (?1, ?2, ?3)")?;
+        for (i, a) in header.agents.iter().enumerate() {
+            agent.execute(params![i as i64, a.id, a.name])?;
+        }
+        let mut topic = tx.prepare(
+            "INSERT INTO topics (idx, id, question, cardinality, resolution) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for (i, t) in header.topics.iter().enumerate() {
+            topic.execute(params![i as i64, t.id, t.question, t.cardinality.as_str(), t.resolution])?;
+        }
+        log(&tx, dataset)?;
+    }
+    derived(&tx, replay)?;
+    tx.execute_batch(INDEXES)?;
+    tx.commit()
+}
+
+fn log(tx: &Transaction, dataset: &Dataset) -> rusqlite::Result<()> {
+    let mut insert = tx.prepare(
+        "INSERT INTO events (seq, id, kind, recorded_at, agent, topic, claim, confidence, valid_from,
+            valid_to, clip, assertion, evidence_kind, source, locator, observed_at, observed_until,
+            reliability, text)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+    )?;
+    let mut cite = tx.prepare("INSERT INTO citations (seq, pos, evidence) VALUES (?1, ?2, ?3)")?;
+    let open_as_null = |t: i64| (t != OPEN).then_some(t);
+    let min_as_null = |t: i64| (t != i64::MIN).then_some(t);
+    for event in &dataset.events {
+        let seq = event.seq as i64;
+        let kind = event.kind().as_str();
+        match &event.body {
+            EventBody::Evidence(e) => insert.execute(params![
+                seq, e.id, kind, e.recorded_at, None::<String>, None::<String>, None::<String>,
+                None::<f64>, None::<i64>, None::<i64>, None::<i64>, None::<String>, e.kind, e.source,
+                e.locator, e.observed_at, e.observed_until, e.reliability, e.summary
+            ])?,
+            EventBody::Believe(a) => insert.execute(params![
+                seq, a.id, kind, a.recorded_at, a.agent, a.topic, a.claim, a.confidence,
+                a.valid.from, open_as_null(a.valid.to), a.clip, None::<String>, None::<String>,
+                None::<String>, None::<String>, None::<i64>, None::<i64>, None::<f64>, a.rationale
+            ])?,
+            EventBody::Retract(r) => {
+                let (topic, claim, assertion) = match &r.target {
+                    RetractTarget::Topic { topic, claim } => (Some(topic.as_str()), claim.as_deref(), None),
+                    RetractTarget::Assertion(id) => (None, None, Some(id.as_str())),
+                };
+                insert.execute(params![
+                    seq, r.id, kind, r.recorded_at, r.agent, topic, claim, None::<f64>,
+                    r.valid.and_then(|v| min_as_null(v.from)), r.valid.and_then(|v| open_as_null(v.to)),
+                    None::<i64>, assertion, None::<String>, None::<String>, None::<String>, None::<i64>,
+                    None::<i64>, None::<f64>, r.reason
+                ])?
+            }
+        };
+        for (pos, evidence) in event.cites().iter().enumerate() {
+            cite.execute(params![seq, pos as i64, evidence])?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes what replay derived: versions, outcomes, reconfirmations.
+pub(super) fn derived(tx: &Transaction, replay: &Replay) -> rusqlite::Result<()> {
+    let mut assertion_seq = std::collections::HashMap::new();
+    {
+        let mut seqs = tx.prepare("SELECT id, seq FROM events WHERE kind = 'believe'")?;
+        let rows = seqs.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
+        for row in rows {
+            let (id, seq) = row?;
+            assertion_seq.insert(id, seq);
+        }
+    }
+    let mut version = tx.prepare(
+        "INSERT INTO versions (id, agent, topic, claim, confidence, valid_from, valid_to, recorded_at,
+            superseded_at, assertion, assertion_seq, origin, created_by, closed_seq, closed_by,
+            closed_kind, clipped_by, requested_valid_to)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+    )?;
+    for v in &replay.versions {
+        let seq = assertion_seq.get(&v.assertion).copied().unwrap_or(0);
+        version.execute(params![
+            v.id as i64,
+            v.agent,
+            v.topic,
+            v.claim,
+            v.confidence,
+            v.valid.from,
+            v.valid.to,
+            v.recorded_at,
+            v.superseded_at,
+            v.assertion,
+            seq,
+            v.origin.as_str(),
+            v.created_by as i64,
+            v.closed.as_ref().map(|c| c.seq as i64),
+            v.closed.as_ref().map(|c| c.event.as_str()),
+            v.closed.as_ref().map(|c| c.kind.as_str()),
+            v.clipped_by,
+            v.requested_valid_to,
+        ])?;
+    }
+    let mut outcome = tx.prepare("INSERT INTO outcomes (seq, effect, inserted, closed) VALUES (?1, ?2, ?3, ?4)")?;
+    let mut reconfirm = tx.prepare("INSERT INTO reconfirmations (seq, version) VALUES (?1, ?2)")?;
+    for o in &replay.outcomes {
+        let (inserted, closed) = match &o.effect {
+            Effect::Applied { inserted, closed } => (*inserted, *closed),
+            Effect::ZeroWidth { closed } => (0, *closed),
+            _ => (0, 0),
+        };
+        outcome.execute(params![o.seq as i64, o.effect.as_str(), inserted, closed])?;
+        if let Effect::Reconfirmed { versions } = &o.effect {
+            for id in versions {
+                reconfirm.execute(params![o.seq as i64, *id as i64])?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,201 @@
+//! Instants and half-open intervals on either time axis.
+//!
+//! Every instant is an `i64` count of microseconds since the Unix epoch, UTC.
+//! An open end ("until further notice") is represented by [`OPEN`], which sorts
+//! after every real instant, so interval arithmetic needs no special cases.
+
+use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+
+/// Microseconds since the Unix epoch, UTC.
+pub type Micros = i64;
+
+/// The open end of an interval: +∞.
+pub const OPEN: Micros = i64::MAX;
+
+/// Earliest instant accepted in a dataset (year 0001).
+const MIN_ACCEPTED: Micros = -62_135_596_800_000_000;
+/// Latest instant accepted in a dataset (end of year 9999).
+const MAX_ACCEPTED: Micros = 253_402_300_799_999_999;
+
+/// Why a timestamp string was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TimeError {
+    #[error("`{0}` has no UTC offset; write it with `Z` or `+hh:mm` (a bare date `YYYY-MM-DD` means 00:00 UTC)")]
+    NoOffset(String),
+    #[error("`{0}` is not an RFC 3339 timestamp or a YYYY-MM-DD date")]
+    Malformed(String),
+    #[error("`{0}` is outside the years 0001-9999")]
+    OutOfRange(String),
+}
+
+/// Parses an RFC 3339 timestamp with an offset, or a bare `YYYY-MM-DD` date (00:00 UTC).
+pub fn parse(text: &str) -> Result<Micros, TimeError> {
+    let text = text.trim();
+    if let Ok(dt) = DateTime::parse_from_rfc3339(text) {
+        let micros = dt.timestamp_micros();
+        return if (MIN_ACCEPTED..=MAX_ACCEPTED).contains(&micros) {
+            Ok(micros)
+        } else {
+            Err(TimeError::OutOfRange(text.to_owned()))
+        };
+    }
+    if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        if text.len() == 10 {
+            let dt = date.and_hms_opt(0, 0, 0).map(|naive| naive.and_utc());
+            return dt
+                .map(|dt| dt.timestamp_micros())
+                .ok_or_else(|| TimeError::Malformed(text.to_owned()));
+        }
+    }
+    if looks_like_local_datetime(text) {
+        return Err(TimeError::NoOffset(text.to_owned()));
+    }
+    Err(TimeError::Malformed(text.to_owned()))
+}
+
+/// A date-time that would parse if it had an offset: the ambiguous case.
+fn looks_like_local_datetime(text: &str) -> bool {
+    ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M"]
+        .iter()
+        .any(|fmt| chrono::NaiveDateTime::parse_from_str(text, fmt).is_ok())
+}
+
+/// Formats an instant as RFC 3339 UTC with `Z`; fractional seconds only when present.
+/// [`OPEN`] prints as `∞`; callers that need `null` check for it first.
+pub fn format(micros: Micros) -> String {
+    if micros == OPEN {
+        return "∞".to_owned();
+    }
+    match DateTime::<Utc>::from_timestamp_micros(micros) {
+        Some(dt) => dt.to_rfc3339_opts(SecondsFormat::AutoSi, true),
+        None => format!("@{micros}µs"),
+    }
+}
+
+/// `Some(text)` for a real instant, `None` for [`OPEN`] (JSON `null`).
+pub fn format_opt(micros: Micros) -> Option<String> {
+    (micros != OPEN).then(|| format(micros))
+}
+
+/// The current instant.
+pub fn now() -> Micros {
+    Utc::now().timestamp_micros()
+}
+
+/// A half-open interval `[from, to)`; `to == OPEN` means open-ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Interval {
+    pub from: Micros,
+    pub to: Micros,
+}
+
+impl Interval {
+    pub const ALL: Interval = Interval { from: i64::MIN, to: OPEN };
+
+    pub fn new(from: Micros, to: Micros) -> Self {
+        Interval { from, to }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.from >= self.to
+    }
+
+    pub fn contains(&self, t: Micros) -> bool {
+        self.from <= t && t < self.to
+    }
+
+    /// Half-open overlap: intervals that only touch do not overlap.
+    pub fn overlaps(&self, other: &Interval) -> bool {
+        self.from < other.to && other.from < self.to
+    }
+
+    pub fn intersect(&self, other: &Interval) -> Option<Interval> {
+        let cut = Interval::new(self.from.max(other.from), self.to.min(other.to));
+        (!cut.is_empty()).then_some(cut)
+    }
+
+    /// The parts of `self` outside `cut`: zero, one or two pieces, in order.
+    pub fn minus(&self, cut: &Interval) -> Vec<Interval> {
+        if !self.overlaps(cut) {
+            return vec![*self];
+        }
+        let mut pieces = Vec::with_capacity(2);
+        if self.from < cut.from {
+            pieces.push(Interval::new(self.from, cut.from));
+        }
+        if cut.to < self.to {
+            pieces.push(Interval::new(cut.to, self.to));
+        }
+        pieces
+    }
+}
+
+/// Formats a duration in microseconds for people: `3d 4h`, `12m`, `45s`.
+pub fn format_duration(micros: i64) -> String {
+    let sign = if micros < 0 { "-" } else { "" };
+    let secs = micros.unsigned_abs() / 1_000_000;
+    let (d, h, m, s) = (secs / 86_400, secs % 86_400 / 3600, secs % 3600 / 60, secs % 60);
+    let text = if d > 0 {
+        format!("{d}d {h}h")
+    } else if h > 0 {
+        format!("{h}h {m}m")
+    } else if m > 0 {
+        format!("{m}m {s}s")
+    } else {
+        format!("{s}s")
+    };
+    format!("{sign}{text}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_offsets_and_dates() {
+        assert_eq!(parse("1970-01-01T00:00:01Z"), Ok(1_000_000));
+        assert_eq!(parse("1970-01-01T09:00:00+09:00"), Ok(0));
+        assert_eq!(parse("1970-01-02"), Ok(86_400_000_000));
+        assert_eq!(parse("1970-01-01T00:00:00.000123Z"), Ok(123));
+    }
+
+    #[test]
+    fn refuses_local_and_garbage() {
+        assert!(matches!(parse("2026-03-02T09:10:00"), Err(TimeError::NoOffset(_))));
+        assert!(matches!(parse("2026-03-02 09:10:00"), Err(TimeError::NoOffset(_))));
+        assert!(matches!(parse("yesterday"), Err(TimeError::Malformed(_))));
+        assert!(matches!(parse("2026-3-2"), Err(TimeError::Malformed(_))));
+        assert!(matches!(parse("2026-02-30"), Err(TimeError::Malformed(_))));
+    }
+
+    #[test]
+    fn formats_utc_with_z() {
+        assert_eq!(format(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format(1_500_000), "1970-01-01T00:00:01.500Z");
+        assert_eq!(format(OPEN), "∞");
+        assert_eq!(format_opt(OPEN), None);
+        let t = parse("2026-03-02T09:10:00+01:00").unwrap();
+        assert_eq!(format(t), "2026-03-02T08:10:00Z");
+    }
+
+    #[test]
+    fn half_open_intervals() {
+        let a = Interval::new(0, 10);
+        let b = Interval::new(10, 20);
+        assert!(!a.overlaps(&b));
+        assert!(a.contains(0) && !a.contains(10));
+        assert_eq!(a.intersect(&Interval::new(5, OPEN)), Some(Interval::new(5, 10)));
+        assert_eq!(
+            Interval::new(0, OPEN).minus(&Interval::new(3, 5)),
+            vec![Interval::new(0, 3), Interval::new(5, OPEN)]
+        );
+        assert_eq!(a.minus(&Interval::ALL), vec![]);
+        assert_eq!(a.minus(&b), vec![a]);
+    }
+
+    #[test]
+    fn durations_read_well() {
+        assert_eq!(format_duration(90_000_000), "1m 30s");
+        assert_eq!(format_duration(-26 * 3_600_000_000), "-1d 2h");
+    }
+}

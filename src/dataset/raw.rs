@@ -69,13 +69,52 @@ impl RawYamlDocument {
     }
 }
 
-/// One event: exactly one of `evidence`, `believe`, `retract`.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "lowercase", deny_unknown_fields)]
+/// One event: a mapping with exactly one of the keys `evidence`, `believe`, `retract`.
+///
+/// Deserialized by hand: serde_yaml's `Value` only maps YAML tags onto enums, and
+/// a hand-written visitor gives one clear message for both formats.
+#[derive(Debug)]
 pub enum RawEvent {
     Evidence(RawEvidence),
     Believe(RawBelieve),
     Retract(RawRetract),
+}
+
+const EVENT_KEYS: &[&str] = &["evidence", "believe", "retract"];
+
+impl<'de> Deserialize<'de> for RawEvent {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(EventVisitor)
+    }
+}
+
+struct EventVisitor;
+
+impl<'de> serde::de::Visitor<'de> for EventVisitor {
+    type Value = RawEvent;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a mapping with exactly one key: evidence, believe or retract")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RawEvent, A::Error> {
+        use serde::de::Error;
+        let Some(key) = map.next_key::<String>()? else {
+            return Err(A::Error::custom("an event needs one of the keys evidence, believe or retract"));
+        };
+        let event = match key.as_str() {
+            "evidence" => RawEvent::Evidence(map.next_value()?),
+            "believe" => RawEvent::Believe(map.next_value()?),
+            "retract" => RawEvent::Retract(map.next_value()?),
+            other => return Err(A::Error::unknown_variant(other, EVENT_KEYS)),
+        };
+        if let Some(extra) = map.next_key::<String>()? {
+            return Err(A::Error::custom(format!(
+                "an event has exactly one key (evidence, believe or retract), but `{extra}` follows `{key}`"
+            )));
+        }
+        Ok(event)
+    }
 }
 
 #[derive(Debug, Deserialize)]

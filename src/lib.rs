@@ -5,10 +5,10 @@
 //! engine, the SQLite store and its queries — and knows nothing of terminals.
 //! The CLI (and later the TUI) are front ends on it.
 
+pub mod cli;
 pub mod dataset;
 pub mod engine;
 pub mod model;
-pub mod time;
-pub mod store;
 pub mod query;
-pub mod cli;
+pub mod store;
+pub mod time;

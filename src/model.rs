@@ -107,7 +107,10 @@ pub enum RetractTarget {
     /// Every held version descended from this assertion.
     Assertion(String),
     /// The held versions of (agent, topic), optionally only those with this claim.
-    Topic { topic: String, claim: Option<String> },
+    Topic {
+        topic: String,
+        claim: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -20,7 +20,9 @@ const MAX_ACCEPTED: Micros = 253_402_300_799_999_999;
 /// Why a timestamp string was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TimeError {
-    #[error("`{0}` has no UTC offset; write it with `Z` or `+hh:mm` (a bare date `YYYY-MM-DD` means 00:00 UTC)")]
+    #[error(
+        "`{0}` has no UTC offset; write it with `Z` or `+hh:mm` (a bare date `YYYY-MM-DD` means 00:00 UTC)"
+    )]
     NoOffset(String),
     #[error("`{0}` is not an RFC 3339 timestamp or a YYYY-MM-DD date")]
     Malformed(String),
@@ -39,13 +41,13 @@ pub fn parse(text: &str) -> Result<Micros, TimeError> {
             Err(TimeError::OutOfRange(text.to_owned()))
         };
     }
-    if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-        if text.len() == 10 {
-            let dt = date.and_hms_opt(0, 0, 0).map(|naive| naive.and_utc());
-            return dt
-                .map(|dt| dt.timestamp_micros())
-                .ok_or_else(|| TimeError::Malformed(text.to_owned()));
-        }
+    if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        && text.len() == 10
+    {
+        let dt = date.and_hms_opt(0, 0, 0).map(|naive| naive.and_utc());
+        return dt
+            .map(|dt| dt.timestamp_micros())
+            .ok_or_else(|| TimeError::Malformed(text.to_owned()));
     }
     if looks_like_local_datetime(text) {
         return Err(TimeError::NoOffset(text.to_owned()));
@@ -55,9 +57,13 @@ pub fn parse(text: &str) -> Result<Micros, TimeError> {
 
 /// A date-time that would parse if it had an offset: the ambiguous case.
 fn looks_like_local_datetime(text: &str) -> bool {
-    ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M"]
-        .iter()
-        .any(|fmt| chrono::NaiveDateTime::parse_from_str(text, fmt).is_ok())
+    [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+    ]
+    .iter()
+    .any(|fmt| chrono::NaiveDateTime::parse_from_str(text, fmt).is_ok())
 }
 
 /// Formats an instant as RFC 3339 UTC with `Z`; fractional seconds only when present.
@@ -90,7 +96,10 @@ pub struct Interval {
 }
 
 impl Interval {
-    pub const ALL: Interval = Interval { from: i64::MIN, to: OPEN };
+    pub const ALL: Interval = Interval {
+        from: i64::MIN,
+        to: OPEN,
+    };
 
     pub fn new(from: Micros, to: Micros) -> Self {
         Interval { from, to }
@@ -134,7 +143,12 @@ impl Interval {
 pub fn format_duration(micros: i64) -> String {
     let sign = if micros < 0 { "-" } else { "" };
     let secs = micros.unsigned_abs() / 1_000_000;
-    let (d, h, m, s) = (secs / 86_400, secs % 86_400 / 3600, secs % 3600 / 60, secs % 60);
+    let (d, h, m, s) = (
+        secs / 86_400,
+        secs % 86_400 / 3600,
+        secs % 3600 / 60,
+        secs % 60,
+    );
     let text = if d > 0 {
         format!("{d}d {h}h")
     } else if h > 0 {
@@ -161,8 +175,14 @@ mod tests {
 
     #[test]
     fn refuses_local_and_garbage() {
-        assert!(matches!(parse("2026-03-02T09:10:00"), Err(TimeError::NoOffset(_))));
-        assert!(matches!(parse("2026-03-02 09:10:00"), Err(TimeError::NoOffset(_))));
+        assert!(matches!(
+            parse("2026-03-02T09:10:00"),
+            Err(TimeError::NoOffset(_))
+        ));
+        assert!(matches!(
+            parse("2026-03-02 09:10:00"),
+            Err(TimeError::NoOffset(_))
+        ));
         assert!(matches!(parse("yesterday"), Err(TimeError::Malformed(_))));
         assert!(matches!(parse("2026-3-2"), Err(TimeError::Malformed(_))));
         assert!(matches!(parse("2026-02-30"), Err(TimeError::Malformed(_))));
@@ -184,7 +204,10 @@ mod tests {
         let b = Interval::new(10, 20);
         assert!(!a.overlaps(&b));
         assert!(a.contains(0) && !a.contains(10));
-        assert_eq!(a.intersect(&Interval::new(5, OPEN)), Some(Interval::new(5, 10)));
+        assert_eq!(
+            a.intersect(&Interval::new(5, OPEN)),
+            Some(Interval::new(5, 10))
+        );
         assert_eq!(
             Interval::new(0, OPEN).minus(&Interval::new(3, 5)),
             vec![Interval::new(0, 3), Interval::new(5, OPEN)]

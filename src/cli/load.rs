@@ -35,7 +35,14 @@ pub struct StoreArgs {
 
 /// Counts of a dataset's events by kind.
 fn summary(parsed: &dataset::Parsed, versions: usize) -> String {
-    let count = |k: EventKind| parsed.dataset.events.iter().filter(|e| e.kind() == k).count();
+    let count = |k: EventKind| {
+        parsed
+            .dataset
+            .events
+            .iter()
+            .filter(|e| e.kind() == k)
+            .count()
+    };
     format!(
         "{} events ({} evidence, {} assertions, {} retractions), {} agents, {} topics, {} belief versions",
         parsed.dataset.events.len(),
@@ -53,7 +60,13 @@ pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
     let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
     parsed.check_replay(&replay)?;
     Store::create(&args.db, &parsed, &replay, args.force)?;
-    writeln!(out, "loaded {} into {}: {}", parsed.file, args.db.display(), summary(&parsed, replay.versions.len()))?;
+    writeln!(
+        out,
+        "loaded {} into {}: {}",
+        parsed.file,
+        args.db.display(),
+        summary(&parsed, replay.versions.len())
+    )?;
     Ok(())
 }
 
@@ -61,14 +74,23 @@ pub fn validate(args: ValidateArgs, out: &mut impl Write) -> Result<(), CliError
     let parsed = dataset::read_path(&args.dataset)?;
     let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
     parsed.check_replay(&replay)?;
-    writeln!(out, "{}: valid: {}", parsed.file, summary(&parsed, replay.versions.len()))?;
+    writeln!(
+        out,
+        "{}: valid: {}",
+        parsed.file,
+        summary(&parsed, replay.versions.len())
+    )?;
     Ok(())
 }
 
 pub fn rebuild(args: StoreArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut store = Store::open_for_write(&args.store)?;
     let versions = store.rebuild()?;
-    writeln!(out, "rebuilt {}: {versions} belief versions derived from the log", args.store.display())?;
+    writeln!(
+        out,
+        "rebuilt {}: {versions} belief versions derived from the log",
+        args.store.display()
+    )?;
     Ok(())
 }
 
@@ -76,7 +98,12 @@ pub fn check(args: StoreArgs, out: &mut impl Write) -> Result<(), CliError> {
     let store = Store::open(&args.store)?;
     let report = store.check()?;
     if report.differences.is_empty() {
-        writeln!(out, "{}: ok: the {} stored versions are exactly what the log derives", args.store.display(), report.versions)?;
+        writeln!(
+            out,
+            "{}: ok: the {} stored versions are exactly what the log derives",
+            args.store.display(),
+            report.versions
+        )?;
         return Ok(());
     }
     for d in &report.differences {
@@ -88,4 +115,3 @@ pub fn check(args: StoreArgs, out: &mut impl Write) -> Result<(), CliError> {
         report.differences.len()
     )))
 }
-

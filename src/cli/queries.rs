@@ -74,17 +74,25 @@ pub struct ChangesArgs {
 /// Refuses agent and topic ids the store does not know, naming the known ones.
 fn check_filter(store: &Store, agent: Option<&str>, topic: Option<&str>) -> Result<(), CliError> {
     let header = store.header();
-    if let Some(a) = agent {
-        if !header.agents.iter().any(|x| x.id == a) {
-            let known: Vec<&str> = header.agents.iter().map(|x| x.id.as_str()).collect();
-            return Err(CliError::Input(format!("{}: unknown agent `{a}`; agents are: {}", store.label(), known.join(", "))));
-        }
+    if let Some(a) = agent
+        && !header.agents.iter().any(|x| x.id == a)
+    {
+        let known: Vec<&str> = header.agents.iter().map(|x| x.id.as_str()).collect();
+        return Err(CliError::Input(format!(
+            "{}: unknown agent `{a}`; agents are: {}",
+            store.label(),
+            known.join(", ")
+        )));
     }
-    if let Some(t) = topic {
-        if header.topic(t).is_none() {
-            let known: Vec<&str> = header.topics.iter().map(|x| x.id.as_str()).collect();
-            return Err(CliError::Input(format!("{}: unknown topic `{t}`; topics are: {}", store.label(), known.join(", "))));
-        }
+    if let Some(t) = topic
+        && header.topic(t).is_none()
+    {
+        let known: Vec<&str> = header.topics.iter().map(|x| x.id.as_str()).collect();
+        return Err(CliError::Input(format!(
+            "{}: unknown topic `{t}`; topics are: {}",
+            store.label(),
+            known.join(", ")
+        )));
     }
     Ok(())
 }
@@ -98,11 +106,24 @@ fn confidence(c: f64) -> String {
 }
 
 fn ids(list: &[String]) -> String {
-    if list.is_empty() { "-".to_owned() } else { list.join(",") }
+    if list.is_empty() {
+        "-".to_owned()
+    } else {
+        list.join(",")
+    }
 }
 
 fn beliefs_table(beliefs: &[Belief]) -> Table {
-    let mut t = Table::new(vec!["TOPIC", "AGENT", "CLAIM", "CONF", "VALID", "SINCE", "EVIDENCE", "ASSERTION"]);
+    let mut t = Table::new(vec![
+        "TOPIC",
+        "AGENT",
+        "CLAIM",
+        "CONF",
+        "VALID",
+        "SINCE",
+        "EVIDENCE",
+        "ASSERTION",
+    ]);
     for b in beliefs {
         let v = &b.version;
         t.row(vec![
@@ -128,7 +149,10 @@ fn print_json(out: &mut impl Write, value: &serde_json::Value) -> Result<(), Cli
 pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError> {
     let store = source::open(args.source.source.as_deref())?;
     check_filter(&store, args.agent.as_deref(), args.topic.as_deref())?;
-    let filter = Filter { agent: args.agent, topic: args.topic };
+    let filter = Filter {
+        agent: args.agent,
+        topic: args.topic,
+    };
     let beliefs = query::believed(&store, args.at, args.about, &filter)?;
     let title = match args.about {
         Some(t) => format!("as of {} about {}", time::format(args.at), time::format(t)),
@@ -137,7 +161,12 @@ pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError
     match args.format.format {
         OutputFormat::Json => print_json(out, &json::believed(args.at, args.about, &beliefs)),
         OutputFormat::Table => {
-            writeln!(out, "{} — {title}: {} belief(s)", store.label(), beliefs.len())?;
+            writeln!(
+                out,
+                "{} — {title}: {} belief(s)",
+                store.label(),
+                beliefs.len()
+            )?;
             if !beliefs.is_empty() {
                 write!(out, "{}", beliefs_table(&beliefs).text())?;
             }
@@ -157,7 +186,16 @@ pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError
 
 fn history_table(h: &query::History) -> (Table, Table) {
     let mut t = Table::new(vec![
-        "RECORDED", "UNTIL", "AGENT", "CLAIM", "CONF", "VALID", "ORIGIN", "CLOSED", "EVIDENCE", "ASSERTION",
+        "RECORDED",
+        "UNTIL",
+        "AGENT",
+        "CLAIM",
+        "CONF",
+        "VALID",
+        "ORIGIN",
+        "CLOSED",
+        "EVIDENCE",
+        "ASSERTION",
     ]);
     for b in &h.versions {
         let v = &b.version;
@@ -182,7 +220,9 @@ fn history_table(h: &query::History) -> (Table, Table) {
             v.assertion.clone(),
         ]);
     }
-    let mut notes = Table::new(vec!["RECORDED", "EVENT", "AGENT", "EFFECT", "CLAIM", "EVIDENCE"]);
+    let mut notes = Table::new(vec![
+        "RECORDED", "EVENT", "AGENT", "EFFECT", "CLAIM", "EVIDENCE",
+    ]);
     for n in &h.notes {
         notes.row(vec![
             time::format(n.recorded_at),
@@ -202,10 +242,21 @@ pub fn history(args: HistoryArgs, out: &mut impl Write) -> Result<(), CliError> 
     let h = query::history(&store, &args.topic, args.agent.as_deref())?;
     let (versions, notes) = history_table(&h);
     match args.format.format {
-        OutputFormat::Json => print_json(out, &json::history(args.agent.as_deref(), &args.topic, &h)),
+        OutputFormat::Json => {
+            print_json(out, &json::history(args.agent.as_deref(), &args.topic, &h))
+        }
         OutputFormat::Table => {
-            let question = store.header().topic(&args.topic).map(|t| t.question.as_str()).unwrap_or("");
-            writeln!(out, "{} — history of `{}`: {question}", store.label(), args.topic)?;
+            let question = store
+                .header()
+                .topic(&args.topic)
+                .map(|t| t.question.as_str())
+                .unwrap_or("");
+            writeln!(
+                out,
+                "{} — history of `{}`: {question}",
+                store.label(),
+                args.topic
+            )?;
             write!(out, "{}", versions.text())?;
             if !notes.is_empty() {
                 writeln!(out, "\nEvents that changed no version:")?;
@@ -228,7 +279,9 @@ pub fn history(args: HistoryArgs, out: &mut impl Write) -> Result<(), CliError> 
 pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError> {
     let store = source::open(args.source.source.as_deref())?;
     let items = query::evidence(&store)?;
-    let mut t = Table::new(vec!["ID", "KIND", "SOURCE", "OBSERVED", "RECORDED", "LAG", "REL", "CITED BY", "SUMMARY"]);
+    let mut t = Table::new(vec![
+        "ID", "KIND", "SOURCE", "OBSERVED", "RECORDED", "LAG", "REL", "CITED BY", "SUMMARY",
+    ]);
     for i in &items {
         let e = &i.evidence;
         t.row(vec![
@@ -264,13 +317,26 @@ pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> 
     if args.until < args.after {
         return Err(CliError::Input("--until is before --after".to_owned()));
     }
-    let filter = Filter { agent: args.agent, topic: args.topic };
+    let filter = Filter {
+        agent: args.agent,
+        topic: args.topic,
+    };
     let c = query::changes(&store, args.after, args.until, &filter)?;
-    let window = format!("({}, {}]", time::format(args.after), time::format(args.until));
+    let window = format!(
+        "({}, {}]",
+        time::format(args.after),
+        time::format(args.until)
+    );
     match args.format.format {
         OutputFormat::Json => print_json(out, &json::changes(args.after, args.until, &c)),
         OutputFormat::Table => {
-            writeln!(out, "{} — changes in {window}: {} created, {} closed", store.label(), c.created.len(), c.closed.len())?;
+            writeln!(
+                out,
+                "{} — changes in {window}: {} created, {} closed",
+                store.label(),
+                c.created.len(),
+                c.closed.len()
+            )?;
             if !c.created.is_empty() {
                 writeln!(out, "\nCreated:")?;
                 write!(out, "{}", beliefs_table(&c.created).text())?;
@@ -296,8 +362,17 @@ pub fn demo_summary(out: &mut impl Write) -> Result<(), CliError> {
     let store = source::demo()?;
     let end: Micros = query::recorded_span(&store)?.map_or_else(time::now, |(_, last)| last);
     let beliefs = query::believed(&store, end, Some(end), &Filter::default())?;
-    writeln!(out, "asof — {} ({})", store.header().incident.title, store.label())?;
-    writeln!(out, "\nAt the end of the log ({}), the agents believed about that moment:", time::format(end))?;
+    writeln!(
+        out,
+        "asof — {} ({})",
+        store.header().incident.title,
+        store.label()
+    )?;
+    writeln!(
+        out,
+        "\nAt the end of the log ({}), the agents believed about that moment:",
+        time::format(end)
+    )?;
     write!(out, "{}", beliefs_table(&beliefs).text())?;
     writeln!(
         out,

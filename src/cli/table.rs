@@ -8,7 +8,10 @@ pub struct Table {
 
 impl Table {
     pub fn new(header: Vec<&'static str>) -> Self {
-        Table { header, rows: Vec::new() }
+        Table {
+            header,
+            rows: Vec::new(),
+        }
     }
 
     pub fn row(&mut self, cells: Vec<String>) {

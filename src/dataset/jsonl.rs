@@ -9,7 +9,10 @@ use std::io::BufRead;
 pub(crate) fn read(file: &str, mut input: impl BufRead) -> Result<Parsed, DatasetErrors> {
     let mut header: Option<RawHeader> = None;
     let mut events = Vec::new();
-    let mut lines = LineNumbers { event_lines: Vec::new(), header_line: 1 };
+    let mut lines = LineNumbers {
+        event_lines: Vec::new(),
+        header_line: 1,
+    };
     let mut fatal = Vec::new();
     let mut buffer = Vec::new();
     let mut line_no = 0usize;
@@ -19,11 +22,21 @@ pub(crate) fn read(file: &str, mut input: impl BufRead) -> Result<Parsed, Datase
         let read = match read_line(&mut input, &mut buffer) {
             Ok(read) => read,
             Err(LineError::TooLong) => {
-                fatal.push(error(file, line_no, None, format!("line is longer than {MAX_JSONL_LINE} bytes")));
+                fatal.push(error(
+                    file,
+                    line_no,
+                    None,
+                    format!("line is longer than {MAX_JSONL_LINE} bytes"),
+                ));
                 break;
             }
             Err(LineError::Io(e)) => {
-                fatal.push(error(file, line_no, None, format!("cannot read the file: {e}")));
+                fatal.push(error(
+                    file,
+                    line_no,
+                    None,
+                    format!("cannot read the file: {e}"),
+                ));
                 break;
             }
         };
@@ -31,7 +44,12 @@ pub(crate) fn read(file: &str, mut input: impl BufRead) -> Result<Parsed, Datase
             break;
         }
         let Ok(text) = std::str::from_utf8(&buffer) else {
-            fatal.push(error(file, line_no, None, "the line is not valid UTF-8".to_owned()));
+            fatal.push(error(
+                file,
+                line_no,
+                None,
+                "the line is not valid UTF-8".to_owned(),
+            ));
             continue;
         };
         if text.trim().is_empty() {
@@ -47,7 +65,10 @@ pub(crate) fn read(file: &str, mut input: impl BufRead) -> Result<Parsed, Datase
                 Err(e) => {
                     let path = e.path().to_string();
                     let inner = e.into_inner();
-                    let hint = if text.contains("\"evidence\"") || text.contains("\"believe\"") || text.contains("\"retract\"") {
+                    let hint = if text.contains("\"evidence\"")
+                        || text.contains("\"believe\"")
+                        || text.contains("\"retract\"")
+                    {
                         " (the first line must be the header object with `asof`, `incident`, `agents`, `topics`)"
                     } else {
                         ""
@@ -79,13 +100,22 @@ pub(crate) fn read(file: &str, mut input: impl BufRead) -> Result<Parsed, Datase
         return Err(DatasetErrors(fatal));
     }
     let Some(header) = header else {
-        return Err(DatasetErrors(vec![error(file, 1, None, "the file is empty; the first line must be the header object".to_owned())]));
+        return Err(DatasetErrors(vec![error(
+            file,
+            1,
+            None,
+            "the file is empty; the first line must be the header object".to_owned(),
+        )]));
     };
     validate(file, header, events, &lines)
 }
 
 fn at_path(path: &str) -> String {
-    if path == "." || path.is_empty() { String::new() } else { format!(" `{path}`") }
+    if path == "." || path.is_empty() {
+        String::new()
+    } else {
+        format!(" `{path}`")
+    }
 }
 
 fn error(file: &str, line: usize, column: Option<usize>, message: String) -> DatasetError {

@@ -36,7 +36,10 @@ impl Location {
     }
 
     pub fn at(line: usize, column: usize) -> Self {
-        Location { line, column: Some(column) }
+        Location {
+            line,
+            column: Some(column),
+        }
     }
 }
 
@@ -53,7 +56,10 @@ impl fmt::Display for DatasetError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file)?;
         match self.location {
-            Some(Location { line, column: Some(col) }) => write!(f, ":{line}:{col}")?,
+            Some(Location {
+                line,
+                column: Some(col),
+            }) => write!(f, ":{line}:{col}")?,
             Some(Location { line, column: None }) => write!(f, ":{line}")?,
             None => {}
         }
@@ -97,7 +103,11 @@ impl Parsed {
     /// Rules that only replay can check (a retraction matching nothing).
     pub fn check_replay(&self, replay: &Replay) -> Result<(), DatasetErrors> {
         let errors = replay_errors(self, replay);
-        if errors.is_empty() { Ok(()) } else { Err(DatasetErrors(errors)) }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(DatasetErrors(errors))
+        }
     }
 }
 
@@ -151,7 +161,13 @@ pub fn read_path(path: &Path) -> Result<Parsed, DatasetErrors> {
             let bytes = std::fs::read(path)
                 .map_err(|e| whole_file_error(&name, format!("cannot read the file: {e}")))?;
             let text = String::from_utf8(bytes).map_err(|e| {
-                whole_file_error(&name, format!("the file is not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()))
+                whole_file_error(
+                    &name,
+                    format!(
+                        "the file is not valid UTF-8 (byte {})",
+                        e.utf8_error().valid_up_to()
+                    ),
+                )
             })?;
             yaml::read(&name, &text)
         }

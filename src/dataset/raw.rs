@@ -100,7 +100,9 @@ impl<'de> serde::de::Visitor<'de> for EventVisitor {
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RawEvent, A::Error> {
         use serde::de::Error;
         let Some(key) = map.next_key::<String>()? else {
-            return Err(A::Error::custom("an event needs one of the keys evidence, believe or retract"));
+            return Err(A::Error::custom(
+                "an event needs one of the keys evidence, believe or retract",
+            ));
         };
         let event = match key.as_str() {
             "evidence" => RawEvent::Evidence(map.next_value()?),

@@ -5,7 +5,7 @@ use super::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetract};
 use super::{DatasetError, DatasetErrors, Location, MAX_TEXT, Parsed};
 use crate::engine::Replay;
 use crate::model::{
-    Agent, Assertion, Dataset, Event, EventBody, EventKind, Evidence, EVIDENCE_KINDS, Header,
+    Agent, Assertion, Dataset, EVIDENCE_KINDS, Event, EventBody, EventKind, Evidence, Header,
     Incident, RetractTarget, Retraction, Topic,
 };
 use crate::time::{self, Interval, Micros, OPEN};
@@ -49,7 +49,10 @@ impl Collector<'_> {
     }
 
     fn field(&mut self, index: usize, kind: &str, field: &str, id: &str, message: String) {
-        let location = self.pos.field(index, kind, field).or_else(|| self.pos.event(index));
+        let location = self
+            .pos
+            .field(index, kind, field)
+            .or_else(|| self.pos.event(index));
         self.push(location, Some(id), message);
     }
 
@@ -60,12 +63,22 @@ impl Collector<'_> {
                 kind,
                 field,
                 id,
-                format!("`{field}` is {} bytes long, over the {MAX_TEXT}-byte limit", value.len()),
+                format!(
+                    "`{field}` is {} bytes long, over the {MAX_TEXT}-byte limit",
+                    value.len()
+                ),
             );
         }
     }
 
-    fn time(&mut self, index: usize, kind: &str, field: &str, id: &str, value: &str) -> Option<Micros> {
+    fn time(
+        &mut self,
+        index: usize,
+        kind: &str,
+        field: &str,
+        id: &str,
+        value: &str,
+    ) -> Option<Micros> {
         match time::parse(value) {
             Ok(t) => Some(t),
             Err(e) => {
@@ -78,7 +91,13 @@ impl Collector<'_> {
     fn unit(&mut self, index: usize, kind: &str, field: &str, id: &str, value: Option<f64>) -> f64 {
         let v = value.unwrap_or(1.0);
         if !(0.0..=1.0).contains(&v) {
-            self.field(index, kind, field, id, format!("`{field}` is {v}; it must be between 0 and 1"));
+            self.field(
+                index,
+                kind,
+                field,
+                id,
+                format!("`{field}` is {v}; it must be between 0 and 1"),
+            );
         }
         v
     }
@@ -90,7 +109,11 @@ pub(crate) fn validate(
     events: Vec<Result<RawEvent, RawEventError>>,
     pos: &dyn Positions,
 ) -> Result<Parsed, DatasetErrors> {
-    let mut c = Collector { file, pos, errors: Vec::new() };
+    let mut c = Collector {
+        file,
+        pos,
+        errors: Vec::new(),
+    };
     let header = check_header(&mut c, header);
 
     let mut parsed: Vec<Option<Event>> = Vec::with_capacity(events.len());
@@ -126,7 +149,10 @@ fn check_header(c: &mut Collector, raw: RawHeader) -> Header {
     if raw.asof != 1 {
         c.header(
             "asof",
-            format!("format version {} is not supported; this asof reads version 1", raw.asof),
+            format!(
+                "format version {} is not supported; this asof reads version 1",
+                raw.asof
+            ),
         );
     }
     if raw.incident.id.trim().is_empty() {
@@ -136,9 +162,15 @@ fn check_header(c: &mut Collector, raw: RawHeader) -> Header {
     let mut agents = Vec::with_capacity(raw.agents.len());
     for (i, a) in raw.agents.into_iter().enumerate() {
         if a.id.trim().is_empty() {
-            c.header(&format!("agents[{i}]"), "an agent has an empty `id`".to_owned());
+            c.header(
+                &format!("agents[{i}]"),
+                "an agent has an empty `id`".to_owned(),
+            );
         } else if !seen.insert(a.id.clone()) {
-            c.header(&format!("agents[{i}]"), format!("agent id `{}` is used twice", a.id));
+            c.header(
+                &format!("agents[{i}]"),
+                format!("agent id `{}` is used twice", a.id),
+            );
         }
         let name = a.name.unwrap_or_else(|| a.id.clone());
         agents.push(Agent { id: a.id, name });
@@ -147,9 +179,15 @@ fn check_header(c: &mut Collector, raw: RawHeader) -> Header {
     let mut topics = Vec::with_capacity(raw.topics.len());
     for (i, t) in raw.topics.into_iter().enumerate() {
         if t.id.trim().is_empty() {
-            c.header(&format!("topics[{i}]"), "a topic has an empty `id`".to_owned());
+            c.header(
+                &format!("topics[{i}]"),
+                "a topic has an empty `id`".to_owned(),
+            );
         } else if !seen.insert(t.id.clone()) {
-            c.header(&format!("topics[{i}]"), format!("topic id `{}` is used twice", t.id));
+            c.header(
+                &format!("topics[{i}]"),
+                format!("topic id `{}` is used twice", t.id),
+            );
         }
         topics.push(Topic {
             id: t.id,
@@ -159,7 +197,10 @@ fn check_header(c: &mut Collector, raw: RawHeader) -> Header {
         });
     }
     Header {
-        incident: Incident { id: raw.incident.id, title: raw.incident.title },
+        incident: Incident {
+            id: raw.incident.id,
+            title: raw.incident.title,
+        },
         agents,
         topics,
     }
@@ -177,10 +218,18 @@ fn evidence(c: &mut Collector, index: usize, raw: RawEvidence) -> Option<Evidenc
             K,
             "kind",
             &id,
-            format!("`kind` is `{}`; expected one of {}", raw.kind, EVIDENCE_KINDS.join(", ")),
+            format!(
+                "`kind` is `{}`; expected one of {}",
+                raw.kind,
+                EVIDENCE_KINDS.join(", ")
+            ),
         );
     }
-    for (field, value) in [("source", &raw.source), ("locator", &raw.locator), ("summary", &raw.summary)] {
+    for (field, value) in [
+        ("source", &raw.source),
+        ("locator", &raw.locator),
+        ("summary", &raw.summary),
+    ] {
         c.text(index, K, field, &id, value);
     }
     let observed_at = c.time(index, K, "observed_at", &id, &raw.observed_at);
@@ -190,10 +239,16 @@ fn evidence(c: &mut Collector, index: usize, raw: RawEvidence) -> Option<Evidenc
         .map(|t| c.time(index, K, "observed_until", &id, t));
     let recorded_at = c.time(index, K, "recorded_at", &id, &raw.recorded_at);
     let reliability = c.unit(index, K, "reliability", &id, raw.reliability);
-    if let (Some(from), Some(Some(until))) = (observed_at, observed_until) {
-        if until < from {
-            c.field(index, K, "observed_until", &id, "`observed_until` is before `observed_at`".to_owned());
-        }
+    if let (Some(from), Some(Some(until))) = (observed_at, observed_until)
+        && until < from
+    {
+        c.field(
+            index,
+            K,
+            "observed_until",
+            &id,
+            "`observed_until` is before `observed_at`".to_owned(),
+        );
     }
     Some(Evidence {
         id,
@@ -212,7 +267,13 @@ fn believe(c: &mut Collector, index: usize, seq: u64, raw: RawBelieve) -> Option
     const K: &str = "believe";
     let id = raw.id.unwrap_or_else(|| format!("A{seq}"));
     if id.trim().is_empty() {
-        c.field(index, K, "id", "?", "an assertion has an empty `id`".to_owned());
+        c.field(
+            index,
+            K,
+            "id",
+            "?",
+            "an assertion has an empty `id`".to_owned(),
+        );
     }
     if raw.claim.trim().is_empty() {
         c.field(index, K, "claim", &id, "`claim` is empty".to_owned());
@@ -223,7 +284,14 @@ fn believe(c: &mut Collector, index: usize, seq: u64, raw: RawBelieve) -> Option
     }
     let confidence = c.unit(index, K, "confidence", &id, raw.confidence);
     let recorded_at = c.time(index, K, "recorded_at", &id, &raw.recorded_at);
-    let valid = interval(c, index, K, &id, Some(&raw.valid_from), raw.valid_to.as_deref());
+    let valid = interval(
+        c,
+        index,
+        K,
+        &id,
+        Some(&raw.valid_from),
+        raw.valid_to.as_deref(),
+    );
     check_citations(c, index, K, "supported_by", &id, &raw.supported_by);
     Some(Assertion {
         id,
@@ -243,20 +311,36 @@ fn retract(c: &mut Collector, index: usize, seq: u64, raw: RawRetract) -> Option
     const K: &str = "retract";
     let id = raw.id.unwrap_or_else(|| format!("R{seq}"));
     if id.trim().is_empty() {
-        c.field(index, K, "id", "?", "a retraction has an empty `id`".to_owned());
+        c.field(
+            index,
+            K,
+            "id",
+            "?",
+            "a retraction has an empty `id`".to_owned(),
+        );
     }
     if let Some(r) = &raw.reason {
         c.text(index, K, "reason", &id, r);
     }
     let recorded_at = c.time(index, K, "recorded_at", &id, &raw.recorded_at);
     let valid = if raw.valid_from.is_some() || raw.valid_to.is_some() {
-        Some(interval(c, index, K, &id, raw.valid_from.as_deref(), raw.valid_to.as_deref())?)
+        Some(interval(
+            c,
+            index,
+            K,
+            &id,
+            raw.valid_from.as_deref(),
+            raw.valid_to.as_deref(),
+        )?)
     } else {
         None
     };
     check_citations(c, index, K, "because", &id, &raw.because);
     let target = match (raw.topic, raw.assertion) {
-        (Some(topic), None) => RetractTarget::Topic { topic, claim: raw.claim },
+        (Some(topic), None) => RetractTarget::Topic {
+            topic,
+            claim: raw.claim,
+        },
         (None, Some(assertion)) => {
             if raw.claim.is_some() {
                 c.field(index, K, "claim", &id, "`claim` narrows a `topic` retraction; a retraction of an `assertion` takes none".to_owned());
@@ -264,11 +348,23 @@ fn retract(c: &mut Collector, index: usize, seq: u64, raw: RawRetract) -> Option
             RetractTarget::Assertion(assertion)
         }
         (Some(_), Some(_)) => {
-            c.field(index, K, "assertion", &id, "a retraction names either a `topic` or an `assertion`, not both".to_owned());
+            c.field(
+                index,
+                K,
+                "assertion",
+                &id,
+                "a retraction names either a `topic` or an `assertion`, not both".to_owned(),
+            );
             return None;
         }
         (None, None) => {
-            c.field(index, K, "recorded_at", &id, "a retraction needs a `topic` or an `assertion`".to_owned());
+            c.field(
+                index,
+                K,
+                "recorded_at",
+                &id,
+                "a retraction needs a `topic` or an `assertion`".to_owned(),
+            );
             return None;
         }
     };
@@ -277,7 +373,13 @@ fn retract(c: &mut Collector, index: usize, seq: u64, raw: RawRetract) -> Option
         // Filled in from the assertion when references are checked.
         (RetractTarget::Assertion(_), None) => String::new(),
         (RetractTarget::Topic { .. }, None) => {
-            c.field(index, K, "topic", &id, "a retraction of a `topic` needs an `agent`".to_owned());
+            c.field(
+                index,
+                K,
+                "topic",
+                &id,
+                "a retraction of a `topic` needs an `agent`".to_owned(),
+            );
             return None;
         }
     };
@@ -311,17 +413,36 @@ fn interval(
     };
     let (from, to) = (from?, to?);
     if to <= from {
-        c.field(index, kind, "valid_to", id, "`valid_to` must be after `valid_from`".to_owned());
+        c.field(
+            index,
+            kind,
+            "valid_to",
+            id,
+            "`valid_to` must be after `valid_from`".to_owned(),
+        );
         return None;
     }
     Some(Interval::new(from, to))
 }
 
-fn check_citations(c: &mut Collector, index: usize, kind: &str, field: &str, id: &str, ids: &[String]) {
+fn check_citations(
+    c: &mut Collector,
+    index: usize,
+    kind: &str,
+    field: &str,
+    id: &str,
+    ids: &[String],
+) {
     let mut seen = HashSet::new();
     for cited in ids {
         if !seen.insert(cited) {
-            c.field(index, kind, field, id, format!("`{field}` cites `{cited}` twice"));
+            c.field(
+                index,
+                kind,
+                field,
+                id,
+                format!("`{field}` cites `{cited}` twice"),
+            );
         }
     }
 }
@@ -342,8 +463,18 @@ fn check_references(c: &mut Collector, header: &Header, events: &mut [Option<Eve
         let Some(event) = event else { continue };
         let id = event.id();
         if let Some(first) = known.get(id) {
-            let first_line = c.pos.event(first.index).map(|l| format!(" (first at line {})", l.line)).unwrap_or_default();
-            c.field(index, event.kind().as_str(), "id", id, format!("id `{id}` is used twice{first_line}"));
+            let first_line = c
+                .pos
+                .event(first.index)
+                .map(|l| format!(" (first at line {})", l.line))
+                .unwrap_or_default();
+            c.field(
+                index,
+                event.kind().as_str(),
+                "id",
+                id,
+                format!("id `{id}` is used twice{first_line}"),
+            );
             continue;
         }
         let agent = match &event.body {
@@ -352,7 +483,12 @@ fn check_references(c: &mut Collector, header: &Header, events: &mut [Option<Eve
         };
         known.insert(
             id.to_owned(),
-            Known { index, kind: event.kind(), recorded_at: event.recorded_at(), agent },
+            Known {
+                index,
+                kind: event.kind(),
+                recorded_at: event.recorded_at(),
+                agent,
+            },
         );
     }
 
@@ -361,16 +497,29 @@ fn check_references(c: &mut Collector, header: &Header, events: &mut [Option<Eve
         let kind = event.kind().as_str();
         let recorded_at = event.recorded_at();
         let id = event.id().to_owned();
-        let field = if event.kind() == EventKind::Believe { "supported_by" } else { "because" };
+        let field = if event.kind() == EventKind::Believe {
+            "supported_by"
+        } else {
+            "because"
+        };
         for cited in event.cites() {
             match known.get(cited) {
-                None => c.field(index, kind, field, &id, format!("cites evidence `{cited}`, which does not exist")),
+                None => c.field(
+                    index,
+                    kind,
+                    field,
+                    &id,
+                    format!("cites evidence `{cited}`, which does not exist"),
+                ),
                 Some(k) if k.kind != EventKind::Evidence => c.field(
                     index,
                     kind,
                     field,
                     &id,
-                    format!("cites `{cited}`, which is a {} event, not evidence", k.kind.as_str()),
+                    format!(
+                        "cites `{cited}`, which is a {} event, not evidence",
+                        k.kind.as_str()
+                    ),
                 ),
                 Some(k) if k.recorded_at > recorded_at => c.field(
                     index,
@@ -390,46 +539,81 @@ fn check_references(c: &mut Collector, header: &Header, events: &mut [Option<Eve
             EventBody::Evidence(_) => {}
             EventBody::Believe(a) => {
                 if !agents.contains(a.agent.as_str()) {
-                    c.field(index, kind, "agent", &id, format!("agent `{}` is not declared under `agents`", a.agent));
+                    c.field(
+                        index,
+                        kind,
+                        "agent",
+                        &id,
+                        format!("agent `{}` is not declared under `agents`", a.agent),
+                    );
                 }
                 if !topics.contains(a.topic.as_str()) {
-                    c.field(index, kind, "topic", &id, format!("topic `{}` is not declared under `topics`", a.topic));
+                    c.field(
+                        index,
+                        kind,
+                        "topic",
+                        &id,
+                        format!("topic `{}` is not declared under `topics`", a.topic),
+                    );
                 }
             }
             EventBody::Retract(r) => {
                 if !r.agent.is_empty() && !agents.contains(r.agent.as_str()) {
-                    c.field(index, kind, "agent", &id, format!("agent `{}` is not declared under `agents`", r.agent));
+                    c.field(
+                        index,
+                        kind,
+                        "agent",
+                        &id,
+                        format!("agent `{}` is not declared under `agents`", r.agent),
+                    );
                 }
                 match &r.target {
                     RetractTarget::Topic { topic, .. } => {
                         if !topics.contains(topic.as_str()) {
-                            c.field(index, kind, "topic", &id, format!("topic `{topic}` is not declared under `topics`"));
+                            c.field(
+                                index,
+                                kind,
+                                "topic",
+                                &id,
+                                format!("topic `{topic}` is not declared under `topics`"),
+                            );
                         }
                     }
-                    RetractTarget::Assertion(target) => match known.get(target) {
-                        None => c.field(index, kind, "assertion", &id, format!("assertion `{target}` does not exist")),
-                        Some(k) if k.kind != EventKind::Believe => c.field(
-                            index,
-                            kind,
-                            "assertion",
-                            &id,
-                            format!("`{target}` is a {} event, not an assertion", k.kind.as_str()),
-                        ),
-                        Some(k) => {
-                            let owner = k.agent.clone().unwrap_or_default();
-                            if r.agent.is_empty() {
-                                r.agent = owner;
-                            } else if r.agent != owner {
-                                c.field(
+                    RetractTarget::Assertion(target) => {
+                        match known.get(target) {
+                            None => c.field(
+                                index,
+                                kind,
+                                "assertion",
+                                &id,
+                                format!("assertion `{target}` does not exist"),
+                            ),
+                            Some(k) if k.kind != EventKind::Believe => c.field(
+                                index,
+                                kind,
+                                "assertion",
+                                &id,
+                                format!(
+                                    "`{target}` is a {} event, not an assertion",
+                                    k.kind.as_str()
+                                ),
+                            ),
+                            Some(k) => {
+                                let owner = k.agent.clone().unwrap_or_default();
+                                if r.agent.is_empty() {
+                                    r.agent = owner;
+                                } else if r.agent != owner {
+                                    c.field(
                                     index,
                                     kind,
                                     "agent",
                                     &id,
                                     format!("assertion `{target}` belongs to agent `{owner}`, not `{}`", r.agent),
                                 );
+                                }
                             }
                         }
-                    },
+                    }
                 }
             }
         }

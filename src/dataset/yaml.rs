@@ -79,7 +79,10 @@ impl YamlPositions {
             let here = Location::at(span.start.line(), span.start.col() + 1);
             let starts_node = matches!(
                 event,
-                YamlEvent::Scalar(..) | YamlEvent::MappingStart(..) | YamlEvent::SequenceStart(..) | YamlEvent::Alias(_)
+                YamlEvent::Scalar(..)
+                    | YamlEvent::MappingStart(..)
+                    | YamlEvent::SequenceStart(..)
+                    | YamlEvent::Alias(_)
             );
             let mut node_path = None;
             if starts_node {
@@ -135,7 +138,11 @@ impl YamlPositions {
 }
 
 fn join(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
 }
 
 fn depth(path: &str) -> usize {

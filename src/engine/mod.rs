@@ -84,7 +84,10 @@ pub fn replay(header: &Header, events: &[Event]) -> Replay {
             EventBody::Believe(a) => engine.assert(event.seq, a),
             EventBody::Retract(r) => engine.retract(event.seq, r),
         };
-        outcomes.push(Outcome { seq: event.seq, effect });
+        outcomes.push(Outcome {
+            seq: event.seq,
+            effect,
+        });
     }
     engine.finish(outcomes)
 }
@@ -167,10 +170,10 @@ impl<'h> Engine<'h> {
             return Vec::new();
         };
         let mut found = Vec::new();
-        if let Some((_, &idx)) = scope.range((Unbounded, Included(v.from))).next_back() {
-            if self.versions[idx].valid.overlaps(&v) {
-                found.push(idx);
-            }
+        if let Some((_, &idx)) = scope.range((Unbounded, Included(v.from))).next_back()
+            && self.versions[idx].valid.overlaps(&v)
+        {
+            found.push(idx);
         }
         if v.from < v.to {
             found.extend(
@@ -189,13 +192,13 @@ impl<'h> Engine<'h> {
         // 1. Clip a late open end.
         let mut v = a.valid;
         let mut clipped_by = None;
-        if a.valid.to == OPEN && a.clip {
-            if let Some(scope) = self.held.get(&key) {
-                if let Some((&m, &idx)) = scope.range((Excluded(v.from), Unbounded)).next() {
-                    v.to = m;
-                    clipped_by = Some(self.versions[idx].assertion.clone());
-                }
-            }
+        if a.valid.to == OPEN
+            && a.clip
+            && let Some(scope) = self.held.get(&key)
+            && let Some((&m, &idx)) = scope.range((Excluded(v.from), Unbounded)).next()
+        {
+            v.to = m;
+            clipped_by = Some(self.versions[idx].assertion.clone());
         }
 
         // 2. Close what it contradicts; keep what covers it.
@@ -226,7 +229,11 @@ impl<'h> Engine<'h> {
             rest = rest.iter().flat_map(|piece| piece.minus(cut)).collect();
         }
         for piece in rest {
-            let clipped = if piece.to == v.to { clipped_by.clone() } else { None };
+            let clipped = if piece.to == v.to {
+                clipped_by.clone()
+            } else {
+                None
+            };
             let version = Version {
                 id: 0,
                 agent: a.agent.clone(),
@@ -290,7 +297,10 @@ impl<'h> Engine<'h> {
         };
         let matching: Vec<(ScopeKey, usize)> = matching
             .into_iter()
-            .filter(|&(_, i)| r.valid.is_none_or(|cut| self.versions[i].valid.overlaps(&cut)))
+            .filter(|&(_, i)| {
+                r.valid
+                    .is_none_or(|cut| self.versions[i].valid.overlaps(&cut))
+            })
             .collect();
         if matching.is_empty() {
             return Effect::NoMatch;
@@ -307,13 +317,28 @@ impl<'h> Engine<'h> {
                 inserted += 1;
             }
         }
-        Effect::Applied { inserted, closed: matching.len() as u32 }
+        Effect::Applied {
+            inserted,
+            closed: matching.len() as u32,
+        }
     }
 
-    fn close(&mut self, idx: usize, key: &ScopeKey, seq: u64, event: &str, r: Micros, kind: CloseKind) {
+    fn close(
+        &mut self,
+        idx: usize,
+        key: &ScopeKey,
+        seq: u64,
+        event: &str,
+        r: Micros,
+        kind: CloseKind,
+    ) {
         let x = &mut self.versions[idx];
         x.superseded_at = r;
-        x.closed = Some(Closure { seq, event: event.to_owned(), kind });
+        x.closed = Some(Closure {
+            seq,
+            event: event.to_owned(),
+            kind,
+        });
         if x.recorded_at == r {
             self.discarded[idx] = true;
         }
@@ -340,7 +365,11 @@ impl<'h> Engine<'h> {
             origin: Origin::Split,
             created_by: seq,
             closed: None,
-            clipped_by: if keeps_end { x.clipped_by.clone() } else { None },
+            clipped_by: if keeps_end {
+                x.clipped_by.clone()
+            } else {
+                None
+            },
             requested_valid_to: x.requested_valid_to,
         };
         self.push(*key, version);
@@ -349,9 +378,18 @@ impl<'h> Engine<'h> {
     fn push(&mut self, key: ScopeKey, mut version: Version) {
         let idx = self.versions.len();
         version.id = idx as u64 + 1;
-        self.held.entry(key).or_default().insert(version.valid.from, idx);
-        self.descendants.entry(version.assertion.clone()).or_default().push(idx);
-        self.inserted_by.entry(version.created_by).or_default().push(idx);
+        self.held
+            .entry(key)
+            .or_default()
+            .insert(version.valid.from, idx);
+        self.descendants
+            .entry(version.assertion.clone())
+            .or_default()
+            .push(idx);
+        self.inserted_by
+            .entry(version.created_by)
+            .or_default()
+            .push(idx);
         self.versions.push(version);
         self.discarded.push(false);
     }
@@ -361,7 +399,10 @@ impl<'h> Engine<'h> {
         for outcome in &mut outcomes {
             match &mut outcome.effect {
                 Effect::Applied { inserted, closed } => {
-                    let made = self.inserted_by.get(&outcome.seq).map_or(&[][..], Vec::as_slice);
+                    let made = self
+                        .inserted_by
+                        .get(&outcome.seq)
+                        .map_or(&[][..], Vec::as_slice);
                     let kept = made.iter().filter(|&&i| !discarded[i]).count() as u32;
                     if *inserted > 0 && kept == 0 {
                         outcome.effect = Effect::ZeroWidth { closed: *closed };

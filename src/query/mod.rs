@@ -4,7 +4,10 @@
 pub mod json;
 
 use crate::model::{EventKind, Evidence, Version};
-use crate::store::{Store, read::{VERSION_COLUMNS, version}};
+use crate::store::{
+    Store,
+    read::{VERSION_COLUMNS, version},
+};
 use crate::time::Micros;
 use rusqlite::{Row, params_from_iter, types::Value};
 
@@ -34,7 +37,10 @@ fn select_beliefs(extra_where: &str) -> String {
 
 fn belief(r: &Row) -> rusqlite::Result<Belief> {
     let cited: Option<String> = r.get(17)?;
-    Ok(Belief { version: version(r)?, supported_by: split(cited) })
+    Ok(Belief {
+        version: version(r)?,
+        supported_by: split(cited),
+    })
 }
 
 fn split(joined: Option<String>) -> Vec<String> {
@@ -63,18 +69,41 @@ fn push_filter(filter: &Filter, clauses: &mut Vec<&'static str>, args: &mut Vec<
 /// Orders beliefs as people read them: topics and agents in dataset order, then valid time.
 fn sort_for_reading(store: &Store, beliefs: &mut [Belief]) {
     let header = store.header();
-    let topic_rank = |id: &str| header.topics.iter().position(|t| t.id == id).unwrap_or(usize::MAX);
-    let agent_rank = |id: &str| header.agents.iter().position(|a| a.id == id).unwrap_or(usize::MAX);
+    let topic_rank = |id: &str| {
+        header
+            .topics
+            .iter()
+            .position(|t| t.id == id)
+            .unwrap_or(usize::MAX)
+    };
+    let agent_rank = |id: &str| {
+        header
+            .agents
+            .iter()
+            .position(|a| a.id == id)
+            .unwrap_or(usize::MAX)
+    };
     beliefs.sort_by_cached_key(|b| {
         let v = &b.version;
-        (topic_rank(&v.topic), agent_rank(&v.agent), v.valid.from, v.recorded_at, v.id)
+        (
+            topic_rank(&v.topic),
+            agent_rank(&v.agent),
+            v.valid.from,
+            v.recorded_at,
+            v.id,
+        )
     });
 }
 
 /// `believed(T′)` and `believed(T′, about T)`: versions held at recorded time `at`
 /// (`recorded_at ≤ at < superseded_at`), and if `about` is given, only those whose
 /// valid interval contains it.
-pub fn believed(store: &Store, at: Micros, about: Option<Micros>, filter: &Filter) -> rusqlite::Result<Vec<Belief>> {
+pub fn believed(
+    store: &Store,
+    at: Micros,
+    about: Option<Micros>,
+    filter: &Filter,
+) -> rusqlite::Result<Vec<Belief>> {
     let mut clauses = vec!["v.recorded_at <= ?", "v.superseded_at > ?"];
     let mut args = vec![Value::Integer(at), Value::Integer(at)];
     if let Some(t) = about {
@@ -116,7 +145,10 @@ pub struct History {
 /// `history(agent, topic)`: every version ordered by `recorded_at`, `seq`,
 /// `valid_from`, with the reconfirmations and zero-width events beside them.
 pub fn history(store: &Store, topic: &str, agent: Option<&str>) -> rusqlite::Result<History> {
-    let filter = Filter { agent: agent.map(str::to_owned), topic: Some(topic.to_owned()) };
+    let filter = Filter {
+        agent: agent.map(str::to_owned),
+        topic: Some(topic.to_owned()),
+    };
     let mut clauses = Vec::new();
     let mut args = Vec::new();
     push_filter(&filter, &mut clauses, &mut args);
@@ -163,7 +195,12 @@ pub struct Changes {
     pub closed: Vec<Belief>,
 }
 
-pub fn changes(store: &Store, after: Micros, until: Micros, filter: &Filter) -> rusqlite::Result<Changes> {
+pub fn changes(
+    store: &Store,
+    after: Micros,
+    until: Micros,
+    filter: &Filter,
+) -> rusqlite::Result<Changes> {
     let window = |range: &'static str| {
         let mut clauses = vec![range];
         let mut args = vec![Value::Integer(after), Value::Integer(until)];
@@ -173,7 +210,11 @@ pub fn changes(store: &Store, after: Micros, until: Micros, filter: &Filter) -> 
     let (created_where, created_args) = window("v.recorded_at > ? AND v.recorded_at <= ?");
     let (closed_where, closed_args) = window("v.superseded_at > ? AND v.superseded_at <= ?");
     let order = " ORDER BY v.recorded_at, v.created_by, v.valid_from, v.id";
-    let created = run(store, &(select_beliefs(&created_where) + order), created_args)?;
+    let created = run(
+        store,
+        &(select_beliefs(&created_where) + order),
+        created_args,
+    )?;
     let order = " ORDER BY v.superseded_at, v.closed_seq, v.valid_from, v.id";
     let closed = run(store, &(select_beliefs(&closed_where) + order), closed_args)?;
     Ok(Changes { created, closed })
@@ -181,7 +222,12 @@ pub fn changes(store: &Store, after: Micros, until: Micros, filter: &Filter) -> 
 
 /// `answer(agent, topic, T′)`: the claim of the held version with the greatest
 /// `valid_from` (ties: the later `recorded_at`), or none.
-pub fn answer(store: &Store, agent: &str, topic: &str, at: Micros) -> rusqlite::Result<Option<String>> {
+pub fn answer(
+    store: &Store,
+    agent: &str,
+    topic: &str,
+    at: Micros,
+) -> rusqlite::Result<Option<String>> {
     use rusqlite::OptionalExtension;
     store
         .connection()

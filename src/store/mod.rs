@@ -24,12 +24,17 @@ pub enum StoreError {
     Exists(PathBuf),
     #[error("{0}: not an asof store (a SQLite file without asof's application id)")]
     Foreign(PathBuf),
-    #[error("{path}: store format version {found} is newer than this asof reads ({FORMAT_VERSION}); upgrade asof")]
+    #[error(
+        "{path}: store format version {found} is newer than this asof reads ({FORMAT_VERSION}); upgrade asof"
+    )]
     Newer { path: PathBuf, found: i32 },
     #[error("{path}: not a readable asof store: {reason}")]
     Damaged { path: PathBuf, reason: String },
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("store: {0}")]
     Sqlite(#[from] rusqlite::Error),
 }
@@ -53,12 +58,18 @@ pub struct Store {
 impl Store {
     /// Opens an existing store read-only, refusing foreign, damaged and newer files.
     pub fn open(path: &Path) -> Result<Store> {
-        Self::open_with(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        Self::open_with(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
     }
 
     /// Opens an existing store for writing (`rebuild`).
     pub fn open_for_write(path: &Path) -> Result<Store> {
-        Self::open_with(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        Self::open_with(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
     }
 
     fn open_with(path: &Path, flags: OpenFlags) -> Result<Store> {
@@ -70,7 +81,8 @@ impl Store {
             reason: e.to_string(),
         };
         let conn = Connection::open_with_flags(path, flags).map_err(damaged)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(damaged)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(damaged)?;
         let app: i32 = conn
             .query_row("PRAGMA application_id", [], |r| r.get(0))
             .map_err(damaged)?;
@@ -81,7 +93,10 @@ impl Store {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(damaged)?;
         if version > FORMAT_VERSION {
-            return Err(StoreError::Newer { path: path.to_owned(), found: version });
+            return Err(StoreError::Newer {
+                path: path.to_owned(),
+                found: version,
+            });
         }
         if version < FORMAT_VERSION {
             return Err(StoreError::Damaged {
@@ -90,7 +105,11 @@ impl Store {
             });
         }
         let header = read::header(&conn).map_err(damaged)?;
-        Ok(Store { conn, label: path.display().to_string(), header })
+        Ok(Store {
+            conn,
+            label: path.display().to_string(),
+            header,
+        })
     }
 
     /// Builds an in-memory store from a parsed dataset (a dataset given as SOURCE,
@@ -99,7 +118,11 @@ impl Store {
         let mut conn = Connection::open_in_memory()?;
         write::write_all(&mut conn, dataset, replay, label)?;
         let header = read::header(&conn)?;
-        Ok(Store { conn, label: label.to_owned(), header })
+        Ok(Store {
+            conn,
+            label: label.to_owned(),
+            header,
+        })
     }
 
     /// Loads a validated dataset into a new store file at `path`, atomically: on any
@@ -108,7 +131,10 @@ impl Store {
         if path.exists() && !force {
             return Err(StoreError::Exists(path.to_owned()));
         }
-        let io = |source| StoreError::Io { path: path.to_owned(), source };
+        let io = |source| StoreError::Io {
+            path: path.to_owned(),
+            source,
+        };
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
             _ => PathBuf::from("."),
@@ -159,7 +185,10 @@ impl Store {
     /// The canonical log, in file order.
     pub fn log(&self) -> Result<Dataset> {
         let events = read::events(&self.conn)?;
-        Ok(Dataset { header: self.header.clone(), events })
+        Ok(Dataset {
+            header: self.header.clone(),
+            events,
+        })
     }
 
     /// Replays the log from scratch.
@@ -173,7 +202,9 @@ impl Store {
     pub fn rebuild(&mut self) -> Result<usize> {
         let replay = self.replay()?;
         let tx = self.conn.transaction()?;
-        tx.execute_batch("DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;")?;
+        tx.execute_batch(
+            "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;",
+        )?;
         write::derived(&tx, &replay)?;
         tx.commit()?;
         Ok(replay.versions.len())
@@ -191,26 +222,41 @@ impl Store {
                 (None, None) => break,
                 (Some(s), Some(f)) if s.id == f.id => {
                     if s != f {
-                        differences.push(format!("version {} differs from its replay: stored {:?}, replayed {:?}", s.id, s, f));
+                        differences.push(format!(
+                            "version {} differs from its replay: stored {:?}, replayed {:?}",
+                            s.id, s, f
+                        ));
                     }
                     stored_iter.next();
                     fresh_iter.next();
                 }
                 (Some(s), Some(f)) if s.id < f.id => {
-                    differences.push(format!("version {} is stored but replay does not derive it", s.id));
+                    differences.push(format!(
+                        "version {} is stored but replay does not derive it",
+                        s.id
+                    ));
                     stored_iter.next();
                 }
                 (Some(s), None) => {
-                    differences.push(format!("version {} is stored but replay does not derive it", s.id));
+                    differences.push(format!(
+                        "version {} is stored but replay does not derive it",
+                        s.id
+                    ));
                     stored_iter.next();
                 }
                 (_, Some(f)) => {
-                    differences.push(format!("version {} is derived by replay but missing from the store", f.id));
+                    differences.push(format!(
+                        "version {} is derived by replay but missing from the store",
+                        f.id
+                    ));
                     fresh_iter.next();
                 }
             }
         }
-        Ok(CheckReport { versions: fresh.versions.len(), differences })
+        Ok(CheckReport {
+            versions: fresh.versions.len(),
+            differences,
+        })
     }
 }
 

@@ -1,8 +1,8 @@
 //! Reading a store back into the model.
 
 use crate::model::{
-    Agent, Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Evidence, Header, Incident,
-    Origin, RetractTarget, Retraction, Topic, Version,
+    Agent, Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Evidence, Header,
+    Incident, Origin, RetractTarget, Retraction, Topic, Version,
 };
 use crate::time::{Interval, OPEN};
 use rusqlite::{Connection, OptionalExtension, Row};
@@ -19,21 +19,35 @@ pub(super) fn header(conn: &Connection) -> rusqlite::Result<Header> {
     };
     let mut stmt = conn.prepare("SELECT id, name FROM agents ORDER BY idx")?;
     let agents = stmt
-        .query_map([], |r| Ok(Agent { id: r.get(0)?, name: r.get(1)? }))?
+        .query_map([], |r| {
+            Ok(Agent {
+                id: r.get(0)?,
+                name: r.get(1)?,
+            })
+        })?
         .collect::<rusqlite::Result<_>>()?;
-    let mut stmt = conn.prepare("SELECT id, question, cardinality, resolution FROM topics ORDER BY idx")?;
+    let mut stmt =
+        conn.prepare("SELECT id, question, cardinality, resolution FROM topics ORDER BY idx")?;
     let topics = stmt
         .query_map([], |r| {
             let cardinality: String = r.get(2)?;
             Ok(Topic {
                 id: r.get(0)?,
                 question: r.get(1)?,
-                cardinality: if cardinality == "many" { Cardinality::Many } else { Cardinality::One },
+                cardinality: if cardinality == "many" {
+                    Cardinality::Many
+                } else {
+                    Cardinality::One
+                },
                 resolution: r.get(3)?,
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
-    Ok(Header { incident, agents, topics })
+    Ok(Header {
+        incident,
+        agents,
+        topics,
+    })
 }
 
 /// The whole log in file order, citations included.
@@ -57,7 +71,10 @@ pub(super) fn events(conn: &Connection) -> rusqlite::Result<Vec<Event>> {
     rows.collect()
 }
 
-fn event(r: &Row, cites: &mut std::collections::HashMap<i64, Vec<String>>) -> rusqlite::Result<Event> {
+fn event(
+    r: &Row,
+    cites: &mut std::collections::HashMap<i64, Vec<String>>,
+) -> rusqlite::Result<Event> {
     let seq: i64 = r.get(0)?;
     let id: String = r.get(1)?;
     let kind: String = r.get(2)?;
@@ -95,7 +112,10 @@ fn event(r: &Row, cites: &mut std::collections::HashMap<i64, Vec<String>>) -> ru
             let assertion: Option<String> = r.get(11)?;
             let target = match assertion {
                 Some(a) => RetractTarget::Assertion(a),
-                None => RetractTarget::Topic { topic: r.get(5)?, claim: r.get(6)? },
+                None => RetractTarget::Topic {
+                    topic: r.get(5)?,
+                    claim: r.get(6)?,
+                },
             };
             EventBody::Retract(Retraction {
                 id,
@@ -108,10 +128,14 @@ fn event(r: &Row, cites: &mut std::collections::HashMap<i64, Vec<String>>) -> ru
             })
         }
     };
-    Ok(Event { seq: seq as u64, body })
+    Ok(Event {
+        seq: seq as u64,
+        body,
+    })
 }
 
-pub const VERSION_COLUMNS: &str = "v.id, v.agent, v.topic, v.claim, v.confidence, v.valid_from, v.valid_to,
+pub const VERSION_COLUMNS: &str =
+    "v.id, v.agent, v.topic, v.claim, v.confidence, v.valid_from, v.valid_to,
     v.recorded_at, v.superseded_at, v.assertion, v.origin, v.created_by, v.closed_seq, v.closed_by,
     v.closed_kind, v.clipped_by, v.requested_valid_to";
 
@@ -125,7 +149,11 @@ pub fn version(r: &Row) -> rusqlite::Result<Version> {
             Some(Closure {
                 seq: seq as u64,
                 event: r.get(13)?,
-                kind: if kind == "retracted" { CloseKind::Retracted } else { CloseKind::Superseded },
+                kind: if kind == "retracted" {
+                    CloseKind::Retracted
+                } else {
+                    CloseKind::Superseded
+                },
             })
         }
         None => None,
@@ -140,7 +168,11 @@ pub fn version(r: &Row) -> rusqlite::Result<Version> {
         recorded_at: r.get(7)?,
         superseded_at: r.get(8)?,
         assertion: r.get(9)?,
-        origin: if origin == "split" { Origin::Split } else { Origin::Asserted },
+        origin: if origin == "split" {
+            Origin::Split
+        } else {
+            Origin::Asserted
+        },
         created_by: r.get::<_, i64>(11)? as u64,
         closed,
         clipped_by: r.get(15)?,
@@ -149,7 +181,9 @@ pub fn version(r: &Row) -> rusqlite::Result<Version> {
 }
 
 pub(super) fn versions(conn: &Connection) -> rusqlite::Result<Vec<Version>> {
-    let mut stmt = conn.prepare(&format!("SELECT {VERSION_COLUMNS} FROM versions v ORDER BY v.id"))?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {VERSION_COLUMNS} FROM versions v ORDER BY v.id"
+    ))?;
     let rows = stmt.query_map([], version)?;
     rows.collect()
 }

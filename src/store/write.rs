@@ -6,7 +6,12 @@ use crate::model::{Dataset, EventBody, RetractTarget};
 use crate::time::OPEN;
 use rusqlite::{Connection, Transaction, params};
 
-pub(super) fn write_all(conn: &mut Connection, dataset: &Dataset, replay: &Replay, source: &str) -> rusqlite::Result<()> {
+pub(super) fn write_all(
+    conn: &mut Connection,
+    dataset: &Dataset,
+    replay: &Replay,
+    source: &str,
+) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     tx.execute_batch(SCHEMA)?;
     tx.execute_batch(&format!(
@@ -18,7 +23,10 @@ pub(super) fn write_all(conn: &mut Connection, dataset: &Dataset, replay: &Repla
         meta.execute(params!["incident_id", header.incident.id])?;
         meta.execute(params!["incident_title", header.incident.title])?;
         meta.execute(params!["source", source])?;
-        meta.execute(params!["loaded_at", crate::time::format(crate::time::now())])?;
+        meta.execute(params![
+            "loaded_at",
+            crate::time::format(crate::time::now())
+        ])?;
         meta.execute(params!["asof_version", env!("CARGO_PKG_VERSION")])?;
 
         let mut agent = tx.prepare("INSERT INTO agents (idx, id, name) VALUES (?1, ?2, ?3)")?;
@@ -29,7 +37,13 @@ pub(super) fn write_all(conn: &mut Connection, dataset: &Dataset, replay: &Repla
             "INSERT INTO topics (idx, id, question, cardinality, resolution) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
         for (i, t) in header.topics.iter().enumerate() {
-            topic.execute(params![i as i64, t.id, t.question, t.cardinality.as_str(), t.resolution])?;
+            topic.execute(params![
+                i as i64,
+                t.id,
+                t.question,
+                t.cardinality.as_str(),
+                t.resolution
+            ])?;
         }
         log(&tx, dataset)?;
     }
@@ -53,25 +67,74 @@ fn log(tx: &Transaction, dataset: &Dataset) -> rusqlite::Result<()> {
         let kind = event.kind().as_str();
         match &event.body {
             EventBody::Evidence(e) => insert.execute(params![
-                seq, e.id, kind, e.recorded_at, None::<String>, None::<String>, None::<String>,
-                None::<f64>, None::<i64>, None::<i64>, None::<i64>, None::<String>, e.kind, e.source,
-                e.locator, e.observed_at, e.observed_until, e.reliability, e.summary
+                seq,
+                e.id,
+                kind,
+                e.recorded_at,
+                None::<String>,
+                None::<String>,
+                None::<String>,
+                None::<f64>,
+                None::<i64>,
+                None::<i64>,
+                None::<i64>,
+                None::<String>,
+                e.kind,
+                e.source,
+                e.locator,
+                e.observed_at,
+                e.observed_until,
+                e.reliability,
+                e.summary
             ])?,
             EventBody::Believe(a) => insert.execute(params![
-                seq, a.id, kind, a.recorded_at, a.agent, a.topic, a.claim, a.confidence,
-                a.valid.from, open_as_null(a.valid.to), a.clip, None::<String>, None::<String>,
-                None::<String>, None::<String>, None::<i64>, None::<i64>, None::<f64>, a.rationale
+                seq,
+                a.id,
+                kind,
+                a.recorded_at,
+                a.agent,
+                a.topic,
+                a.claim,
+                a.confidence,
+                a.valid.from,
+                open_as_null(a.valid.to),
+                a.clip,
+                None::<String>,
+                None::<String>,
+                None::<String>,
+                None::<String>,
+                None::<i64>,
+                None::<i64>,
+                None::<f64>,
+                a.rationale
             ])?,
             EventBody::Retract(r) => {
                 let (topic, claim, assertion) = match &r.target {
-                    RetractTarget::Topic { topic, claim } => (Some(topic.as_str()), claim.as_deref(), None),
+                    RetractTarget::Topic { topic, claim } => {
+                        (Some(topic.as_str()), claim.as_deref(), None)
+                    }
                     RetractTarget::Assertion(id) => (None, None, Some(id.as_str())),
                 };
                 insert.execute(params![
-                    seq, r.id, kind, r.recorded_at, r.agent, topic, claim, None::<f64>,
-                    r.valid.and_then(|v| min_as_null(v.from)), r.valid.and_then(|v| open_as_null(v.to)),
-                    None::<i64>, assertion, None::<String>, None::<String>, None::<String>, None::<i64>,
-                    None::<i64>, None::<f64>, r.reason
+                    seq,
+                    r.id,
+                    kind,
+                    r.recorded_at,
+                    r.agent,
+                    topic,
+                    claim,
+                    None::<f64>,
+                    r.valid.and_then(|v| min_as_null(v.from)),
+                    r.valid.and_then(|v| open_as_null(v.to)),
+                    None::<i64>,
+                    assertion,
+                    None::<String>,
+                    None::<String>,
+                    None::<String>,
+                    None::<i64>,
+                    None::<i64>,
+                    None::<f64>,
+                    r.reason
                 ])?
             }
         };
@@ -122,7 +185,8 @@ pub(super) fn derived(tx: &Transaction, replay: &Replay) -> rusqlite::Result<()>
             v.requested_valid_to,
         ])?;
     }
-    let mut outcome = tx.prepare("INSERT INTO outcomes (seq, effect, inserted, closed) VALUES (?1, ?2, ?3, ?4)")?;
+    let mut outcome =
+        tx.prepare("INSERT INTO outcomes (seq, effect, inserted, closed) VALUES (?1, ?2, ?3, ?4)")?;
     let mut reconfirm = tx.prepare("INSERT INTO reconfirmations (seq, version) VALUES (?1, ?2)")?;
     for o in &replay.outcomes {
         let (inserted, closed) = match &o.effect {

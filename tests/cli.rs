@@ -1,0 +1,400 @@
+//! The real binary on real SQLite files: every command, format and exit code.
+
+mod common;
+
+use common::{SMALL, asof, bytes, write};
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn json(cmd: &mut assert_cmd::Command) -> Value {
+    let out = cmd.assert().success().get_output().stdout.clone();
+    serde_json::from_slice(&out).expect("valid JSON on stdout")
+}
+
+fn load_demo(dir: &Path) -> PathBuf {
+    let db = dir.join("demo.db");
+    asof()
+        .args(["load", "datasets/payment-outage.yaml", "--db"])
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "81 events (33 evidence, 41 assertions, 7 retractions)",
+        ));
+    db
+}
+
+#[test]
+fn no_arguments_summarises_the_bundled_demo() {
+    asof()
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Checkout payments failing"))
+        .stdout(predicate::str::contains(
+            "Expired TLS certificate on the card-network gateway",
+        ))
+        .stdout(predicate::str::contains("asof history --topic root-cause"));
+}
+
+#[test]
+fn believed_about_the_past_answers_from_the_demo() {
+    let v = json(asof().args([
+        "believed",
+        "--at",
+        "2026-03-03T12:00:00Z",
+        "--about",
+        "2026-03-02T09:30:00Z",
+        "--topic",
+        "root-cause",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(v["as_of"], "2026-03-03T12:00:00Z");
+    assert_eq!(v["about"], "2026-03-02T09:30:00Z");
+    let beliefs = v["beliefs"].as_array().unwrap();
+    let claims: Vec<(&str, &str)> = beliefs
+        .iter()
+        .map(|b| (b["agent"].as_str().unwrap(), b["claim"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        claims,
+        vec![
+            (
+                "triage",
+                "Expired TLS certificate on the card-network gateway"
+            ),
+            ("infra", "Card-network provider outage"),
+        ]
+    );
+    let triage = &beliefs[0];
+    assert_eq!(triage["confidence"], 0.5);
+    assert_eq!(triage["valid_from"], "2026-03-02T09:05:00Z");
+    assert_eq!(triage["valid_to"], Value::Null);
+    assert_eq!(triage["recorded_at"], "2026-03-03T10:30:00Z");
+    assert_eq!(triage["superseded_at"], "2026-03-03T12:10:00Z");
+    assert_eq!(triage["supported_by"], serde_json::json!(["E14"]));
+    assert_eq!(triage["origin"], "asserted");
+    assert_eq!(
+        triage["closed"],
+        serde_json::json!({"by": "B19", "kind": "superseded"})
+    );
+    assert_eq!(triage["clipped_by"], Value::Null);
+    for key in [
+        "agent",
+        "topic",
+        "claim",
+        "confidence",
+        "valid_from",
+        "valid_to",
+        "recorded_at",
+        "superseded_at",
+        "supported_by",
+        "assertion",
+        "origin",
+        "closed",
+        "clipped_by",
+    ] {
+        assert!(triage.get(key).is_some(), "VERSION has `{key}`");
+    }
+}
+
+#[test]
+fn a_store_a_dataset_and_the_demo_answer_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = load_demo(dir.path());
+    let args = ["--at", "2026-03-06T12:00:00Z", "--format", "json"];
+    let from_store = json(asof().arg("believed").arg(&db).args(args));
+    let from_yaml = json(
+        asof()
+            .args(["believed", "datasets/payment-outage.yaml"])
+            .args(args),
+    );
+    let from_demo = json(asof().arg("believed").args(args));
+    assert_eq!(from_store, from_yaml);
+    assert_eq!(from_store, from_demo);
+    assert!(from_store["beliefs"].as_array().unwrap().len() > 5);
+}
+
+#[test]
+fn the_late_evidence_clips_an_open_end() {
+    let v = json(asof().args([
+        "history",
+        "--topic",
+        "root-cause",
+        "--agent",
+        "triage",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(v["agent"], "triage");
+    assert_eq!(v["topic"], "root-cause");
+    let versions = v["versions"].as_array().unwrap();
+    let clipped: Vec<&Value> = versions
+        .iter()
+        .filter(|v| v["clipped_by"] != Value::Null)
+        .collect();
+    assert_eq!(clipped.len(), 1);
+    assert_eq!(clipped[0]["valid_from"], "2026-03-02T08:58:00Z");
+    assert_eq!(clipped[0]["valid_to"], "2026-03-02T09:05:00Z");
+    assert_eq!(clipped[0]["requested_valid_to"], Value::Null);
+    assert_eq!(
+        clipped[0]["supported_by"],
+        serde_json::json!(["E24", "E28"])
+    );
+    let retracted = versions
+        .iter()
+        .filter(|v| v["closed"]["kind"] == "retracted")
+        .count();
+    assert_eq!(
+        retracted, 2,
+        "the DB claim and the deploy claim were retracted"
+    );
+    let effects: Vec<&str> = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["effect"].as_str().unwrap())
+        .collect();
+    assert_eq!(effects, vec!["reconfirmed", "reconfirmed"]);
+}
+
+#[test]
+fn table_and_markdown_formats_print() {
+    asof()
+        .args(["history", "--topic", "affected-regions"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("retracted by R1"))
+        .stdout(predicate::str::contains("ap-south"));
+    asof()
+        .args(["believed", "--at", "2026-03-02T12:30:00Z", "--format", "md"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "## Beliefs as of 2026-03-02T12:30:00Z",
+        ))
+        .stdout(predicate::str::contains("| TOPIC | AGENT | CLAIM |"));
+    asof()
+        .args(["evidence"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("E28"))
+        .stdout(predicate::str::contains("4d 1h"));
+    let v = json(asof().args(["evidence", "--format", "json"]));
+    let e15 = v["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == "E15")
+        .unwrap()
+        .clone();
+    assert_eq!(e15["cited_by"], serde_json::json!(["B19", "B20"]));
+}
+
+#[test]
+fn changes_lists_what_a_window_created_and_closed() {
+    let v = json(asof().args([
+        "changes",
+        "--after",
+        "2026-03-03T12:00:00Z",
+        "--until",
+        "2026-03-03T12:10:00Z",
+        "--topic",
+        "root-cause",
+        "--format",
+        "json",
+    ]));
+    let claims = |k: &str| -> Vec<String> {
+        v[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["claim"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        claims("created"),
+        vec!["Bad deploy of checkout-service v4.12"]
+    );
+    assert_eq!(
+        claims("closed"),
+        vec!["Expired TLS certificate on the card-network gateway"]
+    );
+}
+
+#[test]
+fn unknown_topics_and_agents_are_usage_errors() {
+    asof()
+        .args(["history", "--topic", "weather"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown topic `weather`; topics are: root-cause, customer-impact, severity, affected-regions"));
+    asof()
+        .args(["believed", "--at", "2026-03-03T09:00:00", "--agent", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("has no UTC offset"));
+    asof().args(["believed"]).assert().code(2);
+}
+
+#[test]
+fn query_commands_never_write_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = load_demo(dir.path());
+    let before = bytes(&db);
+    asof()
+        .arg("believed")
+        .arg(&db)
+        .args(["--at", "now"])
+        .assert()
+        .success();
+    asof()
+        .arg("history")
+        .arg(&db)
+        .args(["--topic", "severity"])
+        .assert()
+        .success();
+    asof().arg("evidence").arg(&db).assert().success();
+    asof()
+        .arg("check")
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ok"));
+    assert_eq!(bytes(&db), before);
+    let mut perms = std::fs::metadata(&db).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&db, perms).unwrap();
+    asof()
+        .arg("believed")
+        .arg(&db)
+        .args(["--at", "now"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn check_detects_tampering_and_rebuild_repairs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "small.yaml", SMALL);
+    let db = dir.path().join("small.db");
+    asof()
+        .arg("load")
+        .arg(&path)
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success();
+    asof().arg("check").arg(&db).assert().success();
+    let versions = |db: &Path| -> Vec<(String, i64, i64)> {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT claim, valid_from, superseded_at FROM versions ORDER BY id")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let original = versions(&db);
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute("UPDATE versions SET claim = 'tampered' WHERE id = 1", [])
+            .unwrap();
+    }
+    asof()
+        .arg("check")
+        .arg(&db)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "version 1 differs from its replay",
+        ))
+        .stderr(predicate::str::contains("1 disagreement(s)"));
+    asof().arg("rebuild").arg(&db).assert().success();
+    asof().arg("check").arg(&db).assert().success();
+    assert_eq!(
+        versions(&db),
+        original,
+        "rebuild restores exactly the derived rows"
+    );
+}
+
+#[test]
+fn foreign_damaged_and_newer_stores_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let noise = dir.path().join("noise.db");
+    std::fs::write(
+        &noise,
+        (0..4096u32)
+            .map(|i| (i * 7919 % 251) as u8)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    asof()
+        .arg("evidence")
+        .arg(&noise)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a readable asof store"));
+
+    let foreign = dir.path().join("foreign.db");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+        .unwrap();
+    asof()
+        .arg("evidence")
+        .arg(&foreign)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not an asof store"));
+
+    let newer = load_demo(dir.path());
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .execute_batch("PRAGMA user_version = 99;")
+        .unwrap();
+    asof()
+        .arg("evidence")
+        .arg(&newer)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "store format version 99 is newer than this asof reads (1)",
+        ));
+
+    let truncated = dir.path().join("truncated.db");
+    let full = bytes(&load_demo(&tempfile::tempdir().unwrap().keep()));
+    std::fs::write(&truncated, &full[..full.len() / 3]).unwrap();
+    let out = asof()
+        .arg("history")
+        .arg(&truncated)
+        .args(["--topic", "root-cause"])
+        .assert()
+        .get_output()
+        .clone();
+    assert_ne!(
+        out.status.code(),
+        Some(0),
+        "a truncated store is not read as complete"
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+
+    asof()
+        .arg("evidence")
+        .arg(dir.path().join("missing.db"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no such store"));
+}
+
+#[test]
+fn help_lists_the_commands() {
+    asof()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("believed"))
+        .stdout(predicate::str::contains("Examples:"));
+}

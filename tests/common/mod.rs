@@ -1,0 +1,90 @@
+//! Helpers shared by the integration tests: temporary files and the real binary.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+pub fn asof() -> Command {
+    let mut cmd = Command::cargo_bin("asof").expect("the asof binary is built");
+    cmd.env("NO_COLOR", "1").env_remove("RUST_BACKTRACE");
+    cmd
+}
+
+/// Writes `text` to `name` inside `dir` and returns its path.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write fixture");
+    path
+}
+
+/// A small valid dataset: two evidence items, three assertions, one retraction.
+pub const SMALL: &str = r#"asof: 1
+incident:
+  id: small
+  title: "Small incident"
+agents:
+  - id: triage
+    name: "Triage agent"
+topics:
+  - id: root-cause
+    question: "Why?"
+    resolution: "cert"
+events:
+  - evidence:
+      id: E1
+      kind: alert
+      source: pagerduty
+      locator: "PD-1"
+      observed_at: 2026-03-02T09:10:00Z
+      recorded_at: 2026-03-02T09:14:00Z
+      summary: "errors"
+  - believe:
+      id: B1
+      agent: triage
+      topic: root-cause
+      claim: "db"
+      confidence: 0.6
+      valid_from: 2026-03-02T09:05:00Z
+      recorded_at: 2026-03-02T09:20:00Z
+      supported_by: [E1]
+  - evidence:
+      id: E2
+      kind: log
+      source: loki
+      locator: "gw.log:12"
+      observed_at: 2026-03-02T09:00:00Z
+      recorded_at: 2026-03-03T10:00:00Z
+      reliability: 0.5
+      summary: "cert errors"
+  - believe:
+      id: B2
+      agent: triage
+      topic: root-cause
+      claim: "cert"
+      confidence: 0.9
+      valid_from: 2026-03-02T09:05:00Z
+      recorded_at: 2026-03-03T10:30:00Z
+      supported_by: [E2]
+  - believe:
+      id: B3
+      agent: triage
+      topic: root-cause
+      claim: "cert"
+      confidence: 0.9
+      valid_from: 2026-03-02T09:00:00Z
+      recorded_at: 2026-03-03T11:00:00Z
+      supported_by: [E2]
+  - retract:
+      id: R1
+      agent: triage
+      topic: root-cause
+      valid_from: 2026-03-02T09:00:00Z
+      valid_to: 2026-03-02T09:02:00Z
+      recorded_at: 2026-03-04T00:00:00Z
+      because: []
+"#;
+
+/// SHA-256-free fingerprint for "unchanged" checks: the bytes themselves.
+pub fn bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).expect("read file")
+}

@@ -1,0 +1,486 @@
+//! Property tests: the replay engine against a small reference model written
+//! straight from the words of SPEC §3, plus the invariants of §3 on random logs.
+//!
+//! The reference model is deliberately naive: one flat list of versions, scopes
+//! found by scanning it, and "V′ minus the covered parts" computed from
+//! elementary segments instead of interval subtraction.
+
+use asof::engine::{self, Effect};
+use asof::model::{
+    Agent, Assertion, Cardinality, Dataset, Event, EventBody, Header, Incident, RetractTarget,
+    Retraction, Topic, permille,
+};
+use asof::query::{self, Filter};
+use asof::store::Store;
+use asof::time::{Interval, OPEN};
+use proptest::prelude::*;
+
+const TOPICS: [(&str, Cardinality); 3] = [
+    ("t1", Cardinality::One),
+    ("t2", Cardinality::One),
+    ("m", Cardinality::Many),
+];
+const AGENTS: [&str; 2] = ["a", "b"];
+const CLAIMS: [&str; 3] = ["x", "y", "z"];
+const CONFIDENCES: [f64; 3] = [0.5, 0.8, 1.0];
+
+fn header() -> Header {
+    Header {
+        incident: Incident {
+            id: "prop".into(),
+            title: String::new(),
+        },
+        agents: AGENTS
+            .iter()
+            .map(|a| Agent {
+                id: (*a).into(),
+                name: (*a).into(),
+            })
+            .collect(),
+        topics: TOPICS
+            .iter()
+            .map(|(id, cardinality)| Topic {
+                id: (*id).into(),
+                question: String::new(),
+                cardinality: *cardinality,
+                resolution: None,
+            })
+            .collect(),
+    }
+}
+
+fn cardinality(topic: &str) -> Cardinality {
+    TOPICS
+        .iter()
+        .find(|(id, _)| *id == topic)
+        .map_or(Cardinality::One, |(_, c)| *c)
+}
+
+// ---------------------------------------------------------------------------
+// The reference model.
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Row {
+    agent: String,
+    topic: String,
+    claim: String,
+    confidence: i64,
+    from: i64,
+    to: i64,
+    recorded_at: i64,
+    superseded_at: i64,
+    assertion: String,
+    split: bool,
+    closed: Option<(String, bool)>, // (event, retracted?)
+    clipped_by: Option<String>,
+}
+
+fn same_scope(v: &Row, agent: &str, topic: &str, claim: &str) -> bool {
+    v.agent == agent
+        && v.topic == topic
+        && (cardinality(topic) == Cardinality::One || v.claim == claim)
+}
+
+fn overlaps(a: (i64, i64), b: (i64, i64)) -> bool {
+    a.0 < b.1 && b.0 < a.1
+}
+
+/// Parts of `x` outside `cut`.
+fn outside(x: (i64, i64), cut: (i64, i64)) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
+    if x.0 < cut.0 {
+        out.push((x.0, x.1.min(cut.0)));
+    }
+    if cut.1 < x.1 {
+        out.push((x.0.max(cut.1), x.1));
+    }
+    out
+}
+
+struct Model {
+    rows: Vec<Row>,
+    no_match: Vec<u64>,
+    reconfirmed: Vec<u64>,
+}
+
+fn split_piece(x: &Row, piece: (i64, i64), r: i64) -> Row {
+    Row {
+        from: piece.0,
+        to: piece.1,
+        recorded_at: r,
+        superseded_at: OPEN,
+        split: true,
+        closed: None,
+        clipped_by: if piece.1 == x.to {
+            x.clipped_by.clone()
+        } else {
+            None
+        },
+        ..x.clone()
+    }
+}
+
+fn reference(events: &[Event]) -> Model {
+    let mut order: Vec<&Event> = events.iter().collect();
+    order.sort_by_key(|e| e.recorded_at()); // stable: equal times keep file order
+    let mut m = Model {
+        rows: Vec::new(),
+        no_match: Vec::new(),
+        reconfirmed: Vec::new(),
+    };
+    for event in order {
+        match &event.body {
+            EventBody::Evidence(_) => {}
+            EventBody::Believe(a) => {
+                let r = a.recorded_at;
+                let held: Vec<usize> = (0..m.rows.len())
+                    .filter(|&i| {
+                        m.rows[i].superseded_at == OPEN
+                            && same_scope(&m.rows[i], &a.agent, &a.topic, &a.claim)
+                    })
+                    .collect();
+                // 1. clip
+                let (vf, mut vt) = (a.valid.from, a.valid.to);
+                let mut clipped_by = None;
+                if vt == OPEN && a.clip {
+                    let later = held
+                        .iter()
+                        .filter(|&&i| m.rows[i].from > vf)
+                        .min_by_key(|&&i| m.rows[i].from);
+                    if let Some(&i) = later {
+                        vt = m.rows[i].from;
+                        clipped_by = Some(m.rows[i].assertion.clone());
+                    }
+                }
+                // 2. close or cover
+                let mut covered = Vec::new();
+                let mut changed = false;
+                for &i in &held {
+                    let x = m.rows[i].clone();
+                    if !overlaps((x.from, x.to), (vf, vt)) {
+                        continue;
+                    }
+                    if x.claim == a.claim && x.confidence == permille(a.confidence) {
+                        covered.push((x.from.max(vf), x.to.min(vt)));
+                    } else {
+                        m.rows[i].superseded_at = r;
+                        m.rows[i].closed = Some((a.id.clone(), false));
+                        changed = true;
+                        for piece in outside((x.from, x.to), (vf, vt)) {
+                            m.rows.push(split_piece(&x, piece, r));
+                        }
+                    }
+                }
+                // 3. insert V' minus covered, from elementary segments
+                let mut cuts = vec![vf, vt];
+                for c in &covered {
+                    cuts.extend([c.0, c.1]);
+                }
+                cuts.sort();
+                cuts.dedup();
+                let mut runs: Vec<(i64, i64)> = Vec::new();
+                for w in cuts.windows(2) {
+                    let seg = (w[0], w[1]);
+                    if seg.0 < vf
+                        || seg.1 > vt
+                        || covered.iter().any(|c| c.0 <= seg.0 && seg.1 <= c.1)
+                    {
+                        continue;
+                    }
+                    match runs.last_mut() {
+                        Some(last) if last.1 == seg.0 => last.1 = seg.1,
+                        _ => runs.push(seg),
+                    }
+                }
+                for run in runs {
+                    changed = true;
+                    m.rows.push(Row {
+                        agent: a.agent.clone(),
+                        topic: a.topic.clone(),
+                        claim: a.claim.clone(),
+                        confidence: permille(a.confidence),
+                        from: run.0,
+                        to: run.1,
+                        recorded_at: r,
+                        superseded_at: OPEN,
+                        assertion: a.id.clone(),
+                        split: false,
+                        closed: None,
+                        clipped_by: if run.1 == vt {
+                            clipped_by.clone()
+                        } else {
+                            None
+                        },
+                    });
+                }
+                if !changed {
+                    m.reconfirmed.push(event.seq);
+                }
+            }
+            EventBody::Retract(rt) => {
+                let r = rt.recorded_at;
+                let matching: Vec<usize> = (0..m.rows.len())
+                    .filter(|&i| {
+                        let v = &m.rows[i];
+                        let target = match &rt.target {
+                            RetractTarget::Assertion(id) => &v.assertion == id,
+                            RetractTarget::Topic { topic, claim } => {
+                                v.agent == rt.agent
+                                    && &v.topic == topic
+                                    && claim.as_ref().is_none_or(|c| &v.claim == c)
+                            }
+                        };
+                        v.superseded_at == OPEN
+                            && target
+                            && rt
+                                .valid
+                                .is_none_or(|cut| overlaps((v.from, v.to), (cut.from, cut.to)))
+                    })
+                    .collect();
+                if matching.is_empty() {
+                    m.no_match.push(event.seq);
+                }
+                for i in matching {
+                    let x = m.rows[i].clone();
+                    m.rows[i].superseded_at = r;
+                    m.rows[i].closed = Some((rt.id.clone(), true));
+                    if let Some(cut) = rt.valid {
+                        for piece in outside((x.from, x.to), (cut.from, cut.to)) {
+                            m.rows.push(split_piece(&x, piece, r));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // The zero-width rule: a version closed at the instant it was recorded is not stored.
+    m.rows.retain(|v| v.recorded_at < v.superseded_at);
+    m.rows.sort();
+    m
+}
+
+fn engine_rows(replay: &engine::Replay) -> Vec<Row> {
+    let mut rows: Vec<Row> = replay
+        .versions
+        .iter()
+        .map(|v| Row {
+            agent: v.agent.clone(),
+            topic: v.topic.clone(),
+            claim: v.claim.clone(),
+            confidence: permille(v.confidence),
+            from: v.valid.from,
+            to: v.valid.to,
+            recorded_at: v.recorded_at,
+            superseded_at: v.superseded_at,
+            assertion: v.assertion.clone(),
+            split: v.origin == asof::model::Origin::Split,
+            closed: v
+                .closed
+                .as_ref()
+                .map(|c| (c.event.clone(), c.kind == asof::model::CloseKind::Retracted)),
+            clipped_by: v.clipped_by.clone(),
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+// ---------------------------------------------------------------------------
+// Random logs.
+
+#[derive(Debug, Clone)]
+enum Spec {
+    Believe {
+        agent: usize,
+        topic: usize,
+        claim: usize,
+        conf: usize,
+        from: i64,
+        len: Option<i64>,
+        clip: bool,
+        r: i64,
+    },
+    RetractTopic {
+        agent: usize,
+        topic: usize,
+        claim: Option<usize>,
+        cut: Option<(i64, Option<i64>)>,
+        r: i64,
+    },
+    RetractAssertion {
+        pick: usize,
+        cut: Option<(i64, Option<i64>)>,
+        r: i64,
+    },
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    let r = 0i64..12;
+    let cut = proptest::option::of((0i64..15, proptest::option::of(1i64..8)));
+    prop_oneof![
+        6 => (0..2usize, 0..3usize, 0..3usize, 0..3usize, 0i64..15, proptest::option::of(1i64..10), proptest::bool::weighted(0.8), r.clone())
+            .prop_map(|(agent, topic, claim, conf, from, len, clip, r)| Spec::Believe { agent, topic, claim, conf, from, len, clip, r }),
+        1 => (0..2usize, 0..3usize, proptest::option::of(0..3usize), cut.clone(), r.clone())
+            .prop_map(|(agent, topic, claim, cut, r)| Spec::RetractTopic { agent, topic, claim, cut, r }),
+        1 => (any::<usize>(), cut, r).prop_map(|(pick, cut, r)| Spec::RetractAssertion { pick, cut, r }),
+    ]
+}
+
+fn interval(cut: Option<(i64, Option<i64>)>) -> Option<Interval> {
+    cut.map(|(from, len)| Interval::new(from, len.map_or(OPEN, |l| from + l)))
+}
+
+fn build(specs: &[Spec]) -> Vec<Event> {
+    let mut events = Vec::new();
+    let mut assertions: Vec<(String, String)> = Vec::new(); // (id, agent)
+    for (i, s) in specs.iter().enumerate() {
+        let seq = i as u64 + 1;
+        let body = match s {
+            Spec::Believe {
+                agent,
+                topic,
+                claim,
+                conf,
+                from,
+                len,
+                clip,
+                r,
+            } => {
+                let id = format!("A{seq}");
+                assertions.push((id.clone(), AGENTS[*agent].into()));
+                EventBody::Believe(Assertion {
+                    id,
+                    agent: AGENTS[*agent].into(),
+                    topic: TOPICS[*topic].0.into(),
+                    claim: CLAIMS[*claim].into(),
+                    confidence: CONFIDENCES[*conf],
+                    valid: Interval::new(*from, len.map_or(OPEN, |l| from + l)),
+                    clip: *clip,
+                    recorded_at: *r,
+                    supported_by: vec![],
+                    rationale: None,
+                })
+            }
+            Spec::RetractTopic {
+                agent,
+                topic,
+                claim,
+                cut,
+                r,
+            } => EventBody::Retract(Retraction {
+                id: format!("R{seq}"),
+                agent: AGENTS[*agent].into(),
+                target: RetractTarget::Topic {
+                    topic: TOPICS[*topic].0.into(),
+                    claim: claim.map(|c| CLAIMS[c].into()),
+                },
+                valid: interval(*cut),
+                recorded_at: *r,
+                because: vec![],
+                reason: None,
+            }),
+            Spec::RetractAssertion { pick, cut, r } => {
+                let Some((target, agent)) =
+                    (!assertions.is_empty()).then(|| assertions[pick % assertions.len()].clone())
+                else {
+                    continue;
+                };
+                EventBody::Retract(Retraction {
+                    id: format!("R{seq}"),
+                    agent,
+                    target: RetractTarget::Assertion(target),
+                    valid: interval(*cut),
+                    recorded_at: *r,
+                    because: vec![],
+                    reason: None,
+                })
+            }
+        };
+        events.push(Event { seq, body });
+    }
+    events
+}
+
+fn dataset(events: Vec<Event>) -> Dataset {
+    Dataset {
+        header: header(),
+        events,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn engine_matches_the_reference_model(specs in proptest::collection::vec(spec(), 3..40)) {
+        let events = build(&specs);
+        let replay = engine::replay(&header(), &events);
+        let model = reference(&events);
+        prop_assert_eq!(engine_rows(&replay), model.rows);
+        let mut unmatched: Vec<u64> = replay.unmatched_retractions().collect();
+        unmatched.sort();
+        let mut expected = model.no_match.clone();
+        expected.sort();
+        prop_assert_eq!(unmatched, expected);
+        let mut reconfirmed: Vec<u64> = replay.outcomes.iter().filter(|o| matches!(o.effect, Effect::Reconfirmed { .. })).map(|o| o.seq).collect();
+        reconfirmed.sort();
+        let mut expected = model.reconfirmed.clone();
+        expected.sort();
+        prop_assert_eq!(reconfirmed, expected);
+    }
+
+    #[test]
+    fn believed_answers_from_the_store_match_the_model(
+        specs in proptest::collection::vec(spec(), 3..40),
+        probes in proptest::collection::vec((0i64..14, 0i64..26), 1..12),
+    ) {
+        let data = dataset(build(&specs));
+        let replay = engine::replay(&data.header, &data.events);
+        let store = Store::in_memory("prop", &data, &replay).expect("in-memory store");
+        let model = reference(&data.events);
+        for (at, about) in probes {
+            let mut got: Vec<(String, String, String, i64, i64)> = query::believed(&store, at, Some(about), &Filter::default())
+                .expect("query")
+                .into_iter()
+                .map(|b| (b.version.agent, b.version.topic, b.version.claim, b.version.valid.from, b.version.valid.to))
+                .collect();
+            got.sort();
+            let mut want: Vec<(String, String, String, i64, i64)> = model
+                .rows
+                .iter()
+                .filter(|v| v.recorded_at <= at && at < v.superseded_at && v.from <= about && about < v.to)
+                .map(|v| (v.agent.clone(), v.topic.clone(), v.claim.clone(), v.from, v.to))
+                .collect();
+            want.sort();
+            prop_assert_eq!(got, want, "believed(at {}, about {})", at, about);
+        }
+    }
+
+    #[test]
+    fn invariants_hold(specs in proptest::collection::vec(spec(), 3..40)) {
+        let data = dataset(build(&specs));
+        let replay = engine::replay(&data.header, &data.events);
+        for v in &replay.versions {
+            prop_assert!(v.recorded_at < v.superseded_at, "zero-width version stored: {:?}", v);
+            prop_assert!(v.valid.from < v.valid.to);
+        }
+        // cardinality one: held versions never overlap in valid time at any recorded instant
+        let instants: Vec<i64> = replay.versions.iter().flat_map(|v| [v.recorded_at, v.superseded_at]).filter(|&t| t != OPEN).collect();
+        for &t in &instants {
+            let held: Vec<_> = replay.versions.iter().filter(|v| v.held_at(t) && cardinality(&v.topic) == Cardinality::One).collect();
+            for (i, a) in held.iter().enumerate() {
+                for b in &held[i + 1..] {
+                    if a.agent == b.agent && a.topic == b.topic {
+                        prop_assert!(!a.valid.overlaps(&b.valid), "overlap at {}: {:?} {:?}", t, a, b);
+                    }
+                }
+            }
+        }
+        // the store keeps the log as given, and rebuilding yields the same rows
+        let store = Store::in_memory("prop", &data, &replay).expect("in-memory store");
+        prop_assert_eq!(store.log().expect("log").events, data.events.clone());
+        let check = store.check().expect("check");
+        prop_assert!(check.differences.is_empty(), "{:?}", check.differences);
+        prop_assert_eq!(engine::replay(&data.header, &data.events), replay);
+    }
+}

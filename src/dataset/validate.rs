@@ -158,6 +158,31 @@ fn check_header(c: &mut Collector, raw: RawHeader) -> Header {
     if raw.incident.id.trim().is_empty() {
         c.header("incident", "`incident.id` is empty".to_owned());
     }
+    let mut texts: Vec<(String, usize)> = vec![
+        ("incident.id".into(), raw.incident.id.len()),
+        ("incident.title".into(), raw.incident.title.len()),
+    ];
+    for (i, a) in raw.agents.iter().enumerate() {
+        texts.push((
+            format!("agents[{i}]"),
+            a.id.len() + a.name.as_ref().map_or(0, String::len),
+        ));
+    }
+    for (i, t) in raw.topics.iter().enumerate() {
+        let resolution = t.resolution.as_ref().map_or(0, String::len);
+        texts.push((
+            format!("topics[{i}]"),
+            t.id.len() + t.question.len() + resolution,
+        ));
+    }
+    for (path, len) in texts {
+        if len > MAX_TEXT {
+            c.header(
+                &path,
+                format!("`{path}` is {len} bytes long, over the {MAX_TEXT}-byte limit"),
+            );
+        }
+    }
     let mut seen = HashSet::new();
     let mut agents = Vec::with_capacity(raw.agents.len());
     for (i, a) in raw.agents.into_iter().enumerate() {

@@ -1,0 +1,209 @@
+//! The bundled datasets each show their rule, and YAML and JSON Lines load into
+//! identical stores.
+
+mod common;
+
+use common::asof;
+use serde_json::Value;
+use std::path::Path;
+
+fn json(args: &[&str]) -> Value {
+    let out = asof()
+        .args(args)
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).expect("JSON")
+}
+
+fn claims_and_valid(v: &Value, key: &str) -> Vec<(String, Value, Value)> {
+    v[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["claim"].as_str().unwrap().to_owned(),
+                b["valid_from"].clone(),
+                b["valid_to"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_bundled_dataset_validates() {
+    for entry in std::fs::read_dir("datasets").unwrap() {
+        let path = entry.unwrap().path();
+        asof().arg("validate").arg(&path).assert().success();
+    }
+}
+
+#[test]
+fn late_arriving_log_is_clipped() {
+    let v = json(&[
+        "history",
+        "datasets/late-arriving-log.yaml",
+        "--topic",
+        "queue-state",
+    ]);
+    let late = &v["versions"][1];
+    assert_eq!(late["claim"], "backed up");
+    assert_eq!(late["valid_to"], "2026-05-04T10:00:00Z");
+    assert_eq!(late["clipped_by"], "B1");
+    assert_eq!(
+        v["versions"][0]["superseded_at"],
+        Value::Null,
+        "the present is not overwritten"
+    );
+}
+
+#[test]
+fn retroactive_correction_splits_the_old_belief() {
+    let v = json(&[
+        "believed",
+        "datasets/retroactive-correction.yaml",
+        "--at",
+        "2026-05-05T12:00:00Z",
+    ]);
+    assert_eq!(
+        claims_and_valid(&v, "beliefs"),
+        vec![
+            (
+                "p99 about 900 ms".into(),
+                "2026-05-04T09:00:00Z".into(),
+                "2026-05-04T09:30:00Z".into()
+            ),
+            (
+                "p99 about 200 ms".into(),
+                "2026-05-04T09:30:00Z".into(),
+                Value::Null
+            ),
+        ]
+    );
+    // Before the correction was recorded, the agent believed 200 ms about 09:10.
+    let v = json(&[
+        "believed",
+        "datasets/retroactive-correction.yaml",
+        "--at",
+        "2026-05-05T10:04:59Z",
+        "--about",
+        "2026-05-04T09:10:00Z",
+    ]);
+    assert_eq!(v["beliefs"][0]["claim"], "p99 about 200 ms");
+}
+
+#[test]
+fn portion_retraction_keeps_the_rest() {
+    let v = json(&[
+        "believed",
+        "datasets/portion-retraction.yaml",
+        "--at",
+        "2026-05-04T12:00:00Z",
+    ]);
+    assert_eq!(
+        claims_and_valid(&v, "beliefs"),
+        vec![(
+            "down".into(),
+            "2026-05-04T09:00:00Z".into(),
+            "2026-05-04T11:00:00Z".into()
+        )]
+    );
+}
+
+#[test]
+fn many_valued_topic_holds_a_set() {
+    let v = json(&[
+        "believed",
+        "datasets/many-valued-topic.yaml",
+        "--at",
+        "2026-05-04T10:15:00Z",
+        "--about",
+        "2026-05-04T10:15:00Z",
+    ]);
+    let claims: Vec<&str> = v["beliefs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["claim"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        claims,
+        vec!["upstream timeouts", "elevated 5xx", "DNS timeouts"]
+    );
+    let v = json(&[
+        "believed",
+        "datasets/many-valued-topic.yaml",
+        "--at",
+        "2026-05-04T12:00:00Z",
+        "--about",
+        "2026-05-04T10:15:00Z",
+    ]);
+    assert_eq!(v["beliefs"].as_array().unwrap().len(), 2);
+}
+
+/// The YAML dataset rewritten as JSON Lines: header line, then one event per line.
+fn to_jsonl(yaml: &Path) -> String {
+    let doc: Value = serde_yaml::from_str(&std::fs::read_to_string(yaml).unwrap()).unwrap();
+    let mut header = doc.clone();
+    header.as_object_mut().unwrap().remove("events");
+    let mut out = serde_json::to_string(&header).unwrap() + "\n";
+    for event in doc["events"].as_array().unwrap() {
+        out += &(serde_json::to_string(event).unwrap() + "\n");
+    }
+    out
+}
+
+fn table(db: &Path, sql: &str) -> Vec<Vec<String>> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut stmt = conn.prepare(sql).unwrap();
+    let n = stmt.column_count();
+    stmt.query_map([], |r| {
+        (0..n)
+            .map(|i| {
+                r.get::<_, rusqlite::types::Value>(i)
+                    .map(|v| format!("{v:?}"))
+            })
+            .collect::<rusqlite::Result<Vec<_>>>()
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+#[test]
+fn yaml_and_jsonl_load_into_identical_stores() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = Path::new("datasets/payment-outage.yaml");
+    let jsonl = common::write(dir.path(), "demo.jsonl", &to_jsonl(yaml));
+    let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
+    asof()
+        .arg("load")
+        .arg(yaml)
+        .arg("--db")
+        .arg(&a)
+        .assert()
+        .success();
+    asof()
+        .arg("load")
+        .arg(&jsonl)
+        .arg("--db")
+        .arg(&b)
+        .assert()
+        .success();
+    for sql in [
+        "SELECT * FROM events ORDER BY seq",
+        "SELECT * FROM citations ORDER BY seq, pos",
+        "SELECT * FROM versions ORDER BY id",
+        "SELECT * FROM outcomes ORDER BY seq",
+        "SELECT * FROM reconfirmations ORDER BY seq, version",
+        "SELECT * FROM agents ORDER BY idx",
+        "SELECT * FROM topics ORDER BY idx",
+        "SELECT * FROM meta WHERE key NOT IN ('source', 'loaded_at') ORDER BY key",
+    ] {
+        assert_eq!(table(&a, sql), table(&b, sql), "{sql}");
+    }
+}

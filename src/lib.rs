@@ -11,4 +11,5 @@ pub mod engine;
 pub mod model;
 pub mod query;
 pub mod store;
+pub mod synth;
 pub mod time;

@@ -5,6 +5,7 @@
 mod load;
 mod queries;
 pub mod source;
+mod synth;
 mod table;
 
 use crate::dataset::DatasetErrors;
@@ -99,6 +100,8 @@ pub enum Command {
     Rebuild(load::StoreArgs),
     /// Re-derive versions from the log and report any disagreement with the stored ones.
     Check(load::StoreArgs),
+    /// Write a deterministic synthetic incident as JSON Lines (benchmarks, scale tests).
+    Gen(synth::GenArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -143,5 +146,6 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Changes(args)) => queries::changes(args, &mut out),
         Some(Command::Rebuild(args)) => load::rebuild(args, &mut out),
         Some(Command::Check(args)) => load::check(args, &mut out),
+        Some(Command::Gen(args)) => synth::gen_command(args, &mut out),
     }
 }

@@ -139,11 +139,14 @@ impl Store {
             Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
             _ => PathBuf::from("."),
         };
-        let tmp = tempfile::Builder::new()
-            .prefix(".asof-load-")
-            .suffix(".tmp")
-            .tempfile_in(&dir)
-            .map_err(io)?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".asof-load-").suffix(".tmp");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o644));
+        }
+        let tmp = builder.tempfile_in(&dir).map_err(io)?;
         {
             let mut conn = Connection::open(tmp.path())?;
             conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;

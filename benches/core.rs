@@ -1,0 +1,143 @@
+//! The core benchmark: load a generated JSON Lines incident, then time queries.
+//!
+//!     cargo bench --bench core                      # 100k events, 100 topics
+//!     cargo bench --bench core -- --events 1000000 --topics 1000
+//!
+//! Prints one JSON object. Timings are wall-clock on this machine; nothing here is
+//! asserted (timing assertions do not belong in tests).
+
+use asof::dataset;
+use asof::engine;
+use asof::query::{self, Filter};
+use asof::store::Store;
+use asof::synth::{GenConfig, generate};
+use serde_json::json;
+use std::io::BufWriter;
+use std::time::{Duration, Instant};
+
+fn arg(name: &str, default: u64) -> u64 {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    ms(sorted[i])
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// Deterministic sample points (SplitMix64), so runs are comparable.
+struct Sampler(u64);
+
+impl Sampler {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) % n.max(1)
+    }
+}
+
+fn main() {
+    let events = arg("--events", 100_000);
+    let topics = arg("--topics", 100) as u32;
+    let agents = arg("--agents", 4) as u32;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let jsonl = dir.path().join("bench.jsonl");
+    let db = dir.path().join("bench.db");
+
+    let started = Instant::now();
+    {
+        let file = std::fs::File::create(&jsonl).expect("create dataset");
+        generate(
+            GenConfig {
+                events,
+                topics,
+                agents,
+                seed: 1,
+            },
+            &mut BufWriter::new(file),
+        )
+        .expect("generate");
+    }
+    let gen_time = started.elapsed();
+
+    // Load = parse + validate + replay + write the store (what `asof load` does).
+    let started = Instant::now();
+    let parsed = dataset::read_path(&jsonl).expect("generated data is valid");
+    let parse_time = started.elapsed();
+    let t = Instant::now();
+    let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+    parsed
+        .check_replay(&replay)
+        .expect("generated retractions match");
+    let replay_time = t.elapsed();
+    let t = Instant::now();
+    Store::create(&db, &parsed, &replay, false).expect("create store");
+    let write_time = t.elapsed();
+    let load_time = started.elapsed();
+    let versions = replay.versions.len();
+    drop(parsed);
+    drop(replay);
+
+    let store = Store::open(&db).expect("open store");
+    let (first, last) = query::recorded_span(&store).expect("span").expect("events");
+    let span = (last - first) as u64;
+    let topic_ids: Vec<String> = store.header().topics.iter().map(|t| t.id.clone()).collect();
+    let mut sample = Sampler(7);
+
+    let mut one_topic = Vec::with_capacity(2000);
+    let mut hits = 0usize;
+    for _ in 0..2000 {
+        let at = first + sample.next(span) as i64;
+        let about = first + sample.next(span) as i64;
+        let filter = Filter {
+            agent: None,
+            topic: Some(topic_ids[sample.next(topic_ids.len() as u64) as usize].clone()),
+        };
+        let t = Instant::now();
+        hits += query::believed(&store, at, Some(about), &filter)
+            .expect("query")
+            .len();
+        one_topic.push(t.elapsed());
+    }
+    one_topic.sort();
+
+    let mut all_topics = Vec::with_capacity(200);
+    for _ in 0..200 {
+        let at = first + sample.next(span) as i64;
+        let t = Instant::now();
+        hits += query::believed(&store, at, None, &Filter::default())
+            .expect("query")
+            .len();
+        all_topics.push(t.elapsed());
+    }
+    all_topics.sort();
+
+    let report = json!({
+        "events": events,
+        "topics": topics,
+        "agents": agents,
+        "versions": versions,
+        "gen_ms": ms(gen_time),
+        "load": {
+            "total_ms": ms(load_time),
+            "parse_validate_ms": ms(parse_time),
+            "replay_ms": ms(replay_time),
+            "write_store_ms": ms(write_time),
+            "events_per_s": (events as f64 / load_time.as_secs_f64()).round(),
+        },
+        "believed_one_topic_about_ms": {"p50": percentile(&one_topic, 0.5), "p99": percentile(&one_topic, 0.99), "n": one_topic.len()},
+        "believed_all_topics_ms": {"p50": percentile(&all_topics, 0.5), "p99": percentile(&all_topics, 0.99), "n": all_topics.len()},
+        "rows_returned": hits,
+    });
+    println!("{}", serde_json::to_string_pretty(&report).expect("json"));
+}

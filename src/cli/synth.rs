@@ -1,0 +1,56 @@
+//! `asof gen`: synthetic incidents for benchmarks and scale tests.
+
+use super::CliError;
+use crate::synth::{GenConfig, generate};
+use clap::Args;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct GenArgs {
+    /// Number of events to generate.
+    #[arg(long)]
+    pub events: u64,
+    /// Number of topics (every tenth is `cardinality: many`).
+    #[arg(long, default_value_t = 100)]
+    pub topics: u32,
+    /// Number of agents.
+    #[arg(long, default_value_t = 4)]
+    pub agents: u32,
+    /// Seed: the same seed gives the same bytes.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write to this .jsonl file instead of standard output.
+    #[arg(short = 'o', long = "out")]
+    pub out: Option<PathBuf>,
+}
+
+pub fn gen_command(args: GenArgs, stdout: &mut impl Write) -> Result<(), CliError> {
+    if args.topics == 0 || args.agents == 0 {
+        return Err(CliError::Input(
+            "--topics and --agents must be at least 1".to_owned(),
+        ));
+    }
+    let config = GenConfig {
+        events: args.events,
+        topics: args.topics,
+        agents: args.agents,
+        seed: args.seed,
+    };
+    match &args.out {
+        Some(path) => {
+            let file = std::fs::File::create(path).map_err(|e| {
+                CliError::Runtime(format!("{}: cannot create the file: {e}", path.display()))
+            })?;
+            let mut w = BufWriter::new(file);
+            generate(config, &mut w)?;
+            w.flush()?;
+        }
+        None => {
+            let mut w = BufWriter::new(stdout);
+            generate(config, &mut w)?;
+            w.flush()?;
+        }
+    }
+    Ok(())
+}

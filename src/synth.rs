@@ -1,0 +1,184 @@
+//! Deterministic synthetic incidents in the JSON Lines format (`asof gen`), for
+//! benchmarks and scale tests. The same seed always gives the same bytes.
+//!
+//! The log mixes evidence (some arriving hours or days late), assertions citing
+//! one to three earlier evidence items with claims that flip, closed and open
+//! valid intervals, `clip: false`, retractions by topic and by assertion, and
+//! events sharing a recorded instant. Every retraction is generated only where
+//! its (agent, topic) holds something, so the output always loads.
+
+use serde_json::json;
+use std::io::Write;
+
+#[derive(Debug, Clone, Copy)]
+pub struct GenConfig {
+    pub events: u64,
+    pub topics: u32,
+    pub agents: u32,
+    pub seed: u64,
+}
+
+/// SplitMix64: small, fast, and good enough for synthetic data.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 { 0 } else { self.next() % n }
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+const START: i64 = 1_767_225_600_000_000; // 2026-01-01T00:00:00Z
+const MINUTE: i64 = 60_000_000;
+const KINDS: [&str; 7] = ["alert", "log", "metric", "trace", "ticket", "chat", "human"];
+
+fn t(micros: i64) -> String {
+    crate::time::format(micros)
+}
+
+/// What the generator knows of one (agent, topic), enough to emit only
+/// retractions that match something.
+#[derive(Debug, Clone, Copy, Default)]
+struct Scope {
+    /// Something is certainly held.
+    held: bool,
+    /// Claims asserted since the last whole-topic retraction (bit per claim).
+    claims_seen: u8,
+    /// The last assertion, if its claim was new to the scope when asserted.
+    fresh_last: Option<u64>,
+}
+
+/// Writes a synthetic dataset of `config.events` events (header line included in
+/// neither count) to `out`.
+pub fn generate(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> {
+    let topics = config.topics.max(1);
+    let agents = config.agents.max(1);
+    let mut rng = Rng(config.seed ^ 0x6173_6f66);
+    let header = json!({
+        "asof": 1,
+        "incident": {"id": format!("gen-{}", config.seed), "title": format!("Synthetic incident ({} events, seed {})", config.events, config.seed)},
+        "agents": (0..agents).map(|a| json!({"id": format!("agent-{a}"), "name": format!("Agent {a}")})).collect::<Vec<_>>(),
+        "topics": (0..topics).map(|k| {
+            let many = k % 10 == 9;
+            json!({
+                "id": format!("topic-{k}"),
+                "question": format!("Question {k}?"),
+                "cardinality": if many { "many" } else { "one" },
+                "resolution": format!("claim-{}", k % 4),
+            })
+        }).collect::<Vec<_>>(),
+    });
+    writeln!(out, "{header}")?;
+
+    let mut now = START;
+    let mut recent_evidence: Vec<(u64, i64)> = Vec::with_capacity(64);
+    let mut scopes = vec![Scope::default(); (agents as usize) * (topics as usize)];
+    let (mut evidence_n, mut assertion_n, mut retraction_n) = (0u64, 0u64, 0u64);
+
+    for _ in 0..config.events {
+        // Recorded time moves 1-90 s per event; 10% of events share an instant.
+        if !rng.chance(10) {
+            now += rng.below(90) as i64 * 1_000_000 + 1_000_000;
+        }
+        let roll = rng.below(100);
+        if roll < 35 || recent_evidence.is_empty() {
+            evidence_n += 1;
+            let lag = match rng.below(100) {
+                0..=89 => rng.below(10) as i64 * MINUTE,
+                90..=97 => rng.below(12 * 60) as i64 * MINUTE,
+                _ => rng.below(5 * 24 * 60) as i64 * MINUTE,
+            };
+            let observed = now - lag;
+            let kind = KINDS[rng.below(KINDS.len() as u64) as usize];
+            let line = json!({"evidence": {
+                "id": format!("E{evidence_n}"),
+                "kind": kind,
+                "source": format!("{kind}-source-{}", rng.below(20)),
+                "locator": format!("{kind}/{evidence_n}"),
+                "observed_at": t(observed),
+                "recorded_at": t(now),
+                "reliability": (50 + rng.below(51)) as f64 / 100.0,
+                "summary": format!("synthetic {kind} #{evidence_n}"),
+            }});
+            writeln!(out, "{line}")?;
+            if recent_evidence.len() == 64 {
+                recent_evidence.remove(0);
+            }
+            recent_evidence.push((evidence_n, observed));
+            continue;
+        }
+        let agent = rng.below(agents as u64) as usize;
+        let topic = rng.below(topics as u64) as usize;
+        let scope = &mut scopes[agent * topics as usize + topic];
+        let because = recent_evidence[rng.below(recent_evidence.len() as u64) as usize].0;
+        if roll >= 92 && scope.held {
+            retraction_n += 1;
+            let mut body = json!({
+                "id": format!("R{retraction_n}"),
+                "agent": format!("agent-{agent}"),
+                "recorded_at": t(now),
+                "because": [format!("E{because}")],
+            });
+            match scope.fresh_last {
+                // The last assertion brought a claim new to the scope and nothing
+                // came after it, so its versions are certainly still held.
+                Some(a) if rng.chance(40) => body["assertion"] = json!(format!("A{a}")),
+                _ => {
+                    body["topic"] = json!(format!("topic-{topic}"));
+                    scope.claims_seen = 0;
+                }
+            }
+            // Conservatively: nothing is known to be held until the next assertion.
+            scope.held = false;
+            scope.fresh_last = None;
+            writeln!(out, "{}", json!({ "retract": body }))?;
+            continue;
+        }
+        assertion_n += 1;
+        let cites = 1 + rng.below(3) as usize;
+        let mut supported = Vec::with_capacity(cites);
+        let mut earliest = now;
+        for _ in 0..cites {
+            let (id, observed) = recent_evidence[rng.below(recent_evidence.len() as u64) as usize];
+            let id = format!("E{id}");
+            if !supported.contains(&id) {
+                supported.push(id);
+                earliest = earliest.min(observed);
+            }
+        }
+        let claim = rng.below(4) as u8;
+        let valid_from = earliest - rng.below(30) as i64 * MINUTE;
+        let mut body = json!({
+            "id": format!("A{assertion_n}"),
+            "agent": format!("agent-{agent}"),
+            "topic": format!("topic-{topic}"),
+            "claim": format!("claim-{claim}"),
+            "confidence": (3 + rng.below(8)) as f64 / 10.0,
+            "valid_from": t(valid_from),
+            "recorded_at": t(now),
+            "supported_by": supported,
+        });
+        if rng.chance(30) {
+            body["valid_to"] = json!(t(valid_from + (1 + rng.below(240)) as i64 * MINUTE));
+        } else if rng.chance(5) {
+            body["clip"] = json!(false);
+        }
+        writeln!(out, "{}", json!({ "believe": body }))?;
+        let fresh = scope.claims_seen & (1 << claim) == 0;
+        scope.claims_seen |= 1 << claim;
+        scope.held = true;
+        scope.fresh_last = fresh.then_some(assertion_n);
+    }
+    Ok(())
+}

@@ -126,9 +126,11 @@ pub struct SourceArg {
 }
 
 /// Parses a time argument: RFC 3339 with offset, `YYYY-MM-DD`, or `now`.
+/// `now` is captured once per process, so `--at now --about now` is `current`.
 pub fn parse_time_arg(text: &str) -> Result<i64, String> {
+    static NOW: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
     if text.eq_ignore_ascii_case("now") {
-        return Ok(crate::time::now());
+        return Ok(*NOW.get_or_init(crate::time::now));
     }
     crate::time::parse(text).map_err(|e| e.to_string())
 }

@@ -1,0 +1,107 @@
+//! The query functions on the demo store: `answer`, `current`, `changes`.
+
+use asof::cli::source;
+use asof::query::{self, Filter};
+use asof::time::parse;
+
+fn at(t: &str) -> i64 {
+    parse(t).unwrap()
+}
+
+#[test]
+fn answer_follows_the_triage_agents_changes_of_mind() {
+    let store = source::demo().unwrap();
+    let answer = |t: &str| query::answer(&store, "triage", "root-cause", at(t)).unwrap();
+    assert_eq!(answer("2026-03-02T09:19:59Z"), None);
+    assert_eq!(
+        answer("2026-03-02T09:20:00Z").as_deref(),
+        Some("Payments DB primary overloaded")
+    );
+    assert_eq!(
+        answer("2026-03-03T09:00:00Z"),
+        None,
+        "retracted, nothing else held"
+    );
+    assert_eq!(
+        answer("2026-03-03T11:00:00Z").as_deref(),
+        Some("Expired TLS certificate on the card-network gateway")
+    );
+    assert_eq!(
+        answer("2026-03-03T12:10:00Z").as_deref(),
+        Some("Bad deploy of checkout-service v4.12")
+    );
+    assert_eq!(answer("2026-03-04T10:00:00Z"), None);
+    assert_eq!(
+        answer("2026-03-16T12:00:00Z").as_deref(),
+        Some("Expired TLS certificate on the card-network gateway")
+    );
+}
+
+#[test]
+fn answer_prefers_the_greatest_valid_from() {
+    // After E28 the triage agent holds two TLS versions: [08:58, 09:05) and [09:05, ∞).
+    let store = source::demo().unwrap();
+    let held = query::believed(
+        &store,
+        at("2026-03-07T00:00:00Z"),
+        None,
+        &Filter {
+            agent: Some("triage".into()),
+            topic: Some("root-cause".into()),
+        },
+    )
+    .unwrap();
+    assert_eq!(held.len(), 2);
+    let impact = query::answer(
+        &store,
+        "triage",
+        "customer-impact",
+        at("2026-03-07T00:00:00Z"),
+    )
+    .unwrap();
+    assert_eq!(
+        impact.as_deref(),
+        Some("Recovered: failure rate at baseline"),
+        "the latest-starting version is the working answer"
+    );
+}
+
+#[test]
+fn current_is_believed_now_about_now() {
+    let store = source::demo().unwrap();
+    let now = asof::time::now();
+    let current = query::current(&store, now, &Filter::default()).unwrap();
+    assert_eq!(
+        current,
+        query::believed(&store, now, Some(now), &Filter::default()).unwrap()
+    );
+    let claims: Vec<&str> = current.iter().map(|b| b.version.claim.as_str()).collect();
+    assert_eq!(
+        claims,
+        vec![
+            "Expired TLS certificate on the card-network gateway",
+            "Expired TLS certificate on the card-network gateway",
+            "Recovered: failure rate at baseline",
+            "SEV3",
+            "SEV3",
+        ]
+    );
+}
+
+#[test]
+fn changes_is_half_open_on_the_left() {
+    let store = source::demo().unwrap();
+    let c = query::changes(
+        &store,
+        at("2026-03-03T12:10:00Z"),
+        at("2026-03-03T12:15:00Z"),
+        &Filter::default(),
+    )
+    .unwrap();
+    let created: Vec<&str> = c.created.iter().map(|b| b.version.claim.as_str()).collect();
+    assert_eq!(
+        created,
+        vec!["~30% of checkouts failing", "~18% of checkouts failing"],
+        "12:10 excluded, 12:15 included"
+    );
+}

@@ -13,3 +13,4 @@ pub mod query;
 pub mod store;
 pub mod synth;
 pub mod time;
+pub mod tui;

@@ -161,6 +161,72 @@ pub fn format_duration(micros: i64) -> String {
     format!("{sign}{text}")
 }
 
+/// Compact UTC form for the terminal UI: `03-02 09:05`, with seconds when present.
+pub fn format_short(micros: Micros) -> String {
+    if micros == OPEN {
+        return "∞".to_owned();
+    }
+    if micros == i64::MIN {
+        return "-∞".to_owned();
+    }
+    match DateTime::<Utc>::from_timestamp_micros(micros) {
+        Some(dt) if micros % 60_000_000 == 0 => dt.format("%m-%d %H:%M").to_string(),
+        Some(dt) => dt.format("%m-%d %H:%M:%S").to_string(),
+        None => format!("@{micros}µs"),
+    }
+}
+
+/// `[from, to)` in the compact form; the end drops its date when it is the same day.
+pub fn format_interval_short(v: Interval) -> String {
+    let same_day = v.to != OPEN
+        && v.from != i64::MIN
+        && v.from.div_euclid(86_400_000_000) == v.to.div_euclid(86_400_000_000);
+    let to = if same_day {
+        let full = format_short(v.to);
+        full.split_once(' ')
+            .map_or(full.clone(), |(_, clock)| clock.to_owned())
+    } else {
+        format_short(v.to)
+    };
+    format!("[{}, {to})", format_short(v.from))
+}
+
+/// Formats with a chrono pattern (UTC); used for axis labels.
+pub fn format_with(micros: Micros, pattern: &str) -> String {
+    DateTime::<Utc>::from_timestamp_micros(micros)
+        .map(|dt| dt.format(pattern).to_string())
+        .unwrap_or_default()
+}
+
+/// Parses what a person types into a jump prompt: anything [`parse`] takes, or
+/// `YYYY-MM-DD HH:MM[:SS]` / `HH:MM[:SS]` read as UTC (the UI shows UTC), the
+/// latter on the day of `today`.
+pub fn parse_loose(text: &str, today: Micros) -> Result<Micros, TimeError> {
+    let text = text.trim();
+    if let Ok(t) = parse(text) {
+        return Ok(t);
+    }
+    for fmt in [
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%dT%H:%M:%S",
+        "%Y-%m-%dT%H:%M",
+    ] {
+        if let Ok(naive) = chrono::NaiveDateTime::parse_from_str(text, fmt) {
+            return Ok(naive.and_utc().timestamp_micros());
+        }
+    }
+    for fmt in ["%H:%M:%S", "%H:%M"] {
+        if let Ok(clock) = chrono::NaiveTime::parse_from_str(text, fmt) {
+            let day = DateTime::<Utc>::from_timestamp_micros(today).map(|d| d.date_naive());
+            if let Some(day) = day {
+                return Ok(day.and_time(clock).and_utc().timestamp_micros());
+            }
+        }
+    }
+    Err(TimeError::Malformed(text.to_owned()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,5 +286,27 @@ mod tests {
     fn durations_read_well() {
         assert_eq!(format_duration(90_000_000), "1m 30s");
         assert_eq!(format_duration(-26 * 3_600_000_000), "-1d 2h");
+    }
+
+    #[test]
+    fn short_forms_for_the_terminal() {
+        let t = parse("2026-03-02T09:05:00Z").unwrap();
+        assert_eq!(format_short(t), "03-02 09:05");
+        assert_eq!(format_short(t + 30_000_000), "03-02 09:05:30");
+        assert_eq!(
+            format_interval_short(Interval::new(t, t + 3_600_000_000)),
+            "[03-02 09:05, 10:05)"
+        );
+        assert_eq!(
+            format_interval_short(Interval::new(t, t + 86_400_000_000)),
+            "[03-02 09:05, 03-03 09:05)"
+        );
+        assert_eq!(
+            format_interval_short(Interval::new(t, OPEN)),
+            "[03-02 09:05, ∞)"
+        );
+        assert_eq!(parse_loose("2026-03-02 09:05", 0), Ok(t));
+        assert_eq!(parse_loose("09:05", t - 3_600_000_000), Ok(t));
+        assert!(parse_loose("soon", t).is_err());
     }
 }

@@ -26,15 +26,22 @@ fn load_demo(dir: &Path) -> PathBuf {
 }
 
 #[test]
-fn no_arguments_summarises_the_bundled_demo() {
+fn without_a_terminal_the_tui_prints_a_hint() {
     asof()
         .assert()
         .success()
-        .stdout(predicate::str::contains("Checkout payments failing"))
-        .stdout(predicate::str::contains(
-            "Expired TLS certificate on the card-network gateway",
+        .stdout(predicate::str::starts_with(
+            "asof: not a terminal, so no TUI",
         ))
-        .stdout(predicate::str::contains("asof history --topic root-cause"));
+        .stdout(predicate::str::contains("asof history --topic <id>"));
+    asof()
+        .args(["tui", "datasets/portion-retraction.yaml"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "asof evidence datasets/portion-retraction.yaml",
+        ));
+    asof().args(["tui", "missing.yaml"]).assert().code(2);
 }
 
 #[test]

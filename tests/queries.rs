@@ -105,3 +105,70 @@ fn changes_is_half_open_on_the_left() {
         "12:10 excluded, 12:15 included"
     );
 }
+
+/// The in-memory timeline (the TUI's data) and the SQL query must agree everywhere.
+#[test]
+fn the_timeline_in_memory_answers_exactly_like_sql() {
+    use asof::query::timeline::Timeline;
+    let mut stores = vec![source::demo().unwrap()];
+    let mut jsonl = Vec::new();
+    asof::synth::generate(
+        asof::synth::GenConfig {
+            events: 3000,
+            topics: 12,
+            agents: 3,
+            seed: 5,
+        },
+        &mut jsonl,
+    )
+    .unwrap();
+    let parsed = asof::dataset::read_str(
+        "gen.jsonl",
+        asof::dataset::Format::Jsonl,
+        std::str::from_utf8(&jsonl).unwrap(),
+    )
+    .unwrap();
+    let replay = asof::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+    stores.push(asof::store::Store::in_memory("gen", &parsed.dataset, &replay).unwrap());
+    for store in &stores {
+        let timeline = Timeline::load(store).unwrap();
+        let (first, last) = timeline.span().unwrap();
+        let step = ((last - first) / 97).max(1);
+        let agents: Vec<String> = store.header().agents.iter().map(|a| a.id.clone()).collect();
+        let topics: Vec<String> = store.header().topics.iter().map(|t| t.id.clone()).collect();
+        for i in 0..110i64 {
+            let at = first - step + i * step;
+            let about = first - 2 * step + (i * 37 % 110) * step;
+            for filter in [
+                Filter::default(),
+                Filter {
+                    agent: None,
+                    topic: Some(topics[i as usize % topics.len()].clone()),
+                },
+            ] {
+                let sql = query::believed(store, at, Some(about), &filter).unwrap();
+                let mem: Vec<_> = timeline
+                    .believed(at, Some(about), &filter)
+                    .into_iter()
+                    .cloned()
+                    .collect();
+                assert_eq!(mem, sql, "believed(at {at}, about {about})");
+                let sql = query::believed(store, at, None, &filter).unwrap();
+                let mem: Vec<_> = timeline
+                    .believed(at, None, &filter)
+                    .into_iter()
+                    .cloned()
+                    .collect();
+                assert_eq!(mem, sql, "believed(at {at})");
+            }
+            let (agent, topic) = (
+                &agents[i as usize % agents.len()],
+                &topics[i as usize % topics.len()],
+            );
+            assert_eq!(
+                timeline.answer(agent, topic, at).map(str::to_owned),
+                query::answer(store, agent, topic, at).unwrap()
+            );
+        }
+    }
+}

@@ -84,6 +84,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Scrub through a timeline interactively (the default, on the bundled demo).
+    Tui(SourceArg),
     /// Validate a dataset and load it atomically into a new store.
     Load(load::LoadArgs),
     /// Check a dataset without loading it; print every error with its location.
@@ -135,11 +137,34 @@ pub fn parse_time_arg(text: &str) -> Result<i64, String> {
     crate::time::parse(text).map_err(|e| e.to_string())
 }
 
+/// Opens the TUI on SOURCE; when stdout is not a terminal, prints a hint instead.
+fn interactive(
+    source: Option<&std::path::Path>,
+    out: &mut impl std::io::Write,
+) -> Result<(), CliError> {
+    use std::io::IsTerminal;
+    let store = source::open(source)?;
+    if !std::io::stdout().is_terminal() {
+        writeln!(
+            out,
+            "asof: not a terminal, so no TUI; for text try `asof believed {0}--at now`, `asof history {0}--topic <id>` or `asof evidence {0}`",
+            source
+                .map(|p| format!("{} ", p.display()))
+                .unwrap_or_default()
+        )?;
+        return Ok(());
+    }
+    let timeline = crate::query::timeline::Timeline::load(&store)?;
+    let app = crate::tui::app::App::new(timeline, crate::tui::theme::Theme::from_env(), (80, 24));
+    crate::tui::run(app).map_err(|e| CliError::Runtime(format!("terminal: {e}")))
+}
+
 /// Runs one parsed command line, printing to stdout.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match cli.command {
-        None => queries::demo_summary(&mut out),
+        None => interactive(None, &mut out),
+        Some(Command::Tui(args)) => interactive(args.source.as_deref(), &mut out),
         Some(Command::Load(args)) => load::load(args, &mut out),
         Some(Command::Validate(args)) => load::validate(args, &mut out),
         Some(Command::Believed(args)) => queries::believed(args, &mut out),

@@ -5,7 +5,7 @@ use super::table::Table;
 use super::{CliError, FormatArg, OutputFormat, SourceArg, parse_time_arg, source};
 use crate::query::{self, Belief, Filter, json};
 use crate::store::Store;
-use crate::time::{self, Interval, Micros};
+use crate::time::{self, Interval};
 use clap::Args;
 use std::io::Write;
 
@@ -355,30 +355,4 @@ pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> 
             Ok(())
         }
     }
-}
-
-/// `asof` with no arguments: the demo's beliefs at the end of its log, and what to try next.
-pub fn demo_summary(out: &mut impl Write) -> Result<(), CliError> {
-    let store = source::demo()?;
-    let end: Micros = query::recorded_span(&store)?.map_or_else(time::now, |(_, last)| last);
-    let beliefs = query::believed(&store, end, Some(end), &Filter::default())?;
-    writeln!(
-        out,
-        "asof — {} ({})",
-        store.header().incident.title,
-        store.label()
-    )?;
-    writeln!(
-        out,
-        "\nAt the end of the log ({}), the agents believed about that moment:",
-        time::format(end)
-    )?;
-    write!(out, "{}", beliefs_table(&beliefs).text())?;
-    writeln!(
-        out,
-        "\nTry next:\n  asof evidence\n  asof history --topic root-cause\n  \
-asof believed --at 2026-03-03T12:00:00Z --about 2026-03-02T09:30:00Z\n  \
-asof believed --at now --format json\n  asof load datasets/payment-outage.yaml --db outage.db"
-    )?;
-    Ok(())
 }

@@ -2,6 +2,7 @@
 //! forks and export; JSON shapes (SPEC §5.1) live beside them in [`json`].
 
 pub mod json;
+pub mod timeline;
 
 use crate::model::{EventKind, Evidence, Version};
 use crate::store::{
@@ -43,7 +44,7 @@ fn belief(r: &Row) -> rusqlite::Result<Belief> {
     })
 }
 
-fn split(joined: Option<String>) -> Vec<String> {
+pub(crate) fn split(joined: Option<String>) -> Vec<String> {
     joined
         .map(|s| s.split(SEP).map(str::to_owned).collect())
         .unwrap_or_default()

@@ -1,0 +1,41 @@
+//! What the user asked for, independent of which key or click asked for it.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    /// Esc: close a popup, clear a filter, or quit.
+    Back,
+    StepBack,
+    StepForward,
+    PrevEvent,
+    NextEvent,
+    Start,
+    End,
+    TogglePlay,
+    Faster,
+    Slower,
+    ZoomIn,
+    ZoomOut,
+    FocusNext,
+    FocusPrev,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Open,
+    Filter,
+    Help,
+    Jump,
+    /// A typed character for the open text prompt.
+    Type(char),
+    Erase,
+    /// Mouse: a left click at (column, row) of the screen.
+    Click(u16, u16),
+    /// Mouse wheel at (column, row): `true` scrolls down / forward.
+    Wheel(bool, u16, u16),
+    Resize(u16, u16),
+    /// The play clock ticked.
+    Tick,
+}

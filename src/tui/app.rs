@@ -1,0 +1,1150 @@
+//! The TUI's state and `update`. Drawing never changes this state; every query
+//! runs here, when the cursor or the selection moves, and its text is formatted
+//! once for the draw functions to copy.
+
+use super::action::Action;
+use super::keymap::Context;
+use super::theme::Theme;
+use super::ui::layout::{Areas, areas};
+use crate::model::Cardinality;
+use crate::query::Filter;
+use crate::query::timeline::{MarkKind, Timeline};
+use crate::time::{self, Micros, format_short};
+use ratatui::layout::Rect;
+use std::collections::HashMap;
+
+/// Evidence that reached the agent this long after it happened is "late".
+pub const LATE: i64 = 3_600_000_000;
+/// Play speeds: milliseconds per event.
+pub const SPEEDS_MS: [u64; 5] = [2000, 1000, 500, 250, 100];
+/// How often the play clock ticks.
+pub const TICK_MS: u64 = 50;
+const MIN_VIEW: i64 = 60_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Scrubber,
+    Beliefs,
+    Evidence,
+}
+
+impl Focus {
+    const ORDER: [Focus; 3] = [Focus::Scrubber, Focus::Beliefs, Focus::Evidence];
+
+    fn step(self, by: isize) -> Focus {
+        let i = Self::ORDER.iter().position(|&f| f == self).unwrap_or(0) as isize;
+        Self::ORDER[(i + by).rem_euclid(Self::ORDER.len() as isize) as usize]
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BeliefRowKind {
+    /// A topic's heading; `conflict` when agents' answers differ at the cursor.
+    Topic { question: String, conflict: bool },
+    /// A version held at the cursor.
+    Held,
+    /// A version closed by the latest event at or before the cursor.
+    ClosedNow,
+    /// The topic has no version held at the cursor.
+    Empty,
+}
+
+/// One line of the beliefs panel, formatted when the cursor moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BeliefRow {
+    pub kind: BeliefRowKind,
+    pub topic: usize,
+    pub topic_id: String,
+    pub agent: String,
+    pub claim: String,
+    pub claim_index: usize,
+    pub confidence: String,
+    pub valid: String,
+    pub since: String,
+    pub evidence: String,
+    pub note: String,
+    pub version: Option<u64>,
+}
+
+/// One line of the evidence panel, formatted once at load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvidenceRow {
+    pub index: usize,
+    pub id: String,
+    pub kind: String,
+    pub source: String,
+    pub observed: String,
+    pub recorded: String,
+    pub lag: String,
+    pub cited_by: String,
+    pub summary: String,
+    pub recorded_at: Micros,
+    pub late: bool,
+}
+
+/// A scrollable popup of preformatted lines (history, evidence details).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextView {
+    pub title: String,
+    pub lines: Vec<ViewLine>,
+    pub scroll: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineStyle {
+    Normal,
+    Heading,
+    Held,
+    Closed,
+    Future,
+    Note,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewLine {
+    pub text: String,
+    pub style: LineStyle,
+}
+
+impl ViewLine {
+    fn new(style: LineStyle, text: impl Into<String>) -> Self {
+        ViewLine {
+            text: text.into(),
+            style,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    Jump,
+    Filter(Focus),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Popup {
+    Help,
+    Text(TextView),
+    Prompt { kind: PromptKind, text: String },
+}
+
+pub struct App {
+    pub timeline: Timeline,
+    pub theme: Theme,
+    /// The recorded cursor.
+    pub cursor: Micros,
+    /// The scrubber's visible recorded range.
+    pub view: (Micros, Micros),
+    full: (Micros, Micros),
+    pub focus: Focus,
+    pub popup: Option<Popup>,
+    pub playing: bool,
+    pub speed: usize,
+    play_elapsed: u64,
+    pub size: (u16, u16),
+    pub status: Option<String>,
+    pub quit: bool,
+
+    pub belief_rows: Vec<BeliefRow>,
+    pub belief_visible: Vec<usize>,
+    pub belief_selected: usize,
+    pub belief_offset: usize,
+    pub belief_filter: String,
+
+    pub evidence_rows: Vec<EvidenceRow>,
+    pub evidence_visible: Vec<usize>,
+    pub evidence_selected: usize,
+    pub evidence_offset: usize,
+    pub evidence_filter: String,
+
+    /// Per topic: claim text → index for glyph and colour.
+    pub claim_index: Vec<HashMap<String, usize>>,
+    /// The header's description of the latest event at or before the cursor.
+    pub latest: String,
+    /// Position of the latest event: (1-based index, total).
+    pub event_position: (usize, usize),
+}
+
+impl App {
+    pub fn new(timeline: Timeline, theme: Theme, size: (u16, u16)) -> App {
+        let full = match timeline.span() {
+            Some((a, b)) => {
+                let pad = ((b - a) / 50).max(60_000_000);
+                (a - pad, b + pad)
+            }
+            None => {
+                let now = time::now();
+                (now - 3_600_000_000, now + 3_600_000_000)
+            }
+        };
+        let cursor = timeline.span().map_or(full.0, |(_, last)| last);
+        let mut claim_index: Vec<HashMap<String, usize>> =
+            vec![HashMap::new(); timeline.header.topics.len()];
+        for (t, map) in claim_index.iter_mut().enumerate() {
+            for b in timeline.topic_versions(t) {
+                let next = map.len();
+                map.entry(b.version.claim.clone()).or_insert(next);
+            }
+        }
+        let evidence_rows = timeline
+            .evidence
+            .iter()
+            .enumerate()
+            .map(|(index, item)| {
+                let e = &item.evidence;
+                EvidenceRow {
+                    index,
+                    id: e.id.clone(),
+                    kind: e.kind.clone(),
+                    source: e.source.clone(),
+                    observed: format_short(e.observed_at),
+                    recorded: format_short(e.recorded_at),
+                    lag: time::format_duration(e.lag()),
+                    cited_by: if item.cited_by.is_empty() {
+                        "-".into()
+                    } else {
+                        item.cited_by.join(",")
+                    },
+                    summary: e.summary.clone(),
+                    recorded_at: e.recorded_at,
+                    late: e.lag() >= LATE,
+                }
+            })
+            .collect();
+        let mut app = App {
+            timeline,
+            theme,
+            cursor,
+            view: full,
+            full,
+            focus: Focus::Scrubber,
+            popup: None,
+            playing: false,
+            speed: 1,
+            play_elapsed: 0,
+            size,
+            status: None,
+            quit: false,
+            belief_rows: Vec::new(),
+            belief_visible: Vec::new(),
+            belief_selected: 0,
+            belief_offset: 0,
+            belief_filter: String::new(),
+            evidence_rows,
+            evidence_visible: Vec::new(),
+            evidence_selected: 0,
+            evidence_offset: 0,
+            evidence_filter: String::new(),
+            claim_index,
+            latest: String::new(),
+            event_position: (0, 0),
+        };
+        app.refilter_evidence();
+        app.cursor_moved();
+        app
+    }
+
+    pub fn areas(&self) -> Areas {
+        areas(Rect::new(0, 0, self.size.0, self.size.1))
+    }
+
+    /// The context whose bindings apply now.
+    pub fn context(&self) -> Context {
+        match (&self.popup, self.focus) {
+            (Some(_), _) => Context::Popup,
+            (None, Focus::Scrubber) => Context::Scrubber,
+            (None, _) => Context::Lists,
+        }
+    }
+
+    pub fn play_interval_ms(&self) -> u64 {
+        SPEEDS_MS[self.speed]
+    }
+
+    /// The recorded step for ←/→: about a hundredth of the visible range, rounded
+    /// to a duration people read.
+    pub fn step(&self) -> i64 {
+        nice_duration((self.view.1 - self.view.0) / 100)
+    }
+
+    /// Applies one action. Returns whether anything visible changed.
+    pub fn update(&mut self, action: Action) -> bool {
+        if action != Action::Tick {
+            self.status = None;
+        }
+        if let Some(Popup::Prompt { .. }) = &self.popup {
+            return self.update_prompt(action);
+        }
+        if self.popup.is_some() && self.update_popup(action) {
+            return true;
+        }
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Back => {
+                if self.popup.take().is_none() && !self.clear_filter() {
+                    self.playing = false;
+                }
+            }
+            Action::StepBack => self.seek(self.cursor - self.step()),
+            Action::StepForward => self.seek(self.cursor + self.step()),
+            Action::PrevEvent => {
+                if let Some(t) = self.timeline.prev_event(self.cursor) {
+                    self.seek(t);
+                }
+            }
+            Action::NextEvent => {
+                if let Some(t) = self.timeline.next_event(self.cursor) {
+                    self.seek(t);
+                }
+            }
+            Action::Start => {
+                let t = self.timeline.span().map_or(self.full.0, |s| s.0);
+                self.seek(t);
+            }
+            Action::End => {
+                let t = self.timeline.span().map_or(self.full.1, |s| s.1);
+                self.seek(t);
+            }
+            Action::TogglePlay => {
+                if !self.playing && self.timeline.next_event(self.cursor).is_none() {
+                    // At the end: play from the start.
+                    let t = self.timeline.span().map_or(self.full.0, |s| s.0);
+                    self.seek(t);
+                }
+                self.playing = !self.playing;
+                self.play_elapsed = 0;
+            }
+            Action::Faster => self.speed = (self.speed + 1).min(SPEEDS_MS.len() - 1),
+            Action::Slower => self.speed = self.speed.saturating_sub(1),
+            Action::ZoomIn => self.zoom(0.5),
+            Action::ZoomOut => self.zoom(2.0),
+            Action::FocusNext => self.focus = self.focus.step(1),
+            Action::FocusPrev => self.focus = self.focus.step(-1),
+            Action::Up => self.select_by(-1),
+            Action::Down => self.select_by(1),
+            Action::PageUp => self.select_by(-(self.page_rows() as isize)),
+            Action::PageDown => self.select_by(self.page_rows() as isize),
+            Action::Top => self.select_by(isize::MIN / 2),
+            Action::Bottom => self.select_by(isize::MAX / 2),
+            Action::Open => self.open(),
+            Action::Filter => {
+                if matches!(self.focus, Focus::Beliefs | Focus::Evidence) {
+                    let text = self.filter_text(self.focus).to_owned();
+                    self.popup = Some(Popup::Prompt {
+                        kind: PromptKind::Filter(self.focus),
+                        text,
+                    });
+                }
+            }
+            Action::Help => self.popup = Some(Popup::Help),
+            Action::Jump => {
+                self.popup = Some(Popup::Prompt {
+                    kind: PromptKind::Jump,
+                    text: String::new(),
+                })
+            }
+            Action::Type(_) | Action::Erase => return false,
+            Action::Click(x, y) => self.click(x, y),
+            Action::Wheel(down, x, y) => self.wheel(down, x, y),
+            Action::Resize(w, h) => {
+                self.size = (w, h);
+                self.keep_visible();
+            }
+            Action::Tick => return self.tick(),
+        }
+        true
+    }
+
+    fn tick(&mut self) -> bool {
+        if !self.playing {
+            return false;
+        }
+        self.play_elapsed += TICK_MS;
+        if self.play_elapsed < self.play_interval_ms() {
+            return false;
+        }
+        self.play_elapsed = 0;
+        match self.timeline.next_event(self.cursor) {
+            Some(t) => self.seek(t),
+            None => self.playing = false,
+        }
+        true
+    }
+
+    /// Keys while a popup is open; returns whether it handled the action.
+    fn update_popup(&mut self, action: Action) -> bool {
+        let Some(popup) = &mut self.popup else {
+            return false;
+        };
+        match (popup, action) {
+            (_, Action::Back) => self.popup = None,
+            (Popup::Help, Action::Help) => self.popup = None,
+            (Popup::Text(view), Action::Up) => view.scroll = view.scroll.saturating_sub(1),
+            (Popup::Text(view), Action::Down) => {
+                view.scroll = (view.scroll + 1).min(view.lines.len().saturating_sub(1))
+            }
+            (Popup::Text(view), Action::PageUp) => view.scroll = view.scroll.saturating_sub(10),
+            (Popup::Text(view), Action::PageDown) => {
+                view.scroll = (view.scroll + 10).min(view.lines.len().saturating_sub(1))
+            }
+            (Popup::Help, Action::Up | Action::Down | Action::PageUp | Action::PageDown) => {}
+            (
+                _,
+                Action::Quit
+                | Action::Resize(..)
+                | Action::Tick
+                | Action::Click(..)
+                | Action::Wheel(..),
+            ) => return false,
+            _ => {}
+        }
+        true
+    }
+
+    fn update_prompt(&mut self, action: Action) -> bool {
+        let Some(Popup::Prompt { kind, text }) = &mut self.popup else {
+            return false;
+        };
+        let kind = *kind;
+        match action {
+            Action::Type(c) => text.push(c),
+            Action::Erase => {
+                text.pop();
+            }
+            Action::Back => {
+                self.popup = None;
+                if let PromptKind::Filter(focus) = kind {
+                    self.set_filter(focus, String::new());
+                }
+                return true;
+            }
+            Action::Open => {
+                let text = std::mem::take(text);
+                self.popup = None;
+                if kind == PromptKind::Jump {
+                    match time::parse_loose(&text, self.cursor) {
+                        Ok(t) => self.seek(t),
+                        Err(e) => self.status = Some(format!("jump: {e}")),
+                    }
+                }
+                return true;
+            }
+            Action::Quit => {
+                self.quit = true;
+                return true;
+            }
+            Action::Resize(w, h) => {
+                self.size = (w, h);
+                return true;
+            }
+            Action::Tick => return self.tick(),
+            _ => return false,
+        }
+        if let (PromptKind::Filter(focus), Some(Popup::Prompt { text, .. })) = (kind, &self.popup) {
+            let text = text.clone();
+            self.set_filter(focus, text);
+        }
+        true
+    }
+
+    fn filter_text(&self, focus: Focus) -> &str {
+        match focus {
+            Focus::Beliefs => &self.belief_filter,
+            _ => &self.evidence_filter,
+        }
+    }
+
+    fn set_filter(&mut self, focus: Focus, text: String) {
+        match focus {
+            Focus::Beliefs => {
+                self.belief_filter = text;
+                self.refilter_beliefs();
+            }
+            Focus::Evidence => {
+                self.evidence_filter = text;
+                self.refilter_evidence();
+            }
+            Focus::Scrubber => {}
+        }
+    }
+
+    /// Esc on a filtered list clears its filter; returns whether it did.
+    fn clear_filter(&mut self) -> bool {
+        let focus = self.focus;
+        if matches!(focus, Focus::Beliefs | Focus::Evidence) && !self.filter_text(focus).is_empty()
+        {
+            self.set_filter(focus, String::new());
+            return true;
+        }
+        false
+    }
+
+    /// Moves the recorded cursor, keeps it in view, and recomputes what it shows.
+    pub fn seek(&mut self, t: Micros) {
+        self.cursor = t.clamp(self.full.0, self.full.1);
+        let width = self.view.1 - self.view.0;
+        if self.cursor < self.view.0 {
+            self.view = (self.cursor, self.cursor + width);
+        } else if self.cursor > self.view.1 {
+            self.view = (self.cursor - width, self.cursor);
+        }
+        self.cursor_moved();
+    }
+
+    fn zoom(&mut self, factor: f64) {
+        let full_width = self.full.1 - self.full.0;
+        let width = (((self.view.1 - self.view.0) as f64 * factor) as i64)
+            .clamp(MIN_VIEW.min(full_width), full_width);
+        let left_share = if self.view.1 > self.view.0 {
+            (self.cursor - self.view.0) as f64 / (self.view.1 - self.view.0) as f64
+        } else {
+            0.5
+        };
+        let mut from = self.cursor - (width as f64 * left_share.clamp(0.0, 1.0)) as i64;
+        from = from.clamp(self.full.0, self.full.1 - width);
+        self.view = (from, from + width);
+    }
+
+    /// The recorded instant under a scrubber column.
+    pub fn time_at_column(&self, area: Rect, column: u16) -> Micros {
+        let inner = super::ui::scrubber::lanes_area(area);
+        let x = column
+            .saturating_sub(inner.x)
+            .min(inner.width.saturating_sub(1)) as i64;
+        let width = inner.width.max(1) as i64;
+        self.view.0 + (self.view.1 - self.view.0) * x / width
+    }
+
+    fn click(&mut self, x: u16, y: u16) {
+        let areas = self.areas();
+        let inside = |r: Option<Rect>| {
+            r.filter(|r| x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)
+        };
+        if let Some(area) = inside(Some(areas.scrubber)) {
+            self.focus = Focus::Scrubber;
+            let t = self.time_at_column(area, x);
+            self.seek(t);
+        } else if let Some(area) = inside(areas.beliefs) {
+            self.focus = Focus::Beliefs;
+            let row = (y.saturating_sub(area.y + 1)) as usize + self.belief_offset;
+            if row < self.belief_visible.len() {
+                self.belief_selected = row;
+            }
+        } else if let Some(area) = inside(areas.evidence) {
+            self.focus = Focus::Evidence;
+            let row = (y.saturating_sub(area.y + 2)) as usize + self.evidence_offset;
+            if row < self.evidence_visible.len() {
+                self.evidence_selected = row;
+            }
+        }
+    }
+
+    fn wheel(&mut self, down: bool, x: u16, y: u16) {
+        let areas = self.areas();
+        let over = |r: Option<Rect>| {
+            r.is_some_and(|r| x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)
+        };
+        if over(areas.beliefs) || over(areas.evidence) {
+            self.focus = if over(areas.beliefs) {
+                Focus::Beliefs
+            } else {
+                Focus::Evidence
+            };
+            self.select_by(if down { 3 } else { -3 });
+        } else {
+            let step = self.step();
+            self.seek(self.cursor + if down { step } else { -step });
+        }
+    }
+
+    fn page_rows(&self) -> usize {
+        let areas = self.areas();
+        let area = match self.focus {
+            Focus::Beliefs => areas.beliefs,
+            _ => areas.evidence,
+        };
+        area.map_or(10, |a| a.height.saturating_sub(3).max(1) as usize)
+    }
+
+    fn select_by(&mut self, by: isize) {
+        let (selected, len) = match self.focus {
+            Focus::Beliefs => (&mut self.belief_selected, self.belief_visible.len()),
+            Focus::Evidence => (&mut self.evidence_selected, self.evidence_visible.len()),
+            Focus::Scrubber => return,
+        };
+        if len == 0 {
+            *selected = 0;
+            return;
+        }
+        *selected = (*selected as isize)
+            .saturating_add(by)
+            .clamp(0, len as isize - 1) as usize;
+        self.keep_visible();
+    }
+
+    /// Scroll offsets that keep each list's selection on screen.
+    fn keep_visible(&mut self) {
+        let areas = self.areas();
+        let fit = |selected: usize, offset: usize, rows: usize| -> usize {
+            if rows == 0 {
+                return selected;
+            }
+            if selected < offset {
+                selected
+            } else if selected >= offset + rows {
+                selected + 1 - rows
+            } else {
+                offset
+            }
+        };
+        let belief_rows = areas
+            .beliefs
+            .map_or(0, |a| a.height.saturating_sub(2) as usize);
+        let evidence_rows = areas
+            .evidence
+            .map_or(0, |a| a.height.saturating_sub(3) as usize);
+        self.belief_offset = fit(self.belief_selected, self.belief_offset, belief_rows);
+        self.evidence_offset = fit(self.evidence_selected, self.evidence_offset, evidence_rows);
+    }
+
+    fn open(&mut self) {
+        match self.focus {
+            Focus::Beliefs => {
+                if let Some(&i) = self.belief_visible.get(self.belief_selected) {
+                    let row = &self.belief_rows[i];
+                    let agent = (!row.agent.is_empty()).then(|| row.agent.clone());
+                    self.popup = Some(Popup::Text(self.history_view(row.topic, agent.as_deref())));
+                }
+            }
+            Focus::Evidence => {
+                if let Some(&i) = self.evidence_visible.get(self.evidence_selected) {
+                    self.popup = Some(Popup::Text(self.evidence_view(self.evidence_rows[i].index)));
+                }
+            }
+            Focus::Scrubber => {
+                // Enter on the timeline: the events at the cursor's latest instant.
+                self.popup = Some(Popup::Text(self.events_view()));
+            }
+        }
+    }
+
+    /// Everything that depends on the cursor, recomputed once per move.
+    fn cursor_moved(&mut self) {
+        let total = self.timeline.marks.len();
+        let done = self
+            .timeline
+            .marks
+            .partition_point(|m| m.recorded_at <= self.cursor);
+        self.event_position = (done, total);
+        self.latest = match self.timeline.latest_marks(self.cursor) {
+            [] => "before the first event".to_owned(),
+            marks => {
+                let m = &marks[marks.len() - 1];
+                let more = if marks.len() > 1 {
+                    format!(" (+{} more at this instant)", marks.len() - 1)
+                } else {
+                    String::new()
+                };
+                format!("{} {}{more}", format_short(m.recorded_at), describe_mark(m))
+            }
+        };
+        self.compute_beliefs();
+        if self.focus != Focus::Evidence {
+            // The evidence list follows the cursor: the latest item known then.
+            let rows = &self.evidence_rows;
+            let known = self
+                .evidence_visible
+                .partition_point(|&i| rows[i].recorded_at <= self.cursor);
+            self.evidence_selected = known.saturating_sub(1);
+            let rows = self
+                .areas()
+                .evidence
+                .map_or(0, |a| a.height.saturating_sub(3) as usize);
+            let last_offset = self.evidence_visible.len().saturating_sub(rows);
+            self.evidence_offset = self
+                .evidence_selected
+                .saturating_sub(rows / 2)
+                .min(last_offset);
+            self.keep_visible();
+        }
+    }
+
+    fn compute_beliefs(&mut self) {
+        let selected_key = self.belief_visible.get(self.belief_selected).map(|&i| {
+            (
+                self.belief_rows[i].topic,
+                self.belief_rows[i].agent.clone(),
+                self.belief_rows[i].version,
+            )
+        });
+        let t = self.cursor;
+        let held = self.timeline.believed(t, None, &Filter::default());
+        let latest = self.timeline.latest_marks(t);
+        let latest_at = latest.first().map(|m| m.recorded_at);
+        let mut reconfirmed: HashMap<u64, String> = HashMap::new();
+        for m in latest.iter().filter(|m| m.kind == MarkKind::Reconfirmation) {
+            for v in &m.covering {
+                reconfirmed.insert(
+                    *v,
+                    format!("↻ reconfirmed by {} on {}", m.id, m.cites.join(",")),
+                );
+            }
+        }
+        let mut rows = Vec::new();
+        let header = &self.timeline.header;
+        for (ti, topic) in header.topics.iter().enumerate() {
+            let topic_held: Vec<_> = held
+                .iter()
+                .filter(|b| b.version.topic == topic.id)
+                .collect();
+            let closed_now: Vec<_> = match latest_at {
+                Some(at) => self
+                    .timeline
+                    .topic_versions(ti)
+                    .filter(|b| b.version.superseded_at == at)
+                    .collect(),
+                None => Vec::new(),
+            };
+            let conflict = topic.cardinality == Cardinality::One && {
+                let answers: Vec<Option<&str>> = header
+                    .agents
+                    .iter()
+                    .filter(|a| topic_held.iter().any(|b| b.version.agent == a.id))
+                    .map(|a| self.timeline.answer(&a.id, &topic.id, t))
+                    .collect();
+                answers.windows(2).any(|w| w[0] != w[1])
+            };
+            rows.push(BeliefRow {
+                kind: BeliefRowKind::Topic {
+                    question: topic.question.clone(),
+                    conflict,
+                },
+                topic: ti,
+                topic_id: topic.id.clone(),
+                agent: String::new(),
+                claim: String::new(),
+                claim_index: 0,
+                confidence: String::new(),
+                valid: String::new(),
+                since: String::new(),
+                evidence: String::new(),
+                note: if conflict {
+                    "⚠ agents disagree".into()
+                } else {
+                    String::new()
+                },
+                version: None,
+            });
+            if topic_held.is_empty() && closed_now.is_empty() {
+                rows.push(BeliefRow {
+                    kind: BeliefRowKind::Empty,
+                    topic: ti,
+                    topic_id: topic.id.clone(),
+                    agent: String::new(),
+                    claim: "(no belief held)".into(),
+                    claim_index: 0,
+                    confidence: String::new(),
+                    valid: String::new(),
+                    since: String::new(),
+                    evidence: String::new(),
+                    note: String::new(),
+                    version: None,
+                });
+                continue;
+            }
+            for agent in &header.agents {
+                let mut mine: Vec<(&crate::query::Belief, bool)> = topic_held
+                    .iter()
+                    .filter(|b| b.version.agent == agent.id)
+                    .map(|b| (**b, true))
+                    .chain(
+                        closed_now
+                            .iter()
+                            .filter(|b| b.version.agent == agent.id)
+                            .map(|b| (*b, false)),
+                    )
+                    .collect();
+                mine.sort_by_key(|(b, held)| (b.version.valid.from, !*held, b.version.id));
+                for (b, is_held) in mine {
+                    let v = &b.version;
+                    let mut note = String::new();
+                    if let Some(r) = reconfirmed.get(&v.id) {
+                        note = r.clone();
+                    } else if !is_held {
+                        if let Some(c) = &v.closed {
+                            note = format!("✗ {} by {}", c.kind.as_str(), c.event);
+                        }
+                    } else if v.recorded_at == t || Some(v.recorded_at) == latest_at {
+                        note = "+ new".into();
+                    }
+                    if let Some(by) = v.clipped_by.as_ref().filter(|_| note.is_empty()) {
+                        note = format!("clipped by {by}");
+                    }
+                    rows.push(BeliefRow {
+                        kind: if is_held {
+                            BeliefRowKind::Held
+                        } else {
+                            BeliefRowKind::ClosedNow
+                        },
+                        topic: ti,
+                        topic_id: topic.id.clone(),
+                        agent: v.agent.clone(),
+                        claim: v.claim.clone(),
+                        claim_index: self.claim_index[ti].get(&v.claim).copied().unwrap_or(0),
+                        confidence: format!("{:.2}", v.confidence),
+                        valid: time::format_interval_short(v.valid),
+                        since: format_short(v.recorded_at),
+                        evidence: if b.supported_by.is_empty() {
+                            "-".into()
+                        } else {
+                            b.supported_by.join(",")
+                        },
+                        note,
+                        version: Some(v.id),
+                    });
+                }
+            }
+        }
+        self.belief_rows = rows;
+        self.refilter_beliefs();
+        // Keep the selection on the same belief (or topic) when the cursor moves.
+        if let Some((topic, agent, version)) = selected_key {
+            let rows = &self.belief_rows;
+            let found = self
+                .belief_visible
+                .iter()
+                .position(|&i| version.is_some() && rows[i].version == version)
+                .or_else(|| {
+                    self.belief_visible
+                        .iter()
+                        .position(|&i| rows[i].topic == topic && rows[i].agent == agent)
+                })
+                .or_else(|| {
+                    self.belief_visible
+                        .iter()
+                        .position(|&i| rows[i].topic == topic)
+                });
+            if let Some(p) = found {
+                self.belief_selected = p;
+            }
+        }
+        self.belief_selected = self
+            .belief_selected
+            .min(self.belief_visible.len().saturating_sub(1));
+        self.keep_visible();
+    }
+
+    fn refilter_beliefs(&mut self) {
+        let needle = self.belief_filter.to_lowercase();
+        let rows = &self.belief_rows;
+        // A topic stays visible when its id, question or any of its rows match.
+        let matching_topics: Vec<usize> = rows
+            .iter()
+            .filter(|r| {
+                needle.is_empty()
+                    || r.topic_id.to_lowercase().contains(&needle)
+                    || r.agent.to_lowercase().contains(&needle)
+                    || r.claim.to_lowercase().contains(&needle)
+                    || matches!(&r.kind, BeliefRowKind::Topic { question, .. } if question.to_lowercase().contains(&needle))
+            })
+            .map(|r| r.topic)
+            .collect();
+        self.belief_visible = (0..rows.len())
+            .filter(|&i| {
+                let r = &rows[i];
+                needle.is_empty()
+                    || matches!(r.kind, BeliefRowKind::Topic { .. })
+                        && matching_topics.contains(&r.topic)
+                    || r.topic_id.to_lowercase().contains(&needle)
+                    || r.agent.to_lowercase().contains(&needle)
+                    || r.claim.to_lowercase().contains(&needle)
+            })
+            .collect();
+        self.belief_selected = self
+            .belief_selected
+            .min(self.belief_visible.len().saturating_sub(1));
+        self.keep_visible();
+    }
+
+    fn refilter_evidence(&mut self) {
+        let needle = self.evidence_filter.to_lowercase();
+        self.evidence_visible = self
+            .evidence_rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                needle.is_empty()
+                    || [&r.id, &r.kind, &r.source, &r.summary, &r.cited_by]
+                        .iter()
+                        .any(|s| s.to_lowercase().contains(&needle))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        self.evidence_selected = self
+            .evidence_selected
+            .min(self.evidence_visible.len().saturating_sub(1));
+        self.keep_visible();
+    }
+
+    fn history_view(&self, topic: usize, agent: Option<&str>) -> TextView {
+        let header = &self.timeline.header;
+        let t = &header.topics[topic];
+        let who = agent.map_or("all agents".to_owned(), str::to_owned);
+        let mut lines = vec![
+            ViewLine::new(LineStyle::Heading, format!("{} — {}", t.id, t.question)),
+            ViewLine::new(
+                LineStyle::Note,
+                format!(
+                    "{who}; every version, oldest first; bold: held at the cursor ({}), dim: not yet recorded",
+                    format_short(self.cursor)
+                ),
+            ),
+            ViewLine::new(
+                LineStyle::Note,
+                format!(
+                    "{:<25}  {:<8} {:<22} {:<4}  {:<18}  claim  [assertion; evidence]",
+                    "recorded → until", "agent", "valid", "conf", "closed"
+                ),
+            ),
+            ViewLine::new(LineStyle::Normal, String::new()),
+        ];
+        for b in self
+            .timeline
+            .topic_versions(topic)
+            .filter(|b| agent.is_none_or(|a| b.version.agent == a))
+        {
+            let v = &b.version;
+            let style = if v.recorded_at > self.cursor {
+                LineStyle::Future
+            } else if v.held_at(self.cursor) {
+                LineStyle::Held
+            } else {
+                LineStyle::Closed
+            };
+            let until = format_short(v.superseded_at);
+            let how = match &v.closed {
+                Some(c) => format!("{} by {}", c.kind.as_str(), c.event),
+                None => "held".into(),
+            };
+            let clip = v
+                .clipped_by
+                .as_ref()
+                .map(|c| format!(", clipped by {c}"))
+                .unwrap_or_default();
+            lines.push(ViewLine::new(
+                style,
+                format!(
+                    "{} → {:<11}  {:<8} {:<22} {:.2}  {:<18}  {}  [{}; {}{clip}]",
+                    format_short(v.recorded_at),
+                    until,
+                    v.agent,
+                    time::format_interval_short(v.valid),
+                    v.confidence,
+                    how,
+                    v.claim,
+                    v.assertion,
+                    if b.supported_by.is_empty() {
+                        "no evidence".into()
+                    } else {
+                        b.supported_by.join(",")
+                    },
+                ),
+            ));
+        }
+        let notes: Vec<_> = self
+            .timeline
+            .marks
+            .iter()
+            .filter(|m| {
+                m.topic.as_deref() == Some(t.id.as_str())
+                    && agent.is_none_or(|a| m.agent.as_deref() == Some(a))
+            })
+            .filter(|m| matches!(m.effect.as_str(), "reconfirmed" | "zero_width" | "no_match"))
+            .collect();
+        if !notes.is_empty() {
+            lines.push(ViewLine::new(LineStyle::Normal, String::new()));
+            lines.push(ViewLine::new(
+                LineStyle::Heading,
+                "Events that changed no version",
+            ));
+            for m in notes {
+                let style = if m.recorded_at > self.cursor {
+                    LineStyle::Future
+                } else {
+                    LineStyle::Note
+                };
+                lines.push(ViewLine::new(
+                    style,
+                    format!("{}  {}", format_short(m.recorded_at), describe_mark(m)),
+                ));
+            }
+        }
+        TextView {
+            title: format!(" History: {} ({who}) ", t.id),
+            lines,
+            scroll: 0,
+        }
+    }
+
+    fn evidence_view(&self, index: usize) -> TextView {
+        let item = &self.timeline.evidence[index];
+        let e = &item.evidence;
+        let mut lines = vec![
+            ViewLine::new(
+                LineStyle::Heading,
+                format!("{} — {} from {}", e.id, e.kind, e.source),
+            ),
+            ViewLine::new(LineStyle::Normal, e.summary.clone()),
+            ViewLine::new(LineStyle::Normal, String::new()),
+            ViewLine::new(LineStyle::Normal, format!("locator      {}", e.locator)),
+            ViewLine::new(
+                LineStyle::Normal,
+                format!("observed     {}", time::format(e.observed_at)),
+            ),
+        ];
+        if let Some(until) = e.observed_until {
+            lines.push(ViewLine::new(
+                LineStyle::Normal,
+                format!("until        {}", time::format(until)),
+            ));
+        }
+        lines.push(ViewLine::new(
+            LineStyle::Normal,
+            format!("recorded     {}", time::format(e.recorded_at)),
+        ));
+        let lag_style = if e.lag() >= LATE {
+            LineStyle::Closed
+        } else {
+            LineStyle::Normal
+        };
+        let late = if e.lag() >= LATE {
+            "  (late-arriving)"
+        } else {
+            ""
+        };
+        lines.push(ViewLine::new(
+            lag_style,
+            format!("lag          {}{late}", time::format_duration(e.lag())),
+        ));
+        lines.push(ViewLine::new(
+            LineStyle::Normal,
+            format!("reliability  {:.2}", e.reliability),
+        ));
+        lines.push(ViewLine::new(LineStyle::Normal, String::new()));
+        lines.push(ViewLine::new(LineStyle::Heading, "Cited by"));
+        if item.cited_by.is_empty() {
+            lines.push(ViewLine::new(
+                LineStyle::Note,
+                "nothing: no assertion or retraction cites it",
+            ));
+        }
+        for id in &item.cited_by {
+            if let Some(m) = self.timeline.marks.iter().find(|m| &m.id == id) {
+                let style = if m.recorded_at > self.cursor {
+                    LineStyle::Future
+                } else {
+                    LineStyle::Normal
+                };
+                lines.push(ViewLine::new(
+                    style,
+                    format!("{}  {}", format_short(m.recorded_at), describe_mark(m)),
+                ));
+            }
+        }
+        TextView {
+            title: format!(" Evidence {} ", e.id),
+            lines,
+            scroll: 0,
+        }
+    }
+
+    fn events_view(&self) -> TextView {
+        let marks = self.timeline.latest_marks(self.cursor);
+        let mut lines = vec![ViewLine::new(
+            LineStyle::Heading,
+            format!("Events at {}", self.latest),
+        )];
+        if marks.is_empty() {
+            lines.push(ViewLine::new(
+                LineStyle::Note,
+                "no event at or before the cursor",
+            ));
+        }
+        for m in marks {
+            lines.push(ViewLine::new(
+                LineStyle::Normal,
+                format!("{}  {}", format_short(m.recorded_at), describe_mark(m)),
+            ));
+        }
+        TextView {
+            title: " Events ".into(),
+            lines,
+            scroll: 0,
+        }
+    }
+}
+
+/// One sentence for an event, as the header and popups show it.
+pub fn describe_mark(m: &crate::query::timeline::Mark) -> String {
+    let agent = m.agent.as_deref().unwrap_or("?");
+    let topic = m.topic.as_deref().unwrap_or("?");
+    let cites = if m.cites.is_empty() {
+        String::new()
+    } else {
+        format!(" on {}", m.cites.join(","))
+    };
+    match m.kind {
+        MarkKind::Evidence => format!("{} evidence recorded", m.id),
+        MarkKind::Assertion => {
+            let zero = if m.effect == "zero_width" {
+                " (zero-width: replaced at the same instant)"
+            } else {
+                ""
+            };
+            format!(
+                "{} {agent} believes “{}” ({topic}){cites}{zero}",
+                m.id,
+                m.claim.as_deref().unwrap_or("")
+            )
+        }
+        MarkKind::Reconfirmation => format!(
+            "{} {agent} reconfirms “{}” ({topic}){cites}",
+            m.id,
+            m.claim.as_deref().unwrap_or("")
+        ),
+        MarkKind::Retraction => {
+            let what = m
+                .claim
+                .as_deref()
+                .map(|c| format!(" “{c}”"))
+                .unwrap_or_default();
+            format!("{} {agent} retracts{what} ({topic}){cites}", m.id)
+        }
+    }
+}
+
+/// Rounds a duration up to one people read: 1s, 5s, 15s, 1m, 5m, 15m, 1h, 6h, 1d…
+pub fn nice_duration(micros: i64) -> i64 {
+    const S: i64 = 1_000_000;
+    const STEPS: [i64; 14] = [
+        S,
+        5 * S,
+        15 * S,
+        30 * S,
+        60 * S,
+        300 * S,
+        900 * S,
+        1800 * S,
+        3600 * S,
+        3 * 3600 * S,
+        6 * 3600 * S,
+        12 * 3600 * S,
+        86_400 * S,
+        7 * 86_400 * S,
+    ];
+    STEPS
+        .iter()
+        .copied()
+        .find(|&s| s >= micros)
+        .unwrap_or(STEPS[STEPS.len() - 1])
+}

@@ -1,0 +1,159 @@
+//! The terminal UI (SPEC §5.2): a synchronous loop over one channel.
+//!
+//! An input thread and a play-clock thread send [`Msg`]s; the loop blocks on the
+//! channel, applies every pending message to the [`App`] through one keymap, and
+//! draws once — never when nothing changed. The loop is generic over the ratatui
+//! backend so tests drive it with `TestBackend`.
+
+pub mod action;
+pub mod app;
+pub mod keymap;
+pub mod theme;
+pub mod ui;
+
+use action::Action;
+use app::{App, Popup, TICK_MS};
+use ratatui::Terminal;
+use ratatui::backend::{Backend, CrosstermBackend};
+use ratatui::crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEventKind, KeyModifiers,
+    MouseButton, MouseEventKind,
+};
+use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::Duration;
+
+/// What arrives on the loop's channel.
+#[derive(Debug)]
+pub enum Msg {
+    Input(Event),
+    Tick,
+}
+
+/// Turns a terminal event into an action, given what is open.
+pub fn translate(app: &App, event: &Event) -> Option<Action> {
+    match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => {
+            if let Some(Popup::Prompt { .. }) = app.popup {
+                let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+                return match key.code {
+                    KeyCode::Char('c') if ctrl => Some(Action::Quit),
+                    KeyCode::Char(c) if !ctrl => Some(Action::Type(c)),
+                    KeyCode::Backspace => Some(Action::Erase),
+                    KeyCode::Enter => Some(Action::Open),
+                    KeyCode::Esc => Some(Action::Back),
+                    _ => None,
+                };
+            }
+            keymap::translate(key, app.context())
+        }
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::Down(MouseButton::Left) => Some(Action::Click(m.column, m.row)),
+            MouseEventKind::ScrollDown => Some(Action::Wheel(true, m.column, m.row)),
+            MouseEventKind::ScrollUp => Some(Action::Wheel(false, m.column, m.row)),
+            _ => None,
+        },
+        Event::Resize(w, h) => Some(Action::Resize(*w, *h)),
+        _ => None,
+    }
+}
+
+fn apply(app: &mut App, msg: Msg) -> bool {
+    let action = match msg {
+        Msg::Tick => Some(Action::Tick),
+        Msg::Input(event) => translate(app, &event),
+    };
+    action.is_some_and(|a| app.update(a))
+}
+
+/// Runs until the user quits or the channel closes. Draws first, then after
+/// every batch of messages that changed something.
+pub fn run_loop<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    rx: &Receiver<Msg>,
+    playing: &AtomicBool,
+) -> Result<(), B::Error> {
+    terminal.draw(|f| ui::render(app, f))?;
+    while let Ok(msg) = rx.recv() {
+        let mut dirty = apply(app, msg);
+        while !app.quit {
+            match rx.try_recv() {
+                Ok(msg) => dirty |= apply(app, msg),
+                Err(_) => break,
+            }
+        }
+        playing.store(app.playing, Ordering::Relaxed);
+        if app.quit {
+            break;
+        }
+        if dirty {
+            terminal.draw(|f| ui::render(app, f))?;
+        }
+    }
+    Ok(())
+}
+
+fn spawn_input(tx: Sender<Msg>) {
+    std::thread::spawn(move || {
+        while let Ok(event) = event::read() {
+            if tx.send(Msg::Input(event)).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+fn spawn_clock(tx: Sender<Msg>, playing: Arc<AtomicBool>) {
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(Duration::from_millis(TICK_MS));
+            if playing.load(Ordering::Relaxed) && tx.send(Msg::Tick).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+/// Leaves raw mode, the alternate screen and mouse capture. Safe to call twice.
+pub fn restore_terminal() {
+    let _ = execute!(io::stdout(), DisableMouseCapture, LeaveAlternateScreen);
+    let _ = disable_raw_mode();
+}
+
+/// Restores the terminal when dropped: on return, on error, and during unwinding.
+struct Restore;
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// Opens the interactive UI on `app` in the real terminal.
+pub fn run(mut app: App) -> io::Result<()> {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous(info);
+    }));
+    enable_raw_mode()?;
+    let _restore = Restore;
+    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    let size = terminal.size()?;
+    app.update(Action::Resize(size.width, size.height));
+    let (tx, rx) = channel();
+    let playing = Arc::new(AtomicBool::new(false));
+    spawn_input(tx.clone());
+    spawn_clock(tx, playing.clone());
+    run_loop(&mut terminal, &mut app, &rx, &playing)?;
+    terminal.show_cursor()?;
+    Ok(())
+}

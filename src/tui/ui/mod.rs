@@ -1,0 +1,39 @@
+//! Rendering: `render(&App, &mut Frame)` only draws. One file per panel.
+
+pub mod beliefs;
+pub mod evidence;
+pub mod footer;
+pub mod header;
+pub mod help;
+pub mod layout;
+pub mod popup;
+pub mod scrubber;
+pub mod text;
+pub mod too_small;
+
+use super::app::{App, Popup};
+use ratatui::Frame;
+
+pub fn render(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    let areas = layout::areas(area);
+    if areas.too_small {
+        too_small::render(frame, area);
+        return;
+    }
+    header::render(app, frame, areas.header, areas.compact);
+    scrubber::render(app, frame, areas.scrubber);
+    if let Some(a) = areas.beliefs {
+        beliefs::render(app, frame, a);
+    }
+    if let Some(a) = areas.evidence {
+        evidence::render(app, frame, a);
+    }
+    footer::render(app, frame, areas.footer);
+    match &app.popup {
+        None => {}
+        Some(Popup::Help) => help::render(app, frame, area),
+        Some(Popup::Text(view)) => popup::render_text(app, view, frame, area),
+        Some(Popup::Prompt { kind, text }) => popup::render_prompt(app, *kind, text, frame, area),
+    }
+}

@@ -1,0 +1,263 @@
+//! The timeline scrubber over recorded time: one lane per mark kind, binned to
+//! columns, with the cursor and an axis whose labels read as dates or times at
+//! every zoom.
+//!
+//! ```text
+//! ┌ Timeline · recorded time ─────────────────────────── 03-02 08:48 → 03-16 10:10 ┐
+//! │evidence  • ●  •   ●•      •           │       •              •            •   │
+//! │beliefs   ▲ ▲▲ ↻   ▲       ▲           │    ▲  ▲                           ▲   │
+//! │retract         ✕     ✕                │                                     │
+//! │          ┬          ┬          ┬          ┬          ┬          ┬          ┬  │
+//! │          03-03      03-05      03-07      03-09      03-11      03-13      03-15│
+//! └────────────────────────────────────────────────────────────────────────────────┘
+//! ```
+//! Bins are counted with binary searches over sorted instants (`partition_point`),
+//! so a frame costs O(width · log events) whatever the size of the log.
+
+use crate::query::timeline::MarkKind;
+use crate::time::{self, Micros};
+use crate::tui::app::{App, Focus};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+const LABEL_WIDTH: u16 = 9;
+const LANES: [(&str, &[MarkKind]); 3] = [
+    ("evidence", &[MarkKind::Evidence]),
+    ("beliefs", &[MarkKind::Assertion, MarkKind::Reconfirmation]),
+    ("retract", &[MarkKind::Retraction]),
+];
+
+fn block(app: &App) -> Block<'static> {
+    let focused = app.focus == Focus::Scrubber;
+    let marker = if focused { "▶ " } else { "" };
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(app.theme.border(focused))
+        .title(Span::styled(
+            format!(" {marker}Timeline · recorded time "),
+            app.theme.border(focused),
+        ))
+        .title_top(
+            Line::from(format!(
+                " {} → {} ",
+                time::format_short(app.view.0),
+                time::format_short(app.view.1)
+            ))
+            .right_aligned(),
+        )
+}
+
+fn show_labels(inner: Rect) -> bool {
+    inner.width >= 60
+}
+
+/// The columns that map to time (inside the border, right of the lane labels).
+pub fn lanes_area(area: Rect) -> Rect {
+    let inner = Block::default().borders(Borders::ALL).inner(area);
+    if show_labels(inner) {
+        Rect {
+            x: inner.x + LABEL_WIDTH,
+            width: inner.width - LABEL_WIDTH,
+            ..inner
+        }
+    } else {
+        inner
+    }
+}
+
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    let block = block(app);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width < 2 || inner.height < 1 {
+        return;
+    }
+    let lanes = lanes_area(area);
+    let width = lanes.width as i64;
+    let (from, to) = app.view;
+    let span = (to - from).max(1);
+    let column_start = |c: i64| from + span * c / width;
+    let cursor_col = ((app.cursor - from) as i128 * width as i128 / span as i128) as i64;
+
+    let mut lines = Vec::new();
+    for (name, kinds) in LANES
+        .iter()
+        .take(inner.height.saturating_sub(1).max(1) as usize)
+    {
+        let mut spans = Vec::with_capacity(lanes.width as usize + 1);
+        if show_labels(inner) {
+            spans.push(Span::styled(
+                format!("{name:<width$}", width = LABEL_WIDTH as usize),
+                theme.muted(),
+            ));
+        }
+        for c in 0..width {
+            let (a, b) = (
+                column_start(c),
+                column_start(c + 1).max(column_start(c) + 1),
+            );
+            let counts: Vec<usize> = kinds.iter().map(|&k| app.timeline.count(k, a, b)).collect();
+            let (glyph, kind) = glyph(kinds, &counts);
+            let style = if c == cursor_col {
+                theme.cursor()
+            } else if glyph == " " {
+                Style::new()
+            } else {
+                theme.mark(kind)
+            };
+            let glyph = if c == cursor_col && glyph == " " {
+                "│"
+            } else {
+                glyph
+            };
+            spans.push(Span::styled(glyph, style));
+        }
+        lines.push(Line::from(spans));
+    }
+    let axis_rows = inner.height as usize - lines.len();
+    if axis_rows > 0 {
+        lines.extend(axis(app, lanes, inner, axis_rows, cursor_col));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The glyph for one bin of a lane: density for evidence, kind for beliefs.
+fn glyph(kinds: &[MarkKind], counts: &[usize]) -> (&'static str, MarkKind) {
+    match kinds {
+        [MarkKind::Evidence] => match counts[0] {
+            0 => (" ", MarkKind::Evidence),
+            1 => ("•", MarkKind::Evidence),
+            2..=4 => ("●", MarkKind::Evidence),
+            _ => ("◉", MarkKind::Evidence),
+        },
+        [MarkKind::Assertion, MarkKind::Reconfirmation] => match (counts[0], counts[1]) {
+            (0, 0) => (" ", MarkKind::Assertion),
+            (0, _) => ("↻", MarkKind::Reconfirmation),
+            (1, _) => ("▴", MarkKind::Assertion),
+            _ => ("▲", MarkKind::Assertion),
+        },
+        _ => match counts.first().copied().unwrap_or(0) {
+            0 => (" ", MarkKind::Retraction),
+            _ => ("✕", MarkKind::Retraction),
+        },
+    }
+}
+
+const SECOND: i64 = 1_000_000;
+const TICKS: [i64; 16] = [
+    SECOND,
+    5 * SECOND,
+    15 * SECOND,
+    30 * SECOND,
+    60 * SECOND,
+    5 * 60 * SECOND,
+    15 * 60 * SECOND,
+    30 * 60 * SECOND,
+    3600 * SECOND,
+    3 * 3600 * SECOND,
+    6 * 3600 * SECOND,
+    12 * 3600 * SECOND,
+    86_400 * SECOND,
+    2 * 86_400 * SECOND,
+    7 * 86_400 * SECOND,
+    30 * 86_400 * SECOND,
+];
+
+/// A tick step wide enough for labels of `label_cols` columns.
+fn tick_step(span: i64, width: i64, label_cols: i64) -> i64 {
+    let per_col = span as f64 / width.max(1) as f64;
+    TICKS
+        .iter()
+        .copied()
+        .find(|&s| s as f64 / per_col >= (label_cols + 2) as f64)
+        .unwrap_or(TICKS[TICKS.len() - 1])
+}
+
+/// How a tick reads at this step: dates for days, clock times below, with the
+/// date shown wherever a tick falls on midnight.
+pub fn tick_label(t: Micros, step: i64) -> String {
+    if step >= 86_400 * SECOND || t.rem_euclid(86_400 * SECOND) == 0 {
+        time::format_with(t, "%m-%d")
+    } else if step >= 60 * SECOND {
+        time::format_with(t, "%H:%M")
+    } else {
+        time::format_with(t, "%H:%M:%S")
+    }
+}
+
+fn axis(app: &App, lanes: Rect, inner: Rect, rows: usize, cursor_col: i64) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let width = lanes.width as i64;
+    let (from, to) = app.view;
+    let span = (to - from).max(1);
+    let label_cols = if span / width.max(1) >= 60 * SECOND {
+        5
+    } else {
+        8
+    };
+    let step = tick_step(span, width, label_cols);
+    let first = from.div_euclid(step) * step + if from.rem_euclid(step) == 0 { 0 } else { step };
+    let mut ticks = vec![' '; width as usize];
+    let mut labels = vec![' '; width as usize];
+    let mut t = first;
+    let mut free_from = 0i64;
+    while t < to {
+        let col = ((t - from) as i128 * width as i128 / span as i128) as i64;
+        if (0..width).contains(&col) {
+            ticks[col as usize] = '┬';
+            let label = tick_label(t, step);
+            let len = label.chars().count() as i64;
+            if col >= free_from && col + len <= width {
+                for (i, ch) in label.chars().enumerate() {
+                    labels[(col + i as i64) as usize] = ch;
+                }
+                free_from = col + len + 1;
+            }
+        }
+        t += step;
+    }
+    let pad = if show_labels(inner) {
+        " ".repeat(LABEL_WIDTH as usize)
+    } else {
+        String::new()
+    };
+    let line = |chars: Vec<char>| -> Line<'static> {
+        let mut spans = vec![Span::raw(pad.clone())];
+        for (c, ch) in chars.into_iter().enumerate() {
+            let style = if c as i64 == cursor_col {
+                theme.cursor()
+            } else {
+                theme.muted()
+            };
+            spans.push(Span::styled(ch.to_string(), style));
+        }
+        Line::from(spans)
+    };
+    if rows >= 2 {
+        vec![line(ticks), line(labels)]
+    } else {
+        vec![line(labels)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_read_as_dates_or_times() {
+        let day = 86_400 * SECOND;
+        let t = time::parse("2026-03-02T09:05:00Z").unwrap();
+        assert_eq!(tick_label(t, 3600 * SECOND), "09:05");
+        assert_eq!(tick_label(t, 15 * SECOND), "09:05:00");
+        assert_eq!(tick_label(t - t.rem_euclid(day), 3600 * SECOND), "03-02");
+        assert_eq!(tick_label(t, 2 * day), "03-02");
+        assert_eq!(tick_step(14 * day, 100, 5), day);
+        assert_eq!(tick_step(14 * day, 40, 5), 7 * day);
+        assert_eq!(tick_step(3600 * SECOND, 100, 5), 5 * 60 * SECOND);
+    }
+}

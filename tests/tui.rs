@@ -1,0 +1,481 @@
+//! The TUI without a terminal: app state driven by actions, and screens rendered
+//! into ratatui's `TestBackend` (text snapshots plus direct checks of key styles).
+
+use asof::cli::source;
+use asof::query::timeline::Timeline;
+use asof::time::parse;
+use asof::tui::action::Action;
+use asof::tui::app::{App, BeliefRowKind, Focus, Popup, SPEEDS_MS, TICK_MS};
+use asof::tui::theme::Theme;
+use asof::tui::ui;
+use proptest::prelude::*;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+
+fn demo(color: bool, size: (u16, u16)) -> App {
+    let timeline = Timeline::load(&source::demo().unwrap()).unwrap();
+    App::new(timeline, Theme { color }, size)
+}
+
+fn at(t: &str) -> i64 {
+    parse(t).unwrap()
+}
+
+fn draw(app: &App) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
+    terminal.draw(|f| ui::render(app, f)).unwrap();
+    terminal.backend().buffer().clone()
+}
+
+fn text(buffer: &Buffer) -> String {
+    let area = buffer.area;
+    let mut out = String::new();
+    for y in 0..area.height {
+        let mut line = String::new();
+        for x in 0..area.width {
+            line.push_str(buffer[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The first cell whose row contains `needle`, at the needle's first character.
+fn find(buffer: &Buffer, needle: &str) -> (u16, u16) {
+    let screen = text(buffer);
+    for (y, line) in screen.lines().enumerate() {
+        if let Some(byte) = line.find(needle) {
+            let x = line[..byte].chars().count() as u16;
+            return (x, y as u16);
+        }
+    }
+    panic!("`{needle}` is not on screen:\n{screen}");
+}
+
+fn rows_of(app: &App) -> Vec<(BeliefRowKind, String, String, String)> {
+    app.belief_visible
+        .iter()
+        .map(|&i| {
+            let r = &app.belief_rows[i];
+            (
+                r.kind.clone(),
+                r.agent.clone(),
+                r.claim.clone(),
+                r.note.clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn opens_at_the_end_and_steps_between_events() {
+    let mut app = demo(false, (120, 40));
+    assert_eq!(app.cursor, at("2026-03-16T10:10:00Z"));
+    assert_eq!(app.event_position, (81, 81));
+    app.update(Action::Start);
+    assert_eq!(app.cursor, at("2026-03-02T09:14:00Z"));
+    app.update(Action::NextEvent);
+    app.update(Action::NextEvent);
+    assert_eq!(
+        app.cursor,
+        at("2026-03-02T09:20:00Z"),
+        "B1 and B2 share 09:20"
+    );
+    assert_eq!(app.event_position, (4, 81));
+    app.update(Action::NextEvent);
+    app.update(Action::PrevEvent);
+    assert_eq!(app.cursor, at("2026-03-02T09:20:00Z"));
+    let before = app.cursor;
+    app.update(Action::StepForward);
+    assert_eq!(app.cursor - before, app.step());
+    app.update(Action::StepBack);
+    assert_eq!(app.cursor, before);
+    app.update(Action::End);
+    assert_eq!(app.cursor, at("2026-03-16T10:10:00Z"));
+}
+
+#[test]
+fn zoom_narrows_around_the_cursor_and_keeps_it_in_view() {
+    let mut app = demo(false, (120, 40));
+    app.seek(at("2026-03-03T12:10:00Z"));
+    let full = app.view.1 - app.view.0;
+    app.update(Action::ZoomIn);
+    app.update(Action::ZoomIn);
+    assert_eq!(app.view.1 - app.view.0, full / 4);
+    assert!(app.view.0 <= app.cursor && app.cursor <= app.view.1);
+    let step = app.step();
+    app.update(Action::ZoomOut);
+    assert!(app.step() >= step);
+    for _ in 0..10 {
+        app.update(Action::ZoomOut);
+    }
+    assert_eq!(
+        app.view.1 - app.view.0,
+        full,
+        "never wider than the whole log"
+    );
+    app.update(Action::End);
+    for _ in 0..30 {
+        app.update(Action::ZoomIn);
+    }
+    assert!(
+        app.view.1 - app.view.0 >= 60_000_000,
+        "at least a minute wide"
+    );
+    assert!(app.view.0 <= app.cursor && app.cursor <= app.view.1);
+}
+
+#[test]
+fn the_beliefs_show_what_just_changed_and_who_disagrees() {
+    let mut app = demo(false, (120, 40));
+    app.seek(at("2026-03-03T12:10:00Z"));
+    let rows = rows_of(&app);
+    let root: Vec<_> = rows
+        .iter()
+        .take_while(|r| !matches!(&r.0, BeliefRowKind::Topic { .. }) || r.2.is_empty())
+        .collect();
+    assert!(
+        matches!(&rows[0].0, BeliefRowKind::Topic { conflict: true, .. }),
+        "triage and infra disagree: {:?}",
+        rows[0]
+    );
+    assert!(rows.contains(&(
+        BeliefRowKind::Held,
+        "triage".into(),
+        "Bad deploy of checkout-service v4.12".into(),
+        "+ new".into()
+    )));
+    assert!(rows.contains(&(
+        BeliefRowKind::ClosedNow,
+        "triage".into(),
+        "Expired TLS certificate on the card-network gateway".into(),
+        "✗ superseded by B19".into()
+    )));
+    assert!(rows.contains(&(
+        BeliefRowKind::Held,
+        "infra".into(),
+        "Card-network provider outage".into(),
+        String::new()
+    )));
+    assert!(!root.is_empty());
+
+    app.seek(at("2026-03-02T10:40:00Z"));
+    let rows = rows_of(&app);
+    assert!(rows.contains(&(
+        BeliefRowKind::Held,
+        "triage".into(),
+        "Payments DB primary overloaded".into(),
+        "↻ reconfirmed by B8 on E5".into()
+    )));
+    assert!(matches!(
+        &rows[0].0,
+        BeliefRowKind::Topic {
+            conflict: false,
+            ..
+        }
+    ));
+
+    app.seek(at("2026-03-06T10:15:00Z"));
+    let rows = rows_of(&app);
+    let clipped = rows
+        .iter()
+        .find(|r| r.2.starts_with("Expired") && r.1 == "triage" && r.3.contains("new"))
+        .unwrap();
+    assert_eq!(clipped.0, BeliefRowKind::Held);
+}
+
+#[test]
+fn the_selection_follows_the_same_belief_as_the_cursor_moves() {
+    let mut app = demo(false, (120, 40));
+    app.seek(at("2026-03-02T09:20:00Z"));
+    app.update(Action::FocusNext);
+    assert_eq!(app.focus, Focus::Beliefs);
+    app.update(Action::Down);
+    let selected = |app: &App| {
+        app.belief_rows[app.belief_visible[app.belief_selected]]
+            .claim
+            .clone()
+    };
+    assert_eq!(selected(&app), "Payments DB primary overloaded");
+    app.update(Action::NextEvent);
+    app.update(Action::NextEvent);
+    assert_eq!(selected(&app), "Payments DB primary overloaded");
+}
+
+#[test]
+fn enter_opens_history_and_evidence_details() {
+    let mut app = demo(false, (120, 40));
+    app.update(Action::FocusNext);
+    app.update(Action::Open);
+    let Some(Popup::Text(view)) = &app.popup else {
+        panic!("history opens")
+    };
+    assert!(view.title.contains("History: root-cause"));
+    assert!(
+        view.lines
+            .iter()
+            .any(|l| l.text.contains("retracted by R2"))
+    );
+    assert!(
+        view.lines
+            .iter()
+            .any(|l| l.text.contains("B8 triage reconfirms"))
+    );
+    app.update(Action::Back);
+    assert!(app.popup.is_none());
+
+    app.update(Action::FocusNext);
+    assert_eq!(app.focus, Focus::Evidence);
+    app.update(Action::Top);
+    for _ in 0..27 {
+        app.update(Action::Down);
+    }
+    app.update(Action::Open);
+    let Some(Popup::Text(view)) = &app.popup else {
+        panic!("details open")
+    };
+    assert_eq!(view.title, " Evidence E28 ");
+    assert!(
+        view.lines
+            .iter()
+            .any(|l| l.text.contains("s3://audit/card-gw/2026-03-02.log.gz:1187"))
+    );
+    assert!(
+        view.lines
+            .iter()
+            .any(|l| l.text.contains("(late-arriving)"))
+    );
+    app.update(Action::Quit);
+    assert!(app.quit);
+}
+
+#[test]
+fn filter_narrows_the_focused_list_and_esc_clears_it() {
+    let mut app = demo(false, (120, 40));
+    app.update(Action::FocusPrev);
+    assert_eq!(app.focus, Focus::Evidence);
+    app.update(Action::Filter);
+    for c in "audit".chars() {
+        app.update(Action::Type(c));
+    }
+    assert_eq!(app.evidence_visible.len(), 1, "live as you type");
+    app.update(Action::Open);
+    assert!(app.popup.is_none());
+    assert_eq!(app.evidence_filter, "audit");
+    app.update(Action::Back);
+    assert_eq!(app.evidence_visible.len(), 33);
+
+    app.update(Action::FocusPrev);
+    app.update(Action::Filter);
+    for c in "sev".chars() {
+        app.update(Action::Type(c));
+    }
+    app.update(Action::Open);
+    let topics: Vec<&str> = app
+        .belief_visible
+        .iter()
+        .map(|&i| app.belief_rows[i].topic_id.as_str())
+        .collect();
+    assert!(topics.iter().all(|t| *t == "severity"), "{topics:?}");
+}
+
+#[test]
+fn jump_takes_typed_times_and_reports_bad_ones() {
+    let mut app = demo(false, (120, 40));
+    app.update(Action::Jump);
+    for c in "2026-03-03 12:10".chars() {
+        app.update(Action::Type(c));
+    }
+    app.update(Action::Open);
+    assert_eq!(app.cursor, at("2026-03-03T12:10:00Z"));
+    app.update(Action::Jump);
+    for c in "09:00".chars() {
+        app.update(Action::Type(c));
+    }
+    app.update(Action::Erase);
+    app.update(Action::Type('5'));
+    app.update(Action::Open);
+    assert_eq!(
+        app.cursor,
+        at("2026-03-03T09:05:00Z"),
+        "a clock time on the cursor's day"
+    );
+    app.update(Action::Jump);
+    app.update(Action::Type('x'));
+    app.update(Action::Open);
+    assert!(
+        app.status
+            .as_deref()
+            .unwrap()
+            .starts_with("jump: `x` is not")
+    );
+    assert_eq!(app.cursor, at("2026-03-03T09:05:00Z"));
+}
+
+#[test]
+fn play_advances_one_event_per_interval_and_stops_at_the_end() {
+    let mut app = demo(false, (120, 40));
+    app.update(Action::TogglePlay);
+    assert!(app.playing);
+    assert_eq!(
+        app.cursor,
+        at("2026-03-02T09:14:00Z"),
+        "play at the end restarts from the start"
+    );
+    let ticks = SPEEDS_MS[app.speed] / TICK_MS;
+    for _ in 0..ticks - 1 {
+        assert!(!app.update(Action::Tick), "no redraw between steps");
+    }
+    assert!(app.update(Action::Tick));
+    assert_eq!(app.cursor, at("2026-03-02T09:16:00Z"));
+    app.update(Action::Faster);
+    app.update(Action::Faster);
+    assert!(SPEEDS_MS[app.speed] < SPEEDS_MS[1]);
+    app.update(Action::End);
+    for _ in 0..ticks {
+        app.update(Action::Tick);
+    }
+    assert!(!app.playing);
+    app.update(Action::TogglePlay);
+    app.update(Action::TogglePlay);
+    assert!(!app.playing);
+    assert!(!app.update(Action::Tick), "paused: ticks change nothing");
+}
+
+#[test]
+fn the_mouse_seeks_selects_and_scrolls() {
+    let mut app = demo(false, (120, 40));
+    let areas = app.areas();
+    let lanes = ui::scrubber::lanes_area(areas.scrubber);
+    app.update(Action::Click(lanes.x, lanes.y));
+    assert_eq!(app.cursor, app.view.0);
+    app.update(Action::Click(lanes.x + lanes.width - 1, lanes.y));
+    assert!(app.cursor > at("2026-03-16T00:00:00Z"));
+    let beliefs = areas.beliefs.unwrap();
+    app.update(Action::Click(beliefs.x + 3, beliefs.y + 3));
+    assert_eq!(app.focus, Focus::Beliefs);
+    assert_eq!(app.belief_selected, 2);
+    let before = app.cursor;
+    app.update(Action::Wheel(false, lanes.x + 5, lanes.y));
+    assert_eq!(app.cursor, before - app.step());
+    let evidence = areas.evidence.unwrap();
+    let before = app.evidence_selected;
+    app.update(Action::Wheel(false, evidence.x + 2, evidence.y + 3));
+    assert_eq!(
+        (app.focus, app.evidence_selected),
+        (Focus::Evidence, before - 3)
+    );
+}
+
+#[test]
+fn help_lists_every_key_and_esc_closes_it() {
+    let mut app = demo(false, (120, 40));
+    app.update(Action::Help);
+    let screen = text(&draw(&app));
+    for needle in [
+        "←/→ h/l",
+        "[/]",
+        "Space",
+        "z/Z",
+        "Tab/S-Tab",
+        "Enter",
+        "/",
+        "Esc/q",
+        "Ctrl-C",
+        "reconfirmation",
+    ] {
+        assert!(screen.contains(needle), "help shows {needle}:\n{screen}");
+    }
+    app.update(Action::Back);
+    assert!(app.popup.is_none());
+}
+
+fn snapshot_app(size: (u16, u16)) -> App {
+    let mut app = demo(false, size);
+    app.seek(at("2026-03-03T12:10:00Z"));
+    app
+}
+
+#[test]
+fn snapshot_80x24() {
+    insta::assert_snapshot!(text(&draw(&snapshot_app((80, 24)))));
+}
+
+#[test]
+fn snapshot_120x40() {
+    insta::assert_snapshot!(text(&draw(&snapshot_app((120, 40)))));
+}
+
+#[test]
+fn snapshot_too_small() {
+    insta::assert_snapshot!(text(&draw(&snapshot_app((40, 10)))));
+}
+
+#[test]
+fn snapshot_history_popup() {
+    let mut app = snapshot_app((120, 40));
+    app.update(Action::FocusNext);
+    app.update(Action::Open);
+    insta::assert_snapshot!(text(&draw(&app)));
+}
+
+#[test]
+fn key_cells_carry_their_styles() {
+    let mut app = snapshot_app((120, 40));
+    app.update(Action::FocusNext);
+    app.update(Action::Down);
+    let buffer = draw(&app);
+    // The selected belief is in reverse video.
+    let (x, y) = find(&buffer, "triage   Bad deploy");
+    assert!(buffer[(x, y)].modifier.contains(Modifier::REVERSED));
+    // The belief closed just now is struck through.
+    let (_, y) = find(&buffer, "superseded by B19");
+    let (x, _) = find(&buffer, "triage   Expired TLS");
+    let x = x + "triage   ".chars().count() as u16;
+    assert!(buffer[(x, y)].modifier.contains(Modifier::CROSSED_OUT));
+    // Late evidence stands out without colour (bold) ...
+    let (x, y) = find(&buffer, "!1d 1h");
+    assert!(buffer[(x, y)].modifier.contains(Modifier::BOLD));
+    // ... evidence recorded after the cursor is dim ...
+    let (x, y) = find(&buffer, "E16 ");
+    assert!(buffer[(x, y)].modifier.contains(Modifier::DIM));
+    assert_eq!(
+        buffer[(x, y)].fg,
+        Color::Reset,
+        "NO_COLOR: no colour at all"
+    );
+    // ... and the focused panel is marked in its title, not by colour alone.
+    find(&buffer, "▶ Beliefs held at 03-03 12:10");
+
+    let mut app = demo(true, (120, 40));
+    app.seek(at("2026-03-03T12:10:00Z"));
+    let buffer = draw(&app);
+    let (x, y) = find(&buffer, "!1d 1h");
+    assert_eq!(buffer[(x, y)].fg, Color::LightRed);
+    let (x, y) = find(&buffer, "recorded ▸");
+    assert_eq!(buffer[(x, y)].bg, Color::Yellow);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn drawing_never_panics(
+        w in 1u16..=250,
+        h in 1u16..=80,
+        cursor in -1_000_000_000_000i64..3_000_000_000_000,
+        actions in proptest::collection::vec(0usize..12, 0..8),
+    ) {
+        let mut app = demo(w % 2 == 0, (w, h));
+        app.seek(at("2026-03-02T00:00:00Z") + cursor);
+        let menu = [Action::ZoomIn, Action::ZoomOut, Action::FocusNext, Action::Down, Action::PageDown, Action::Open,
+            Action::Help, Action::Back, Action::Filter, Action::Type('e'), Action::Jump, Action::Bottom];
+        for a in actions {
+            app.update(menu[a]);
+        }
+        draw(&app);
+    }
+}

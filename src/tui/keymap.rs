@@ -38,8 +38,8 @@ pub struct Binding {
     pub label: &'static str,
     pub help: &'static str,
     pub action: Action,
-    /// Shown in the footer when its context is focused.
-    pub hint: bool,
+    /// The footer's word for it, when the footer shows it.
+    pub hint: Option<&'static str>,
 }
 
 use Context::*;
@@ -52,7 +52,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "←/→ h/l",
         help: "step the recorded cursor back / forward",
         action: Action::StepBack,
-        hint: true,
+        hint: Some("step"),
     },
     Binding {
         context: Global,
@@ -60,7 +60,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "",
         help: "",
         action: Action::StepForward,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Global,
@@ -68,7 +68,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "[/]",
         help: "previous / next event",
         action: Action::PrevEvent,
-        hint: true,
+        hint: Some("event"),
     },
     Binding {
         context: Global,
@@ -76,7 +76,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "",
         help: "",
         action: Action::NextEvent,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Scrubber,
@@ -84,7 +84,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "g/G Home/End",
         help: "jump to the start / end of the log",
         action: Action::Start,
-        hint: true,
+        hint: Some("start/end"),
     },
     Binding {
         context: Scrubber,
@@ -92,7 +92,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "",
         help: "",
         action: Action::End,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Global,
@@ -100,7 +100,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "Space",
         help: "play / pause (one event at a time)",
         action: Action::TogglePlay,
-        hint: true,
+        hint: Some("play"),
     },
     Binding {
         context: Global,
@@ -108,7 +108,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "+/-",
         help: "play faster / slower",
         action: Action::Faster,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Global,
@@ -116,7 +116,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "",
         help: "",
         action: Action::Slower,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Global,
@@ -124,7 +124,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "z/Z",
         help: "zoom the timeline in / out around the cursor",
         action: Action::ZoomIn,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Global,
@@ -132,7 +132,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "",
         help: "",
         action: Action::ZoomOut,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Global,
@@ -140,7 +140,7 @@ pub const BINDINGS: &[Binding] = &[
         label: ":",
         help: "jump to a typed time",
         action: Action::Jump,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Global,
@@ -148,7 +148,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "Tab/S-Tab",
         help: "focus the next / previous panel",
         action: Action::FocusNext,
-        hint: true,
+        hint: Some("focus"),
     },
     Binding {
         context: Global,
@@ -156,7 +156,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "",
         help: "",
         action: Action::FocusPrev,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Lists,
@@ -164,7 +164,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "↑/↓ j/k",
         help: "select",
         action: Action::Up,
-        hint: true,
+        hint: Some("select"),
     },
     Binding {
         context: Lists,
@@ -172,7 +172,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "",
         help: "",
         action: Action::Down,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Lists,
@@ -180,7 +180,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "PgUp/PgDn",
         help: "page up / down",
         action: Action::PageUp,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Lists,
@@ -188,7 +188,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "",
         help: "",
         action: Action::PageDown,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Lists,
@@ -196,7 +196,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "g/G Home/End",
         help: "first / last row",
         action: Action::Top,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Lists,
@@ -204,7 +204,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "",
         help: "",
         action: Action::Bottom,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Lists,
@@ -212,7 +212,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "Enter",
         help: "details: a topic's history, an evidence item",
         action: Action::Open,
-        hint: true,
+        hint: Some("details"),
     },
     Binding {
         context: Lists,
@@ -220,7 +220,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "/",
         help: "filter the list (Esc clears)",
         action: Action::Filter,
-        hint: true,
+        hint: Some("filter"),
     },
     Binding {
         context: Popup,
@@ -228,7 +228,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "↑/↓ j/k",
         help: "scroll",
         action: Action::Up,
-        hint: true,
+        hint: Some("scroll"),
     },
     Binding {
         context: Popup,
@@ -236,7 +236,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "",
         help: "",
         action: Action::Down,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Popup,
@@ -244,7 +244,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "",
         help: "",
         action: Action::PageUp,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Popup,
@@ -252,7 +252,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "",
         help: "",
         action: Action::PageDown,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Popup,
@@ -260,7 +260,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "Esc/q",
         help: "close",
         action: Action::Back,
-        hint: true,
+        hint: Some("close"),
     },
     Binding {
         context: Global,
@@ -268,7 +268,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "?",
         help: "this help",
         action: Action::Help,
-        hint: true,
+        hint: Some("help"),
     },
     Binding {
         context: Global,
@@ -276,7 +276,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "Esc",
         help: "close a popup, clear a filter",
         action: Action::Back,
-        hint: false,
+        hint: None,
     },
     Binding {
         context: Global,
@@ -284,7 +284,7 @@ pub const BINDINGS: &[Binding] = &[
         label: "q",
         help: "quit (Ctrl-C always quits)",
         action: Action::Quit,
-        hint: true,
+        hint: Some("quit"),
     },
 ];
 
@@ -328,21 +328,13 @@ pub fn translate(key: &KeyEvent, context: Context) -> Option<Action> {
 
 /// Footer hints for a context: its own hinted bindings, then the global ones.
 pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
-    let own = BINDINGS.iter().filter(|b| b.hint && b.context == context);
+    let own = BINDINGS.iter().filter(|b| b.context == context);
     let global = BINDINGS
         .iter()
-        .filter(|b| b.hint && b.context == Global && context != Popup);
+        .filter(|b| b.context == Global && context != Popup);
     own.chain(global)
-        .map(|b| (b.label, short(b.help)))
+        .filter_map(|b| Some((b.label, b.hint?)))
         .collect()
-}
-
-/// The first words of a help text, for the footer.
-fn short(help: &'static str) -> &'static str {
-    match help.find([',', '(']) {
-        Some(i) => help[..i].trim_end(),
-        None => help,
-    }
 }
 
 /// Every documented binding, grouped by context, for the help overlay.
@@ -403,6 +395,10 @@ mod tests {
         let hints = hints(Context::Lists);
         assert_eq!(hints[0], ("↑/↓ j/k", "select"));
         assert!(hints.contains(&("q", "quit")));
+        assert!(
+            !hints.contains(&("g/G Home/End", "start/end")),
+            "list keys win in lists"
+        );
         let help = help();
         let all: Vec<&str> = help
             .iter()

@@ -122,6 +122,32 @@ fn main() {
     }
     all_topics.sort();
 
+    // The TUI: open (read the whole store into memory), then cursor steps with a
+    // full redraw into a 200×50 TestBackend.
+    let t = Instant::now();
+    let timeline = asof::query::timeline::Timeline::load(&store).expect("timeline");
+    let tui_open = t.elapsed();
+    let mut app =
+        asof::tui::app::App::new(timeline, asof::tui::theme::Theme { color: true }, (200, 50));
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50)).expect("terminal");
+    app.update(asof::tui::action::Action::Start);
+    let mut steps = Vec::with_capacity(1000);
+    for i in 0..1000 {
+        let action = if i % 2 == 0 {
+            asof::tui::action::Action::NextEvent
+        } else {
+            asof::tui::action::Action::StepForward
+        };
+        let t = Instant::now();
+        app.update(action);
+        terminal
+            .draw(|f| asof::tui::ui::render(&app, f))
+            .expect("draw");
+        steps.push(t.elapsed());
+    }
+    steps.sort();
+
     let report = json!({
         "events": events,
         "topics": topics,
@@ -137,6 +163,8 @@ fn main() {
         },
         "believed_one_topic_about_ms": {"p50": percentile(&one_topic, 0.5), "p99": percentile(&one_topic, 0.99), "n": one_topic.len()},
         "believed_all_topics_ms": {"p50": percentile(&all_topics, 0.5), "p99": percentile(&all_topics, 0.99), "n": all_topics.len()},
+        "tui_open_ms": ms(tui_open),
+        "tui_step_200x50_ms": {"p50": percentile(&steps, 0.5), "p99": percentile(&steps, 0.99), "n": steps.len()},
         "rows_returned": hits,
     });
     println!("{}", serde_json::to_string_pretty(&report).expect("json"));

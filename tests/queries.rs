@@ -114,7 +114,7 @@ fn the_timeline_in_memory_answers_exactly_like_sql() {
     let mut jsonl = Vec::new();
     asof::synth::generate(
         asof::synth::GenConfig {
-            events: 3000,
+            events: 8000,
             topics: 12,
             agents: 3,
             seed: 5,

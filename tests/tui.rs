@@ -479,3 +479,26 @@ proptest! {
         draw(&app);
     }
 }
+
+/// `assets/tui-demo.txt` is the screen the README shows: it must stay what the
+/// TUI draws. Regenerate with `UPDATE_ASSETS=1 cargo test --test tui`.
+#[test]
+fn the_readme_capture_is_current() {
+    let mut app = snapshot_app((120, 40));
+    app.update(Action::FocusNext);
+    let screen = text(&draw(&app));
+    let path = std::path::Path::new("assets/tui-demo.txt");
+    if std::env::var_os("UPDATE_ASSETS").is_some() {
+        std::fs::write(path, &screen).unwrap();
+    }
+    let saved = std::fs::read_to_string(path).unwrap_or_default();
+    assert_eq!(
+        saved, screen,
+        "assets/tui-demo.txt is stale: run UPDATE_ASSETS=1 cargo test --test tui"
+    );
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    assert!(
+        readme.contains(&screen),
+        "README.md shows assets/tui-demo.txt verbatim"
+    );
+}

@@ -9,7 +9,8 @@ use super::{Belief, EvidenceItem, Filter, evidence};
 use crate::model::Header;
 use crate::store::Store;
 use crate::store::read::{VERSION_COLUMNS, version};
-use crate::time::Micros;
+use crate::time::{Micros, OPEN};
+use std::collections::HashMap;
 
 /// What kind of mark an event leaves on the timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -67,6 +68,15 @@ pub struct Timeline {
     pub evidence: Vec<EvidenceItem>,
     /// Per topic (header order): indexes into `beliefs`, ordered by `recorded_at`.
     by_topic: Vec<Vec<usize>>,
+    /// Per belief: its topic's and agent's position in the header.
+    topic_of: Vec<u32>,
+    agent_of: Vec<u32>,
+    /// Every belief, ordered by `(recorded_at, id)`.
+    by_recorded: Vec<usize>,
+    /// Every closed belief, ordered by `superseded_at`.
+    by_superseded: Vec<usize>,
+    /// See [`build_checkpoints`].
+    checkpoints: Vec<Vec<u32>>,
     /// Per mark kind: sorted recorded instants, for counting marks in a range.
     times: [Vec<Micros>; 4],
     /// Every mark's instant, sorted, for stepping between events.
@@ -144,15 +154,45 @@ impl Timeline {
         beliefs: Vec<Belief>,
         evidence: Vec<EvidenceItem>,
     ) -> Self {
+        let topic_pos: HashMap<&str, u32> = header
+            .topics
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.id.as_str(), i as u32))
+            .collect();
+        let agent_pos: HashMap<&str, u32> = header
+            .agents
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.id.as_str(), i as u32))
+            .collect();
+        let position =
+            |map: &HashMap<&str, u32>, id: &str| map.get(id).copied().unwrap_or(u32::MAX);
+        let topic_of: Vec<u32> = beliefs
+            .iter()
+            .map(|b| position(&topic_pos, &b.version.topic))
+            .collect();
+        let agent_of: Vec<u32> = beliefs
+            .iter()
+            .map(|b| position(&agent_pos, &b.version.agent))
+            .collect();
         let mut by_topic = vec![Vec::new(); header.topics.len()];
-        for (i, b) in beliefs.iter().enumerate() {
-            if let Some(t) = header.topics.iter().position(|t| t.id == b.version.topic) {
-                by_topic[t].push(i);
+        for (i, &t) in topic_of.iter().enumerate() {
+            if let Some(list) = by_topic.get_mut(t as usize) {
+                list.push(i);
             }
         }
+        let recorded_key = |&i: &usize| (beliefs[i].version.recorded_at, beliefs[i].version.id);
         for list in &mut by_topic {
-            list.sort_by_key(|&i| (beliefs[i].version.recorded_at, beliefs[i].version.id));
+            list.sort_by_key(recorded_key);
         }
+        let mut by_recorded: Vec<usize> = (0..beliefs.len()).collect();
+        by_recorded.sort_by_key(recorded_key);
+        let mut by_superseded: Vec<usize> = (0..beliefs.len())
+            .filter(|&i| beliefs[i].version.superseded_at != OPEN)
+            .collect();
+        by_superseded.sort_by_key(|&i| (beliefs[i].version.superseded_at, beliefs[i].version.id));
+        let checkpoints = build_checkpoints(&beliefs, &by_recorded);
         let mut times: [Vec<Micros>; 4] = Default::default();
         for m in &marks {
             times[m.kind.index()].push(m.recorded_at);
@@ -165,6 +205,11 @@ impl Timeline {
             beliefs,
             evidence,
             by_topic,
+            topic_of,
+            agent_of,
+            by_recorded,
+            by_superseded,
+            checkpoints,
             times,
             all_times,
         }
@@ -175,51 +220,61 @@ impl Timeline {
         Some((*self.all_times.first()?, *self.all_times.last()?))
     }
 
+    /// Indexes of the beliefs held at `at`, in reading order: topic and agent in
+    /// header order, then `valid_from`, `recorded_at`, id.
+    pub fn held(&self, at: Micros) -> Vec<usize> {
+        let upto = self
+            .by_recorded
+            .partition_point(|&i| self.beliefs[i].version.recorded_at <= at);
+        let c = (upto / CHECKPOINT).min(self.checkpoints.len() - 1);
+        let from_checkpoint = self.checkpoints[c].iter().map(|&i| i as usize);
+        let since = self.by_recorded[c * CHECKPOINT..upto].iter().copied();
+        let mut out: Vec<usize> = from_checkpoint
+            .chain(since)
+            .filter(|&i| self.beliefs[i].version.held_at(at))
+            .collect();
+        out.sort_unstable_by_key(|&i| self.reading_key(i));
+        out
+    }
+
+    fn reading_key(&self, i: usize) -> (u32, u32, Micros, Micros, u64) {
+        let v = &self.beliefs[i].version;
+        (
+            self.topic_of[i],
+            self.agent_of[i],
+            v.valid.from,
+            v.recorded_at,
+            v.id,
+        )
+    }
+
+    /// The header positions of a belief's topic and agent.
+    pub fn topic_agent(&self, i: usize) -> (usize, usize) {
+        (self.topic_of[i] as usize, self.agent_of[i] as usize)
+    }
+
+    /// Indexes of the beliefs closed at exactly `at`, in reading order.
+    pub fn closed_at(&self, at: Micros) -> Vec<usize> {
+        let key = |&i: &usize| self.beliefs[i].version.superseded_at;
+        let from = self.by_superseded.partition_point(|i| key(i) < at);
+        let to = self.by_superseded.partition_point(|i| key(i) <= at);
+        let mut out = self.by_superseded[from..to].to_vec();
+        out.sort_unstable_by_key(|&i| self.reading_key(i));
+        out
+    }
+
     /// The same answer as `query::believed` (SQL), from memory, in reading order.
     pub fn believed(&self, at: Micros, about: Option<Micros>, filter: &Filter) -> Vec<&Belief> {
-        let mut out = Vec::new();
-        for (t, topic) in self.header.topics.iter().enumerate() {
-            if filter.topic.as_ref().is_some_and(|f| f != &topic.id) {
-                continue;
-            }
-            let list = &self.by_topic[t];
-            let upto = list.partition_point(|&i| self.beliefs[i].version.recorded_at <= at);
-            for &i in &list[..upto] {
-                let b = &self.beliefs[i];
+        self.held(at)
+            .into_iter()
+            .map(|i| &self.beliefs[i])
+            .filter(|b| {
                 let v = &b.version;
-                if v.held_at(at)
-                    && about.is_none_or(|t| v.valid.contains(t))
+                about.is_none_or(|t| v.valid.contains(t))
                     && filter.agent.as_ref().is_none_or(|a| a == &v.agent)
-                {
-                    out.push(b);
-                }
-            }
-        }
-        let agent_rank = |id: &str| {
-            self.header
-                .agents
-                .iter()
-                .position(|a| a.id == id)
-                .unwrap_or(usize::MAX)
-        };
-        let topic_rank = |id: &str| {
-            self.header
-                .topics
-                .iter()
-                .position(|t| t.id == id)
-                .unwrap_or(usize::MAX)
-        };
-        out.sort_by_key(|b| {
-            let v = &b.version;
-            (
-                topic_rank(&v.topic),
-                agent_rank(&v.agent),
-                v.valid.from,
-                v.recorded_at,
-                v.id,
-            )
-        });
-        out
+                    && filter.topic.as_ref().is_none_or(|t| t == &v.topic)
+            })
+            .collect()
     }
 
     /// Every version of one topic (all agents), ordered by `recorded_at`.
@@ -277,4 +332,23 @@ impl Timeline {
         let times = &self.times[kind.index()];
         times.partition_point(|&x| x < to) - times.partition_point(|&x| x < from)
     }
+}
+
+/// Beliefs per checkpoint stride: a stabbing query scans one checkpoint's held
+/// set plus at most this many beliefs recorded after it.
+const CHECKPOINT: usize = 2048;
+
+/// `checkpoints[c]`: the beliefs among the first `c · CHECKPOINT` (in recorded
+/// order) still held just after the last of them was recorded. Any instant at or
+/// after that one finds every belief it holds from that prefix in this set.
+fn build_checkpoints(beliefs: &[Belief], by_recorded: &[usize]) -> Vec<Vec<u32>> {
+    let mut checkpoints = vec![Vec::new()];
+    let mut alive: Vec<u32> = Vec::new();
+    for chunk in by_recorded.chunks_exact(CHECKPOINT) {
+        alive.extend(chunk.iter().map(|&i| i as u32));
+        let t = beliefs[chunk[CHECKPOINT - 1]].version.recorded_at;
+        alive.retain(|&i| beliefs[i as usize].version.superseded_at > t);
+        checkpoints.push(alive.clone());
+    }
+    checkpoints
 }

@@ -7,7 +7,6 @@ use super::keymap::Context;
 use super::theme::Theme;
 use super::ui::layout::{Areas, areas};
 use crate::model::Cardinality;
-use crate::query::Filter;
 use crate::query::timeline::{MarkKind, Timeline};
 use crate::time::{self, Micros, format_short};
 use ratatui::layout::Rect;
@@ -671,15 +670,12 @@ impl App {
 
     fn compute_beliefs(&mut self) {
         let selected_key = self.belief_visible.get(self.belief_selected).map(|&i| {
-            (
-                self.belief_rows[i].topic,
-                self.belief_rows[i].agent.clone(),
-                self.belief_rows[i].version,
-            )
+            let row = &self.belief_rows[i];
+            (row.topic, row.agent.clone(), row.version)
         });
         let t = self.cursor;
-        let held = self.timeline.believed(t, None, &Filter::default());
-        let latest = self.timeline.latest_marks(t);
+        let timeline = &self.timeline;
+        let latest = timeline.latest_marks(t);
         let latest_at = latest.first().map(|m| m.recorded_at);
         let mut reconfirmed: HashMap<u64, String> = HashMap::new();
         for m in latest.iter().filter(|m| m.kind == MarkKind::Reconfirmation) {
@@ -690,35 +686,28 @@ impl App {
                 );
             }
         }
-        let mut rows = Vec::new();
-        let header = &self.timeline.header;
-        for (ti, topic) in header.topics.iter().enumerate() {
-            let topic_held: Vec<_> = held
-                .iter()
-                .filter(|b| b.version.topic == topic.id)
-                .collect();
-            let closed_now: Vec<_> = match latest_at {
-                Some(at) => self
-                    .timeline
-                    .topic_versions(ti)
-                    .filter(|b| b.version.superseded_at == at)
-                    .collect(),
-                None => Vec::new(),
-            };
-            let conflict = topic.cardinality == Cardinality::One && {
-                let answers: Vec<Option<&str>> = header
-                    .agents
-                    .iter()
-                    .filter(|a| topic_held.iter().any(|b| b.version.agent == a.id))
-                    .map(|a| self.timeline.answer(&a.id, &topic.id, t))
-                    .collect();
-                answers.windows(2).any(|w| w[0] != w[1])
-            };
-            rows.push(BeliefRow {
-                kind: BeliefRowKind::Topic {
-                    question: topic.question.clone(),
-                    conflict,
-                },
+        // Held and just-closed beliefs, each grouped by topic (both in reading order).
+        let held = timeline.held(t);
+        let closed = latest_at
+            .map(|at| timeline.closed_at(at))
+            .unwrap_or_default();
+        let topics = timeline.header.topics.len();
+        let mut held_by_topic: Vec<Vec<usize>> = vec![Vec::new(); topics];
+        for &i in &held {
+            held_by_topic[timeline.topic_agent(i).0].push(i);
+        }
+        let mut closed_by_topic: Vec<Vec<usize>> = vec![Vec::new(); topics];
+        for &i in &closed {
+            closed_by_topic[timeline.topic_agent(i).0].push(i);
+        }
+
+        let mut rows = Vec::with_capacity(held.len() + closed.len() + topics);
+        for (ti, topic) in timeline.header.topics.iter().enumerate() {
+            let (topic_held, topic_closed) = (&held_by_topic[ti], &closed_by_topic[ti]);
+            let conflict =
+                topic.cardinality == Cardinality::One && agents_disagree(timeline, topic_held);
+            let blank = BeliefRow {
+                kind: BeliefRowKind::Empty,
                 topic: ti,
                 topic_id: topic.id.clone(),
                 agent: String::new(),
@@ -728,81 +717,75 @@ impl App {
                 valid: String::new(),
                 since: String::new(),
                 evidence: String::new(),
+                note: String::new(),
+                version: None,
+            };
+            rows.push(BeliefRow {
+                kind: BeliefRowKind::Topic {
+                    question: topic.question.clone(),
+                    conflict,
+                },
                 note: if conflict {
                     "⚠ agents disagree".into()
                 } else {
                     String::new()
                 },
-                version: None,
+                ..blank.clone()
             });
-            if topic_held.is_empty() && closed_now.is_empty() {
+            if topic_held.is_empty() && topic_closed.is_empty() {
                 rows.push(BeliefRow {
-                    kind: BeliefRowKind::Empty,
-                    topic: ti,
-                    topic_id: topic.id.clone(),
-                    agent: String::new(),
                     claim: "(no belief held)".into(),
-                    claim_index: 0,
-                    confidence: String::new(),
-                    valid: String::new(),
-                    since: String::new(),
-                    evidence: String::new(),
-                    note: String::new(),
-                    version: None,
+                    ..blank
                 });
                 continue;
             }
-            for agent in &header.agents {
-                let mut mine: Vec<(&crate::query::Belief, bool)> = topic_held
-                    .iter()
-                    .filter(|b| b.version.agent == agent.id)
-                    .map(|b| (**b, true))
-                    .chain(
-                        closed_now
-                            .iter()
-                            .filter(|b| b.version.agent == agent.id)
-                            .map(|b| (*b, false)),
-                    )
-                    .collect();
-                mine.sort_by_key(|(b, held)| (b.version.valid.from, !*held, b.version.id));
-                for (b, is_held) in mine {
-                    let v = &b.version;
-                    let mut note = String::new();
-                    if let Some(r) = reconfirmed.get(&v.id) {
-                        note = r.clone();
-                    } else if !is_held {
-                        if let Some(c) = &v.closed {
-                            note = format!("✗ {} by {}", c.kind.as_str(), c.event);
-                        }
-                    } else if v.recorded_at == t || Some(v.recorded_at) == latest_at {
-                        note = "+ new".into();
+            // Merge held and just-closed rows by agent, then valid time.
+            let mut mine: Vec<(usize, bool)> = topic_held
+                .iter()
+                .map(|&i| (i, true))
+                .chain(topic_closed.iter().map(|&i| (i, false)))
+                .collect();
+            mine.sort_by_key(|&(i, is_held)| {
+                let v = &timeline.beliefs[i].version;
+                (timeline.topic_agent(i).1, v.valid.from, !is_held, v.id)
+            });
+            for (i, is_held) in mine {
+                let b = &timeline.beliefs[i];
+                let v = &b.version;
+                let mut note = String::new();
+                if let Some(r) = reconfirmed.get(&v.id) {
+                    note = r.clone();
+                } else if !is_held {
+                    if let Some(c) = &v.closed {
+                        note = format!("✗ {} by {}", c.kind.as_str(), c.event);
                     }
-                    if let Some(by) = v.clipped_by.as_ref().filter(|_| note.is_empty()) {
-                        note = format!("clipped by {by}");
-                    }
-                    rows.push(BeliefRow {
-                        kind: if is_held {
-                            BeliefRowKind::Held
-                        } else {
-                            BeliefRowKind::ClosedNow
-                        },
-                        topic: ti,
-                        topic_id: topic.id.clone(),
-                        agent: v.agent.clone(),
-                        claim: v.claim.clone(),
-                        claim_index: self.claim_index[ti].get(&v.claim).copied().unwrap_or(0),
-                        confidence: format!("{:.2}", v.confidence),
-                        valid: time::format_interval_short(v.valid),
-                        since: format_short(v.recorded_at),
-                        evidence: if b.supported_by.is_empty() {
-                            "-".into()
-                        } else {
-                            b.supported_by.join(",")
-                        },
-                        note,
-                        version: Some(v.id),
-                    });
+                } else if Some(v.recorded_at) == latest_at {
+                    note = "+ new".into();
                 }
+                if let Some(by) = v.clipped_by.as_ref().filter(|_| note.is_empty()) {
+                    note = format!("clipped by {by}");
+                }
+                rows.push(BeliefRow {
+                    kind: if is_held {
+                        BeliefRowKind::Held
+                    } else {
+                        BeliefRowKind::ClosedNow
+                    },
+                    agent: v.agent.clone(),
+                    claim: v.claim.clone(),
+                    claim_index: self.claim_index[ti].get(&v.claim).copied().unwrap_or(0),
+                    confidence: format!("{:.2}", v.confidence),
+                    valid: time::format_interval_short(v.valid),
+                    since: format_short(v.recorded_at),
+                    evidence: if b.supported_by.is_empty() {
+                        "-".into()
+                    } else {
+                        b.supported_by.join(",")
+                    },
+                    note,
+                    version: Some(v.id),
+                    ..blank.clone()
+                });
             }
         }
         self.belief_rows = rows;
@@ -810,20 +793,16 @@ impl App {
         // Keep the selection on the same belief (or topic) when the cursor moves.
         if let Some((topic, agent, version)) = selected_key {
             let rows = &self.belief_rows;
-            let found = self
-                .belief_visible
+            let visible = &self.belief_visible;
+            let found = visible
                 .iter()
                 .position(|&i| version.is_some() && rows[i].version == version)
                 .or_else(|| {
-                    self.belief_visible
+                    visible
                         .iter()
                         .position(|&i| rows[i].topic == topic && rows[i].agent == agent)
                 })
-                .or_else(|| {
-                    self.belief_visible
-                        .iter()
-                        .position(|&i| rows[i].topic == topic)
-                });
+                .or_else(|| visible.iter().position(|&i| rows[i].topic == topic));
             if let Some(p) = found {
                 self.belief_selected = p;
             }
@@ -837,27 +816,25 @@ impl App {
     fn refilter_beliefs(&mut self) {
         let needle = self.belief_filter.to_lowercase();
         let rows = &self.belief_rows;
-        // A topic stays visible when its id, question or any of its rows match.
-        let matching_topics: Vec<usize> = rows
-            .iter()
-            .filter(|r| {
-                needle.is_empty()
-                    || r.topic_id.to_lowercase().contains(&needle)
-                    || r.agent.to_lowercase().contains(&needle)
-                    || r.claim.to_lowercase().contains(&needle)
-                    || matches!(&r.kind, BeliefRowKind::Topic { question, .. } if question.to_lowercase().contains(&needle))
-            })
-            .map(|r| r.topic)
-            .collect();
+        let matches = |r: &BeliefRow| {
+            needle.is_empty()
+                || r.topic_id.to_lowercase().contains(&needle)
+                || r.agent.to_lowercase().contains(&needle)
+                || r.claim.to_lowercase().contains(&needle)
+                || matches!(&r.kind, BeliefRowKind::Topic { question, .. } if question.to_lowercase().contains(&needle))
+        };
+        // A topic heading stays when the topic or any of its rows match.
+        let mut topic_matches = vec![false; self.timeline.header.topics.len()];
+        for r in rows.iter().filter(|r| matches(r)) {
+            topic_matches[r.topic] = true;
+        }
         self.belief_visible = (0..rows.len())
             .filter(|&i| {
                 let r = &rows[i];
-                needle.is_empty()
-                    || matches!(r.kind, BeliefRowKind::Topic { .. })
-                        && matching_topics.contains(&r.topic)
-                    || r.topic_id.to_lowercase().contains(&needle)
-                    || r.agent.to_lowercase().contains(&needle)
-                    || r.claim.to_lowercase().contains(&needle)
+                match r.kind {
+                    BeliefRowKind::Topic { .. } => topic_matches[r.topic],
+                    _ => matches(r),
+                }
             })
             .collect();
         self.belief_selected = self
@@ -1147,4 +1124,24 @@ pub fn nice_duration(micros: i64) -> i64 {
         .copied()
         .find(|&s| s >= micros)
         .unwrap_or(STEPS[STEPS.len() - 1])
+}
+
+/// Whether the agents holding beliefs on a `cardinality: one` topic have
+/// different working answers (`answer`: greatest `valid_from`, then latest
+/// `recorded_at`). `held` is one topic's held beliefs.
+fn agents_disagree(timeline: &Timeline, held: &[usize]) -> bool {
+    let mut answers: HashMap<usize, (Micros, Micros, u64, &str)> = HashMap::new();
+    for &i in held {
+        let v = &timeline.beliefs[i].version;
+        let candidate = (v.valid.from, v.recorded_at, v.id, v.claim.as_str());
+        let entry = answers
+            .entry(timeline.topic_agent(i).1)
+            .or_insert(candidate);
+        if candidate > *entry {
+            *entry = candidate;
+        }
+    }
+    let mut claims = answers.values().map(|a| a.3);
+    let first = claims.next();
+    claims.any(|c| Some(c) != first)
 }

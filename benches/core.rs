@@ -148,6 +148,27 @@ fn main() {
     }
     steps.sort();
 
+    // The same on the bundled demo (81 events).
+    let demo = asof::query::timeline::Timeline::load(&asof::cli::source::demo().expect("demo"))
+        .expect("demo");
+    let mut app =
+        asof::tui::app::App::new(demo, asof::tui::theme::Theme { color: true }, (200, 50));
+    app.update(asof::tui::action::Action::Start);
+    let mut demo_steps = Vec::with_capacity(1000);
+    for i in 0..1000 {
+        let action = match i % 81 {
+            80 => asof::tui::action::Action::Start,
+            _ => asof::tui::action::Action::NextEvent,
+        };
+        let t = Instant::now();
+        app.update(action);
+        terminal
+            .draw(|f| asof::tui::ui::render(&app, f))
+            .expect("draw");
+        demo_steps.push(t.elapsed());
+    }
+    demo_steps.sort();
+
     let report = json!({
         "events": events,
         "topics": topics,
@@ -165,6 +186,7 @@ fn main() {
         "believed_all_topics_ms": {"p50": percentile(&all_topics, 0.5), "p99": percentile(&all_topics, 0.99), "n": all_topics.len()},
         "tui_open_ms": ms(tui_open),
         "tui_step_200x50_ms": {"p50": percentile(&steps, 0.5), "p99": percentile(&steps, 0.99), "n": steps.len()},
+        "tui_step_demo_200x50_ms": {"p50": percentile(&demo_steps, 0.5), "p99": percentile(&demo_steps, 0.99), "n": demo_steps.len()},
         "rows_returned": hits,
     });
     println!("{}", serde_json::to_string_pretty(&report).expect("json"));

@@ -391,6 +391,9 @@ fn help_lists_every_key_and_esc_closes_it() {
     }
     app.update(Action::Back);
     assert!(app.popup.is_none());
+    assert!(!app.quit);
+    app.update(Action::Back);
+    assert!(app.quit, "Esc with nothing to close quits");
 }
 
 fn snapshot_app(size: (u16, u16)) -> App {

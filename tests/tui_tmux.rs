@@ -104,3 +104,36 @@ fn the_tui_starts_answers_keys_and_restores_the_terminal() {
         "mouse capture off"
     );
 }
+
+#[test]
+fn a_panic_restores_the_terminal_too() {
+    let name = format!("asof-panic-{}", std::process::id());
+    let session = Session(name.clone());
+    let bin = env!("CARGO_BIN_EXE_asof");
+    let command = format!("ASOF_TEST_PANIC=1 {bin} 2>/dev/null; echo asof-exited-$?; sleep 30");
+    let status = Command::new("tmux")
+        .args([
+            "new-session",
+            "-d",
+            "-s",
+            &session.0,
+            "-x",
+            "100",
+            "-y",
+            "30",
+            &command,
+        ])
+        .status()
+        .expect("tmux starts");
+    assert!(status.success());
+    let screen = wait_for(&name, "asof-exited-101");
+    assert!(!screen.contains("Timeline · recorded time"), "{screen}");
+    assert_eq!(
+        tmux(&["display", "-p", "-t", &name, "#{alternate_on}"]).trim(),
+        "0"
+    );
+    assert_eq!(
+        tmux(&["display", "-p", "-t", &name, "#{mouse_any_flag}"]).trim(),
+        "0"
+    );
+}

@@ -280,8 +280,13 @@ impl App {
         match action {
             Action::Quit => self.quit = true,
             Action::Back => {
+                // Esc backs out of one thing at a time; with nothing open, it quits.
                 if self.popup.take().is_none() && !self.clear_filter() {
-                    self.playing = false;
+                    if self.playing {
+                        self.playing = false;
+                    } else {
+                        self.quit = true;
+                    }
                 }
             }
             Action::StepBack => self.seek(self.cursor - self.step()),

@@ -274,7 +274,7 @@ pub const BINDINGS: &[Binding] = &[
         context: Global,
         keys: &[Code(KeyCode::Esc)],
         label: "Esc",
-        help: "close a popup, clear a filter",
+        help: "close a popup, clear a filter, stop playing, else quit",
         action: Action::Back,
         hint: None,
     },

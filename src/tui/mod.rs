@@ -149,6 +149,11 @@ pub fn run(mut app: App) -> io::Result<()> {
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     let size = terminal.size()?;
     app.update(Action::Resize(size.width, size.height));
+    if std::env::var_os("ASOF_TEST_PANIC").is_some() {
+        // For the smoke test: proves the terminal is restored after a panic.
+        terminal.draw(|f| ui::render(&app, f))?;
+        panic!("injected panic (ASOF_TEST_PANIC is set)");
+    }
     let (tx, rx) = channel();
     let playing = Arc::new(AtomicBool::new(false));
     spawn_input(tx.clone());

@@ -1,5 +1,6 @@
 //! Rendering: `render(&App, &mut Frame)` only draws. One file per panel.
 
+pub mod axis;
 pub mod beliefs;
 pub mod evidence;
 pub mod footer;

@@ -14,8 +14,9 @@
 //! Bins are counted with binary searches over sorted instants (`partition_point`),
 //! so a frame costs O(width · log events) whatever the size of the log.
 
+use super::axis;
 use crate::query::timeline::MarkKind;
-use crate::time::{self, Micros};
+use crate::time;
 use crate::tui::app::{App, Focus};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -147,78 +148,24 @@ fn glyph(kinds: &[MarkKind], counts: &[usize]) -> (&'static str, MarkKind) {
     }
 }
 
-const SECOND: i64 = 1_000_000;
-const TICKS: [i64; 16] = [
-    SECOND,
-    5 * SECOND,
-    15 * SECOND,
-    30 * SECOND,
-    60 * SECOND,
-    5 * 60 * SECOND,
-    15 * 60 * SECOND,
-    30 * 60 * SECOND,
-    3600 * SECOND,
-    3 * 3600 * SECOND,
-    6 * 3600 * SECOND,
-    12 * 3600 * SECOND,
-    86_400 * SECOND,
-    2 * 86_400 * SECOND,
-    7 * 86_400 * SECOND,
-    30 * 86_400 * SECOND,
-];
-
-/// A tick step wide enough for labels of `label_cols` columns.
-fn tick_step(span: i64, width: i64, label_cols: i64) -> i64 {
-    let per_col = span as f64 / width.max(1) as f64;
-    TICKS
-        .iter()
-        .copied()
-        .find(|&s| s as f64 / per_col >= (label_cols + 2) as f64)
-        .unwrap_or(TICKS[TICKS.len() - 1])
-}
-
-/// How a tick reads at this step: dates for days, clock times below, with the
-/// date shown wherever a tick falls on midnight.
-pub fn tick_label(t: Micros, step: i64) -> String {
-    if step >= 86_400 * SECOND || t.rem_euclid(86_400 * SECOND) == 0 {
-        time::format_with(t, "%m-%d")
-    } else if step >= 60 * SECOND {
-        time::format_with(t, "%H:%M")
-    } else {
-        time::format_with(t, "%H:%M:%S")
-    }
-}
-
 fn axis(app: &App, lanes: Rect, inner: Rect, rows: usize, cursor_col: i64) -> Vec<Line<'static>> {
     let theme = &app.theme;
     let width = lanes.width as i64;
     let (from, to) = app.view;
-    let span = (to - from).max(1);
-    let label_cols = if span / width.max(1) >= 60 * SECOND {
-        5
-    } else {
-        8
-    };
-    let step = tick_step(span, width, label_cols);
-    let first = from.div_euclid(step) * step + if from.rem_euclid(step) == 0 { 0 } else { step };
-    let mut ticks = vec![' '; width as usize];
+    let (step, ticks) = axis::ticks(from, to, width, axis::label_cells(to - from, width));
+    let mut tick_row = vec![' '; width as usize];
     let mut labels = vec![' '; width as usize];
-    let mut t = first;
     let mut free_from = 0i64;
-    while t < to {
-        let col = ((t - from) as i128 * width as i128 / span as i128) as i64;
-        if (0..width).contains(&col) {
-            ticks[col as usize] = '┬';
-            let label = tick_label(t, step);
-            let len = label.chars().count() as i64;
-            if col >= free_from && col + len <= width {
-                for (i, ch) in label.chars().enumerate() {
-                    labels[(col + i as i64) as usize] = ch;
-                }
-                free_from = col + len + 1;
+    for (col, t) in ticks {
+        tick_row[col as usize] = '┬';
+        let label = axis::tick_label(t, step);
+        let len = label.chars().count() as i64;
+        if col >= free_from && col + len <= width {
+            for (i, ch) in label.chars().enumerate() {
+                labels[(col + i as i64) as usize] = ch;
             }
+            free_from = col + len + 1;
         }
-        t += step;
     }
     let pad = if show_labels(inner) {
         " ".repeat(LABEL_WIDTH as usize)
@@ -238,26 +185,8 @@ fn axis(app: &App, lanes: Rect, inner: Rect, rows: usize, cursor_col: i64) -> Ve
         Line::from(spans)
     };
     if rows >= 2 {
-        vec![line(ticks), line(labels)]
+        vec![line(tick_row), line(labels)]
     } else {
         vec![line(labels)]
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ticks_read_as_dates_or_times() {
-        let day = 86_400 * SECOND;
-        let t = time::parse("2026-03-02T09:05:00Z").unwrap();
-        assert_eq!(tick_label(t, 3600 * SECOND), "09:05");
-        assert_eq!(tick_label(t, 15 * SECOND), "09:05:00");
-        assert_eq!(tick_label(t - t.rem_euclid(day), 3600 * SECOND), "03-02");
-        assert_eq!(tick_label(t, 2 * day), "03-02");
-        assert_eq!(tick_step(14 * day, 100, 5), day);
-        assert_eq!(tick_step(14 * day, 40, 5), 7 * day);
-        assert_eq!(tick_step(3600 * SECOND, 100, 5), 5 * 60 * SECOND);
     }
 }

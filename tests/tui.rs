@@ -228,6 +228,8 @@ fn enter_opens_history_and_evidence_details() {
     assert!(app.popup.is_none());
 
     app.update(Action::FocusNext);
+    assert_eq!(app.focus, Focus::Plane);
+    app.update(Action::FocusNext);
     assert_eq!(app.focus, Focus::Evidence);
     app.update(Action::Top);
     for _ in 0..27 {
@@ -269,6 +271,8 @@ fn filter_narrows_the_focused_list_and_esc_clears_it() {
     assert_eq!(app.evidence_visible.len(), 33);
 
     app.update(Action::FocusPrev);
+    app.update(Action::FocusPrev);
+    assert_eq!(app.focus, Focus::Beliefs);
     app.update(Action::Filter);
     for c in "sev".chars() {
         app.update(Action::Type(c));
@@ -470,12 +474,14 @@ proptest! {
         w in 1u16..=250,
         h in 1u16..=80,
         cursor in -1_000_000_000_000i64..3_000_000_000_000,
-        actions in proptest::collection::vec(0usize..12, 0..8),
+        actions in proptest::collection::vec(0usize..19, 0..10),
     ) {
         let mut app = demo(w % 2 == 0, (w, h));
         app.seek(at("2026-03-02T00:00:00Z") + cursor);
         let menu = [Action::ZoomIn, Action::ZoomOut, Action::FocusNext, Action::Down, Action::PageDown, Action::Open,
-            Action::Help, Action::Back, Action::Filter, Action::Type('e'), Action::Jump, Action::Bottom];
+            Action::Help, Action::Back, Action::Filter, Action::Type('e'), Action::Jump, Action::Bottom,
+            Action::ToggleValid, Action::PlaneLeft, Action::PlaneUp, Action::PlaneZoomIn, Action::PlaneZoomOut,
+            Action::Click(w / 2, h / 2), Action::Click(w.saturating_sub(3), h.saturating_sub(5))];
         for a in actions {
             app.update(menu[a]);
         }
@@ -504,4 +510,135 @@ fn the_readme_capture_is_current() {
         readme.contains(&screen),
         "README.md shows assets/tui-demo.txt verbatim"
     );
+}
+
+fn app_for(dataset: &str, size: (u16, u16)) -> App {
+    let store = source::open(Some(std::path::Path::new(dataset))).unwrap();
+    App::new(
+        Timeline::load(&store).unwrap(),
+        Theme { color: false },
+        size,
+    )
+}
+
+#[test]
+fn snapshot_plane_of_a_late_arriving_log() {
+    let mut app = app_for("datasets/late-arriving-log.yaml", (100, 30));
+    app.update(Action::FocusNext);
+    app.update(Action::FocusNext);
+    assert_eq!(app.focus, Focus::Plane);
+    let area = app.areas().plane.unwrap();
+    let grid = ui::plane::grid_area(area);
+    // Crosshair on the clipped "backed up" piece: about 09:00, as of the end.
+    app.update(Action::Click(grid.x + grid.width / 3, grid.y));
+    assert!(
+        app.reading.text.contains(": backed up (0.90)"),
+        "{}",
+        app.reading.text
+    );
+    insta::assert_snapshot!(text(&draw(&app)));
+}
+
+/// The crosshair's reading is `believed(recorded, about valid)` for the plane's
+/// topic and agent, wherever the crosshair goes.
+#[test]
+fn the_crosshair_reading_always_agrees_with_believed() {
+    for (dataset, topic_rows) in [
+        ("datasets/payment-outage.yaml", 3usize),
+        ("datasets/retroactive-correction.yaml", 1),
+        ("datasets/late-arriving-log.yaml", 1),
+    ] {
+        let store = source::open(Some(std::path::Path::new(dataset))).unwrap();
+        let mut app = App::new(
+            Timeline::load(&store).unwrap(),
+            Theme { color: false },
+            (120, 40),
+        );
+        app.update(Action::FocusNext);
+        for _ in 0..topic_rows {
+            app.update(Action::Down);
+        }
+        app.update(Action::FocusNext);
+        let area = app.areas().plane.unwrap();
+        let grid = ui::plane::grid_area(area);
+        let mut checked = 0;
+        for (zoom, y_step, x_step) in [(0, 1, 3), (2, 2, 5)] {
+            for _ in 0..zoom {
+                app.update(Action::PlaneZoomIn);
+            }
+            for y in (grid.y..grid.bottom()).step_by(y_step) {
+                for x in (grid.x..grid.right()).step_by(x_step) {
+                    app.update(Action::Click(x, y));
+                    let topic = app.timeline.header.topics[app.plane.topic].id.clone();
+                    let filter = asof::query::Filter {
+                        agent: app.plane.agent.clone(),
+                        topic: Some(topic),
+                    };
+                    let sql =
+                        asof::query::believed(&store, app.cursor, Some(app.valid_at()), &filter)
+                            .unwrap();
+                    let ids: Vec<u64> = sql.iter().map(|b| b.version.id).collect();
+                    assert_eq!(app.reading.versions, ids, "{dataset} at ({x}, {y})");
+                    match sql.first() {
+                        Some(b) => assert!(app.reading.text.contains(&b.version.claim)),
+                        None => assert!(
+                            app.reading.text.ends_with(": nothing"),
+                            "{}",
+                            app.reading.text
+                        ),
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100);
+    }
+}
+
+#[test]
+fn v_frees_the_valid_cursor_and_arrows_move_it() {
+    let mut app = snapshot_app((120, 40));
+    assert!(!app.valid_free);
+    assert_eq!(
+        app.valid_at(),
+        app.cursor,
+        "the valid cursor follows the diagonal"
+    );
+    app.update(Action::FocusNext);
+    app.update(Action::FocusNext);
+    app.update(Action::ToggleValid);
+    assert!(app.valid_free);
+    let before = (app.valid_at(), app.cursor);
+    app.update(Action::PlaneRight);
+    assert_eq!(app.valid_at(), before.0 + app.plane.valid_step());
+    assert_eq!(app.cursor, before.1, "recorded time stays");
+    app.update(Action::PlaneUp);
+    assert!(app.cursor > before.1);
+    app.update(Action::Open);
+    match &app.popup {
+        Some(Popup::Text(view)) => assert!(view.title.starts_with(" Version ")),
+        None => assert!(app.status.as_deref().unwrap().contains("nothing")),
+        other => panic!("{other:?}"),
+    }
+    app.update(Action::Back);
+    app.update(Action::ToggleValid);
+    assert_eq!(app.valid_at(), app.cursor);
+}
+
+#[test]
+fn the_plane_follows_the_selected_topic_and_draws_an_empty_topic() {
+    let yaml = "asof: 1\nincident: {id: x}\nagents: [{id: a}]\ntopics: [{id: t}, {id: empty}]\nevents:\n  - believe: {agent: a, topic: t, claim: c, valid_from: 2026-01-01, recorded_at: 2026-01-02}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    let mut app = app_for(path.to_str().unwrap(), (120, 40));
+    app.update(Action::FocusNext);
+    assert_eq!(app.plane.topic, 0);
+    assert_eq!(app.plane.shapes.len(), 1);
+    app.update(Action::Bottom);
+    assert_eq!(app.plane.topic, 1);
+    assert!(app.plane.shapes.is_empty());
+    assert_eq!(app.reading.text, "no agent holds beliefs on this topic");
+    let screen = text(&draw(&app));
+    assert!(screen.contains("Plane · empty · no agent"), "{screen}");
 }

@@ -3,6 +3,15 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     Quit,
+    /// `v`: free the valid cursor from the diagonal, or let it follow again.
+    ToggleValid,
+    /// Plane: move the crosshair left/right (valid time) and up/down (recorded time).
+    PlaneLeft,
+    PlaneRight,
+    PlaneUp,
+    PlaneDown,
+    PlaneZoomIn,
+    PlaneZoomOut,
     /// Esc: close a popup, clear a filter, or quit.
     Back,
     StepBack,

@@ -4,6 +4,7 @@
 
 use super::action::Action;
 use super::keymap::Context;
+use super::plane::{self, Plane, Reading};
 use super::theme::Theme;
 use super::ui::layout::{Areas, areas};
 use crate::model::Cardinality;
@@ -24,11 +25,17 @@ const MIN_VIEW: i64 = 60_000_000;
 pub enum Focus {
     Scrubber,
     Beliefs,
+    Plane,
     Evidence,
 }
 
 impl Focus {
-    const ORDER: [Focus; 3] = [Focus::Scrubber, Focus::Beliefs, Focus::Evidence];
+    const ORDER: [Focus; 4] = [
+        Focus::Scrubber,
+        Focus::Beliefs,
+        Focus::Plane,
+        Focus::Evidence,
+    ];
 
     fn step(self, by: isize) -> Focus {
         let i = Self::ORDER.iter().position(|&f| f == self).unwrap_or(0) as isize;
@@ -162,6 +169,14 @@ pub struct App {
     pub latest: String,
     /// Position of the latest event: (1-based index, total).
     pub event_position: (usize, usize),
+
+    /// The plane of the selected topic and agent.
+    pub plane: Plane,
+    /// `false`: the valid cursor follows the diagonal (valid = recorded).
+    pub valid_free: bool,
+    valid_cursor: Micros,
+    /// The crosshair's reading, from `believed(recorded, about valid)`.
+    pub reading: Reading,
 }
 
 impl App {
@@ -237,10 +252,70 @@ impl App {
             claim_index,
             latest: String::new(),
             event_position: (0, 0),
+            plane: Plane::empty(),
+            valid_free: false,
+            valid_cursor: cursor,
+            reading: Reading::default(),
         };
         app.refilter_evidence();
         app.cursor_moved();
+        app.sync_plane(true);
         app
+    }
+
+    /// The valid cursor: free, or on the diagonal (the recorded cursor).
+    pub fn valid_at(&self) -> Micros {
+        if self.valid_free {
+            self.valid_cursor
+        } else {
+            self.cursor
+        }
+    }
+
+    /// The (topic, agent) the plane should show: the beliefs selection's topic and
+    /// agent, or the first agent holding versions on that topic.
+    fn plane_target(&self) -> (usize, Option<String>) {
+        let row = self
+            .belief_visible
+            .get(self.belief_selected)
+            .map(|&i| &self.belief_rows[i]);
+        let topic = row.map_or(0, |r| r.topic);
+        let agent = match row {
+            Some(r) if !r.agent.is_empty() => Some(r.agent.clone()),
+            _ => {
+                let tl = &self.timeline;
+                tl.header
+                    .agents
+                    .iter()
+                    .find(|a| tl.topic_versions(topic).any(|b| b.version.agent == a.id))
+                    .map(|a| a.id.clone())
+            }
+        };
+        (topic, agent)
+    }
+
+    /// Rebuilds the plane when the selected topic or agent changed, keeps the
+    /// crosshair in view and recomputes its reading.
+    fn sync_plane(&mut self, force: bool) {
+        let (topic, agent) = self.plane_target();
+        if force || topic != self.plane.topic || agent != self.plane.agent {
+            let claims = self.claim_index.get(topic).cloned().unwrap_or_default();
+            self.plane = Plane::build(&self.timeline, &claims, topic, agent.as_deref());
+        }
+        let valid = self.valid_at();
+        self.plane
+            .follow(self.valid_free.then_some(valid), self.cursor);
+        let empty = HashMap::new();
+        let claims = self.claim_index.get(topic).unwrap_or(&empty);
+        let reading = plane::reading(
+            &self.timeline,
+            claims,
+            topic,
+            self.plane.agent.as_deref(),
+            self.cursor,
+            valid,
+        );
+        self.reading = reading;
     }
 
     pub fn areas(&self) -> Areas {
@@ -252,6 +327,7 @@ impl App {
         match (&self.popup, self.focus) {
             (Some(_), _) => Context::Popup,
             (None, Focus::Scrubber) => Context::Scrubber,
+            (None, Focus::Plane) => Context::Plane,
             (None, _) => Context::Lists,
         }
     }
@@ -268,6 +344,14 @@ impl App {
 
     /// Applies one action. Returns whether anything visible changed.
     pub fn update(&mut self, action: Action) -> bool {
+        let changed = self.apply(action);
+        if changed {
+            self.sync_plane(false);
+        }
+        changed
+    }
+
+    fn apply(&mut self, action: Action) -> bool {
         if action != Action::Tick {
             self.status = None;
         }
@@ -355,6 +439,34 @@ impl App {
                 self.keep_visible();
             }
             Action::Tick => return self.tick(),
+            Action::ToggleValid => {
+                self.valid_free = !self.valid_free;
+                // Start from the diagonal when it is on the plane, else mid-plane.
+                let (v0, v1) = self.plane.valid_view;
+                self.valid_cursor = if (v0..v1).contains(&self.cursor) {
+                    self.cursor
+                } else {
+                    self.plane.valid_middle()
+                };
+                self.status = Some(if self.valid_free {
+                    "valid cursor free: ←/→ in the plane move it; v follows the diagonal again"
+                        .into()
+                } else {
+                    "valid cursor follows the diagonal (about = recorded)".into()
+                });
+            }
+            Action::PlaneLeft | Action::PlaneRight => {
+                let sign = if action == Action::PlaneLeft { -1 } else { 1 };
+                if self.valid_free {
+                    self.valid_cursor += sign * self.plane.valid_step();
+                } else {
+                    self.seek(self.cursor + sign * self.step());
+                }
+            }
+            Action::PlaneUp => self.seek(self.cursor + self.plane.recorded_step()),
+            Action::PlaneDown => self.seek(self.cursor - self.plane.recorded_step()),
+            Action::PlaneZoomIn => self.plane.zoom(0.5, self.valid_at(), self.cursor),
+            Action::PlaneZoomOut => self.plane.zoom(2.0, self.valid_at(), self.cursor),
         }
         true
     }
@@ -468,7 +580,7 @@ impl App {
                 self.evidence_filter = text;
                 self.refilter_evidence();
             }
-            Focus::Scrubber => {}
+            Focus::Scrubber | Focus::Plane => {}
         }
     }
 
@@ -524,10 +636,20 @@ impl App {
         let inside = |r: Option<Rect>| {
             r.filter(|r| x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)
         };
+        let plane_area = areas
+            .plane
+            .filter(|_| !areas.plane_shares_evidence || self.focus == Focus::Plane);
         if let Some(area) = inside(Some(areas.scrubber)) {
             self.focus = Focus::Scrubber;
             let t = self.time_at_column(area, x);
             self.seek(t);
+        } else if let Some(area) = inside(plane_area) {
+            self.focus = Focus::Plane;
+            if let Some((valid, recorded)) = super::ui::plane::time_at(&self.plane, area, x, y) {
+                self.valid_free = true;
+                self.valid_cursor = valid;
+                self.seek(recorded);
+            }
         } else if let Some(area) = inside(areas.beliefs) {
             self.focus = Focus::Beliefs;
             let row = (y.saturating_sub(area.y + 1)) as usize + self.belief_offset;
@@ -574,7 +696,7 @@ impl App {
         let (selected, len) = match self.focus {
             Focus::Beliefs => (&mut self.belief_selected, self.belief_visible.len()),
             Focus::Evidence => (&mut self.evidence_selected, self.evidence_visible.len()),
-            Focus::Scrubber => return,
+            Focus::Scrubber | Focus::Plane => return,
         };
         if len == 0 {
             *selected = 0;
@@ -613,6 +735,10 @@ impl App {
 
     fn open(&mut self) {
         match self.focus {
+            Focus::Plane => match self.reading.versions.first() {
+                Some(&id) => self.popup = Some(Popup::Text(self.version_view(id))),
+                None => self.status = Some("nothing is believed under the crosshair".into()),
+            },
             Focus::Beliefs => {
                 if let Some(&i) = self.belief_visible.get(self.belief_selected) {
                     let row = &self.belief_rows[i];
@@ -671,6 +797,7 @@ impl App {
                 .min(last_offset);
             self.keep_visible();
         }
+        self.sync_plane(false);
     }
 
     fn compute_beliefs(&mut self) {
@@ -1035,6 +1162,79 @@ impl App {
         }
         TextView {
             title: format!(" Evidence {} ", e.id),
+            lines,
+            scroll: 0,
+        }
+    }
+
+    fn version_view(&self, id: u64) -> TextView {
+        let Some(b) = self.timeline.beliefs.iter().find(|b| b.version.id == id) else {
+            return TextView {
+                title: " Version ".into(),
+                lines: Vec::new(),
+                scroll: 0,
+            };
+        };
+        let v = &b.version;
+        let line = |label: &str, value: String| {
+            ViewLine::new(LineStyle::Normal, format!("{label:<13}{value}"))
+        };
+        let mut lines = vec![
+            ViewLine::new(
+                LineStyle::Heading,
+                format!("{} — {} believes “{}”", v.topic, v.agent, v.claim),
+            ),
+            line("confidence", format!("{:.2}", v.confidence)),
+            line(
+                "valid",
+                format!(
+                    "{} → {}",
+                    time::format(v.valid.from),
+                    time::format(v.valid.to)
+                ),
+            ),
+            line(
+                "held",
+                format!(
+                    "{} → {}",
+                    time::format(v.recorded_at),
+                    time::format(v.superseded_at)
+                ),
+            ),
+            line(
+                "assertion",
+                format!("{} ({})", v.assertion, v.origin.as_str()),
+            ),
+        ];
+        if let Some(c) = &v.closed {
+            lines.push(line(
+                "closed",
+                format!("{} by {}", c.kind.as_str(), c.event),
+            ));
+        }
+        if let Some(by) = &v.clipped_by {
+            let asked = time::format(v.requested_valid_to);
+            lines.push(line(
+                "clipped",
+                format!("by {by} (asked for valid until {asked})"),
+            ));
+        }
+        lines.push(ViewLine::new(LineStyle::Normal, String::new()));
+        lines.push(ViewLine::new(LineStyle::Heading, "Supported by"));
+        if b.supported_by.is_empty() {
+            lines.push(ViewLine::new(LineStyle::Note, "no evidence cited"));
+        }
+        for id in &b.supported_by {
+            if let Some(e) = self.timeline.evidence.iter().find(|e| &e.evidence.id == id) {
+                let e = &e.evidence;
+                lines.push(ViewLine::new(
+                    LineStyle::Normal,
+                    format!("{}  {} · {} · {}", e.id, e.kind, e.summary, e.locator),
+                ));
+            }
+        }
+        TextView {
+            title: format!(" Version {} ", v.assertion),
             lines,
             scroll: 0,
         }

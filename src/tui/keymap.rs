@@ -10,6 +10,7 @@ pub enum Context {
     Global,
     Scrubber,
     Lists,
+    Plane,
     Popup,
 }
 
@@ -19,6 +20,7 @@ impl Context {
             Context::Global => "Everywhere",
             Context::Scrubber => "Timeline",
             Context::Lists => "Beliefs and evidence lists",
+            Context::Plane => "Plane (valid × recorded time)",
             Context::Popup => "Popups",
         }
     }
@@ -223,6 +225,70 @@ pub const BINDINGS: &[Binding] = &[
         hint: Some("filter"),
     },
     Binding {
+        context: Plane,
+        keys: &[Code(KeyCode::Left), Char('h')],
+        label: "←/→ h/l",
+        help: "move the valid cursor (once `v` freed it), else step recorded time",
+        action: Action::PlaneLeft,
+        hint: Some("valid (v frees it)"),
+    },
+    Binding {
+        context: Plane,
+        keys: &[Code(KeyCode::Right), Char('l')],
+        label: "",
+        help: "",
+        action: Action::PlaneRight,
+        hint: None,
+    },
+    Binding {
+        context: Plane,
+        keys: &[Code(KeyCode::Up), Char('k')],
+        label: "↑/↓ k/j",
+        help: "recorded cursor later / earlier",
+        action: Action::PlaneUp,
+        hint: Some("recorded"),
+    },
+    Binding {
+        context: Plane,
+        keys: &[Code(KeyCode::Down), Char('j')],
+        label: "",
+        help: "",
+        action: Action::PlaneDown,
+        hint: None,
+    },
+    Binding {
+        context: Plane,
+        keys: &[Char('z')],
+        label: "z/Z",
+        help: "zoom the plane in / out around the crosshair",
+        action: Action::PlaneZoomIn,
+        hint: Some("zoom"),
+    },
+    Binding {
+        context: Plane,
+        keys: &[Char('Z')],
+        label: "",
+        help: "",
+        action: Action::PlaneZoomOut,
+        hint: None,
+    },
+    Binding {
+        context: Plane,
+        keys: &[Code(KeyCode::Enter)],
+        label: "Enter",
+        help: "the version under the crosshair",
+        action: Action::Open,
+        hint: Some("version"),
+    },
+    Binding {
+        context: Global,
+        keys: &[Char('v')],
+        label: "v",
+        help: "free the valid cursor / let it follow the diagonal (valid = recorded)",
+        action: Action::ToggleValid,
+        hint: None,
+    },
+    Binding {
         context: Popup,
         keys: &[Code(KeyCode::Up), Char('k')],
         label: "↑/↓ j/k",
@@ -339,7 +405,7 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
 
 /// Every documented binding, grouped by context, for the help overlay.
 pub fn help() -> Vec<(Context, Vec<(&'static str, &'static str)>)> {
-    [Global, Scrubber, Lists, Popup]
+    [Global, Scrubber, Lists, Plane, Popup]
         .into_iter()
         .map(|ctx| {
             let rows = BINDINGS

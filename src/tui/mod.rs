@@ -8,6 +8,7 @@
 pub mod action;
 pub mod app;
 pub mod keymap;
+pub mod plane;
 pub mod theme;
 pub mod ui;
 

@@ -57,7 +57,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let fixed = 2 + 2 + 9 + 6;
     let show_valid = width >= fixed + 14 + 24 + 14;
     let show_since = width >= fixed + longest.min(44) + 24 + 13 + 20;
-    let reserved = fixed + if show_valid { 24 } else { 0 } + if show_since { 13 } else { 0 } + 16;
+    let reserved = fixed + if show_valid { 24 } else { 0 } + if show_since { 13 } else { 0 } + 21;
     let claim_w = width.saturating_sub(reserved).clamp(14, longest.min(44));
 
     let mut lines = Vec::with_capacity(inner.height as usize);

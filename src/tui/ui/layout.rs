@@ -2,13 +2,13 @@
 //! hit-testing in `update` and drawing agree.
 //!
 //! ```text
-//! ≥ 160×30 (below 160 wide, evidence      80×24 (compact)
-//!  goes under beliefs)
+//! ≥ 100×30                                 below (compact)
 //! ┌ header (2) ───────────────────────┐    ┌ header (1) ─────────────┐
 //! ├ timeline scrubber (7) ────────────┤    ├ timeline scrubber (6) ──┤
-//! ├ beliefs ───────────┬ evidence ────┤    ├ beliefs ────────────────┤
-//! │                    │              │    ├ evidence ───────────────┤
-//! └ footer (1) ────────┴──────────────┘    └ footer (1) ─────────────┘
+//! ├ beliefs ───────────┬ plane ───────┤    ├ beliefs ────────────────┤
+//! │                    │              │    ├ evidence, or the plane  │
+//! ├ evidence ──────────┴──────────────┤    │ while it has focus      │
+//! └ footer (1) ───────────────────────┘    └ footer (1) ─────────────┘
 //! ```
 
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -22,6 +22,9 @@ pub struct Areas {
     pub scrubber: Rect,
     pub beliefs: Option<Rect>,
     pub evidence: Option<Rect>,
+    pub plane: Option<Rect>,
+    /// Compact: the plane and the evidence share one area (the focused one shows).
+    pub plane_shares_evidence: bool,
     pub footer: Rect,
     pub too_small: bool,
     pub compact: bool,
@@ -34,6 +37,8 @@ pub fn areas(size: Rect) -> Areas {
             scrubber: Rect::default(),
             beliefs: None,
             evidence: None,
+            plane: None,
+            plane_shares_evidence: false,
             footer: Rect::default(),
             too_small: true,
             compact: true,
@@ -48,16 +53,32 @@ pub fn areas(size: Rect) -> Areas {
         Constraint::Length(1),
     ])
     .areas(size);
-    let [beliefs, evidence] = if size.width >= 160 {
-        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(body)
-    } else {
-        Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(body)
-    };
+    if compact {
+        let [beliefs, evidence] =
+            Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(body);
+        return Areas {
+            header,
+            scrubber,
+            beliefs: Some(beliefs),
+            evidence: Some(evidence),
+            plane: Some(evidence),
+            plane_shares_evidence: true,
+            footer,
+            too_small: false,
+            compact,
+        };
+    }
+    let [middle, evidence] =
+        Layout::vertical([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(body);
+    let [beliefs, plane] =
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(middle);
     Areas {
         header,
         scrubber,
         beliefs: Some(beliefs),
         evidence: Some(evidence),
+        plane: Some(plane),
+        plane_shares_evidence: false,
         footer,
         too_small: false,
         compact,
@@ -79,6 +100,7 @@ mod tests {
                     Some(a.scrubber),
                     a.beliefs,
                     a.evidence,
+                    a.plane,
                     Some(a.footer),
                 ]
                 .into_iter()

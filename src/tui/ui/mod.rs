@@ -7,12 +7,13 @@ pub mod footer;
 pub mod header;
 pub mod help;
 pub mod layout;
+pub mod plane;
 pub mod popup;
 pub mod scrubber;
 pub mod text;
 pub mod too_small;
 
-use super::app::{App, Popup};
+use super::app::{App, Focus, Popup};
 use ratatui::Frame;
 
 pub fn render(app: &App, frame: &mut Frame) {
@@ -27,8 +28,15 @@ pub fn render(app: &App, frame: &mut Frame) {
     if let Some(a) = areas.beliefs {
         beliefs::render(app, frame, a);
     }
-    if let Some(a) = areas.evidence {
+    let plane_shown = !areas.plane_shares_evidence || app.focus == Focus::Plane;
+    if let Some(a) = areas
+        .evidence
+        .filter(|_| !(areas.plane_shares_evidence && plane_shown))
+    {
         evidence::render(app, frame, a);
+    }
+    if let Some(a) = areas.plane.filter(|_| plane_shown) {
+        plane::render(app, frame, a);
     }
     footer::render(app, frame, areas.footer);
     match &app.popup {

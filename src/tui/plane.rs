@@ -1,0 +1,297 @@
+//! The valid × recorded plane's state: one topic and agent's versions as
+//! rectangles (built when the topic or agent changes, never per frame), the
+//! plane's own zoom on both axes, and the crosshair's reading in words.
+//!
+//! The reading comes from `Timeline::believed(recorded, about valid)` — the
+//! same answer as `asof believed --at … --about …`.
+
+use crate::model::{CloseKind, Origin};
+use crate::query::Filter;
+use crate::query::timeline::Timeline;
+use crate::time::{self, Interval, Micros, OPEN, format_short};
+use std::collections::HashMap;
+
+/// One version as a rectangle: `valid` × `[from, to)` in recorded time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlaneShape {
+    pub valid: Interval,
+    pub from: Micros,
+    /// `OPEN` while still held.
+    pub to: Micros,
+    pub claim_index: usize,
+    pub split: bool,
+    pub closed: Option<CloseKind>,
+    pub version: u64,
+}
+
+/// Evidence drawn as a point at (observed_at, recorded_at).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanePoint {
+    pub observed: Micros,
+    pub recorded: Micros,
+    pub id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plane {
+    pub topic: usize,
+    pub agent: Option<String>,
+    pub shapes: Vec<PlaneShape>,
+    pub points: Vec<PlanePoint>,
+    /// (claim index, claim), by index.
+    pub legend: Vec<(usize, String)>,
+    pub valid_view: (Micros, Micros),
+    pub recorded_view: (Micros, Micros),
+    valid_extent: (Micros, Micros),
+    recorded_extent: (Micros, Micros),
+}
+
+const MIN_SPAN: i64 = 60_000_000;
+
+impl Plane {
+    /// A plane with nothing on it (before the first topic is chosen).
+    pub fn empty() -> Plane {
+        Plane {
+            topic: usize::MAX,
+            agent: None,
+            shapes: Vec::new(),
+            points: Vec::new(),
+            legend: Vec::new(),
+            valid_view: (0, MIN_SPAN),
+            recorded_view: (0, MIN_SPAN),
+            valid_extent: (0, MIN_SPAN),
+            recorded_extent: (0, MIN_SPAN),
+        }
+    }
+
+    /// The plane of one topic as one agent saw it; `agent: None` draws nothing.
+    pub fn build(
+        timeline: &Timeline,
+        claims: &HashMap<String, usize>,
+        topic: usize,
+        agent: Option<&str>,
+    ) -> Plane {
+        let topic_id = timeline
+            .header
+            .topics
+            .get(topic)
+            .map(|t| t.id.as_str())
+            .unwrap_or("");
+        let mut shapes = Vec::new();
+        let mut cited: Vec<&str> = Vec::new();
+        for b in timeline
+            .topic_versions(topic)
+            .filter(|b| agent == Some(b.version.agent.as_str()))
+        {
+            let v = &b.version;
+            shapes.push(PlaneShape {
+                valid: v.valid,
+                from: v.recorded_at,
+                to: v.superseded_at,
+                claim_index: claims.get(&v.claim).copied().unwrap_or(0),
+                split: v.origin == Origin::Split,
+                closed: v.closed.as_ref().map(|c| c.kind),
+                version: v.id,
+            });
+        }
+        for m in timeline
+            .marks
+            .iter()
+            .filter(|m| m.topic.as_deref() == Some(topic_id) && m.agent.as_deref() == agent)
+        {
+            cited.extend(m.cites.iter().map(String::as_str));
+        }
+        let points = timeline
+            .evidence
+            .iter()
+            .filter(|e| cited.contains(&e.evidence.id.as_str()))
+            .map(|e| PlanePoint {
+                observed: e.evidence.observed_at,
+                recorded: e.evidence.recorded_at,
+                id: e.evidence.id.clone(),
+            })
+            .collect();
+        let mut legend: Vec<(usize, String)> =
+            claims.iter().map(|(c, &i)| (i, c.clone())).collect();
+        legend.sort();
+        // Each axis spans what its topic needs: valid time from the earliest start
+        // to the latest finite end (open ends run to the edge), recorded time from
+        // the first version to the end of the log.
+        let finite = |t: Micros| (t != OPEN).then_some(t);
+        let valid_lo = shapes.iter().map(|s| s.valid.from).min();
+        let valid_hi = shapes
+            .iter()
+            .flat_map(|s| [Some(s.valid.from), finite(s.valid.to)])
+            .flatten()
+            .max();
+        let recorded_lo = shapes.iter().map(|s| s.from).min();
+        let recorded_hi = shapes
+            .iter()
+            .flat_map(|s| [Some(s.from), finite(s.to)])
+            .flatten()
+            .max();
+        let last_event = timeline.span().map(|(_, last)| last);
+        let fallback = timeline.span().unwrap_or_else(|| {
+            let now = time::now();
+            (now - 3_600_000_000, now + 3_600_000_000)
+        });
+        let valid_extent = padded(valid_lo.zip(valid_hi).unwrap_or(fallback), 8, 15 * MIN_SPAN);
+        let recorded_hi = recorded_hi.max(last_event);
+        let (lo, hi) = padded(
+            recorded_lo.zip(recorded_hi).unwrap_or(fallback),
+            25,
+            MIN_SPAN,
+        );
+        // Headroom above the last event, so beliefs still held reach the top edge.
+        let recorded_extent = (lo, hi + (hi - lo) / 5);
+        Plane {
+            topic,
+            agent: agent.map(str::to_owned),
+            shapes,
+            points,
+            legend,
+            valid_view: valid_extent,
+            recorded_view: recorded_extent,
+            valid_extent,
+            recorded_extent,
+        }
+    }
+
+    /// ←/→ in the plane: about a fiftieth of the visible valid range, readable.
+    pub fn valid_step(&self) -> i64 {
+        super::app::nice_duration((self.valid_view.1 - self.valid_view.0) / 50)
+    }
+
+    /// ↑/↓ in the plane: about a twentieth of the visible recorded range, readable.
+    pub fn recorded_step(&self) -> i64 {
+        super::app::nice_duration((self.recorded_view.1 - self.recorded_view.0) / 20)
+    }
+
+    /// Zooms both axes around the crosshair.
+    pub fn zoom(&mut self, factor: f64, valid: Micros, recorded: Micros) {
+        let valid = valid.clamp(self.valid_view.0, self.valid_view.1);
+        self.valid_view = zoom_range(self.valid_view, self.valid_extent, factor, valid);
+        self.recorded_view = zoom_range(self.recorded_view, self.recorded_extent, factor, recorded);
+    }
+
+    /// Pans the recorded axis, and the valid axis when the valid cursor is free,
+    /// just enough to keep the crosshair in view. (A valid cursor that follows the
+    /// diagonal may lie off the valid axis; the plane marks it at the edge.)
+    pub fn follow(&mut self, valid: Option<Micros>, recorded: Micros) {
+        if let Some(valid) = valid {
+            self.valid_view = pan_to(self.valid_view, valid);
+        }
+        self.recorded_view = pan_to(self.recorded_view, recorded);
+    }
+
+    /// The middle of the visible valid range.
+    pub fn valid_middle(&self) -> Micros {
+        self.valid_view.0 + (self.valid_view.1 - self.valid_view.0) / 2
+    }
+}
+
+/// `(lo, hi)` widened by a `1/fraction` margin on each side, at least `min_pad`.
+fn padded((lo, hi): (Micros, Micros), fraction: i64, min_pad: i64) -> (Micros, Micros) {
+    let (lo, hi) = if hi <= lo {
+        (lo - MIN_SPAN, lo + MIN_SPAN)
+    } else {
+        (lo, hi)
+    };
+    let pad = ((hi - lo) / fraction).max(min_pad);
+    (lo - pad, hi + pad)
+}
+
+fn zoom_range(
+    view: (Micros, Micros),
+    extent: (Micros, Micros),
+    factor: f64,
+    at: Micros,
+) -> (Micros, Micros) {
+    let full = (extent.1 - extent.0).max(MIN_SPAN);
+    let width =
+        (((view.1 - view.0) as f64 * factor) as i64).clamp(MIN_SPAN, full.max(view.1 - view.0));
+    let share = if view.1 > view.0 {
+        ((at - view.0) as f64 / (view.1 - view.0) as f64).clamp(0.0, 1.0)
+    } else {
+        0.5
+    };
+    let from = at - (width as f64 * share) as i64;
+    (from, from + width)
+}
+
+fn pan_to(view: (Micros, Micros), at: Micros) -> (Micros, Micros) {
+    let width = view.1 - view.0;
+    if at < view.0 {
+        (at - width / 10, at - width / 10 + width)
+    } else if at >= view.1 {
+        (at + width / 10 - width, at + width / 10)
+    } else {
+        view
+    }
+}
+
+/// What the agent believed at the crosshair, in words, with the versions read.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reading {
+    pub text: String,
+    pub versions: Vec<u64>,
+    /// The claim index of the first version read (drawn at the crosshair).
+    pub claim_index: Option<usize>,
+}
+
+pub fn reading(
+    timeline: &Timeline,
+    claims: &HashMap<String, usize>,
+    topic: usize,
+    agent: Option<&str>,
+    at: Micros,
+    about: Micros,
+) -> Reading {
+    let Some(agent) = agent else {
+        return Reading {
+            text: "no agent holds beliefs on this topic".into(),
+            ..Reading::default()
+        };
+    };
+    let topic_id = timeline.header.topics.get(topic).map(|t| t.id.clone());
+    let filter = Filter {
+        agent: Some(agent.to_owned()),
+        topic: topic_id,
+    };
+    let found = timeline.believed(at, Some(about), &filter);
+    let head = format!(
+        "At {} {agent} believed about {}",
+        format_short(at),
+        format_short(about)
+    );
+    if found.is_empty() {
+        return Reading {
+            text: format!("{head}: nothing"),
+            ..Reading::default()
+        };
+    }
+    let parts: Vec<String> = found
+        .iter()
+        .map(|b| {
+            let v = &b.version;
+            let support = if b.supported_by.is_empty() {
+                "no evidence".to_owned()
+            } else {
+                b.supported_by.join(", ")
+            };
+            format!(
+                "{} ({:.2}), since {}, supported by {support}",
+                v.claim,
+                v.confidence,
+                format_short(v.recorded_at)
+            )
+        })
+        .collect();
+    Reading {
+        text: format!("{head}: {}", parts.join("; ")),
+        versions: found.iter().map(|b| b.version.id).collect(),
+        claim_index: found
+            .first()
+            .and_then(|b| claims.get(&b.version.claim).copied()),
+    }
+}

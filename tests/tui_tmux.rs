@@ -20,6 +20,34 @@ fn tmux(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Starts `command` in a new detached 100×30 tmux session.
+fn start(label: &str, command: &str) -> (Session, String) {
+    assert!(
+        Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success()),
+        "tmux is required for this test: apt-get install -y tmux"
+    );
+    let name = format!("asof-{label}-{}", std::process::id());
+    let status = Command::new("tmux")
+        .args([
+            "new-session",
+            "-d",
+            "-s",
+            &name,
+            "-x",
+            "100",
+            "-y",
+            "30",
+            command,
+        ])
+        .status()
+        .expect("tmux starts");
+    assert!(status.success());
+    (Session(name.clone()), name)
+}
+
 fn wait_for(session: &str, needle: &str) -> String {
     let started = Instant::now();
     loop {
@@ -37,32 +65,11 @@ fn wait_for(session: &str, needle: &str) -> String {
 
 #[test]
 fn the_tui_starts_answers_keys_and_restores_the_terminal() {
-    assert!(
-        Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success()),
-        "tmux is required for this test: apt-get install -y tmux"
-    );
-    let name = format!("asof-smoke-{}", std::process::id());
-    let session = Session(name.clone());
     let bin = env!("CARGO_BIN_EXE_asof");
-    let command = format!("NO_COLOR=1 {bin}; echo asof-exited-$?; sleep 30");
-    let status = Command::new("tmux")
-        .args([
-            "new-session",
-            "-d",
-            "-s",
-            &session.0,
-            "-x",
-            "100",
-            "-y",
-            "30",
-            &command,
-        ])
-        .status()
-        .expect("tmux starts");
-    assert!(status.success());
+    let (_session, name) = start(
+        "smoke",
+        &format!("NO_COLOR=1 {bin}; echo asof-exited-$?; sleep 30"),
+    );
 
     let screen = wait_for(&name, "Timeline · recorded time");
     assert!(screen.contains("event 81/81"), "{screen}");
@@ -107,25 +114,11 @@ fn the_tui_starts_answers_keys_and_restores_the_terminal() {
 
 #[test]
 fn a_panic_restores_the_terminal_too() {
-    let name = format!("asof-panic-{}", std::process::id());
-    let session = Session(name.clone());
     let bin = env!("CARGO_BIN_EXE_asof");
-    let command = format!("ASOF_TEST_PANIC=1 {bin} 2>/dev/null; echo asof-exited-$?; sleep 30");
-    let status = Command::new("tmux")
-        .args([
-            "new-session",
-            "-d",
-            "-s",
-            &session.0,
-            "-x",
-            "100",
-            "-y",
-            "30",
-            &command,
-        ])
-        .status()
-        .expect("tmux starts");
-    assert!(status.success());
+    let (_session, name) = start(
+        "panic",
+        &format!("ASOF_TEST_PANIC=1 {bin} 2>/dev/null; echo asof-exited-$?; sleep 30"),
+    );
     let screen = wait_for(&name, "asof-exited-101");
     assert!(!screen.contains("Timeline · recorded time"), "{screen}");
     assert_eq!(

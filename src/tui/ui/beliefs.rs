@@ -137,9 +137,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         };
         if selected {
             line = line.style(Style::new().add_modifier(Modifier::REVERSED));
-            for span in &mut line.spans {
-                span.style = span.style.add_modifier(Modifier::REVERSED);
-            }
+            super::text::reverse(&mut line);
         }
         lines.push(line);
     }

@@ -125,9 +125,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         }
         let mut line = Line::from(spans);
         if focused && pos == app.evidence_selected {
-            for span in &mut line.spans {
-                span.style = span.style.add_modifier(Modifier::REVERSED);
-            }
+            super::text::reverse(&mut line);
         }
         lines.push(line);
     }

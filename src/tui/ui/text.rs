@@ -28,6 +28,13 @@ pub fn fit(text: &str, width: usize) -> String {
     out
 }
 
+/// Marks a list row as selected: reverse video on every span.
+pub fn reverse(line: &mut ratatui::text::Line) {
+    for span in &mut line.spans {
+        span.style = span.style.add_modifier(ratatui::style::Modifier::REVERSED);
+    }
+}
+
 /// Display width.
 pub fn width(text: &str) -> usize {
     text.width()

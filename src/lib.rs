@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod dataset;
 pub mod engine;
+pub mod fork;
 pub mod model;
 pub mod query;
 pub mod store;

@@ -7,6 +7,7 @@ mod queries;
 pub mod source;
 mod synth;
 mod table;
+mod whatif;
 
 use crate::dataset::DatasetErrors;
 use crate::store::StoreError;
@@ -104,6 +105,10 @@ pub enum Command {
     Check(load::StoreArgs),
     /// Write a deterministic synthetic incident as JSON Lines (benchmarks, scale tests).
     Gen(synth::GenArgs),
+    /// Replay SOURCE without some evidence into a new store (a what-if fork) and compare.
+    Fork(whatif::ForkArgs),
+    /// Compare a parent with one of its forks: divergence windows and time to truth.
+    Diff(whatif::DiffArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -174,5 +179,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Rebuild(args)) => load::rebuild(args, &mut out),
         Some(Command::Check(args)) => load::check(args, &mut out),
         Some(Command::Gen(args)) => synth::gen_command(args, &mut out),
+        Some(Command::Fork(args)) => whatif::fork_command(args, &mut out),
+        Some(Command::Diff(args)) => whatif::diff_command(args, &mut out),
     }
 }

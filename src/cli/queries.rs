@@ -71,6 +71,17 @@ pub struct ChangesArgs {
     pub format: FormatArg,
 }
 
+/// How a table names its source; a fork says so, and what it lacks.
+fn source_title(store: &Store) -> String {
+    match (store.meta("fork_parent"), store.meta("fork_removed")) {
+        (Ok(Some(parent)), Ok(Some(removed))) => format!(
+            "{} (what-if fork of {parent} without {removed}: a replay, not a causal model)",
+            store.label()
+        ),
+        _ => store.label().to_owned(),
+    }
+}
+
 /// Refuses agent and topic ids the store does not know, naming the known ones.
 fn check_filter(store: &Store, agent: Option<&str>, topic: Option<&str>) -> Result<(), CliError> {
     let header = store.header();
@@ -164,7 +175,7 @@ pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError
             writeln!(
                 out,
                 "{} — {title}: {} belief(s)",
-                store.label(),
+                source_title(&store),
                 beliefs.len()
             )?;
             if !beliefs.is_empty() {
@@ -254,7 +265,7 @@ pub fn history(args: HistoryArgs, out: &mut impl Write) -> Result<(), CliError> 
             writeln!(
                 out,
                 "{} — history of `{}`: {question}",
-                store.label(),
+                source_title(&store),
                 args.topic
             )?;
             write!(out, "{}", versions.text())?;
@@ -299,7 +310,12 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
     match args.format.format {
         OutputFormat::Json => print_json(out, &json::evidence(&items)),
         OutputFormat::Table => {
-            writeln!(out, "{} — {} evidence item(s)", store.label(), items.len())?;
+            writeln!(
+                out,
+                "{} — {} evidence item(s)",
+                source_title(&store),
+                items.len()
+            )?;
             write!(out, "{}", t.text())?;
             Ok(())
         }
@@ -333,7 +349,7 @@ pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> 
             writeln!(
                 out,
                 "{} — changes in {window}: {} created, {} closed",
-                store.label(),
+                source_title(&store),
                 c.created.len(),
                 c.closed.len()
             )?;

@@ -48,6 +48,15 @@ impl StoreError {
 
 pub type Result<T> = std::result::Result<T, StoreError>;
 
+/// What a new store holds: a log, what replay derived from it, where it came
+/// from, and extra `meta` rows (a fork's lineage).
+pub struct Contents<'a> {
+    pub dataset: &'a Dataset,
+    pub replay: &'a Replay,
+    pub source: &'a str,
+    pub meta: Vec<(&'static str, String)>,
+}
+
 /// An open store. `label` is what the user called it (a path, or `demo`).
 pub struct Store {
     conn: Connection,
@@ -116,7 +125,13 @@ impl Store {
     /// the bundled demo).
     pub fn in_memory(label: &str, dataset: &Dataset, replay: &Replay) -> Result<Store> {
         let mut conn = Connection::open_in_memory()?;
-        write::write_all(&mut conn, dataset, replay, label)?;
+        let contents = Contents {
+            dataset,
+            replay,
+            source: label,
+            meta: Vec::new(),
+        };
+        write::write_all(&mut conn, &contents)?;
         let header = read::header(&conn)?;
         Ok(Store {
             conn,
@@ -128,6 +143,17 @@ impl Store {
     /// Loads a validated dataset into a new store file at `path`, atomically: on any
     /// error nothing is left at `path` (or the file already there is untouched).
     pub fn create(path: &Path, parsed: &Parsed, replay: &Replay, force: bool) -> Result<()> {
+        let contents = Contents {
+            dataset: &parsed.dataset,
+            replay,
+            source: &parsed.file,
+            meta: Vec::new(),
+        };
+        Self::create_with(path, &contents, force)
+    }
+
+    /// Writes `contents` into a new store file at `path`, atomically (see [`Store::create`]).
+    pub fn create_with(path: &Path, contents: &Contents, force: bool) -> Result<()> {
         if path.exists() && !force {
             return Err(StoreError::Exists(path.to_owned()));
         }
@@ -150,7 +176,7 @@ impl Store {
         {
             let mut conn = Connection::open(tmp.path())?;
             conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
-            write::write_all(&mut conn, &parsed.dataset, replay, &parsed.file)?;
+            write::write_all(&mut conn, contents)?;
             conn.close().map_err(|(_, e)| e)?;
         }
         tmp.as_file().sync_all().map_err(io)?;

@@ -6,12 +6,8 @@ use crate::model::{Dataset, EventBody, RetractTarget};
 use crate::time::OPEN;
 use rusqlite::{Connection, Transaction, params};
 
-pub(super) fn write_all(
-    conn: &mut Connection,
-    dataset: &Dataset,
-    replay: &Replay,
-    source: &str,
-) -> rusqlite::Result<()> {
+pub(super) fn write_all(conn: &mut Connection, contents: &super::Contents) -> rusqlite::Result<()> {
+    let (dataset, replay, source) = (contents.dataset, contents.replay, contents.source);
     let tx = conn.transaction()?;
     tx.execute_batch(SCHEMA)?;
     tx.execute_batch(&format!(
@@ -28,6 +24,9 @@ pub(super) fn write_all(
             crate::time::format(crate::time::now())
         ])?;
         meta.execute(params!["asof_version", env!("CARGO_PKG_VERSION")])?;
+        for (key, value) in &contents.meta {
+            meta.execute(params![key, value])?;
+        }
 
         let mut agent = tx.prepare("INSERT INTO agents (idx, id, name) VALUES (?1, ?2, ?3)")?;
         for (i, a) in header.agents.iter().enumerate() {

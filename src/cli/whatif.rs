@@ -1,0 +1,322 @@
+//! `fork` and `diff`: what-if forks of a store and their comparison with the parent.
+
+use super::table::Table;
+use super::{CliError, FormatArg, OutputFormat, SourceArg, source};
+use crate::fork::diff::{self, Diff};
+use crate::fork::{self, POLICY, PolicyReport};
+use crate::query::timeline::Timeline;
+use crate::store::{Contents, Store};
+use crate::time::{self, Micros, OPEN};
+use clap::Args;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Args)]
+pub struct ForkArgs {
+    #[command(flatten)]
+    pub source: SourceArg,
+    /// Evidence ids to remove, comma-separated (E5,E7).
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub without: Vec<String>,
+    /// The fork store to create (default: SOURCE-without-E5.db beside SOURCE).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace an existing file at --out.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The parent: a store, a dataset, or `demo` for the bundled demo.
+    pub parent: PathBuf,
+    /// The fork store.
+    pub fork: PathBuf,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+/// The bytes a parent's SHA-256 is taken over: its file, or the bundled demo.
+fn parent_bytes(source: Option<&Path>) -> Result<Vec<u8>, CliError> {
+    match source {
+        None => Ok(source::DEMO_YAML.as_bytes().to_vec()),
+        Some(p) => std::fs::read(p)
+            .map_err(|e| CliError::Input(format!("{}: cannot read: {e}", p.display()))),
+    }
+}
+
+fn default_out(source: Option<&Path>, removed: &[String]) -> PathBuf {
+    let suffix = format!("-without-{}.db", removed.join("-"));
+    match source {
+        None => PathBuf::from(format!("payment-outage{suffix}")),
+        Some(p) => {
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "store".into());
+            p.with_file_name(format!("{stem}{suffix}"))
+        }
+    }
+}
+
+pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let source_path = args.source.source.as_deref();
+    let parent = source::open(source_path)?;
+    let mut removed: Vec<String> = args
+        .without
+        .iter()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect();
+    removed.dedup();
+    if removed.is_empty() {
+        return Err(CliError::Input(
+            "--without needs at least one evidence id".into(),
+        ));
+    }
+    let log = parent.log()?;
+    let forked = fork::fork(&log, &removed)
+        .map_err(|e| CliError::Input(format!("{}: {e}", parent.label())))?;
+    let path = args
+        .out
+        .unwrap_or_else(|| default_out(source_path, &removed));
+    let sha = fork::sha256_hex(&parent_bytes(source_path)?);
+    let mut chain: Vec<Value> = parent
+        .meta("fork_chain")?
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default();
+    chain.push(json!({"parent": parent.label(), "parent_sha256": sha, "removed": removed}));
+    let report =
+        serde_json::to_string(&forked.report).map_err(|e| CliError::Runtime(e.to_string()))?;
+    let contents = Contents {
+        dataset: &forked.dataset,
+        replay: &forked.replay,
+        source: parent.label(),
+        meta: vec![
+            ("fork_parent", parent.label().to_owned()),
+            ("fork_parent_sha256", sha.clone()),
+            ("fork_removed", removed.join(",")),
+            ("fork_policy", POLICY.to_owned()),
+            ("fork_created_at", time::format(time::now())),
+            ("fork_report", report),
+            ("fork_chain", Value::Array(chain).to_string()),
+        ],
+    };
+    Store::create_with(&path, &contents, args.force)?;
+    let fork_store = Store::open(&path)?;
+    print(
+        &parent,
+        &fork_store,
+        &forked.report,
+        Some(&sha),
+        args.format.format,
+        out,
+    )
+}
+
+pub fn diff_command(args: DiffArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let parent_path = (args.parent.as_os_str() != "demo").then_some(args.parent.as_path());
+    let parent = source::open(parent_path)?;
+    let fork_store = Store::open(&args.fork)?;
+    let report: PolicyReport = match fork_store.meta("fork_report")? {
+        Some(text) => serde_json::from_str(&text).map_err(|e| {
+            CliError::Input(format!(
+                "{}: damaged fork lineage: {e}",
+                args.fork.display()
+            ))
+        })?,
+        None => {
+            return Err(CliError::Input(format!(
+                "{}: not a fork (no lineage); make one with `asof fork --without …`",
+                args.fork.display()
+            )));
+        }
+    };
+    let sha = fork::sha256_hex(&parent_bytes(parent_path)?);
+    print(
+        &parent,
+        &fork_store,
+        &report,
+        Some(&sha),
+        args.format.format,
+        out,
+    )
+}
+
+fn instant(t: Micros) -> Value {
+    time::format_opt(t).map_or(Value::Null, Value::String)
+}
+
+fn print(
+    parent: &Store,
+    fork_store: &Store,
+    report: &PolicyReport,
+    parent_sha: Option<&str>,
+    format: OutputFormat,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let d = diff::compare(&Timeline::load(parent)?, &Timeline::load(fork_store)?);
+    let recorded_sha = fork_store.meta("fork_parent_sha256")?;
+    let verified = parent_sha.is_some() && recorded_sha.as_deref() == parent_sha;
+    match format {
+        OutputFormat::Json => {
+            let v = to_json(parent, fork_store, report, &d, recorded_sha, verified);
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&v).map_err(|e| CliError::Runtime(e.to_string()))?
+            )?;
+        }
+        OutputFormat::Table | OutputFormat::Md => {
+            let md = format == OutputFormat::Md;
+            let render = |t: &Table| if md { t.markdown() } else { t.text() };
+            let heading = |s: &str| {
+                if md {
+                    format!("\n## {s}\n\n")
+                } else {
+                    format!("\n{s}:\n")
+                }
+            };
+            writeln!(
+                out,
+                "{}fork {} of {} without {} — a replay, not a causal model{}",
+                if md { "# " } else { "" },
+                fork_store.label(),
+                parent.label(),
+                report.removed.join(", "),
+                if verified {
+                    ""
+                } else {
+                    " (parent SHA-256 differs from the fork's lineage)"
+                },
+            )?;
+            let list = |ids: &[String]| {
+                if ids.is_empty() {
+                    "none".to_owned()
+                } else {
+                    ids.join(", ")
+                }
+            };
+            writeln!(out, "{}", heading("Policy").trim_end())?;
+            writeln!(
+                out,
+                "{}dropped assertions: {}",
+                if md { "- " } else { "  " },
+                list(&report.dropped)
+            )?;
+            let scaled: Vec<String> = report
+                .scaled
+                .iter()
+                .map(|s| format!("{} {:.3}→{:.3}", s.assertion, s.from, s.to))
+                .collect();
+            writeln!(
+                out,
+                "{}scaled assertions: {}",
+                if md { "- " } else { "  " },
+                list(&scaled)
+            )?;
+            writeln!(
+                out,
+                "{}dropped retractions: {}",
+                if md { "- " } else { "  " },
+                list(&report.dropped_retractions)
+            )?;
+            writeln!(
+                out,
+                "{}retractions with nothing to retract: {}",
+                if md { "- " } else { "  " },
+                list(&report.noop_retractions)
+            )?;
+            let mut windows = Table::new(vec!["AGENT", "TOPIC", "FROM", "TO", "PARENT", "FORK"]);
+            for ((agent, topic), ws) in &d.divergence {
+                for w in ws {
+                    windows.row(vec![
+                        agent.clone(),
+                        topic.clone(),
+                        time::format(w.from),
+                        time::format(w.to),
+                        w.parent.clone().unwrap_or_else(|| "(none)".into()),
+                        w.fork.clone().unwrap_or_else(|| "(none)".into()),
+                    ]);
+                }
+            }
+            write!(
+                out,
+                "{}",
+                heading("Divergence windows (the working answer differs)")
+            )?;
+            if windows.is_empty() {
+                writeln!(out, "none: the fork answers exactly like the parent")?;
+            } else {
+                write!(out, "{}", render(&windows))?;
+            }
+            let mut truth = Table::new(vec![
+                "AGENT",
+                "TOPIC",
+                "PARENT CONVERGED",
+                "PARENT WRONG",
+                "FORK CONVERGED",
+                "FORK WRONG",
+            ]);
+            let converged = |t: Option<Micros>| t.map_or("never".to_owned(), time::format);
+            for ((agent, topic), p, f) in &d.truth {
+                truth.row(vec![
+                    agent.clone(),
+                    topic.clone(),
+                    converged(p.converged_at),
+                    time::format_duration(p.time_wrong_ms * 1000),
+                    converged(f.converged_at),
+                    time::format_duration(f.time_wrong_ms * 1000),
+                ]);
+            }
+            if !truth.is_empty() {
+                write!(
+                    out,
+                    "{}",
+                    heading("Time to truth (topics with a resolution)")
+                )?;
+                write!(out, "{}", render(&truth))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn to_json(
+    parent: &Store,
+    fork_store: &Store,
+    report: &PolicyReport,
+    d: &Diff,
+    recorded_sha: Option<String>,
+    verified: bool,
+) -> Value {
+    let truth = |t: &diff::Truth| json!({"converged_at": t.converged_at.map_or(Value::Null, instant), "time_wrong_ms": t.time_wrong_ms});
+    json!({
+        "parent": parent.label(),
+        "fork": fork_store.label(),
+        "parent_sha256": recorded_sha,
+        "lineage_verified": verified,
+        "policy": POLICY,
+        "removed": report.removed,
+        "dropped": report.dropped,
+        "scaled": report.scaled.iter().map(|s| json!({"assertion": s.assertion, "from": s.from, "to": s.to})).collect::<Vec<_>>(),
+        "dropped_retractions": report.dropped_retractions,
+        "noop_retractions": report.noop_retractions,
+        "divergence": d.divergence.iter().map(|((agent, topic), ws)| json!({
+            "agent": agent,
+            "topic": topic,
+            "windows": ws.iter().map(|w| json!({
+                "from": instant(w.from),
+                "to": if w.to == OPEN { Value::Null } else { instant(w.to) },
+                "parent": w.parent,
+                "fork": w.fork,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "truth": d.truth.iter().map(|((agent, topic), p, f)| json!({
+            "agent": agent, "topic": topic, "parent": truth(p), "fork": truth(f),
+        })).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,286 @@
+//! Comparing a parent and a fork (SPEC §4): divergence windows of `answer` per
+//! (agent, topic), and per resolved topic when each converged on the truth.
+
+use crate::query::timeline::Timeline;
+use crate::time::{Micros, OPEN};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// `answer(agent, topic, ·)` as a step function: from each instant on (until the
+/// next), the claim — `None` when nothing is held. Starts as `None`.
+pub type Steps = Vec<(Micros, Option<String>)>;
+
+/// The working answer over recorded time for every (agent, topic) with versions.
+pub fn answers(timeline: &Timeline) -> BTreeMap<(String, String), Steps> {
+    let mut by_pair: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    for (i, b) in timeline.beliefs.iter().enumerate() {
+        by_pair
+            .entry((b.version.agent.clone(), b.version.topic.clone()))
+            .or_default()
+            .push(i);
+    }
+    by_pair
+        .into_iter()
+        .map(|(pair, list)| {
+            // Sweep the versions' start and end instants; the answer is the held
+            // version with the greatest (valid_from, recorded_at, id).
+            let mut changes: Vec<(Micros, bool, usize)> = Vec::with_capacity(list.len() * 2);
+            for &i in &list {
+                let v = &timeline.beliefs[i].version;
+                changes.push((v.recorded_at, true, i));
+                if v.superseded_at != OPEN {
+                    changes.push((v.superseded_at, false, i));
+                }
+            }
+            changes.sort_by_key(|&(t, start, i)| (t, start, i));
+            let key = |i: usize| {
+                let v = &timeline.beliefs[i].version;
+                (v.valid.from, v.recorded_at, v.id)
+            };
+            let mut held: BTreeSet<((Micros, Micros, u64), usize)> = BTreeSet::new();
+            let mut steps: Steps = Vec::new();
+            let mut k = 0;
+            while k < changes.len() {
+                let t = changes[k].0;
+                while k < changes.len() && changes[k].0 == t {
+                    let (_, start, i) = changes[k];
+                    if start {
+                        held.insert((key(i), i));
+                    } else {
+                        held.remove(&(key(i), i));
+                    }
+                    k += 1;
+                }
+                let now = held
+                    .last()
+                    .map(|&(_, i)| timeline.beliefs[i].version.claim.clone());
+                let before = steps.last().map_or(&None, |s| &s.1);
+                if &now != before {
+                    steps.push((t, now));
+                }
+            }
+            (pair, steps)
+        })
+        .collect()
+}
+
+fn value_at(steps: &Steps, t: Micros) -> Option<&str> {
+    let i = steps.partition_point(|s| s.0 <= t);
+    i.checked_sub(1).and_then(|i| steps[i].1.as_deref())
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Window {
+    pub from: Micros,
+    /// `OPEN` when the answers never agree again.
+    pub to: Micros,
+    pub parent: Option<String>,
+    pub fork: Option<String>,
+}
+
+/// Recorded intervals where the two answers differ (an absent answer counts).
+pub fn divergence(parent: &Steps, fork: &Steps) -> Vec<Window> {
+    let mut points: Vec<Micros> = parent.iter().chain(fork).map(|s| s.0).collect();
+    points.sort_unstable();
+    points.dedup();
+    let mut windows: Vec<Window> = Vec::new();
+    let mut open: Option<Window> = None;
+    for t in points {
+        let (p, f) = (value_at(parent, t), value_at(fork, t));
+        match (&mut open, p == f) {
+            (Some(w), true) => {
+                w.to = t;
+                windows.extend(open.take());
+            }
+            (Some(w), false) => {
+                // Still different; a change of values starts a new window.
+                if w.parent.as_deref() != p || w.fork.as_deref() != f {
+                    w.to = t;
+                    windows.extend(open.take());
+                    open = Some(Window {
+                        from: t,
+                        to: OPEN,
+                        parent: p.map(str::to_owned),
+                        fork: f.map(str::to_owned),
+                    });
+                }
+            }
+            (None, false) => {
+                open = Some(Window {
+                    from: t,
+                    to: OPEN,
+                    parent: p.map(str::to_owned),
+                    fork: f.map(str::to_owned),
+                })
+            }
+            (None, true) => {}
+        }
+    }
+    windows.extend(open);
+    windows
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Truth {
+    /// Earliest instant from which the answer is the resolution through the last
+    /// event of the parent's log; `None` if it is not the resolution there.
+    pub converged_at: Option<Micros>,
+    /// Recorded time in [first, last event] with an answer other than the resolution.
+    pub time_wrong_ms: i64,
+}
+
+/// Convergence on `resolution` within the parent's log span `[first, last]`.
+pub fn truth(steps: &Steps, resolution: &str, (first, last): (Micros, Micros)) -> Truth {
+    let right = |v: Option<&str>| v == Some(resolution);
+    let converged_at = if right(value_at(steps, last)) {
+        let upto = steps.partition_point(|s| s.0 <= last);
+        let mut start = steps[upto - 1].0;
+        for s in steps[..upto].iter().rev().skip(1) {
+            if right(s.1.as_deref()) {
+                start = s.0;
+            } else {
+                break;
+            }
+        }
+        Some(start)
+    } else {
+        None
+    };
+    let mut wrong = 0i64;
+    for (i, s) in steps.iter().enumerate() {
+        let end = steps.get(i + 1).map_or(last, |n| n.0).min(last);
+        let begin = s.0.max(first);
+        if end > begin && s.1.is_some() && !right(s.1.as_deref()) {
+            wrong += end - begin;
+        }
+    }
+    Truth {
+        converged_at,
+        time_wrong_ms: wrong / 1000,
+    }
+}
+
+/// A whole comparison, as `asof diff` prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diff {
+    pub divergence: Vec<((String, String), Vec<Window>)>,
+    pub truth: Vec<((String, String), Truth, Truth)>,
+}
+
+/// Compares parent and fork over the parent's log span.
+pub fn compare(parent: &Timeline, fork: &Timeline) -> Diff {
+    let span = parent.span().unwrap_or((0, 0));
+    let (a, b) = (answers(parent), answers(fork));
+    let empty = Steps::new();
+    let mut pairs: BTreeSet<&(String, String)> = a.keys().collect();
+    pairs.extend(b.keys());
+    // Report in the parent's header order: topics, then agents.
+    let topic_rank = |t: &str| {
+        parent
+            .header
+            .topics
+            .iter()
+            .position(|x| x.id == t)
+            .unwrap_or(usize::MAX)
+    };
+    let agent_rank = |x: &str| {
+        parent
+            .header
+            .agents
+            .iter()
+            .position(|y| y.id == x)
+            .unwrap_or(usize::MAX)
+    };
+    let mut pairs: Vec<&(String, String)> = pairs.into_iter().collect();
+    pairs.sort_by_key(|(agent, topic)| (topic_rank(topic), agent_rank(agent)));
+    let mut diff = Diff {
+        divergence: Vec::new(),
+        truth: Vec::new(),
+    };
+    for pair in pairs {
+        let (p, f) = (a.get(pair).unwrap_or(&empty), b.get(pair).unwrap_or(&empty));
+        let windows = divergence(p, f);
+        if !windows.is_empty() {
+            diff.divergence.push((pair.clone(), windows));
+        }
+        if let Some(resolution) = parent
+            .header
+            .topic(&pair.1)
+            .and_then(|t| t.resolution.as_deref())
+        {
+            diff.truth.push((
+                pair.clone(),
+                truth(p, resolution, span),
+                truth(f, resolution, span),
+            ));
+        }
+    }
+    diff
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps(v: &[(i64, Option<&str>)]) -> Steps {
+        v.iter().map(|&(t, c)| (t, c.map(str::to_owned))).collect()
+    }
+
+    #[test]
+    fn windows_where_answers_differ() {
+        let p = steps(&[(10, Some("a")), (20, Some("b")), (40, Some("c"))]);
+        let f = steps(&[(10, Some("a")), (30, Some("c"))]);
+        let w = divergence(&p, &f);
+        assert_eq!(
+            w,
+            vec![
+                Window {
+                    from: 20,
+                    to: 30,
+                    parent: Some("b".into()),
+                    fork: Some("a".into())
+                },
+                Window {
+                    from: 30,
+                    to: 40,
+                    parent: Some("b".into()),
+                    fork: Some("c".into())
+                },
+            ]
+        );
+        let none = steps(&[(5, Some("x"))]);
+        assert_eq!(
+            divergence(&none, &Steps::new()),
+            vec![Window {
+                from: 5,
+                to: OPEN,
+                parent: Some("x".into()),
+                fork: None
+            }]
+        );
+    }
+
+    #[test]
+    fn convergence_and_time_wrong() {
+        const MS: i64 = 1000;
+        let s = steps(&[
+            (10 * MS, Some("wrong")),
+            (20 * MS, None),
+            (30 * MS, Some("right")),
+            (50 * MS, Some("wrong")),
+            (60 * MS, Some("right")),
+        ]);
+        let t = truth(&s, "right", (10 * MS, 100 * MS));
+        assert_eq!(t.converged_at, Some(60 * MS));
+        assert_eq!(
+            t.time_wrong_ms,
+            (20 - 10) + (60 - 50),
+            "absent answers are not wrong"
+        );
+        let t = truth(&s, "right", (10 * MS, 55 * MS));
+        assert_eq!(t.converged_at, None, "wrong at the last event");
+        assert_eq!(t.time_wrong_ms, 10 + 5);
+        let s = steps(&[(10 * MS, Some("right")), (30 * MS, Some("right"))]);
+        assert_eq!(truth(&s, "right", (0, 40 * MS)).converged_at, Some(10 * MS));
+    }
+}

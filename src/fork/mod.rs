@@ -1,0 +1,170 @@
+//! What-if forks (SPEC §4): the parent's log minus some evidence, replayed under a
+//! fixed policy into a separate store, then compared with the parent.
+//!
+//! A fork is a replay, not a causal model: it answers "what would the replay
+//! engine have derived from the log without this evidence", not "what would the
+//! agent have done".
+
+pub mod diff;
+
+use crate::engine::{self, Replay};
+use crate::model::{Dataset, EventBody, permille};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+
+/// Recorded in every fork's lineage.
+pub const POLICY: &str = "asof-fork/1: skip removed evidence; drop assertions and retractions left without cited evidence; scale confidence by remaining reliability";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scaled {
+    pub assertion: String,
+    pub from: f64,
+    pub to: f64,
+}
+
+/// What the policy did to the log.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PolicyReport {
+    pub removed: Vec<String>,
+    pub dropped: Vec<String>,
+    pub scaled: Vec<Scaled>,
+    pub dropped_retractions: Vec<String>,
+    /// Retractions kept by the policy that found nothing to retract in the fork.
+    pub noop_retractions: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ForkError {
+    #[error("no evidence with id {}; see `asof evidence` for the ids", .0.join(", "))]
+    UnknownEvidence(Vec<String>),
+    #[error("name at least one evidence id to remove")]
+    NothingToRemove,
+}
+
+/// A fork's log and what replay derived from it.
+#[derive(Debug, Clone)]
+pub struct Fork {
+    pub dataset: Dataset,
+    pub replay: Replay,
+    pub report: PolicyReport,
+}
+
+/// Applies the policy of SPEC §4 to `parent` without `removed`, and replays.
+/// Events keep their parent `seq`, so ties replay in the same order.
+pub fn fork(parent: &Dataset, removed: &[String]) -> Result<Fork, ForkError> {
+    let (dataset, mut report) = apply_policy(parent, removed)?;
+    let replay = engine::replay(&dataset.header, &dataset.events);
+    let by_seq: HashMap<u64, &str> = dataset.events.iter().map(|e| (e.seq, e.id())).collect();
+    report.noop_retractions = replay
+        .unmatched_retractions()
+        .filter_map(|seq| by_seq.get(&seq).map(|id| (*id).to_owned()))
+        .collect();
+    Ok(Fork {
+        dataset,
+        replay,
+        report,
+    })
+}
+
+/// The log the fork replays, and what the policy changed.
+pub fn apply_policy(
+    parent: &Dataset,
+    removed: &[String],
+) -> Result<(Dataset, PolicyReport), ForkError> {
+    let reliability: HashMap<&str, f64> = parent
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Evidence(ev) => Some((ev.id.as_str(), ev.reliability)),
+            _ => None,
+        })
+        .collect();
+    let unknown: Vec<String> = removed
+        .iter()
+        .filter(|id| !reliability.contains_key(id.as_str()))
+        .cloned()
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ForkError::UnknownEvidence(unknown));
+    }
+    let gone: HashSet<&str> = removed.iter().map(String::as_str).collect();
+    let mut report = PolicyReport {
+        removed: removed.to_vec(),
+        ..PolicyReport::default()
+    };
+    let mut events = Vec::with_capacity(parent.events.len());
+    for event in &parent.events {
+        let mut event = event.clone();
+        match &mut event.body {
+            EventBody::Evidence(ev) if gone.contains(ev.id.as_str()) => continue,
+            EventBody::Evidence(_) => {}
+            EventBody::Believe(a) => {
+                let cited: Vec<String> = std::mem::take(&mut a.supported_by);
+                let kept: Vec<String> = cited
+                    .iter()
+                    .filter(|id| !gone.contains(id.as_str()))
+                    .cloned()
+                    .collect();
+                if !cited.is_empty() && kept.is_empty() {
+                    report.dropped.push(a.id.clone());
+                    continue;
+                }
+                if kept.len() < cited.len() {
+                    let sum = |ids: &[String]| {
+                        ids.iter()
+                            .map(|id| reliability.get(id.as_str()).copied().unwrap_or(1.0))
+                            .sum::<f64>()
+                    };
+                    let (before, after) = (sum(&cited), sum(&kept));
+                    // All-zero reliabilities: every cited item weighs the same.
+                    let ratio = if before > 0.0 {
+                        after / before
+                    } else {
+                        kept.len() as f64 / cited.len() as f64
+                    };
+                    let to = permille(a.confidence * ratio) as f64 / 1000.0;
+                    report.scaled.push(Scaled {
+                        assertion: a.id.clone(),
+                        from: a.confidence,
+                        to,
+                    });
+                    a.confidence = to;
+                }
+                a.supported_by = kept;
+            }
+            EventBody::Retract(r) => {
+                let cited = std::mem::take(&mut r.because);
+                let kept: Vec<String> = cited
+                    .iter()
+                    .filter(|id| !gone.contains(id.as_str()))
+                    .cloned()
+                    .collect();
+                if !cited.is_empty() && kept.is_empty() {
+                    report.dropped_retractions.push(r.id.clone());
+                    continue;
+                }
+                r.because = kept;
+            }
+        }
+        events.push(event);
+    }
+    Ok((
+        Dataset {
+            header: parent.header.clone(),
+            events,
+        },
+        report,
+    ))
+}
+
+/// SHA-256 of some bytes, as lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -183,3 +183,176 @@ fn refusals_name_what_is_wrong() {
         "the fork came from the demo, not from this store file"
     );
 }
+
+#[test]
+fn influence_ranks_the_misleading_evidence_first() {
+    let v = json(asof().args(["influence", "--top", "3", "--format", "json"]));
+    let ranking = v["ranking"].as_array().unwrap();
+    assert_eq!(ranking.len(), 3);
+    assert_eq!(ranking[0]["evidence"], "E15");
+    // 03-03 10:30 instead of 03-05 09:15: 1 day 22 h 45 min sooner.
+    assert_eq!(ranking[0]["truth_shift_ms"], -(46 * 3600 + 45 * 60) * 1000);
+    assert_eq!(
+        ranking[0]["topics"],
+        serde_json::json!(["customer-impact", "root-cause"])
+    );
+    asof()
+        .args(["influence", "--format", "md"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("| 1 | E15 |"));
+}
+
+/// `influence` replays only the pairs that cite an item; its numbers must equal
+/// what separate full forks give, item by item.
+#[test]
+fn influence_equals_separate_full_forks() {
+    use asof::fork::diff::{answers_of, divergence, truth};
+    use asof::time::OPEN;
+    let mut logs = vec![
+        asof::dataset::read_str(
+            "demo",
+            asof::dataset::Format::Yaml,
+            asof::cli::source::DEMO_YAML,
+        )
+        .unwrap()
+        .dataset,
+    ];
+    for seed in [3, 4] {
+        let mut jsonl = Vec::new();
+        asof::synth::generate(
+            asof::synth::GenConfig {
+                events: 700,
+                topics: 5,
+                agents: 2,
+                seed,
+            },
+            &mut jsonl,
+        )
+        .unwrap();
+        let text = String::from_utf8(jsonl).unwrap();
+        logs.push(
+            asof::dataset::read_str("gen.jsonl", asof::dataset::Format::Jsonl, &text)
+                .unwrap()
+                .dataset,
+        );
+    }
+    for log in &logs {
+        let parent = asof::engine::replay(&log.header, &log.events);
+        let span = asof::fork::influence::log_span(log).unwrap();
+        let ranking = asof::fork::influence::influence(log, &parent);
+        let evidence_count = log
+            .events
+            .iter()
+            .filter(|e| e.kind() == asof::model::EventKind::Evidence)
+            .count();
+        assert_eq!(ranking.len(), evidence_count);
+        let before = answers_of(parent.versions.iter());
+        for item in &ranking {
+            let fork = asof::fork::fork(log, std::slice::from_ref(&item.evidence)).unwrap();
+            let after = answers_of(fork.replay.versions.iter());
+            let (mut shift, mut diverged) = (0i64, 0i64);
+            let empty = Vec::new();
+            let pairs: std::collections::BTreeSet<_> = before.keys().chain(after.keys()).collect();
+            for pair in pairs {
+                let (p, f) = (
+                    before.get(pair).unwrap_or(&empty),
+                    after.get(pair).unwrap_or(&empty),
+                );
+                for w in divergence(p, f) {
+                    let to = if w.to == OPEN {
+                        span.1
+                    } else {
+                        w.to.min(span.1)
+                    };
+                    diverged += (to - w.from.max(span.0)).max(0) / 1000;
+                }
+                if let Some(r) = log.header.topic(&pair.1).and_then(|t| t.resolution.clone()) {
+                    if let (Some(a), Some(b)) = (
+                        truth(p, &r, span).converged_at,
+                        truth(f, &r, span).converged_at,
+                    ) {
+                        shift += (b - a) / 1000;
+                    }
+                }
+            }
+            assert_eq!(
+                (item.truth_shift_ms, item.divergence_ms),
+                (shift, diverged),
+                "{}",
+                item.evidence
+            );
+        }
+    }
+}
+
+mod policy_property {
+    use asof::model::{Dataset, EventBody, EventKind};
+    use proptest::prelude::*;
+
+    /// SPEC §4's policy, written again from its words.
+    fn by_hand(log: &Dataset, removed: &[String]) -> Dataset {
+        let rel = |id: &str| {
+            log.events
+                .iter()
+                .find_map(|e| match &e.body {
+                    EventBody::Evidence(ev) if ev.id == id => Some(ev.reliability),
+                    _ => None,
+                })
+                .unwrap()
+        };
+        let mut out = log.clone();
+        out.events.retain_mut(|e| match &mut e.body {
+            EventBody::Evidence(ev) => !removed.contains(&ev.id),
+            EventBody::Believe(a) => {
+                let remaining: Vec<String> = a
+                    .supported_by
+                    .iter()
+                    .filter(|id| !removed.contains(id))
+                    .cloned()
+                    .collect();
+                if !a.supported_by.is_empty() && remaining.is_empty() {
+                    return false;
+                }
+                if remaining.len() < a.supported_by.len() {
+                    let before: f64 = a.supported_by.iter().map(|id| rel(id)).sum();
+                    let after: f64 = remaining.iter().map(|id| rel(id)).sum();
+                    a.confidence = (a.confidence * after / before * 1000.0).round() / 1000.0;
+                }
+                a.supported_by = remaining;
+                true
+            }
+            EventBody::Retract(r) => {
+                let remaining: Vec<String> = r
+                    .because
+                    .iter()
+                    .filter(|id| !removed.contains(id))
+                    .cloned()
+                    .collect();
+                let keep = r.because.is_empty() || !remaining.is_empty();
+                r.because = remaining;
+                keep
+            }
+        });
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        #[test]
+        fn a_fork_is_the_hand_filtered_log_replayed(seed in 0u64..1000, picks in proptest::collection::vec(any::<usize>(), 1..4)) {
+            let mut jsonl = Vec::new();
+            asof::synth::generate(asof::synth::GenConfig { events: 300, topics: 4, agents: 2, seed }, &mut jsonl).unwrap();
+            let log = asof::dataset::read_str("g.jsonl", asof::dataset::Format::Jsonl, std::str::from_utf8(&jsonl).unwrap()).unwrap().dataset;
+            let evidence: Vec<String> = log.events.iter().filter(|e| e.kind() == EventKind::Evidence).map(|e| e.id().to_owned()).collect();
+            let mut removed: Vec<String> = picks.iter().map(|&i| evidence[i % evidence.len()].clone()).collect();
+            removed.sort();
+            removed.dedup();
+            let fork = asof::fork::fork(&log, &removed).unwrap();
+            let expected = by_hand(&log, &removed);
+            prop_assert_eq!(&fork.dataset, &expected);
+            prop_assert_eq!(fork.replay, asof::engine::replay(&expected.header, &expected.events));
+        }
+    }
+}

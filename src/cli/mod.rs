@@ -109,6 +109,8 @@ pub enum Command {
     Fork(whatif::ForkArgs),
     /// Compare a parent with one of its forks: divergence windows and time to truth.
     Diff(whatif::DiffArgs),
+    /// Rank every evidence item by what removing it would change (misleading first).
+    Influence(whatif::InfluenceArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -181,5 +183,6 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Gen(args)) => synth::gen_command(args, &mut out),
         Some(Command::Fork(args)) => whatif::fork_command(args, &mut out),
         Some(Command::Diff(args)) => whatif::diff_command(args, &mut out),
+        Some(Command::Influence(args)) => whatif::influence_command(args, &mut out),
     }
 }

@@ -30,6 +30,17 @@ pub struct ForkArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct InfluenceArgs {
+    #[command(flatten)]
+    pub source: SourceArg,
+    /// Show only the first N items.
+    #[arg(long)]
+    pub top: Option<usize>,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+#[derive(Debug, Args)]
 pub struct DiffArgs {
     /// The parent: a store, a dataset, or `demo` for the bundled demo.
     pub parent: PathBuf,
@@ -319,4 +330,74 @@ fn to_json(
             "agent": agent, "topic": topic, "parent": truth(p), "fork": truth(f),
         })).collect::<Vec<_>>(),
     })
+}
+
+pub fn influence_command(args: InfluenceArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let store = source::open(args.source.source.as_deref())?;
+    let log = store.log()?;
+    let replay = store.replay()?;
+    let mut ranking = crate::fork::influence::influence(&log, &replay);
+    if let Some(n) = args.top {
+        ranking.truncate(n);
+    }
+    match args.format.format {
+        OutputFormat::Json => {
+            let v = json!({"source": store.label(), "ranking": ranking});
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&v).map_err(|e| CliError::Runtime(e.to_string()))?
+            )?;
+        }
+        format => {
+            let md = format == OutputFormat::Md;
+            let summaries: std::collections::HashMap<&str, &str> = log
+                .events
+                .iter()
+                .filter_map(|e| match &e.body {
+                    crate::model::EventBody::Evidence(ev) => {
+                        Some((ev.id.as_str(), ev.summary.as_str()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let mut t = Table::new(vec![
+                "RANK",
+                "EVIDENCE",
+                "TRUTH SHIFT",
+                "DIVERGENCE",
+                "TOPICS",
+                "SUMMARY",
+            ]);
+            for (i, item) in ranking.iter().enumerate() {
+                t.row(vec![
+                    (i + 1).to_string(),
+                    item.evidence.clone(),
+                    time::format_duration(item.truth_shift_ms * 1000),
+                    time::format_duration(item.divergence_ms * 1000),
+                    if item.topics.is_empty() {
+                        "-".into()
+                    } else {
+                        item.topics.join(",")
+                    },
+                    summaries
+                        .get(item.evidence.as_str())
+                        .copied()
+                        .unwrap_or("")
+                        .to_owned(),
+                ]);
+            }
+            writeln!(
+                out,
+                "{}{} — evidence ranked by what removing it would change (negative truth shift: the agent would have found the truth sooner without it; a replay, not a causal model)",
+                if md { "# " } else { "" },
+                store.label()
+            )?;
+            if md {
+                writeln!(out)?;
+            }
+            write!(out, "{}", if md { t.markdown() } else { t.text() })?;
+        }
+    }
+    Ok(())
 }

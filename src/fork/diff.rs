@@ -1,6 +1,7 @@
 //! Comparing a parent and a fork (SPEC §4): divergence windows of `answer` per
 //! (agent, topic), and per resolved topic when each converged on the truth.
 
+use crate::model::Version;
 use crate::query::timeline::Timeline;
 use crate::time::{Micros, OPEN};
 use serde::Serialize;
@@ -12,59 +13,61 @@ pub type Steps = Vec<(Micros, Option<String>)>;
 
 /// The working answer over recorded time for every (agent, topic) with versions.
 pub fn answers(timeline: &Timeline) -> BTreeMap<(String, String), Steps> {
-    let mut by_pair: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-    for (i, b) in timeline.beliefs.iter().enumerate() {
+    answers_of(timeline.beliefs.iter().map(|b| &b.version))
+}
+
+/// The same from any set of versions (a replay's, or one pair's).
+pub fn answers_of<'a>(
+    versions: impl Iterator<Item = &'a Version>,
+) -> BTreeMap<(String, String), Steps> {
+    let mut by_pair: BTreeMap<(String, String), Vec<&Version>> = BTreeMap::new();
+    for v in versions {
         by_pair
-            .entry((b.version.agent.clone(), b.version.topic.clone()))
+            .entry((v.agent.clone(), v.topic.clone()))
             .or_default()
-            .push(i);
+            .push(v);
     }
     by_pair
         .into_iter()
-        .map(|(pair, list)| {
-            // Sweep the versions' start and end instants; the answer is the held
-            // version with the greatest (valid_from, recorded_at, id).
-            let mut changes: Vec<(Micros, bool, usize)> = Vec::with_capacity(list.len() * 2);
-            for &i in &list {
-                let v = &timeline.beliefs[i].version;
-                changes.push((v.recorded_at, true, i));
-                if v.superseded_at != OPEN {
-                    changes.push((v.superseded_at, false, i));
-                }
-            }
-            changes.sort_by_key(|&(t, start, i)| (t, start, i));
-            let key = |i: usize| {
-                let v = &timeline.beliefs[i].version;
-                (v.valid.from, v.recorded_at, v.id)
-            };
-            let mut held: BTreeSet<((Micros, Micros, u64), usize)> = BTreeSet::new();
-            let mut steps: Steps = Vec::new();
-            let mut k = 0;
-            while k < changes.len() {
-                let t = changes[k].0;
-                while k < changes.len() && changes[k].0 == t {
-                    let (_, start, i) = changes[k];
-                    if start {
-                        held.insert((key(i), i));
-                    } else {
-                        held.remove(&(key(i), i));
-                    }
-                    k += 1;
-                }
-                let now = held
-                    .last()
-                    .map(|&(_, i)| timeline.beliefs[i].version.claim.clone());
-                let before = steps.last().map_or(&None, |s| &s.1);
-                if &now != before {
-                    steps.push((t, now));
-                }
-            }
-            (pair, steps)
-        })
+        .map(|(pair, list)| (pair, steps_of(&list)))
         .collect()
 }
 
-fn value_at(steps: &Steps, t: Micros) -> Option<&str> {
+/// One pair's answer steps: sweep the versions' start and end instants; the answer
+/// is the held version with the greatest (valid_from, recorded_at, id).
+pub fn steps_of(list: &[&Version]) -> Steps {
+    let mut changes: Vec<(Micros, bool, usize)> = Vec::with_capacity(list.len() * 2);
+    for (i, v) in list.iter().enumerate() {
+        changes.push((v.recorded_at, true, i));
+        if v.superseded_at != OPEN {
+            changes.push((v.superseded_at, false, i));
+        }
+    }
+    changes.sort_by_key(|&(t, start, i)| (t, start, i));
+    let key = |i: usize| (list[i].valid.from, list[i].recorded_at, list[i].id);
+    let mut held: BTreeSet<((Micros, Micros, u64), usize)> = BTreeSet::new();
+    let mut steps: Steps = Vec::new();
+    let mut k = 0;
+    while k < changes.len() {
+        let t = changes[k].0;
+        while k < changes.len() && changes[k].0 == t {
+            let (_, start, i) = changes[k];
+            if start {
+                held.insert((key(i), i));
+            } else {
+                held.remove(&(key(i), i));
+            }
+            k += 1;
+        }
+        let now = held.last().map(|&(_, i)| list[i].claim.clone());
+        if steps.last().map_or(&None, |s| &s.1) != &now {
+            steps.push((t, now));
+        }
+    }
+    steps
+}
+
+pub fn value_at(steps: &Steps, t: Micros) -> Option<&str> {
     let i = steps.partition_point(|s| s.0 <= t);
     i.checked_sub(1).and_then(|i| steps[i].1.as_deref())
 }

@@ -6,9 +6,10 @@
 //! agent have done".
 
 pub mod diff;
+pub mod influence;
 
 use crate::engine::{self, Replay};
-use crate::model::{Dataset, EventBody, permille};
+use crate::model::{Dataset, Event, EventBody, permille};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
@@ -71,14 +72,7 @@ pub fn apply_policy(
     parent: &Dataset,
     removed: &[String],
 ) -> Result<(Dataset, PolicyReport), ForkError> {
-    let reliability: HashMap<&str, f64> = parent
-        .events
-        .iter()
-        .filter_map(|e| match &e.body {
-            EventBody::Evidence(ev) => Some((ev.id.as_str(), ev.reliability)),
-            _ => None,
-        })
-        .collect();
+    let reliability = reliabilities(parent);
     let unknown: Vec<String> = removed
         .iter()
         .filter(|id| !reliability.contains_key(id.as_str()))
@@ -92,8 +86,36 @@ pub fn apply_policy(
         removed: removed.to_vec(),
         ..PolicyReport::default()
     };
-    let mut events = Vec::with_capacity(parent.events.len());
-    for event in &parent.events {
+    let events = transform(&parent.events, &reliability, &gone, &mut report);
+    Ok((
+        Dataset {
+            header: parent.header.clone(),
+            events,
+        },
+        report,
+    ))
+}
+
+/// Evidence id → reliability.
+pub fn reliabilities(log: &Dataset) -> HashMap<&str, f64> {
+    log.events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Evidence(ev) => Some((ev.id.as_str(), ev.reliability)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The policy over any run of events (a whole log, or one (agent, topic)'s events).
+pub fn transform(
+    events: &[Event],
+    reliability: &HashMap<&str, f64>,
+    gone: &HashSet<&str>,
+    report: &mut PolicyReport,
+) -> Vec<Event> {
+    let mut out = Vec::with_capacity(events.len());
+    for event in events {
         let mut event = event.clone();
         match &mut event.body {
             EventBody::Evidence(ev) if gone.contains(ev.id.as_str()) => continue,
@@ -146,15 +168,9 @@ pub fn apply_policy(
                 r.because = kept;
             }
         }
-        events.push(event);
+        out.push(event);
     }
-    Ok((
-        Dataset {
-            header: parent.header.clone(),
-            events,
-        },
-        report,
-    ))
+    out
 }
 
 /// SHA-256 of some bytes, as lowercase hex.

@@ -1,0 +1,139 @@
+//! `influence`: every evidence item ranked by what removing it would change.
+//!
+//! Removing one item only changes the (agent, topic) pairs whose events cite it,
+//! and scopes never interact (SPEC §3), so each item replays just those pairs'
+//! events — never the whole log once per item.
+
+use super::diff::{Steps, Truth, answers_of, divergence, steps_of, truth};
+use super::{PolicyReport, reliabilities, transform};
+use crate::engine::{self, Replay};
+use crate::model::{Dataset, Event, EventBody, RetractTarget};
+use crate::time::{Micros, OPEN};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Influence {
+    pub evidence: String,
+    /// Σ over pairs converging in both: fork `converged_at` − parent `converged_at`.
+    /// Negative: the agent would have found the truth sooner without this item.
+    pub truth_shift_ms: i64,
+    /// Total recorded time (within the parent's log) during which answers differ.
+    pub divergence_ms: i64,
+    /// Topics whose answers or convergence change.
+    pub topics: Vec<String>,
+}
+
+type Pair = (String, String);
+
+/// Ranks every evidence item of `log` (whose replay is `parent`): most misleading first.
+pub fn influence(log: &Dataset, parent: &Replay) -> Vec<Influence> {
+    let Some(span) = log_span(log) else {
+        return Vec::new();
+    };
+    // Which pair each assertion belongs to, and each pair's events.
+    let mut owner: HashMap<&str, Pair> = HashMap::new();
+    for e in &log.events {
+        if let EventBody::Believe(a) = &e.body {
+            owner.insert(&a.id, (a.agent.clone(), a.topic.clone()));
+        }
+    }
+    let pair_of = |e: &Event| -> Option<Pair> {
+        match &e.body {
+            EventBody::Evidence(_) => None,
+            EventBody::Believe(a) => Some((a.agent.clone(), a.topic.clone())),
+            EventBody::Retract(r) => match &r.target {
+                RetractTarget::Topic { topic, .. } => Some((r.agent.clone(), topic.clone())),
+                RetractTarget::Assertion(id) => owner.get(id.as_str()).cloned(),
+            },
+        }
+    };
+    let mut pair_events: BTreeMap<Pair, Vec<Event>> = BTreeMap::new();
+    let mut citing: HashMap<&str, BTreeSet<Pair>> = HashMap::new();
+    for e in &log.events {
+        if let Some(pair) = pair_of(e) {
+            for cited in e.cites() {
+                citing
+                    .entry(cited.as_str())
+                    .or_default()
+                    .insert(pair.clone());
+            }
+            pair_events.entry(pair).or_default().push(e.clone());
+        }
+    }
+    let parent_steps = answers_of(parent.versions.iter());
+    let empty = Steps::new();
+    let resolution = |topic: &str| log.header.topic(topic).and_then(|t| t.resolution.clone());
+    let parent_truth: HashMap<&Pair, Truth> = parent_steps
+        .iter()
+        .filter_map(|(pair, steps)| resolution(&pair.1).map(|r| (pair, truth(steps, &r, span))))
+        .collect();
+    let reliability = reliabilities(log);
+
+    let mut ranking = Vec::new();
+    for e in &log.events {
+        let EventBody::Evidence(ev) = &e.body else {
+            continue;
+        };
+        let gone: HashSet<&str> = [ev.id.as_str()].into_iter().collect();
+        let mut item = Influence {
+            evidence: ev.id.clone(),
+            truth_shift_ms: 0,
+            divergence_ms: 0,
+            topics: Vec::new(),
+        };
+        let mut topics = BTreeSet::new();
+        for pair in citing.get(ev.id.as_str()).into_iter().flatten() {
+            let events = transform(
+                &pair_events[pair],
+                &reliability,
+                &gone,
+                &mut PolicyReport::default(),
+            );
+            let replay = engine::replay(&log.header, &events);
+            let fork_steps = steps_of(&replay.versions.iter().collect::<Vec<_>>());
+            let before = parent_steps.get(pair).unwrap_or(&empty);
+            let mut changed = false;
+            for w in divergence(before, &fork_steps) {
+                let (from, to) = (
+                    w.from.max(span.0),
+                    if w.to == OPEN {
+                        span.1
+                    } else {
+                        w.to.min(span.1)
+                    },
+                );
+                if to > from {
+                    item.divergence_ms += (to - from) / 1000;
+                }
+                changed = true;
+            }
+            if let (Some(p), Some(r)) = (parent_truth.get(pair), resolution(&pair.1)) {
+                let f = truth(&fork_steps, &r, span);
+                if let (Some(a), Some(b)) = (p.converged_at, f.converged_at) {
+                    item.truth_shift_ms += (b - a) / 1000;
+                }
+                changed |= f != *p;
+            }
+            if changed {
+                topics.insert(pair.1.clone());
+            }
+        }
+        item.topics = topics.into_iter().collect();
+        ranking.push(item);
+    }
+    ranking.sort_by(|a, b| {
+        a.truth_shift_ms
+            .cmp(&b.truth_shift_ms)
+            .then(b.divergence_ms.cmp(&a.divergence_ms))
+    });
+    ranking
+}
+
+/// The first and last recorded instants of a log.
+pub fn log_span(log: &Dataset) -> Option<(Micros, Micros)> {
+    Some((
+        log.events.iter().map(Event::recorded_at).min()?,
+        log.events.iter().map(Event::recorded_at).max()?,
+    ))
+}

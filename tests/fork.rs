@@ -267,13 +267,13 @@ fn influence_equals_separate_full_forks() {
                     };
                     diverged += (to - w.from.max(span.0)).max(0) / 1000;
                 }
-                if let Some(r) = log.header.topic(&pair.1).and_then(|t| t.resolution.clone()) {
-                    if let (Some(a), Some(b)) = (
+                if let Some(r) = log.header.topic(&pair.1).and_then(|t| t.resolution.clone())
+                    && let (Some(a), Some(b)) = (
                         truth(p, &r, span).converged_at,
                         truth(f, &r, span).converged_at,
-                    ) {
-                        shift += (b - a) / 1000;
-                    }
+                    )
+                {
+                    shift += (b - a) / 1000;
                 }
             }
             assert_eq!(

@@ -642,3 +642,98 @@ fn the_plane_follows_the_selected_topic_and_draws_an_empty_topic() {
     let screen = text(&draw(&app));
     assert!(screen.contains("Plane · empty · no agent"), "{screen}");
 }
+
+fn demo_log() -> asof::model::Dataset {
+    source::demo().unwrap().log().unwrap()
+}
+
+/// `w` asks for a fork and returns at once; the "worker" here is the test, which
+/// runs the fork itself and hands the result back as the event loop would.
+#[test]
+fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
+    let mut app = snapshot_app((120, 40));
+    app.update(Action::Fork);
+    assert!(
+        app.status
+            .as_deref()
+            .unwrap()
+            .contains("select an evidence item")
+    );
+    app.update(Action::FocusPrev);
+    assert_eq!(app.focus, Focus::Evidence);
+    let e15 = app
+        .evidence_visible
+        .iter()
+        .position(|&i| app.evidence_rows[i].id == "E15")
+        .unwrap();
+    app.update(Action::Top);
+    for _ in 0..e15 {
+        app.update(Action::Down);
+    }
+    app.update(Action::Fork);
+    assert_eq!(app.busy.as_deref(), Some("replaying without E15"));
+    let request = app.take_fork_request();
+    assert_eq!(request.as_deref(), Some("E15"));
+    assert_eq!(app.take_fork_request(), None, "handed out once");
+    // Input stays responsive while the worker runs.
+    let before = app.cursor;
+    app.update(Action::PrevEvent);
+    assert!(app.cursor < before);
+    assert!(app.update(Action::Tick), "the spinner turns");
+    app.update(Action::Fork);
+    assert_eq!(app.status.as_deref(), Some("a fork is already running"));
+
+    let result = asof::tui::whatif::run_fork(&demo_log(), "demo", "E15");
+    app.fork_finished(result);
+    assert!(app.busy.is_none());
+    assert_eq!(app.popup, Some(Popup::Compare));
+    let screen = text(&draw(&app));
+    assert!(
+        screen.contains("What-if without E15 — a replay, not a causal model"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("parent 03-05 09:15 · fork 03-03 10:30 (1d 22h sooner)"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("compare_view", screen);
+
+    app.update(Action::Compare);
+    assert!(app.showing_fork && app.popup.is_none());
+    assert!(app.timeline.label.contains("without E15"));
+    assert_eq!(app.evidence_rows.len(), 32);
+    assert!(text(&draw(&app)).contains("WHAT-IF without E15: a replay, not a causal model"));
+    app.seek(at("2026-03-03T13:00:00Z"));
+    let claims: Vec<&str> = app
+        .belief_rows
+        .iter()
+        .filter(|r| r.agent == "triage" && r.topic == 0)
+        .map(|r| r.claim.as_str())
+        .collect();
+    assert_eq!(
+        claims,
+        vec!["Expired TLS certificate on the card-network gateway"],
+        "no deploy theory in the fork"
+    );
+    app.update(Action::Compare);
+    assert!(!app.showing_fork);
+    assert_eq!(app.evidence_rows.len(), 33);
+}
+
+#[test]
+fn fork_failures_show_in_the_ui_and_influence_fills_a_column() {
+    let mut app = snapshot_app((120, 40));
+    app.fork_finished(Err("boom".into()));
+    assert_eq!(app.status.as_deref(), Some("fork failed: boom"));
+    assert!(app.fork.is_none());
+    app.influence_ready(asof::tui::whatif::run_influence(&demo_log()));
+    assert_eq!(
+        app.influence.get("E15").map(String::as_str),
+        Some("shift -1d 22h")
+    );
+    let screen = text(&draw(&app));
+    assert!(
+        screen.contains("INFLUENCE") && screen.contains("shift -1d 22h"),
+        "{screen}"
+    );
+}

@@ -162,8 +162,9 @@ fn interactive(
         return Ok(());
     }
     let timeline = crate::query::timeline::Timeline::load(&store)?;
+    let log = std::sync::Arc::new(store.log()?);
     let app = crate::tui::app::App::new(timeline, crate::tui::theme::Theme::from_env(), (80, 24));
-    crate::tui::run(app).map_err(|e| CliError::Runtime(format!("terminal: {e}")))
+    crate::tui::run(app, Some(log)).map_err(|e| CliError::Runtime(format!("terminal: {e}")))
 }
 
 /// Runs one parsed command line, printing to stdout.

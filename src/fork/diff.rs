@@ -1,7 +1,7 @@
 //! Comparing a parent and a fork (SPEC §4): divergence windows of `answer` per
 //! (agent, topic), and per resolved topic when each converged on the truth.
 
-use crate::model::Version;
+use crate::model::{Header, Version};
 use crate::query::timeline::Timeline;
 use crate::time::{Micros, OPEN};
 use serde::Serialize;
@@ -173,22 +173,29 @@ pub struct Diff {
 /// Compares parent and fork over the parent's log span.
 pub fn compare(parent: &Timeline, fork: &Timeline) -> Diff {
     let span = parent.span().unwrap_or((0, 0));
-    let (a, b) = (answers(parent), answers(fork));
+    compare_answers(&parent.header, span, &answers(parent), &answers(fork))
+}
+
+/// The comparison from both sides' answer steps (see [`answers_of`]).
+pub fn compare_answers(
+    header: &Header,
+    span: (Micros, Micros),
+    a: &BTreeMap<(String, String), Steps>,
+    b: &BTreeMap<(String, String), Steps>,
+) -> Diff {
     let empty = Steps::new();
     let mut pairs: BTreeSet<&(String, String)> = a.keys().collect();
     pairs.extend(b.keys());
-    // Report in the parent's header order: topics, then agents.
+    // Report in the header's order: topics, then agents.
     let topic_rank = |t: &str| {
-        parent
-            .header
+        header
             .topics
             .iter()
             .position(|x| x.id == t)
             .unwrap_or(usize::MAX)
     };
     let agent_rank = |x: &str| {
-        parent
-            .header
+        header
             .agents
             .iter()
             .position(|y| y.id == x)
@@ -206,11 +213,7 @@ pub fn compare(parent: &Timeline, fork: &Timeline) -> Diff {
         if !windows.is_empty() {
             diff.divergence.push((pair.clone(), windows));
         }
-        if let Some(resolution) = parent
-            .header
-            .topic(&pair.1)
-            .and_then(|t| t.resolution.as_deref())
-        {
+        if let Some(resolution) = header.topic(&pair.1).and_then(|t| t.resolution.as_deref()) {
             diff.truth.push((
                 pair.clone(),
                 truth(p, resolution, span),

@@ -3,6 +3,10 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     Quit,
+    /// `w`: a what-if fork without the selected evidence.
+    Fork,
+    /// `c`: compare view → the fork in the panels → the parent again.
+    Compare,
     /// `v`: free the valid cursor from the diagonal, or let it follow again.
     ToggleValid,
     /// Plane: move the crosshair left/right (valid time) and up/down (recorded time).

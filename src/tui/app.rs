@@ -7,6 +7,7 @@ use super::keymap::Context;
 use super::plane::{self, Plane, Reading};
 use super::theme::Theme;
 use super::ui::layout::{Areas, areas};
+use super::whatif::ForkResult;
 use crate::model::Cardinality;
 use crate::query::timeline::{MarkKind, Timeline};
 use crate::time::{self, Micros, format_short};
@@ -130,8 +131,13 @@ pub enum PromptKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Popup {
     Help,
+    /// Parent and fork side by side: answer lanes, divergence, time to truth.
+    Compare,
     Text(TextView),
-    Prompt { kind: PromptKind, text: String },
+    Prompt {
+        kind: PromptKind,
+        text: String,
+    },
 }
 
 pub struct App {
@@ -177,6 +183,20 @@ pub struct App {
     valid_cursor: Micros,
     /// The crosshair's reading, from `believed(recorded, about valid)`.
     pub reading: Reading,
+
+    /// The last what-if fork, once a worker has finished it.
+    pub fork: Option<ForkResult>,
+    /// The timeline not on screen (the parent while the fork is shown, or the fork).
+    other: Option<Timeline>,
+    /// The panels show the fork.
+    pub showing_fork: bool,
+    /// Background work in progress (spinner text).
+    pub busy: Option<String>,
+    pub spinner: usize,
+    /// Evidence to fork without, for the event loop to hand to a worker.
+    request: Option<String>,
+    /// Evidence id → its influence, once computed in the background.
+    pub influence: HashMap<String, String>,
 }
 
 impl App {
@@ -200,31 +220,7 @@ impl App {
                 map.entry(b.version.claim.clone()).or_insert(next);
             }
         }
-        let evidence_rows = timeline
-            .evidence
-            .iter()
-            .enumerate()
-            .map(|(index, item)| {
-                let e = &item.evidence;
-                EvidenceRow {
-                    index,
-                    id: e.id.clone(),
-                    kind: e.kind.clone(),
-                    source: e.source.clone(),
-                    observed: format_short(e.observed_at),
-                    recorded: format_short(e.recorded_at),
-                    lag: time::format_duration(e.lag()),
-                    cited_by: if item.cited_by.is_empty() {
-                        "-".into()
-                    } else {
-                        item.cited_by.join(",")
-                    },
-                    summary: e.summary.clone(),
-                    recorded_at: e.recorded_at,
-                    late: e.lag() >= LATE,
-                }
-            })
-            .collect();
+        let evidence_rows = evidence_rows(&timeline);
         let mut app = App {
             timeline,
             theme,
@@ -256,11 +252,74 @@ impl App {
             valid_free: false,
             valid_cursor: cursor,
             reading: Reading::default(),
+            fork: None,
+            other: None,
+            showing_fork: false,
+            busy: None,
+            spinner: 0,
+            request: None,
+            influence: HashMap::new(),
         };
         app.refilter_evidence();
         app.cursor_moved();
         app.sync_plane(true);
         app
+    }
+
+    /// The evidence id a worker should fork without, if the user asked (taken once).
+    pub fn take_fork_request(&mut self) -> Option<String> {
+        self.request.take()
+    }
+
+    /// A worker finished the fork: keep it and open the compare view.
+    pub fn fork_finished(&mut self, result: Result<ForkResult, String>) {
+        self.busy = None;
+        match result {
+            Ok(fork) => {
+                if self.showing_fork {
+                    self.swap_timelines();
+                }
+                self.other = Some(fork.timeline.clone());
+                self.status = Some(format!(
+                    "what-if fork without {} ready: c cycles compare → fork → parent",
+                    fork.removed
+                ));
+                self.fork = Some(fork);
+                self.popup = Some(Popup::Compare);
+            }
+            Err(e) => self.status = Some(format!("fork failed: {e}")),
+        }
+    }
+
+    /// The influence ranking arrived from the background.
+    pub fn influence_ready(&mut self, ranking: Vec<crate::fork::influence::Influence>) {
+        self.influence = ranking
+            .into_iter()
+            .map(|i| {
+                let text = if i.truth_shift_ms != 0 {
+                    format!("shift {}", time::format_duration(i.truth_shift_ms * 1000))
+                } else if i.divergence_ms != 0 {
+                    format!("diverge {}", time::format_duration(i.divergence_ms * 1000))
+                } else {
+                    "none".to_owned()
+                };
+                (i.evidence, text)
+            })
+            .collect();
+    }
+
+    /// Shows the other timeline (parent ↔ fork) in every panel.
+    fn swap_timelines(&mut self) {
+        let Some(mut other) = self.other.take() else {
+            return;
+        };
+        std::mem::swap(&mut self.timeline, &mut other);
+        self.other = Some(other);
+        self.showing_fork = !self.showing_fork;
+        self.evidence_rows = evidence_rows(&self.timeline);
+        self.refilter_evidence();
+        self.cursor_moved();
+        self.sync_plane(true);
     }
 
     /// The valid cursor: free, or on the diagonal (the recorded cursor).
@@ -439,6 +498,39 @@ impl App {
                 self.keep_visible();
             }
             Action::Tick => return self.tick(),
+            Action::Fork => {
+                let selected = self
+                    .evidence_visible
+                    .get(self.evidence_selected)
+                    .map(|&i| self.evidence_rows[i].id.clone());
+                match (self.focus, selected) {
+                    _ if self.busy.is_some() => {
+                        self.status = Some("a fork is already running".into())
+                    }
+                    _ if self.showing_fork => {
+                        self.status =
+                            Some("press c to return to the parent before forking again".into())
+                    }
+                    (Focus::Evidence, Some(id)) => {
+                        self.busy = Some(format!("replaying without {id}"));
+                        self.request = Some(id);
+                    }
+                    _ => {
+                        self.status = Some(
+                            "select an evidence item (Tab to the evidence panel), then w".into(),
+                        )
+                    }
+                }
+            }
+            Action::Compare => match (&self.fork, &self.popup) {
+                (None, _) => self.status = Some("no fork yet: select evidence and press w".into()),
+                (Some(_), Some(Popup::Compare)) => {
+                    self.popup = None;
+                    self.swap_timelines();
+                }
+                (Some(_), _) if self.showing_fork => self.swap_timelines(),
+                (Some(_), _) => self.popup = Some(Popup::Compare),
+            },
             Action::ToggleValid => {
                 self.valid_free = !self.valid_free;
                 // Start from the diagonal when it is on the plane, else mid-plane.
@@ -472,8 +564,11 @@ impl App {
     }
 
     fn tick(&mut self) -> bool {
+        if self.busy.is_some() {
+            self.spinner = self.spinner.wrapping_add(1);
+        }
         if !self.playing {
-            return false;
+            return self.busy.is_some();
         }
         self.play_elapsed += TICK_MS;
         if self.play_elapsed < self.play_interval_ms() {
@@ -495,6 +590,7 @@ impl App {
         match (popup, action) {
             (_, Action::Back) => self.popup = None,
             (Popup::Help, Action::Help) => self.popup = None,
+            (Popup::Compare, Action::Compare) => return false,
             (Popup::Text(view), Action::Up) => view.scroll = view.scroll.saturating_sub(1),
             (Popup::Text(view), Action::Down) => {
                 view.scroll = (view.scroll + 1).min(view.lines.len().saturating_sub(1))
@@ -1349,4 +1445,33 @@ fn agents_disagree(timeline: &Timeline, held: &[usize]) -> bool {
     let mut claims = answers.values().map(|a| a.3);
     let first = claims.next();
     claims.any(|c| Some(c) != first)
+}
+
+/// The evidence panel's rows, formatted once per timeline.
+fn evidence_rows(timeline: &Timeline) -> Vec<EvidenceRow> {
+    timeline
+        .evidence
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let e = &item.evidence;
+            EvidenceRow {
+                index,
+                id: e.id.clone(),
+                kind: e.kind.clone(),
+                source: e.source.clone(),
+                observed: format_short(e.observed_at),
+                recorded: format_short(e.recorded_at),
+                lag: time::format_duration(e.lag()),
+                cited_by: if item.cited_by.is_empty() {
+                    "-".into()
+                } else {
+                    item.cited_by.join(",")
+                },
+                summary: e.summary.clone(),
+                recorded_at: e.recorded_at,
+                late: e.lag() >= LATE,
+            }
+        })
+        .collect()
 }

@@ -11,6 +11,7 @@ pub mod keymap;
 pub mod plane;
 pub mod theme;
 pub mod ui;
+pub mod whatif;
 
 use action::Action;
 use app::{App, Popup, TICK_MS};
@@ -35,6 +36,10 @@ use std::time::Duration;
 pub enum Msg {
     Input(Event),
     Tick,
+    /// A worker finished a what-if fork.
+    Forked(Box<Result<whatif::ForkResult, String>>),
+    /// A worker finished the influence ranking.
+    Influence(Vec<crate::fork::influence::Influence>),
 }
 
 /// Turns a terminal event into an action, given what is open.
@@ -69,17 +74,27 @@ fn apply(app: &mut App, msg: Msg) -> bool {
     let action = match msg {
         Msg::Tick => Some(Action::Tick),
         Msg::Input(event) => translate(app, &event),
+        Msg::Forked(result) => {
+            app.fork_finished(*result);
+            return true;
+        }
+        Msg::Influence(ranking) => {
+            app.influence_ready(ranking);
+            return true;
+        }
     };
     action.is_some_and(|a| app.update(a))
 }
 
 /// Runs until the user quits or the channel closes. Draws first, then after
-/// every batch of messages that changed something.
+/// every batch of messages that changed something. Fork requests go to
+/// `dispatch`, which must not block (it starts a worker).
 pub fn run_loop<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
     rx: &Receiver<Msg>,
     playing: &AtomicBool,
+    dispatch: &mut dyn FnMut(String),
 ) -> Result<(), B::Error> {
     terminal.draw(|f| ui::render(app, f))?;
     while let Ok(msg) = rx.recv() {
@@ -90,7 +105,11 @@ pub fn run_loop<B: Backend>(
                 Err(_) => break,
             }
         }
-        playing.store(app.playing, Ordering::Relaxed);
+        if let Some(evidence) = app.take_fork_request() {
+            dispatch(evidence);
+        }
+        // The clock also ticks while background work runs, for the spinner.
+        playing.store(app.playing || app.busy.is_some(), Ordering::Relaxed);
         if app.quit {
             break;
         }
@@ -137,8 +156,9 @@ impl Drop for Restore {
     }
 }
 
-/// Opens the interactive UI on `app` in the real terminal.
-pub fn run(mut app: App) -> io::Result<()> {
+/// Opens the interactive UI on `app` in the real terminal. With the parent's
+/// `log`, what-if forks and the influence column are available.
+pub fn run(mut app: App, log: Option<Arc<crate::model::Dataset>>) -> io::Result<()> {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore_terminal();
@@ -158,8 +178,29 @@ pub fn run(mut app: App) -> io::Result<()> {
     let (tx, rx) = channel();
     let playing = Arc::new(AtomicBool::new(false));
     spawn_input(tx.clone());
-    spawn_clock(tx, playing.clone());
-    run_loop(&mut terminal, &mut app, &rx, &playing)?;
+    spawn_clock(tx.clone(), playing.clone());
+    if let Some(log) = log.clone() {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(Msg::Influence(whatif::run_influence(&log)));
+        });
+    }
+    let label = app.timeline.label.clone();
+    let mut dispatch = |evidence: String| match &log {
+        Some(log) => {
+            let (log, tx, label) = (log.clone(), tx.clone(), label.clone());
+            std::thread::spawn(move || {
+                let result = whatif::run_fork(&log, &label, &evidence);
+                let _ = tx.send(Msg::Forked(Box::new(result)));
+            });
+        }
+        None => {
+            let _ = tx.send(Msg::Forked(Box::new(Err(
+                "this source has no log to fork".into()
+            ))));
+        }
+    };
+    run_loop(&mut terminal, &mut app, &rx, &playing, &mut dispatch)?;
     terminal.show_cursor()?;
     Ok(())
 }

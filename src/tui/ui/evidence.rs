@@ -53,7 +53,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .max()
         .unwrap_or(2)
         .clamp(2, 10);
-    let cols: Vec<(&str, usize)> = if wide {
+    let mut cols: Vec<(&str, usize)> = if wide {
         vec![
             ("ID", id_w),
             ("KIND", 7),
@@ -62,7 +62,6 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             ("RECORDED", 11),
             ("LAG", 9),
             ("CITED BY", 14),
-            ("SUMMARY", 0),
         ]
     } else {
         vec![
@@ -71,9 +70,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             ("RECORDED", 11),
             ("LAG", 9),
             ("CITED BY", 12),
-            ("SUMMARY", 0),
         ]
     };
+    if !app.influence.is_empty() {
+        cols.push(("INFLUENCE", 16));
+    }
+    cols.push(("SUMMARY", 0));
     let header: String = cols
         .iter()
         .map(|(name, w)| {
@@ -114,6 +116,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 "RECORDED" => (r.recorded.as_str(), base),
                 "LAG" => (lag.as_str(), if r.late { theme.late() } else { base }),
                 "CITED BY" => (r.cited_by.as_str(), base),
+                "INFLUENCE" => {
+                    let text = app.influence.get(&r.id).map_or("", String::as_str);
+                    let style = if text.starts_with("shift -") {
+                        theme.warning()
+                    } else {
+                        base
+                    };
+                    (text, style)
+                }
                 _ => (r.summary.as_str(), base),
             };
             let text = if *w == 0 {

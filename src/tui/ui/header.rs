@@ -30,32 +30,58 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
         Span::styled("⏸ paused", theme.muted())
     };
     let (done, total) = app.event_position;
+    let mut mode = Vec::new();
+    if app.showing_fork {
+        let removed = app.fork.as_ref().map_or("?", |f| f.removed.as_str());
+        mode.push(Span::styled(
+            format!(
+                " WHAT-IF without {removed}: a replay, not a causal model (c: back to parent) "
+            ),
+            theme.cursor(),
+        ));
+        mode.push(Span::raw(" "));
+    }
+    if let Some(busy) = &app.busy {
+        const SPIN: [&str; 4] = ["⠋", "⠙", "⠸", "⠴"];
+        mode.push(Span::styled(
+            format!("{} {busy}… ", SPIN[app.spinner % SPIN.len()]),
+            theme.good(),
+        ));
+    }
     let cursor = Span::styled(
         format!("recorded ▸ {}", time::format(app.cursor)),
         theme.cursor(),
     );
     let position = Span::raw(format!("event {done}/{total}"));
     let lines = if compact {
-        vec![Line::from(vec![
-            Span::styled("asof", theme.title()),
-            sep.clone(),
-            cursor,
-            sep.clone(),
-            position,
-            sep.clone(),
-            play,
-            sep,
-            Span::raw(title.to_owned()),
-        ])]
+        vec![Line::from(
+            mode.into_iter()
+                .chain([
+                    Span::styled("asof", theme.title()),
+                    sep.clone(),
+                    cursor,
+                    sep.clone(),
+                    position,
+                    sep.clone(),
+                    play,
+                    sep,
+                    Span::raw(title.to_owned()),
+                ])
+                .collect::<Vec<_>>(),
+        )]
     } else {
         vec![
-            Line::from(vec![
-                Span::styled("asof", theme.title()),
-                sep.clone(),
-                Span::styled(title.to_owned(), theme.title()),
-                sep.clone(),
-                Span::styled(app.timeline.label.clone(), theme.muted()),
-            ]),
+            Line::from(
+                mode.into_iter()
+                    .chain([
+                        Span::styled("asof", theme.title()),
+                        sep.clone(),
+                        Span::styled(title.to_owned(), theme.title()),
+                        sep.clone(),
+                        Span::styled(app.timeline.label.clone(), theme.muted()),
+                    ])
+                    .collect::<Vec<_>>(),
+            ),
             Line::from(vec![
                 cursor,
                 sep.clone(),

@@ -2,6 +2,7 @@
 
 pub mod axis;
 pub mod beliefs;
+pub mod compare;
 pub mod evidence;
 pub mod footer;
 pub mod header;
@@ -42,6 +43,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     match &app.popup {
         None => {}
         Some(Popup::Help) => help::render(app, frame, area),
+        Some(Popup::Compare) => compare::render(app, frame, area),
         Some(Popup::Text(view)) => popup::render_text(app, view, frame, area),
         Some(Popup::Prompt { kind, text }) => popup::render_prompt(app, *kind, text, frame, area),
     }

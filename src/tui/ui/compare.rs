@@ -1,0 +1,190 @@
+//! The compare view: for each (agent, topic) the fork changed, the working answer
+//! over recorded time in the parent and in the fork, the columns where they
+//! differ marked underneath, and when each converged on the resolution.
+//!
+//! ```text
+//! ┌ What-if without E15 — a replay, not a causal model ─────────────────────┐
+//! │removed E15 · dropped B19, B20 · scaled none · no-op retractions R4       │
+//! │            03-03     03-05     03-07     03-09     03-11     03-13        │
+//! │triage · root-cause                                                       │
+//! │  parent  ●●●  ▲▲◆◆◆   ▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲   │
+//! │  fork    ●●●  ▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲   │
+//! │                ^^^^^^^ differs                                           │
+//! │  right from: parent 03-05 09:15 · fork 03-03 10:30 (1d 22h sooner) · …   │
+//! └──────────────────────────────────────────────────────────────────────────┘
+//! ```
+
+use super::axis;
+use crate::fork::diff::{Steps, value_at};
+use crate::time::{self, Micros};
+use crate::tui::app::App;
+use crate::tui::theme::claim_glyph;
+use crate::tui::whatif::ForkResult;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+const LABEL: usize = 9;
+
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let Some(fork) = &app.fork else { return };
+    let theme = &app.theme;
+    let popup = Rect::new(
+        area.x + 1,
+        area.y + 1,
+        area.width.saturating_sub(2),
+        area.height.saturating_sub(2),
+    );
+    frame.render_widget(Clear, popup);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(true))
+        .title(format!(
+            " What-if without {} — a replay, not a causal model ",
+            fork.removed
+        ))
+        .title_bottom(" c: show the fork in the panels · Esc closes ");
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    if inner.width as usize <= LABEL + 2 || inner.height == 0 {
+        return;
+    }
+    let width = inner.width as usize - LABEL;
+    let list = |ids: &[String]| {
+        if ids.is_empty() {
+            "none".to_owned()
+        } else {
+            ids.join(", ")
+        }
+    };
+    let r = &fork.report;
+    let scaled: Vec<String> = r
+        .scaled
+        .iter()
+        .map(|s| format!("{} {:.2}→{:.2}", s.assertion, s.from, s.to))
+        .collect();
+    let mut lines = vec![Line::from(format!(
+        "removed {} · dropped {} · scaled {} · dropped retractions {} · no-op retractions {}",
+        fork.removed,
+        list(&r.dropped),
+        list(&scaled),
+        list(&r.dropped_retractions),
+        list(&r.noop_retractions)
+    ))];
+    lines.push(axis_line(fork, width, theme.muted()));
+    if fork.lanes.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "No answer changes: the fork believes what the parent believed.",
+            theme.good(),
+        )));
+    }
+    let columns: Vec<Micros> = (0..width)
+        .map(|c| column_time(fork.span, width, c))
+        .collect();
+    for lane in &fork.lanes {
+        let topic = app
+            .timeline
+            .header
+            .topics
+            .iter()
+            .position(|t| t.id == lane.topic);
+        let glyph = |steps: &Steps, t: Micros| -> (&'static str, Style) {
+            match value_at(steps, t) {
+                None => ("·", theme.muted()),
+                Some(claim) => {
+                    let i = topic
+                        .and_then(|t| app.claim_index.get(t))
+                        .and_then(|m| m.get(claim))
+                        .copied()
+                        .unwrap_or(7);
+                    (claim_glyph(i), theme.claim(i))
+                }
+            }
+        };
+        lines.push(Line::from(Span::styled(
+            format!("{} · {}", lane.agent, lane.topic),
+            theme.title(),
+        )));
+        for (name, steps) in [("  parent ", &lane.parent), ("  fork   ", &lane.fork)] {
+            let mut spans = vec![Span::styled(name, theme.muted())];
+            spans.extend(columns.iter().map(|&t| {
+                let (g, style) = glyph(steps, t);
+                Span::styled(g, style)
+            }));
+            lines.push(Line::from(spans));
+        }
+        let marks: String = columns
+            .iter()
+            .map(|&t| {
+                if value_at(&lane.parent, t) != value_at(&lane.fork, t) {
+                    '^'
+                } else {
+                    ' '
+                }
+            })
+            .collect();
+        lines.push(Line::from(vec![
+            Span::raw(" ".repeat(LABEL)),
+            Span::styled(marks, theme.warning()),
+        ]));
+        if let Some((_, p, f)) = fork
+            .diff
+            .truth
+            .iter()
+            .find(|(pair, _, _)| pair.0 == lane.agent && pair.1 == lane.topic)
+        {
+            let converged = |t: Option<Micros>| t.map_or("never".to_owned(), time::format_short);
+            let shift = match (p.converged_at, f.converged_at) {
+                (Some(a), Some(b)) if b < a => {
+                    format!(" ({} sooner)", time::format_duration(a - b))
+                }
+                (Some(a), Some(b)) if b > a => format!(" ({} later)", time::format_duration(b - a)),
+                _ => String::new(),
+            };
+            lines.push(Line::from(vec![
+                Span::styled("  right from: ", theme.muted()),
+                Span::raw(format!(
+                    "parent {} · fork {}{shift} · time wrong: {} → {}",
+                    converged(p.converged_at),
+                    converged(f.converged_at),
+                    time::format_duration(p.time_wrong_ms * 1000),
+                    time::format_duration(f.time_wrong_ms * 1000),
+                )),
+            ]));
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn column_time((first, last): (Micros, Micros), width: usize, c: usize) -> Micros {
+    let span = (last - first).max(1) as f64;
+    first + ((c as f64 + 0.5) * span / width as f64) as Micros
+}
+
+fn axis_line(fork: &ForkResult, width: usize, style: Style) -> Line<'static> {
+    let (first, last) = fork.span;
+    let (step, ticks) = axis::ticks(
+        first,
+        last.max(first + 1),
+        width as i64,
+        axis::label_cells(last - first, width as i64),
+    );
+    let mut row = vec![' '; width];
+    let mut free = 0i64;
+    for (col, t) in ticks {
+        let label = axis::tick_label(t, step);
+        let len = label.chars().count() as i64;
+        if col >= free && col + len <= width as i64 {
+            for (i, ch) in label.chars().enumerate() {
+                row[col as usize + i] = ch;
+            }
+            free = col + len + 1;
+        }
+    }
+    Line::from(vec![
+        Span::raw(" ".repeat(LABEL)),
+        Span::styled(row.into_iter().collect::<String>(), style),
+    ])
+}

@@ -1,0 +1,79 @@
+//! What-if forks inside the TUI: the work a worker thread does (never the UI
+//! thread), and what it hands back for the compare view.
+
+use crate::engine;
+use crate::fork::diff::{Diff, Steps, answers_of, compare_answers};
+use crate::fork::influence::{Influence, influence, log_span};
+use crate::fork::{self, PolicyReport};
+use crate::model::Dataset;
+use crate::query::timeline::Timeline;
+use crate::store::Store;
+
+/// One (agent, topic)'s answers in parent and fork, for the compare view's lanes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lane {
+    pub agent: String,
+    pub topic: String,
+    pub parent: Steps,
+    pub fork: Steps,
+}
+
+/// A finished fork, ready to show.
+#[derive(Debug, Clone)]
+pub struct ForkResult {
+    pub removed: String,
+    pub timeline: Timeline,
+    pub report: PolicyReport,
+    pub diff: Diff,
+    pub lanes: Vec<Lane>,
+    /// The parent log's first and last recorded instants.
+    pub span: (i64, i64),
+}
+
+/// Forks `log` without one evidence item, in memory. Runs on a worker thread.
+pub fn run_fork(log: &Dataset, label: &str, evidence: &str) -> Result<ForkResult, String> {
+    let forked = fork::fork(log, &[evidence.to_owned()]).map_err(|e| e.to_string())?;
+    let parent = engine::replay(&log.header, &log.events);
+    let span = log_span(log).unwrap_or((0, 0));
+    let a = answers_of(parent.versions.iter());
+    let b = answers_of(forked.replay.versions.iter());
+    let diff = compare_answers(&log.header, span, &a, &b);
+    let mut lanes = Vec::new();
+    let shown = diff
+        .divergence
+        .iter()
+        .map(|(pair, _)| pair)
+        .chain(diff.truth.iter().map(|(pair, _, _)| pair));
+    for pair in shown {
+        if lanes
+            .iter()
+            .any(|l: &Lane| l.agent == pair.0 && l.topic == pair.1)
+        {
+            continue;
+        }
+        lanes.push(Lane {
+            agent: pair.0.clone(),
+            topic: pair.1.clone(),
+            parent: a.get(pair).cloned().unwrap_or_default(),
+            fork: b.get(pair).cloned().unwrap_or_default(),
+        });
+    }
+    let fork_label = format!("{label} without {evidence} (what-if fork)");
+    let store = Store::in_memory(&fork_label, &forked.dataset, &forked.replay)
+        .map_err(|e| e.to_string())?;
+    let timeline = Timeline::load(&store).map_err(|e| e.to_string())?;
+    Ok(ForkResult {
+        removed: evidence.to_owned(),
+        timeline,
+        report: forked.report,
+        diff,
+        lanes,
+        span,
+    })
+}
+
+/// The influence ranking, for the evidence panel's column. Runs on a worker thread.
+pub fn run_influence(log: &Dataset) -> Vec<Influence> {
+    let parent = engine::replay(&log.header, &log.events);
+    influence(log, &parent)
+}

@@ -169,6 +169,47 @@ fn main() {
     }
     demo_steps.sort();
 
+    // What-if: one full replay, a single-evidence fork + diff, and influence.
+    let log = store.log().expect("log");
+    let t = Instant::now();
+    let parent_replay = asof::engine::replay(&log.header, &log.events);
+    let replay_once = t.elapsed();
+    let first_evidence = log
+        .events
+        .iter()
+        .find(|e| e.kind() == asof::model::EventKind::Evidence)
+        .map(|e| e.id().to_owned())
+        .expect("evidence");
+    let t = Instant::now();
+    let forked = asof::fork::fork(&log, std::slice::from_ref(&first_evidence)).expect("fork");
+    let fork_path = dir.path().join("fork.db");
+    let contents = asof::store::Contents {
+        dataset: &forked.dataset,
+        replay: &forked.replay,
+        source: "bench",
+        meta: Vec::new(),
+    };
+    Store::create_with(&fork_path, &contents, false).expect("fork store");
+    let fork_store = Store::open(&fork_path).expect("open fork");
+    let parent_timeline = asof::query::timeline::Timeline::load(&store).expect("timeline");
+    let fork_timeline = asof::query::timeline::Timeline::load(&fork_store).expect("timeline");
+    let diff = asof::fork::diff::compare(&parent_timeline, &fork_timeline);
+    let fork_and_diff = t.elapsed();
+    drop((parent_timeline, fork_timeline, fork_store));
+    let t = Instant::now();
+    let ranking = asof::fork::influence::influence(&log, &parent_replay);
+    let influence_time = t.elapsed();
+    // Linearity: influence over the first half of the log.
+    let half = asof::model::Dataset {
+        header: log.header.clone(),
+        events: log.events[..log.events.len() / 2].to_vec(),
+    };
+    let half_replay = asof::engine::replay(&half.header, &half.events);
+    let t = Instant::now();
+    let half_ranking = asof::fork::influence::influence(&half, &half_replay);
+    let half_time = t.elapsed();
+    let per_item = |d: Duration, n: usize| (d.as_secs_f64() * 1e6 / n.max(1) as f64).round();
+
     let report = json!({
         "events": events,
         "topics": topics,
@@ -187,6 +228,17 @@ fn main() {
         "tui_open_ms": ms(tui_open),
         "tui_step_200x50_ms": {"p50": percentile(&steps, 0.5), "p99": percentile(&steps, 0.99), "n": steps.len()},
         "tui_step_demo_200x50_ms": {"p50": percentile(&demo_steps, 0.5), "p99": percentile(&demo_steps, 0.99), "n": demo_steps.len()},
+        "whatif": {
+            "full_replay_ms": ms(replay_once),
+            "fork_plus_diff_ms": ms(fork_and_diff),
+            "fork_divergent_pairs": diff.divergence.len(),
+            "influence_ms": ms(influence_time),
+            "influence_items": ranking.len(),
+            "influence_over_one_replay": (influence_time.as_secs_f64() / replay_once.as_secs_f64() * 100.0).round() / 100.0,
+            "influence_us_per_item": per_item(influence_time, ranking.len()),
+            "influence_half_log_ms": ms(half_time),
+            "influence_half_log_us_per_item": per_item(half_time, half_ranking.len()),
+        },
         "rows_returned": hits,
     });
     println!("{}", serde_json::to_string_pretty(&report).expect("json"));

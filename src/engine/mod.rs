@@ -74,9 +74,27 @@ impl Replay {
 /// The events must already be valid (every referenced agent and topic exists);
 /// an event naming an unknown topic is treated as `cardinality: one`.
 pub fn replay(header: &Header, events: &[Event]) -> Replay {
-    let mut order: Vec<&Event> = events.iter().collect();
+    replay_refs(header, events.iter().collect())
+}
+
+/// [`replay`] over borrowed events (forks borrow what the policy leaves unchanged).
+pub fn replay_refs(header: &Header, order: Vec<&Event>) -> Replay {
+    resume(header, Vec::new(), 1, order)
+}
+
+/// Continues a replay from a known state: `held` are the versions held just before
+/// the first of `order` (keeping their ids), and new versions are numbered from
+/// `next_id`. Valid when no version in `held` was recorded at the instant of an
+/// event in `order` (cut the log between recorded instants), so the zero-width
+/// rule sees the same thing it would in a replay from the start.
+pub fn resume(header: &Header, held: Vec<Version>, next_id: u64, mut order: Vec<&Event>) -> Replay {
     order.sort_by_key(|e| (e.recorded_at(), e.seq));
     let mut engine = Engine::new(header);
+    engine.next_id = next_id;
+    for v in held {
+        let key = engine.scope_key(&v.agent.clone(), &v.topic.clone(), &v.claim.clone());
+        engine.restore(key, v);
+    }
     let mut outcomes = Vec::with_capacity(order.len());
     for event in order {
         let effect = match &event.body {
@@ -107,6 +125,8 @@ struct Engine<'h> {
     descendants: HashMap<String, Vec<usize>>,
     /// Versions inserted by each event seq, for the zero-width rule.
     inserted_by: HashMap<u64, Vec<usize>>,
+    /// The id the next new version gets.
+    next_id: u64,
 }
 
 impl<'h> Engine<'h> {
@@ -132,6 +152,7 @@ impl<'h> Engine<'h> {
             held: BTreeMap::new(),
             descendants: HashMap::new(),
             inserted_by: HashMap::new(),
+            next_id: 1,
         }
     }
 
@@ -376,8 +397,16 @@ impl<'h> Engine<'h> {
     }
 
     fn push(&mut self, key: ScopeKey, mut version: Version) {
+        version.id = self.next_id;
+        self.next_id += 1;
+        let idx = self.restore(key, version);
+        let created_by = self.versions[idx].created_by;
+        self.inserted_by.entry(created_by).or_default().push(idx);
+    }
+
+    /// Adds a version as held, keeping its id; returns its index.
+    fn restore(&mut self, key: ScopeKey, version: Version) -> usize {
         let idx = self.versions.len();
-        version.id = idx as u64 + 1;
         self.held
             .entry(key)
             .or_default()
@@ -386,16 +415,20 @@ impl<'h> Engine<'h> {
             .entry(version.assertion.clone())
             .or_default()
             .push(idx);
-        self.inserted_by
-            .entry(version.created_by)
-            .or_default()
-            .push(idx);
         self.versions.push(version);
         self.discarded.push(false);
+        idx
     }
 
     fn finish(self, mut outcomes: Vec<Outcome>) -> Replay {
         let discarded = self.discarded;
+        let gone_ids: std::collections::HashSet<u64> = self
+            .versions
+            .iter()
+            .zip(&discarded)
+            .filter(|(_, gone)| **gone)
+            .map(|(v, _)| v.id)
+            .collect();
         for outcome in &mut outcomes {
             match &mut outcome.effect {
                 Effect::Applied { inserted, closed } => {
@@ -411,7 +444,7 @@ impl<'h> Engine<'h> {
                     }
                 }
                 Effect::Reconfirmed { versions } => {
-                    versions.retain(|&id| !discarded[id as usize - 1]);
+                    versions.retain(|id| !gone_ids.contains(id));
                 }
                 _ => {}
             }

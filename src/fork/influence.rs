@@ -7,7 +7,7 @@
 use super::diff::{Steps, Truth, answers_of, divergence, steps_of, truth};
 use super::{PolicyReport, reliabilities, transform};
 use crate::engine::{self, Replay};
-use crate::model::{Dataset, Event, EventBody, RetractTarget};
+use crate::model::{Dataset, Event, EventBody, Header, RetractTarget, Version};
 use crate::time::{Micros, OPEN};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -69,6 +69,33 @@ pub fn influence(log: &Dataset, parent: &Replay) -> Vec<Influence> {
         .filter_map(|(pair, steps)| resolution(&pair.1).map(|r| (pair, truth(steps, &r, span))))
         .collect();
     let reliability = reliabilities(log);
+    // Each pair's events in replay order, and its parent versions with the
+    // positions of the events that created and closed them.
+    let mut sorted: BTreeMap<Pair, PairLog> = BTreeMap::new();
+    for (pair, mut events) in pair_events {
+        events.sort_by_key(|e| (e.recorded_at(), e.seq));
+        let position: HashMap<u64, usize> =
+            events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
+        sorted.insert(
+            pair,
+            PairLog {
+                events,
+                position,
+                versions: Vec::new(),
+            },
+        );
+    }
+    for v in &parent.versions {
+        if let Some(p) = sorted.get_mut(&(v.agent.clone(), v.topic.clone())) {
+            let created = p.position.get(&v.created_by).copied().unwrap_or(0);
+            let closed = v
+                .closed
+                .as_ref()
+                .and_then(|c| p.position.get(&c.seq).copied());
+            p.versions.push((v.clone(), created, closed));
+        }
+    }
+    let next_id = parent.versions.iter().map(|v| v.id).max().unwrap_or(0) + 1;
 
     let mut ranking = Vec::new();
     for e in &log.events {
@@ -84,38 +111,30 @@ pub fn influence(log: &Dataset, parent: &Replay) -> Vec<Influence> {
         };
         let mut topics = BTreeSet::new();
         for pair in citing.get(ev.id.as_str()).into_iter().flatten() {
-            let events = transform(
-                &pair_events[pair],
-                &reliability,
-                &gone,
-                &mut PolicyReport::default(),
-            );
-            let replay = engine::replay(&log.header, &events);
-            let fork_steps = steps_of(&replay.versions.iter().collect::<Vec<_>>());
+            let fork_steps =
+                sorted[pair].replay_without(&log.header, &ev.id, &reliability, &gone, next_id);
             let before = parent_steps.get(pair).unwrap_or(&empty);
-            let mut changed = false;
+            let mut differs = false;
             for w in divergence(before, &fork_steps) {
-                let (from, to) = (
-                    w.from.max(span.0),
-                    if w.to == OPEN {
-                        span.1
-                    } else {
-                        w.to.min(span.1)
-                    },
-                );
+                let to = if w.to == OPEN {
+                    span.1
+                } else {
+                    w.to.min(span.1)
+                };
+                let from = w.from.max(span.0);
                 if to > from {
                     item.divergence_ms += (to - from) / 1000;
                 }
-                changed = true;
+                differs = true;
             }
             if let (Some(p), Some(r)) = (parent_truth.get(pair), resolution(&pair.1)) {
                 let f = truth(&fork_steps, &r, span);
                 if let (Some(a), Some(b)) = (p.converged_at, f.converged_at) {
                     item.truth_shift_ms += (b - a) / 1000;
                 }
-                changed |= f != *p;
+                differs |= f != *p;
             }
-            if changed {
+            if differs {
                 topics.insert(pair.1.clone());
             }
         }
@@ -136,4 +155,61 @@ pub fn log_span(log: &Dataset) -> Option<(Micros, Micros)> {
         log.events.iter().map(Event::recorded_at).min()?,
         log.events.iter().map(Event::recorded_at).max()?,
     ))
+}
+
+/// One (agent, topic)'s events in replay order and its parent versions, each with
+/// the positions of the events that created and closed it.
+struct PairLog {
+    events: Vec<Event>,
+    position: HashMap<u64, usize>,
+    versions: Vec<(Version, usize, Option<usize>)>,
+}
+
+impl PairLog {
+    /// The pair's answers without one evidence item. Everything before the first
+    /// instant at which an event cites the item is the parent's; the replay
+    /// resumes there from the versions the parent held.
+    fn replay_without(
+        &self,
+        header: &Header,
+        evidence: &str,
+        reliability: &HashMap<&str, f64>,
+        gone: &HashSet<&str>,
+        next_id: u64,
+    ) -> Steps {
+        let cites_it = |e: &Event| e.cites().iter().any(|c| c == evidence);
+        let Some(first) = self.events.iter().position(cites_it) else {
+            let all: Vec<&Version> = self.versions.iter().map(|(v, _, _)| v).collect();
+            return steps_of(&all);
+        };
+        // Cut between recorded instants, so the zero-width rule is undisturbed.
+        let at = self.events[first].recorded_at();
+        let cut = self.events.partition_point(|e| e.recorded_at() < at);
+        let mut frozen: Vec<&Version> = Vec::new();
+        let mut held: Vec<Version> = Vec::new();
+        for (v, created, closed) in &self.versions {
+            if *created >= cut {
+                continue;
+            }
+            match closed {
+                Some(c) if *c < cut => frozen.push(v),
+                _ => held.push(Version {
+                    superseded_at: OPEN,
+                    closed: None,
+                    ..v.clone()
+                }),
+            }
+        }
+        let suffix = &self.events[cut..];
+        let citing: Vec<Event> = suffix.iter().filter(|e| cites_it(e)).cloned().collect();
+        let changed = transform(&citing, reliability, gone, &mut PolicyReport::default());
+        let events: Vec<&Event> = suffix
+            .iter()
+            .filter(|e| !cites_it(e))
+            .chain(changed.iter())
+            .collect();
+        let replay = engine::resume(header, held, next_id, events);
+        let all: Vec<&Version> = frozen.into_iter().chain(replay.versions.iter()).collect();
+        steps_of(&all)
+    }
 }

@@ -199,7 +199,8 @@ fn main() {
     let t = Instant::now();
     let ranking = asof::fork::influence::influence(&log, &parent_replay);
     let influence_time = t.elapsed();
-    // Linearity: influence over the first half of the log.
+    // Scaling: influence over the first half of the log (same topics, so each
+    // pair is half as long) ...
     let half = asof::model::Dataset {
         header: log.header.clone(),
         events: log.events[..log.events.len() / 2].to_vec(),
@@ -208,6 +209,30 @@ fn main() {
     let t = Instant::now();
     let half_ranking = asof::fork::influence::influence(&half, &half_replay);
     let half_time = t.elapsed();
+    // ... and over a generated incident of half the events and half the topics:
+    // pairs as long as here, half the evidence items.
+    let mut small = Vec::new();
+    generate(
+        GenConfig {
+            events: events / 2,
+            topics: (topics / 2).max(1),
+            agents,
+            seed: 2,
+        },
+        &mut small,
+    )
+    .expect("generate");
+    let small = dataset::read_str(
+        "small.jsonl",
+        dataset::Format::Jsonl,
+        std::str::from_utf8(&small).expect("utf-8"),
+    )
+    .expect("valid")
+    .dataset;
+    let small_replay = asof::engine::replay(&small.header, &small.events);
+    let t = Instant::now();
+    let small_ranking = asof::fork::influence::influence(&small, &small_replay);
+    let small_time = t.elapsed();
     let per_item = |d: Duration, n: usize| (d.as_secs_f64() * 1e6 / n.max(1) as f64).round();
 
     let report = json!({
@@ -238,6 +263,9 @@ fn main() {
             "influence_us_per_item": per_item(influence_time, ranking.len()),
             "influence_half_log_ms": ms(half_time),
             "influence_half_log_us_per_item": per_item(half_time, half_ranking.len()),
+            "influence_half_events_half_topics_ms": ms(small_time),
+            "influence_half_events_half_topics_items": small_ranking.len(),
+            "influence_half_events_half_topics_us_per_item": per_item(small_time, small_ranking.len()),
         },
         "rows_returned": hits,
     });

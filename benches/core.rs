@@ -196,6 +196,29 @@ fn main() {
     let diff = asof::fork::diff::compare(&parent_timeline, &fork_timeline);
     let fork_and_diff = t.elapsed();
     drop((parent_timeline, fork_timeline, fork_store));
+    // SPEC §7 times influence on a 100k-event store: above that, generate one.
+    let (log, parent_replay) = if events > 100_000 {
+        let mut text = Vec::new();
+        generate(
+            GenConfig {
+                events: 100_000,
+                topics,
+                agents,
+                seed: 1,
+            },
+            &mut text,
+        )
+        .expect("generate");
+        let text = std::str::from_utf8(&text).expect("utf-8");
+        let log = dataset::read_str("100k.jsonl", dataset::Format::Jsonl, text)
+            .expect("valid")
+            .dataset;
+        let replay = asof::engine::replay(&log.header, &log.events);
+        (log, replay)
+    } else {
+        (log, parent_replay)
+    };
+    let influence_events = log.events.len();
     let t = Instant::now();
     let ranking = asof::fork::influence::influence(&log, &parent_replay);
     let influence_time = t.elapsed();
@@ -214,7 +237,7 @@ fn main() {
     let mut small = Vec::new();
     generate(
         GenConfig {
-            events: events / 2,
+            events: influence_events as u64 / 2,
             topics: (topics / 2).max(1),
             agents,
             seed: 2,
@@ -258,6 +281,7 @@ fn main() {
             "fork_plus_diff_ms": ms(fork_and_diff),
             "fork_divergent_pairs": diff.divergence.len(),
             "influence_ms": ms(influence_time),
+            "influence_log_events": influence_events,
             "influence_items": ranking.len(),
             "influence_over_one_replay": (influence_time.as_secs_f64() / replay_once.as_secs_f64() * 100.0).round() / 100.0,
             "influence_us_per_item": per_item(influence_time, ranking.len()),

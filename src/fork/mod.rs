@@ -114,6 +114,13 @@ pub fn transform(
     gone: &HashSet<&str>,
     report: &mut PolicyReport,
 ) -> Vec<Event> {
+    let remaining = |cited: &[String]| -> Vec<String> {
+        cited
+            .iter()
+            .filter(|id| !gone.contains(id.as_str()))
+            .cloned()
+            .collect()
+    };
     let mut out = Vec::with_capacity(events.len());
     for event in events {
         let mut event = event.clone();
@@ -122,11 +129,7 @@ pub fn transform(
             EventBody::Evidence(_) => {}
             EventBody::Believe(a) => {
                 let cited: Vec<String> = std::mem::take(&mut a.supported_by);
-                let kept: Vec<String> = cited
-                    .iter()
-                    .filter(|id| !gone.contains(id.as_str()))
-                    .cloned()
-                    .collect();
+                let kept = remaining(&cited);
                 if !cited.is_empty() && kept.is_empty() {
                     report.dropped.push(a.id.clone());
                     continue;
@@ -156,11 +159,7 @@ pub fn transform(
             }
             EventBody::Retract(r) => {
                 let cited = std::mem::take(&mut r.because);
-                let kept: Vec<String> = cited
-                    .iter()
-                    .filter(|id| !gone.contains(id.as_str()))
-                    .cloned()
-                    .collect();
+                let kept = remaining(&cited);
                 if !cited.is_empty() && kept.is_empty() {
                     report.dropped_retractions.push(r.id.clone());
                     continue;

@@ -17,27 +17,21 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let focused = app.focus == Focus::Beliefs;
-    let marker = if focused { "▶ " } else { "" };
     let filter = if app.belief_filter.is_empty() {
         String::new()
     } else {
         format!(" · filter “{}”", app.belief_filter)
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(focused))
-        .title(Span::styled(
-            format!(
-                " {marker}Beliefs held at {}{filter} ",
-                time::format_short(app.cursor)
-            ),
-            theme.border(focused),
-        ));
+    let block = super::panel(
+        app,
+        focused,
+        format!("Beliefs held at {}{filter}", time::format_short(app.cursor)),
+    );
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = inner.width as usize;

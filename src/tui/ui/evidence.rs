@@ -15,12 +15,11 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let focused = app.focus == Focus::Evidence;
-    let marker = if focused { "▶ " } else { "" };
     let known = app
         .evidence_rows
         .partition_point(|r| r.recorded_at <= app.cursor);
@@ -29,16 +28,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         format!(" · filter “{}”", app.evidence_filter)
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(focused))
-        .title(Span::styled(
-            format!(
-                " {marker}Evidence · {} items · {known} known at the cursor{filter} ",
-                app.evidence_rows.len()
-            ),
-            theme.border(focused),
-        ));
+    let block = super::panel(
+        app,
+        focused,
+        format!(
+            "Evidence · {} items · {known} known at the cursor{filter}",
+            app.evidence_rows.len()
+        ),
+    );
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = inner.width as usize;

@@ -16,6 +16,20 @@ pub mod too_small;
 
 use super::app::{App, Focus, Popup};
 use ratatui::Frame;
+use ratatui::text::Span;
+use ratatui::widgets::{Block, Borders};
+
+/// A panel's frame: focus shows as the border style *and* a `▶` in the title.
+pub fn panel(app: &App, focused: bool, title: String) -> Block<'static> {
+    let marker = if focused { "▶ " } else { "" };
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(app.theme.border(focused))
+        .title(Span::styled(
+            format!(" {marker}{title} "),
+            app.theme.border(focused),
+        ))
+}
 
 pub fn render(app: &App, frame: &mut Frame) {
     let area = frame.area();

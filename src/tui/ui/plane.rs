@@ -36,7 +36,6 @@ const FOOT_ROWS: u16 = 4;
 
 fn block(app: &App) -> Block<'static> {
     let focused = app.focus == Focus::Plane;
-    let marker = if focused { "▶ " } else { "" };
     let topic = app
         .timeline
         .header
@@ -45,13 +44,7 @@ fn block(app: &App) -> Block<'static> {
         .map(|t| t.id.as_str())
         .unwrap_or("-");
     let agent = app.plane.agent.as_deref().unwrap_or("no agent");
-    Block::default()
-        .borders(Borders::ALL)
-        .border_style(app.theme.border(focused))
-        .title(Span::styled(
-            format!(" {marker}Plane · {topic} · {agent} "),
-            app.theme.border(focused),
-        ))
+    super::panel(app, focused, format!("Plane · {topic} · {agent}"))
 }
 
 /// The cells that map to time, inside the border, right of the recorded labels,

@@ -33,22 +33,14 @@ const LANES: [(&str, &[MarkKind]); 3] = [
 
 fn block(app: &App) -> Block<'static> {
     let focused = app.focus == Focus::Scrubber;
-    let marker = if focused { "▶ " } else { "" };
-    Block::default()
-        .borders(Borders::ALL)
-        .border_style(app.theme.border(focused))
-        .title(Span::styled(
-            format!(" {marker}Timeline · recorded time "),
-            app.theme.border(focused),
+    super::panel(app, focused, "Timeline · recorded time".to_owned()).title_top(
+        Line::from(format!(
+            " {} → {} ",
+            time::format_short(app.view.0),
+            time::format_short(app.view.1)
         ))
-        .title_top(
-            Line::from(format!(
-                " {} → {} ",
-                time::format_short(app.view.0),
-                time::format_short(app.view.1)
-            ))
-            .right_aligned(),
-        )
+        .right_aligned(),
+    )
 }
 
 fn show_labels(inner: Rect) -> bool {

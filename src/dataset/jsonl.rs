@@ -84,13 +84,22 @@ pub(crate) fn read(file: &str, mut input: impl BufRead) -> Result<Parsed, Datase
             }
             continue;
         }
-        let mut de = serde_json::Deserializer::from_str(text);
-        let parsed = serde_path_to_error::deserialize::<_, RawEvent>(&mut de).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            RawEventError {
-                location: Some(Location::at(line_no, inner.column())),
-                message: format!("event{}: {inner}", at_path(&path)),
+        // The fast parse first; only a failing line is parsed again to name the field.
+        let parsed = serde_json::from_str::<RawEvent>(text).map_err(|_| {
+            let mut de = serde_json::Deserializer::from_str(text);
+            match serde_path_to_error::deserialize::<_, RawEvent>(&mut de) {
+                Err(e) => {
+                    let path = e.path().to_string();
+                    let inner = e.into_inner();
+                    RawEventError {
+                        location: Some(Location::at(line_no, inner.column())),
+                        message: format!("event{}: {inner}", at_path(&path)),
+                    }
+                }
+                Ok(_) => RawEventError {
+                    location: Some(Location::line(line_no)),
+                    message: "event: not a valid event object".to_owned(),
+                },
             }
         });
         events.push(parsed);

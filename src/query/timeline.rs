@@ -105,7 +105,7 @@ impl Timeline {
             "SELECT e.seq, e.id, e.kind, e.recorded_at, e.agent,
                 COALESCE(e.topic, (SELECT a.topic FROM events a WHERE a.id = e.assertion)), e.claim,
                 (SELECT group_concat(c.evidence, char(31)) FROM citations c WHERE c.seq = e.seq),
-                COALESCE(o.effect, ''),
+                COALESCE(o.effect, CASE e.kind WHEN 'evidence' THEN 'recorded' ELSE 'applied' END),
                 (SELECT group_concat(r.version, ',') FROM reconfirmations r WHERE r.seq = e.seq)
              FROM events e LEFT JOIN outcomes o ON o.seq = e.seq
              ORDER BY e.recorded_at, e.seq",

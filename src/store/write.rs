@@ -8,6 +8,9 @@ use rusqlite::{Connection, Transaction, params};
 
 pub(super) fn write_all(conn: &mut Connection, contents: &super::Contents) -> rusqlite::Result<()> {
     let (dataset, replay, source) = (contents.dataset, contents.replay, contents.source);
+    conn.execute_batch(
+        "PRAGMA cache_size = -131072; PRAGMA temp_store = MEMORY; PRAGMA threads = 2;",
+    )?;
     let tx = conn.transaction()?;
     tx.execute_batch(SCHEMA)?;
     tx.execute_batch(&format!(
@@ -188,6 +191,11 @@ pub(super) fn derived(tx: &Transaction, replay: &Replay) -> rusqlite::Result<()>
         tx.prepare("INSERT INTO outcomes (seq, effect, inserted, closed) VALUES (?1, ?2, ?3, ?4)")?;
     let mut reconfirm = tx.prepare("INSERT INTO reconfirmations (seq, version) VALUES (?1, ?2)")?;
     for o in &replay.outcomes {
+        // Evidence is only recorded and most assertions simply apply: the table
+        // keeps the outcomes worth showing (absent = recorded or applied).
+        if matches!(o.effect, Effect::Recorded | Effect::Applied { .. }) {
+            continue;
+        }
         let (inserted, closed) = match &o.effect {
             Effect::Applied { inserted, closed } => (*inserted, *closed),
             Effect::ZeroWidth { closed } => (0, *closed),

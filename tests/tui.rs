@@ -62,8 +62,8 @@ fn rows_of(app: &App) -> Vec<(BeliefRowKind, String, String, String)> {
             let r = &app.belief_rows[i];
             (
                 r.kind.clone(),
-                r.agent.clone(),
-                r.claim.clone(),
+                app.row_agent(r).to_owned(),
+                app.row_claim(r).to_owned(),
                 r.note.clone(),
             )
         })
@@ -195,9 +195,8 @@ fn the_selection_follows_the_same_belief_as_the_cursor_moves() {
     assert_eq!(app.focus, Focus::Beliefs);
     app.update(Action::Down);
     let selected = |app: &App| {
-        app.belief_rows[app.belief_visible[app.belief_selected]]
-            .claim
-            .clone()
+        app.row_claim(&app.belief_rows[app.belief_visible[app.belief_selected]])
+            .to_owned()
     };
     assert_eq!(selected(&app), "Payments DB primary overloaded");
     app.update(Action::NextEvent);
@@ -281,7 +280,7 @@ fn filter_narrows_the_focused_list_and_esc_clears_it() {
     let topics: Vec<&str> = app
         .belief_visible
         .iter()
-        .map(|&i| app.belief_rows[i].topic_id.as_str())
+        .map(|&i| app.row_topic(&app.belief_rows[i]))
         .collect();
     assert!(topics.iter().all(|t| *t == "severity"), "{topics:?}");
 }
@@ -707,8 +706,8 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     let claims: Vec<&str> = app
         .belief_rows
         .iter()
-        .filter(|r| r.agent == "triage" && r.topic == 0)
-        .map(|r| r.claim.as_str())
+        .filter(|r| app.row_agent(r) == "triage" && r.topic == 0)
+        .map(|r| app.row_claim(r))
         .collect();
     assert_eq!(
         claims,

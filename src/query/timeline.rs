@@ -265,15 +265,35 @@ impl Timeline {
 
     /// The same answer as `query::believed` (SQL), from memory, in reading order.
     pub fn believed(&self, at: Micros, about: Option<Micros>, filter: &Filter) -> Vec<&Belief> {
+        let keep = |b: &&Belief| {
+            let v = &b.version;
+            about.is_none_or(|t| v.valid.contains(t))
+                && filter.agent.as_ref().is_none_or(|a| a == &v.agent)
+                && filter.topic.as_ref().is_none_or(|t| t == &v.topic)
+        };
+        // One topic: scan only its versions recorded so far.
+        if let Some(topic) = &filter.topic {
+            let Some(t) = self.header.topics.iter().position(|x| &x.id == topic) else {
+                return Vec::new();
+            };
+            let list = &self.by_topic[t];
+            let upto = list.partition_point(|&i| self.beliefs[i].version.recorded_at <= at);
+            let mut found: Vec<usize> = list[..upto]
+                .iter()
+                .copied()
+                .filter(|&i| self.beliefs[i].version.held_at(at))
+                .collect();
+            found.sort_unstable_by_key(|&i| self.reading_key(i));
+            return found
+                .into_iter()
+                .map(|i| &self.beliefs[i])
+                .filter(keep)
+                .collect();
+        }
         self.held(at)
             .into_iter()
             .map(|i| &self.beliefs[i])
-            .filter(|b| {
-                let v = &b.version;
-                about.is_none_or(|t| v.valid.contains(t))
-                    && filter.agent.as_ref().is_none_or(|a| a == &v.agent)
-                    && filter.topic.as_ref().is_none_or(|t| t == &v.topic)
-            })
+            .filter(keep)
             .collect()
     }
 

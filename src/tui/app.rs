@@ -47,7 +47,7 @@ impl Focus {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BeliefRowKind {
     /// A topic's heading; `conflict` when agents' answers differ at the cursor.
-    Topic { question: String, conflict: bool },
+    Topic { conflict: bool },
     /// A version held at the cursor.
     Held,
     /// A version closed by the latest event at or before the cursor.
@@ -61,16 +61,20 @@ pub enum BeliefRowKind {
 pub struct BeliefRow {
     pub kind: BeliefRowKind,
     pub topic: usize,
-    pub topic_id: String,
-    pub agent: String,
-    pub claim: String,
     pub claim_index: usize,
+    /// Index of the belief in `timeline.beliefs` (held and closed rows).
+    pub belief: Option<usize>,
+    pub note: String,
+    pub version: Option<u64>,
+}
+
+/// The formatted cells of one belief row on screen (see `App::belief_cells`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BeliefCells {
     pub confidence: String,
     pub valid: String,
     pub since: String,
     pub evidence: String,
-    pub note: String,
-    pub version: Option<u64>,
 }
 
 /// One line of the evidence panel, formatted once at load.
@@ -162,6 +166,10 @@ pub struct App {
     pub belief_selected: usize,
     pub belief_offset: usize,
     pub belief_filter: String,
+    /// Cells of the visible belief rows, `belief_offset` onwards.
+    pub belief_cells: Vec<BeliefCells>,
+    /// Display width of the longest claim among the belief rows.
+    pub belief_claim_width: usize,
 
     pub evidence_rows: Vec<EvidenceRow>,
     pub evidence_visible: Vec<usize>,
@@ -240,6 +248,8 @@ impl App {
             belief_selected: 0,
             belief_offset: 0,
             belief_filter: String::new(),
+            belief_cells: Vec::new(),
+            belief_claim_width: 0,
             evidence_rows,
             evidence_visible: Vec::new(),
             evidence_selected: 0,
@@ -322,6 +332,30 @@ impl App {
         self.sync_plane(true);
     }
 
+    /// The agent of a belief row ("" for topic headings and empty topics).
+    pub fn row_agent(&self, row: &BeliefRow) -> &str {
+        row.belief
+            .map_or("", |i| self.timeline.beliefs[i].version.agent.as_str())
+    }
+
+    /// The claim of a belief row; "(no belief held)" for an empty topic.
+    pub fn row_claim(&self, row: &BeliefRow) -> &str {
+        match (row.belief, &row.kind) {
+            (Some(i), _) => self.timeline.beliefs[i].version.claim.as_str(),
+            (None, BeliefRowKind::Empty) => "(no belief held)",
+            (None, _) => "",
+        }
+    }
+
+    /// The id of a belief row's topic.
+    pub fn row_topic(&self, row: &BeliefRow) -> &str {
+        self.timeline
+            .header
+            .topics
+            .get(row.topic)
+            .map_or("", |t| t.id.as_str())
+    }
+
     /// The valid cursor: free, or on the diagonal (the recorded cursor).
     pub fn valid_at(&self) -> Micros {
         if self.valid_free {
@@ -340,7 +374,7 @@ impl App {
             .map(|&i| &self.belief_rows[i]);
         let topic = row.map_or(0, |r| r.topic);
         let agent = match row {
-            Some(r) if !r.agent.is_empty() => Some(r.agent.clone()),
+            Some(r) if r.belief.is_some() => Some(self.row_agent(r).to_owned()),
             _ => {
                 let tl = &self.timeline;
                 tl.header
@@ -827,6 +861,37 @@ impl App {
             .map_or(0, |a| a.height.saturating_sub(3) as usize);
         self.belief_offset = fit(self.belief_selected, self.belief_offset, belief_rows);
         self.evidence_offset = fit(self.evidence_selected, self.evidence_offset, evidence_rows);
+        self.format_visible_beliefs(belief_rows);
+    }
+
+    /// Formats the cells of the belief rows on screen (only those: a million-event
+    /// store may hold tens of thousands of beliefs at once).
+    fn format_visible_beliefs(&mut self, rows: usize) {
+        let timeline = &self.timeline;
+        self.belief_cells = self
+            .belief_visible
+            .iter()
+            .skip(self.belief_offset)
+            .take(rows.max(1))
+            .map(|&r| {
+                self.belief_rows[r]
+                    .belief
+                    .map_or_else(BeliefCells::default, |i| {
+                        let b = &timeline.beliefs[i];
+                        let v = &b.version;
+                        BeliefCells {
+                            confidence: format!("{:.2}", v.confidence),
+                            valid: time::format_interval_short(v.valid),
+                            since: format_short(v.recorded_at),
+                            evidence: if b.supported_by.is_empty() {
+                                "-".into()
+                            } else {
+                                b.supported_by.join(",")
+                            },
+                        }
+                    })
+            })
+            .collect();
     }
 
     fn open(&mut self) {
@@ -838,7 +903,7 @@ impl App {
             Focus::Beliefs => {
                 if let Some(&i) = self.belief_visible.get(self.belief_selected) {
                     let row = &self.belief_rows[i];
-                    let agent = (!row.agent.is_empty()).then(|| row.agent.clone());
+                    let agent = row.belief.map(|_| self.row_agent(row).to_owned());
                     self.popup = Some(Popup::Text(self.history_view(row.topic, agent.as_deref())));
                 }
             }
@@ -899,7 +964,7 @@ impl App {
     fn compute_beliefs(&mut self) {
         let selected_key = self.belief_visible.get(self.belief_selected).map(|&i| {
             let row = &self.belief_rows[i];
-            (row.topic, row.agent.clone(), row.version)
+            (row.topic, self.row_agent(row).to_owned(), row.version)
         });
         let t = self.cursor;
         let timeline = &self.timeline;
@@ -937,22 +1002,13 @@ impl App {
             let blank = BeliefRow {
                 kind: BeliefRowKind::Empty,
                 topic: ti,
-                topic_id: topic.id.clone(),
-                agent: String::new(),
-                claim: String::new(),
                 claim_index: 0,
-                confidence: String::new(),
-                valid: String::new(),
-                since: String::new(),
-                evidence: String::new(),
+                belief: None,
                 note: String::new(),
                 version: None,
             };
             rows.push(BeliefRow {
-                kind: BeliefRowKind::Topic {
-                    question: topic.question.clone(),
-                    conflict,
-                },
+                kind: BeliefRowKind::Topic { conflict },
                 note: if conflict {
                     "⚠ agents disagree".into()
                 } else {
@@ -961,10 +1017,7 @@ impl App {
                 ..blank.clone()
             });
             if topic_held.is_empty() && topic_closed.is_empty() {
-                rows.push(BeliefRow {
-                    claim: "(no belief held)".into(),
-                    ..blank
-                });
+                rows.push(blank);
                 continue;
             }
             // Merge held and just-closed rows by agent, then valid time.
@@ -999,23 +1052,20 @@ impl App {
                     } else {
                         BeliefRowKind::ClosedNow
                     },
-                    agent: v.agent.clone(),
-                    claim: v.claim.clone(),
                     claim_index: self.claim_index[ti].get(&v.claim).copied().unwrap_or(0),
-                    confidence: format!("{:.2}", v.confidence),
-                    valid: time::format_interval_short(v.valid),
-                    since: format_short(v.recorded_at),
-                    evidence: if b.supported_by.is_empty() {
-                        "-".into()
-                    } else {
-                        b.supported_by.join(",")
-                    },
+                    belief: Some(i),
                     note,
                     version: Some(v.id),
-                    ..blank.clone()
+                    topic: ti,
                 });
             }
         }
+        self.belief_claim_width = rows
+            .iter()
+            .filter_map(|r| r.belief)
+            .map(|i| super::ui::text::width(&self.timeline.beliefs[i].version.claim))
+            .max()
+            .unwrap_or(0);
         self.belief_rows = rows;
         self.refilter_beliefs();
         // Keep the selection on the same belief (or topic) when the cursor moves.
@@ -1028,7 +1078,7 @@ impl App {
                 .or_else(|| {
                     visible
                         .iter()
-                        .position(|&i| rows[i].topic == topic && rows[i].agent == agent)
+                        .position(|&i| rows[i].topic == topic && self.row_agent(&rows[i]) == agent)
                 })
                 .or_else(|| visible.iter().position(|&i| rows[i].topic == topic));
             if let Some(p) = found {
@@ -1044,12 +1094,14 @@ impl App {
     fn refilter_beliefs(&mut self) {
         let needle = self.belief_filter.to_lowercase();
         let rows = &self.belief_rows;
+        let topics = &self.timeline.header.topics;
+        let found = |text: &str| text.to_lowercase().contains(&needle);
         let matches = |r: &BeliefRow| {
             needle.is_empty()
-                || r.topic_id.to_lowercase().contains(&needle)
-                || r.agent.to_lowercase().contains(&needle)
-                || r.claim.to_lowercase().contains(&needle)
-                || matches!(&r.kind, BeliefRowKind::Topic { question, .. } if question.to_lowercase().contains(&needle))
+                || found(&topics[r.topic].id)
+                || found(self.row_agent(r))
+                || found(self.row_claim(r))
+                || matches!(r.kind, BeliefRowKind::Topic { .. }) && found(&topics[r.topic].question)
         };
         // A topic heading stays when the topic or any of its rows match.
         let mut topic_matches = vec![false; self.timeline.header.topics.len()];

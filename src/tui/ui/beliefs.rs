@@ -11,7 +11,7 @@
 
 use super::text::fit;
 use crate::time;
-use crate::tui::app::{App, BeliefRowKind, Focus};
+use crate::tui::app::{App, BeliefCells, BeliefRowKind, Focus};
 use crate::tui::theme::claim_glyph;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -41,13 +41,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     // Columns: glyph, agent, claim (14 to 44 wide), confidence, then the valid
     // interval and `since` as room allows; the last column shows the row's note
     // ("✗ superseded by B19 just now") or else its evidence.
-    let longest = app
-        .belief_rows
-        .iter()
-        .map(|r| super::text::width(&r.claim))
-        .max()
-        .unwrap_or(12)
-        .max(14);
+    let longest = app.belief_claim_width.max(14);
     let fixed = 2 + 2 + 9 + 6;
     let show_valid = width >= fixed + 14 + 24 + 14;
     let show_since = width >= fixed + longest.min(44) + 24 + 13 + 20;
@@ -63,19 +57,31 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .take(inner.height as usize);
     for (pos, &i) in visible {
         let row = &app.belief_rows[i];
+        let blank = BeliefCells::default();
+        let cells = app
+            .belief_cells
+            .get(pos - app.belief_offset)
+            .unwrap_or(&blank);
         let selected = focused && pos == app.belief_selected;
         let mut line = match &row.kind {
-            BeliefRowKind::Topic { question, conflict } => {
-                let mut spans = vec![Span::styled(row.topic_id.clone(), theme.title())];
+            BeliefRowKind::Topic { conflict } => {
+                let question = app
+                    .timeline
+                    .header
+                    .topics
+                    .get(row.topic)
+                    .map_or("", |t| t.question.as_str());
+                let mut spans = vec![Span::styled(app.row_topic(row).to_owned(), theme.title())];
                 if *conflict {
                     spans.push(Span::styled(format!("  {}", row.note), theme.warning()));
                 }
                 spans.push(Span::styled(format!(" — {question}"), theme.base()));
                 Line::from(spans)
             }
-            BeliefRowKind::Empty => {
-                Line::from(Span::styled(format!("    {}", row.claim), theme.muted()))
-            }
+            BeliefRowKind::Empty => Line::from(Span::styled(
+                format!("    {}", app.row_claim(row)),
+                theme.muted(),
+            )),
             BeliefRowKind::Held | BeliefRowKind::ClosedNow => {
                 let closed = row.kind == BeliefRowKind::ClosedNow;
                 let text_style = if closed {
@@ -89,32 +95,32 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                         format!("{} ", claim_glyph(row.claim_index)),
                         theme.claim(row.claim_index),
                     ),
-                    Span::styled(fit(&row.agent, 8), theme.muted()),
+                    Span::styled(fit(app.row_agent(row), 8), theme.muted()),
                     Span::raw(" "),
                     Span::styled(
-                        fit(&row.claim, claim_w),
+                        fit(app.row_claim(row), claim_w),
                         if closed {
                             text_style
                         } else {
                             theme.claim(row.claim_index)
                         },
                     ),
-                    Span::styled(format!("  {}", row.confidence), text_style),
+                    Span::styled(format!("  {}", cells.confidence), text_style),
                 ];
                 if show_valid {
                     spans.push(Span::styled(
-                        format!("  {}", fit(&row.valid, 22)),
+                        format!("  {}", fit(&cells.valid, 22)),
                         text_style,
                     ));
                 }
                 if show_since {
                     spans.push(Span::styled(
-                        format!("  {}", fit(&row.since, 11)),
+                        format!("  {}", fit(&cells.since, 11)),
                         theme.muted(),
                     ));
                 }
                 if row.note.is_empty() {
-                    spans.push(Span::styled(format!("  {}", row.evidence), theme.muted()));
+                    spans.push(Span::styled(format!("  {}", cells.evidence), theme.muted()));
                 } else {
                     let style = if closed {
                         theme.warning()

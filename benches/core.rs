@@ -85,6 +85,7 @@ fn main() {
     let write_time = t.elapsed();
     let load_time = started.elapsed();
     let versions = replay.versions.len();
+    let bare_time = bare_insert(&dir.path().join("bare.db"), &parsed.dataset, &replay);
     drop(parsed);
     drop(replay);
 
@@ -271,6 +272,8 @@ fn main() {
             "replay_ms": ms(replay_time),
             "write_store_ms": ms(write_time),
             "events_per_s": (events as f64 / load_time.as_secs_f64()).round(),
+            "bare_insert_ms": ms(bare_time),
+            "over_bare_insert": (load_time.as_secs_f64() / bare_time.as_secs_f64() * 100.0).round() / 100.0,
         },
         "believed_one_topic_about_ms": {"p50": percentile(&one_topic, 0.5), "p99": percentile(&one_topic, 0.99), "n": one_topic.len()},
         "believed_all_topics_ms": {"p50": percentile(&all_topics, 0.5), "p99": percentile(&all_topics, 0.99), "n": all_topics.len()},
@@ -292,7 +295,73 @@ fn main() {
             "influence_half_events_half_topics_items": small_ranking.len(),
             "influence_half_events_half_topics_us_per_item": per_item(small_time, small_ranking.len()),
         },
+        "peak_rss_mb": peak_rss_mb(),
         "rows_returned": hits,
     });
     println!("{}", serde_json::to_string_pretty(&report).expect("json"));
+}
+
+/// The physical limit: the same event and version rows inserted by a bare
+/// rusqlite loop (one transaction, prepared statements, one index), nothing else.
+fn bare_insert(
+    path: &std::path::Path,
+    log: &asof::model::Dataset,
+    replay: &asof::engine::Replay,
+) -> Duration {
+    let started = Instant::now();
+    let mut conn = rusqlite::Connection::open(path).expect("bare db");
+    conn.execute_batch(
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+         CREATE TABLE events (seq INTEGER PRIMARY KEY, id TEXT, kind TEXT, recorded_at INTEGER, body TEXT);
+         CREATE TABLE versions (id INTEGER PRIMARY KEY, agent TEXT, topic TEXT, claim TEXT, confidence REAL,
+           valid_from INTEGER, valid_to INTEGER, recorded_at INTEGER, superseded_at INTEGER, assertion TEXT);",
+    )
+    .expect("bare schema");
+    let tx = conn.transaction().expect("tx");
+    {
+        let mut e = tx
+            .prepare("INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5)")
+            .expect("prepare");
+        for ev in &log.events {
+            let body = ev.cites().join(",");
+            e.execute(rusqlite::params![
+                ev.seq as i64,
+                ev.id(),
+                ev.kind().as_str(),
+                ev.recorded_at(),
+                body
+            ])
+            .expect("insert");
+        }
+        let mut v = tx
+            .prepare("INSERT INTO versions VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+            .expect("prepare");
+        for x in &replay.versions {
+            v.execute(rusqlite::params![
+                x.id as i64,
+                x.agent,
+                x.topic,
+                x.claim,
+                x.confidence,
+                x.valid.from,
+                x.valid.to,
+                x.recorded_at,
+                x.superseded_at,
+                x.assertion
+            ])
+            .expect("insert");
+        }
+    }
+    tx.execute_batch("CREATE INDEX versions_by_topic ON versions (topic, agent, recorded_at);")
+        .expect("index");
+    tx.commit().expect("commit");
+    started.elapsed()
+}
+
+/// Peak resident memory of this process so far (Linux), in MiB.
+fn peak_rss_mb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
 }

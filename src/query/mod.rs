@@ -69,21 +69,8 @@ fn push_filter(filter: &Filter, clauses: &mut Vec<&'static str>, args: &mut Vec<
 
 /// Orders beliefs as people read them: topics and agents in dataset order, then valid time.
 fn sort_for_reading(store: &Store, beliefs: &mut [Belief]) {
-    let header = store.header();
-    let topic_rank = |id: &str| {
-        header
-            .topics
-            .iter()
-            .position(|t| t.id == id)
-            .unwrap_or(usize::MAX)
-    };
-    let agent_rank = |id: &str| {
-        header
-            .agents
-            .iter()
-            .position(|a| a.id == id)
-            .unwrap_or(usize::MAX)
-    };
+    let topic_rank = |id: &str| store.topic_rank(id);
+    let agent_rank = |id: &str| store.agent_rank(id);
     beliefs.sort_by_cached_key(|b| {
         let v = &b.version;
         (

@@ -62,6 +62,33 @@ pub struct Store {
     conn: Connection,
     label: String,
     header: Header,
+    /// Header positions by id, for ordering rows as people read them.
+    ranks: Ranks,
+}
+
+#[derive(Debug, Default)]
+struct Ranks {
+    topics: std::collections::HashMap<String, usize>,
+    agents: std::collections::HashMap<String, usize>,
+}
+
+impl Ranks {
+    fn of(header: &Header) -> Ranks {
+        Ranks {
+            topics: header
+                .topics
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.id.clone(), i))
+                .collect(),
+            agents: header
+                .agents
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (a.id.clone(), i))
+                .collect(),
+        }
+    }
 }
 
 impl Store {
@@ -117,6 +144,7 @@ impl Store {
         Ok(Store {
             conn,
             label: path.display().to_string(),
+            ranks: Ranks::of(&header),
             header,
         })
     }
@@ -136,6 +164,7 @@ impl Store {
         Ok(Store {
             conn,
             label: label.to_owned(),
+            ranks: Ranks::of(&header),
             header,
         })
     }
@@ -200,6 +229,16 @@ impl Store {
 
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// A topic's position in the header (unknown ids sort last).
+    pub fn topic_rank(&self, id: &str) -> usize {
+        self.ranks.topics.get(id).copied().unwrap_or(usize::MAX)
+    }
+
+    /// An agent's position in the header (unknown ids sort last).
+    pub fn agent_rank(&self, id: &str) -> usize {
+        self.ranks.agents.get(id).copied().unwrap_or(usize::MAX)
     }
 
     pub fn connection(&self) -> &Connection {

@@ -108,6 +108,7 @@ CREATE TABLE versions (
 pub const INDEXES: &str = r#"
 CREATE UNIQUE INDEX events_by_id ON events (id);
 CREATE INDEX citations_by_evidence ON citations (evidence);
-CREATE INDEX versions_by_topic ON versions (topic, agent, recorded_at);
+-- Covers the held/about filter of one-topic queries, so only matching rows are read.
+CREATE INDEX versions_by_topic ON versions (topic, recorded_at, superseded_at, valid_from, valid_to, agent);
 CREATE INDEX versions_by_recorded ON versions (recorded_at);
 "#;

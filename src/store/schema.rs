@@ -110,5 +110,5 @@ CREATE UNIQUE INDEX events_by_id ON events (id);
 CREATE INDEX citations_by_evidence ON citations (evidence);
 -- Covers the held/about filter of one-topic queries, so only matching rows are read.
 CREATE INDEX versions_by_topic ON versions (topic, recorded_at, superseded_at, valid_from, valid_to, agent);
-CREATE INDEX versions_by_recorded ON versions (recorded_at);
+CREATE INDEX versions_by_recorded ON versions (recorded_at, superseded_at);
 "#;

@@ -5,7 +5,7 @@
 //! to it on the demo and on generated data. Scrubbing a million-event store then
 //! costs a binary search and a scan of the held rows, with no SQL per step.
 
-use super::{Belief, EvidenceItem, Filter, evidence};
+use super::{Belief, EvidenceItem, Filter};
 use crate::model::Header;
 use crate::store::Store;
 use crate::store::read::{VERSION_COLUMNS, version};
@@ -87,57 +87,153 @@ impl Timeline {
     /// Reads the whole store.
     pub fn load(store: &Store) -> rusqlite::Result<Timeline> {
         let conn = store.connection();
+        // Small side tables once, into maps (no correlated subquery per row).
+        let mut cites: HashMap<i64, Vec<String>> = HashMap::new();
+        let mut stmt = conn.prepare("SELECT seq, evidence FROM citations ORDER BY seq, pos")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            cites.entry(r.get(0)?).or_default().push(r.get(1)?);
+        }
+        let mut effects: HashMap<i64, String> = HashMap::new();
+        let mut stmt = conn.prepare("SELECT seq, effect FROM outcomes")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            effects.insert(r.get(0)?, r.get(1)?);
+        }
+        let mut covering: HashMap<i64, Vec<u64>> = HashMap::new();
+        let mut stmt =
+            conn.prepare("SELECT seq, version FROM reconfirmations ORDER BY seq, version")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            covering
+                .entry(r.get(0)?)
+                .or_default()
+                .push(r.get::<_, i64>(1)? as u64);
+        }
+
         let mut stmt = conn.prepare(&format!(
-            "SELECT {VERSION_COLUMNS},
-                (SELECT group_concat(c.evidence, char(31)) FROM citations c WHERE c.seq = v.assertion_seq)
-             FROM versions v ORDER BY v.id"
+            "SELECT {VERSION_COLUMNS}, v.assertion_seq FROM versions v ORDER BY v.id"
         ))?;
         let beliefs: Vec<Belief> = stmt
             .query_map([], |r| {
+                let assertion_seq: i64 = r.get(17)?;
                 Ok(Belief {
                     version: version(r)?,
-                    supported_by: super::split(r.get(17)?),
+                    supported_by: cites.get(&assertion_seq).cloned().unwrap_or_default(),
                 })
             })?
             .collect::<rusqlite::Result<_>>()?;
 
+        struct Row {
+            seq: i64,
+            id: String,
+            kind: String,
+            recorded_at: Micros,
+            agent: Option<String>,
+            topic: Option<String>,
+            claim: Option<String>,
+            assertion: Option<String>,
+        }
         let mut stmt = conn.prepare(
-            "SELECT e.seq, e.id, e.kind, e.recorded_at, e.agent,
-                COALESCE(e.topic, (SELECT a.topic FROM events a WHERE a.id = e.assertion)), e.claim,
-                (SELECT group_concat(c.evidence, char(31)) FROM citations c WHERE c.seq = e.seq),
-                COALESCE(o.effect, CASE e.kind WHEN 'evidence' THEN 'recorded' ELSE 'applied' END),
-                (SELECT group_concat(r.version, ',') FROM reconfirmations r WHERE r.seq = e.seq)
-             FROM events e LEFT JOIN outcomes o ON o.seq = e.seq
-             ORDER BY e.recorded_at, e.seq",
+            "SELECT seq, id, kind, recorded_at, agent, topic, claim, assertion FROM events ORDER BY recorded_at, seq",
         )?;
-        let marks: Vec<Mark> = stmt
+        let events: Vec<Row> = stmt
             .query_map([], |r| {
-                let kind: String = r.get(2)?;
-                let effect: String = r.get(8)?;
-                let kind = match (kind.as_str(), effect.as_str()) {
+                Ok(Row {
+                    seq: r.get(0)?,
+                    id: r.get(1)?,
+                    kind: r.get(2)?,
+                    recorded_at: r.get(3)?,
+                    agent: r.get(4)?,
+                    topic: r.get(5)?,
+                    claim: r.get(6)?,
+                    assertion: r.get(7)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        // A retraction of an assertion takes that assertion's topic.
+        let assertion_topic: HashMap<&str, &str> = events
+            .iter()
+            .filter(|e| e.kind == "believe")
+            .filter_map(|e| Some((e.id.as_str(), e.topic.as_deref()?)))
+            .collect();
+        let id_of: HashMap<i64, &str> = events.iter().map(|e| (e.seq, e.id.as_str())).collect();
+        let mut cited_by: HashMap<&str, Vec<(i64, &str)>> = HashMap::new();
+        for (seq, ids) in &cites {
+            if let Some(citing) = id_of.get(seq) {
+                for id in ids {
+                    cited_by
+                        .entry(id.as_str())
+                        .or_default()
+                        .push((*seq, citing));
+                }
+            }
+        }
+        let marks: Vec<Mark> = events
+            .iter()
+            .map(|e| {
+                let default = if e.kind == "evidence" {
+                    "recorded"
+                } else {
+                    "applied"
+                };
+                let effect = effects
+                    .get(&e.seq)
+                    .cloned()
+                    .unwrap_or_else(|| default.to_owned());
+                let kind = match (e.kind.as_str(), effect.as_str()) {
                     ("evidence", _) => MarkKind::Evidence,
                     ("retract", _) => MarkKind::Retraction,
                     (_, "reconfirmed") => MarkKind::Reconfirmation,
                     _ => MarkKind::Assertion,
                 };
-                let covering: Option<String> = r.get(9)?;
-                Ok(Mark {
-                    seq: r.get::<_, i64>(0)? as u64,
-                    id: r.get(1)?,
+                let topic = e.topic.clone().or_else(|| {
+                    e.assertion
+                        .as_deref()
+                        .and_then(|a| assertion_topic.get(a))
+                        .map(|t| (*t).to_owned())
+                });
+                Mark {
+                    seq: e.seq as u64,
+                    id: e.id.clone(),
                     kind,
-                    recorded_at: r.get(3)?,
-                    agent: r.get(4)?,
-                    topic: r.get(5)?,
-                    claim: r.get(6)?,
-                    cites: super::split(r.get(7)?),
+                    recorded_at: e.recorded_at,
+                    agent: e.agent.clone(),
+                    topic,
+                    claim: e.claim.clone(),
+                    cites: cites.get(&e.seq).cloned().unwrap_or_default(),
                     effect,
-                    covering: covering
-                        .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
-                        .unwrap_or_default(),
+                    covering: covering.remove(&e.seq).unwrap_or_default(),
+                }
+            })
+            .collect();
+
+        let mut stmt = conn.prepare(
+            "SELECT seq, id, evidence_kind, source, locator, observed_at, observed_until, recorded_at, reliability, text
+             FROM events WHERE kind = 'evidence' ORDER BY recorded_at, seq",
+        )?;
+        let evidence: Vec<EvidenceItem> = stmt
+            .query_map([], |r| {
+                let id: String = r.get(1)?;
+                let mut citing = cited_by.get(id.as_str()).cloned().unwrap_or_default();
+                citing.sort_unstable();
+                Ok(EvidenceItem {
+                    seq: r.get::<_, i64>(0)? as u64,
+                    cited_by: citing.into_iter().map(|(_, c)| c.to_owned()).collect(),
+                    evidence: crate::model::Evidence {
+                        id,
+                        kind: r.get(2)?,
+                        source: r.get(3)?,
+                        locator: r.get(4)?,
+                        observed_at: r.get(5)?,
+                        observed_until: r.get(6)?,
+                        recorded_at: r.get(7)?,
+                        reliability: r.get(8)?,
+                        summary: r.get(9)?,
+                    },
                 })
             })?
             .collect::<rusqlite::Result<_>>()?;
-        let evidence = evidence(store)?;
         Ok(Timeline::new(
             store.label().to_owned(),
             store.header().clone(),

@@ -607,6 +607,10 @@ fn v_frees_the_valid_cursor_and_arrows_move_it() {
     app.update(Action::FocusNext);
     app.update(Action::ToggleValid);
     assert!(app.valid_free);
+    assert!(
+        text(&draw(&app)).contains("about ▸ "),
+        "the header shows the free valid cursor"
+    );
     let before = (app.valid_at(), app.cursor);
     app.update(Action::PlaneRight);
     assert_eq!(app.valid_at(), before.0 + app.plane.valid_step());

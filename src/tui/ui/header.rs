@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! asof │ Checkout payments failing │ payment-outage.yaml (bundled demo)
-//! recorded ▸ 2026-03-03T12:10:00Z │ event 27/81 │ ▶ playing 1/s │ 03-03 12:10 B19 triage believes …
+//! recorded ▸ 2026-03-03T12:10:00Z │ about = recorded │ event 27/81 │ ⏸ paused │ 03-03 12:10 B19 …
 //! ```
 
 use crate::time;
@@ -53,45 +53,49 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
         theme.cursor(),
     );
     let position = Span::raw(format!("event {done}/{total}"));
-    let lines = if compact {
-        vec![Line::from(
-            mode.into_iter()
-                .chain([
-                    Span::styled("asof", theme.title()),
-                    sep.clone(),
-                    cursor,
-                    sep.clone(),
-                    position,
-                    sep.clone(),
-                    play,
-                    sep,
-                    Span::raw(title.to_owned()),
-                ])
-                .collect::<Vec<_>>(),
-        )]
+    let about = if app.valid_free {
+        Span::styled(
+            format!("about ▸ {}", time::format_short(app.valid_at())),
+            theme.cursor(),
+        )
     } else {
-        vec![
-            Line::from(
-                mode.into_iter()
-                    .chain([
-                        Span::styled("asof", theme.title()),
-                        sep.clone(),
-                        Span::styled(title.to_owned(), theme.title()),
-                        sep.clone(),
-                        Span::styled(app.timeline.label.clone(), theme.muted()),
-                    ])
-                    .collect::<Vec<_>>(),
-            ),
-            Line::from(vec![
-                cursor,
+        Span::styled("about = recorded", theme.muted())
+    };
+    // The cursors and mode, shared by both layouts.
+    let status = [
+        cursor,
+        sep.clone(),
+        about,
+        sep.clone(),
+        position,
+        sep.clone(),
+        play,
+        sep.clone(),
+    ];
+    let lines = if compact {
+        let line: Vec<Span> = mode
+            .into_iter()
+            .chain([Span::styled("asof", theme.title()), sep.clone()])
+            .chain(status)
+            .chain([Span::raw(title.to_owned())])
+            .collect();
+        vec![Line::from(line)]
+    } else {
+        let first: Vec<Span> = mode
+            .into_iter()
+            .chain([
+                Span::styled("asof", theme.title()),
                 sep.clone(),
-                position,
-                sep.clone(),
-                play,
+                Span::styled(title.to_owned(), theme.title()),
                 sep,
-                Span::raw(app.latest.clone()),
-            ]),
-        ]
+                Span::styled(app.timeline.label.clone(), theme.muted()),
+            ])
+            .collect();
+        let second: Vec<Span> = status
+            .into_iter()
+            .chain([Span::raw(app.latest.clone())])
+            .collect();
+        vec![Line::from(first), Line::from(second)]
     };
     frame.render_widget(Paragraph::new(lines), area);
 }

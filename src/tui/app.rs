@@ -191,6 +191,8 @@ pub struct App {
     valid_cursor: Micros,
     /// The crosshair's reading, from `believed(recorded, about valid)`.
     pub reading: Reading,
+    /// The (topic, agent, recorded, valid) the reading was computed for.
+    reading_for: Option<(usize, Option<String>, Micros, Micros)>,
 
     /// The last what-if fork, once a worker has finished it.
     pub fork: Option<ForkResult>,
@@ -262,6 +264,7 @@ impl App {
             valid_free: false,
             valid_cursor: cursor,
             reading: Reading::default(),
+            reading_for: None,
             fork: None,
             other: None,
             showing_fork: false,
@@ -391,14 +394,21 @@ impl App {
     /// crosshair in view and recomputes its reading.
     fn sync_plane(&mut self, force: bool) {
         let (topic, agent) = self.plane_target();
+        let empty = HashMap::new();
         if force || topic != self.plane.topic || agent != self.plane.agent {
-            let claims = self.claim_index.get(topic).cloned().unwrap_or_default();
-            self.plane = Plane::build(&self.timeline, &claims, topic, agent.as_deref());
+            let claims = self.claim_index.get(topic).unwrap_or(&empty);
+            let plane = Plane::build(&self.timeline, claims, topic, agent.as_deref());
+            self.plane = plane;
+            self.reading_for = None;
         }
         let valid = self.valid_at();
         self.plane
             .follow(self.valid_free.then_some(valid), self.cursor);
-        let empty = HashMap::new();
+        // The reading is a query: run it only when the crosshair or the plane moved.
+        let key = (topic, self.plane.agent.clone(), self.cursor, valid);
+        if self.reading_for.as_ref() == Some(&key) {
+            return;
+        }
         let claims = self.claim_index.get(topic).unwrap_or(&empty);
         let reading = plane::reading(
             &self.timeline,
@@ -409,6 +419,7 @@ impl App {
             valid,
         );
         self.reading = reading;
+        self.reading_for = Some(key);
     }
 
     pub fn areas(&self) -> Areas {

@@ -686,7 +686,9 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     app.update(Action::Fork);
     assert_eq!(app.status.as_deref(), Some("a fork is already running"));
 
-    let result = asof::tui::whatif::run_fork(&demo_log(), "demo", "E15");
+    let log = demo_log();
+    let parent = asof::engine::replay(&log.header, &log.events);
+    let result = asof::tui::whatif::run_fork(&log, &parent, "demo", "E15");
     app.fork_finished(result);
     assert!(app.busy.is_none());
     assert_eq!(app.popup, Some(Popup::Compare));
@@ -729,7 +731,9 @@ fn fork_failures_show_in_the_ui_and_influence_fills_a_column() {
     app.fork_finished(Err("boom".into()));
     assert_eq!(app.status.as_deref(), Some("fork failed: boom"));
     assert!(app.fork.is_none());
-    app.influence_ready(asof::tui::whatif::run_influence(&demo_log()));
+    let log = demo_log();
+    let parent = asof::engine::replay(&log.header, &log.events);
+    app.influence_ready(asof::fork::influence::influence(&log, &parent));
     assert_eq!(
         app.influence.get("E15").map(String::as_str),
         Some("shift -1d 22h")

@@ -179,18 +179,26 @@ pub fn run(mut app: App, log: Option<Arc<crate::model::Dataset>>) -> io::Result<
     let playing = Arc::new(AtomicBool::new(false));
     spawn_input(tx.clone());
     spawn_clock(tx.clone(), playing.clone());
+    let parent = whatif::SharedReplay::default();
     if let Some(log) = log.clone() {
-        let tx = tx.clone();
+        let (tx, parent) = (tx.clone(), parent.clone());
         std::thread::spawn(move || {
-            let _ = tx.send(Msg::Influence(whatif::run_influence(&log)));
+            let ranking =
+                crate::fork::influence::influence(&log, whatif::parent_replay(&parent, &log));
+            let _ = tx.send(Msg::Influence(ranking));
         });
     }
     let label = app.timeline.label.clone();
     let mut dispatch = |evidence: String| match &log {
         Some(log) => {
-            let (log, tx, label) = (log.clone(), tx.clone(), label.clone());
+            let (log, tx, label, parent) = (log.clone(), tx.clone(), label.clone(), parent.clone());
             std::thread::spawn(move || {
-                let result = whatif::run_fork(&log, &label, &evidence);
+                let result = whatif::run_fork(
+                    &log,
+                    whatif::parent_replay(&parent, &log),
+                    &label,
+                    &evidence,
+                );
                 let _ = tx.send(Msg::Forked(Box::new(result)));
             });
         }

@@ -1,9 +1,9 @@
 //! What-if forks inside the TUI: the work a worker thread does (never the UI
 //! thread), and what it hands back for the compare view.
 
-use crate::engine;
+use crate::engine::{self, Replay};
 use crate::fork::diff::{Diff, Steps, answers_of, compare_answers};
-use crate::fork::influence::{Influence, influence, log_span};
+use crate::fork::influence::log_span;
 use crate::fork::{self, PolicyReport};
 use crate::model::Dataset;
 use crate::query::timeline::Timeline;
@@ -30,10 +30,15 @@ pub struct ForkResult {
     pub span: (i64, i64),
 }
 
-/// Forks `log` without one evidence item, in memory. Runs on a worker thread.
-pub fn run_fork(log: &Dataset, label: &str, evidence: &str) -> Result<ForkResult, String> {
+/// Forks `log` (whose replay is `parent`) without one evidence item, in memory.
+/// Runs on a worker thread.
+pub fn run_fork(
+    log: &Dataset,
+    parent: &Replay,
+    label: &str,
+    evidence: &str,
+) -> Result<ForkResult, String> {
     let forked = fork::fork(log, &[evidence.to_owned()]).map_err(|e| e.to_string())?;
-    let parent = engine::replay(&log.header, &log.events);
     let span = log_span(log).unwrap_or((0, 0));
     let a = answers_of(parent.versions.iter());
     let b = answers_of(forked.replay.versions.iter());
@@ -72,8 +77,10 @@ pub fn run_fork(log: &Dataset, label: &str, evidence: &str) -> Result<ForkResult
     })
 }
 
-/// The influence ranking, for the evidence panel's column. Runs on a worker thread.
-pub fn run_influence(log: &Dataset) -> Vec<Influence> {
-    let parent = engine::replay(&log.header, &log.events);
-    influence(log, &parent)
+/// The parent's replay, computed once per session by whichever worker needs it
+/// first and shared by the influence ranking and every fork.
+pub type SharedReplay = std::sync::Arc<std::sync::OnceLock<Replay>>;
+
+pub fn parent_replay<'a>(shared: &'a SharedReplay, log: &Dataset) -> &'a Replay {
+    shared.get_or_init(|| engine::replay(&log.header, &log.events))
 }

@@ -317,7 +317,8 @@ mod policy_property {
                 if remaining.len() < a.supported_by.len() {
                     let before: f64 = a.supported_by.iter().map(|id| rel(id)).sum();
                     let after: f64 = remaining.iter().map(|id| rel(id)).sum();
-                    a.confidence = (a.confidence * after / before * 1000.0).round() / 1000.0;
+                    // "scaled by remaining / original": the ratio first, as SPEC §4 words it.
+                    a.confidence = (a.confidence * (after / before) * 1000.0).round() / 1000.0;
                 }
                 a.supported_by = remaining;
                 true

@@ -191,12 +191,8 @@ fn main() {
         meta: Vec::new(),
     };
     Store::create_with(&fork_path, &contents, false).expect("fork store");
-    let fork_store = Store::open(&fork_path).expect("open fork");
-    let parent_timeline = asof::query::timeline::Timeline::load(&store).expect("timeline");
-    let fork_timeline = asof::query::timeline::Timeline::load(&fork_store).expect("timeline");
-    let diff = asof::fork::diff::compare(&parent_timeline, &fork_timeline);
+    let diff = asof::fork::diff::compare(&store, &forked.replay.versions).expect("diff");
     let fork_and_diff = t.elapsed();
-    drop((parent_timeline, fork_timeline, fork_store));
     // SPEC §7 times influence on a 100k-event store: above that, generate one.
     let (log, parent_replay, influence_replay) = if events > 100_000 {
         let mut text = Vec::new();

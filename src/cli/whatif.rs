@@ -4,7 +4,6 @@ use super::table::Table;
 use super::{CliError, FormatArg, OutputFormat, SourceArg, source};
 use crate::fork::diff::{self, Diff};
 use crate::fork::{self, POLICY, PolicyReport};
-use crate::query::timeline::Timeline;
 use crate::store::{Contents, Store};
 use crate::time::{self, Micros, OPEN};
 use clap::Args;
@@ -118,10 +117,12 @@ pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError
     };
     Store::create_with(&path, &contents, args.force)?;
     let fork_store = Store::open(&path)?;
+    let d = diff::compare(&parent, &forked.replay.versions)?;
     print(
         &parent,
         &fork_store,
         &forked.report,
+        &d,
         Some(&sha),
         args.format.format,
         out,
@@ -147,10 +148,12 @@ pub fn diff_command(args: DiffArgs, out: &mut impl Write) -> Result<(), CliError
         }
     };
     let sha = fork::sha256_hex(&parent_bytes(parent_path)?);
+    let d = diff::compare(&parent, &fork_store.versions()?)?;
     print(
         &parent,
         &fork_store,
         &report,
+        &d,
         Some(&sha),
         args.format.format,
         out,
@@ -165,16 +168,16 @@ fn print(
     parent: &Store,
     fork_store: &Store,
     report: &PolicyReport,
+    d: &Diff,
     parent_sha: Option<&str>,
     format: OutputFormat,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let d = diff::compare(&Timeline::load(parent)?, &Timeline::load(fork_store)?);
     let recorded_sha = fork_store.meta("fork_parent_sha256")?;
     let verified = parent_sha.is_some() && recorded_sha.as_deref() == parent_sha;
     match format {
         OutputFormat::Json => {
-            let v = to_json(parent, fork_store, report, &d, recorded_sha, verified);
+            let v = to_json(parent, fork_store, report, d, recorded_sha, verified);
             writeln!(
                 out,
                 "{}",

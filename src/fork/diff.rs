@@ -2,7 +2,7 @@
 //! (agent, topic), and per resolved topic when each converged on the truth.
 
 use crate::model::{Header, Version};
-use crate::query::timeline::Timeline;
+use crate::store::{Store, StoreError};
 use crate::time::{Micros, OPEN};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -12,11 +12,6 @@ use std::collections::{BTreeMap, BTreeSet};
 pub type Steps = Vec<(Micros, Option<String>)>;
 
 /// The working answer over recorded time for every (agent, topic) with versions.
-pub fn answers(timeline: &Timeline) -> BTreeMap<(String, String), Steps> {
-    answers_of(timeline.beliefs.iter().map(|b| &b.version))
-}
-
-/// The same from any set of versions (a replay's, or one pair's).
 pub fn answers_of<'a>(
     versions: impl Iterator<Item = &'a Version>,
 ) -> BTreeMap<(String, String), Steps> {
@@ -170,10 +165,13 @@ pub struct Diff {
     pub truth: Vec<((String, String), Truth, Truth)>,
 }
 
-/// Compares parent and fork over the parent's log span.
-pub fn compare(parent: &Timeline, fork: &Timeline) -> Diff {
-    let span = parent.span().unwrap_or((0, 0));
-    compare_answers(&parent.header, span, &answers(parent), &answers(fork))
+/// Compares a parent store with a fork's versions over the parent's log span,
+/// from the versions alone (no replay, no in-memory timelines).
+pub fn compare(parent: &Store, fork_versions: &[Version]) -> Result<Diff, StoreError> {
+    let span = crate::query::recorded_span(parent)?.unwrap_or((0, 0));
+    let before = answers_of(parent.versions()?.iter());
+    let after = answers_of(fork_versions.iter());
+    Ok(compare_answers(parent.header(), span, &before, &after))
 }
 
 /// The comparison from both sides' answer steps (see [`answers_of`]).

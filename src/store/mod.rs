@@ -259,6 +259,11 @@ impl Store {
         })
     }
 
+    /// Every stored version, by id.
+    pub fn versions(&self) -> Result<Vec<crate::model::Version>> {
+        read::versions(&self.conn).map_err(StoreError::from)
+    }
+
     /// Replays the log from scratch.
     pub fn replay(&self) -> Result<Replay> {
         let log = self.log()?;

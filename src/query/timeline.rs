@@ -5,7 +5,7 @@
 //! to it on the demo and on generated data. Scrubbing a million-event store then
 //! costs a binary search and a scan of the held rows, with no SQL per step.
 
-use super::{Belief, EvidenceItem, Filter};
+use super::{Belief, EvidenceItem, Filter, evidence};
 use crate::model::Header;
 use crate::store::Store;
 use crate::store::read::{VERSION_COLUMNS, version};
@@ -88,12 +88,7 @@ impl Timeline {
     pub fn load(store: &Store) -> rusqlite::Result<Timeline> {
         let conn = store.connection();
         // Small side tables once, into maps (no correlated subquery per row).
-        let mut cites: HashMap<i64, Vec<String>> = HashMap::new();
-        let mut stmt = conn.prepare("SELECT seq, evidence FROM citations ORDER BY seq, pos")?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            cites.entry(r.get(0)?).or_default().push(r.get(1)?);
-        }
+        let cites = crate::store::read::citations(conn)?;
         let mut effects: HashMap<i64, String> = HashMap::new();
         let mut stmt = conn.prepare("SELECT seq, effect FROM outcomes")?;
         let mut rows = stmt.query([])?;
@@ -157,18 +152,6 @@ impl Timeline {
             .filter(|e| e.kind == "believe")
             .filter_map(|e| Some((e.id.as_str(), e.topic.as_deref()?)))
             .collect();
-        let id_of: HashMap<i64, &str> = events.iter().map(|e| (e.seq, e.id.as_str())).collect();
-        let mut cited_by: HashMap<&str, Vec<(i64, &str)>> = HashMap::new();
-        for (seq, ids) in &cites {
-            if let Some(citing) = id_of.get(seq) {
-                for id in ids {
-                    cited_by
-                        .entry(id.as_str())
-                        .or_default()
-                        .push((*seq, citing));
-                }
-            }
-        }
         let marks: Vec<Mark> = events
             .iter()
             .map(|e| {
@@ -208,32 +191,7 @@ impl Timeline {
             })
             .collect();
 
-        let mut stmt = conn.prepare(
-            "SELECT seq, id, evidence_kind, source, locator, observed_at, observed_until, recorded_at, reliability, text
-             FROM events WHERE kind = 'evidence' ORDER BY recorded_at, seq",
-        )?;
-        let evidence: Vec<EvidenceItem> = stmt
-            .query_map([], |r| {
-                let id: String = r.get(1)?;
-                let mut citing = cited_by.get(id.as_str()).cloned().unwrap_or_default();
-                citing.sort_unstable();
-                Ok(EvidenceItem {
-                    seq: r.get::<_, i64>(0)? as u64,
-                    cited_by: citing.into_iter().map(|(_, c)| c.to_owned()).collect(),
-                    evidence: crate::model::Evidence {
-                        id,
-                        kind: r.get(2)?,
-                        source: r.get(3)?,
-                        locator: r.get(4)?,
-                        observed_at: r.get(5)?,
-                        observed_until: r.get(6)?,
-                        recorded_at: r.get(7)?,
-                        reliability: r.get(8)?,
-                        summary: r.get(9)?,
-                    },
-                })
-            })?
-            .collect::<rusqlite::Result<_>>()?;
+        let evidence = evidence(store)?;
         Ok(Timeline::new(
             store.label().to_owned(),
             store.header().clone(),

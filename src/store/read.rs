@@ -50,17 +50,22 @@ pub(super) fn header(conn: &Connection) -> rusqlite::Result<Header> {
     })
 }
 
+/// Every event's citations (`supported_by` / `because`), in order, by seq.
+pub fn citations(
+    conn: &Connection,
+) -> rusqlite::Result<std::collections::HashMap<i64, Vec<String>>> {
+    let mut cites: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
+    let mut stmt = conn.prepare("SELECT seq, evidence FROM citations ORDER BY seq, pos")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        cites.entry(r.get(0)?).or_default().push(r.get(1)?);
+    }
+    Ok(cites)
+}
+
 /// The whole log in file order, citations included.
 pub(super) fn events(conn: &Connection) -> rusqlite::Result<Vec<Event>> {
-    let mut cites: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
-    {
-        let mut stmt = conn.prepare("SELECT seq, evidence FROM citations ORDER BY seq, pos")?;
-        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
-        for row in rows {
-            let (seq, evidence) = row?;
-            cites.entry(seq).or_default().push(evidence);
-        }
-    }
+    let mut cites = citations(conn)?;
     let mut stmt = conn.prepare(
         "SELECT seq, id, kind, recorded_at, agent, topic, claim, confidence, valid_from, valid_to,
                 clip, assertion, evidence_kind, source, locator, observed_at, observed_until,

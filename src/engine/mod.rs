@@ -92,7 +92,7 @@ pub fn resume(header: &Header, held: Vec<Version>, next_id: u64, mut order: Vec<
     let mut engine = Engine::new(header);
     engine.next_id = next_id;
     for v in held {
-        let key = engine.scope_key(&v.agent.clone(), &v.topic.clone(), &v.claim.clone());
+        let key = engine.scope_key(&v.agent, &v.topic, &v.claim);
         engine.restore(key, v);
     }
     let mut outcomes = Vec::with_capacity(order.len());

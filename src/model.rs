@@ -172,6 +172,15 @@ impl Event {
             EventBody::Retract(r) => &r.because,
         }
     }
+
+    /// The cited evidence ids, to fill or change (`None` for evidence).
+    pub fn cites_mut(&mut self) -> Option<&mut Vec<String>> {
+        match &mut self.body {
+            EventBody::Evidence(_) => None,
+            EventBody::Believe(a) => Some(&mut a.supported_by),
+            EventBody::Retract(r) => Some(&mut r.because),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -205,6 +214,15 @@ impl EventKind {
 pub struct Dataset {
     pub header: Header,
     pub events: Vec<Event>,
+}
+
+impl Dataset {
+    /// The first and last recorded instants of the log, if it has events.
+    pub fn span(&self) -> Option<(Micros, Micros)> {
+        let mut times = self.events.iter().map(Event::recorded_at);
+        let first = times.next()?;
+        Some(times.fold((first, first), |(lo, hi), t| (lo.min(t), hi.max(t))))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -315,7 +315,7 @@ fn check_detects_tampering_and_rebuild_repairs_it() {
         .assert()
         .code(2)
         .stdout(predicate::str::contains(
-            "version 1 differs from its replay",
+            "the version of triage/root-cause claiming \"db\" from 2026-03-02T09:05:00Z created by event #2 differs from its replay: claim: stored \"tampered\", replayed \"db\"",
         ))
         .stderr(predicate::str::contains("1 disagreement(s)"));
     asof().arg("rebuild").arg(&db).assert().success();
@@ -368,7 +368,7 @@ fn foreign_damaged_and_newer_stores_are_refused() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "store format version 99 is newer than this asof reads (1)",
+            "store format version 99 is newer than this asof reads (2)",
         ));
 
     let truncated = dir.path().join("truncated.db");

@@ -16,11 +16,16 @@ pub fn open(source: Option<&Path>) -> Result<Store, CliError> {
     let Some(path) = source else {
         return demo();
     };
-    if is_sqlite(path) || Format::from_path(path).is_none() {
+    if is_store(path) {
         return Store::open(path).map_err(CliError::from);
     }
     let parsed = dataset::read_path(path)?;
     in_memory(&parsed)
+}
+
+/// Whether SOURCE names a store file (SQLite, or not named like a dataset).
+pub fn is_store(path: &Path) -> bool {
+    is_sqlite(path) || Format::from_path(path).is_none()
 }
 
 /// The bundled demo as an in-memory store.

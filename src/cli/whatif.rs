@@ -87,33 +87,45 @@ pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError
             "--without needs at least one evidence id".into(),
         ));
     }
-    let log = parent.log()?;
-    let forked = fork::fork(&log, &removed)
-        .map_err(|e| CliError::Input(format!("{}: {e}", parent.label())))?;
     let path = args
         .out
         .unwrap_or_else(|| default_out(source_path, &removed));
+    let label = parent.label().to_owned();
+    let input = |e: fork::ForkError| CliError::Input(format!("{label}: {e}"));
+    // A store file is forked by copying it and replaying only the pairs the
+    // removed evidence reaches; a dataset or the demo is replayed whole.
+    if let Some(parent_path) = source_path.filter(|p| source::is_store(p)) {
+        let made = fork::copy::fork_file(
+            &parent,
+            parent_path,
+            &removed,
+            &path,
+            args.force,
+            |sha, report| fork::lineage(&parent, sha, report),
+        )
+        .map_err(|e| match e {
+            fork::copy::CopyError::Fork(e) => input(e),
+            fork::copy::CopyError::Store(e) => CliError::from(e),
+        })?;
+        let fork_store = Store::open(&path)?;
+        return print(
+            &parent,
+            &fork_store,
+            &made.report,
+            &made.diff,
+            Some(&made.parent_sha256),
+            args.format.format,
+            out,
+        );
+    }
+    let log = parent.log()?;
+    let forked = fork::fork(&log, &removed).map_err(input)?;
     let sha = fork::sha256_hex(&parent_bytes(source_path)?);
-    let mut chain: Vec<Value> = parent
-        .meta("fork_chain")?
-        .and_then(|c| serde_json::from_str(&c).ok())
-        .unwrap_or_default();
-    chain.push(json!({"parent": parent.label(), "parent_sha256": sha, "removed": removed}));
-    let report =
-        serde_json::to_string(&forked.report).map_err(|e| CliError::Runtime(e.to_string()))?;
     let contents = Contents {
         dataset: &forked.dataset,
         replay: &forked.replay,
         source: parent.label(),
-        meta: vec![
-            ("fork_parent", parent.label().to_owned()),
-            ("fork_parent_sha256", sha.clone()),
-            ("fork_removed", removed.join(",")),
-            ("fork_policy", POLICY.to_owned()),
-            ("fork_created_at", time::format(time::now())),
-            ("fork_report", report),
-            ("fork_chain", Value::Array(chain).to_string()),
-        ],
+        meta: fork::lineage(&parent, &sha, &forked.report)?,
     };
     Store::create_with(&path, &contents, args.force)?;
     let fork_store = Store::open(&path)?;

@@ -5,6 +5,7 @@
 //! engine have derived from the log without this evidence", not "what would the
 //! agent have done".
 
+pub mod copy;
 pub mod diff;
 pub mod influence;
 
@@ -170,6 +171,38 @@ pub fn transform(
         out.push(event);
     }
     out
+}
+
+/// The `meta` rows recording a fork's lineage (SPEC §4): parent, its SHA-256,
+/// removed evidence, policy, creation time, what the policy did, and the chain of
+/// forks back to the first parent.
+pub fn lineage(
+    parent: &crate::store::Store,
+    parent_sha256: &str,
+    report: &PolicyReport,
+) -> Result<Vec<(&'static str, String)>, crate::store::StoreError> {
+    use serde_json::{Value, json};
+    let mut chain: Vec<Value> = parent
+        .meta("fork_chain")?
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default();
+    chain.push(json!({
+        "parent": parent.label(),
+        "parent_sha256": parent_sha256,
+        "removed": report.removed,
+    }));
+    let removed = report.removed.join(",");
+    // Serialising a struct of strings and numbers cannot fail.
+    let report = serde_json::to_string(report).unwrap_or_default();
+    Ok(vec![
+        ("fork_parent", parent.label().to_owned()),
+        ("fork_parent_sha256", parent_sha256.to_owned()),
+        ("fork_removed", removed),
+        ("fork_policy", POLICY.to_owned()),
+        ("fork_created_at", crate::time::format(crate::time::now())),
+        ("fork_report", report),
+        ("fork_chain", Value::Array(chain).to_string()),
+    ])
 }
 
 /// SHA-256 of some bytes, as lowercase hex.

@@ -1,6 +1,7 @@
 //! Queries over a store (SPEC §3). The same functions serve the CLI, the TUI,
 //! forks and export; JSON shapes (SPEC §5.1) live beside them in [`json`].
 
+pub mod answers;
 pub mod json;
 pub mod timeline;
 
@@ -267,9 +268,5 @@ pub fn evidence(store: &Store) -> rusqlite::Result<Vec<EvidenceItem>> {
 
 /// The first and last recorded instants of the log, if it has any events.
 pub fn recorded_span(store: &Store) -> rusqlite::Result<Option<(Micros, Micros)>> {
-    store.connection().query_row(
-        "SELECT min(recorded_at), max(recorded_at) FROM events",
-        [],
-        |r| Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?)),
-    )
+    crate::store::read::span(store.connection())
 }

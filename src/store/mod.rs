@@ -6,12 +6,14 @@
 
 pub(crate) mod read;
 mod schema;
-mod write;
+pub(crate) mod write;
 
 use crate::dataset::Parsed;
 use crate::engine::{self, Replay};
-use crate::model::{Dataset, Header};
+use crate::model::{Dataset, Header, Version};
+use crate::query::answers::{self, Truth};
 use rusqlite::{Connection, OpenFlags};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 pub use schema::{APPLICATION_ID, FORMAT_VERSION};
@@ -137,7 +139,9 @@ impl Store {
         if version < FORMAT_VERSION {
             return Err(StoreError::Damaged {
                 path: path.to_owned(),
-                reason: format!("format version {version} is not one asof wrote"),
+                reason: format!(
+                    "store format version {version} is older than this asof's ({FORMAT_VERSION}); load its dataset again"
+                ),
             });
         }
         let header = read::header(&conn).map_err(damaged)?;
@@ -183,44 +187,13 @@ impl Store {
 
     /// Writes `contents` into a new store file at `path`, atomically (see [`Store::create`]).
     pub fn create_with(path: &Path, contents: &Contents, force: bool) -> Result<()> {
-        if path.exists() && !force {
-            return Err(StoreError::Exists(path.to_owned()));
-        }
-        let io = |source| StoreError::Io {
-            path: path.to_owned(),
-            source,
-        };
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
-            _ => PathBuf::from("."),
-        };
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".asof-load-").suffix(".tmp");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(std::fs::Permissions::from_mode(0o644));
-        }
-        let tmp = builder.tempfile_in(&dir).map_err(io)?;
-        {
-            let mut conn = Connection::open(tmp.path())?;
+        write_atomically(path, force, |file| {
+            let mut conn = Connection::open(file.path())?;
             conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
             write::write_all(&mut conn, contents)?;
             conn.close().map_err(|(_, e)| e)?;
-        }
-        tmp.as_file().sync_all().map_err(io)?;
-        if force {
-            tmp.persist(path).map_err(|e| io(e.error))?;
-        } else {
-            tmp.persist_noclobber(path).map_err(|e| {
-                if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-                    StoreError::Exists(path.to_owned())
-                } else {
-                    io(e.error)
-                }
-            })?;
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     pub fn label(&self) -> &str {
@@ -273,64 +246,249 @@ impl Store {
     /// Re-derives versions, outcomes and reconfirmations from the log, in one
     /// transaction. Returns how many versions the store now holds.
     pub fn rebuild(&mut self) -> Result<usize> {
-        let replay = self.replay()?;
+        let log = self.log()?;
+        let replay = engine::replay(&log.header, &log.events);
         let tx = self.conn.transaction()?;
         tx.execute_batch(
-            "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;",
+            "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;
+             DELETE FROM truths;",
         )?;
-        write::derived(&tx, &replay)?;
+        write::derived(&tx, &log.header, &replay, log.span())?;
         tx.commit()?;
         Ok(replay.versions.len())
     }
 
-    /// Re-derives versions from the log and compares them with the stored ones.
+    /// Re-derives everything from the log and compares it with the stored rows:
+    /// versions, reconfirmations and truths.
+    ///
+    /// Versions are matched by what they are (creating event, agent, topic, claim,
+    /// valid start), not by id: ids number versions in creation order within one
+    /// replay, and a fork re-derives only some pairs and numbers them after the
+    /// parent's.
     pub fn check(&self) -> Result<CheckReport> {
-        let fresh = self.replay()?;
+        let log = self.log()?;
+        let fresh = engine::replay(&log.header, &log.events);
         let stored = read::versions(&self.conn)?;
         let mut differences = Vec::new();
-        let mut stored_iter = stored.iter().peekable();
-        let mut fresh_iter = fresh.versions.iter().peekable();
-        loop {
-            match (stored_iter.peek(), fresh_iter.peek()) {
-                (None, None) => break,
-                (Some(s), Some(f)) if s.id == f.id => {
-                    if s != f {
-                        differences.push(format!(
-                            "version {} differs from its replay: stored {:?}, replayed {:?}",
-                            s.id, s, f
-                        ));
-                    }
-                    stored_iter.next();
-                    fresh_iter.next();
-                }
-                (Some(s), Some(f)) if s.id < f.id => {
+
+        // (creating event, agent, topic, valid start, n-th such version by id).
+        type Key = (u64, String, String, i64, usize);
+        fn keyed(versions: &[Version]) -> BTreeMap<Key, &Version> {
+            let mut seen: HashMap<(u64, &str, &str, i64), usize> = HashMap::new();
+            let mut by_id: Vec<&Version> = versions.iter().collect();
+            by_id.sort_by_key(|v| v.id);
+            by_id
+                .into_iter()
+                .map(|v| {
+                    let n = seen
+                        .entry((v.created_by, &v.agent, &v.topic, v.valid.from))
+                        .or_default();
+                    *n += 1;
+                    let key = (
+                        v.created_by,
+                        v.agent.clone(),
+                        v.topic.clone(),
+                        v.valid.from,
+                        *n,
+                    );
+                    (key, v)
+                })
+                .collect()
+        }
+        let describe = |v: &Version| {
+            format!(
+                "the version of {}/{} claiming {:?} from {} created by event #{}",
+                v.agent,
+                v.topic,
+                v.claim,
+                crate::time::format(v.valid.from),
+                v.created_by
+            )
+        };
+        let stored_by_key = keyed(&stored);
+        let fresh_by_key = keyed(&fresh.versions);
+        for (k, f) in &fresh_by_key {
+            match stored_by_key.get(k) {
+                None => differences.push(format!(
+                    "{} is derived by replay but missing from the store",
+                    describe(f)
+                )),
+                Some(s)
+                    if Version {
+                        id: f.id,
+                        ..(*s).clone()
+                    } != **f =>
+                {
                     differences.push(format!(
-                        "version {} is stored but replay does not derive it",
-                        s.id
-                    ));
-                    stored_iter.next();
+                        "{} differs from its replay: {}",
+                        describe(f),
+                        field_differences(s, f).join("; ")
+                    ))
                 }
-                (Some(s), None) => {
-                    differences.push(format!(
-                        "version {} is stored but replay does not derive it",
-                        s.id
-                    ));
-                    stored_iter.next();
-                }
-                (_, Some(f)) => {
-                    differences.push(format!(
-                        "version {} is derived by replay but missing from the store",
-                        f.id
-                    ));
-                    fresh_iter.next();
-                }
+                Some(_) => {}
             }
+        }
+        for (k, s) in &stored_by_key {
+            if !fresh_by_key.contains_key(k) {
+                differences.push(format!(
+                    "{} is stored but replay does not derive it",
+                    describe(s)
+                ));
+            }
+        }
+
+        // Reconfirmations, with version ids translated to keys on both sides.
+        let stored_keys: HashMap<u64, &Key> =
+            stored_by_key.iter().map(|(k, v)| (v.id, k)).collect();
+        let fresh_keys: HashMap<u64, &Key> = fresh_by_key.iter().map(|(k, v)| (v.id, k)).collect();
+        let mut stored_reconfirmed = BTreeSet::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT seq, version FROM reconfirmations")?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let (seq, id): (i64, i64) = (r.get(0)?, r.get(1)?);
+                stored_reconfirmed.insert((seq as u64, stored_keys.get(&(id as u64)).copied()));
+            }
+        }
+        let fresh_keys = &fresh_keys;
+        let fresh_reconfirmed: BTreeSet<(u64, Option<&Key>)> = fresh
+            .outcomes
+            .iter()
+            .filter_map(|o| match &o.effect {
+                engine::Effect::Reconfirmed { versions } => Some((o.seq, versions)),
+                _ => None,
+            })
+            .flat_map(|(seq, versions)| {
+                versions
+                    .iter()
+                    .map(move |id| (seq, fresh_keys.get(id).copied()))
+            })
+            .collect();
+        for (seq, _) in stored_reconfirmed.symmetric_difference(&fresh_reconfirmed) {
+            differences.push(format!(
+                "the reconfirmations recorded for event #{seq} differ from its replay"
+            ));
+        }
+
+        // Truths.
+        let fresh_truths: BTreeMap<(String, String), Truth> = answers::truths(
+            &log.header,
+            fresh.versions.iter(),
+            log.span().unwrap_or((0, 0)),
+        )
+        .into_iter()
+        .collect();
+        let stored_truths = read::truths(&self.conn)?;
+        if stored_truths != fresh_truths {
+            differences.push(
+                "the stored convergence on resolutions (truths) differs from the replay's".into(),
+            );
         }
         Ok(CheckReport {
             versions: fresh.versions.len(),
             differences,
         })
     }
+}
+
+/// "claim: stored \"x\", replayed \"y\"" for each field where two versions differ.
+fn field_differences(stored: &Version, fresh: &Version) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut field = |name: &str, a: String, b: String| {
+        if a != b {
+            out.push(format!("{name}: stored {a}, replayed {b}"));
+        }
+    };
+    let t = |m: i64| crate::time::format_opt(m).unwrap_or_else(|| "open".into());
+    field(
+        "claim",
+        format!("{:?}", stored.claim),
+        format!("{:?}", fresh.claim),
+    );
+    field(
+        "confidence",
+        stored.confidence.to_string(),
+        fresh.confidence.to_string(),
+    );
+    field("valid_to", t(stored.valid.to), t(fresh.valid.to));
+    field("recorded_at", t(stored.recorded_at), t(fresh.recorded_at));
+    field(
+        "superseded_at",
+        t(stored.superseded_at),
+        t(fresh.superseded_at),
+    );
+    field(
+        "assertion",
+        stored.assertion.clone(),
+        fresh.assertion.clone(),
+    );
+    field(
+        "origin",
+        stored.origin.as_str().into(),
+        fresh.origin.as_str().into(),
+    );
+    let closed = |v: &Version| {
+        v.closed.as_ref().map_or("open".into(), |c| {
+            format!("{} by {}", c.kind.as_str(), c.event)
+        })
+    };
+    field("closed", closed(stored), closed(fresh));
+    field(
+        "clipped_by",
+        format!("{:?}", stored.clipped_by),
+        format!("{:?}", fresh.clipped_by),
+    );
+    field(
+        "requested_valid_to",
+        t(stored.requested_valid_to),
+        t(fresh.requested_valid_to),
+    );
+    out
+}
+
+/// Creates the file at `path` atomically: `fill` writes a temporary file beside it,
+/// which is synced and then linked into place (replacing an existing file only
+/// with `force`). On any error nothing is left at `path`, or what was there stays.
+pub(crate) fn write_atomically(
+    path: &Path,
+    force: bool,
+    fill: impl FnOnce(&mut tempfile::NamedTempFile) -> Result<()>,
+) -> Result<()> {
+    if path.exists() && !force {
+        return Err(StoreError::Exists(path.to_owned()));
+    }
+    let io = |source| StoreError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".asof-new-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    let mut tmp = builder.tempfile_in(&dir).map_err(io)?;
+    fill(&mut tmp)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    if force {
+        tmp.persist(path).map_err(|e| io(e.error))?;
+    } else {
+        tmp.persist_noclobber(path).map_err(|e| {
+            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                StoreError::Exists(path.to_owned())
+            } else {
+                io(e.error)
+            }
+        })?;
+    }
+    Ok(())
 }
 
 /// What `check` found.

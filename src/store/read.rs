@@ -66,17 +66,19 @@ pub fn citations(
 /// The whole log in file order, citations included.
 pub(super) fn events(conn: &Connection) -> rusqlite::Result<Vec<Event>> {
     let mut cites = citations(conn)?;
-    let mut stmt = conn.prepare(
-        "SELECT seq, id, kind, recorded_at, agent, topic, claim, confidence, valid_from, valid_to,
-                clip, assertion, evidence_kind, source, locator, observed_at, observed_until,
-                reliability, text
-         FROM events ORDER BY seq",
-    )?;
+    let mut stmt = conn.prepare(&format!("SELECT {EVENT_COLUMNS} FROM events ORDER BY seq"))?;
     let rows = stmt.query_map([], |r| event(r, &mut cites))?;
     rows.collect()
 }
 
-fn event(
+/// The columns [`event`] reads, in its order.
+pub const EVENT_COLUMNS: &str =
+    "seq, id, kind, recorded_at, agent, topic, claim, confidence, valid_from, valid_to,
+     clip, assertion, evidence_kind, source, locator, observed_at, observed_until,
+     reliability, text";
+
+/// A row selected with [`EVENT_COLUMNS`] as an [`Event`], taking its citations from `cites`.
+pub fn event(
     r: &Row,
     cites: &mut std::collections::HashMap<i64, Vec<String>>,
 ) -> rusqlite::Result<Event> {
@@ -185,10 +187,36 @@ pub fn version(r: &Row) -> rusqlite::Result<Version> {
     })
 }
 
-pub(super) fn versions(conn: &Connection) -> rusqlite::Result<Vec<Version>> {
+pub(crate) fn versions(conn: &Connection) -> rusqlite::Result<Vec<Version>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {VERSION_COLUMNS} FROM versions v ORDER BY v.id"
     ))?;
     let rows = stmt.query_map([], version)?;
+    rows.collect()
+}
+
+/// The first and last recorded instants of the log (two index look-ups).
+pub fn span(conn: &Connection) -> rusqlite::Result<Option<(i64, i64)>> {
+    conn.query_row(
+        "SELECT (SELECT min(recorded_at) FROM events), (SELECT max(recorded_at) FROM events)",
+        [],
+        |r| Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?)),
+    )
+}
+
+/// The `truths` table, by (agent, topic).
+pub fn truths(
+    conn: &Connection,
+) -> rusqlite::Result<std::collections::BTreeMap<(String, String), crate::query::answers::Truth>> {
+    let mut stmt = conn.prepare("SELECT agent, topic, converged_at, time_wrong_ms FROM truths")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            (r.get(0)?, r.get(1)?),
+            crate::query::answers::Truth {
+                converged_at: r.get(2)?,
+                time_wrong_ms: r.get(3)?,
+            },
+        ))
+    })?;
     rows.collect()
 }

@@ -4,7 +4,7 @@
 /// "asof" in ASCII.
 pub const APPLICATION_ID: i32 = 0x6173_6f66;
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: i32 = 1;
+pub const FORMAT_VERSION: i32 = 2;
 
 /// The canonical log (`events`, `citations`) is written once at load and never
 /// updated; `versions`, `outcomes` and `reconfirmations` are derived by replay and
@@ -101,6 +101,17 @@ CREATE TABLE versions (
     CHECK (recorded_at < superseded_at),
     CHECK (valid_from < valid_to)
 );
+
+-- Derived: for each (agent, topic) of a topic with a resolution, how the working
+-- answer converged on it over this store's log span (SPEC §4). A fork's diff reads
+-- the pairs it did not replay from here instead of re-deriving their answers.
+CREATE TABLE truths (
+    topic         TEXT NOT NULL,
+    agent         TEXT NOT NULL,
+    converged_at  INTEGER,
+    time_wrong_ms INTEGER NOT NULL,
+    PRIMARY KEY (topic, agent)
+) WITHOUT ROWID;
 "#;
 
 /// Indexes built after the bulk insert (sorting once beats a million random
@@ -111,4 +122,10 @@ CREATE INDEX citations_by_evidence ON citations (evidence);
 -- Covers the held/about filter of one-topic queries, so only matching rows are read.
 CREATE INDEX versions_by_topic ON versions (topic, recorded_at, superseded_at, valid_from, valid_to, agent);
 CREATE INDEX versions_by_recorded ON versions (recorded_at, superseded_at);
+-- A fork reads only the events of the (agent, topic) pairs citing removed evidence:
+-- assertions and topic retractions by pair, assertion retractions by their target.
+CREATE INDEX events_by_pair ON events (topic, agent) WHERE kind <> 'evidence';
+CREATE INDEX events_by_target ON events (assertion) WHERE assertion IS NOT NULL;
+-- The log's first and last instants (the span answers converge over).
+CREATE INDEX events_by_recorded ON events (recorded_at);
 "#;

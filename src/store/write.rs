@@ -2,9 +2,11 @@
 
 use super::schema::{APPLICATION_ID, FORMAT_VERSION, INDEXES, SCHEMA};
 use crate::engine::{Effect, Replay};
-use crate::model::{Dataset, EventBody, RetractTarget};
-use crate::time::OPEN;
+use crate::model::{Dataset, EventBody, Header, RetractTarget};
+use crate::query::answers::{self, Truth};
+use crate::time::{Micros, OPEN};
 use rusqlite::{Connection, Transaction, params};
+use std::collections::HashMap;
 
 pub(super) fn write_all(conn: &mut Connection, contents: &super::Contents) -> rusqlite::Result<()> {
     let (dataset, replay, source) = (contents.dataset, contents.replay, contents.source);
@@ -49,7 +51,7 @@ pub(super) fn write_all(conn: &mut Connection, contents: &super::Contents) -> ru
         }
         log(&tx, dataset)?;
     }
-    derived(&tx, replay)?;
+    derived(&tx, header, replay, dataset.span())?;
     tx.execute_batch(INDEXES)?;
     tx.commit()
 }
@@ -147,9 +149,15 @@ fn log(tx: &Transaction, dataset: &Dataset) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Writes what replay derived: versions, outcomes, reconfirmations.
-pub(super) fn derived(tx: &Transaction, replay: &Replay) -> rusqlite::Result<()> {
-    let mut assertion_seq = std::collections::HashMap::new();
+/// Writes what replay derived from the whole log (whose recorded span is `span`):
+/// versions, outcomes, reconfirmations and truths.
+pub(super) fn derived(
+    tx: &Transaction,
+    header: &Header,
+    replay: &Replay,
+    span: Option<(Micros, Micros)>,
+) -> rusqlite::Result<()> {
+    let mut assertion_seq = HashMap::new();
     {
         let mut seqs = tx.prepare("SELECT id, seq FROM events WHERE kind = 'believe'")?;
         let rows = seqs.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
@@ -158,6 +166,19 @@ pub(super) fn derived(tx: &Transaction, replay: &Replay) -> rusqlite::Result<()>
             assertion_seq.insert(id, seq);
         }
     }
+    replayed(tx, replay, 0, &assertion_seq)?;
+    let truths = answers::truths(header, replay.versions.iter(), span.unwrap_or((0, 0)));
+    write_truths(tx, &truths)
+}
+
+/// Writes one replay's versions (ids shifted by `id_offset`), outcomes and
+/// reconfirmations. `assertion_seq` maps the versions' assertion ids to their seqs.
+pub(crate) fn replayed(
+    tx: &Transaction,
+    replay: &Replay,
+    id_offset: u64,
+    assertion_seq: &HashMap<String, i64>,
+) -> rusqlite::Result<()> {
     let mut version = tx.prepare(
         "INSERT INTO versions (id, agent, topic, claim, confidence, valid_from, valid_to, recorded_at,
             superseded_at, assertion, assertion_seq, origin, created_by, closed_seq, closed_by,
@@ -167,7 +188,7 @@ pub(super) fn derived(tx: &Transaction, replay: &Replay) -> rusqlite::Result<()>
     for v in &replay.versions {
         let seq = assertion_seq.get(&v.assertion).copied().unwrap_or(0);
         version.execute(params![
-            v.id as i64,
+            (v.id + id_offset) as i64,
             v.agent,
             v.topic,
             v.claim,
@@ -204,9 +225,23 @@ pub(super) fn derived(tx: &Transaction, replay: &Replay) -> rusqlite::Result<()>
         outcome.execute(params![o.seq as i64, o.effect.as_str(), inserted, closed])?;
         if let Effect::Reconfirmed { versions } = &o.effect {
             for id in versions {
-                reconfirm.execute(params![o.seq as i64, *id as i64])?;
+                reconfirm.execute(params![o.seq as i64, (*id + id_offset) as i64])?;
             }
         }
+    }
+    Ok(())
+}
+
+/// Inserts (or replaces) rows of the `truths` table.
+pub(crate) fn write_truths(
+    tx: &Transaction,
+    truths: &[((String, String), Truth)],
+) -> rusqlite::Result<()> {
+    let mut insert = tx.prepare(
+        "INSERT OR REPLACE INTO truths (topic, agent, converged_at, time_wrong_ms) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for ((agent, topic), t) in truths {
+        insert.execute(params![topic, agent, t.converged_at, t.time_wrong_ms])?;
     }
     Ok(())
 }

@@ -1,3 +1,6 @@
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use asof::cli::{Cli, run};
 use clap::Parser;
 use std::process::ExitCode;

@@ -377,3 +377,63 @@ fn a_failed_load_leaves_no_store_and_an_existing_store_untouched() {
         "the existing store is unchanged"
     );
 }
+
+/// JSON Lines are parsed in batches on several threads: events keep file order
+/// (seq) across batches, and errors far into the file keep their line numbers.
+#[test]
+fn jsonl_batches_keep_order_and_line_numbers() {
+    let mut text = Vec::new();
+    asof::synth::generate(
+        asof::synth::GenConfig {
+            events: 9000,
+            topics: 7,
+            agents: 2,
+            seed: 11,
+        },
+        &mut text,
+    )
+    .unwrap();
+    let text = String::from_utf8(text).unwrap();
+    let parsed = asof::dataset::read_str("g.jsonl", asof::dataset::Format::Jsonl, &text).unwrap();
+    let ids: Vec<&str> = parsed.dataset.events.iter().map(|e| e.id()).collect();
+    let in_file: Vec<String> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let (_, body) = v.as_object().unwrap().iter().next().unwrap();
+            body["id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(ids, in_file);
+    assert!(
+        parsed
+            .dataset
+            .events
+            .iter()
+            .enumerate()
+            .all(|(i, e)| e.seq == i as u64 + 1)
+    );
+
+    // Break lines 4501 and 8999 (events 4500 and 8998).
+    let broken: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i + 1 == 4501 || i + 1 == 8999 {
+                l.replacen("recorded_at", "recorded", 1)
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    let err = asof::dataset::read_str(
+        "g.jsonl",
+        asof::dataset::Format::Jsonl,
+        &broken.join("\n"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("g.jsonl:4501"), "{err}");
+    assert!(err.contains("g.jsonl:8999"), "{err}");
+}

@@ -4,7 +4,7 @@ use super::CliError;
 use crate::dataset;
 use crate::engine;
 use crate::model::EventKind;
-use crate::store::Store;
+use crate::store::{LoadError, Store};
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
@@ -57,9 +57,10 @@ fn summary(parsed: &dataset::Parsed, versions: usize) -> String {
 
 pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
     let parsed = dataset::read_path(&args.dataset)?;
-    let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
-    parsed.check_replay(&replay)?;
-    Store::create(&args.db, &parsed, &replay, args.force)?;
+    let replay = Store::load(&args.db, &parsed, args.force).map_err(|e| match e {
+        LoadError::Dataset(e) => CliError::from(e),
+        LoadError::Store(e) => CliError::from(e),
+    })?;
     writeln!(
         out,
         "loaded {} into {}: {}",

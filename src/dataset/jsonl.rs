@@ -6,15 +6,78 @@ use super::validate::{Positions, RawEventError, validate};
 use super::{DatasetError, DatasetErrors, Location, MAX_JSONL_LINE, Parsed};
 use std::io::BufRead;
 
-pub(crate) fn read(file: &str, mut input: impl BufRead) -> Result<Parsed, DatasetErrors> {
+/// Lines parsed per batch by the parsing threads.
+const BATCH_LINES: usize = 2048;
+/// Threads parsing event lines while the reading thread splits them.
+const PARSERS: usize = 2;
+
+/// Event lines read but not yet parsed: their text end to end, where each ends,
+/// and their line numbers.
+#[derive(Default)]
+struct Batch {
+    text: String,
+    ends: Vec<usize>,
+    lines: Vec<usize>,
+}
+
+type ParsedEvent = Result<RawEvent, RawEventError>;
+
+pub(crate) fn read(file: &str, input: impl BufRead) -> Result<Parsed, DatasetErrors> {
+    // The reading thread splits lines and hands batches of event lines round-robin
+    // to the parsing threads; batches come back in order, so seq is file order.
+    std::thread::scope(|scope| {
+        let mut to_parsers = Vec::new();
+        let mut parsers = Vec::new();
+        for _ in 0..PARSERS {
+            let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(4);
+            to_parsers.push(send);
+            parsers.push(scope.spawn(move || {
+                receive
+                    .into_iter()
+                    .map(|batch| parse_batch(&batch))
+                    .collect::<Vec<Vec<ParsedEvent>>>()
+            }));
+        }
+        let split = split_lines(file, input, |n, batch| {
+            // A parser only stops early by panicking, which join reports below.
+            let _ = to_parsers[n % PARSERS].send(batch);
+        });
+        drop(to_parsers);
+        let mut done: Vec<std::vec::IntoIter<Vec<ParsedEvent>>> = parsers
+            .into_iter()
+            .map(|p| {
+                p.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    .into_iter()
+            })
+            .collect();
+        let (header, lines) = split?;
+        let mut events = Vec::with_capacity(lines.event_lines.len());
+        for n in 0.. {
+            match done[n % PARSERS].next() {
+                Some(batch) => events.extend(batch),
+                None => break,
+            }
+        }
+        validate(file, header, events, &lines)
+    })
+}
+
+/// Reads the header and splits the event lines into batches for `send`.
+fn split_lines(
+    file: &str,
+    mut input: impl BufRead,
+    mut send: impl FnMut(usize, Batch),
+) -> Result<(RawHeader, LineNumbers), DatasetErrors> {
     let mut header: Option<RawHeader> = None;
-    let mut events = Vec::new();
     let mut lines = LineNumbers {
         event_lines: Vec::new(),
         header_line: 1,
     };
     let mut fatal = Vec::new();
     let mut buffer = Vec::new();
+    let mut batch = Batch::default();
+    let mut batches = 0;
     let mut line_no = 0usize;
     loop {
         line_no += 1;
@@ -84,26 +147,17 @@ pub(crate) fn read(file: &str, mut input: impl BufRead) -> Result<Parsed, Datase
             }
             continue;
         }
-        // The fast parse first; only a failing line is parsed again to name the field.
-        let parsed = serde_json::from_str::<RawEvent>(text).map_err(|_| {
-            let mut de = serde_json::Deserializer::from_str(text);
-            match serde_path_to_error::deserialize::<_, RawEvent>(&mut de) {
-                Err(e) => {
-                    let path = e.path().to_string();
-                    let inner = e.into_inner();
-                    RawEventError {
-                        location: Some(Location::at(line_no, inner.column())),
-                        message: format!("event{}: {inner}", at_path(&path)),
-                    }
-                }
-                Ok(_) => RawEventError {
-                    location: Some(Location::line(line_no)),
-                    message: "event: not a valid event object".to_owned(),
-                },
-            }
-        });
-        events.push(parsed);
+        batch.text.push_str(text);
+        batch.ends.push(batch.text.len());
+        batch.lines.push(line_no);
         lines.event_lines.push(line_no);
+        if batch.lines.len() == BATCH_LINES {
+            send(batches, std::mem::take(&mut batch));
+            batches += 1;
+        }
+    }
+    if !batch.lines.is_empty() {
+        send(batches, batch);
     }
     if !fatal.is_empty() {
         return Err(DatasetErrors(fatal));
@@ -116,7 +170,42 @@ pub(crate) fn read(file: &str, mut input: impl BufRead) -> Result<Parsed, Datase
             "the file is empty; the first line must be the header object".to_owned(),
         )]));
     };
-    validate(file, header, events, &lines)
+    Ok((header, lines))
+}
+
+fn parse_batch(batch: &Batch) -> Vec<ParsedEvent> {
+    let mut start = 0;
+    batch
+        .ends
+        .iter()
+        .zip(&batch.lines)
+        .map(|(&end, &line_no)| {
+            let text = &batch.text[start..end];
+            start = end;
+            parse_event(text, line_no)
+        })
+        .collect()
+}
+
+/// The fast parse first; only a failing line is parsed again to name the field.
+fn parse_event(text: &str, line_no: usize) -> ParsedEvent {
+    serde_json::from_str::<RawEvent>(text).map_err(|_| {
+        let mut de = serde_json::Deserializer::from_str(text);
+        match serde_path_to_error::deserialize::<_, RawEvent>(&mut de) {
+            Err(e) => {
+                let path = e.path().to_string();
+                let inner = e.into_inner();
+                RawEventError {
+                    location: Some(Location::at(line_no, inner.column())),
+                    message: format!("event{}: {inner}", at_path(&path)),
+                }
+            }
+            Ok(_) => RawEventError {
+                location: Some(Location::line(line_no)),
+                message: "event: not a valid event object".to_owned(),
+            },
+        }
+    })
 }
 
 fn at_path(path: &str) -> String {

@@ -53,7 +53,7 @@ pub struct Outcome {
 
 /// The result of a replay: the stored versions (ordered by id) and one outcome per event,
 /// in replay order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Replay {
     pub versions: Vec<Version>,
     pub outcomes: Vec<Outcome>,

@@ -99,7 +99,7 @@ fn make(
     let mut sha = String::new();
     let mut report = plan.fork.report.clone();
     report.noop_retractions = noop_retractions(parent, &plan)?;
-    store::write_atomically(out, force, |file| {
+    store::write_atomically(out, force, |file| -> Result<(), StoreError> {
         sha = copy_hashed(parent_path, file)?;
         let rows = meta(&sha, &report)?;
         let mut conn = Connection::open(file.path())?;

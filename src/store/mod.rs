@@ -175,19 +175,44 @@ impl Store {
 
     /// Loads a validated dataset into a new store file at `path`, atomically: on any
     /// error nothing is left at `path` (or the file already there is untouched).
-    pub fn create(path: &Path, parsed: &Parsed, replay: &Replay, force: bool) -> Result<()> {
-        let contents = Contents {
-            dataset: &parsed.dataset,
-            replay,
-            source: &parsed.file,
-            meta: Vec::new(),
-        };
-        Self::create_with(path, &contents, force)
+    ///
+    /// Replay runs on a second thread while the log and its indexes are written;
+    /// its result is checked (`Parsed::check_replay`) before anything derived is
+    /// written, and returned.
+    pub fn load(
+        path: &Path,
+        parsed: &Parsed,
+        force: bool,
+    ) -> std::result::Result<Replay, LoadError> {
+        let dataset = &parsed.dataset;
+        std::thread::scope(|scope| {
+            let replaying = scope.spawn(|| engine::replay(&dataset.header, &dataset.events));
+            let mut replayed = None;
+            write_atomically(path, force, |file| -> std::result::Result<(), LoadError> {
+                let mut conn = Connection::open(file.path()).map_err(StoreError::from)?;
+                conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
+                    .map_err(StoreError::from)?;
+                conn.execute_batch(write::BULK).map_err(StoreError::from)?;
+                let tx = conn.transaction().map_err(StoreError::from)?;
+                write::write_log(&tx, dataset, &parsed.file, &[]).map_err(StoreError::from)?;
+                let replay = replaying
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                parsed.check_replay(&replay)?;
+                write::write_derived(&tx, dataset, &replay).map_err(StoreError::from)?;
+                tx.commit().map_err(StoreError::from)?;
+                conn.close().map_err(|(_, e)| StoreError::from(e))?;
+                replayed = Some(replay);
+                Ok(())
+            })?;
+            // write_atomically returns Ok only after its closure did.
+            Ok(replayed.unwrap_or_default())
+        })
     }
 
     /// Writes `contents` into a new store file at `path`, atomically (see [`Store::create`]).
     pub fn create_with(path: &Path, contents: &Contents, force: bool) -> Result<()> {
-        write_atomically(path, force, |file| {
+        write_atomically(path, force, |file| -> Result<()> {
             let mut conn = Connection::open(file.path())?;
             conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
             write::write_all(&mut conn, contents)?;
@@ -253,7 +278,7 @@ impl Store {
             "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;
              DELETE FROM truths;",
         )?;
-        write::derived(&tx, &log.header, &replay, log.span())?;
+        write::derived(&tx, &log, &replay)?;
         tx.commit()?;
         Ok(replay.versions.len())
     }
@@ -451,13 +476,13 @@ fn field_differences(stored: &Version, fresh: &Version) -> Vec<String> {
 /// Creates the file at `path` atomically: `fill` writes a temporary file beside it,
 /// which is synced and then linked into place (replacing an existing file only
 /// with `force`). On any error nothing is left at `path`, or what was there stays.
-pub(crate) fn write_atomically(
+pub(crate) fn write_atomically<E: From<StoreError>>(
     path: &Path,
     force: bool,
-    fill: impl FnOnce(&mut tempfile::NamedTempFile) -> Result<()>,
-) -> Result<()> {
+    fill: impl FnOnce(&mut tempfile::NamedTempFile) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
     if path.exists() && !force {
-        return Err(StoreError::Exists(path.to_owned()));
+        return Err(StoreError::Exists(path.to_owned()).into());
     }
     let io = |source| StoreError::Io {
         path: path.to_owned(),
@@ -489,6 +514,15 @@ pub(crate) fn write_atomically(
         })?;
     }
     Ok(())
+}
+
+/// Why a load failed: the dataset (found by replay), or the store.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Dataset(#[from] crate::dataset::DatasetErrors),
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// What `check` found.

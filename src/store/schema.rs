@@ -114,18 +114,22 @@ CREATE TABLE truths (
 ) WITHOUT ROWID;
 "#;
 
-/// Indexes built after the bulk insert (sorting once beats a million random
-/// B-tree inserts; ids were checked unique by validation).
-pub const INDEXES: &str = r#"
+/// Indexes of the log, built after its bulk insert (sorting once beats a million
+/// random B-tree inserts; ids were checked unique by validation).
+pub const LOG_INDEXES: &str = r#"
 CREATE UNIQUE INDEX events_by_id ON events (id);
 CREATE INDEX citations_by_evidence ON citations (evidence);
--- Covers the held/about filter of one-topic queries, so only matching rows are read.
-CREATE INDEX versions_by_topic ON versions (topic, recorded_at, superseded_at, valid_from, valid_to, agent);
-CREATE INDEX versions_by_recorded ON versions (recorded_at, superseded_at);
 -- A fork reads only the events of the (agent, topic) pairs citing removed evidence:
 -- assertions and topic retractions by pair, assertion retractions by their target.
 CREATE INDEX events_by_pair ON events (topic, agent) WHERE kind <> 'evidence';
 CREATE INDEX events_by_target ON events (assertion) WHERE assertion IS NOT NULL;
 -- The log's first and last instants (the span answers converge over).
 CREATE INDEX events_by_recorded ON events (recorded_at);
+"#;
+
+/// Indexes of the derived versions, built after their bulk insert.
+pub const DERIVED_INDEXES: &str = r#"
+-- Covers the held/about filter of one-topic queries, so only matching rows are read.
+CREATE INDEX versions_by_topic ON versions (topic, recorded_at, superseded_at, valid_from, valid_to, agent);
+CREATE INDEX versions_by_recorded ON versions (recorded_at, superseded_at);
 "#;

@@ -1,59 +1,80 @@
 //! Writing a store: the log as loaded, then the derived rows, in one transaction.
 
-use super::schema::{APPLICATION_ID, FORMAT_VERSION, INDEXES, SCHEMA};
+use super::schema::{APPLICATION_ID, DERIVED_INDEXES, FORMAT_VERSION, LOG_INDEXES, SCHEMA};
 use crate::engine::{Effect, Replay};
-use crate::model::{Dataset, EventBody, Header, RetractTarget};
+use crate::model::{Dataset, EventBody, RetractTarget};
 use crate::query::answers::{self, Truth};
-use crate::time::{Micros, OPEN};
+use crate::time::OPEN;
 use rusqlite::{Connection, Transaction, params};
 use std::collections::HashMap;
 
+/// Session settings for writing a whole store: a large page cache and in-memory
+/// sorting for the index builds.
+pub(super) const BULK: &str =
+    "PRAGMA cache_size = -131072; PRAGMA temp_store = MEMORY; PRAGMA threads = 2;";
+
+/// Writes a whole store (log and derived rows) in one transaction.
 pub(super) fn write_all(conn: &mut Connection, contents: &super::Contents) -> rusqlite::Result<()> {
-    let (dataset, replay, source) = (contents.dataset, contents.replay, contents.source);
-    conn.execute_batch(
-        "PRAGMA cache_size = -131072; PRAGMA temp_store = MEMORY; PRAGMA threads = 2;",
-    )?;
+    conn.execute_batch(BULK)?;
     let tx = conn.transaction()?;
+    write_log(&tx, contents.dataset, contents.source, &contents.meta)?;
+    write_derived(&tx, contents.dataset, contents.replay)?;
+    tx.commit()
+}
+
+/// The first phase of writing a store: schema, meta, header, the log and the
+/// log's indexes. Needs no replay, so a load runs replay beside it.
+pub(super) fn write_log(
+    tx: &Transaction,
+    dataset: &Dataset,
+    source: &str,
+    extra_meta: &[(&'static str, String)],
+) -> rusqlite::Result<()> {
     tx.execute_batch(SCHEMA)?;
     tx.execute_batch(&format!(
         "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {FORMAT_VERSION};"
     ))?;
     let header = &dataset.header;
-    {
-        let mut meta = tx.prepare("INSERT INTO meta (key, value) VALUES (?1, ?2)")?;
-        meta.execute(params!["incident_id", header.incident.id])?;
-        meta.execute(params!["incident_title", header.incident.title])?;
-        meta.execute(params!["source", source])?;
-        meta.execute(params![
-            "loaded_at",
-            crate::time::format(crate::time::now())
-        ])?;
-        meta.execute(params!["asof_version", env!("CARGO_PKG_VERSION")])?;
-        for (key, value) in &contents.meta {
-            meta.execute(params![key, value])?;
-        }
-
-        let mut agent = tx.prepare("INSERT INTO agents (idx, id, name) VALUES (?1, ?2, ?3)")?;
-        for (i, a) in header.agents.iter().enumerate() {
-            agent.execute(params![i as i64, a.id, a.name])?;
-        }
-        let mut topic = tx.prepare(
-            "INSERT INTO topics (idx, id, question, cardinality, resolution) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
-        for (i, t) in header.topics.iter().enumerate() {
-            topic.execute(params![
-                i as i64,
-                t.id,
-                t.question,
-                t.cardinality.as_str(),
-                t.resolution
-            ])?;
-        }
-        log(&tx, dataset)?;
+    let mut meta = tx.prepare("INSERT INTO meta (key, value) VALUES (?1, ?2)")?;
+    meta.execute(params!["incident_id", header.incident.id])?;
+    meta.execute(params!["incident_title", header.incident.title])?;
+    meta.execute(params!["source", source])?;
+    meta.execute(params![
+        "loaded_at",
+        crate::time::format(crate::time::now())
+    ])?;
+    meta.execute(params!["asof_version", env!("CARGO_PKG_VERSION")])?;
+    for (key, value) in extra_meta {
+        meta.execute(params![key, value])?;
     }
-    derived(&tx, header, replay, dataset.span())?;
-    tx.execute_batch(INDEXES)?;
-    tx.commit()
+    let mut agent = tx.prepare("INSERT INTO agents (idx, id, name) VALUES (?1, ?2, ?3)")?;
+    for (i, a) in header.agents.iter().enumerate() {
+        agent.execute(params![i as i64, a.id, a.name])?;
+    }
+    let mut topic = tx.prepare(
+        "INSERT INTO topics (idx, id, question, cardinality, resolution) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (i, t) in header.topics.iter().enumerate() {
+        topic.execute(params![
+            i as i64,
+            t.id,
+            t.question,
+            t.cardinality.as_str(),
+            t.resolution
+        ])?;
+    }
+    log(tx, dataset)?;
+    tx.execute_batch(LOG_INDEXES)
+}
+
+/// The second phase: what replay derived from `dataset`, and its indexes.
+pub(super) fn write_derived(
+    tx: &Transaction,
+    dataset: &Dataset,
+    replay: &Replay,
+) -> rusqlite::Result<()> {
+    derived(tx, dataset, replay)?;
+    tx.execute_batch(DERIVED_INDEXES)
 }
 
 fn log(tx: &Transaction, dataset: &Dataset) -> rusqlite::Result<()> {
@@ -149,26 +170,27 @@ fn log(tx: &Transaction, dataset: &Dataset) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Writes what replay derived from the whole log (whose recorded span is `span`):
-/// versions, outcomes, reconfirmations and truths.
+/// Writes what replay derived from the whole log: versions, outcomes,
+/// reconfirmations and truths.
 pub(super) fn derived(
     tx: &Transaction,
-    header: &Header,
+    dataset: &Dataset,
     replay: &Replay,
-    span: Option<(Micros, Micros)>,
 ) -> rusqlite::Result<()> {
-    let mut assertion_seq = HashMap::new();
-    {
-        let mut seqs = tx.prepare("SELECT id, seq FROM events WHERE kind = 'believe'")?;
-        let rows = seqs.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
-        for row in rows {
-            let (id, seq) = row?;
-            assertion_seq.insert(id, seq);
-        }
-    }
+    let assertion_seq: HashMap<String, i64> = dataset
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Believe(a) => Some((a.id.clone(), e.seq as i64)),
+            _ => None,
+        })
+        .collect();
     replayed(tx, replay, 0, &assertion_seq)?;
-    let truths = answers::truths(header, replay.versions.iter(), span.unwrap_or((0, 0)));
-    write_truths(tx, &truths)
+    let span = dataset.span().unwrap_or((0, 0));
+    write_truths(
+        tx,
+        &answers::truths(&dataset.header, replay.versions.iter(), span),
+    )
 }
 
 /// Writes one replay's versions (ids shifted by `id_offset`), outcomes and

@@ -257,28 +257,48 @@ impl CloseKind {
     }
 }
 
+/// A shared, immutable name: an agent, topic, claim or event id held by many
+/// versions. A million versions name a few thousand distinct strings, so they
+/// share them instead of each owning a copy.
+pub type Name = std::sync::Arc<str>;
+
+/// Hands out one shared copy of each distinct name.
+#[derive(Debug, Default)]
+pub struct Names(std::collections::HashSet<Name>);
+
+impl Names {
+    pub fn get(&mut self, text: &str) -> Name {
+        if let Some(name) = self.0.get(text) {
+            return name.clone();
+        }
+        let name: Name = text.into();
+        self.0.insert(name.clone());
+        name
+    }
+}
+
 /// One derived belief version (SPEC §1): held over `[recorded_at, superseded_at)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Version {
     /// Creation order within one replay (stable across rebuilds).
     pub id: u64,
-    pub agent: String,
-    pub topic: String,
-    pub claim: String,
+    pub agent: Name,
+    pub topic: Name,
+    pub claim: Name,
     pub confidence: f64,
     pub valid: Interval,
     pub recorded_at: Micros,
     /// `OPEN` while still held.
     pub superseded_at: Micros,
     /// The assertion this version descends from.
-    pub assertion: String,
+    pub assertion: Name,
     pub origin: Origin,
     /// Seq of the event that inserted this version.
     pub created_by: u64,
     /// Seq and id of the event that closed it, and how.
     pub closed: Option<Closure>,
     /// The assertion whose version clipped this version's open end.
-    pub clipped_by: Option<String>,
+    pub clipped_by: Option<Name>,
     /// The valid end the assertion asked for (`OPEN` when open-ended).
     pub requested_valid_to: Micros,
 }
@@ -286,7 +306,7 @@ pub struct Version {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Closure {
     pub seq: u64,
-    pub event: String,
+    pub event: Name,
     pub kind: CloseKind,
 }
 

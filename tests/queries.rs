@@ -75,7 +75,7 @@ fn current_is_believed_now_about_now() {
         current,
         query::believed(&store, now, Some(now), &Filter::default()).unwrap()
     );
-    let claims: Vec<&str> = current.iter().map(|b| b.version.claim.as_str()).collect();
+    let claims: Vec<&str> = current.iter().map(|b| &*b.version.claim).collect();
     assert_eq!(
         claims,
         vec![
@@ -98,7 +98,7 @@ fn changes_is_half_open_on_the_left() {
         &Filter::default(),
     )
     .unwrap();
-    let created: Vec<&str> = c.created.iter().map(|b| b.version.claim.as_str()).collect();
+    let created: Vec<&str> = c.created.iter().map(|b| &*b.version.claim).collect();
     assert_eq!(
         created,
         vec!["~30% of checkouts failing", "~18% of checkouts failing"],

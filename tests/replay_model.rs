@@ -264,21 +264,23 @@ fn engine_rows(replay: &engine::Replay) -> Vec<Row> {
         .versions
         .iter()
         .map(|v| Row {
-            agent: v.agent.clone(),
-            topic: v.topic.clone(),
-            claim: v.claim.clone(),
+            agent: v.agent.to_string(),
+            topic: v.topic.to_string(),
+            claim: v.claim.to_string(),
             confidence: permille(v.confidence),
             from: v.valid.from,
             to: v.valid.to,
             recorded_at: v.recorded_at,
             superseded_at: v.superseded_at,
-            assertion: v.assertion.clone(),
+            assertion: v.assertion.to_string(),
             split: v.origin == asof::model::Origin::Split,
-            closed: v
-                .closed
-                .as_ref()
-                .map(|c| (c.event.clone(), c.kind == asof::model::CloseKind::Retracted)),
-            clipped_by: v.clipped_by.clone(),
+            closed: v.closed.as_ref().map(|c| {
+                (
+                    c.event.to_string(),
+                    c.kind == asof::model::CloseKind::Retracted,
+                )
+            }),
+            clipped_by: v.clipped_by.as_deref().map(str::to_owned),
         })
         .collect();
     rows.sort();
@@ -442,7 +444,7 @@ proptest! {
             let mut got: Vec<(String, String, String, i64, i64)> = query::believed(&store, at, Some(about), &Filter::default())
                 .expect("query")
                 .into_iter()
-                .map(|b| (b.version.agent, b.version.topic, b.version.claim, b.version.valid.from, b.version.valid.to))
+                .map(|b| (b.version.agent.to_string(), b.version.topic.to_string(), b.version.claim.to_string(), b.version.valid.from, b.version.valid.to))
                 .collect();
             got.sort();
             let mut want: Vec<(String, String, String, i64, i64)> = model

@@ -580,7 +580,7 @@ fn the_crosshair_reading_always_agrees_with_believed() {
                     let ids: Vec<u64> = sql.iter().map(|b| b.version.id).collect();
                     assert_eq!(app.reading.versions, ids, "{dataset} at ({x}, {y})");
                     match sql.first() {
-                        Some(b) => assert!(app.reading.text.contains(&b.version.claim)),
+                        Some(b) => assert!(app.reading.text.contains(&*b.version.claim)),
                         None => assert!(
                             app.reading.text.ends_with(": nothing"),
                             "{}",
@@ -668,7 +668,7 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     let e15 = app
         .evidence_visible
         .iter()
-        .position(|&i| app.evidence_rows[i].id == "E15")
+        .position(|&i| app.timeline.evidence[i].evidence.id == "E15")
         .unwrap();
     app.update(Action::Top);
     for _ in 0..e15 {
@@ -707,7 +707,7 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     app.update(Action::Compare);
     assert!(app.showing_fork && app.popup.is_none());
     assert!(app.timeline.label.contains("without E15"));
-    assert_eq!(app.evidence_rows.len(), 32);
+    assert_eq!(app.timeline.evidence.len(), 32);
     assert!(text(&draw(&app)).contains("WHAT-IF without E15: a replay, not a causal model"));
     app.seek(at("2026-03-03T13:00:00Z"));
     let claims: Vec<&str> = app
@@ -723,7 +723,7 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     );
     app.update(Action::Compare);
     assert!(!app.showing_fork);
-    assert_eq!(app.evidence_rows.len(), 33);
+    assert_eq!(app.timeline.evidence.len(), 33);
 }
 
 #[test]

@@ -427,13 +427,9 @@ fn jsonl_batches_keep_order_and_line_numbers() {
             }
         })
         .collect();
-    let err = asof::dataset::read_str(
-        "g.jsonl",
-        asof::dataset::Format::Jsonl,
-        &broken.join("\n"),
-    )
-    .unwrap_err()
-    .to_string();
+    let err = asof::dataset::read_str("g.jsonl", asof::dataset::Format::Jsonl, &broken.join("\n"))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("g.jsonl:4501"), "{err}");
     assert!(err.contains("g.jsonl:8999"), "{err}");
 }

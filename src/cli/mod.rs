@@ -162,9 +162,25 @@ fn interactive(
         return Ok(());
     }
     let timeline = crate::query::timeline::Timeline::load(&store)?;
-    let log = std::sync::Arc::new(store.log()?);
+    // A store file is read again by the worker that first needs its log; a
+    // dataset or the demo is in memory already.
+    let load: crate::tui::whatif::LoadLog = match source.filter(|p| source::is_store(p)) {
+        Some(path) => {
+            let path = path.to_owned();
+            Box::new(move || {
+                crate::store::Store::open(&path)
+                    .and_then(|s| s.log())
+                    .map_err(|e| e.to_string())
+            })
+        }
+        None => {
+            let log = store.log()?;
+            Box::new(move || Ok(log.clone()))
+        }
+    };
+    drop(store);
     let app = crate::tui::app::App::new(timeline, crate::tui::theme::Theme::from_env(), (80, 24));
-    crate::tui::run(app, Some(log)).map_err(|e| CliError::Runtime(format!("terminal: {e}")))
+    crate::tui::run(app, Some(load)).map_err(|e| CliError::Runtime(format!("terminal: {e}")))
 }
 
 /// Runs one parsed command line, printing to stdout.

@@ -138,14 +138,14 @@ fn beliefs_table(beliefs: &[Belief]) -> Table {
     for b in beliefs {
         let v = &b.version;
         t.row(vec![
-            v.topic.clone(),
-            v.agent.clone(),
-            v.claim.clone(),
+            v.topic.to_string(),
+            v.agent.to_string(),
+            v.claim.to_string(),
             confidence(v.confidence),
             interval(v.valid),
             time::format(v.recorded_at),
             ids(&b.supported_by),
-            v.assertion.clone(),
+            v.assertion.to_string(),
         ]);
     }
     t
@@ -221,14 +221,14 @@ fn history_table(h: &query::History) -> (Table, Table) {
         t.row(vec![
             time::format(v.recorded_at),
             time::format(v.superseded_at),
-            v.agent.clone(),
-            v.claim.clone(),
+            v.agent.to_string(),
+            v.claim.to_string(),
             confidence(v.confidence),
             interval(v.valid),
             origin,
             closed,
             ids(&b.supported_by),
-            v.assertion.clone(),
+            v.assertion.to_string(),
         ]);
     }
     let mut notes = Table::new(vec![

@@ -10,8 +10,8 @@
 //! and nothing in replay is quadratic in the number of events.
 
 use crate::model::{
-    Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Header, Origin, RetractTarget,
-    Retraction, Version, permille,
+    Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Header, Name, Names, Origin,
+    RetractTarget, Retraction, Version, permille,
 };
 use crate::time::{Interval, Micros, OPEN};
 use std::collections::{BTreeMap, HashMap};
@@ -122,7 +122,9 @@ struct Engine<'h> {
     /// Held versions per scope, keyed by `valid_from`.
     held: BTreeMap<ScopeKey, BTreeMap<Micros, usize>>,
     /// Every version descended from an assertion, by assertion id.
-    descendants: HashMap<String, Vec<usize>>,
+    descendants: HashMap<Name, Vec<usize>>,
+    /// Agent, topic and claim names, shared by every version that carries them.
+    names: Names,
     /// Versions inserted by each event seq, for the zero-width rule.
     inserted_by: HashMap<u64, Vec<usize>>,
     /// The id the next new version gets.
@@ -151,6 +153,7 @@ impl<'h> Engine<'h> {
             discarded: Vec::new(),
             held: BTreeMap::new(),
             descendants: HashMap::new(),
+            names: Names::default(),
             inserted_by: HashMap::new(),
             next_id: 1,
         }
@@ -209,6 +212,7 @@ impl<'h> Engine<'h> {
     fn assert(&mut self, seq: u64, a: &Assertion) -> Effect {
         let key = self.scope_key(&a.agent, &a.topic, &a.claim);
         let r = a.recorded_at;
+        let id: Name = a.id.as_str().into();
 
         // 1. Clip a late open end.
         let mut v = a.valid;
@@ -230,12 +234,12 @@ impl<'h> Engine<'h> {
         let mut inserted = 0u32;
         for idx in self.overlapping(&key, v) {
             let x = &self.versions[idx];
-            if x.claim == a.claim && permille(x.confidence) == want {
+            if *x.claim == *a.claim && permille(x.confidence) == want {
                 covered.extend(x.valid.intersect(&v));
                 covering.push(idx);
             } else {
                 let pieces = x.valid.minus(&v);
-                self.close(idx, &key, seq, &a.id, r, CloseKind::Superseded);
+                self.close(idx, &key, seq, &id, r, CloseKind::Superseded);
                 closed += 1;
                 for piece in pieces {
                     self.insert_split(idx, &key, piece, seq, r);
@@ -257,14 +261,14 @@ impl<'h> Engine<'h> {
             };
             let version = Version {
                 id: 0,
-                agent: a.agent.clone(),
-                topic: a.topic.clone(),
-                claim: a.claim.clone(),
+                agent: self.names.get(&a.agent),
+                topic: self.names.get(&a.topic),
+                claim: self.names.get(&a.claim),
                 confidence: a.confidence,
                 valid: piece,
                 recorded_at: r,
                 superseded_at: OPEN,
-                assertion: a.id.clone(),
+                assertion: id.clone(),
                 origin: Origin::Asserted,
                 created_by: seq,
                 closed: None,
@@ -285,11 +289,12 @@ impl<'h> Engine<'h> {
 
     fn retract(&mut self, seq: u64, r: &Retraction) -> Effect {
         let agent = self.agent_index(&r.agent);
+        let id: Name = r.id.as_str().into();
         let matching: Vec<(ScopeKey, usize)> = match &r.target {
             RetractTarget::Assertion(id) => {
                 let held: Vec<usize> = self
                     .descendants
-                    .get(id)
+                    .get(id.as_str())
                     .map(|all| {
                         all.iter()
                             .copied()
@@ -312,7 +317,11 @@ impl<'h> Engine<'h> {
                 self.held
                     .range(lo..=hi)
                     .flat_map(|(key, scope)| scope.values().map(move |&i| (*key, i)))
-                    .filter(|&(_, i)| claim.as_ref().is_none_or(|c| &self.versions[i].claim == c))
+                    .filter(|&(_, i)| {
+                        claim
+                            .as_ref()
+                            .is_none_or(|c| *self.versions[i].claim == **c)
+                    })
                     .collect()
             }
         };
@@ -332,7 +341,7 @@ impl<'h> Engine<'h> {
                 Some(cut) => self.versions[idx].valid.minus(&cut),
                 None => Vec::new(),
             };
-            self.close(idx, &key, seq, &r.id, r.recorded_at, CloseKind::Retracted);
+            self.close(idx, &key, seq, &id, r.recorded_at, CloseKind::Retracted);
             for piece in pieces {
                 self.insert_split(idx, &key, piece, seq, r.recorded_at);
                 inserted += 1;
@@ -349,7 +358,7 @@ impl<'h> Engine<'h> {
         idx: usize,
         key: &ScopeKey,
         seq: u64,
-        event: &str,
+        event: &Name,
         r: Micros,
         kind: CloseKind,
     ) {
@@ -357,7 +366,7 @@ impl<'h> Engine<'h> {
         x.superseded_at = r;
         x.closed = Some(Closure {
             seq,
-            event: event.to_owned(),
+            event: event.clone(),
             kind,
         });
         if x.recorded_at == r {

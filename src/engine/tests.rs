@@ -101,7 +101,7 @@ fn rows(r: &Replay) -> Vec<(String, i64, i64, i64, i64, Origin)> {
         .iter()
         .map(|v| {
             (
-                v.claim.clone(),
+                v.claim.to_string(),
                 v.valid.from,
                 v.valid.to,
                 v.recorded_at,
@@ -134,11 +134,8 @@ fn a_contradiction_closes_and_splits() {
         ]
     );
     let closed = r.versions[0].closed.as_ref().unwrap();
-    assert_eq!(
-        (closed.event.as_str(), closed.kind),
-        ("A2", CloseKind::Superseded)
-    );
-    assert_eq!(r.versions[1].assertion, "A1");
+    assert_eq!((&*closed.event, closed.kind), ("A2", CloseKind::Superseded));
+    assert_eq!(&*r.versions[1].assertion, "A1");
     assert_eq!(
         r.outcomes[1].effect,
         Effect::Applied {
@@ -306,7 +303,7 @@ fn retracting_an_assertion_closes_all_its_pieces_and_resurrects_nothing() {
         .versions
         .iter()
         .filter(|v| v.superseded_at == OPEN)
-        .map(|v| (v.claim.as_str(), v.valid))
+        .map(|v| (&*v.claim, v.valid))
         .collect();
     assert_eq!(
         held,
@@ -360,7 +357,7 @@ fn many_valued_topics_scope_by_claim() {
         .versions
         .iter()
         .filter(|v| v.superseded_at == OPEN)
-        .map(|v| (v.claim.as_str(), v.valid, permille(v.confidence)))
+        .map(|v| (&*v.claim, v.valid, permille(v.confidence)))
         .collect();
     assert_eq!(
         held,

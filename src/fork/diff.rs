@@ -128,7 +128,7 @@ mod tests {
     use super::*;
 
     fn steps(v: &[(i64, Option<&str>)]) -> Steps {
-        v.iter().map(|&(t, c)| (t, c.map(str::to_owned))).collect()
+        v.iter().map(|&(t, c)| (t, c.map(Into::into))).collect()
     }
 
     #[test]

@@ -86,7 +86,7 @@ pub fn influence(log: &Dataset, parent: &Replay) -> Vec<Influence> {
         );
     }
     for v in &parent.versions {
-        if let Some(p) = sorted.get_mut(&(v.agent.clone(), v.topic.clone())) {
+        if let Some(p) = sorted.get_mut(&(v.agent.to_string(), v.topic.to_string())) {
             let created = p.position.get(&v.created_by).copied().unwrap_or(0);
             let closed = v
                 .closed

@@ -3,29 +3,26 @@
 //! Pure functions of versions: the store derives its `truths` table with them,
 //! and diffs, influence and the TUI compare view read answers through them.
 
-use crate::model::{Header, Version};
+use crate::model::{Header, Name, Version};
 use crate::time::{Micros, OPEN};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// `answer(agent, topic, ·)` as a step function: from each instant on (until the
 /// next), the claim — `None` when nothing is held. Starts as `None`.
-pub type Steps = Vec<(Micros, Option<String>)>;
+pub type Steps = Vec<(Micros, Option<Name>)>;
 
 /// The working answer over recorded time for every (agent, topic) with versions.
 pub fn answers_of<'a>(
     versions: impl Iterator<Item = &'a Version>,
 ) -> BTreeMap<(String, String), Steps> {
-    let mut by_pair: BTreeMap<(String, String), Vec<&Version>> = BTreeMap::new();
+    let mut by_pair: BTreeMap<(&str, &str), Vec<&Version>> = BTreeMap::new();
     for v in versions {
-        by_pair
-            .entry((v.agent.clone(), v.topic.clone()))
-            .or_default()
-            .push(v);
+        by_pair.entry((&v.agent, &v.topic)).or_default().push(v);
     }
     by_pair
         .into_iter()
-        .map(|(pair, list)| (pair, steps_of(&list)))
+        .map(|((agent, topic), list)| ((agent.to_owned(), topic.to_owned()), steps_of(&list)))
         .collect()
 }
 

@@ -13,11 +13,14 @@ use crate::store::{
 use crate::time::Micros;
 use rusqlite::{Row, params_from_iter, types::Value};
 
+/// Evidence ids an event cites, shared by every version descending from it.
+pub type Cited = std::sync::Arc<[String]>;
+
 /// A version with the evidence its assertion cited.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Belief {
     pub version: Version,
-    pub supported_by: Vec<String>,
+    pub supported_by: Cited,
 }
 
 /// Restricts a query to one agent and/or one topic.
@@ -41,7 +44,7 @@ fn belief(r: &Row) -> rusqlite::Result<Belief> {
     let cited: Option<String> = r.get(17)?;
     Ok(Belief {
         version: version(r)?,
-        supported_by: split(cited),
+        supported_by: split(cited).into(),
     })
 }
 

@@ -5,12 +5,24 @@
 //! to it on the demo and on generated data. Scrubbing a million-event store then
 //! costs a binary search and a scan of the held rows, with no SQL per step.
 
-use super::{Belief, EvidenceItem, Filter, evidence};
+use super::{Belief, Cited, EvidenceItem, Filter, evidence};
 use crate::model::Header;
+use crate::model::{Name, Names};
 use crate::store::Store;
-use crate::store::read::{VERSION_COLUMNS, version};
+use crate::store::read::{VERSION_COLUMNS, version_named};
 use crate::time::{Micros, OPEN};
 use std::collections::HashMap;
+
+/// The static name of a stored replay outcome.
+fn effect_name(effect: &str) -> &'static str {
+    match effect {
+        "reconfirmed" => "reconfirmed",
+        "zero_width" => "zero_width",
+        "no_match" => "no_match",
+        "recorded" => "recorded",
+        _ => "applied",
+    }
+}
 
 /// What kind of mark an event leaves on the timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -46,12 +58,12 @@ pub struct Mark {
     pub id: String,
     pub kind: MarkKind,
     pub recorded_at: Micros,
-    pub agent: Option<String>,
-    pub topic: Option<String>,
-    pub claim: Option<String>,
-    pub cites: Vec<String>,
+    pub agent: Option<Name>,
+    pub topic: Option<Name>,
+    pub claim: Option<Name>,
+    pub cites: Cited,
     /// The replay outcome (`applied`, `reconfirmed`, `zero_width`, ...).
-    pub effect: String,
+    pub effect: &'static str,
     /// For reconfirmations: the versions that covered the assertion.
     pub covering: Vec<u64>,
 }
@@ -88,12 +100,36 @@ impl Timeline {
     pub fn load(store: &Store) -> rusqlite::Result<Timeline> {
         let conn = store.connection();
         // Small side tables once, into maps (no correlated subquery per row).
-        let cites = crate::store::read::citations(conn)?;
-        let mut effects: HashMap<i64, String> = HashMap::new();
+        // Names and citation lists are shared: a million versions carry a few
+        // thousand distinct agents, topics and claims.
+        let mut cites: HashMap<i64, Cited> = HashMap::new();
+        {
+            let mut stmt = conn.prepare("SELECT seq, evidence FROM citations ORDER BY seq, pos")?;
+            let mut rows = stmt.query([])?;
+            let mut current: Option<(i64, Vec<String>)> = None;
+            while let Some(r) = rows.next()? {
+                let seq: i64 = r.get(0)?;
+                match &mut current {
+                    Some((s, ids)) if *s == seq => ids.push(r.get(1)?),
+                    _ => {
+                        if let Some((s, ids)) = current.take() {
+                            cites.insert(s, ids.into());
+                        }
+                        current = Some((seq, vec![r.get(1)?]));
+                    }
+                }
+            }
+            if let Some((s, ids)) = current {
+                cites.insert(s, ids.into());
+            }
+        }
+        let no_cites: Cited = Vec::new().into();
+        let cited = |seq: i64| cites.get(&seq).cloned().unwrap_or_else(|| no_cites.clone());
+        let mut effects: HashMap<i64, &'static str> = HashMap::new();
         let mut stmt = conn.prepare("SELECT seq, effect FROM outcomes")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
-            effects.insert(r.get(0)?, r.get(1)?);
+            effects.insert(r.get(0)?, effect_name(r.get_ref(1)?.as_str()?));
         }
         let mut covering: HashMap<i64, Vec<u64>> = HashMap::new();
         let mut stmt =
@@ -106,90 +142,76 @@ impl Timeline {
                 .push(r.get::<_, i64>(1)? as u64);
         }
 
+        let mut names = Names::default();
         let mut stmt = conn.prepare(&format!(
             "SELECT {VERSION_COLUMNS}, v.assertion_seq FROM versions v ORDER BY v.id"
         ))?;
-        let beliefs: Vec<Belief> = stmt
-            .query_map([], |r| {
-                let assertion_seq: i64 = r.get(17)?;
-                Ok(Belief {
-                    version: version(r)?,
-                    supported_by: cites.get(&assertion_seq).cloned().unwrap_or_default(),
-                })
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-
-        struct Row {
-            seq: i64,
-            id: String,
-            kind: String,
-            recorded_at: Micros,
-            agent: Option<String>,
-            topic: Option<String>,
-            claim: Option<String>,
-            assertion: Option<String>,
+        // Sized up front: doubling a million-row Vec copies it and leaves the old
+        // block behind in the peak.
+        let capacity = |sql: &str| -> rusqlite::Result<usize> {
+            Ok(conn
+                .query_row(sql, [], |r| r.get::<_, Option<i64>>(0))?
+                .unwrap_or(0) as usize)
+        };
+        let mut beliefs: Vec<Belief> =
+            Vec::with_capacity(capacity("SELECT max(id) FROM versions")?);
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            beliefs.push(Belief {
+                version: version_named(r, &mut names)?,
+                supported_by: cited(r.get(17)?),
+            });
         }
+
         let mut stmt = conn.prepare(
             "SELECT seq, id, kind, recorded_at, agent, topic, claim, assertion FROM events ORDER BY recorded_at, seq",
         )?;
-        let events: Vec<Row> = stmt
-            .query_map([], |r| {
-                Ok(Row {
-                    seq: r.get(0)?,
-                    id: r.get(1)?,
-                    kind: r.get(2)?,
-                    recorded_at: r.get(3)?,
-                    agent: r.get(4)?,
-                    topic: r.get(5)?,
-                    claim: r.get(6)?,
-                    assertion: r.get(7)?,
-                })
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-        // A retraction of an assertion takes that assertion's topic.
-        let assertion_topic: HashMap<&str, &str> = events
-            .iter()
-            .filter(|e| e.kind == "believe")
-            .filter_map(|e| Some((e.id.as_str(), e.topic.as_deref()?)))
-            .collect();
-        let marks: Vec<Mark> = events
-            .iter()
-            .map(|e| {
-                let default = if e.kind == "evidence" {
-                    "recorded"
-                } else {
-                    "applied"
-                };
-                let effect = effects
-                    .get(&e.seq)
-                    .cloned()
-                    .unwrap_or_else(|| default.to_owned());
-                let kind = match (e.kind.as_str(), effect.as_str()) {
-                    ("evidence", _) => MarkKind::Evidence,
-                    ("retract", _) => MarkKind::Retraction,
-                    (_, "reconfirmed") => MarkKind::Reconfirmation,
-                    _ => MarkKind::Assertion,
-                };
-                let topic = e.topic.clone().or_else(|| {
-                    e.assertion
-                        .as_deref()
-                        .and_then(|a| assertion_topic.get(a))
-                        .map(|t| (*t).to_owned())
-                });
-                Mark {
-                    seq: e.seq as u64,
-                    id: e.id.clone(),
-                    kind,
-                    recorded_at: e.recorded_at,
-                    agent: e.agent.clone(),
-                    topic,
-                    claim: e.claim.clone(),
-                    cites: cites.get(&e.seq).cloned().unwrap_or_default(),
-                    effect,
-                    covering: covering.remove(&e.seq).unwrap_or_default(),
+        let mut optional_name = |r: &rusqlite::Row, i: usize| -> rusqlite::Result<Option<Name>> {
+            Ok(r.get_ref(i)?.as_str_or_null()?.map(|s| names.get(s)))
+        };
+        let mut marks: Vec<Mark> = Vec::with_capacity(capacity("SELECT max(seq) FROM events")?);
+        // Retractions of an assertion take that assertion's topic; the assertion
+        // comes earlier in (recorded_at, seq) order, as validation requires.
+        let mut assertion_topic: HashMap<String, Name> = HashMap::new();
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let seq: i64 = r.get(0)?;
+            let id: String = r.get(1)?;
+            let kind = r.get_ref(2)?.as_str()?;
+            let effect = effects.get(&seq).copied().unwrap_or(if kind == "evidence" {
+                "recorded"
+            } else {
+                "applied"
+            });
+            let mark_kind = match (kind, effect) {
+                ("evidence", _) => MarkKind::Evidence,
+                ("retract", _) => MarkKind::Retraction,
+                (_, "reconfirmed") => MarkKind::Reconfirmation,
+                _ => MarkKind::Assertion,
+            };
+            let mut topic = optional_name(r, 5)?;
+            if mark_kind == MarkKind::Assertion || mark_kind == MarkKind::Reconfirmation {
+                if let Some(t) = &topic {
+                    assertion_topic.insert(id.clone(), t.clone());
                 }
-            })
-            .collect();
+            } else if topic.is_none()
+                && let Some(assertion) = r.get_ref(7)?.as_str_or_null()?
+            {
+                topic = assertion_topic.get(assertion).cloned();
+            }
+            marks.push(Mark {
+                seq: seq as u64,
+                id,
+                kind: mark_kind,
+                recorded_at: r.get(3)?,
+                agent: optional_name(r, 4)?,
+                topic,
+                claim: optional_name(r, 6)?,
+                cites: cited(seq),
+                effect,
+                covering: covering.remove(&seq).unwrap_or_default(),
+            });
+        }
 
         let evidence = evidence(store)?;
         Ok(Timeline::new(
@@ -322,8 +344,8 @@ impl Timeline {
         let keep = |b: &&Belief| {
             let v = &b.version;
             about.is_none_or(|t| v.valid.contains(t))
-                && filter.agent.as_ref().is_none_or(|a| a == &v.agent)
-                && filter.topic.as_ref().is_none_or(|t| t == &v.topic)
+                && filter.agent.as_ref().is_none_or(|a| **a == *v.agent)
+                && filter.topic.as_ref().is_none_or(|t| **t == *v.topic)
         };
         // One topic: scan only its versions recorded so far.
         if let Some(topic) = &filter.topic {
@@ -370,7 +392,7 @@ impl Timeline {
         self.believed(at, None, &filter)
             .into_iter()
             .max_by_key(|b| (b.version.valid.from, b.version.recorded_at, b.version.id))
-            .map(|b| b.version.claim.as_str())
+            .map(|b| &*b.version.claim)
     }
 
     /// The first event instant strictly after `t`.

@@ -10,7 +10,7 @@ pub(crate) mod write;
 
 use crate::dataset::Parsed;
 use crate::engine::{self, Replay};
-use crate::model::{Dataset, Header, Version};
+use crate::model::{Dataset, Header, Name, Version};
 use crate::query::answers::{self, Truth};
 use rusqlite::{Connection, OpenFlags};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -297,7 +297,7 @@ impl Store {
         let mut differences = Vec::new();
 
         // (creating event, agent, topic, valid start, n-th such version by id).
-        type Key = (u64, String, String, i64, usize);
+        type Key = (u64, Name, Name, i64, usize);
         fn keyed(versions: &[Version]) -> BTreeMap<Key, &Version> {
             let mut seen: HashMap<(u64, &str, &str, i64), usize> = HashMap::new();
             let mut by_id: Vec<&Version> = versions.iter().collect();
@@ -446,8 +446,8 @@ fn field_differences(stored: &Version, fresh: &Version) -> Vec<String> {
     );
     field(
         "assertion",
-        stored.assertion.clone(),
-        fresh.assertion.clone(),
+        stored.assertion.to_string(),
+        fresh.assertion.to_string(),
     );
     field(
         "origin",

@@ -2,7 +2,7 @@
 
 use crate::model::{
     Agent, Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Evidence, Header,
-    Incident, Origin, RetractTarget, Retraction, Topic, Version,
+    Incident, Name, Names, Origin, RetractTarget, Retraction, Topic, Version,
 };
 use crate::time::{Interval, OPEN};
 use rusqlite::{Connection, OptionalExtension, Row};
@@ -148,41 +148,47 @@ pub const VERSION_COLUMNS: &str =
 
 /// A row selected with [`VERSION_COLUMNS`] (from `versions v`) as a [`Version`].
 pub fn version(r: &Row) -> rusqlite::Result<Version> {
-    let origin: String = r.get(10)?;
-    let closed_seq: Option<i64> = r.get(12)?;
-    let closed = match closed_seq {
-        Some(seq) => {
-            let kind: String = r.get(14)?;
-            Some(Closure {
-                seq: seq as u64,
-                event: r.get(13)?,
-                kind: if kind == "retracted" {
-                    CloseKind::Retracted
-                } else {
-                    CloseKind::Superseded
-                },
-            })
-        }
+    version_named(r, &mut Names::default())
+}
+
+/// [`version`], sharing agent, topic, claim and event names through `names`
+/// (for reading many versions at once).
+pub fn version_named(r: &Row, names: &mut Names) -> rusqlite::Result<Version> {
+    let mut name = |i: usize| -> rusqlite::Result<Name> { Ok(names.get(r.get_ref(i)?.as_str()?)) };
+    let closed = match r.get::<_, Option<i64>>(12)? {
+        Some(seq) => Some(Closure {
+            seq: seq as u64,
+            event: name(13)?,
+            kind: if r.get_ref(14)?.as_str()? == "retracted" {
+                CloseKind::Retracted
+            } else {
+                CloseKind::Superseded
+            },
+        }),
         None => None,
+    };
+    let clipped_by = match r.get_ref(15)? {
+        rusqlite::types::ValueRef::Null => None,
+        _ => Some(name(15)?),
     };
     Ok(Version {
         id: r.get::<_, i64>(0)? as u64,
-        agent: r.get(1)?,
-        topic: r.get(2)?,
-        claim: r.get(3)?,
+        agent: name(1)?,
+        topic: name(2)?,
+        claim: name(3)?,
         confidence: r.get(4)?,
         valid: Interval::new(r.get(5)?, r.get(6)?),
         recorded_at: r.get(7)?,
         superseded_at: r.get(8)?,
-        assertion: r.get(9)?,
-        origin: if origin == "split" {
+        assertion: name(9)?,
+        origin: if r.get_ref(10)?.as_str()? == "split" {
             Origin::Split
         } else {
             Origin::Asserted
         },
         created_by: r.get::<_, i64>(11)? as u64,
         closed,
-        clipped_by: r.get(15)?,
+        clipped_by,
         requested_valid_to: r.get(16)?,
     })
 }
@@ -191,7 +197,8 @@ pub(crate) fn versions(conn: &Connection) -> rusqlite::Result<Vec<Version>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {VERSION_COLUMNS} FROM versions v ORDER BY v.id"
     ))?;
-    let rows = stmt.query_map([], version)?;
+    let mut names = Names::default();
+    let rows = stmt.query_map([], |r| version_named(r, &mut names))?;
     rows.collect()
 }
 

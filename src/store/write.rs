@@ -208,7 +208,7 @@ pub(crate) fn replayed(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
     )?;
     for v in &replay.versions {
-        let seq = assertion_seq.get(&v.assertion).copied().unwrap_or(0);
+        let seq = assertion_seq.get(&*v.assertion).copied().unwrap_or(0);
         version.execute(params![
             (v.id + id_offset) as i64,
             v.agent,
@@ -224,7 +224,7 @@ pub(crate) fn replayed(
             v.origin.as_str(),
             v.created_by as i64,
             v.closed.as_ref().map(|c| c.seq as i64),
-            v.closed.as_ref().map(|c| c.event.as_str()),
+            v.closed.as_ref().map(|c| &*c.event),
             v.closed.as_ref().map(|c| c.kind.as_str()),
             v.clipped_by,
             v.requested_valid_to,

@@ -77,18 +77,19 @@ pub struct BeliefCells {
     pub evidence: String,
 }
 
-/// One line of the evidence panel, formatted once at load.
+/// One line of the evidence panel, borrowed from the timeline and formatted only
+/// for the rows on screen (a million-event store has hundreds of thousands of items).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EvidenceRow {
+pub struct EvidenceRow<'a> {
     pub index: usize,
-    pub id: String,
-    pub kind: String,
-    pub source: String,
+    pub id: &'a str,
+    pub kind: &'a str,
+    pub source: &'a str,
     pub observed: String,
     pub recorded: String,
     pub lag: String,
     pub cited_by: String,
-    pub summary: String,
+    pub summary: &'a str,
     pub recorded_at: Micros,
     pub late: bool,
 }
@@ -171,7 +172,8 @@ pub struct App {
     /// Display width of the longest claim among the belief rows.
     pub belief_claim_width: usize,
 
-    pub evidence_rows: Vec<EvidenceRow>,
+    /// The widest evidence id (characters).
+    pub evidence_id_width: usize,
     pub evidence_visible: Vec<usize>,
     pub evidence_selected: usize,
     pub evidence_offset: usize,
@@ -227,10 +229,10 @@ impl App {
         for (t, map) in claim_index.iter_mut().enumerate() {
             for b in timeline.topic_versions(t) {
                 let next = map.len();
-                map.entry(b.version.claim.clone()).or_insert(next);
+                map.entry(b.version.claim.to_string()).or_insert(next);
             }
         }
-        let evidence_rows = evidence_rows(&timeline);
+        let evidence_id_width = evidence_id_width(&timeline);
         let mut app = App {
             timeline,
             theme,
@@ -252,7 +254,7 @@ impl App {
             belief_filter: String::new(),
             belief_cells: Vec::new(),
             belief_claim_width: 0,
-            evidence_rows,
+            evidence_id_width,
             evidence_visible: Vec::new(),
             evidence_selected: 0,
             evidence_offset: 0,
@@ -329,7 +331,7 @@ impl App {
         std::mem::swap(&mut self.timeline, &mut other);
         self.other = Some(other);
         self.showing_fork = !self.showing_fork;
-        self.evidence_rows = evidence_rows(&self.timeline);
+        self.evidence_id_width = evidence_id_width(&self.timeline);
         self.refilter_evidence();
         self.cursor_moved();
         self.sync_plane(true);
@@ -338,13 +340,13 @@ impl App {
     /// The agent of a belief row ("" for topic headings and empty topics).
     pub fn row_agent(&self, row: &BeliefRow) -> &str {
         row.belief
-            .map_or("", |i| self.timeline.beliefs[i].version.agent.as_str())
+            .map_or("", |i| &*self.timeline.beliefs[i].version.agent)
     }
 
     /// The claim of a belief row; "(no belief held)" for an empty topic.
     pub fn row_claim(&self, row: &BeliefRow) -> &str {
         match (row.belief, &row.kind) {
-            (Some(i), _) => self.timeline.beliefs[i].version.claim.as_str(),
+            (Some(i), _) => &*self.timeline.beliefs[i].version.claim,
             (None, BeliefRowKind::Empty) => "(no belief held)",
             (None, _) => "",
         }
@@ -383,7 +385,7 @@ impl App {
                 tl.header
                     .agents
                     .iter()
-                    .find(|a| tl.topic_versions(topic).any(|b| b.version.agent == a.id))
+                    .find(|a| tl.topic_versions(topic).any(|b| *b.version.agent == *a.id))
                     .map(|a| a.id.clone())
             }
         };
@@ -547,7 +549,7 @@ impl App {
                 let selected = self
                     .evidence_visible
                     .get(self.evidence_selected)
-                    .map(|&i| self.evidence_rows[i].id.clone());
+                    .map(|&i| self.timeline.evidence[i].evidence.id.clone());
                 match (self.focus, selected) {
                     _ if self.busy.is_some() => {
                         self.status = Some("a fork is already running".into())
@@ -920,7 +922,7 @@ impl App {
             }
             Focus::Evidence => {
                 if let Some(&i) = self.evidence_visible.get(self.evidence_selected) {
-                    self.popup = Some(Popup::Text(self.evidence_view(self.evidence_rows[i].index)));
+                    self.popup = Some(Popup::Text(self.evidence_view(i)));
                 }
             }
             Focus::Scrubber => {
@@ -953,10 +955,10 @@ impl App {
         self.compute_beliefs();
         if self.focus != Focus::Evidence {
             // The evidence list follows the cursor: the latest item known then.
-            let rows = &self.evidence_rows;
+            let items = &self.timeline.evidence;
             let known = self
                 .evidence_visible
-                .partition_point(|&i| rows[i].recorded_at <= self.cursor);
+                .partition_point(|&i| items[i].evidence.recorded_at <= self.cursor);
             self.evidence_selected = known.saturating_sub(1);
             let rows = self
                 .areas()
@@ -1063,7 +1065,7 @@ impl App {
                     } else {
                         BeliefRowKind::ClosedNow
                     },
-                    claim_index: self.claim_index[ti].get(&v.claim).copied().unwrap_or(0),
+                    claim_index: self.claim_index[ti].get(&*v.claim).copied().unwrap_or(0),
                     belief: Some(i),
                     note,
                     version: Some(v.id),
@@ -1136,15 +1138,19 @@ impl App {
 
     fn refilter_evidence(&mut self) {
         let needle = self.evidence_filter.to_lowercase();
+        let found = |s: &str| s.to_lowercase().contains(&needle);
         self.evidence_visible = self
-            .evidence_rows
+            .timeline
+            .evidence
             .iter()
             .enumerate()
-            .filter(|(_, r)| {
+            .filter(|(_, item)| {
+                let e = &item.evidence;
                 needle.is_empty()
-                    || [&r.id, &r.kind, &r.source, &r.summary, &r.cited_by]
+                    || [&e.id, &e.kind, &e.source, &e.summary]
                         .iter()
-                        .any(|s| s.to_lowercase().contains(&needle))
+                        .any(|s| found(s))
+                    || item.cited_by.iter().any(|id| found(id))
             })
             .map(|(i, _)| i)
             .collect();
@@ -1179,7 +1185,7 @@ impl App {
         for b in self
             .timeline
             .topic_versions(topic)
-            .filter(|b| agent.is_none_or(|a| b.version.agent == a))
+            .filter(|b| agent.is_none_or(|a| &*b.version.agent == a))
         {
             let v = &b.version;
             let style = if v.recorded_at > self.cursor {
@@ -1227,7 +1233,7 @@ impl App {
                 m.topic.as_deref() == Some(t.id.as_str())
                     && agent.is_none_or(|a| m.agent.as_deref() == Some(a))
             })
-            .filter(|m| matches!(m.effect.as_str(), "reconfirmed" | "zero_width" | "no_match"))
+            .filter(|m| matches!(m.effect, "reconfirmed" | "zero_width" | "no_match"))
             .collect();
         if !notes.is_empty() {
             lines.push(ViewLine::new(LineStyle::Normal, String::new()));
@@ -1383,7 +1389,7 @@ impl App {
         if b.supported_by.is_empty() {
             lines.push(ViewLine::new(LineStyle::Note, "no evidence cited"));
         }
-        for id in &b.supported_by {
+        for id in b.supported_by.iter() {
             if let Some(e) = self.timeline.evidence.iter().find(|e| &e.evidence.id == id) {
                 let e = &e.evidence;
                 lines.push(ViewLine::new(
@@ -1497,7 +1503,7 @@ fn agents_disagree(timeline: &Timeline, held: &[usize]) -> bool {
     let mut answers: HashMap<usize, (Micros, Micros, u64, &str)> = HashMap::new();
     for &i in held {
         let v = &timeline.beliefs[i].version;
-        let candidate = (v.valid.from, v.recorded_at, v.id, v.claim.as_str());
+        let candidate = (v.valid.from, v.recorded_at, v.id, &*v.claim);
         let entry = answers
             .entry(timeline.topic_agent(i).1)
             .or_insert(candidate);
@@ -1511,30 +1517,37 @@ fn agents_disagree(timeline: &Timeline, held: &[usize]) -> bool {
 }
 
 /// The evidence panel's rows, formatted once per timeline.
-fn evidence_rows(timeline: &Timeline) -> Vec<EvidenceRow> {
+/// The widest evidence id, for the ID column (computed once per timeline).
+fn evidence_id_width(timeline: &Timeline) -> usize {
     timeline
         .evidence
         .iter()
-        .enumerate()
-        .map(|(index, item)| {
-            let e = &item.evidence;
-            EvidenceRow {
-                index,
-                id: e.id.clone(),
-                kind: e.kind.clone(),
-                source: e.source.clone(),
-                observed: format_short(e.observed_at),
-                recorded: format_short(e.recorded_at),
-                lag: time::format_duration(e.lag()),
-                cited_by: if item.cited_by.is_empty() {
-                    "-".into()
-                } else {
-                    item.cited_by.join(",")
-                },
-                summary: e.summary.clone(),
-                recorded_at: e.recorded_at,
-                late: e.lag() >= LATE,
-            }
+        .map(|item| item.evidence.id.chars().count())
+        .max()
+        .unwrap_or(2)
+}
+
+impl App {
+    /// The evidence panel's line for item `index` of the timeline.
+    pub fn evidence_row(&self, index: usize) -> Option<EvidenceRow<'_>> {
+        let item = self.timeline.evidence.get(index)?;
+        let e = &item.evidence;
+        Some(EvidenceRow {
+            index,
+            id: &e.id,
+            kind: &e.kind,
+            source: &e.source,
+            observed: format_short(e.observed_at),
+            recorded: format_short(e.recorded_at),
+            lag: time::format_duration(e.lag()),
+            cited_by: if item.cited_by.is_empty() {
+                "-".into()
+            } else {
+                item.cited_by.join(",")
+            },
+            summary: &e.summary,
+            recorded_at: e.recorded_at,
+            late: e.lag() >= LATE,
         })
-        .collect()
+    }
 }

@@ -156,9 +156,14 @@ impl Drop for Restore {
     }
 }
 
-/// Opens the interactive UI on `app` in the real terminal. With the parent's
-/// `log`, what-if forks and the influence column are available.
-pub fn run(mut app: App, log: Option<Arc<crate::model::Dataset>>) -> io::Result<()> {
+/// Stores with more events than this do not rank influence in the background:
+/// it replays every cited pair once per item (minutes at a million events);
+/// `asof influence` ranks them headless.
+pub const INFLUENCE_AUTO_EVENTS: usize = 200_000;
+
+/// Opens the interactive UI on `app` in the real terminal. With a way to read the
+/// parent's log, what-if forks and the influence column are available.
+pub fn run(mut app: App, log: Option<whatif::LoadLog>) -> io::Result<()> {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore_terminal();
@@ -179,26 +184,32 @@ pub fn run(mut app: App, log: Option<Arc<crate::model::Dataset>>) -> io::Result<
     let playing = Arc::new(AtomicBool::new(false));
     spawn_input(tx.clone());
     spawn_clock(tx.clone(), playing.clone());
-    let parent = whatif::SharedReplay::default();
-    if let Some(log) = log.clone() {
-        let (tx, parent) = (tx.clone(), parent.clone());
-        std::thread::spawn(move || {
-            let ranking =
-                crate::fork::influence::influence(&log, whatif::parent_replay(&parent, &log));
-            let _ = tx.send(Msg::Influence(ranking));
-        });
+    let parent = log.map(|load| Arc::new(whatif::Parent::new(load)));
+    match &parent {
+        Some(parent) if app.timeline.marks.len() <= INFLUENCE_AUTO_EVENTS => {
+            let (tx, parent) = (tx.clone(), parent.clone());
+            std::thread::spawn(move || {
+                if let Ok((log, replay)) = parent.get() {
+                    let ranking = crate::fork::influence::influence(log, replay);
+                    let _ = tx.send(Msg::Influence(ranking));
+                }
+            });
+        }
+        Some(_) => {
+            app.status = Some(format!(
+                "influence is not ranked in the TUI above {INFLUENCE_AUTO_EVENTS} events; `asof influence` ranks it headless"
+            ));
+        }
+        None => {}
     }
     let label = app.timeline.label.clone();
-    let mut dispatch = |evidence: String| match &log {
-        Some(log) => {
-            let (log, tx, label, parent) = (log.clone(), tx.clone(), label.clone(), parent.clone());
+    let mut dispatch = |evidence: String| match &parent {
+        Some(parent) => {
+            let (tx, label, parent) = (tx.clone(), label.clone(), parent.clone());
             std::thread::spawn(move || {
-                let result = whatif::run_fork(
-                    &log,
-                    whatif::parent_replay(&parent, &log),
-                    &label,
-                    &evidence,
-                );
+                let result = parent
+                    .get()
+                    .and_then(|(log, replay)| whatif::run_fork(log, replay, &label, &evidence));
                 let _ = tx.send(Msg::Forked(Box::new(result)));
             });
         }

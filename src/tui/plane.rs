@@ -81,14 +81,14 @@ impl Plane {
         let mut cited: Vec<&str> = Vec::new();
         for b in timeline
             .topic_versions(topic)
-            .filter(|b| agent == Some(b.version.agent.as_str()))
+            .filter(|b| agent == Some(&*b.version.agent))
         {
             let v = &b.version;
             shapes.push(PlaneShape {
                 valid: v.valid,
                 from: v.recorded_at,
                 to: v.superseded_at,
-                claim_index: claims.get(&v.claim).copied().unwrap_or(0),
+                claim_index: claims.get(&*v.claim).copied().unwrap_or(0),
                 split: v.origin == Origin::Split,
                 closed: v.closed.as_ref().map(|c| c.kind),
                 version: v.id,
@@ -292,6 +292,6 @@ pub fn reading(
         versions: found.iter().map(|b| b.version.id).collect(),
         claim_index: found
             .first()
-            .and_then(|b| claims.get(&b.version.claim).copied()),
+            .and_then(|b| claims.get(&*b.version.claim).copied()),
     }
 }

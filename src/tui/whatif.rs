@@ -77,10 +77,38 @@ pub fn run_fork(
     })
 }
 
-/// The parent's replay, computed once per session by whichever worker needs it
-/// first and shared by the influence ranking and every fork.
-pub type SharedReplay = std::sync::Arc<std::sync::OnceLock<Replay>>;
+/// Reads the parent's log (on a worker thread, when first needed).
+pub type LoadLog = Box<dyn Fn() -> Result<Dataset, String> + Send + Sync>;
 
-pub fn parent_replay<'a>(shared: &'a SharedReplay, log: &Dataset) -> &'a Replay {
-    shared.get_or_init(|| engine::replay(&log.header, &log.events))
+/// The parent's log and replay, read and computed once per session by whichever
+/// worker needs them first, and shared by the influence ranking and every fork.
+/// Nothing is read at start-up: a million-event log costs memory and seconds
+/// that a reviewer who only scrubs never needs.
+pub struct Parent {
+    load: LoadLog,
+    log: std::sync::OnceLock<Result<Dataset, String>>,
+    replay: std::sync::OnceLock<Replay>,
+}
+
+impl Parent {
+    pub fn new(load: LoadLog) -> Parent {
+        Parent {
+            load,
+            log: std::sync::OnceLock::new(),
+            replay: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The log and its replay, or why the log could not be read.
+    pub fn get(&self) -> Result<(&Dataset, &Replay), String> {
+        let log = self
+            .log
+            .get_or_init(&self.load)
+            .as_ref()
+            .map_err(Clone::clone)?;
+        let replay = self
+            .replay
+            .get_or_init(|| engine::replay(&log.header, &log.events));
+        Ok((log, replay))
+    }
 }

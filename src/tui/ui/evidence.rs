@@ -21,8 +21,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let focused = app.focus == Focus::Evidence;
     let known = app
-        .evidence_rows
-        .partition_point(|r| r.recorded_at <= app.cursor);
+        .timeline
+        .evidence
+        .partition_point(|item| item.evidence.recorded_at <= app.cursor);
     let filter = if app.evidence_filter.is_empty() {
         String::new()
     } else {
@@ -33,7 +34,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         focused,
         format!(
             "Evidence · {} items · {known} known at the cursor{filter}",
-            app.evidence_rows.len()
+            app.timeline.evidence.len()
         ),
     );
     let inner = block.inner(area);
@@ -43,13 +44,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         return;
     }
     let wide = width >= 90;
-    let id_w = app
-        .evidence_rows
-        .iter()
-        .map(|r| r.id.len())
-        .max()
-        .unwrap_or(2)
-        .clamp(2, 10);
+    let id_w = app.evidence_id_width.clamp(2, 10);
     let mut cols: Vec<(&str, usize)> = if wide {
         vec![
             ("ID", id_w),
@@ -95,7 +90,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .skip(app.evidence_offset)
         .take(rows)
     {
-        let r = &app.evidence_rows[i];
+        let Some(r) = app.evidence_row(i) else {
+            continue;
+        };
         let future = r.recorded_at > app.cursor;
         let base = if future { theme.future() } else { theme.base() };
         let lag = if r.late {
@@ -106,15 +103,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         let mut spans = Vec::new();
         for (name, w) in &cols {
             let (text, style) = match *name {
-                "ID" => (r.id.as_str(), base.add_modifier(Modifier::BOLD)),
-                "KIND" => (r.kind.as_str(), base),
-                "SOURCE" => (r.source.as_str(), base),
+                "ID" => (r.id, base.add_modifier(Modifier::BOLD)),
+                "KIND" => (r.kind, base),
+                "SOURCE" => (r.source, base),
                 "OBSERVED" => (r.observed.as_str(), base),
                 "RECORDED" => (r.recorded.as_str(), base),
                 "LAG" => (lag.as_str(), if r.late { theme.late() } else { base }),
                 "CITED BY" => (r.cited_by.as_str(), base),
                 "INFLUENCE" => {
-                    let text = app.influence.get(&r.id).map_or("", String::as_str);
+                    let text = app.influence.get(r.id).map_or("", String::as_str);
                     let style = if text.starts_with("shift -") {
                         theme.warning()
                     } else {
@@ -122,7 +119,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                     };
                     (text, style)
                 }
-                _ => (r.summary.as_str(), base),
+                _ => (r.summary, base),
             };
             let text = if *w == 0 {
                 text.to_owned()

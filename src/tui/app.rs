@@ -346,7 +346,7 @@ impl App {
     /// The claim of a belief row; "(no belief held)" for an empty topic.
     pub fn row_claim(&self, row: &BeliefRow) -> &str {
         match (row.belief, &row.kind) {
-            (Some(i), _) => &*self.timeline.beliefs[i].version.claim,
+            (Some(i), _) => &self.timeline.beliefs[i].version.claim,
             (None, BeliefRowKind::Empty) => "(no belief held)",
             (None, _) => "",
         }

@@ -355,13 +355,13 @@ fn patch(
             .query_row("SELECT COALESCE(max(id), 0) FROM versions", [], |r| {
                 r.get(0)
             })?;
-    let assertion_seq: HashMap<String, i64> = plan
+    let assertion_seq: HashMap<&str, i64> = plan
         .fork
         .dataset
         .events
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::Believe(a) => Some((a.id.clone(), e.seq as i64)),
+            EventBody::Believe(a) => Some((a.id.as_str(), e.seq as i64)),
             _ => None,
         })
         .collect();

@@ -186,7 +186,11 @@ impl Store {
     ) -> std::result::Result<Replay, LoadError> {
         let dataset = &parsed.dataset;
         std::thread::scope(|scope| {
-            let replaying = scope.spawn(|| engine::replay(&dataset.header, &dataset.events));
+            let replaying = scope.spawn(|| {
+                let replay = engine::replay(&dataset.header, &dataset.events);
+                let truths = write::truths_of(dataset, &replay);
+                (replay, truths)
+            });
             let mut replayed = None;
             write_atomically(path, force, |file| -> std::result::Result<(), LoadError> {
                 let mut conn = Connection::open(file.path()).map_err(StoreError::from)?;
@@ -195,11 +199,11 @@ impl Store {
                 conn.execute_batch(write::BULK).map_err(StoreError::from)?;
                 let tx = conn.transaction().map_err(StoreError::from)?;
                 write::write_log(&tx, dataset, &parsed.file, &[]).map_err(StoreError::from)?;
-                let replay = replaying
+                let (replay, truths) = replaying
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                 parsed.check_replay(&replay)?;
-                write::write_derived(&tx, dataset, &replay).map_err(StoreError::from)?;
+                write::write_derived(&tx, dataset, &replay, &truths).map_err(StoreError::from)?;
                 tx.commit().map_err(StoreError::from)?;
                 conn.close().map_err(|(_, e)| StoreError::from(e))?;
                 replayed = Some(replay);
@@ -278,7 +282,7 @@ impl Store {
             "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;
              DELETE FROM truths;",
         )?;
-        write::derived(&tx, &log, &replay)?;
+        write::derived(&tx, &log, &replay, &write::truths_of(&log, &replay))?;
         tx.commit()?;
         Ok(replay.versions.len())
     }

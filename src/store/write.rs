@@ -18,7 +18,8 @@ pub(super) fn write_all(conn: &mut Connection, contents: &super::Contents) -> ru
     conn.execute_batch(BULK)?;
     let tx = conn.transaction()?;
     write_log(&tx, contents.dataset, contents.source, &contents.meta)?;
-    write_derived(&tx, contents.dataset, contents.replay)?;
+    let truths = truths_of(contents.dataset, contents.replay);
+    write_derived(&tx, contents.dataset, contents.replay, &truths)?;
     tx.commit()
 }
 
@@ -72,9 +73,17 @@ pub(super) fn write_derived(
     tx: &Transaction,
     dataset: &Dataset,
     replay: &Replay,
+    truths: &[((String, String), Truth)],
 ) -> rusqlite::Result<()> {
-    derived(tx, dataset, replay)?;
+    derived(tx, dataset, replay, truths)?;
     tx.execute_batch(DERIVED_INDEXES)
+}
+
+/// The `truths` rows of a whole log's replay (pure; a load computes them on the
+/// replay thread).
+pub(super) fn truths_of(dataset: &Dataset, replay: &Replay) -> Vec<((String, String), Truth)> {
+    let span = dataset.span().unwrap_or((0, 0));
+    answers::truths(&dataset.header, replay.versions.iter(), span)
 }
 
 fn log(tx: &Transaction, dataset: &Dataset) -> rusqlite::Result<()> {
@@ -176,21 +185,18 @@ pub(super) fn derived(
     tx: &Transaction,
     dataset: &Dataset,
     replay: &Replay,
+    truths: &[((String, String), Truth)],
 ) -> rusqlite::Result<()> {
-    let assertion_seq: HashMap<String, i64> = dataset
+    let assertion_seq: HashMap<&str, i64> = dataset
         .events
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::Believe(a) => Some((a.id.clone(), e.seq as i64)),
+            EventBody::Believe(a) => Some((a.id.as_str(), e.seq as i64)),
             _ => None,
         })
         .collect();
     replayed(tx, replay, 0, &assertion_seq)?;
-    let span = dataset.span().unwrap_or((0, 0));
-    write_truths(
-        tx,
-        &answers::truths(&dataset.header, replay.versions.iter(), span),
-    )
+    write_truths(tx, truths)
 }
 
 /// Writes one replay's versions (ids shifted by `id_offset`), outcomes and
@@ -199,7 +205,7 @@ pub(crate) fn replayed(
     tx: &Transaction,
     replay: &Replay,
     id_offset: u64,
-    assertion_seq: &HashMap<String, i64>,
+    assertion_seq: &HashMap<&str, i64>,
 ) -> rusqlite::Result<()> {
     let mut version = tx.prepare(
         "INSERT INTO versions (id, agent, topic, claim, confidence, valid_from, valid_to, recorded_at,

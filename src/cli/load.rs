@@ -57,7 +57,7 @@ fn summary(parsed: &dataset::Parsed, versions: usize) -> String {
 
 pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
     let parsed = dataset::read_path(&args.dataset)?;
-    let replay = Store::load(&args.db, &parsed, args.force).map_err(|e| match e {
+    let replay = Store::load(&args.db, &parsed, args.force, &[]).map_err(|e| match e {
         LoadError::Dataset(e) => CliError::from(e),
         LoadError::Store(e) => CliError::from(e),
     })?;

@@ -27,7 +27,7 @@ use crate::time::Micros;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
 
 type Pair = (String, String);
@@ -260,34 +260,49 @@ fn noop_retractions(parent: &Store, plan: &Plan) -> Result<Vec<String>, CopyErro
 }
 
 /// Copies the parent file into `file`, returning its SHA-256 as lowercase hex.
+/// The kernel copies (`copy_file_range` where the platform has it) while a second
+/// thread hashes the parent from the page cache.
 fn copy_hashed(parent: &Path, file: &mut tempfile::NamedTempFile) -> Result<String, StoreError> {
-    let io = |source| StoreError::Io {
-        path: parent.to_owned(),
-        source,
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| StoreError::Io { path, source }
     };
-    let mut src = std::fs::File::open(parent).map_err(io)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = src.read(&mut buf).map_err(io)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        file.write_all(&buf[..n]).map_err(|source| StoreError::Io {
-            path: file.path().to_owned(),
-            source,
-        })?;
-    }
-    file.flush().map_err(|source| StoreError::Io {
-        path: file.path().to_owned(),
-        source,
-    })?;
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    std::thread::scope(|scope| {
+        let hashing = scope.spawn(|| -> Result<String, StoreError> {
+            let mut src = std::fs::File::open(parent).map_err(io(parent))?;
+            let mut hasher = Sha256::new();
+            let mut buf = vec![0u8; 1 << 20];
+            loop {
+                let n = src.read(&mut buf).map_err(io(parent))?;
+                if n == 0 {
+                    break;
+                }
+                hasher.update(&buf[..n]);
+            }
+            Ok(hasher
+                .finalize()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect())
+        });
+        let copied = std::fs::copy(parent, file.path())
+            .map_err(io(parent))
+            .and_then(|_| {
+                // The copy took the parent's permissions; the fork is a new, writable file.
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(0o644))
+                        .map_err(io(file.path()))?;
+                }
+                Ok(())
+            });
+        let sha = hashing
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        copied?;
+        sha
+    })
 }
 
 /// Turns the parent's rows in the copy into the fork's.

@@ -179,10 +179,12 @@ impl Store {
     /// Replay runs on a second thread while the log and its indexes are written;
     /// its result is checked (`Parsed::check_replay`) before anything derived is
     /// written, and returned.
+    /// `meta` adds rows to the store's `meta` table (an import's report).
     pub fn load(
         path: &Path,
         parsed: &Parsed,
         force: bool,
+        meta: &[(&'static str, String)],
     ) -> std::result::Result<Replay, LoadError> {
         let dataset = &parsed.dataset;
         std::thread::scope(|scope| {
@@ -198,7 +200,7 @@ impl Store {
                     .map_err(StoreError::from)?;
                 conn.execute_batch(write::BULK).map_err(StoreError::from)?;
                 let tx = conn.transaction().map_err(StoreError::from)?;
-                write::write_log(&tx, dataset, &parsed.file, &[]).map_err(StoreError::from)?;
+                write::write_log(&tx, dataset, &parsed.file, meta).map_err(StoreError::from)?;
                 let (replay, truths) = replaying
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));

@@ -3,12 +3,14 @@
 //!
 //! The library is the whole core — time, model, dataset parsing, the replay
 //! engine, the SQLite store and its queries — and knows nothing of terminals.
-//! The CLI (and later the TUI) are front ends on it.
+//! The CLI and the TUI are front ends on it.
 
 pub mod cli;
 pub mod dataset;
 pub mod engine;
+pub mod export;
 pub mod fork;
+pub mod import;
 pub mod model;
 pub mod query;
 pub mod store;

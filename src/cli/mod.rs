@@ -2,11 +2,12 @@
 //! Each command family lives in its own file; all of them print through
 //! [`OutputFormat`] so table, JSON and Markdown stay in step.
 
+mod export;
+mod import;
 mod load;
 mod queries;
 pub mod source;
 mod synth;
-mod table;
 mod whatif;
 
 use crate::dataset::DatasetErrors;
@@ -111,6 +112,11 @@ pub enum Command {
     Diff(whatif::DiffArgs),
     /// Rank every evidence item by what removing it would change (misleading first).
     Influence(whatif::InfluenceArgs),
+    /// Read an existing agent memory (Graphiti edges, a facts table) into a new store.
+    #[command(subcommand)]
+    Import(import::ImportCommand),
+    /// Write an audit report (Markdown) or a topic's plane (SVG).
+    Export(export::ExportArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -201,5 +207,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Fork(args)) => whatif::fork_command(args, &mut out),
         Some(Command::Diff(args)) => whatif::diff_command(args, &mut out),
         Some(Command::Influence(args)) => whatif::influence_command(args, &mut out),
+        Some(Command::Import(command)) => import::run(command, &mut out),
+        Some(Command::Export(args)) => export::run(args, &mut out),
     }
 }

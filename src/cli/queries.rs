@@ -1,8 +1,8 @@
 //! The query commands: `believed`, `history`, `evidence`, `changes`, and the
 //! no-argument demo summary.
 
-use super::table::Table;
 use super::{CliError, FormatArg, OutputFormat, SourceArg, parse_time_arg, source};
+use crate::export::table::Table;
 use crate::query::{self, Belief, Filter, json};
 use crate::store::Store;
 use crate::time::{self, Interval};

@@ -1,7 +1,7 @@
 //! `fork` and `diff`: what-if forks of a store and their comparison with the parent.
 
-use super::table::Table;
 use super::{CliError, FormatArg, OutputFormat, SourceArg, source};
+use crate::export::table::Table;
 use crate::fork::diff::{self, Diff};
 use crate::fork::{self, POLICY, PolicyReport};
 use crate::store::{Contents, Store};

@@ -219,7 +219,11 @@ fn at_path(path: &str) -> String {
 fn error(file: &str, line: usize, column: Option<usize>, message: String) -> DatasetError {
     DatasetError {
         file: file.to_owned(),
-        location: Some(Location { line, column }),
+        location: Some(Location {
+            line,
+            column,
+            unit: None,
+        }),
         event: None,
         message,
     }

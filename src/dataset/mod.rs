@@ -5,7 +5,7 @@
 //! at the first.
 
 mod jsonl;
-mod raw;
+pub(crate) mod raw;
 mod validate;
 mod yaml;
 
@@ -24,21 +24,37 @@ pub const MAX_JSONL_LINE: usize = 1 << 20;
 pub const MAX_TEXT: usize = 64 << 10;
 
 /// A place in a dataset file: 1-based line, and column where the format has one.
+/// Imports count records instead of lines (`unit` names them: "edge", "row").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Location {
     pub line: usize,
     pub column: Option<usize>,
+    pub unit: Option<&'static str>,
 }
 
 impl Location {
     pub fn line(line: usize) -> Self {
-        Location { line, column: None }
+        Location {
+            line,
+            column: None,
+            unit: None,
+        }
     }
 
     pub fn at(line: usize, column: usize) -> Self {
         Location {
             line,
             column: Some(column),
+            unit: None,
+        }
+    }
+
+    /// Record `n` of an imported input, e.g. `record("edge", 12)`.
+    pub fn record(unit: &'static str, n: usize) -> Self {
+        Location {
+            line: n,
+            column: None,
+            unit: Some(unit),
         }
     }
 }
@@ -58,9 +74,15 @@ impl fmt::Display for DatasetError {
         match self.location {
             Some(Location {
                 line,
+                unit: Some(unit),
+                ..
+            }) => write!(f, " {unit} {line}")?,
+            Some(Location {
+                line,
                 column: Some(col),
+                ..
             }) => write!(f, ":{line}:{col}")?,
-            Some(Location { line, column: None }) => write!(f, ":{line}")?,
+            Some(Location { line, .. }) => write!(f, ":{line}")?,
             None => {}
         }
         write!(f, ": ")?;
@@ -173,6 +195,34 @@ pub fn read_path(path: &Path) -> Result<Parsed, DatasetErrors> {
         }
         Format::Jsonl => jsonl::read(&name, std::io::BufReader::new(file)),
     }
+}
+
+/// Validates events built by an importer as if they had been read from a file:
+/// `origins[i]` says where event `i` came from.
+pub(crate) fn from_raw(
+    file: &str,
+    header: raw::RawHeader,
+    events: Vec<raw::RawEvent>,
+    origins: Vec<Location>,
+) -> Result<Parsed, DatasetErrors> {
+    struct Origins(Vec<Location>);
+    impl validate::Positions for Origins {
+        fn event(&self, index: usize) -> Option<Location> {
+            self.0.get(index).copied()
+        }
+        fn field(&self, index: usize, _kind: &str, _field: &str) -> Option<Location> {
+            self.event(index)
+        }
+        fn header(&self, _path: &str) -> Option<Location> {
+            None
+        }
+    }
+    validate::validate(
+        file,
+        header,
+        events.into_iter().map(Ok).collect(),
+        &Origins(origins),
+    )
 }
 
 /// Reads a dataset held in memory (the bundled demo, tests).

@@ -13,6 +13,10 @@ use crate::store::{
 use crate::time::Micros;
 use rusqlite::{Row, params_from_iter, types::Value};
 
+/// Evidence that reached the agent at least this long (µs) after it happened is
+/// "late-arriving": marked in the TUI, listed apart in the audit report.
+pub const LATE: i64 = 3_600_000_000;
+
 /// Evidence ids an event cites, shared by every version descending from it.
 pub type Cited = std::sync::Arc<[String]>;
 

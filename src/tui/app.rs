@@ -14,8 +14,7 @@ use crate::time::{self, Micros, format_short};
 use ratatui::layout::Rect;
 use std::collections::HashMap;
 
-/// Evidence that reached the agent this long after it happened is "late".
-pub const LATE: i64 = 3_600_000_000;
+pub use crate::query::LATE;
 /// Play speeds: milliseconds per event.
 pub const SPEEDS_MS: [u64; 5] = [2000, 1000, 500, 250, 100];
 /// How often the play clock ticks.

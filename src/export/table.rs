@@ -1,4 +1,4 @@
-//! Plain-text tables and Markdown tables for the query commands.
+//! Plain-text and Markdown tables, for the query commands and the audit report.
 
 /// A table of text cells with a header row.
 pub struct Table {

@@ -1,0 +1,73 @@
+//! `export`: an audit report (Markdown) or a topic's plane (SVG), to a file or stdout.
+
+use super::{CliError, SourceArg, source};
+use crate::export::{ExportError, markdown, svg};
+use clap::{Args, ValueEnum};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// The audit report.
+    Md,
+    /// One topic's valid × recorded plane (needs --topic).
+    Svg,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub source: SourceArg,
+    /// What to write.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// The topic to draw (svg).
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// The agent whose beliefs to draw (svg; default: the first holding any).
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// The file to write (default: standard output). Written atomically.
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let store = source::open(args.source.source.as_deref())?;
+    let label = store.label().to_owned();
+    let failed = |e: ExportError| match e {
+        ExportError::Store(e) => CliError::from(e),
+        other => CliError::Input(format!("{label}: {other}")),
+    };
+    let text = match args.format {
+        ExportFormat::Md => markdown::report(&store).map_err(failed)?,
+        ExportFormat::Svg => {
+            let Some(topic) = args.topic.as_deref() else {
+                return Err(CliError::Input(
+                    "--format svg draws one topic: name it with --topic".into(),
+                ));
+            };
+            svg::plane(&store, topic, args.agent.as_deref()).map_err(failed)?
+        }
+    };
+    match &args.output {
+        None => out.write_all(text.as_bytes())?,
+        Some(path) => {
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+                _ => PathBuf::from("."),
+            };
+            let cannot = |e: std::io::Error| {
+                CliError::Input(format!("{}: cannot write: {e}", path.display()))
+            };
+            let mut tmp = tempfile::Builder::new()
+                .prefix(".asof-export-")
+                .tempfile_in(&dir)
+                .map_err(cannot)?;
+            tmp.write_all(text.as_bytes()).map_err(cannot)?;
+            tmp.persist(path).map_err(|e| cannot(e.error))?;
+            writeln!(out, "wrote {}", path.display())?;
+        }
+    }
+    Ok(())
+}

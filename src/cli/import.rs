@@ -1,0 +1,175 @@
+//! `import graphiti|facts`: an existing agent memory into a new store, with a report.
+
+use super::{CliError, FormatArg, OutputFormat};
+use crate::export::table::Table;
+use crate::import::{self, ImportReport, facts, graphiti};
+use crate::model::Cardinality;
+use crate::store::{LoadError, Store};
+use clap::{Args, Subcommand};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// A Graphiti/Zep export of entity edges (JSON: an array, or {edges, nodes, episodes}).
+    Graphiti(GraphitiArgs),
+    /// A SQLite table of bitemporal facts (subject, predicate, object, valid_from,
+    /// valid_to, ingested_at, expired_at, source, confidence).
+    Facts(FactsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct Target {
+    /// The store to create (must not exist unless --force).
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Replace an existing store (atomically: the old one stays if the import fails).
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+#[derive(Debug, Args)]
+pub struct GraphitiArgs {
+    /// The JSON export of the graph's entity edges.
+    pub input: PathBuf,
+    /// What an edge claims: the target entity's name, or the edge's fact sentence.
+    #[arg(long, value_enum, default_value_t = graphiti::ClaimFrom::Target)]
+    pub claim: graphiti::ClaimFrom,
+    /// Treat each (source entity, relation) as single-valued: a new target replaces the old.
+    #[arg(long)]
+    pub single: bool,
+    #[command(flatten)]
+    pub target: Target,
+}
+
+#[derive(Debug, Args)]
+pub struct FactsArgs {
+    /// The SQLite file holding the facts table.
+    pub input: PathBuf,
+    /// The table to read.
+    #[arg(long, default_value = "facts")]
+    pub table: String,
+    /// The agent whose memory this is.
+    #[arg(long, default_value = "memory")]
+    pub agent: String,
+    /// Multi-valued predicates, comma-separated (`*`: all); the others are single-valued.
+    #[arg(long, value_delimiter = ',')]
+    pub many: Vec<String>,
+    #[command(flatten)]
+    pub target: Target,
+}
+
+pub fn run(command: ImportCommand, out: &mut impl Write) -> Result<(), CliError> {
+    let (draft, target) = match command {
+        ImportCommand::Graphiti(args) => {
+            let name = args.input.display().to_string();
+            let size = std::fs::metadata(&args.input)
+                .map_err(|e| CliError::Input(format!("{name}: cannot read: {e}")))?
+                .len();
+            if size > graphiti::MAX_BYTES {
+                return Err(CliError::Input(format!(
+                    "{name}: the export is {size} bytes, over the {}-byte limit",
+                    graphiti::MAX_BYTES
+                )));
+            }
+            let bytes = std::fs::read(&args.input)
+                .map_err(|e| CliError::Input(format!("{name}: cannot read: {e}")))?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                CliError::Input(format!(
+                    "{name}: not valid UTF-8 (byte {})",
+                    e.utf8_error().valid_up_to()
+                ))
+            })?;
+            let options = graphiti::Options {
+                claim: args.claim,
+                cardinality: if args.single {
+                    Cardinality::One
+                } else {
+                    Cardinality::Many
+                },
+            };
+            (graphiti::read(&name, &text, options)?, args.target)
+        }
+        ImportCommand::Facts(args) => {
+            let options = facts::Options {
+                table: args.table,
+                agent: args.agent,
+                many: args.many,
+            };
+            (facts::read(&args.input, &options)?, args.target)
+        }
+    };
+    let input = draft.report.input.clone();
+    let (parsed, report) = import::finish(&input, draft)?;
+    let json = serde_json::to_string(&report).map_err(|e| CliError::Runtime(e.to_string()))?;
+    let versions = Store::load(
+        &target.db,
+        &parsed,
+        target.force,
+        &[("import_report", json)],
+    )
+    .map_err(|e| match e {
+        LoadError::Dataset(e) => CliError::from(e),
+        LoadError::Store(e) => CliError::from(e),
+    })?
+    .versions
+    .len();
+    print(&report, &target.db, versions, target.format.format, out)
+}
+
+fn print(
+    report: &ImportReport,
+    db: &std::path::Path,
+    versions: usize,
+    format: OutputFormat,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    if format == OutputFormat::Json {
+        let mut v = serde_json::to_value(report).map_err(|e| CliError::Runtime(e.to_string()))?;
+        v["store"] = db.display().to_string().into();
+        v["versions"] = versions.into();
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(|e| CliError::Runtime(e.to_string()))?
+        )?;
+        return Ok(());
+    }
+    let md = format == OutputFormat::Md;
+    writeln!(
+        out,
+        "{}imported {} ({}) into {}: {} records → {} evidence, {} assertions, {} retractions; {} agents, {} topics, {} belief versions",
+        if md { "# " } else { "" },
+        report.input,
+        report.format,
+        db.display(),
+        report.records,
+        report.evidence,
+        report.assertions,
+        report.retractions,
+        report.agents,
+        report.topics,
+        versions
+    )?;
+    for note in &report.notes {
+        writeln!(out, "{}note: {note}", if md { "- " } else { "" })?;
+    }
+    if report.skipped.is_empty() {
+        writeln!(out, "{}skipped: none", if md { "\n" } else { "" })?;
+    } else {
+        writeln!(
+            out,
+            "{}skipped {}:",
+            if md { "\n## " } else { "" },
+            report.skipped.len()
+        )?;
+        let mut t = Table::new(vec!["WHERE", "WHY"]);
+        for s in &report.skipped {
+            t.row(vec![s.location.clone(), s.reason.clone()]);
+        }
+        write!(out, "{}", if md { t.markdown() } else { t.text() })?;
+    }
+    Ok(())
+}

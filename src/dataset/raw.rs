@@ -128,10 +128,10 @@ pub struct RawEvidence {
     pub source: String,
     #[serde(default)]
     pub locator: String,
-    pub observed_at: String,
+    pub observed_at: RawTime,
     #[serde(default)]
-    pub observed_until: Option<String>,
-    pub recorded_at: String,
+    pub observed_until: Option<RawTime>,
+    pub recorded_at: RawTime,
     #[serde(default)]
     pub reliability: Option<f64>,
     #[serde(default)]
@@ -148,12 +148,12 @@ pub struct RawBelieve {
     pub claim: String,
     #[serde(default)]
     pub confidence: Option<f64>,
-    pub valid_from: String,
+    pub valid_from: RawTime,
     #[serde(default)]
-    pub valid_to: Option<String>,
+    pub valid_to: Option<RawTime>,
     #[serde(default)]
     pub clip: Option<bool>,
-    pub recorded_at: String,
+    pub recorded_at: RawTime,
     #[serde(default)]
     pub supported_by: Vec<String>,
     #[serde(default)]
@@ -174,12 +174,34 @@ pub struct RawRetract {
     #[serde(default)]
     pub claim: Option<String>,
     #[serde(default)]
-    pub valid_from: Option<String>,
+    pub valid_from: Option<RawTime>,
     #[serde(default)]
-    pub valid_to: Option<String>,
-    pub recorded_at: String,
+    pub valid_to: Option<RawTime>,
+    pub recorded_at: RawTime,
     #[serde(default)]
     pub because: Vec<String>,
     #[serde(default)]
     pub reason: Option<String>,
+}
+
+/// A timestamp as written, parsed where it is read (on the parsing threads for
+/// JSON Lines), so validation only looks the result up and keeps the text for
+/// its error messages.
+#[derive(Debug, Clone)]
+pub struct RawTime {
+    pub text: String,
+    pub parsed: Result<crate::time::Micros, crate::time::TimeError>,
+}
+
+impl From<String> for RawTime {
+    fn from(text: String) -> Self {
+        let parsed = crate::time::parse(&text);
+        RawTime { text, parsed }
+    }
+}
+
+impl<'de> Deserialize<'de> for RawTime {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(RawTime::from)
+    }
 }

@@ -1,7 +1,7 @@
 //! Raw shapes → a validated [`Dataset`], every rule of SPEC §2 checked and every
 //! broken rule reported with its location.
 
-use super::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetract};
+use super::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetract, RawTime};
 use super::{DatasetError, DatasetErrors, Location, MAX_TEXT, Parsed};
 use crate::engine::Replay;
 use crate::model::{
@@ -77,10 +77,10 @@ impl Collector<'_> {
         kind: &str,
         field: &str,
         id: &str,
-        value: &str,
+        value: &RawTime,
     ) -> Option<Micros> {
-        match time::parse(value) {
-            Ok(t) => Some(t),
+        match &value.parsed {
+            Ok(t) => Some(*t),
             Err(e) => {
                 self.field(index, kind, field, id, format!("`{field}`: {e}"));
                 None
@@ -260,7 +260,7 @@ fn evidence(c: &mut Collector, index: usize, raw: RawEvidence) -> Option<Evidenc
     let observed_at = c.time(index, K, "observed_at", &id, &raw.observed_at);
     let observed_until = raw
         .observed_until
-        .as_deref()
+        .as_ref()
         .map(|t| c.time(index, K, "observed_until", &id, t));
     let recorded_at = c.time(index, K, "recorded_at", &id, &raw.recorded_at);
     let reliability = c.unit(index, K, "reliability", &id, raw.reliability);
@@ -315,7 +315,7 @@ fn believe(c: &mut Collector, index: usize, seq: u64, raw: RawBelieve) -> Option
         K,
         &id,
         Some(&raw.valid_from),
-        raw.valid_to.as_deref(),
+        raw.valid_to.as_ref(),
     );
     check_citations(c, index, K, "supported_by", &id, &raw.supported_by);
     Some(Assertion {
@@ -354,8 +354,8 @@ fn retract(c: &mut Collector, index: usize, seq: u64, raw: RawRetract) -> Option
             index,
             K,
             &id,
-            raw.valid_from.as_deref(),
-            raw.valid_to.as_deref(),
+            raw.valid_from.as_ref(),
+            raw.valid_to.as_ref(),
         )?)
     } else {
         None
@@ -425,8 +425,8 @@ fn interval(
     index: usize,
     kind: &str,
     id: &str,
-    from: Option<&str>,
-    to: Option<&str>,
+    from: Option<&RawTime>,
+    to: Option<&RawTime>,
 ) -> Option<Interval> {
     let from = match from {
         Some(t) => c.time(index, kind, "valid_from", id, t),

@@ -314,9 +314,9 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
             kind: "other".into(),
             source: "facts".into(),
             locator: (*s).to_owned(),
-            observed_at: instant(*t),
+            observed_at: instant(*t).into(),
             observed_until: None,
-            recorded_at: instant(*t),
+            recorded_at: instant(*t).into(),
             reliability: None,
             summary: (*s).chars().take(500).collect(),
         }));
@@ -332,10 +332,10 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
             topic: topic_of(r),
             claim: r.object.clone(),
             confidence: r.confidence,
-            valid_from: instant(r.valid_from),
-            valid_to: r.valid_to.map(instant),
+            valid_from: instant(r.valid_from).into(),
+            valid_to: r.valid_to.map(|t| instant(t).into()),
             clip: None,
-            recorded_at: instant(r.ingested),
+            recorded_at: instant(r.ingested).into(),
             supported_by: r
                 .source
                 .as_deref()
@@ -354,7 +354,7 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
                     claim: None,
                     valid_from: None,
                     valid_to: None,
-                    recorded_at: instant(expired),
+                    recorded_at: instant(expired).into(),
                     because: Vec::new(),
                     reason: Some(format!("expired in the memory at {}", instant(expired))),
                 }),

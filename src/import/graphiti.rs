@@ -367,9 +367,9 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
                 .filter(|s| !s.is_empty())
                 .unwrap_or_else(|| "graphiti".into()),
             locator: format!("graphiti episode {uuid}"),
-            observed_at: instant(s.observed),
+            observed_at: instant(s.observed).into(),
             observed_until: None,
-            recorded_at: instant(s.recorded),
+            recorded_at: instant(s.recorded).into(),
             reliability: None,
             summary: summary.chars().take(500).collect(),
         }));
@@ -405,10 +405,10 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
                 topic: f.topic.clone(),
                 claim: f.claim.clone(),
                 confidence: None,
-                valid_from: instant(f.valid_from),
-                valid_to: valid_to.clone(),
+                valid_from: instant(f.valid_from).into(),
+                valid_to: valid_to.clone().map(Into::into),
                 clip: None,
-                recorded_at: instant(recorded),
+                recorded_at: instant(recorded).into(),
                 supported_by: cites,
                 rationale: Some(rationale),
             })
@@ -454,9 +454,9 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
                     topic: Some(f.topic.clone()),
                     assertion: None,
                     claim: Some(f.claim.clone()),
-                    valid_from: from.map(instant),
+                    valid_from: from.map(|t| instant(t).into()),
                     valid_to: None,
-                    recorded_at: instant(expired),
+                    recorded_at: instant(expired).into(),
                     because: Vec::new(),
                     reason: Some(match f.invalid {
                         Some(end) => format!(

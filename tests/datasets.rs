@@ -145,16 +145,8 @@ fn many_valued_topic_holds_a_set() {
     assert_eq!(v["beliefs"].as_array().unwrap().len(), 2);
 }
 
-/// The YAML dataset rewritten as JSON Lines: header line, then one event per line.
 fn to_jsonl(yaml: &Path) -> String {
-    let doc: Value = serde_yaml::from_str(&std::fs::read_to_string(yaml).unwrap()).unwrap();
-    let mut header = doc.clone();
-    header.as_object_mut().unwrap().remove("events");
-    let mut out = serde_json::to_string(&header).unwrap() + "\n";
-    for event in doc["events"].as_array().unwrap() {
-        out += &(serde_json::to_string(event).unwrap() + "\n");
-    }
-    out
+    common::yaml_to_jsonl(&std::fs::read_to_string(yaml).unwrap())
 }
 
 fn table(db: &Path, sql: &str) -> Vec<Vec<String>> {

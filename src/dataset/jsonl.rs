@@ -3,7 +3,7 @@
 
 use super::raw::{RawEvent, RawHeader};
 use super::validate::{Positions, RawEventError, validate};
-use super::{DatasetError, DatasetErrors, Location, MAX_JSONL_LINE, Parsed};
+use super::{DatasetError, DatasetErrors, Location, MAX_JSONL_HEADER, MAX_JSONL_LINE, Parsed};
 use std::io::BufRead;
 
 /// Lines parsed per batch by the parsing threads.
@@ -82,14 +82,19 @@ fn split_lines(
     loop {
         line_no += 1;
         buffer.clear();
-        let read = match read_line(&mut input, &mut buffer) {
+        let limit = if header.is_none() {
+            MAX_JSONL_HEADER
+        } else {
+            MAX_JSONL_LINE
+        };
+        let read = match read_line(&mut input, &mut buffer, limit) {
             Ok(read) => read,
             Err(LineError::TooLong) => {
                 fatal.push(error(
                     file,
                     line_no,
                     None,
-                    format!("line is longer than {MAX_JSONL_LINE} bytes"),
+                    format!("line is longer than {limit} bytes"),
                 ));
                 break;
             }
@@ -236,7 +241,11 @@ enum LineError {
 
 /// Reads one line (without its newline) into `buf`, refusing lines over the limit
 /// without buffering them whole.
-fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> Result<usize, LineError> {
+fn read_line(
+    input: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> Result<usize, LineError> {
     let mut total = 0;
     loop {
         let chunk = match input.fill_buf() {
@@ -252,7 +261,7 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> Result<usize, LineE
             None => (chunk.len(), false),
         };
         let body = if done { &chunk[..take - 1] } else { chunk };
-        if buf.len() + body.len() > MAX_JSONL_LINE {
+        if buf.len() + body.len() > limit {
             return Err(LineError::TooLong);
         }
         buf.extend_from_slice(body);

@@ -18,8 +18,11 @@ pub use validate::replay_errors;
 
 /// Largest YAML file read: datasets for people are small; scale uses JSONL.
 pub const MAX_YAML_BYTES: u64 = 64 << 20;
-/// Longest JSONL line read.
+/// Longest JSONL event line read.
 pub const MAX_JSONL_LINE: usize = 1 << 20;
+/// Longest JSONL header line read (it lists every agent and topic: 100k topics
+/// take a few MiB).
+pub const MAX_JSONL_HEADER: usize = 64 << 20;
 /// Longest text field (claim, summary, rationale...).
 pub const MAX_TEXT: usize = 64 << 10;
 

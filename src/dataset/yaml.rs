@@ -11,10 +11,24 @@ use super::{DatasetError, DatasetErrors, Location, Parsed};
 use saphyr_parser::{Event as YamlEvent, Parser};
 use std::collections::HashMap;
 
+/// Deeper nesting is refused.
+const MAX_NESTING: usize = 64;
+
 /// How deep positions are recorded: `events[3].believe.confidence` is depth 4.
 const POSITION_DEPTH: usize = 4;
 
 pub(crate) fn read(file: &str, text: &str) -> Result<Parsed, DatasetErrors> {
+    // Positions first: the scan also stops deep nesting before serde_yaml's
+    // scanner, which is quadratic in flow-nesting depth, gets to it.
+    let positions = YamlPositions::scan(text);
+    if let Some(location) = positions.too_deep.or_else(|| too_deep_flow(text)) {
+        return Err(DatasetErrors(vec![DatasetError {
+            file: file.to_owned(),
+            location: Some(location),
+            event: None,
+            message: format!("nested more than {MAX_NESTING} levels deep; a dataset nests a few"),
+        }]));
+    }
     let document: RawYamlDocument = match serde_yaml::from_str(text) {
         Ok(doc) => doc,
         Err(e) => {
@@ -27,7 +41,6 @@ pub(crate) fn read(file: &str, text: &str) -> Result<Parsed, DatasetErrors> {
             }]));
         }
     };
-    let positions = YamlPositions::scan(text);
     let (header, values) = document.split();
     let events = values
         .into_iter()
@@ -63,6 +76,8 @@ fn strip_location(message: &str) -> String {
 /// Start positions of nodes, by path (`events[2].believe.claim`).
 struct YamlPositions {
     at: HashMap<String, Location>,
+    /// Where nesting first went deeper than [`MAX_NESTING`].
+    too_deep: Option<Location>,
 }
 
 enum Frame {
@@ -74,6 +89,7 @@ impl YamlPositions {
     fn scan(text: &str) -> Self {
         let mut at = HashMap::new();
         let mut stack: Vec<Frame> = Vec::new();
+        let mut too_deep = None;
         for item in Parser::new_from_str(text) {
             let Ok((event, span)) = item else { break };
             let here = Location::at(span.start.line(), span.start.col() + 1);
@@ -115,6 +131,14 @@ impl YamlPositions {
                 }
             }
             match event {
+                // Datasets nest a few levels: deeper input is refused, before its
+                // paths make this scan (and serde_yaml's scanner) quadratic.
+                YamlEvent::MappingStart(..) | YamlEvent::SequenceStart(..)
+                    if stack.len() >= MAX_NESTING =>
+                {
+                    too_deep = Some(here);
+                    break;
+                }
                 YamlEvent::MappingStart(..) => stack.push(Frame::Map {
                     path: node_path.unwrap_or_default(),
                     key: None,
@@ -129,12 +153,51 @@ impl YamlPositions {
                 _ => {}
             }
         }
-        YamlPositions { at }
+        YamlPositions { at, too_deep }
     }
 
     fn exact(&self, path: &str) -> Option<Location> {
         self.at.get(path).copied()
     }
+}
+
+/// Where `[`/`{` flow collections first nest deeper than [`MAX_NESTING`], by a
+/// linear scan of the text (quotes and comments skipped). saphyr-parser gives up
+/// on such input with an error, and serde_yaml's scanner takes quadratic time.
+fn too_deep_flow(text: &str) -> Option<Location> {
+    let (mut line, mut col) = (1usize, 0usize);
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut comment = false;
+    let mut previous = '\n';
+    for c in text.chars() {
+        col += 1;
+        if c == '\n' {
+            line += 1;
+            col = 0;
+            comment = false;
+        } else if comment {
+        } else if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+        } else {
+            match c {
+                '\'' | '"' => quote = Some(c),
+                '#' if previous.is_whitespace() => comment = true,
+                '[' | '{' => {
+                    depth += 1;
+                    if depth > MAX_NESTING {
+                        return Some(Location::at(line, col));
+                    }
+                }
+                ']' | '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        previous = c;
+    }
+    None
 }
 
 fn join(path: &str, key: &str) -> String {

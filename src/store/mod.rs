@@ -118,6 +118,7 @@ impl Store {
             path: path.to_owned(),
             reason: e.to_string(),
         };
+        check_length(path)?;
         let conn = Connection::open_with_flags(path, flags).map_err(damaged)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(damaged)?;
@@ -477,6 +478,42 @@ fn field_differences(stored: &Version, fresh: &Version) -> Vec<String> {
         t(fresh.requested_valid_to),
     );
     out
+}
+
+/// Refuses a SQLite file shorter than its header says it is (a truncated copy or
+/// an interrupted download), before SQLite reads it and fails somewhere later.
+fn check_length(path: &Path) -> Result<()> {
+    use std::io::Read;
+    let io = |source| StoreError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let length = file.metadata().map_err(io)?.len();
+    let mut header = [0u8; 100];
+    if file.read_exact(&mut header).is_err() || &header[..16] != b"SQLite format 3\0" {
+        // Not SQLite at all: SQLite's own refusal says so.
+        return Ok(());
+    }
+    let page_size = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65_536,
+        n => u64::from(n),
+    };
+    let pages = u64::from(u32::from_be_bytes([
+        header[28], header[29], header[30], header[31],
+    ]));
+    // The page count is valid only when "version-valid-for" equals the change counter.
+    let valid = header[92..96] == header[24..28];
+    if valid && pages > 0 && length < pages * page_size {
+        return Err(StoreError::Damaged {
+            path: path.to_owned(),
+            reason: format!(
+                "the file is truncated: its header says {} bytes ({pages} pages of {page_size}), but it has {length}",
+                pages * page_size
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Creates the file at `path` atomically: `fill` writes a temporary file beside it,

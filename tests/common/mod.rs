@@ -84,6 +84,18 @@ events:
       because: []
 "#;
 
+/// A YAML dataset rewritten as JSON Lines: header line, then one event per line.
+pub fn yaml_to_jsonl(yaml: &str) -> String {
+    let doc: serde_json::Value = serde_yaml::from_str(yaml).expect("YAML");
+    let mut header = doc.clone();
+    header.as_object_mut().expect("a mapping").remove("events");
+    let mut out = serde_json::to_string(&header).expect("JSON") + "\n";
+    for event in doc["events"].as_array().expect("events") {
+        out += &(serde_json::to_string(event).expect("JSON") + "\n");
+    }
+    out
+}
+
 /// SHA-256-free fingerprint for "unchanged" checks: the bytes themselves.
 pub fn bytes(path: &Path) -> Vec<u8> {
     std::fs::read(path).expect("read file")

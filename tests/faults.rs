@@ -1,0 +1,322 @@
+//! Faults: a load or a fork killed part-way leaves no store (or the previous one)
+//! at the target path; readers share a store; a fork into a directory it cannot
+//! write fails clearly and leaves the parent untouched; a full disk fails a load
+//! cleanly. See `docs/reliability.md`.
+
+mod common;
+
+use common::{asof, bytes};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_asof"))
+}
+
+/// A generated dataset big enough that loading it takes a while.
+fn big_dataset(dir: &Path, events: u32) -> PathBuf {
+    let path = dir.join("big.jsonl");
+    asof()
+        .args([
+            "gen",
+            "--events",
+            &events.to_string(),
+            "--topics",
+            "50",
+            "-o",
+        ])
+        .arg(&path)
+        .assert()
+        .success();
+    path
+}
+
+/// Runs `args`, kills it after `after`, and returns whether it had already ended.
+fn run_and_kill(args: &[&std::ffi::OsStr], after: Duration) -> bool {
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while start.elapsed() < after {
+        if child.try_wait().unwrap().is_some() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    let status = child.wait().unwrap();
+    status.success()
+}
+
+/// Files in `dir` other than the asof temporaries a SIGKILL can leave behind
+/// (`.asof-new-*.tmp`: never at the target path, never taken for a store).
+fn visible(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with(".asof-new-"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_load_killed_part_way_leaves_no_store_or_the_previous_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = big_dataset(dir.path(), 60_000);
+    let db = dir.path().join("out.db");
+    // Kill points spread over the load (parse, replay, writing, indexes, rename).
+    let mut killed = 0;
+    for ms in [20u64, 80, 150, 250, 400, 600, 900, 1300] {
+        let done = run_and_kill(
+            &[
+                "load".as_ref(),
+                data.as_os_str(),
+                "--db".as_ref(),
+                db.as_os_str(),
+            ],
+            Duration::from_millis(ms),
+        );
+        if done {
+            // Finished before the kill: a complete store, then start again.
+            asof().arg("check").arg(&db).assert().success();
+            std::fs::remove_file(&db).unwrap();
+        } else {
+            killed += 1;
+            assert!(!db.exists(), "killed after {ms} ms: no store at the target");
+        }
+        assert_eq!(visible(dir.path()), vec!["big.jsonl".to_owned()]);
+    }
+    assert!(killed > 0, "no kill landed during a load");
+
+    // Replacing an existing store with --force: killed, the old one stays as it was.
+    let old = common::write(dir.path(), "small.yaml", common::SMALL);
+    asof()
+        .arg("load")
+        .arg(&old)
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success();
+    let before = bytes(&db);
+    for ms in [30u64, 200, 500] {
+        let done = run_and_kill(
+            &[
+                "load".as_ref(),
+                data.as_os_str(),
+                "--db".as_ref(),
+                db.as_os_str(),
+                "--force".as_ref(),
+            ],
+            Duration::from_millis(ms),
+        );
+        if done {
+            break;
+        }
+        assert_eq!(
+            bytes(&db),
+            before,
+            "killed after {ms} ms: the old store is untouched"
+        );
+    }
+}
+
+#[test]
+fn a_fork_killed_part_way_leaves_no_fork() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = big_dataset(dir.path(), 60_000);
+    let parent = dir.path().join("parent.db");
+    asof()
+        .arg("load")
+        .arg(&data)
+        .arg("--db")
+        .arg(&parent)
+        .assert()
+        .success();
+    let before = bytes(&parent);
+    let fork = dir.path().join("fork.db");
+    // The dataset as SOURCE replays whole (slow enough to interrupt); the store
+    // as SOURCE copies and patches.
+    for (source, points) in [(&data, [100u64, 400, 900]), (&parent, [5, 20, 60])] {
+        for ms in points {
+            let done = run_and_kill(
+                &[
+                    "fork".as_ref(),
+                    source.as_os_str(),
+                    "--without".as_ref(),
+                    "E100".as_ref(),
+                    "--out".as_ref(),
+                    fork.as_os_str(),
+                ],
+                Duration::from_millis(ms),
+            );
+            if done {
+                asof().arg("check").arg(&fork).assert().success();
+                std::fs::remove_file(&fork).unwrap();
+            } else {
+                assert!(!fork.exists(), "killed after {ms} ms: no fork file");
+            }
+        }
+    }
+    assert_eq!(bytes(&parent), before, "the parent is never written");
+}
+
+#[test]
+fn two_processes_read_one_store_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = big_dataset(dir.path(), 20_000);
+    let db = dir.path().join("s.db");
+    asof()
+        .arg("load")
+        .arg(&data)
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success();
+    let spawn = |args: &[&str]| {
+        Command::new(bin())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let path = db.to_str().unwrap();
+    let children: Vec<_> = (0..6)
+        .map(|i| match i % 3 {
+            0 => spawn(&["check", path]),
+            1 => spawn(&["believed", path, "--at", "2026-02-01", "--format", "json"]),
+            _ => spawn(&[
+                "fork",
+                path,
+                "--without",
+                "E7",
+                "--out",
+                &format!("{path}.f{i}"),
+            ]),
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_fork_into_a_directory_it_cannot_write_fails_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let data = common::write(dir.path(), "small.yaml", common::SMALL);
+    asof()
+        .arg("load")
+        .arg(&data)
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success();
+    let before = bytes(&db);
+    // Read-only for the fork: a directory whose permissions (or, for root, whose
+    // immutable flag) forbid creating files.
+    let locked = dir.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    let target = locked.join("fork.db");
+    let chattr = |flag: &str| {
+        let _ = Command::new("chattr")
+            .arg(flag)
+            .arg(&locked)
+            .stderr(Stdio::null())
+            .status();
+    };
+    let lock = |on: bool| {
+        use std::os::unix::fs::PermissionsExt;
+        if !on {
+            chattr("-i");
+        }
+        std::fs::set_permissions(
+            &locked,
+            std::fs::Permissions::from_mode(if on { 0o555 } else { 0o755 }),
+        )
+        .unwrap();
+        if on {
+            chattr("+i");
+        }
+    };
+    lock(true);
+    let writable = std::fs::write(locked.join("probe"), b"x").is_ok();
+    // Where even that is not possible (root on a filesystem without chattr), the
+    // fork targets a path under a regular file, which no one can create.
+    let target = if writable {
+        lock(false);
+        let _ = std::fs::remove_file(locked.join("probe"));
+        std::fs::write(dir.path().join("plain"), b"").unwrap();
+        dir.path().join("plain").join("fork.db")
+    } else {
+        target
+    };
+    let out = asof()
+        .arg("fork")
+        .arg(&db)
+        .args(["--without", "E1", "--out"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    lock(false);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}:", target.display())),
+        "{stderr}"
+    );
+    assert!(
+        ["ermission denied", "not permitted", "Not a directory"]
+            .iter()
+            .any(|m| stderr.contains(m)),
+        "{stderr}"
+    );
+    assert!(!target.exists());
+    assert_eq!(bytes(&db), before);
+}
+
+#[test]
+fn a_full_disk_fails_a_load_cleanly() {
+    // A 2 MiB tmpfs: the load's temporary store cannot fit.
+    let dir = tempfile::tempdir().unwrap();
+    let data = big_dataset(dir.path(), 20_000);
+    let small = dir.path().join("small-disk");
+    std::fs::create_dir(&small).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(&small)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        // Mounting needs privileges this machine does not give the test; the
+        // closing note of the reliability issue records where it was run.
+        eprintln!("a_full_disk_fails_a_load_cleanly: cannot mount a tmpfs here; not run");
+        return;
+    }
+    let db = small.join("out.db");
+    let out = asof()
+        .arg("load")
+        .arg(&data)
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    let left: Vec<_> = std::fs::read_dir(&small).unwrap().collect();
+    let _ = Command::new("umount").arg(&small).status();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("full"), "{stderr}");
+    assert!(!db.exists());
+    assert!(left.is_empty(), "the temporary store is removed: {left:?}");
+}

@@ -10,6 +10,8 @@ pub mod dataset;
 pub mod engine;
 pub mod export;
 pub mod fork;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod import;
 pub mod model;
 pub mod query;

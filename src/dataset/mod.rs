@@ -228,6 +228,20 @@ pub(crate) fn from_raw(
     )
 }
 
+/// Reads a dataset from bytes as a file would be read (UTF-8 checked as for files).
+pub fn read_bytes(name: &str, format: Format, bytes: &[u8]) -> Result<Parsed, DatasetErrors> {
+    match format {
+        Format::Yaml => match std::str::from_utf8(bytes) {
+            Ok(text) => yaml::read(name, text),
+            Err(e) => Err(whole_file_error(
+                name,
+                format!("the file is not valid UTF-8 (byte {})", e.valid_up_to()),
+            )),
+        },
+        Format::Jsonl => jsonl::read(name, bytes),
+    }
+}
+
 /// Reads a dataset held in memory (the bundled demo, tests).
 pub fn read_str(name: &str, format: Format, text: &str) -> Result<Parsed, DatasetErrors> {
     match format {

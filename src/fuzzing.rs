@@ -1,0 +1,57 @@
+//! The bodies of the fuzz targets (`tests/fuzz/`, cargo-fuzz), kept in the
+//! library so that `tests/fuzz_regressions.rs` replays every input fuzzing ever
+//! crashed on with the same code, on stable Rust. Each must return for any input:
+//! an answer or an error, never a panic or a hang.
+
+use crate::dataset::{self, Format};
+use crate::engine;
+use crate::query::{self, Filter, timeline::Timeline};
+use crate::store::Store;
+
+/// Any bytes as a dataset: read it; when it is valid, replay it, load it into an
+/// in-memory store and run the first queries a reviewer would.
+pub fn dataset(format: Format, data: &[u8]) {
+    let parsed = match dataset::read_bytes("fuzz", format, data) {
+        Ok(parsed) => parsed,
+        Err(errors) => {
+            let _ = errors.to_string();
+            return;
+        }
+    };
+    let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+    if let Err(errors) = parsed.check_replay(&replay) {
+        let _ = errors.to_string();
+        return;
+    }
+    let Ok(store) = Store::in_memory("fuzz", &parsed.dataset, &replay) else {
+        return;
+    };
+    queries(&store);
+}
+
+/// Any bytes as a store file: open it (read-only) and query it.
+pub fn store(data: &[u8]) {
+    let Ok(dir) = tempfile::tempdir() else {
+        return;
+    };
+    let path = dir.path().join("fuzz.db");
+    if std::fs::write(&path, data).is_err() {
+        return;
+    }
+    if let Ok(store) = Store::open(&path) {
+        queries(&store);
+        let _ = store.log();
+        let _ = store.check();
+    }
+}
+
+fn queries(store: &Store) {
+    let _ = query::believed(store, i64::MAX - 1, None, &Filter::default());
+    let _ = query::evidence(store);
+    for topic in store.header().topics.iter().take(3) {
+        let _ = query::history(store, &topic.id, None);
+    }
+    if let Ok(timeline) = Timeline::load(store) {
+        let _ = timeline.believed(0, Some(0), &Filter::default());
+    }
+}

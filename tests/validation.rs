@@ -286,18 +286,20 @@ fn yaml_syntax_errors_have_line_and_column() {
 
 #[test]
 fn an_alias_bomb_fails_fast() {
-    let mut text =
-        String::from("asof: 1\nincident: {id: x}\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    // Inside `events`, where the typed parse must expand every alias: 10^12 nodes.
+    let mut text = String::from(
+        "asof: 1\nincident: {id: x, title: x}\nevents:\n  - &a0 [x, x, x, x, x, x, x, x, x, x]\n",
+    );
     for i in 1..12 {
         let p = i - 1;
         text.push_str(&format!(
-            "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            "  - &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
         ));
     }
-    let started = std::time::Instant::now();
+    // Refused by serde_yaml's alias-expansion limit before anything is expanded.
     let err = refuse("bomb.yaml", &text);
     assert!(err.contains("bomb.yaml"), "{err}");
-    assert!(started.elapsed().as_secs() < 20, "refused promptly");
+    assert!(err.contains("repetition limit exceeded"), "{err}");
 }
 
 #[test]

@@ -3,7 +3,9 @@
 
 use super::raw::{RawEvent, RawHeader};
 use super::validate::{Positions, RawEventError, validate};
-use super::{DatasetError, DatasetErrors, Location, MAX_JSONL_HEADER, MAX_JSONL_LINE, Parsed};
+use super::{
+    DatasetError, DatasetErrors, Location, MAX_JSONL_HEADER, MAX_JSONL_LINE, Parsed, strip_location,
+};
 use std::io::BufRead;
 
 /// Lines parsed per batch by the parsing threads.
@@ -145,7 +147,11 @@ fn split_lines(
                         file,
                         line_no,
                         Some(inner.column()),
-                        format!("header{}: {inner}{hint}", at_path(&path)),
+                        format!(
+                            "header{}: {}{hint}",
+                            at_path(&path),
+                            strip_location(&inner.to_string())
+                        ),
                     ));
                     break;
                 }
@@ -202,7 +208,11 @@ fn parse_event(text: &str, line_no: usize) -> ParsedEvent {
                 let inner = e.into_inner();
                 RawEventError {
                     location: Some(Location::at(line_no, inner.column())),
-                    message: format!("event{}: {inner}", at_path(&path)),
+                    message: format!(
+                        "event{}: {}",
+                        at_path(&path),
+                        strip_location(&inner.to_string())
+                    ),
                 }
             }
             Ok(_) => RawEventError {

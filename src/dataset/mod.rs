@@ -200,6 +200,16 @@ pub fn read_path(path: &Path) -> Result<Parsed, DatasetErrors> {
     }
 }
 
+/// serde_yaml and serde_json end messages with " at line L column C" (counted in
+/// the text they were given: for a JSONL line, always line 1); the location is
+/// reported separately, so the suffix goes.
+pub(crate) fn strip_location(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
 /// Validates events built by an importer as if they had been read from a file:
 /// `origins[i]` says where event `i` came from.
 pub(crate) fn from_raw(

@@ -7,7 +7,7 @@
 
 use super::raw::{RawEvent, RawYamlDocument};
 use super::validate::{Positions, RawEventError, validate};
-use super::{DatasetError, DatasetErrors, Location, Parsed};
+use super::{DatasetError, DatasetErrors, Location, Parsed, strip_location};
 use saphyr_parser::{Event as YamlEvent, Parser};
 use std::collections::HashMap;
 
@@ -63,14 +63,6 @@ pub(crate) fn read(file: &str, text: &str) -> Result<Parsed, DatasetErrors> {
         })
         .collect();
     validate(file, header, events, &positions)
-}
-
-/// serde_yaml appends " at line L column C"; the location is reported separately.
-fn strip_location(message: &str) -> String {
-    match message.find(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message.to_owned(),
-    }
 }
 
 /// Start positions of nodes, by path (`events[2].believe.claim`).

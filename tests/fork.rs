@@ -218,6 +218,28 @@ fn influence_equals_separate_full_forks() {
         .unwrap()
         .dataset,
     ];
+    // A tie at the cut: B2 and B3 share an instant, B3 (later in the file) cites
+    // E1 and makes B2's version zero-width in the parent. Without E1, B2 stands —
+    // so the pair must resume at the instant, not at B3.
+    logs.push(
+        asof::dataset::read_str(
+            "tie",
+            asof::dataset::Format::Yaml,
+            r#"asof: 1
+incident: {id: tie, title: Tie}
+agents: [{id: a, name: A}]
+topics: [{id: x, question: "X?", resolution: two}]
+events:
+  - evidence: {id: E1, kind: log, source: s, locator: l, observed_at: 2026-01-01, recorded_at: 2026-01-01, summary: s}
+  - believe: {id: B1, agent: a, topic: x, claim: one, valid_from: 2026-01-01, recorded_at: 2026-01-02}
+  - believe: {id: B2, agent: a, topic: x, claim: two, valid_from: 2026-01-01, recorded_at: 2026-01-03}
+  - believe: {id: B3, agent: a, topic: x, claim: three, valid_from: 2026-01-01, recorded_at: 2026-01-03, supported_by: [E1]}
+  - believe: {id: B4, agent: a, topic: x, claim: two, valid_from: 2026-01-01, recorded_at: 2026-01-05}
+"#,
+        )
+        .unwrap()
+        .dataset,
+    );
     for seed in [3, 4] {
         let mut jsonl = Vec::new();
         asof::synth::generate(

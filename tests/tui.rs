@@ -745,3 +745,70 @@ fn fork_failures_show_in_the_ui_and_influence_fills_a_column() {
         "{screen}"
     );
 }
+
+/// A fork of a store file in the TUI copies the store (as `asof fork` does)
+/// instead of replaying its log in memory; it must show the same fork: the same
+/// diff, the same beliefs, and the same lanes for the pairs that can differ.
+#[test]
+fn a_tui_fork_of_a_store_matches_the_in_memory_fork() {
+    let log = demo_log();
+    let parent = asof::engine::replay(&log.header, &log.events);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.db");
+    let parsed = asof::dataset::read_str(
+        "demo",
+        asof::dataset::Format::Yaml,
+        asof::cli::source::DEMO_YAML,
+    )
+    .unwrap();
+    asof::store::Store::load(&db, &parsed, false, &[]).unwrap();
+    for evidence in ["E15", "E14", "E28", "E1"] {
+        let memory = asof::tui::whatif::run_fork(&log, &parent, "demo", evidence).unwrap();
+        let copied = asof::tui::whatif::run_fork_of_store(&db, "demo", evidence).unwrap();
+        assert_eq!(copied.diff, memory.diff, "{evidence}");
+        assert_eq!(copied.report, memory.report, "{evidence}");
+        assert_eq!(copied.span, memory.span, "{evidence}");
+        let rows = |t: &asof::query::timeline::Timeline| {
+            let mut rows: Vec<String> = t
+                .beliefs
+                .iter()
+                .map(|b| {
+                    let v = &b.version;
+                    format!(
+                        "{} {} {} {:?} {} {} {:?}",
+                        v.agent,
+                        v.topic,
+                        v.claim,
+                        v.valid,
+                        v.recorded_at,
+                        v.superseded_at,
+                        b.supported_by
+                    )
+                })
+                .collect();
+            rows.sort();
+            rows
+        };
+        assert_eq!(rows(&copied.timeline), rows(&memory.timeline), "{evidence}");
+        assert!(!copied.lanes.is_empty(), "{evidence}");
+        for lane in &copied.lanes {
+            let same = memory
+                .lanes
+                .iter()
+                .find(|l| l.agent == lane.agent && l.topic == lane.topic);
+            match same {
+                Some(l) => assert_eq!(l, lane, "{evidence}"),
+                None => assert_eq!(
+                    lane.parent, lane.fork,
+                    "{evidence}: an unlisted pair differs"
+                ),
+            }
+        }
+        assert!(
+            copied
+                .timeline
+                .label
+                .contains(&format!("without {evidence}"))
+        );
+    }
+}

@@ -163,7 +163,13 @@ pub const INFLUENCE_AUTO_EVENTS: usize = 200_000;
 
 /// Opens the interactive UI on `app` in the real terminal. With a way to read the
 /// parent's log, what-if forks and the influence column are available.
-pub fn run(mut app: App, log: Option<whatif::LoadLog>) -> io::Result<()> {
+/// `store` is SOURCE when it is a store file: forks then copy it (see
+/// [`whatif::run_fork_of_store`]) instead of replaying its log in memory.
+pub fn run(
+    mut app: App,
+    log: Option<whatif::LoadLog>,
+    store: Option<std::path::PathBuf>,
+) -> io::Result<()> {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore_terminal();
@@ -203,8 +209,15 @@ pub fn run(mut app: App, log: Option<whatif::LoadLog>) -> io::Result<()> {
         None => {}
     }
     let label = app.timeline.label.clone();
-    let mut dispatch = |evidence: String| match &parent {
-        Some(parent) => {
+    let mut dispatch = |evidence: String| match (&store, &parent) {
+        (Some(path), _) => {
+            let (tx, label, path) = (tx.clone(), label.clone(), path.clone());
+            std::thread::spawn(move || {
+                let result = whatif::run_fork_of_store(&path, &label, &evidence);
+                let _ = tx.send(Msg::Forked(Box::new(result)));
+            });
+        }
+        (None, Some(parent)) => {
             let (tx, label, parent) = (tx.clone(), label.clone(), parent.clone());
             std::thread::spawn(move || {
                 let result = parent
@@ -213,7 +226,7 @@ pub fn run(mut app: App, log: Option<whatif::LoadLog>) -> io::Result<()> {
                 let _ = tx.send(Msg::Forked(Box::new(result)));
             });
         }
-        None => {
+        (None, None) => {
             let _ = tx.send(Msg::Forked(Box::new(Err(
                 "this source has no log to fork".into()
             ))));

@@ -409,7 +409,7 @@ fn content(db: &Path) -> Vec<Vec<Vec<rusqlite::types::Value>>> {
         rows("SELECT * FROM outcomes ORDER BY seq"),
         rows("SELECT * FROM truths ORDER BY topic, agent"),
         rows(
-            "SELECT * FROM meta WHERE key NOT IN ('loaded_at', 'fork_created_at') ORDER BY key",
+            "SELECT * FROM meta WHERE key NOT IN ('loaded_at', 'fork_created_at', 'fork_pairs') ORDER BY key",
         ),
     ]
 }
@@ -547,6 +547,22 @@ events:
                 "{tag}: {:?}",
                 check.differences
             );
+            // `asof diff` compares only the replayed pairs of a copied fork whose
+            // parent is unchanged; it must say what the whole comparison says.
+            if compared % 5 == 0 {
+                let diff_of = |fork: &Path| -> Value {
+                    let mut v = json(
+                        asof()
+                            .arg("diff")
+                            .arg(parent_path)
+                            .arg(fork)
+                            .args(["--format", "json"]),
+                    );
+                    v.as_object_mut().unwrap().remove("fork");
+                    v
+                };
+                assert_eq!(diff_of(&copied), diff_of(&whole), "{tag}");
+            }
             compared += 1;
         }
     }

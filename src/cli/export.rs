@@ -60,10 +60,15 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
             let cannot = |e: std::io::Error| {
                 CliError::Input(format!("{}: cannot write: {e}", path.display()))
             };
-            let mut tmp = tempfile::Builder::new()
-                .prefix(".asof-export-")
-                .tempfile_in(&dir)
-                .map_err(cannot)?;
+            let mut builder = tempfile::Builder::new();
+            builder.prefix(".asof-export-");
+            // A report is for sharing: the usual file mode, not a temporary file's 0600.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                builder.permissions(std::fs::Permissions::from_mode(0o644));
+            }
+            let mut tmp = builder.tempfile_in(&dir).map_err(cannot)?;
             tmp.write_all(text.as_bytes()).map_err(cannot)?;
             tmp.persist(path).map_err(|e| cannot(e.error))?;
             writeln!(out, "wrote {}", path.display())?;

@@ -17,7 +17,7 @@
 //!        └── events of the cited pairs ──policy──▶ replay ───┘──▶ diff of those pairs
 //! ```
 
-use super::diff::{Diff, Steps, Truth, answers_of, compare_answers};
+use super::diff::{self, Diff};
 use super::{Fork, ForkError, PolicyReport, transform};
 use crate::engine;
 use crate::model::{Event, EventBody};
@@ -26,7 +26,7 @@ use crate::store::{self, Store, StoreError, read, write};
 use crate::time::Micros;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Read;
 use std::path::Path;
 
@@ -101,7 +101,14 @@ fn make(
     report.noop_retractions = noop_retractions(parent, &plan)?;
     store::write_atomically(out, force, |file| -> Result<(), StoreError> {
         sha = copy_hashed(parent_path, file)?;
-        let rows = meta(&sha, &report)?;
+        let mut rows = meta(&sha, &report)?;
+        // Which pairs differ from the parent at all: `asof diff` compares only these
+        // when the parent's SHA-256 still matches.
+        let pairs: Vec<&Pair> = plan.pairs.iter().collect();
+        rows.push((
+            "fork_pairs",
+            serde_json::to_string(&pairs).unwrap_or_default(),
+        ));
         let mut conn = Connection::open(file.path())?;
         conn.execute_batch(
             "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA secure_delete = ON;",
@@ -112,7 +119,7 @@ fn make(
         conn.close().map_err(|(_, e)| e)?;
         Ok(())
     })?;
-    let diff = diff(parent, &plan, parent_span.unwrap_or((0, 0)))?;
+    let diff = diff::compare_pairs(parent, &plan.pairs, &plan.fork.replay.versions)?;
     Ok(Made {
         report,
         diff,
@@ -411,33 +418,4 @@ fn patch(
         set.execute(params![key, value])?;
     }
     Ok(())
-}
-
-/// The comparison `diff::compare` would make, from the replayed pairs alone: every
-/// other pair answers the same in both, and its truth is the parent's stored one.
-fn diff(parent: &Store, plan: &Plan, span: (Micros, Micros)) -> Result<Diff, CopyError> {
-    let conn = parent.connection();
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {} FROM versions v WHERE v.topic = ?1 AND v.agent = ?2 ORDER BY v.id",
-        read::VERSION_COLUMNS
-    ))?;
-    let mut before: BTreeMap<Pair, Steps> = BTreeMap::new();
-    for (agent, topic) in &plan.pairs {
-        let versions = stmt
-            .query_map(params![topic, agent], read::version)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        before.extend(answers_of(versions.iter()));
-    }
-    let after = answers_of(plan.fork.replay.versions.iter());
-    let mut diff = compare_answers(parent.header(), span, &before, &after);
-    let stored: BTreeMap<Pair, Truth> = read::truths(conn)?;
-    diff.truth.extend(
-        stored
-            .into_iter()
-            .filter(|(pair, _)| !plan.pairs.contains(pair))
-            .map(|(pair, t)| (pair, t, t)),
-    );
-    diff.truth
-        .sort_by_key(|((agent, topic), _, _)| (parent.topic_rank(topic), parent.agent_rank(agent)));
-    Ok(diff)
 }

@@ -75,6 +75,34 @@ pub fn compare(parent: &Store, fork_versions: &[Version]) -> Result<Diff, StoreE
     Ok(compare_answers(parent.header(), span, &before, &after))
 }
 
+/// The comparison [`compare`] makes when only `pairs` can differ — a fork that
+/// copied its parent and replayed those pairs, whose versions are `fork_versions`:
+/// their answers from both sides, every other pair's truth from the parent's
+/// derived `truths` table (over the parent's span, as [`compare`] uses).
+pub fn compare_pairs(
+    parent: &Store,
+    pairs: &BTreeSet<(String, String)>,
+    fork_versions: &[Version],
+) -> Result<Diff, StoreError> {
+    let span = crate::query::recorded_span(parent)?.unwrap_or((0, 0));
+    let mut before = BTreeMap::new();
+    for (agent, topic) in pairs {
+        let history = crate::query::history(parent, topic, Some(agent))?;
+        before.extend(answers_of(history.versions.iter().map(|b| &b.version)));
+    }
+    let after = answers_of(fork_versions.iter());
+    let mut diff = compare_answers(parent.header(), span, &before, &after);
+    diff.truth.extend(
+        crate::store::read::truths(parent.connection())?
+            .into_iter()
+            .filter(|(pair, _)| !pairs.contains(pair))
+            .map(|(pair, t)| (pair, t, t)),
+    );
+    diff.truth
+        .sort_by_key(|((agent, topic), _, _)| (parent.topic_rank(topic), parent.agent_rank(agent)));
+    Ok(diff)
+}
+
 /// The comparison from both sides' answer steps (see [`answers_of`]).
 pub fn compare_answers(
     header: &Header,

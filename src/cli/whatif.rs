@@ -49,11 +49,12 @@ pub struct DiffArgs {
     pub format: FormatArg,
 }
 
-/// The bytes a parent's SHA-256 is taken over: its file, or the bundled demo.
-fn parent_bytes(source: Option<&Path>) -> Result<Vec<u8>, CliError> {
+/// The SHA-256 a parent's lineage records: of its file, or of the bundled demo.
+fn parent_sha(source: Option<&Path>) -> Result<String, CliError> {
     match source {
-        None => Ok(source::DEMO_YAML.as_bytes().to_vec()),
-        Some(p) => std::fs::read(p)
+        None => Ok(fork::sha256_hex(source::DEMO_YAML.as_bytes())),
+        Some(p) => std::fs::File::open(p)
+            .and_then(fork::sha256_of)
             .map_err(|e| CliError::Input(format!("{}: cannot read: {e}", p.display()))),
     }
 }
@@ -120,7 +121,7 @@ pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError
     }
     let log = parent.log()?;
     let forked = fork::fork(&log, &removed).map_err(input)?;
-    let sha = fork::sha256_hex(&parent_bytes(source_path)?);
+    let sha = parent_sha(source_path)?;
     let contents = Contents {
         dataset: &forked.dataset,
         replay: &forked.replay,
@@ -159,7 +160,7 @@ pub fn diff_command(args: DiffArgs, out: &mut impl Write) -> Result<(), CliError
             )));
         }
     };
-    let sha = fork::sha256_hex(&parent_bytes(parent_path)?);
+    let sha = parent_sha(parent_path)?;
     // A fork copied from this very parent differs only in the pairs it replayed.
     let replayed: Option<std::collections::BTreeSet<(String, String)>> = fork_store
         .meta("fork_pairs")?

@@ -368,12 +368,12 @@ fn lineage(w: &mut String, store: &Store) -> Result<(), ExportError> {
             return Ok(());
         }
     };
-    let sha = crate::fork::sha256_hex(&std::fs::read(parent_path).map_err(|source| {
-        crate::store::StoreError::Io {
+    let sha = std::fs::File::open(parent_path)
+        .and_then(crate::fork::sha256_of)
+        .map_err(|source| crate::store::StoreError::Io {
             path: parent_path.to_owned(),
             source,
-        }
-    })?);
+        })?;
     if store.meta("fork_parent_sha256")?.as_deref() != Some(sha.as_str()) {
         let _ = writeln!(
             w,

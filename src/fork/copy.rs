@@ -25,9 +25,7 @@ use crate::query::answers;
 use crate::store::{self, Store, StoreError, read, write};
 use crate::time::Micros;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::io::Read;
 use std::path::Path;
 
 type Pair = (String, String);
@@ -275,22 +273,10 @@ fn copy_hashed(parent: &Path, file: &mut tempfile::NamedTempFile) -> Result<Stri
         move |source| StoreError::Io { path, source }
     };
     std::thread::scope(|scope| {
-        let hashing = scope.spawn(|| -> Result<String, StoreError> {
-            let mut src = std::fs::File::open(parent).map_err(io(parent))?;
-            let mut hasher = Sha256::new();
-            let mut buf = vec![0u8; 1 << 20];
-            loop {
-                let n = src.read(&mut buf).map_err(io(parent))?;
-                if n == 0 {
-                    break;
-                }
-                hasher.update(&buf[..n]);
-            }
-            Ok(hasher
-                .finalize()
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect())
+        let hashing = scope.spawn(|| {
+            std::fs::File::open(parent)
+                .and_then(super::sha256_of)
+                .map_err(io(parent))
         });
         let copied = std::fs::copy(parent, file.path())
             .map_err(io(parent))

@@ -111,7 +111,7 @@ fn invalid_utf8_and_nul_bytes_are_refused() {
     refused(
         "nul.yaml",
         &small("summary: \"errors\"", "summary: \"err\0ors\""),
-        "nul.yaml:",
+        "nul.yaml:20:20: control characters are not allowed",
     );
     let text = small_jsonl().replacen("errors", "err\0ors", 1);
     refused("nul.jsonl", text.as_bytes(), "control character");

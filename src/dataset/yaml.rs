@@ -32,12 +32,21 @@ pub(crate) fn read(file: &str, text: &str) -> Result<Parsed, DatasetErrors> {
     let document: RawYamlDocument = match serde_yaml::from_str(text) {
         Ok(doc) => doc,
         Err(e) => {
-            let location = e.location().map(|l| Location::at(l.line(), l.column()));
+            let message = e.to_string();
+            // The reader's own errors (control characters, bad encodings) give a
+            // character position in the message rather than a location.
+            let (location, message) = match position_in(&message) {
+                Some((at, rest)) => (Some(line_and_column(text, at)), rest),
+                None => (
+                    e.location().map(|l| Location::at(l.line(), l.column())),
+                    strip_location(&message),
+                ),
+            };
             return Err(DatasetErrors(vec![DatasetError {
                 file: file.to_owned(),
                 location,
                 event: None,
-                message: strip_location(&e.to_string()),
+                message,
             }]));
         }
     };
@@ -151,6 +160,27 @@ impl YamlPositions {
     fn exact(&self, path: &str) -> Option<Location> {
         self.at.get(path).copied()
     }
+}
+
+/// `"… at position N"` → (N, "…").
+fn position_in(message: &str) -> Option<(usize, String)> {
+    let i = message.rfind(" at position ")?;
+    let n = message[i + " at position ".len()..].trim().parse().ok()?;
+    Some((n, message[..i].to_owned()))
+}
+
+/// The 1-based line and column of character `at` of `text`.
+fn line_and_column(text: &str, at: usize) -> Location {
+    let (mut line, mut column) = (1, 1);
+    for c in text.chars().take(at) {
+        if c == '\n' {
+            line += 1;
+            column = 1;
+        } else {
+            column += 1;
+        }
+    }
+    Location::at(line, column)
 }
 
 /// Where `[`/`{` flow collections first nest deeper than [`MAX_NESTING`], by a

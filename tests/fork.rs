@@ -261,7 +261,7 @@ events:
     }
     for log in &logs {
         let parent = asof::engine::replay(&log.header, &log.events);
-        let span = asof::fork::influence::log_span(log).unwrap();
+        let span = log.span().unwrap();
         let ranking = asof::fork::influence::influence(log, &parent);
         let evidence_count = log
             .events

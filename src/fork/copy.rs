@@ -70,7 +70,40 @@ pub fn fork_file(
     // A read transaction: the parent cannot change while it is read and copied.
     let conn = parent.connection();
     conn.execute_batch("BEGIN")?;
-    let made = make(parent, parent_path, removed, out, force, meta);
+    let made = (|| -> Result<Made, CopyError> {
+        let plan = plan(parent, removed)?;
+        let parent_span = read::span(parent.connection())?;
+        let mut sha = String::new();
+        let mut report = plan.fork.report.clone();
+        report.noop_retractions = noop_retractions(parent, &plan)?;
+        store::write_atomically(out, force, |file| -> Result<(), StoreError> {
+            sha = copy_hashed(parent_path, file)?;
+            let mut rows = meta(&sha, &report)?;
+            // Which pairs differ from the parent at all: `asof diff` compares only these
+            // when the parent's SHA-256 still matches.
+            let pairs: Vec<&Pair> = plan.pairs.iter().collect();
+            rows.push((
+                "fork_pairs",
+                serde_json::to_string(&pairs).unwrap_or_default(),
+            ));
+            let mut conn = Connection::open(file.path())?;
+            conn.execute_batch(
+                "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA secure_delete = ON;",
+            )?;
+            let tx = conn.transaction()?;
+            patch(&tx, parent, &plan, parent_span, &rows)?;
+            tx.commit()?;
+            conn.close().map_err(|(_, e)| e)?;
+            Ok(())
+        })?;
+        let diff = diff::compare_pairs(parent, &plan.pairs, &plan.fork.replay.versions)?;
+        Ok(Made {
+            report,
+            diff,
+            parent_sha256: sha,
+            pairs: plan.pairs.into_iter().collect(),
+        })
+    })();
     conn.execute_batch("COMMIT")?;
     made
 }
@@ -82,48 +115,6 @@ struct Plan {
     /// Every event of those pairs, by seq, as in the parent.
     original: Vec<Event>,
     fork: Fork,
-}
-
-fn make(
-    parent: &Store,
-    parent_path: &Path,
-    removed: &[String],
-    out: &Path,
-    force: bool,
-    meta: impl FnOnce(&str, &PolicyReport) -> Result<Vec<(&'static str, String)>, StoreError>,
-) -> Result<Made, CopyError> {
-    let plan = plan(parent, removed)?;
-    let parent_span = read::span(parent.connection())?;
-    let mut sha = String::new();
-    let mut report = plan.fork.report.clone();
-    report.noop_retractions = noop_retractions(parent, &plan)?;
-    store::write_atomically(out, force, |file| -> Result<(), StoreError> {
-        sha = copy_hashed(parent_path, file)?;
-        let mut rows = meta(&sha, &report)?;
-        // Which pairs differ from the parent at all: `asof diff` compares only these
-        // when the parent's SHA-256 still matches.
-        let pairs: Vec<&Pair> = plan.pairs.iter().collect();
-        rows.push((
-            "fork_pairs",
-            serde_json::to_string(&pairs).unwrap_or_default(),
-        ));
-        let mut conn = Connection::open(file.path())?;
-        conn.execute_batch(
-            "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA secure_delete = ON;",
-        )?;
-        let tx = conn.transaction()?;
-        patch(&tx, parent, &plan, parent_span, &rows)?;
-        tx.commit()?;
-        conn.close().map_err(|(_, e)| e)?;
-        Ok(())
-    })?;
-    let diff = diff::compare_pairs(parent, &plan.pairs, &plan.fork.replay.versions)?;
-    Ok(Made {
-        report,
-        diff,
-        parent_sha256: sha,
-        pairs: plan.pairs.into_iter().collect(),
-    })
 }
 
 /// Finds the removed evidence, the pairs citing it and their events, and applies
@@ -363,16 +354,7 @@ fn patch(
             .query_row("SELECT COALESCE(max(id), 0) FROM versions", [], |r| {
                 r.get(0)
             })?;
-    let assertion_seq: HashMap<&str, i64> = plan
-        .fork
-        .dataset
-        .events
-        .iter()
-        .filter_map(|e| match &e.body {
-            EventBody::Believe(a) => Some((a.id.as_str(), e.seq as i64)),
-            _ => None,
-        })
-        .collect();
+    let assertion_seq = write::assertion_seqs(&plan.fork.dataset.events);
     write::replayed(tx, &plan.fork.replay, offset as u64, &assertion_seq)?;
 
     // Truths over the fork's own span: only the replayed pairs change, unless the

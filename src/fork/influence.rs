@@ -8,7 +8,7 @@ use super::diff::{Steps, Truth, answers_of, divergence, steps_of, truth};
 use super::{PolicyReport, reliabilities, transform};
 use crate::engine::{self, Replay};
 use crate::model::{Dataset, Event, EventBody, Header, RetractTarget, Version};
-use crate::time::{Micros, OPEN};
+use crate::time::OPEN;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -28,7 +28,7 @@ type Pair = (String, String);
 
 /// Ranks every evidence item of `log` (whose replay is `parent`): most misleading first.
 pub fn influence(log: &Dataset, parent: &Replay) -> Vec<Influence> {
-    let Some(span) = log_span(log) else {
+    let Some(span) = log.span() else {
         return Vec::new();
     };
     // Which pair each assertion belongs to, and each pair's events.
@@ -147,14 +147,6 @@ pub fn influence(log: &Dataset, parent: &Replay) -> Vec<Influence> {
             .then(b.divergence_ms.cmp(&a.divergence_ms))
     });
     ranking
-}
-
-/// The first and last recorded instants of a log.
-pub fn log_span(log: &Dataset) -> Option<(Micros, Micros)> {
-    Some((
-        log.events.iter().map(Event::recorded_at).min()?,
-        log.events.iter().map(Event::recorded_at).max()?,
-    ))
 }
 
 /// One (agent, topic)'s events in replay order and its parent versions, each with

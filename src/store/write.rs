@@ -187,16 +187,19 @@ pub(super) fn derived(
     replay: &Replay,
     truths: &[((String, String), Truth)],
 ) -> rusqlite::Result<()> {
-    let assertion_seq: HashMap<&str, i64> = dataset
-        .events
+    replayed(tx, replay, 0, &assertion_seqs(&dataset.events))?;
+    write_truths(tx, truths)
+}
+
+/// Assertion id → seq, for the `assertion_seq` column of the versions of `events`.
+pub(crate) fn assertion_seqs(events: &[crate::model::Event]) -> HashMap<&str, i64> {
+    events
         .iter()
         .filter_map(|e| match &e.body {
             EventBody::Believe(a) => Some((a.id.as_str(), e.seq as i64)),
             _ => None,
         })
-        .collect();
-    replayed(tx, replay, 0, &assertion_seq)?;
-    write_truths(tx, truths)
+        .collect()
 }
 
 /// Writes one replay's versions (ids shifted by `id_offset`), outcomes and

@@ -3,7 +3,6 @@
 
 use crate::engine::{self, Replay};
 use crate::fork::diff::{Diff, Steps, answers_of, compare_answers};
-use crate::fork::influence::log_span;
 use crate::fork::{self, PolicyReport};
 use crate::model::Dataset;
 use crate::query::timeline::Timeline;
@@ -39,7 +38,7 @@ pub fn run_fork(
     evidence: &str,
 ) -> Result<ForkResult, String> {
     let forked = fork::fork(log, &[evidence.to_owned()]).map_err(|e| e.to_string())?;
-    let span = log_span(log).unwrap_or((0, 0));
+    let span = log.span().unwrap_or((0, 0));
     let a = answers_of(parent.versions.iter());
     let b = answers_of(forked.replay.versions.iter());
     let diff = compare_answers(&log.header, span, &a, &b);

@@ -161,29 +161,7 @@ pub fn diff_command(args: DiffArgs, out: &mut impl Write) -> Result<(), CliError
         }
     };
     let sha = parent_sha(parent_path)?;
-    // A fork copied from this very parent differs only in the pairs it replayed.
-    let replayed: Option<std::collections::BTreeSet<(String, String)>> = fork_store
-        .meta("fork_pairs")?
-        .filter(|_| {
-            fork_store
-                .meta("fork_parent_sha256")
-                .ok()
-                .flatten()
-                .as_deref()
-                == Some(&sha)
-        })
-        .and_then(|p| serde_json::from_str(&p).ok());
-    let d = match replayed {
-        Some(pairs) => {
-            let mut versions = Vec::new();
-            for (agent, topic) in &pairs {
-                let history = crate::query::history(&fork_store, topic, Some(agent))?;
-                versions.extend(history.versions.into_iter().map(|b| b.version));
-            }
-            diff::compare_pairs(&parent, &pairs, &versions)?
-        }
-        None => diff::compare(&parent, &fork_store.versions()?)?,
-    };
+    let d = diff::compare_stores(&parent, &sha, &fork_store)?;
     print(
         &parent,
         &fork_store,

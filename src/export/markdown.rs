@@ -382,7 +382,7 @@ differs), so divergence from it is not shown.\n"
         );
         return Ok(());
     }
-    let d = diff::compare(&parent_store, &store.versions()?)?;
+    let d = diff::compare_stores(&parent_store, &sha, store)?;
     let _ = writeln!(w, "### Where the answers diverge\n");
     let mut t = Table::new(vec!["agent", "topic", "from", "until", "parent", "fork"]);
     for ((agent, topic), windows) in &d.divergence {

@@ -103,6 +103,27 @@ pub fn compare_pairs(
     Ok(diff)
 }
 
+/// Compares a parent store (whose SHA-256 is `parent_sha`) with a fork store. A
+/// fork copied from this very parent lists the pairs it replayed (`fork_pairs`),
+/// the only ones that can differ: they alone are read ([`compare_pairs`]);
+/// otherwise every version of both ([`compare`]).
+pub fn compare_stores(parent: &Store, parent_sha: &str, fork: &Store) -> Result<Diff, StoreError> {
+    let same_parent = fork.meta("fork_parent_sha256")?.as_deref() == Some(parent_sha);
+    let replayed: Option<BTreeSet<(String, String)>> = fork
+        .meta("fork_pairs")?
+        .filter(|_| same_parent)
+        .and_then(|p| serde_json::from_str(&p).ok());
+    let Some(pairs) = replayed else {
+        return compare(parent, &fork.versions()?);
+    };
+    let mut versions = Vec::new();
+    for (agent, topic) in &pairs {
+        let history = crate::query::history(fork, topic, Some(agent))?;
+        versions.extend(history.versions.into_iter().map(|b| b.version));
+    }
+    compare_pairs(parent, &pairs, &versions)
+}
+
 /// The comparison from both sides' answer steps (see [`answers_of`]).
 pub fn compare_answers(
     header: &Header,

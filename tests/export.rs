@@ -202,21 +202,22 @@ fn export_refusals_name_what_is_wrong() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "no topic nope; the store's topics are: root-cause",
+            "unknown topic `nope`; topics are: root-cause",
         ));
     asof()
-        .args([
-            "export",
-            "--format",
-            "svg",
-            "--topic",
-            "root-cause",
-            "--agent",
-            "nobody",
-        ])
+        .args(["export", "--format", "svg", "--topic", "root-cause"])
+        .args(["--agent", "nobody"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "no agent nobody holds beliefs about root-cause",
+            "unknown agent `nobody`; agents are: triage, infra",
+        ));
+    asof()
+        .args(["export", "--format", "svg", "--topic", "customer-impact"])
+        .args(["--agent", "infra"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no agent infra holds beliefs about customer-impact",
         ));
 }

@@ -47,6 +47,8 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
                     "--format svg draws one topic: name it with --topic".into(),
                 ));
             };
+            // Unknown ids get the same sentence as in every query command.
+            super::queries::check_filter(&store, args.agent.as_deref(), Some(topic))?;
             svg::plane(&store, topic, args.agent.as_deref()).map_err(failed)?
         }
     };

@@ -83,7 +83,11 @@ fn source_title(store: &Store) -> String {
 }
 
 /// Refuses agent and topic ids the store does not know, naming the known ones.
-fn check_filter(store: &Store, agent: Option<&str>, topic: Option<&str>) -> Result<(), CliError> {
+pub(super) fn check_filter(
+    store: &Store,
+    agent: Option<&str>,
+    topic: Option<&str>,
+) -> Result<(), CliError> {
     let header = store.header();
     if let Some(a) = agent
         && !header.agents.iter().any(|x| x.id == a)

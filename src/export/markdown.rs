@@ -86,8 +86,16 @@ when the agent held the belief. Every row below is derived by replaying the stor
     }
     let _ = writeln!(w, "{}", t.markdown());
 
+    // Versions closed per event, counted from the histories read below (each
+    // version is in exactly one topic's history), for the retractions table.
+    let mut closed_by: HashMap<String, usize> = HashMap::new();
     for topic in &header.topics {
         let history = query::history(store, &topic.id, None)?;
+        for v in history.versions.iter().map(|b| &b.version) {
+            if let Some(c) = &v.closed {
+                *closed_by.entry(c.event.to_string()).or_default() += 1;
+            }
+        }
         let _ = writeln!(w, "## Topic `{}` — {}\n", topic.id, topic.question);
         if let Some(r) = &topic.resolution {
             let _ = writeln!(w, "Resolution (ground truth): “{r}”.\n");
@@ -180,13 +188,6 @@ when the agent held the belief. Every row below is derived by replaying the stor
     }
 
     let _ = writeln!(w, "## Retractions\n");
-    let closed_by: HashMap<String, usize> =
-        store.versions()?.iter().fold(HashMap::new(), |mut m, v| {
-            if let Some(c) = &v.closed {
-                *m.entry(c.event.to_string()).or_default() += 1;
-            }
-            m
-        });
     let mut t = Table::new(vec![
         "recorded",
         "event",

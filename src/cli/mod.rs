@@ -187,8 +187,7 @@ fn interactive(
     drop(store);
     let app = crate::tui::app::App::new(timeline, crate::tui::theme::Theme::from_env(), (80, 24));
     let store_path = source.filter(|p| source::is_store(p)).map(|p| p.to_owned());
-    crate::tui::run(app, Some(load), store_path)
-        .map_err(|e| CliError::Runtime(format!("terminal: {e}")))
+    crate::tui::run(app, load, store_path).map_err(|e| CliError::Runtime(format!("terminal: {e}")))
 }
 
 /// Runs one parsed command line, printing to stdout.

@@ -161,13 +161,13 @@ impl Drop for Restore {
 /// `asof influence` ranks them headless.
 pub const INFLUENCE_AUTO_EVENTS: usize = 200_000;
 
-/// Opens the interactive UI on `app` in the real terminal. With a way to read the
-/// parent's log, what-if forks and the influence column are available.
-/// `store` is SOURCE when it is a store file: forks then copy it (see
+/// Opens the interactive UI on `app` in the real terminal. `log` reads the
+/// parent's log for the influence column and in-memory forks; `store` is SOURCE
+/// when it is a store file: forks then copy it (see
 /// [`whatif::run_fork_of_store`]) instead of replaying its log in memory.
 pub fn run(
     mut app: App,
-    log: Option<whatif::LoadLog>,
+    log: whatif::LoadLog,
     store: Option<std::path::PathBuf>,
 ) -> io::Result<()> {
     let previous = std::panic::take_hook();
@@ -190,34 +190,30 @@ pub fn run(
     let playing = Arc::new(AtomicBool::new(false));
     spawn_input(tx.clone());
     spawn_clock(tx.clone(), playing.clone());
-    let parent = log.map(|load| Arc::new(whatif::Parent::new(load)));
-    match &parent {
-        Some(parent) if app.timeline.marks.len() <= INFLUENCE_AUTO_EVENTS => {
-            let (tx, parent) = (tx.clone(), parent.clone());
-            std::thread::spawn(move || {
-                if let Ok((log, replay)) = parent.get() {
-                    let ranking = crate::fork::influence::influence(log, replay);
-                    let _ = tx.send(Msg::Influence(ranking));
-                }
-            });
-        }
-        Some(_) => {
-            app.status = Some(format!(
-                "influence is not ranked in the TUI above {INFLUENCE_AUTO_EVENTS} events; `asof influence` ranks it headless"
-            ));
-        }
-        None => {}
+    let parent = Arc::new(whatif::Parent::new(log));
+    if app.timeline.marks.len() <= INFLUENCE_AUTO_EVENTS {
+        let (tx, parent) = (tx.clone(), parent.clone());
+        std::thread::spawn(move || {
+            if let Ok((log, replay)) = parent.get() {
+                let ranking = crate::fork::influence::influence(log, replay);
+                let _ = tx.send(Msg::Influence(ranking));
+            }
+        });
+    } else {
+        app.status = Some(format!(
+            "influence is not ranked in the TUI above {INFLUENCE_AUTO_EVENTS} events; `asof influence` ranks it headless"
+        ));
     }
     let label = app.timeline.label.clone();
-    let mut dispatch = |evidence: String| match (&store, &parent) {
-        (Some(path), _) => {
+    let mut dispatch = |evidence: String| match &store {
+        Some(path) => {
             let (tx, label, path) = (tx.clone(), label.clone(), path.clone());
             std::thread::spawn(move || {
                 let result = whatif::run_fork_of_store(&path, &label, &evidence);
                 let _ = tx.send(Msg::Forked(Box::new(result)));
             });
         }
-        (None, Some(parent)) => {
+        None => {
             let (tx, label, parent) = (tx.clone(), label.clone(), parent.clone());
             std::thread::spawn(move || {
                 let result = parent
@@ -225,11 +221,6 @@ pub fn run(
                     .and_then(|(log, replay)| whatif::run_fork(log, replay, &label, &evidence));
                 let _ = tx.send(Msg::Forked(Box::new(result)));
             });
-        }
-        (None, None) => {
-            let _ = tx.send(Msg::Forked(Box::new(Err(
-                "this source has no log to fork".into()
-            ))));
         }
     };
     run_loop(&mut terminal, &mut app, &rx, &playing, &mut dispatch)?;

@@ -310,6 +310,13 @@ pub struct Closure {
     pub kind: CloseKind,
 }
 
+/// "superseded by B7", "retracted by R2".
+impl std::fmt::Display for Closure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} by {}", self.kind.as_str(), self.event)
+    }
+}
+
 impl Version {
     pub fn held_at(&self, t: Micros) -> bool {
         self.recorded_at <= t && t < self.superseded_at

@@ -215,7 +215,7 @@ fn history_table(h: &query::History) -> (Table, Table) {
     for b in &h.versions {
         let v = &b.version;
         let closed = match &v.closed {
-            Some(c) => format!("{} by {}", c.kind.as_str(), c.event),
+            Some(c) => c.to_string(),
             None => "held".to_owned(),
         };
         let origin = match &v.clipped_by {

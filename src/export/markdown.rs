@@ -138,7 +138,7 @@ when the agent held the belief. Every row below is derived by replaying the stor
                 interval(v.valid),
                 interval(Interval::new(v.recorded_at, v.superseded_at)),
                 match &v.closed {
-                    Some(c) => format!("{} by {}", c.kind.as_str(), c.event),
+                    Some(c) => c.to_string(),
                     None => "still held".into(),
                 },
                 v.assertion.to_string(),

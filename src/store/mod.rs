@@ -461,11 +461,7 @@ fn field_differences(stored: &Version, fresh: &Version) -> Vec<String> {
         stored.origin.as_str().into(),
         fresh.origin.as_str().into(),
     );
-    let closed = |v: &Version| {
-        v.closed.as_ref().map_or("open".into(), |c| {
-            format!("{} by {}", c.kind.as_str(), c.event)
-        })
-    };
+    let closed = |v: &Version| v.closed.as_ref().map_or("open".into(), |c| c.to_string());
     field("closed", closed(stored), closed(fresh));
     field(
         "clipped_by",

@@ -1050,7 +1050,7 @@ impl App {
                     note = r.clone();
                 } else if !is_held {
                     if let Some(c) = &v.closed {
-                        note = format!("✗ {} by {}", c.kind.as_str(), c.event);
+                        note = format!("✗ {c}");
                     }
                 } else if Some(v.recorded_at) == latest_at {
                     note = "+ new".into();
@@ -1196,7 +1196,7 @@ impl App {
             };
             let until = format_short(v.superseded_at);
             let how = match &v.closed {
-                Some(c) => format!("{} by {}", c.kind.as_str(), c.event),
+                Some(c) => c.to_string(),
                 None => "held".into(),
             };
             let clip = v
@@ -1371,10 +1371,7 @@ impl App {
             ),
         ];
         if let Some(c) = &v.closed {
-            lines.push(line(
-                "closed",
-                format!("{} by {}", c.kind.as_str(), c.event),
-            ));
+            lines.push(line("closed", c.to_string()));
         }
         if let Some(by) = &v.clipped_by {
             let asked = time::format(v.requested_valid_to);

@@ -172,3 +172,75 @@ fn the_timeline_in_memory_answers_exactly_like_sql() {
         }
     }
 }
+
+/// `believed(T′)` for all topics reads one range of the versions table per
+/// lifespan, and `changes` one per lifespan for the closed side: at the edges of
+/// versions' recorded intervals (where an off-by-one in a range would show) both
+/// must return exactly what a scan of every version returns.
+#[test]
+fn lifespan_ranges_find_exactly_the_versions_a_full_scan_finds() {
+    let mut jsonl = Vec::new();
+    asof::synth::generate(
+        asof::synth::GenConfig {
+            events: 4000,
+            topics: 9,
+            agents: 2,
+            seed: 11,
+        },
+        &mut jsonl,
+    )
+    .unwrap();
+    let parsed = asof::dataset::read_str(
+        "gen.jsonl",
+        asof::dataset::Format::Jsonl,
+        std::str::from_utf8(&jsonl).unwrap(),
+    )
+    .unwrap();
+    let replay = asof::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+    let store = asof::store::Store::in_memory("gen", &parsed.dataset, &replay).unwrap();
+    let all = store.versions().unwrap();
+    let lifespans: std::collections::BTreeSet<u32> = all
+        .iter()
+        .filter(|v| v.superseded_at != asof::time::OPEN)
+        .map(|v| 64 - (v.superseded_at - v.recorded_at).leading_zeros())
+        .collect();
+    assert!(lifespans.len() > 10, "lifespans {lifespans:?}");
+    let ids = |beliefs: &[query::Belief]| {
+        let mut ids: Vec<u64> = beliefs.iter().map(|b| b.version.id).collect();
+        ids.sort_unstable();
+        ids
+    };
+    let mut instants = Vec::new();
+    for v in all.iter().step_by(all.len() / 60) {
+        instants.extend([v.recorded_at - 1, v.recorded_at]);
+        if v.superseded_at != asof::time::OPEN {
+            instants.extend([v.superseded_at - 1, v.superseded_at]);
+        }
+    }
+    for &at in &instants {
+        let expected: Vec<u64> = all
+            .iter()
+            .filter(|v| v.recorded_at <= at && at < v.superseded_at)
+            .map(|v| v.id)
+            .collect();
+        let got = query::believed(&store, at, None, &Filter::default()).unwrap();
+        assert_eq!(ids(&got), expected, "believed(at {at})");
+    }
+    for pair in instants.windows(2) {
+        let (after, until) = (pair[0].min(pair[1]), pair[0].max(pair[1]));
+        let c = query::changes(&store, after, until, &Filter::default()).unwrap();
+        let window = |t: i64| after < t && t <= until;
+        let created: Vec<u64> = all
+            .iter()
+            .filter(|v| window(v.recorded_at))
+            .map(|v| v.id)
+            .collect();
+        let closed: Vec<u64> = all
+            .iter()
+            .filter(|v| window(v.superseded_at))
+            .map(|v| v.id)
+            .collect();
+        assert_eq!(ids(&c.created), created, "created in ({after}, {until}]");
+        assert_eq!(ids(&c.closed), closed, "closed in ({after}, {until}]");
+    }
+}

@@ -5,13 +5,14 @@ pub mod answers;
 pub mod json;
 pub mod timeline;
 
-use crate::model::{EventKind, Evidence, Version};
+use crate::model::{EventKind, Evidence, Names, ShortKeys, Version};
 use crate::store::{
     Store,
-    read::{VERSION_COLUMNS, version},
+    read::{VERSION_COLUMNS, version_sharing_claims},
 };
 use crate::time::Micros;
-use rusqlite::{Row, params_from_iter, types::Value};
+use rusqlite::{params_from_iter, types::Value};
+use std::collections::HashMap;
 
 /// Evidence that reached the agent at least this long (µs) after it happened is
 /// "late-arriving": marked in the TUI, listed apart in the audit report.
@@ -34,23 +35,42 @@ pub struct Filter {
     pub topic: Option<String>,
 }
 
-const SEP: char = '\u{1f}';
+pub(crate) const SEP: char = '\u{1f}';
 
-fn select_beliefs(extra_where: &str) -> String {
+/// Versions whose rows lie in `range` of each lifespan's part of the versions
+/// table (see its schema): one contiguous range per lifespan.
+fn by_lifespan(range: &str) -> String {
     format!(
-        "SELECT {VERSION_COLUMNS},
-            (SELECT group_concat(c.evidence, char(31)) FROM citations c WHERE c.seq = v.assertion_seq)
-         FROM versions v WHERE {extra_where}"
+        "WITH RECURSIVE lifespans(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM lifespans WHERE k < 64)
+         SELECT {{columns}} FROM lifespans s JOIN versions v ON v.lifespan = s.k AND {range}"
     )
 }
 
-fn belief(r: &Row) -> rusqlite::Result<Belief> {
-    let cited: Option<String> = r.get(17)?;
-    Ok(Belief {
-        version: version(r)?,
-        supported_by: split(cited).into(),
-    })
+/// `recorded_at` of a version of lifespan `s.k` held at (or closed after) `?1`
+/// is greater than this: it was held less than 2^k µs.
+const HELD_SINCE: &str =
+    "v.recorded_at > CASE WHEN s.k < 63 THEN ?1 - (1 << s.k) ELSE -9223372036854775808 END";
+
+/// The versions held at recorded time `?1`, whatever their topic.
+fn held_at() -> String {
+    by_lifespan(&format!(
+        "{HELD_SINCE} AND v.recorded_at <= ?1 AND v.superseded_at > ?1"
+    ))
 }
+
+/// Selects beliefs with `from` (a `SELECT {columns} FROM …` query ending in a
+/// condition) narrowed by `extra` clauses.
+fn select_beliefs(from: &str, extra: &[&str]) -> String {
+    let mut sql = from.replace("{columns}", &format!("{VERSION_COLUMNS}, v.supported_by"));
+    for clause in extra {
+        sql.push_str(" AND ");
+        sql.push_str(clause);
+    }
+    sql
+}
+
+/// All versions, to be narrowed by a filter.
+const ALL: &str = "SELECT {columns} FROM versions v WHERE 1";
 
 pub(crate) fn split(joined: Option<String>) -> Vec<String> {
     joined
@@ -58,10 +78,34 @@ pub(crate) fn split(joined: Option<String>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Runs a belief query. Names and citation lists repeat across rows (a few
+/// thousand agents, topics and claims; versions of one assertion cite the same
+/// evidence), so each is built once per query and shared.
 fn run(store: &Store, sql: &str, args: Vec<Value>) -> rusqlite::Result<Vec<Belief>> {
     let mut stmt = store.connection().prepare_cached(sql)?;
-    let rows = stmt.query_map(params_from_iter(args), belief)?;
-    rows.collect()
+    let mut rows = stmt.query(params_from_iter(args))?;
+    let mut names = Names::default();
+    let mut cited: HashMap<String, Cited, ShortKeys> = HashMap::default();
+    let none: Cited = Vec::new().into();
+    let mut beliefs = Vec::with_capacity(1 << 12);
+    while let Some(r) = rows.next()? {
+        let supported_by = match r.get_ref(17)?.as_str_or_null()? {
+            None => none.clone(),
+            Some(joined) => match cited.get(joined) {
+                Some(c) => c.clone(),
+                None => {
+                    let c: Cited = split(Some(joined.to_owned())).into();
+                    cited.insert(joined.to_owned(), c.clone());
+                    c
+                }
+            },
+        };
+        beliefs.push(Belief {
+            version: version_sharing_claims(r, &mut names)?,
+            supported_by,
+        });
+    }
+    Ok(beliefs)
 }
 
 fn push_filter(filter: &Filter, clauses: &mut Vec<&'static str>, args: &mut Vec<Value>) {
@@ -100,14 +144,21 @@ pub fn believed(
     about: Option<Micros>,
     filter: &Filter,
 ) -> rusqlite::Result<Vec<Belief>> {
-    let mut clauses = vec!["v.recorded_at <= ?", "v.superseded_at > ?"];
-    let mut args = vec![Value::Integer(at), Value::Integer(at)];
+    let mut args = vec![Value::Integer(at)];
+    let mut clauses = Vec::new();
+    // One topic: its covering index. Otherwise: one short range per lifespan.
+    let from = if filter.topic.is_some() {
+        clauses.extend(["v.recorded_at <= ?1", "v.superseded_at > ?1"]);
+        ALL.to_owned()
+    } else {
+        held_at()
+    };
     if let Some(t) = about {
         clauses.extend(["v.valid_from <= ?", "v.valid_to > ?"]);
         args.extend([Value::Integer(t), Value::Integer(t)]);
     }
     push_filter(filter, &mut clauses, &mut args);
-    let mut beliefs = run(store, &select_beliefs(&clauses.join(" AND ")), args)?;
+    let mut beliefs = run(store, &select_beliefs(&from, &clauses), args)?;
     sort_for_reading(store, &mut beliefs);
     Ok(beliefs)
 }
@@ -150,7 +201,7 @@ pub fn history(store: &Store, topic: &str, agent: Option<&str>) -> rusqlite::Res
     push_filter(&filter, &mut clauses, &mut args);
     let sql = format!(
         "{} ORDER BY v.recorded_at, v.created_by, v.valid_from, v.id",
-        select_beliefs(&clauses.join(" AND "))
+        select_beliefs(ALL, &clauses)
     );
     let versions = run(store, &sql, args)?;
 
@@ -197,22 +248,26 @@ pub fn changes(
     until: Micros,
     filter: &Filter,
 ) -> rusqlite::Result<Changes> {
-    let window = |range: &'static str| {
-        let mut clauses = vec![range];
+    let window = |range: String, order: &str| {
+        let mut clauses = Vec::new();
         let mut args = vec![Value::Integer(after), Value::Integer(until)];
         push_filter(filter, &mut clauses, &mut args);
-        (clauses.join(" AND "), args)
+        run(
+            store,
+            &(select_beliefs(&by_lifespan(&range), &clauses) + order),
+            args,
+        )
     };
-    let (created_where, created_args) = window("v.recorded_at > ? AND v.recorded_at <= ?");
-    let (closed_where, closed_args) = window("v.superseded_at > ? AND v.superseded_at <= ?");
-    let order = " ORDER BY v.recorded_at, v.created_by, v.valid_from, v.id";
-    let created = run(
-        store,
-        &(select_beliefs(&created_where) + order),
-        created_args,
+    let created = window(
+        "v.recorded_at > ?1 AND v.recorded_at <= ?2".to_owned(),
+        " ORDER BY v.recorded_at, v.created_by, v.valid_from, v.id",
     )?;
-    let order = " ORDER BY v.superseded_at, v.closed_seq, v.valid_from, v.id";
-    let closed = run(store, &(select_beliefs(&closed_where) + order), closed_args)?;
+    let closed = window(
+        format!(
+            "{HELD_SINCE} AND v.recorded_at <= ?2 AND v.superseded_at > ?1 AND v.superseded_at <= ?2"
+        ),
+        " ORDER BY v.superseded_at, v.closed_seq, v.valid_from, v.id",
+    )?;
     Ok(Changes { created, closed })
 }
 

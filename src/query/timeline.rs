@@ -144,7 +144,7 @@ impl Timeline {
 
         let mut names = Names::default();
         let mut stmt = conn.prepare(&format!(
-            "SELECT {VERSION_COLUMNS}, v.assertion_seq FROM versions v ORDER BY v.id"
+            "SELECT {VERSION_COLUMNS}, v.assertion_seq FROM versions v"
         ))?;
         // Sized up front: doubling a million-row Vec copies it and leaves the old
         // block behind in the peak.

@@ -70,8 +70,8 @@ pub struct Store {
 
 #[derive(Debug, Default)]
 struct Ranks {
-    topics: std::collections::HashMap<String, usize>,
-    agents: std::collections::HashMap<String, usize>,
+    topics: std::collections::HashMap<String, usize, crate::model::ShortKeys>,
+    agents: std::collections::HashMap<String, usize, crate::model::ShortKeys>,
 }
 
 impl Ranks {

@@ -146,19 +146,35 @@ pub const VERSION_COLUMNS: &str =
     v.recorded_at, v.superseded_at, v.assertion, v.origin, v.created_by, v.closed_seq, v.closed_by,
     v.closed_kind, v.clipped_by, v.requested_valid_to";
 
-/// A row selected with [`VERSION_COLUMNS`] (from `versions v`) as a [`Version`].
-pub fn version(r: &Row) -> rusqlite::Result<Version> {
-    version_named(r, &mut Names::default())
+/// A row selected with [`VERSION_COLUMNS`] (from `versions v`) as a [`Version`],
+/// sharing agent, topic, claim and event ids through `names` (a million versions
+/// name a few thousand distinct agents, topics and claims, and event ids repeat
+/// across split pieces).
+pub fn version_named(r: &Row, names: &mut Names) -> rusqlite::Result<Version> {
+    read_version(r, names, true)
 }
 
-/// [`version`], sharing agent, topic, claim and event names through `names`
-/// (for reading many versions at once).
-pub fn version_named(r: &Row, names: &mut Names) -> rusqlite::Result<Version> {
-    let mut name = |i: usize| -> rusqlite::Result<Name> { Ok(names.get(r.get_ref(i)?.as_str()?)) };
+/// [`version_named`] sharing only agents, topics and claims: for answers of
+/// tens of thousands of rows, where nearly every event id is new and a fresh
+/// copy is cheaper than looking it up.
+pub fn version_sharing_claims(r: &Row, names: &mut Names) -> rusqlite::Result<Version> {
+    read_version(r, names, false)
+}
+
+fn read_version(r: &Row, names: &mut Names, share_ids: bool) -> rusqlite::Result<Version> {
+    let mut id = |i: usize| -> rusqlite::Result<Name> {
+        let text = r.get_ref(i)?.as_str()?;
+        Ok(if share_ids {
+            names.get(text)
+        } else {
+            Name::from(text)
+        })
+    };
+    let assertion = id(9)?;
     let closed = match r.get::<_, Option<i64>>(12)? {
         Some(seq) => Some(Closure {
             seq: seq as u64,
-            event: name(13)?,
+            event: id(13)?,
             kind: if r.get_ref(14)?.as_str()? == "retracted" {
                 CloseKind::Retracted
             } else {
@@ -169,8 +185,9 @@ pub fn version_named(r: &Row, names: &mut Names) -> rusqlite::Result<Version> {
     };
     let clipped_by = match r.get_ref(15)? {
         rusqlite::types::ValueRef::Null => None,
-        _ => Some(name(15)?),
+        _ => Some(id(15)?),
     };
+    let mut name = |i: usize| -> rusqlite::Result<Name> { Ok(names.get(r.get_ref(i)?.as_str()?)) };
     Ok(Version {
         id: r.get::<_, i64>(0)? as u64,
         agent: name(1)?,
@@ -180,7 +197,7 @@ pub fn version_named(r: &Row, names: &mut Names) -> rusqlite::Result<Version> {
         valid: Interval::new(r.get(5)?, r.get(6)?),
         recorded_at: r.get(7)?,
         superseded_at: r.get(8)?,
-        assertion: name(9)?,
+        assertion,
         origin: if r.get_ref(10)?.as_str()? == "split" {
             Origin::Split
         } else {
@@ -193,13 +210,15 @@ pub fn version_named(r: &Row, names: &mut Names) -> rusqlite::Result<Version> {
     })
 }
 
+/// Every version, by id. (Read in the table's order and sorted here: walking the
+/// id index would look up each row.)
 pub(crate) fn versions(conn: &Connection) -> rusqlite::Result<Vec<Version>> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {VERSION_COLUMNS} FROM versions v ORDER BY v.id"
-    ))?;
+    let mut stmt = conn.prepare(&format!("SELECT {VERSION_COLUMNS} FROM versions v"))?;
     let mut names = Names::default();
     let rows = stmt.query_map([], |r| version_named(r, &mut names))?;
-    rows.collect()
+    let mut versions = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+    versions.sort_unstable_by_key(|v| v.id);
+    Ok(versions)
 }
 
 /// The first and last recorded instants of the log (two index look-ups).

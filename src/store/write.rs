@@ -191,34 +191,77 @@ pub(super) fn derived(
     write_truths(tx, truths)
 }
 
-/// Assertion id → seq, for the `assertion_seq` column of the versions of `events`.
-pub(crate) fn assertion_seqs(events: &[crate::model::Event]) -> HashMap<&str, i64> {
+/// Where a version's assertion sits in the log: its seq and the evidence it cites.
+pub(crate) struct AssertionRef<'a> {
+    pub seq: i64,
+    pub cites: &'a [String],
+}
+
+/// Assertion id → its seq and citations, for the `assertion_seq` and
+/// `supported_by` columns of the versions of `events`.
+pub(crate) fn assertion_seqs(events: &[crate::model::Event]) -> HashMap<&str, AssertionRef<'_>> {
     events
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::Believe(a) => Some((a.id.as_str(), e.seq as i64)),
+            EventBody::Believe(a) => Some((
+                a.id.as_str(),
+                AssertionRef {
+                    seq: e.seq as i64,
+                    cites: &a.supported_by,
+                },
+            )),
             _ => None,
         })
         .collect()
 }
 
+/// The bit length of how long a version was held (1..=63), or 64 while it is
+/// still held: the `lifespan` the versions table is clustered by.
+pub(crate) fn lifespan(recorded_at: i64, superseded_at: i64) -> i64 {
+    if superseded_at == OPEN {
+        return 64;
+    }
+    match superseded_at.checked_sub(recorded_at) {
+        Some(held) if held > 0 => 64 - i64::from(held.leading_zeros()),
+        _ => 63,
+    }
+}
+
 /// Writes one replay's versions (ids shifted by `id_offset`), outcomes and
-/// reconfirmations. `assertion_seq` maps the versions' assertion ids to their seqs.
+/// reconfirmations. `origins` maps the versions' assertion ids to their seqs and
+/// citations.
 pub(crate) fn replayed(
     tx: &Transaction,
     replay: &Replay,
     id_offset: u64,
-    assertion_seq: &HashMap<&str, i64>,
+    origins: &HashMap<&str, AssertionRef>,
 ) -> rusqlite::Result<()> {
     let mut version = tx.prepare(
-        "INSERT INTO versions (id, agent, topic, claim, confidence, valid_from, valid_to, recorded_at,
-            superseded_at, assertion, assertion_seq, origin, created_by, closed_seq, closed_by,
-            closed_kind, clipped_by, requested_valid_to)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+        "INSERT INTO versions (lifespan, id, agent, topic, claim, confidence, valid_from, valid_to,
+            recorded_at, superseded_at, assertion, assertion_seq, origin, created_by, closed_seq,
+            closed_by, closed_kind, clipped_by, requested_valid_to, supported_by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+            ?19, ?20)",
     )?;
-    for v in &replay.versions {
-        let seq = assertion_seq.get(&*v.assertion).copied().unwrap_or(0);
+    // In primary-key order, so every insert appends to the table's B-tree.
+    let mut ordered: Vec<(i64, &crate::model::Version)> = replay
+        .versions
+        .iter()
+        .map(|v| (lifespan(v.recorded_at, v.superseded_at), v))
+        .collect();
+    ordered.sort_unstable_by_key(|&(span, v)| (span, v.recorded_at, v.id));
+    let mut supported_by = String::new();
+    for (span, v) in ordered {
+        let origin = origins.get(&*v.assertion);
+        supported_by.clear();
+        for (i, id) in origin.map_or(&[][..], |o| o.cites).iter().enumerate() {
+            if i > 0 {
+                supported_by.push(crate::query::SEP);
+            }
+            supported_by.push_str(id);
+        }
         version.execute(params![
+            span,
             (v.id + id_offset) as i64,
             v.agent,
             v.topic,
@@ -229,7 +272,7 @@ pub(crate) fn replayed(
             v.recorded_at,
             v.superseded_at,
             v.assertion,
-            seq,
+            origin.map_or(0, |o| o.seq),
             v.origin.as_str(),
             v.created_by as i64,
             v.closed.as_ref().map(|c| c.seq as i64),
@@ -237,6 +280,7 @@ pub(crate) fn replayed(
             v.closed.as_ref().map(|c| c.kind.as_str()),
             v.clipped_by,
             v.requested_valid_to,
+            (!supported_by.is_empty()).then_some(supported_by.as_str()),
         ])?;
     }
     let mut outcome =
@@ -275,4 +319,27 @@ pub(crate) fn write_truths(
         insert.execute(params![topic, agent, t.converged_at, t.time_wrong_ms])?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lifespan_is_the_bit_length_of_how_long_a_version_was_held() {
+        assert_eq!(lifespan(10, 11), 1);
+        assert_eq!(lifespan(10, 12), 2);
+        assert_eq!(lifespan(10, 13), 2);
+        assert_eq!(lifespan(10, 14), 3);
+        assert_eq!(lifespan(0, 1 << 40), 41);
+        assert_eq!(lifespan(0, (1 << 41) - 1), 41);
+        assert_eq!(lifespan(-5, OPEN), 64);
+        // Held at T, lifespan k: recorded in (T - 2^k, T] (what the queries rely on).
+        for (recorded, superseded) in [(0, 1), (3, 4), (0, 1 << 20), (7, 1000), (-9, 9)] {
+            let k = lifespan(recorded, superseded);
+            for t in recorded..superseded {
+                assert!(recorded > t - (1 << k), "({recorded}, {superseded}) at {t}");
+            }
+        }
+    }
 }

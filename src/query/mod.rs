@@ -10,7 +10,7 @@ use crate::store::{
     Store,
     read::{VERSION_COLUMNS, version_sharing_claims},
 };
-use crate::time::Micros;
+use crate::time::{Micros, OPEN};
 use rusqlite::{params_from_iter, types::Value};
 use std::collections::HashMap;
 
@@ -37,40 +37,51 @@ pub struct Filter {
 
 pub(crate) const SEP: char = '\u{1f}';
 
-/// Versions whose rows lie in `range` of each lifespan's part of the versions
-/// table (see its schema): one contiguous range per lifespan.
-fn by_lifespan(range: &str) -> String {
-    format!(
-        "WITH RECURSIVE lifespans(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM lifespans WHERE k < 64)
-         SELECT {{columns}} FROM lifespans s JOIN versions v ON v.lifespan = s.k AND {range}"
-    )
-}
-
-/// `recorded_at` of a version of lifespan `s.k` held at (or closed after) `?1`
-/// is greater than this: it was held less than 2^k µs.
-const HELD_SINCE: &str =
-    "v.recorded_at > CASE WHEN s.k < 63 THEN ?1 - (1 << s.k) ELSE -9223372036854775808 END";
-
-/// The versions held at recorded time `?1`, whatever their topic.
-fn held_at() -> String {
-    by_lifespan(&format!(
-        "{HELD_SINCE} AND v.recorded_at <= ?1 AND v.superseded_at > ?1"
-    ))
-}
-
-/// Selects beliefs with `from` (a `SELECT {columns} FROM …` query ending in a
-/// condition) narrowed by `extra` clauses.
-fn select_beliefs(from: &str, extra: &[&str]) -> String {
-    let mut sql = from.replace("{columns}", &format!("{VERSION_COLUMNS}, v.supported_by"));
-    for clause in extra {
-        sql.push_str(" AND ");
-        sql.push_str(clause);
+/// Versions found by one range of each lifespan's part of the versions table
+/// (see its schema): `closed` bounds the rows of lifespans 1–63 (`s.k`), whose
+/// `superseded_at` is known; `open`, if given, those of lifespan 64, still held.
+/// Each branch ends in `{extra}`, where [`select_beliefs`] adds its clauses.
+fn by_lifespan(closed: &str, open: Option<&str>) -> String {
+    let mut sql = format!(
+        "WITH RECURSIVE lifespans(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM lifespans WHERE k < 63)
+         SELECT {{columns}} FROM lifespans s JOIN versions v ON v.lifespan = s.k AND {closed}{{extra}}"
+    );
+    if let Some(open) = open {
+        sql.push_str(&format!(
+            " UNION ALL SELECT {{columns}} FROM versions v
+               WHERE v.lifespan = 64 AND v.superseded_at = {OPEN} AND {open}{{extra}}"
+        ));
     }
     sql
 }
 
+/// A version of lifespan `s.k` recorded at or before `?N` was closed before
+/// `?N + 2^k` (it was held less than 2^k µs).
+fn closed_before(n: u8) -> String {
+    format!("v.superseded_at <= min(?{n} + (1 << s.k), {OPEN})")
+}
+
+/// The versions held at recorded time `?1`, whatever their topic.
+fn held_at() -> String {
+    by_lifespan(
+        &format!(
+            "v.superseded_at > ?1 AND {} AND v.recorded_at <= ?1",
+            closed_before(1)
+        ),
+        Some("v.recorded_at <= ?1"),
+    )
+}
+
+/// Selects beliefs with `from` (a `SELECT {columns} FROM …` query whose
+/// branches end in a condition and `{extra}`) narrowed by `extra` clauses.
+fn select_beliefs(from: &str, extra: &[String]) -> String {
+    let extra: String = extra.iter().map(|c| format!(" AND {c}")).collect();
+    from.replace("{columns}", &format!("{VERSION_COLUMNS}, v.supported_by"))
+        .replace("{extra}", &extra)
+}
+
 /// All versions, to be narrowed by a filter.
-const ALL: &str = "SELECT {columns} FROM versions v WHERE 1";
+const ALL: &str = "SELECT {columns} FROM versions v WHERE 1{extra}";
 
 pub(crate) fn split(joined: Option<String>) -> Vec<String> {
     joined
@@ -108,14 +119,16 @@ fn run(store: &Store, sql: &str, args: Vec<Value>) -> rusqlite::Result<Vec<Belie
     Ok(beliefs)
 }
 
-fn push_filter(filter: &Filter, clauses: &mut Vec<&'static str>, args: &mut Vec<Value>) {
+/// Adds `filter`'s clauses, with numbered parameters (a clause may appear in
+/// more than one branch of a query).
+fn push_filter(filter: &Filter, clauses: &mut Vec<String>, args: &mut Vec<Value>) {
     if let Some(agent) = &filter.agent {
-        clauses.push("v.agent = ?");
         args.push(Value::Text(agent.clone()));
+        clauses.push(format!("v.agent = ?{}", args.len()));
     }
     if let Some(topic) = &filter.topic {
-        clauses.push("v.topic = ?");
         args.push(Value::Text(topic.clone()));
+        clauses.push(format!("v.topic = ?{}", args.len()));
     }
 }
 
@@ -148,14 +161,21 @@ pub fn believed(
     let mut clauses = Vec::new();
     // One topic: its covering index. Otherwise: one short range per lifespan.
     let from = if filter.topic.is_some() {
-        clauses.extend(["v.recorded_at <= ?1", "v.superseded_at > ?1"]);
+        clauses.extend([
+            "v.recorded_at <= ?1".to_owned(),
+            "v.superseded_at > ?1".to_owned(),
+        ]);
         ALL.to_owned()
     } else {
         held_at()
     };
     if let Some(t) = about {
-        clauses.extend(["v.valid_from <= ?", "v.valid_to > ?"]);
-        args.extend([Value::Integer(t), Value::Integer(t)]);
+        args.push(Value::Integer(t));
+        let n = args.len();
+        clauses.extend([
+            format!("v.valid_from <= ?{n}"),
+            format!("v.valid_to > ?{n}"),
+        ]);
     }
     push_filter(filter, &mut clauses, &mut args);
     let mut beliefs = run(store, &select_beliefs(&from, &clauses), args)?;
@@ -248,24 +268,25 @@ pub fn changes(
     until: Micros,
     filter: &Filter,
 ) -> rusqlite::Result<Changes> {
-    let window = |range: String, order: &str| {
+    let window = |from: String, order: &str| {
         let mut clauses = Vec::new();
         let mut args = vec![Value::Integer(after), Value::Integer(until)];
         push_filter(filter, &mut clauses, &mut args);
-        run(
-            store,
-            &(select_beliefs(&by_lifespan(&range), &clauses) + order),
-            args,
-        )
+        run(store, &(select_beliefs(&from, &clauses) + order), args)
     };
+    let created_in = "v.recorded_at > ?1 AND v.recorded_at <= ?2";
     let created = window(
-        "v.recorded_at > ?1 AND v.recorded_at <= ?2".to_owned(),
+        by_lifespan(
+            &format!(
+                "v.superseded_at > ?1 AND {} AND {created_in}",
+                closed_before(2)
+            ),
+            Some(created_in),
+        ),
         " ORDER BY v.recorded_at, v.created_by, v.valid_from, v.id",
     )?;
     let closed = window(
-        format!(
-            "{HELD_SINCE} AND v.recorded_at <= ?2 AND v.superseded_at > ?1 AND v.superseded_at <= ?2"
-        ),
+        by_lifespan("v.superseded_at > ?1 AND v.superseded_at <= ?2", None),
         " ORDER BY v.superseded_at, v.closed_seq, v.valid_from, v.id",
     )?;
     Ok(Changes { created, closed })

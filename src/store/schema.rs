@@ -81,12 +81,14 @@ CREATE TABLE reconfirmations (
 -- (valid_to, superseded_at, requested_valid_to) so range predicates stay sargable.
 --
 -- Rows are clustered by `lifespan`, the bit length of how long the version was
--- held (superseded_at - recorded_at; 64 while still held), then by recorded_at.
--- A version of lifespan k held at T' was recorded in (T' - 2^k, T'], so
+-- held (superseded_at - recorded_at; 64 while still held), then by when it was
+-- closed. A version of lifespan k held at T' was closed in (T', T' + 2^k), so
 -- `believed(T')` reads one short contiguous range per lifespan, of which at
 -- least half the rows are held, instead of every version recorded before T'
--- (see docs/performance.md). `supported_by` repeats the citations of the
--- version's assertion (separated by U+001F) so that read needs no join.
+-- (see docs/performance.md); and a replay, which closes versions in time
+-- order, appends to each lifespan's range. `supported_by` repeats the
+-- citations of the version's assertion (separated by U+001F) so reading a
+-- version needs no join.
 CREATE TABLE versions (
     lifespan           INTEGER NOT NULL CHECK (lifespan BETWEEN 1 AND 64),
     id                 INTEGER NOT NULL,
@@ -108,7 +110,7 @@ CREATE TABLE versions (
     clipped_by         TEXT,
     requested_valid_to INTEGER NOT NULL,
     supported_by       TEXT,
-    PRIMARY KEY (lifespan, recorded_at, id),
+    PRIMARY KEY (lifespan, superseded_at, recorded_at, id),
     CHECK (recorded_at < superseded_at),
     CHECK (valid_from < valid_to)
 ) WITHOUT ROWID;

@@ -249,7 +249,7 @@ pub(crate) fn replayed(
         .iter()
         .map(|v| (lifespan(v.recorded_at, v.superseded_at), v))
         .collect();
-    ordered.sort_unstable_by_key(|&(span, v)| (span, v.recorded_at, v.id));
+    ordered.sort_unstable_by_key(|&(span, v)| (span, v.superseded_at, v.recorded_at, v.id));
     let mut supported_by = String::new();
     for (span, v) in ordered {
         let origin = origins.get(&*v.assertion);
@@ -334,11 +334,14 @@ mod tests {
         assert_eq!(lifespan(0, 1 << 40), 41);
         assert_eq!(lifespan(0, (1 << 41) - 1), 41);
         assert_eq!(lifespan(-5, OPEN), 64);
-        // Held at T, lifespan k: recorded in (T - 2^k, T] (what the queries rely on).
+        // Held at T, lifespan k: closed in (T, T + 2^k) (what the queries rely on).
         for (recorded, superseded) in [(0, 1), (3, 4), (0, 1 << 20), (7, 1000), (-9, 9)] {
             let k = lifespan(recorded, superseded);
             for t in recorded..superseded {
-                assert!(recorded > t - (1 << k), "({recorded}, {superseded}) at {t}");
+                assert!(
+                    superseded < t + (1 << k),
+                    "({recorded}, {superseded}) at {t}"
+                );
             }
         }
     }

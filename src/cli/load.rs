@@ -56,11 +56,31 @@ fn summary(parsed: &dataset::Parsed, versions: usize) -> String {
 }
 
 pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let parsed = dataset::read_path(&args.dataset)?;
-    let replay = Store::load(&args.db, &parsed, args.force, &[]).map_err(|e| match e {
+    let store_error = |e| match e {
         LoadError::Dataset(e) => CliError::from(e),
         LoadError::Store(e) => CliError::from(e),
-    })?;
+    };
+    // JSON Lines (the format for scale) stream; YAML is small by its size limit.
+    if dataset::Format::from_path(&args.dataset) == Some(dataset::Format::Jsonl) {
+        let loaded = crate::store::stream::load_jsonl(&args.dataset, &args.db, args.force)
+            .map_err(store_error)?;
+        writeln!(
+            out,
+            "loaded {} into {}: {} events ({} evidence, {} assertions, {} retractions), {} agents, {} topics, {} belief versions",
+            loaded.file,
+            args.db.display(),
+            loaded.events(),
+            loaded.evidence,
+            loaded.assertions,
+            loaded.retractions,
+            loaded.agents,
+            loaded.topics,
+            loaded.versions
+        )?;
+        return Ok(());
+    }
+    let parsed = dataset::read_path(&args.dataset)?;
+    let replay = Store::load(&args.db, &parsed, args.force, &[]).map_err(store_error)?;
     writeln!(
         out,
         "loaded {} into {}: {}",

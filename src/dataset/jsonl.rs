@@ -22,60 +22,126 @@ struct Batch {
     lines: Vec<usize>,
 }
 
-type ParsedEvent = Result<RawEvent, RawEventError>;
+pub(crate) type ParsedEvent = Result<RawEvent, RawEventError>;
 
-pub(crate) fn read(file: &str, input: impl BufRead) -> Result<Parsed, DatasetErrors> {
-    // The reading thread splits lines and hands batches of event lines round-robin
-    // to the parsing threads; batches come back in order, so seq is file order.
+/// Receives a JSON Lines dataset as [`stream`] reads it.
+pub(crate) trait Sink {
+    /// The header and its line, before any event.
+    fn header(&mut self, header: RawHeader, line: usize);
+    /// An event's index (in file order), line and parse.
+    fn event(&mut self, index: usize, line: usize, event: ParsedEvent);
+}
+
+/// Collects the whole file (for validation and in-memory sources).
+struct Collect {
+    header: Option<RawHeader>,
+    lines: LineNumbers,
+    events: Vec<ParsedEvent>,
+}
+
+impl Sink for Collect {
+    fn header(&mut self, header: RawHeader, line: usize) {
+        self.header = Some(header);
+        self.lines.header_line = line;
+    }
+
+    fn event(&mut self, _index: usize, line: usize, event: ParsedEvent) {
+        self.lines.event_lines.push(line);
+        self.events.push(event);
+    }
+}
+
+pub(crate) fn read(file: &str, input: impl BufRead + Send) -> Result<Parsed, DatasetErrors> {
+    let mut all = Collect {
+        header: None,
+        lines: LineNumbers {
+            event_lines: Vec::new(),
+            header_line: 1,
+        },
+        events: Vec::new(),
+    };
+    stream(file, input, &mut all)?;
+    let header = all.header.ok_or_else(|| DatasetErrors(vec![empty(file)]))?;
+    validate(file, header, all.events, &all.lines)
+}
+
+/// Reads a JSON Lines dataset without holding it, handing it to `sink`. One thread splits lines and hands batches
+/// round-robin to the parsing threads; batches come back in order. Memory is a
+/// few batches, whatever the file's size. Errors that stop the reading (a line
+/// too long, an unreadable file, a bad header) are returned at the end.
+pub(crate) fn stream(
+    file: &str,
+    input: impl BufRead + Send,
+    sink: &mut impl Sink,
+) -> Result<(), DatasetErrors> {
     std::thread::scope(|scope| {
         let mut to_parsers = Vec::new();
-        let mut parsers = Vec::new();
+        let mut from_parsers = Vec::new();
         for _ in 0..PARSERS {
             let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(4);
+            let (send_parsed, receive_parsed) = std::sync::mpsc::sync_channel(4);
             to_parsers.push(send);
-            parsers.push(scope.spawn(move || {
-                receive
-                    .into_iter()
-                    .map(|batch| parse_batch(&batch))
-                    .collect::<Vec<Vec<ParsedEvent>>>()
-            }));
+            from_parsers.push(receive_parsed);
+            scope.spawn(move || {
+                for batch in receive {
+                    let parsed = parse_batch(&batch);
+                    if send_parsed.send((batch.lines, parsed)).is_err() {
+                        break;
+                    }
+                }
+            });
         }
-        let split = split_lines(file, input, |n, batch| {
-            // A parser only stops early by panicking, which join reports below.
-            let _ = to_parsers[n % PARSERS].send(batch);
+        let (send_header, receive_header) = std::sync::mpsc::sync_channel(1);
+        let reader = scope.spawn(move || {
+            split_lines(
+                file,
+                input,
+                |header, line| {
+                    // The receiver waits for it until the reader ends.
+                    let _ = send_header.send((header, line));
+                },
+                |n, batch| {
+                    // A parser only stops early by panicking, which the scope reports.
+                    let _ = to_parsers[n % PARSERS].send(batch);
+                },
+            )
         });
-        drop(to_parsers);
-        let mut done: Vec<std::vec::IntoIter<Vec<ParsedEvent>>> = parsers
-            .into_iter()
-            .map(|p| {
-                p.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    .into_iter()
-            })
-            .collect();
-        let (header, lines) = split?;
-        let mut events = Vec::with_capacity(lines.event_lines.len());
-        for n in 0.. {
-            match done[n % PARSERS].next() {
-                Some(batch) => events.extend(batch),
-                None => break,
+        if let Ok((header, line)) = receive_header.recv() {
+            sink.header(header, line);
+        }
+        let mut index = 0;
+        'batches: for n in 0.. {
+            let Ok((lines, parsed)) = from_parsers[n % PARSERS].recv() else {
+                break 'batches;
+            };
+            for (line, event) in lines.into_iter().zip(parsed) {
+                sink.event(index, line, event);
+                index += 1;
             }
         }
-        validate(file, header, events, &lines)
+        reader
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
+}
+
+fn empty(file: &str) -> DatasetError {
+    error(
+        file,
+        1,
+        None,
+        "the file is empty; the first line must be the header object".to_owned(),
+    )
 }
 
 /// Reads the header and splits the event lines into batches for `send`.
 fn split_lines(
     file: &str,
     mut input: impl BufRead,
+    mut on_header: impl FnMut(RawHeader, usize),
     mut send: impl FnMut(usize, Batch),
-) -> Result<(RawHeader, LineNumbers), DatasetErrors> {
-    let mut header: Option<RawHeader> = None;
-    let mut lines = LineNumbers {
-        event_lines: Vec::new(),
-        header_line: 1,
-    };
+) -> Result<(), DatasetErrors> {
+    let mut have_header = false;
     let mut fatal = Vec::new();
     let mut buffer = Vec::new();
     let mut batch = Batch::default();
@@ -84,7 +150,7 @@ fn split_lines(
     loop {
         line_no += 1;
         buffer.clear();
-        let limit = if header.is_none() {
+        let limit = if !have_header {
             MAX_JSONL_HEADER
         } else {
             MAX_JSONL_LINE
@@ -125,12 +191,12 @@ fn split_lines(
         if text.trim().is_empty() {
             continue;
         }
-        if header.is_none() {
+        if !have_header {
             let mut de = serde_json::Deserializer::from_str(text);
             match serde_path_to_error::deserialize::<_, RawHeader>(&mut de) {
                 Ok(h) => {
-                    header = Some(h);
-                    lines.header_line = line_no;
+                    have_header = true;
+                    on_header(h, line_no);
                 }
                 Err(e) => {
                     let path = e.path().to_string();
@@ -161,7 +227,6 @@ fn split_lines(
         batch.text.push_str(text);
         batch.ends.push(batch.text.len());
         batch.lines.push(line_no);
-        lines.event_lines.push(line_no);
         if batch.lines.len() == BATCH_LINES {
             send(batches, std::mem::take(&mut batch));
             batches += 1;
@@ -173,15 +238,10 @@ fn split_lines(
     if !fatal.is_empty() {
         return Err(DatasetErrors(fatal));
     }
-    let Some(header) = header else {
-        return Err(DatasetErrors(vec![error(
-            file,
-            1,
-            None,
-            "the file is empty; the first line must be the header object".to_owned(),
-        )]));
-    };
-    Ok((header, lines))
+    if !have_header {
+        return Err(DatasetErrors(vec![empty(file)]));
+    }
+    Ok(())
 }
 
 fn parse_batch(batch: &Batch) -> Vec<ParsedEvent> {

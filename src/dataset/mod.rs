@@ -4,9 +4,9 @@
 //! [`Dataset`], collecting every error with its location instead of stopping
 //! at the first.
 
-mod jsonl;
+pub(crate) mod jsonl;
 pub(crate) mod raw;
-mod validate;
+pub(crate) mod validate;
 mod yaml;
 
 use crate::engine::Replay;

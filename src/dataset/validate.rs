@@ -109,32 +109,20 @@ pub(crate) fn validate(
     events: Vec<Result<RawEvent, RawEventError>>,
     pos: &dyn Positions,
 ) -> Result<Parsed, DatasetErrors> {
-    let mut c = Collector {
-        file,
-        pos,
-        errors: Vec::new(),
-    };
-    let header = check_header(&mut c, header);
-
+    let mut checker = Incremental::new(file, header, pos);
     let mut parsed: Vec<Option<Event>> = Vec::with_capacity(events.len());
     for (index, raw) in events.into_iter().enumerate() {
-        let seq = index as u64 + 1;
-        let event = match raw {
-            Err(e) => {
-                c.push(e.location, None, e.message);
-                None
-            }
-            Ok(RawEvent::Evidence(raw)) => evidence(&mut c, index, raw).map(EventBody::Evidence),
-            Ok(RawEvent::Believe(raw)) => believe(&mut c, index, seq, raw).map(EventBody::Believe),
-            Ok(RawEvent::Retract(raw)) => retract(&mut c, index, seq, raw).map(EventBody::Retract),
-        };
-        parsed.push(event.map(|body| Event { seq, body }));
+        parsed.push(checker.event(index, raw));
     }
-
-    check_references(&mut c, &header, &mut parsed);
-
-    if !c.errors.is_empty() {
-        return Err(DatasetErrors(c.errors));
+    let (header, agents) = checker.finish()?;
+    for (seq, agent) in agents {
+        if let Some(Some(Event {
+            body: EventBody::Retract(r),
+            ..
+        })) = parsed.get_mut(seq as usize - 1)
+        {
+            r.agent = agent;
+        }
     }
     let locations = (0..parsed.len()).map(|i| pos.event(i)).collect();
     let events = parsed.into_iter().flatten().collect();
@@ -143,6 +131,341 @@ pub(crate) fn validate(
         dataset: Dataset { header, events },
         locations,
     })
+}
+
+/// Validates a dataset one event at a time, in file order, so a load can
+/// stream: each event's own rules at once, its references against the events
+/// before it, and references to events later in the file when the file ends.
+/// Memory grows by one small entry per event id (for the references).
+pub(crate) struct Incremental<'a> {
+    c: Collector<'a>,
+    header: Header,
+    agents: HashMap<String, u32>,
+    topics: HashSet<String>,
+    known: HashMap<Box<str>, Known>,
+    /// References to ids not seen yet when their event was read.
+    deferred: Vec<Deferred>,
+    /// Ids used twice, in file order.
+    duplicates: Vec<DatasetError>,
+    /// Reference errors, ordered at the end by (event, rule, citation).
+    references: Vec<((usize, u8, usize), DatasetError)>,
+    /// Agents of retractions that name only an assertion later in the file.
+    filled: Vec<(u64, String)>,
+}
+
+struct Known {
+    index: u32,
+    kind: EventKind,
+    recorded_at: Micros,
+    /// The agent of an assertion (its index in the header), if declared.
+    agent: Option<u32>,
+}
+
+/// A reference checked when the file ends.
+struct Deferred {
+    index: usize,
+    kind: EventKind,
+    id: String,
+    recorded_at: Micros,
+    target: DeferredTarget,
+}
+
+enum DeferredTarget {
+    /// The `pos`-th citation.
+    Cites { pos: usize, evidence: String },
+    /// The assertion a retraction names, and the agent it gives (empty: none).
+    Assertion { assertion: String, agent: String },
+}
+
+/// Ranks of the reference rules within one event, in the order they are reported.
+const CITES: u8 = 0;
+const AGENT: u8 = 1;
+const TARGET: u8 = 2;
+
+impl<'a> Incremental<'a> {
+    pub(crate) fn new(file: &'a str, header: RawHeader, pos: &'a dyn Positions) -> Self {
+        let mut c = Collector {
+            file,
+            pos,
+            errors: Vec::new(),
+        };
+        let header = check_header(&mut c, header);
+        let agents = header
+            .agents
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.id.clone(), i as u32))
+            .collect();
+        let topics = header.topics.iter().map(|t| t.id.clone()).collect();
+        Incremental {
+            c,
+            header,
+            agents,
+            topics,
+            known: HashMap::new(),
+            deferred: Vec::new(),
+            duplicates: Vec::new(),
+            references: Vec::new(),
+            filled: Vec::new(),
+        }
+    }
+
+    pub(crate) fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Whether any rule has been broken so far.
+    pub(crate) fn failed(&self) -> bool {
+        !(self.c.errors.is_empty() && self.duplicates.is_empty() && self.references.is_empty())
+    }
+
+    /// Checks the event at `index` (0-based, in file order); returns it if its own
+    /// rules hold. A retraction's missing agent is filled in when its assertion
+    /// came earlier; otherwise [`finish`](Self::finish) returns it.
+    pub(crate) fn event(
+        &mut self,
+        index: usize,
+        raw: Result<RawEvent, RawEventError>,
+    ) -> Option<Event> {
+        let seq = index as u64 + 1;
+        let c = &mut self.c;
+        let body = match raw {
+            Err(e) => {
+                c.push(e.location, None, e.message);
+                None
+            }
+            Ok(RawEvent::Evidence(raw)) => evidence(c, index, raw).map(EventBody::Evidence),
+            Ok(RawEvent::Believe(raw)) => believe(c, index, seq, raw).map(EventBody::Believe),
+            Ok(RawEvent::Retract(raw)) => retract(c, index, seq, raw).map(EventBody::Retract),
+        };
+        let mut event = Event { seq, body: body? };
+        self.remember(index, &event);
+        self.check(index, &mut event);
+        Some(event)
+    }
+
+    fn remember(&mut self, index: usize, event: &Event) {
+        let id = event.id();
+        if let Some(first) = self.known.get(id) {
+            let first_line = self
+                .c
+                .pos
+                .event(first.index as usize)
+                .map(|l| format!(" (first at line {})", l.line))
+                .unwrap_or_default();
+            let location = self.c.pos.field(index, event.kind().as_str(), "id");
+            self.duplicates.push(DatasetError {
+                file: self.c.file.to_owned(),
+                location: location.or_else(|| self.c.pos.event(index)),
+                event: Some(id.to_owned()),
+                message: format!("id `{id}` is used twice{first_line}"),
+            });
+            return;
+        }
+        let agent = match &event.body {
+            EventBody::Believe(a) => self.agents.get(&a.agent).copied(),
+            _ => None,
+        };
+        self.known.insert(
+            id.into(),
+            Known {
+                index: index as u32,
+                kind: event.kind(),
+                recorded_at: event.recorded_at(),
+                agent,
+            },
+        );
+    }
+
+    fn reference(
+        &mut self,
+        key: (usize, u8, usize),
+        kind: &str,
+        field: &str,
+        id: &str,
+        message: String,
+    ) {
+        let index = key.0;
+        let location = self
+            .c
+            .pos
+            .field(index, kind, field)
+            .or_else(|| self.c.pos.event(index));
+        self.references.push((
+            key,
+            DatasetError {
+                file: self.c.file.to_owned(),
+                location,
+                event: Some(id.to_owned()),
+                message,
+            },
+        ));
+    }
+
+    fn check(&mut self, index: usize, event: &mut Event) {
+        let kind = event.kind();
+        let recorded_at = event.recorded_at();
+        let id = event.id().to_owned();
+        for (pos, cited) in event.cites().iter().enumerate() {
+            if self.known.contains_key(cited.as_str()) {
+                self.check_cite(index, kind, &id, recorded_at, pos, cited);
+            } else {
+                self.deferred.push(Deferred {
+                    index,
+                    kind,
+                    id: id.clone(),
+                    recorded_at,
+                    target: DeferredTarget::Cites {
+                        pos,
+                        evidence: cited.clone(),
+                    },
+                });
+            }
+        }
+        let k = kind.as_str();
+        match &mut event.body {
+            EventBody::Evidence(_) => {}
+            EventBody::Believe(a) => {
+                if !self.agents.contains_key(&a.agent) {
+                    let message = format!("agent `{}` is not declared under `agents`", a.agent);
+                    self.reference((index, AGENT, 0), k, "agent", &id, message);
+                }
+                if !self.topics.contains(&a.topic) {
+                    let message = format!("topic `{}` is not declared under `topics`", a.topic);
+                    self.reference((index, TARGET, 0), k, "topic", &id, message);
+                }
+            }
+            EventBody::Retract(r) => {
+                if !r.agent.is_empty() && !self.agents.contains_key(&r.agent) {
+                    let message = format!("agent `{}` is not declared under `agents`", r.agent);
+                    self.reference((index, AGENT, 0), k, "agent", &id, message);
+                }
+                match &r.target {
+                    RetractTarget::Topic { topic, .. } => {
+                        if !self.topics.contains(topic) {
+                            let message = format!("topic `{topic}` is not declared under `topics`");
+                            self.reference((index, TARGET, 0), k, "topic", &id, message);
+                        }
+                    }
+                    RetractTarget::Assertion(target) => {
+                        if self.known.contains_key(target.as_str()) {
+                            let target = target.clone();
+                            if let Some(owner) = self.check_target(index, &id, &target, &r.agent) {
+                                r.agent = owner;
+                            }
+                        } else {
+                            self.deferred.push(Deferred {
+                                index,
+                                kind,
+                                id: id.clone(),
+                                recorded_at,
+                                target: DeferredTarget::Assertion {
+                                    assertion: target.clone(),
+                                    agent: r.agent.clone(),
+                                },
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn check_cite(
+        &mut self,
+        index: usize,
+        kind: EventKind,
+        id: &str,
+        recorded_at: Micros,
+        pos: usize,
+        cited: &str,
+    ) {
+        let field = if kind == EventKind::Believe {
+            "supported_by"
+        } else {
+            "because"
+        };
+        let message = match self.known.get(cited) {
+            None => format!("cites evidence `{cited}`, which does not exist"),
+            Some(k) if k.kind != EventKind::Evidence => format!(
+                "cites `{cited}`, which is a {} event, not evidence",
+                k.kind.as_str()
+            ),
+            Some(k) if k.recorded_at > recorded_at => format!(
+                "cites evidence `{cited}` recorded at {}, after this event ({})",
+                time::format(k.recorded_at),
+                time::format(recorded_at)
+            ),
+            Some(_) => return,
+        };
+        self.reference((index, CITES, pos), kind.as_str(), field, id, message);
+    }
+
+    /// Checks a retraction's assertion; returns the agent to fill in when the
+    /// retraction gives none.
+    fn check_target(
+        &mut self,
+        index: usize,
+        id: &str,
+        target: &str,
+        agent: &str,
+    ) -> Option<String> {
+        let k = EventKind::Retract.as_str();
+        let (field, message) = match self.known.get(target) {
+            None => ("assertion", format!("assertion `{target}` does not exist")),
+            Some(known) if known.kind != EventKind::Believe => (
+                "assertion",
+                format!(
+                    "`{target}` is a {} event, not an assertion",
+                    known.kind.as_str()
+                ),
+            ),
+            Some(known) => {
+                let owner = known
+                    .agent
+                    .and_then(|i| self.header.agents.get(i as usize))
+                    .map(|a| a.id.clone())
+                    .unwrap_or_default();
+                if agent.is_empty() {
+                    return Some(owner);
+                }
+                if agent == owner {
+                    return None;
+                }
+                (
+                    "agent",
+                    format!("assertion `{target}` belongs to agent `{owner}`, not `{agent}`"),
+                )
+            }
+        };
+        self.reference((index, TARGET, 0), k, field, id, message);
+        None
+    }
+
+    /// Checks the references to events later in the file. Returns the header and
+    /// the agents to fill into retractions (by seq), or every error found.
+    pub(crate) fn finish(mut self) -> Result<(Header, Vec<(u64, String)>), DatasetErrors> {
+        for d in std::mem::take(&mut self.deferred) {
+            match d.target {
+                DeferredTarget::Cites { pos, evidence } => {
+                    self.check_cite(d.index, d.kind, &d.id, d.recorded_at, pos, &evidence);
+                }
+                DeferredTarget::Assertion { assertion, agent } => {
+                    if let Some(owner) = self.check_target(d.index, &d.id, &assertion, &agent) {
+                        self.filled.push((d.index as u64 + 1, owner));
+                    }
+                }
+            }
+        }
+        if !self.failed() {
+            return Ok((self.header, self.filled));
+        }
+        self.references.sort_by_key(|(key, _)| *key);
+        let mut errors = self.c.errors;
+        errors.extend(self.duplicates);
+        errors.extend(self.references.into_iter().map(|(_, e)| e));
+        Err(DatasetErrors(errors))
+    }
 }
 
 fn check_header(c: &mut Collector, raw: RawHeader) -> Header {
@@ -468,179 +791,6 @@ fn check_citations(
                 id,
                 format!("`{field}` cites `{cited}` twice"),
             );
-        }
-    }
-}
-
-struct Known {
-    index: usize,
-    kind: EventKind,
-    recorded_at: Micros,
-    agent: Option<String>,
-}
-
-fn check_references(c: &mut Collector, header: &Header, events: &mut [Option<Event>]) {
-    let agents: HashSet<&str> = header.agents.iter().map(|a| a.id.as_str()).collect();
-    let topics: HashSet<&str> = header.topics.iter().map(|t| t.id.as_str()).collect();
-
-    let mut known: HashMap<String, Known> = HashMap::with_capacity(events.len());
-    for (index, event) in events.iter().enumerate() {
-        let Some(event) = event else { continue };
-        let id = event.id();
-        if let Some(first) = known.get(id) {
-            let first_line = c
-                .pos
-                .event(first.index)
-                .map(|l| format!(" (first at line {})", l.line))
-                .unwrap_or_default();
-            c.field(
-                index,
-                event.kind().as_str(),
-                "id",
-                id,
-                format!("id `{id}` is used twice{first_line}"),
-            );
-            continue;
-        }
-        let agent = match &event.body {
-            EventBody::Believe(a) => Some(a.agent.clone()),
-            _ => None,
-        };
-        known.insert(
-            id.to_owned(),
-            Known {
-                index,
-                kind: event.kind(),
-                recorded_at: event.recorded_at(),
-                agent,
-            },
-        );
-    }
-
-    for (index, slot) in events.iter_mut().enumerate() {
-        let Some(event) = slot else { continue };
-        let kind = event.kind().as_str();
-        let recorded_at = event.recorded_at();
-        let id = event.id().to_owned();
-        let field = if event.kind() == EventKind::Believe {
-            "supported_by"
-        } else {
-            "because"
-        };
-        for cited in event.cites() {
-            match known.get(cited) {
-                None => c.field(
-                    index,
-                    kind,
-                    field,
-                    &id,
-                    format!("cites evidence `{cited}`, which does not exist"),
-                ),
-                Some(k) if k.kind != EventKind::Evidence => c.field(
-                    index,
-                    kind,
-                    field,
-                    &id,
-                    format!(
-                        "cites `{cited}`, which is a {} event, not evidence",
-                        k.kind.as_str()
-                    ),
-                ),
-                Some(k) if k.recorded_at > recorded_at => c.field(
-                    index,
-                    kind,
-                    field,
-                    &id,
-                    format!(
-                        "cites evidence `{cited}` recorded at {}, after this event ({})",
-                        time::format(k.recorded_at),
-                        time::format(recorded_at)
-                    ),
-                ),
-                Some(_) => {}
-            }
-        }
-        match &mut event.body {
-            EventBody::Evidence(_) => {}
-            EventBody::Believe(a) => {
-                if !agents.contains(a.agent.as_str()) {
-                    c.field(
-                        index,
-                        kind,
-                        "agent",
-                        &id,
-                        format!("agent `{}` is not declared under `agents`", a.agent),
-                    );
-                }
-                if !topics.contains(a.topic.as_str()) {
-                    c.field(
-                        index,
-                        kind,
-                        "topic",
-                        &id,
-                        format!("topic `{}` is not declared under `topics`", a.topic),
-                    );
-                }
-            }
-            EventBody::Retract(r) => {
-                if !r.agent.is_empty() && !agents.contains(r.agent.as_str()) {
-                    c.field(
-                        index,
-                        kind,
-                        "agent",
-                        &id,
-                        format!("agent `{}` is not declared under `agents`", r.agent),
-                    );
-                }
-                match &r.target {
-                    RetractTarget::Topic { topic, .. } => {
-                        if !topics.contains(topic.as_str()) {
-                            c.field(
-                                index,
-                                kind,
-                                "topic",
-                                &id,
-                                format!("topic `{topic}` is not declared under `topics`"),
-                            );
-                        }
-                    }
-                    RetractTarget::Assertion(target) => {
-                        match known.get(target) {
-                            None => c.field(
-                                index,
-                                kind,
-                                "assertion",
-                                &id,
-                                format!("assertion `{target}` does not exist"),
-                            ),
-                            Some(k) if k.kind != EventKind::Believe => c.field(
-                                index,
-                                kind,
-                                "assertion",
-                                &id,
-                                format!(
-                                    "`{target}` is a {} event, not an assertion",
-                                    k.kind.as_str()
-                                ),
-                            ),
-                            Some(k) => {
-                                let owner = k.agent.clone().unwrap_or_default();
-                                if r.agent.is_empty() {
-                                    r.agent = owner;
-                                } else if r.agent != owner {
-                                    c.field(
-                                    index,
-                                    kind,
-                                    "agent",
-                                    &id,
-                                    format!("assertion `{target}` belongs to agent `{owner}`, not `{}`", r.agent),
-                                );
-                                }
-                            }
-                        }
-                    }
-                }
-            }
         }
     }
 }

@@ -87,7 +87,18 @@ pub fn replay_refs(header: &Header, order: Vec<&Event>) -> Replay {
 /// `next_id`. Valid when no version in `held` was recorded at the instant of an
 /// event in `order` (cut the log between recorded instants), so the zero-width
 /// rule sees the same thing it would in a replay from the start.
-pub fn resume(header: &Header, held: Vec<Version>, next_id: u64, mut order: Vec<&Event>) -> Replay {
+pub fn resume(header: &Header, held: Vec<Version>, next_id: u64, order: Vec<&Event>) -> Replay {
+    resume_from(header, held, next_id, order).0
+}
+
+/// [`resume`], also returning the id the next new version would get, so a
+/// replay can go on in pieces (a load replays a long log a slice at a time).
+pub fn resume_from(
+    header: &Header,
+    held: Vec<Version>,
+    next_id: u64,
+    mut order: Vec<&Event>,
+) -> (Replay, u64) {
     order.sort_by_key(|e| (e.recorded_at(), e.seq));
     let mut engine = Engine::new(header);
     engine.next_id = next_id;
@@ -107,7 +118,8 @@ pub fn resume(header: &Header, held: Vec<Version>, next_id: u64, mut order: Vec<
             effect,
         });
     }
-    engine.finish(outcomes)
+    let next_id = engine.next_id;
+    (engine.finish(outcomes), next_id)
 }
 
 type ScopeKey = (u32, u32, Option<u32>);

@@ -172,8 +172,7 @@ fn plan(parent: &Store, removed: &[String]) -> Result<Plan, CopyError> {
     ))?;
     let mut cited = conn.prepare("SELECT evidence FROM citations WHERE seq = ?1 ORDER BY pos")?;
     for (agent, topic) in &pairs {
-        let mut none = HashMap::new();
-        let rows = by_pair.query_map(params![topic, agent], |r| read::event(r, &mut none))?;
+        let rows = by_pair.query_map(params![topic, agent], |r| read::event(r, Vec::new()))?;
         for row in rows {
             let mut event = row?;
             let ids = cited

@@ -26,18 +26,45 @@ pub fn answers_of<'a>(
         .collect()
 }
 
+/// What the working answer reads of a version.
+pub trait Stint {
+    fn recorded_at(&self) -> Micros;
+    fn superseded_at(&self) -> Micros;
+    fn valid_from(&self) -> Micros;
+    fn id(&self) -> u64;
+    fn claim(&self) -> &Name;
+}
+
+impl Stint for Version {
+    fn recorded_at(&self) -> Micros {
+        self.recorded_at
+    }
+    fn superseded_at(&self) -> Micros {
+        self.superseded_at
+    }
+    fn valid_from(&self) -> Micros {
+        self.valid.from
+    }
+    fn id(&self) -> u64 {
+        self.id
+    }
+    fn claim(&self) -> &Name {
+        &self.claim
+    }
+}
+
 /// One pair's answer steps: sweep the versions' start and end instants; the answer
 /// is the held version with the greatest (valid_from, recorded_at, id).
-pub fn steps_of(list: &[&Version]) -> Steps {
+pub fn steps_of<V: Stint>(list: &[&V]) -> Steps {
     let mut changes: Vec<(Micros, bool, usize)> = Vec::with_capacity(list.len() * 2);
     for (i, v) in list.iter().enumerate() {
-        changes.push((v.recorded_at, true, i));
-        if v.superseded_at != OPEN {
-            changes.push((v.superseded_at, false, i));
+        changes.push((v.recorded_at(), true, i));
+        if v.superseded_at() != OPEN {
+            changes.push((v.superseded_at(), false, i));
         }
     }
     changes.sort_by_key(|&(t, start, i)| (t, start, i));
-    let key = |i: usize| (list[i].valid.from, list[i].recorded_at, list[i].id);
+    let key = |i: usize| (list[i].valid_from(), list[i].recorded_at(), list[i].id());
     let mut held: BTreeSet<((Micros, Micros, u64), usize)> = BTreeSet::new();
     let mut steps: Steps = Vec::new();
     let mut k = 0;
@@ -52,7 +79,7 @@ pub fn steps_of(list: &[&Version]) -> Steps {
             }
             k += 1;
         }
-        let now = held.last().map(|&(_, i)| list[i].claim.clone());
+        let now = held.last().map(|&(_, i)| list[i].claim().clone());
         if steps.last().map_or(&None, |s| &s.1) != &now {
             steps.push((t, now));
         }

@@ -6,6 +6,7 @@
 
 pub(crate) mod read;
 mod schema;
+pub mod stream;
 pub(crate) mod write;
 
 use crate::dataset::Parsed;

@@ -67,7 +67,10 @@ pub fn citations(
 pub(super) fn events(conn: &Connection) -> rusqlite::Result<Vec<Event>> {
     let mut cites = citations(conn)?;
     let mut stmt = conn.prepare(&format!("SELECT {EVENT_COLUMNS} FROM events ORDER BY seq"))?;
-    let rows = stmt.query_map([], |r| event(r, &mut cites))?;
+    let rows = stmt.query_map([], |r| {
+        let cited = cites.remove(&r.get(0)?).unwrap_or_default();
+        event(r, cited)
+    })?;
     rows.collect()
 }
 
@@ -77,16 +80,12 @@ pub const EVENT_COLUMNS: &str =
      clip, assertion, evidence_kind, source, locator, observed_at, observed_until,
      reliability, text";
 
-/// A row selected with [`EVENT_COLUMNS`] as an [`Event`], taking its citations from `cites`.
-pub fn event(
-    r: &Row,
-    cites: &mut std::collections::HashMap<i64, Vec<String>>,
-) -> rusqlite::Result<Event> {
+/// A row selected with [`EVENT_COLUMNS`] as an [`Event`] citing `cited`.
+pub fn event(r: &Row, cited: Vec<String>) -> rusqlite::Result<Event> {
     let seq: i64 = r.get(0)?;
     let id: String = r.get(1)?;
     let kind: String = r.get(2)?;
     let recorded_at: i64 = r.get(3)?;
-    let cited = cites.remove(&seq).unwrap_or_default();
     let body = match kind.as_str() {
         "evidence" => EventBody::Evidence(Evidence {
             id,

@@ -143,6 +143,6 @@ CREATE INDEX events_by_recorded ON events (recorded_at);
 /// Indexes of the derived versions, built after their bulk insert.
 pub const DERIVED_INDEXES: &str = r#"
 -- Covers the held/about filter of one-topic queries, so only matching rows are read.
-CREATE INDEX versions_by_topic ON versions (topic, recorded_at, superseded_at, valid_from, valid_to, agent);
+CREATE INDEX versions_by_topic ON versions (topic, recorded_at, superseded_at, valid_from, valid_to, agent, claim);
 CREATE UNIQUE INDEX versions_by_id ON versions (id);
 "#;

@@ -2,10 +2,10 @@
 
 use super::schema::{APPLICATION_ID, DERIVED_INDEXES, FORMAT_VERSION, LOG_INDEXES, SCHEMA};
 use crate::engine::{Effect, Replay};
-use crate::model::{Dataset, EventBody, RetractTarget};
+use crate::model::{Dataset, Event, EventBody, Header, RetractTarget};
 use crate::query::answers::{self, Truth};
 use crate::time::OPEN;
-use rusqlite::{Connection, Transaction, params};
+use rusqlite::{Connection, Statement, Transaction, params};
 use std::collections::HashMap;
 
 /// Session settings for writing a whole store: a large page cache and in-memory
@@ -31,11 +31,25 @@ pub(super) fn write_log(
     source: &str,
     extra_meta: &[(&'static str, String)],
 ) -> rusqlite::Result<()> {
+    write_head(tx, &dataset.header, source, extra_meta)?;
+    let mut log = LogWriter::new(tx)?;
+    for event in &dataset.events {
+        log.write(event)?;
+    }
+    tx.execute_batch(LOG_INDEXES)
+}
+
+/// Schema, meta and header rows: everything before the log.
+pub(super) fn write_head(
+    tx: &Transaction,
+    header: &Header,
+    source: &str,
+    extra_meta: &[(&'static str, String)],
+) -> rusqlite::Result<()> {
     tx.execute_batch(SCHEMA)?;
     tx.execute_batch(&format!(
         "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {FORMAT_VERSION};"
     ))?;
-    let header = &dataset.header;
     let mut meta = tx.prepare("INSERT INTO meta (key, value) VALUES (?1, ?2)")?;
     meta.execute(params!["incident_id", header.incident.id])?;
     meta.execute(params!["incident_title", header.incident.title])?;
@@ -64,8 +78,7 @@ pub(super) fn write_log(
             t.resolution
         ])?;
     }
-    log(tx, dataset)?;
-    tx.execute_batch(LOG_INDEXES)
+    Ok(())
 }
 
 /// The second phase: what replay derived from `dataset`, and its indexes.
@@ -86,17 +99,28 @@ pub(super) fn truths_of(dataset: &Dataset, replay: &Replay) -> Vec<((String, Str
     answers::truths(&dataset.header, replay.versions.iter(), span)
 }
 
-fn log(tx: &Transaction, dataset: &Dataset) -> rusqlite::Result<()> {
-    let mut insert = tx.prepare(
+/// Appends events to the log (`events` and `citations`).
+pub(super) struct LogWriter<'t> {
+    insert: Statement<'t>,
+    cite: Statement<'t>,
+}
+
+impl<'t> LogWriter<'t> {
+    pub(super) fn new(tx: &'t Transaction) -> rusqlite::Result<Self> {
+        let insert = tx.prepare(
         "INSERT INTO events (seq, id, kind, recorded_at, agent, topic, claim, confidence, valid_from,
             valid_to, clip, assertion, evidence_kind, source, locator, observed_at, observed_until,
             reliability, text)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
     )?;
-    let mut cite = tx.prepare("INSERT INTO citations (seq, pos, evidence) VALUES (?1, ?2, ?3)")?;
-    let open_as_null = |t: i64| (t != OPEN).then_some(t);
-    let min_as_null = |t: i64| (t != i64::MIN).then_some(t);
-    for event in &dataset.events {
+        let cite = tx.prepare("INSERT INTO citations (seq, pos, evidence) VALUES (?1, ?2, ?3)")?;
+        Ok(LogWriter { insert, cite })
+    }
+
+    pub(super) fn write(&mut self, event: &Event) -> rusqlite::Result<()> {
+        let open_as_null = |t: i64| (t != OPEN).then_some(t);
+        let min_as_null = |t: i64| (t != i64::MIN).then_some(t);
+        let (insert, cite) = (&mut self.insert, &mut self.cite);
         let seq = event.seq as i64;
         let kind = event.kind().as_str();
         match &event.body {
@@ -175,8 +199,8 @@ fn log(tx: &Transaction, dataset: &Dataset) -> rusqlite::Result<()> {
         for (pos, evidence) in event.cites().iter().enumerate() {
             cite.execute(params![seq, pos as i64, evidence])?;
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Writes what replay derived from the whole log: versions, outcomes,

@@ -68,19 +68,42 @@ fn streamed_loads_equal_in_memory_loads_wherever_the_slices_fall() {
         &mut jsonl,
     )
     .unwrap();
-    let path = dir.path().join("gen.jsonl");
-    std::fs::write(&path, &jsonl).unwrap();
-    let parsed = asof::dataset::read_path(&path).unwrap();
-    let whole = dir.path().join("whole.db");
-    Store::load(&whole, &parsed, false, &[]).unwrap();
-    // Slices of one instant, of a prime number of events, and one slice.
-    for slice in [1, 97, 1_000_000] {
-        let streamed = dir.path().join(format!("streamed-{slice}.db"));
-        let loaded =
-            asof::store::stream::load_jsonl_sliced(&path, &streamed, false, slice).unwrap();
-        assert_eq!(loaded.events(), parsed.dataset.events.len());
-        assert_same_store(&whole, &streamed);
+    let text = String::from_utf8(jsonl).unwrap();
+    // As generated, the file is in recorded order and replays while it is read.
+    // With its first evidence line moved to the end it leaves recorded order on
+    // the last line: what was replayed so far is dropped and the log is
+    // replayed from the store.
+    let mut lines: Vec<&str> = text.lines().collect();
+    let first_evidence = lines
+        .iter()
+        .position(|l| l.starts_with(r#"{"evidence""#))
+        .unwrap();
+    let moved = lines.remove(first_evidence);
+    lines.push(moved);
+    let unsorted = lines.join("\n") + "\n";
+    for (name, text) in [("sorted", &text), ("unsorted", &unsorted)] {
+        let path = dir.path().join(format!("{name}.jsonl"));
+        std::fs::write(&path, text).unwrap();
+        let parsed = asof::dataset::read_path(&path).unwrap();
+        let whole = dir.path().join(format!("{name}-whole.db"));
+        Store::load(&whole, &parsed, false, &[]).unwrap();
+        // Slices of one instant, of a prime number of events, and one slice.
+        for slice in [1, 97, 1_000_000] {
+            let streamed = dir.path().join(format!("{name}-streamed-{slice}.db"));
+            let loaded =
+                asof::store::stream::load_jsonl_sliced(&path, &streamed, false, slice).unwrap();
+            assert_eq!(loaded.events(), parsed.dataset.events.len());
+            assert_eq!(loaded.versions, parsed_versions(&whole));
+            assert_same_store(&whole, &streamed);
+        }
     }
+}
+
+fn parsed_versions(store: &Path) -> usize {
+    Connection::open(store)
+        .unwrap()
+        .query_row("SELECT count(*) FROM versions", [], |r| r.get::<_, i64>(0))
+        .unwrap() as usize
 }
 
 /// References to events later in the file (recorded earlier) are checked when

@@ -118,8 +118,9 @@ fn load_into(
     slice: usize,
     loaded: &mut Loaded,
 ) -> Result<(), LoadError> {
+    let sql = |e: rusqlite::Error| LoadError::Store(StoreError::from(e));
     let lines = Lines::default();
-    let (streamed, checker, failure) = {
+    let (streamed, checker, failure, inline) = {
         let mut sink = LogSink {
             name,
             tx,
@@ -127,10 +128,17 @@ fn load_into(
             checker: None,
             log: None,
             failure: None,
+            inline: None,
+            slice,
             loaded,
         };
         let streamed = jsonl::stream(name, input, &mut sink);
-        (streamed, sink.checker.take(), sink.failure.take())
+        (
+            streamed,
+            sink.checker.take(),
+            sink.failure.take(),
+            sink.inline.take(),
+        )
     };
     streamed?;
     let checker = checker.ok_or_else(|| StoreError::Sqlite(rusqlite::Error::InvalidQuery))?;
@@ -138,7 +146,20 @@ fn load_into(
     if let Some(e) = failure {
         return Err(StoreError::from(e).into());
     }
-    let sql = |e: rusqlite::Error| LoadError::Store(StoreError::from(e));
+    // The replay that ran beside the reading holds if the whole file came in
+    // recorded order; otherwise its rows go and the log is replayed from the store.
+    let inline = match inline {
+        Some(inline) if !inline.abandoned => Some(inline.finish(tx).map_err(sql)?),
+        Some(inline) => {
+            inline.abandon();
+            tx.execute_batch(
+                "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;",
+            )
+            .map_err(sql)?;
+            None
+        }
+        None => None,
+    };
     let mut fill = tx
         .prepare("UPDATE events SET agent = ?2 WHERE seq = ?1")
         .map_err(sql)?;
@@ -146,8 +167,10 @@ fn load_into(
         fill.execute(params![seq as i64, agent]).map_err(sql)?;
     }
     tx.execute_batch(LOG_INDEXES).map_err(sql)?;
-
-    let derived = derive(tx, &header, slice).map_err(sql)?;
+    let derived = match inline {
+        Some(derived) => derived,
+        None => derive(tx, &header, slice).map_err(sql)?,
+    };
     if !derived.unmatched.is_empty() {
         let errors = derived
             .unmatched
@@ -161,10 +184,111 @@ fn load_into(
             .collect();
         return Err(DatasetErrors(errors).into());
     }
+    finish_derived(tx, &header).map_err(sql)?;
     loaded.versions = derived.versions;
     loaded.agents = header.agents.len();
     loaded.topics = header.topics.len();
     Ok(())
+}
+
+/// A replay on its own thread, fed slices of the log as it is read, for as long
+/// as the file comes in recorded order (as a log appended over time does). The
+/// versions each slice closes come back to be written on the reading side.
+struct Inline {
+    slice: Vec<Event>,
+    slice_len: usize,
+    /// The last event's recorded instant.
+    last: Option<Micros>,
+    /// The file left recorded order (or named an assertion before it): the
+    /// store replays the log once it is written.
+    abandoned: bool,
+    to_replay: Option<std::sync::mpsc::SyncSender<Vec<Event>>>,
+    closed: std::sync::mpsc::Receiver<Closed>,
+    replaying: std::thread::JoinHandle<Derived>,
+}
+
+impl Inline {
+    fn start(header: Header, slice_len: usize) -> Self {
+        let (to_replay, slices) = std::sync::mpsc::sync_channel::<Vec<Event>>(1);
+        let (send_closed, closed) = std::sync::mpsc::channel();
+        let replaying = std::thread::spawn(move || {
+            let mut replay = Sliced::new(header);
+            for mut slice in slices {
+                if send_closed.send(replay.slice(&mut slice)).is_err() {
+                    break;
+                }
+            }
+            let (last, derived) = replay.finish();
+            let _ = send_closed.send(last);
+            derived
+        });
+        Inline {
+            slice: Vec::new(),
+            slice_len,
+            last: None,
+            abandoned: false,
+            to_replay: Some(to_replay),
+            closed,
+            replaying,
+        }
+    }
+
+    /// Takes the next event in file order; writes what finished slices closed.
+    fn push(&mut self, tx: &Transaction, event: Event) -> rusqlite::Result<()> {
+        let recorded_at = event.recorded_at();
+        let unresolved = matches!(&event.body, EventBody::Retract(r) if r.agent.is_empty());
+        if self.last.is_some_and(|last| recorded_at < last) || unresolved {
+            self.abandoned = true;
+            self.to_replay = None;
+            self.slice = Vec::new();
+            return Ok(());
+        }
+        if self.slice.len() >= self.slice_len && self.last != Some(recorded_at) {
+            self.send();
+        }
+        self.last = Some(recorded_at);
+        if event.kind() != EventKind::Evidence {
+            self.slice.push(event);
+        }
+        self.write_closed(tx)
+    }
+
+    fn send(&mut self) {
+        let slice = std::mem::take(&mut self.slice);
+        if let Some(to_replay) = &self.to_replay {
+            // The replay thread only stops early by panicking, which join reports.
+            let _ = to_replay.send(slice);
+        }
+    }
+
+    fn write_closed(&self, tx: &Transaction) -> rusqlite::Result<()> {
+        while let Ok(closed) = self.closed.try_recv() {
+            closed.write(tx)?;
+        }
+        Ok(())
+    }
+
+    /// Replays the last slice and writes everything still to come.
+    fn finish(mut self, tx: &Transaction) -> rusqlite::Result<Derived> {
+        self.send();
+        self.to_replay = None;
+        for closed in &self.closed {
+            closed.write(tx)?;
+        }
+        Ok(self
+            .replaying
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    }
+
+    fn abandon(mut self) {
+        self.to_replay = None;
+        drop(self.closed);
+        // Its result is not wanted; a panic would still surface here.
+        if let Err(panic) = self.replaying.join() {
+            std::panic::resume_unwind(panic);
+        }
+    }
 }
 
 /// Event line numbers as runs: an event's line is its run's first line plus
@@ -217,6 +341,8 @@ struct LogSink<'a> {
     log: Option<LogWriter<'a>>,
     /// The first store error; the rest of the file is still checked.
     failure: Option<rusqlite::Error>,
+    inline: Option<Inline>,
+    slice: usize,
     loaded: &'a mut Loaded,
 }
 
@@ -231,6 +357,7 @@ impl Sink for LogSink<'_> {
                 Ok(log) => self.log = Some(log),
                 Err(e) => self.failure = Some(e),
             }
+            self.inline = Some(Inline::start(checker.header().clone(), self.slice));
         }
         self.checker = Some(checker);
     }
@@ -252,23 +379,32 @@ impl Sink for LogSink<'_> {
             self.log = None;
             return;
         }
-        if let Some(log) = self.log.as_mut()
-            && let Err(e) = log.write(&event)
+        let Some(log) = self.log.as_mut() else {
+            return;
+        };
+        let mut written = log.write(&event);
+        if written.is_ok()
+            && let Some(inline) = self.inline.as_mut()
+            && !inline.abandoned
         {
+            written = inline.push(self.tx, event);
+        }
+        if let Err(e) = written {
             self.failure = Some(e);
         }
     }
 }
 
-/// What replaying a stored log derived.
+/// What replaying a log derived, beyond the rows it wrote.
+#[derive(Default)]
 pub(super) struct Derived {
     pub versions: usize,
     /// Retractions that matched nothing: seq and id.
     pub unmatched: Vec<(u64, String)>,
 }
 
-/// Replays the log stored in `tx` a slice at a time and writes what it derives
-/// (versions, outcomes, reconfirmations, truths) and the derived indexes.
+/// Replays the log stored in `tx` a slice at a time, reading it back in
+/// (recorded_at, seq) order, and writes what it derives.
 pub(super) fn derive(
     tx: &Transaction,
     header: &Header,
@@ -281,36 +417,32 @@ pub(super) fn derive(
          FROM events WHERE kind <> 'evidence' ORDER BY recorded_at, seq"
     ))?;
     let mut rows = stmt.query([])?;
-    let mut replay = Sliced {
-        header,
-        held: Vec::new(),
-        next_id: 1,
-        origins: HashMap::new(),
-        derived: Derived {
-            versions: 0,
-            unmatched: Vec::new(),
-        },
-    };
+    let mut replay = Sliced::new(header.clone());
     let mut slice: Vec<Event> = Vec::with_capacity(slice_len.min(SLICE));
     while let Some(r) = rows.next()? {
         let event = read::event(r, crate::query::split(r.get(19)?))?;
         if slice.len() >= slice_len
             && slice.last().map(Event::recorded_at) != Some(event.recorded_at())
         {
-            replay.slice(tx, &mut slice)?;
+            replay.slice(&mut slice).write(tx)?;
         }
         slice.push(event);
     }
-    replay.slice(tx, &mut slice)?;
-    let derived = replay.finish(tx)?;
-    tx.execute_batch(DERIVED_INDEXES)?;
-    write::write_truths(tx, &truths(tx, header)?)?;
+    replay.slice(&mut slice).write(tx)?;
+    let (last, derived) = replay.finish();
+    last.write(tx)?;
     Ok(derived)
 }
 
+/// The derived indexes and the truths table, once every version is written.
+fn finish_derived(tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
+    tx.execute_batch(DERIVED_INDEXES)?;
+    write::write_truths(tx, &truths(tx, header)?)
+}
+
 /// A replay going through the log a slice at a time.
-struct Sliced<'h> {
-    header: &'h Header,
+struct Sliced {
+    header: Header,
     /// Versions held after the last slice.
     held: Vec<crate::model::Version>,
     next_id: u64,
@@ -319,11 +451,41 @@ struct Sliced<'h> {
     derived: Derived,
 }
 
-impl Sliced<'_> {
-    fn slice(&mut self, tx: &Transaction, slice: &mut Vec<Event>) -> rusqlite::Result<()> {
+/// What one slice closed, ready to write.
+struct Closed {
+    replay: Replay,
+    /// Seq and citations of the closed versions' assertions.
+    origins: HashMap<String, (i64, Vec<String>)>,
+}
+
+impl Closed {
+    fn write(&self, tx: &Transaction) -> rusqlite::Result<()> {
+        let origins: HashMap<&str, AssertionRef> = self
+            .origins
+            .iter()
+            .map(|(id, (seq, cites))| (id.as_str(), AssertionRef { seq: *seq, cites }))
+            .collect();
+        write::replayed(tx, &self.replay, 0, &origins)
+    }
+}
+
+impl Sliced {
+    fn new(header: Header) -> Self {
+        Sliced {
+            header,
+            held: Vec::new(),
+            next_id: 1,
+            origins: HashMap::new(),
+            derived: Derived::default(),
+        }
+    }
+
+    /// Replays `slice` (events in replay order, ending between two recorded
+    /// instants) and empties it.
+    fn slice(&mut self, slice: &mut Vec<Event>) -> Closed {
         let held = std::mem::take(&mut self.held);
         let (replay, next_id) =
-            engine::resume_from(self.header, held, self.next_id, slice.iter().collect());
+            engine::resume_from(&self.header, held, self.next_id, slice.iter().collect());
         self.next_id = next_id;
         for e in slice.iter() {
             if let EventBody::Believe(a) = &e.body {
@@ -338,43 +500,42 @@ impl Sliced<'_> {
                 self.derived.unmatched.push((o.seq, e.id().to_owned()));
             }
         }
+        slice.clear();
         let (held, closed): (Vec<_>, Vec<_>) = replay
             .versions
             .into_iter()
             .partition(|v| v.superseded_at == OPEN);
-        self.derived.versions += closed.len();
-        self.write(
-            tx,
-            &Replay {
-                versions: closed,
-                outcomes: replay.outcomes,
-            },
-        )?;
-        let keep: HashSet<&str> = held.iter().map(|v| &*v.assertion).collect();
-        self.origins.retain(|id, _| keep.contains(id.as_str()));
         self.held = held;
-        slice.clear();
-        Ok(())
+        let closed = self.closing(closed, replay.outcomes);
+        let keep: HashSet<&str> = self.held.iter().map(|v| &*v.assertion).collect();
+        self.origins.retain(|id, _| keep.contains(id.as_str()));
+        closed
     }
 
-    fn write(&self, tx: &Transaction, replay: &Replay) -> rusqlite::Result<()> {
-        let origins: HashMap<&str, AssertionRef> = self
-            .origins
+    fn closing(
+        &mut self,
+        versions: Vec<crate::model::Version>,
+        outcomes: Vec<engine::Outcome>,
+    ) -> Closed {
+        self.derived.versions += versions.len();
+        let origins = versions
             .iter()
-            .map(|(id, (seq, cites))| (id.as_str(), AssertionRef { seq: *seq, cites }))
+            .filter_map(|v| {
+                let (id, origin) = self.origins.get_key_value(&*v.assertion)?;
+                Some((id.clone(), origin.clone()))
+            })
             .collect();
-        write::replayed(tx, replay, 0, &origins)
+        Closed {
+            replay: Replay { versions, outcomes },
+            origins,
+        }
     }
 
-    /// Writes the versions still held at the end of the log.
-    fn finish(mut self, tx: &Transaction) -> rusqlite::Result<Derived> {
-        let held = Replay {
-            versions: std::mem::take(&mut self.held),
-            outcomes: Vec::new(),
-        };
-        self.derived.versions += held.versions.len();
-        self.write(tx, &held)?;
-        Ok(self.derived)
+    /// The versions still held at the end of the log, and the totals.
+    fn finish(mut self) -> (Closed, Derived) {
+        let held = std::mem::take(&mut self.held);
+        let last = self.closing(held, Vec::new());
+        (last, self.derived)
     }
 }
 

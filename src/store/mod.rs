@@ -278,17 +278,21 @@ impl Store {
 
     /// Re-derives versions, outcomes and reconfirmations from the log, in one
     /// transaction. Returns how many versions the store now holds.
+    ///
+    /// The log is read back in replay order and replayed a slice at a time, as a
+    /// load does, so memory does not grow with the log.
     pub fn rebuild(&mut self) -> Result<usize> {
-        let log = self.log()?;
-        let replay = engine::replay(&log.header, &log.events);
+        let header = self.header.clone();
         let tx = self.conn.transaction()?;
         tx.execute_batch(
-            "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;
+            "DROP INDEX versions_by_topic; DROP INDEX versions_by_id;
+             DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;
              DELETE FROM truths;",
         )?;
-        write::derived(&tx, &log, &replay, &write::truths_of(&log, &replay))?;
+        let derived = stream::derive(&tx, &header, stream::SLICE)?;
+        stream::finish_derived(&tx, &header)?;
         tx.commit()?;
-        Ok(replay.versions.len())
+        Ok(derived.versions)
     }
 
     /// Re-derives everything from the log and compares it with the stored rows:

@@ -36,7 +36,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// Events replayed per slice (a slice ends between two recorded instants).
-const SLICE: usize = 1 << 16;
+pub(super) const SLICE: usize = 1 << 16;
 
 /// What a streamed load wrote.
 #[derive(Debug, Clone, Default)]
@@ -435,7 +435,7 @@ pub(super) fn derive(
 }
 
 /// The derived indexes and the truths table, once every version is written.
-fn finish_derived(tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
+pub(super) fn finish_derived(tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
     tx.execute_batch(DERIVED_INDEXES)?;
     write::write_truths(tx, &truths(tx, header)?)
 }

@@ -44,24 +44,23 @@ pub fn plane(store: &Store, topic: &str, agent: Option<&str>) -> Result<String, 
         let known: Vec<&str> = header.topics.iter().map(|t| t.id.as_str()).collect();
         return Err(ExportError::UnknownTopic(topic.into(), known.join(", ")));
     };
-    let history = query::history(store, topic, None)?;
+    let all = query::versions_of(store, topic, None)?;
     let agent = match agent {
         Some(a) => a.to_owned(),
         None => header
             .agents
             .iter()
-            .find(|a| history.versions.iter().any(|b| *b.version.agent == *a.id))
+            .find(|a| all.iter().any(|b| *b.version.agent == *a.id))
             .or(header.agents.first())
             .map(|a| a.id.clone())
             .unwrap_or_default(),
     };
-    let versions: Vec<&Version> = history
-        .versions
+    let versions: Vec<&Version> = all
         .iter()
         .map(|b| &b.version)
         .filter(|v| *v.agent == *agent)
         .collect();
-    if versions.is_empty() && history.versions.iter().any(|b| *b.version.agent != *agent) {
+    if versions.is_empty() && all.iter().any(|b| *b.version.agent != *agent) {
         return Err(ExportError::UnknownAgent(agent, topic.into()));
     }
     // Evidence cited by this agent's events on this topic.

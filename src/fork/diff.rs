@@ -87,8 +87,8 @@ pub fn compare_pairs(
     let span = crate::query::recorded_span(parent)?.unwrap_or((0, 0));
     let mut before = BTreeMap::new();
     for (agent, topic) in pairs {
-        let history = crate::query::history(parent, topic, Some(agent))?;
-        before.extend(answers_of(history.versions.iter().map(|b| &b.version)));
+        let versions = crate::query::versions_of(parent, topic, Some(agent))?;
+        before.extend(answers_of(versions.iter().map(|b| &b.version)));
     }
     let after = answers_of(fork_versions.iter());
     let mut diff = compare_answers(parent.header(), span, &before, &after);
@@ -118,8 +118,8 @@ pub fn compare_stores(parent: &Store, parent_sha: &str, fork: &Store) -> Result<
     };
     let mut versions = Vec::new();
     for (agent, topic) in &pairs {
-        let history = crate::query::history(fork, topic, Some(agent))?;
-        versions.extend(history.versions.into_iter().map(|b| b.version));
+        let pair = crate::query::versions_of(fork, topic, Some(agent))?;
+        versions.extend(pair.into_iter().map(|b| b.version));
     }
     compare_pairs(parent, &pairs, &versions)
 }

@@ -100,14 +100,10 @@ pub fn run_fork_of_store(
     })?;
     let fork_store = Store::open(&path).map_err(|e| e.to_string())?;
     let steps = |store: &Store, (agent, topic): &(String, String)| -> Result<Steps, String> {
-        let history =
-            crate::query::history(store, topic, Some(agent)).map_err(|e| e.to_string())?;
+        let versions =
+            crate::query::versions_of(store, topic, Some(agent)).map_err(|e| e.to_string())?;
         Ok(crate::fork::diff::steps_of(
-            &history
-                .versions
-                .iter()
-                .map(|b| &b.version)
-                .collect::<Vec<_>>(),
+            &versions.iter().map(|b| &b.version).collect::<Vec<_>>(),
         ))
     };
     let mut lanes = Vec::new();

@@ -125,7 +125,7 @@ pub(crate) fn stream(
     })
 }
 
-fn empty(file: &str) -> DatasetError {
+pub(crate) fn empty(file: &str) -> DatasetError {
     error(
         file,
         1,

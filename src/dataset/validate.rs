@@ -795,6 +795,10 @@ fn check_citations(
     }
 }
 
+/// Why a dataset's retraction that matched no held version is refused.
+pub(crate) const UNMATCHED_RETRACTION: &str =
+    "the retraction matches no belief held at its recorded time";
+
 /// Errors that only replay reveals: a retraction that matched no held version.
 pub fn replay_errors(parsed: &Parsed, replay: &Replay) -> Vec<DatasetError> {
     replay
@@ -806,7 +810,7 @@ pub fn replay_errors(parsed: &Parsed, replay: &Replay) -> Vec<DatasetError> {
                 file: parsed.file.clone(),
                 location: parsed.locations.get(index).copied().flatten(),
                 event: id,
-                message: "the retraction matches no belief held at its recorded time".to_owned(),
+                message: UNMATCHED_RETRACTION.to_owned(),
             }
         })
         .collect()

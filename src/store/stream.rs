@@ -24,7 +24,7 @@ use super::write::{self, AssertionRef, LogWriter};
 use super::{LoadError, StoreError, write_atomically};
 use crate::dataset::jsonl::{self, ParsedEvent, Sink};
 use crate::dataset::raw::RawHeader;
-use crate::dataset::validate::{Incremental, Positions};
+use crate::dataset::validate::{Incremental, Positions, UNMATCHED_RETRACTION};
 use crate::dataset::{DatasetError, DatasetErrors, Location};
 use crate::engine::{self, Effect, Replay};
 use crate::model::{Event, EventBody, EventKind, Header, Name, Names};
@@ -141,7 +141,8 @@ fn load_into(
         )
     };
     streamed?;
-    let checker = checker.ok_or_else(|| StoreError::Sqlite(rusqlite::Error::InvalidQuery))?;
+    // A stream that ends well has read a header.
+    let checker = checker.ok_or_else(|| DatasetErrors(vec![jsonl::empty(name)]))?;
     let (header, agents) = checker.finish()?;
     if let Some(e) = failure {
         return Err(StoreError::from(e).into());
@@ -179,7 +180,7 @@ fn load_into(
                 file: name.to_owned(),
                 location: lines.line(seq as usize - 1).map(Location::line),
                 event: Some(id),
-                message: "the retraction matches no belief held at its recorded time".to_owned(),
+                message: UNMATCHED_RETRACTION.to_owned(),
             })
             .collect();
         return Err(DatasetErrors(errors).into());

@@ -162,3 +162,88 @@ fn references_forward_in_the_file_load_and_fill_the_retractions_agent() {
     );
     assert!(!db.exists());
 }
+
+/// `asof validate` checks JSON Lines in recorded order as they stream (and
+/// replays them beside the reading); others are checked whole. Both report the
+/// same counts, and a retraction that matches nothing at its line.
+#[test]
+fn validate_streams_files_in_recorded_order_and_reports_what_load_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut jsonl = Vec::new();
+    asof::synth::generate(
+        asof::synth::GenConfig {
+            events: 3000,
+            topics: 5,
+            agents: 2,
+            seed: 9,
+        },
+        &mut jsonl,
+    )
+    .unwrap();
+    let text = String::from_utf8(jsonl).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let first_evidence = lines
+        .iter()
+        .position(|l| l.starts_with(r#"{"evidence""#))
+        .unwrap();
+    let moved = lines.remove(first_evidence);
+    lines.push(moved);
+    let unsorted = lines.join("\n") + "\n";
+    for (name, text) in [("sorted.jsonl", &text), ("unsorted.jsonl", &unsorted)] {
+        let path = write(dir.path(), name, text);
+        let parsed = asof::dataset::read_path(&path).unwrap();
+        let replay = asof::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+        let out = asof()
+            .args(["validate", path.to_str().unwrap()])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let out = String::from_utf8(out).unwrap();
+        let expected = format!(
+            "valid: {} events ({} evidence, {} assertions, {} retractions), 2 agents, 5 topics, {} belief versions",
+            parsed.dataset.events.len(),
+            parsed
+                .dataset
+                .events
+                .iter()
+                .filter(|e| e.kind() == asof::model::EventKind::Evidence)
+                .count(),
+            parsed
+                .dataset
+                .events
+                .iter()
+                .filter(|e| e.kind() == asof::model::EventKind::Believe)
+                .count(),
+            parsed
+                .dataset
+                .events
+                .iter()
+                .filter(|e| e.kind() == asof::model::EventKind::Retract)
+                .count(),
+            replay.versions.len()
+        );
+        assert!(out.contains(&expected), "{name}: {out} lacks {expected}");
+    }
+
+    let nothing_held = r#"{"asof":1,"incident":{"id":"i","title":"t"},"agents":[{"id":"a1","name":"A"}],"topics":[{"id":"t1","question":"q?"}]}
+{"evidence":{"id":"E1","kind":"log","source":"s","locator":"l","observed_at":"2026-01-01T01:00:00Z","recorded_at":"2026-01-01T01:00:00Z","summary":"x"}}
+
+{"retract":{"id":"R1","agent":"a1","topic":"t1","recorded_at":"2026-01-01T02:00:00Z","because":["E1"]}}
+"#;
+    let path = write(dir.path(), "nothing-held.jsonl", nothing_held);
+    let out = asof()
+        .args(["validate", path.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains(
+            "nothing-held.jsonl:4: event R1: the retraction matches no belief held at its recorded time"
+        ),
+        "{stderr}"
+    );
+}

@@ -55,6 +55,20 @@ fn summary(parsed: &dataset::Parsed, versions: usize) -> String {
     )
 }
 
+/// [`summary`] of a streamed dataset.
+fn loaded_summary(loaded: &crate::store::stream::Loaded) -> String {
+    format!(
+        "{} events ({} evidence, {} assertions, {} retractions), {} agents, {} topics, {} belief versions",
+        loaded.events(),
+        loaded.evidence,
+        loaded.assertions,
+        loaded.retractions,
+        loaded.agents,
+        loaded.topics,
+        loaded.versions
+    )
+}
+
 pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
     let store_error = |e| match e {
         LoadError::Dataset(e) => CliError::from(e),
@@ -66,16 +80,10 @@ pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
             .map_err(store_error)?;
         writeln!(
             out,
-            "loaded {} into {}: {} events ({} evidence, {} assertions, {} retractions), {} agents, {} topics, {} belief versions",
+            "loaded {} into {}: {}",
             loaded.file,
             args.db.display(),
-            loaded.events(),
-            loaded.evidence,
-            loaded.assertions,
-            loaded.retractions,
-            loaded.agents,
-            loaded.topics,
-            loaded.versions
+            loaded_summary(&loaded)
         )?;
         return Ok(());
     }
@@ -92,6 +100,13 @@ pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
 }
 
 pub fn validate(args: ValidateArgs, out: &mut impl Write) -> Result<(), CliError> {
+    // JSON Lines in recorded order are checked as they stream; others whole.
+    if dataset::Format::from_path(&args.dataset) == Some(dataset::Format::Jsonl)
+        && let Some(checked) = crate::store::stream::validate_jsonl(&args.dataset)?
+    {
+        writeln!(out, "{}: valid: {}", checked.file, loaded_summary(&checked))?;
+        return Ok(());
+    }
     let parsed = dataset::read_path(&args.dataset)?;
     let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
     parsed.check_replay(&replay)?;

@@ -55,6 +55,14 @@ impl Loaded {
     pub fn events(&self) -> usize {
         self.evidence + self.assertions + self.retractions
     }
+
+    fn count(&mut self, event: &Event) {
+        match event.kind() {
+            EventKind::Evidence => self.evidence += 1,
+            EventKind::Believe => self.assertions += 1,
+            EventKind::Retract => self.retractions += 1,
+        }
+    }
 }
 
 /// Validates and loads the JSON Lines dataset at `dataset` into a new store at
@@ -74,15 +82,7 @@ pub fn load_jsonl_sliced(
     force: bool,
     slice: usize,
 ) -> Result<Loaded, LoadError> {
-    let name = dataset.display().to_string();
-    let input = std::fs::File::open(dataset).map_err(|e| {
-        DatasetErrors(vec![DatasetError {
-            file: name.clone(),
-            location: None,
-            event: None,
-            message: format!("cannot open the file: {e}"),
-        }])
-    })?;
+    let (name, input) = open(dataset)?;
     let mut loaded = Loaded {
         file: name.clone(),
         ..Loaded::default()
@@ -150,7 +150,9 @@ fn load_into(
     // The replay that ran beside the reading holds if the whole file came in
     // recorded order; otherwise its rows go and the log is replayed from the store.
     let inline = match inline {
-        Some(inline) if !inline.abandoned => Some(inline.finish(tx).map_err(sql)?),
+        Some(inline) if !inline.abandoned => {
+            Some(inline.finish(|closed| closed.write(tx)).map_err(sql)?)
+        }
         Some(inline) => {
             inline.abandon();
             tx.execute_batch(
@@ -172,24 +174,123 @@ fn load_into(
         Some(derived) => derived,
         None => derive(tx, &header, slice).map_err(sql)?,
     };
-    if !derived.unmatched.is_empty() {
-        let errors = derived
-            .unmatched
-            .into_iter()
-            .map(|(seq, id)| DatasetError {
-                file: name.to_owned(),
-                location: lines.line(seq as usize - 1).map(Location::line),
-                event: Some(id),
-                message: UNMATCHED_RETRACTION.to_owned(),
-            })
-            .collect();
-        return Err(DatasetErrors(errors).into());
-    }
+    unmatched(name, &lines, derived.unmatched)?;
     finish_derived(tx, &header).map_err(sql)?;
     loaded.versions = derived.versions;
     loaded.agents = header.agents.len();
     loaded.topics = header.topics.len();
     Ok(())
+}
+
+/// The dataset file and the name its errors carry.
+fn open(dataset: &Path) -> Result<(String, std::fs::File), DatasetErrors> {
+    let name = dataset.display().to_string();
+    match std::fs::File::open(dataset) {
+        Ok(file) => Ok((name, file)),
+        Err(e) => Err(DatasetErrors(vec![DatasetError {
+            file: name,
+            location: None,
+            event: None,
+            message: format!("cannot open the file: {e}"),
+        }])),
+    }
+}
+
+/// Refuses a dataset whose retractions (seq, id) matched nothing.
+fn unmatched(
+    name: &str,
+    lines: &Lines,
+    retractions: Vec<(u64, String)>,
+) -> Result<(), DatasetErrors> {
+    if retractions.is_empty() {
+        return Ok(());
+    }
+    let errors = retractions
+        .into_iter()
+        .map(|(seq, id)| DatasetError {
+            file: name.to_owned(),
+            location: lines.line(seq as usize - 1).map(Location::line),
+            event: Some(id),
+            message: UNMATCHED_RETRACTION.to_owned(),
+        })
+        .collect();
+    Err(DatasetErrors(errors))
+}
+
+/// Checks the JSON Lines dataset at `dataset` as [`load_jsonl`] would, without
+/// writing a store: every rule, and replay (for retractions that match
+/// nothing) a slice at a time beside the reading. `Ok(None)` when the file is
+/// not in recorded order: replaying it then needs the whole log (or a store).
+pub fn validate_jsonl(dataset: &Path) -> Result<Option<Loaded>, DatasetErrors> {
+    let (name, input) = open(dataset)?;
+    let mut loaded = Loaded {
+        file: name.clone(),
+        ..Loaded::default()
+    };
+    let lines = Lines::default();
+    let mut sink = CheckSink {
+        name: &name,
+        lines: &lines,
+        checker: None,
+        inline: None,
+        loaded: &mut loaded,
+    };
+    let streamed = jsonl::stream(&name, std::io::BufReader::new(input), &mut sink);
+    let (checker, inline) = (sink.checker.take(), sink.inline.take());
+    streamed?;
+    let checker = checker.ok_or_else(|| DatasetErrors(vec![jsonl::empty(&name)]))?;
+    let (header, _) = checker.finish()?;
+    let Some(inline) = inline.filter(|i| !i.abandoned) else {
+        return Ok(None);
+    };
+    // Nothing is written, so handing over what slices closed cannot fail.
+    let Ok(derived) = inline.finish(|_| Ok(())) else {
+        return Ok(None);
+    };
+    unmatched(&name, &lines, derived.unmatched)?;
+    loaded.versions = derived.versions;
+    loaded.agents = header.agents.len();
+    loaded.topics = header.topics.len();
+    Ok(Some(loaded))
+}
+
+/// [`LogSink`] without the log: checks and replays only.
+struct CheckSink<'a> {
+    name: &'a str,
+    lines: &'a Lines,
+    checker: Option<Incremental<'a>>,
+    inline: Option<Inline>,
+    loaded: &'a mut Loaded,
+}
+
+impl Sink for CheckSink<'_> {
+    fn header(&mut self, header: RawHeader, line: usize) {
+        self.lines.header.set(line);
+        let checker = Incremental::new(self.name, header, self.lines);
+        if !checker.failed() {
+            self.inline = Some(Inline::start(checker.header().clone(), SLICE));
+        }
+        self.checker = Some(checker);
+    }
+
+    fn event(&mut self, index: usize, line: usize, event: ParsedEvent) {
+        self.lines.push(index, line);
+        let Some(checker) = self.checker.as_mut() else {
+            return;
+        };
+        let Some(event) = checker.event(index, event) else {
+            return;
+        };
+        self.loaded.count(&event);
+        if checker.failed() {
+            self.inline = None;
+            return;
+        }
+        if let Some(inline) = self.inline.as_mut().filter(|i| !i.abandoned) {
+            // Nothing is written, so this cannot fail.
+            let _ = inline.push(event, |_| Ok(()));
+        }
+    }
 }
 
 /// A replay on its own thread, fed slices of the log as it is read, for as long
@@ -234,8 +335,13 @@ impl Inline {
         }
     }
 
-    /// Takes the next event in file order; writes what finished slices closed.
-    fn push(&mut self, tx: &Transaction, event: Event) -> rusqlite::Result<()> {
+    /// Takes the next event in file order; hands what finished slices closed to
+    /// `on_closed`.
+    fn push(
+        &mut self,
+        event: Event,
+        on_closed: impl FnMut(Closed) -> rusqlite::Result<()>,
+    ) -> rusqlite::Result<()> {
         let recorded_at = event.recorded_at();
         let unresolved = matches!(&event.body, EventBody::Retract(r) if r.agent.is_empty());
         if self.last.is_some_and(|last| recorded_at < last) || unresolved {
@@ -251,7 +357,7 @@ impl Inline {
         if event.kind() != EventKind::Evidence {
             self.slice.push(event);
         }
-        self.write_closed(tx)
+        self.closed.try_iter().try_for_each(on_closed)
     }
 
     fn send(&mut self) {
@@ -262,20 +368,14 @@ impl Inline {
         }
     }
 
-    fn write_closed(&self, tx: &Transaction) -> rusqlite::Result<()> {
-        while let Ok(closed) = self.closed.try_recv() {
-            closed.write(tx)?;
-        }
-        Ok(())
-    }
-
-    /// Replays the last slice and writes everything still to come.
-    fn finish(mut self, tx: &Transaction) -> rusqlite::Result<Derived> {
+    /// Replays the last slice and hands everything still to come to `on_closed`.
+    fn finish(
+        mut self,
+        on_closed: impl FnMut(Closed) -> rusqlite::Result<()>,
+    ) -> rusqlite::Result<Derived> {
         self.send();
         self.to_replay = None;
-        for closed in &self.closed {
-            closed.write(tx)?;
-        }
+        self.closed.iter().try_for_each(on_closed)?;
         Ok(self
             .replaying
             .join()
@@ -371,11 +471,7 @@ impl Sink for LogSink<'_> {
         let Some(event) = checker.event(index, event) else {
             return;
         };
-        match event.kind() {
-            EventKind::Evidence => self.loaded.evidence += 1,
-            EventKind::Believe => self.loaded.assertions += 1,
-            EventKind::Retract => self.loaded.retractions += 1,
-        }
+        self.loaded.count(&event);
         if checker.failed() || self.failure.is_some() {
             self.log = None;
             return;
@@ -388,7 +484,8 @@ impl Sink for LogSink<'_> {
             && let Some(inline) = self.inline.as_mut()
             && !inline.abandoned
         {
-            written = inline.push(self.tx, event);
+            let tx = self.tx;
+            written = inline.push(event, |closed| closed.write(tx));
         }
         if let Err(e) = written {
             self.failure = Some(e);

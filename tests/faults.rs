@@ -320,3 +320,46 @@ fn a_full_disk_fails_a_load_cleanly() {
     assert!(!db.exists());
     assert!(left.is_empty(), "the temporary store is removed: {left:?}");
 }
+
+/// A killed writer leaves its `.asof-new-*.tmp` behind; the next store written
+/// in that directory removes it once it is a minute old and nobody holds it —
+/// never one a live writer holds.
+#[test]
+fn temporaries_left_by_killed_writers_are_removed_by_the_next_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+    let temporary = |name: &str, age: Option<std::time::SystemTime>| {
+        let path = dir.path().join(name);
+        let file = std::fs::File::create(&path).unwrap();
+        std::io::Write::write_all(&mut &file, b"half a store").unwrap();
+        if let Some(t) = age {
+            file.set_modified(t).unwrap();
+        }
+        (path, file)
+    };
+    let (stale, _) = temporary(".asof-new-stale.tmp", Some(old));
+    let (fresh, _) = temporary(".asof-new-fresh.tmp", None);
+    let (held, held_file) = temporary(".asof-new-held.tmp", Some(old));
+    held_file.lock().unwrap();
+    let (other, _) = temporary("notes.tmp", Some(old));
+
+    let small = common::write(dir.path(), "small.yaml", common::SMALL);
+    asof()
+        .arg("load")
+        .arg(&small)
+        .arg("--db")
+        .arg(dir.path().join("s.db"))
+        .assert()
+        .success();
+    assert!(!stale.exists(), "an old, unheld temporary is removed");
+    assert!(
+        fresh.exists(),
+        "a temporary changed within the minute stays"
+    );
+    assert!(
+        held.exists(),
+        "a temporary a writer holds stays, however old"
+    );
+    assert!(other.exists(), "files that are not asof temporaries stay");
+    drop(held_file);
+}

@@ -536,14 +536,22 @@ pub(crate) fn write_atomically<E: From<StoreError>>(
         Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
         _ => PathBuf::from("."),
     };
+    #[cfg(unix)]
+    remove_stale_temporaries(&dir);
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".asof-new-").suffix(".tmp");
+    builder.prefix(TEMPORARY_PREFIX).suffix(TEMPORARY_SUFFIX);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o644));
     }
     let mut tmp = builder.tempfile_in(&dir).map_err(io)?;
+    // Held until the file is linked into place or dropped: a temporary nobody
+    // holds was left by a killed writer (see `remove_stale_temporaries`).
+    // Advisory on Unix (SQLite's own locks are separate); elsewhere locks are
+    // mandatory and would stop SQLite writing, so there is no sweep there.
+    #[cfg(unix)]
+    tmp.as_file().try_lock().map_err(|e| io(e.into()))?;
     fill(&mut tmp)?;
     tmp.as_file().sync_all().map_err(io)?;
     if force {
@@ -558,6 +566,42 @@ pub(crate) fn write_atomically<E: From<StoreError>>(
         })?;
     }
     Ok(())
+}
+
+const TEMPORARY_PREFIX: &str = ".asof-new-";
+const TEMPORARY_SUFFIX: &str = ".tmp";
+/// A temporary untouched this long and locked by nobody was left by a killed
+/// writer. (A writer locks its temporary right after creating it; the age
+/// keeps a sweep from taking one in that instant.)
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes the temporaries that writers killed mid-way left in `dir`: those no
+/// live writer holds a lock on and that have not changed for a minute. Best
+/// effort: anything it cannot read, lock or remove stays.
+#[cfg(unix)]
+fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.starts_with(TEMPORARY_PREFIX) && name.ends_with(TEMPORARY_SUFFIX)) {
+            continue;
+        }
+        let Ok(file) = std::fs::File::open(entry.path()) else {
+            continue;
+        };
+        let old = file
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= STALE_AFTER);
+        if old && file.try_lock().is_ok() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Why a load failed: the dataset (found by replay), or the store.

@@ -150,8 +150,10 @@ fn load_into(
     // The replay that ran beside the reading holds if the whole file came in
     // recorded order; otherwise its rows go and the log is replayed from the store.
     let inline = match inline {
-        Some(inline) if !inline.abandoned => {
-            Some(inline.finish(|closed| closed.write(tx)).map_err(sql)?)
+        Some(mut inline) if !inline.abandoned => {
+            // The last slice replays while the log's indexes are built.
+            inline.flush();
+            Some(inline)
         }
         Some(inline) => {
             inline.abandon();
@@ -171,7 +173,7 @@ fn load_into(
     }
     tx.execute_batch(LOG_INDEXES).map_err(sql)?;
     let derived = match inline {
-        Some(derived) => derived,
+        Some(inline) => inline.finish(|closed| closed.write(tx)).map_err(sql)?,
         None => derive(tx, &header, slice).map_err(sql)?,
     };
     unmatched(name, &lines, derived.unmatched)?;
@@ -368,13 +370,19 @@ impl Inline {
         }
     }
 
-    /// Replays the last slice and hands everything still to come to `on_closed`.
+    /// Sends the last slice: the log is complete.
+    fn flush(&mut self) {
+        self.send();
+        self.to_replay = None;
+    }
+
+    /// Hands everything still to come to `on_closed` once the last slice is
+    /// replayed.
     fn finish(
         mut self,
         on_closed: impl FnMut(Closed) -> rusqlite::Result<()>,
     ) -> rusqlite::Result<Derived> {
-        self.send();
-        self.to_replay = None;
+        self.flush();
         self.closed.iter().try_for_each(on_closed)?;
         Ok(self
             .replaying

@@ -4,7 +4,7 @@ use super::{CliError, FormatArg, OutputFormat};
 use crate::export::table::Table;
 use crate::import::{self, ImportReport, facts, graphiti};
 use crate::model::Cardinality;
-use crate::store::{LoadError, Store};
+use crate::store::Store;
 use clap::{Args, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
@@ -109,11 +109,7 @@ pub fn run(command: ImportCommand, out: &mut impl Write) -> Result<(), CliError>
         &parsed,
         target.force,
         &[("import_report", json)],
-    )
-    .map_err(|e| match e {
-        LoadError::Dataset(e) => CliError::from(e),
-        LoadError::Store(e) => CliError::from(e),
-    })?
+    )?
     .versions
     .len();
     print(&report, &target.db, versions, target.format.format, out)

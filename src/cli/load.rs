@@ -4,7 +4,7 @@ use super::CliError;
 use crate::dataset;
 use crate::engine;
 use crate::model::EventKind;
-use crate::store::{LoadError, Store};
+use crate::store::Store;
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
@@ -70,14 +70,9 @@ fn loaded_summary(loaded: &crate::store::stream::Loaded) -> String {
 }
 
 pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let store_error = |e| match e {
-        LoadError::Dataset(e) => CliError::from(e),
-        LoadError::Store(e) => CliError::from(e),
-    };
     // JSON Lines (the format for scale) stream; YAML is small by its size limit.
     if dataset::Format::from_path(&args.dataset) == Some(dataset::Format::Jsonl) {
-        let loaded = crate::store::stream::load_jsonl(&args.dataset, &args.db, args.force)
-            .map_err(store_error)?;
+        let loaded = crate::store::stream::load_jsonl(&args.dataset, &args.db, args.force)?;
         writeln!(
             out,
             "loaded {} into {}: {}",
@@ -88,7 +83,7 @@ pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
         return Ok(());
     }
     let parsed = dataset::read_path(&args.dataset)?;
-    let replay = Store::load(&args.db, &parsed, args.force, &[]).map_err(store_error)?;
+    let replay = Store::load(&args.db, &parsed, args.force, &[])?;
     writeln!(
         out,
         "loaded {} into {}: {}",

@@ -55,6 +55,15 @@ impl From<StoreError> for CliError {
     }
 }
 
+impl From<crate::store::LoadError> for CliError {
+    fn from(e: crate::store::LoadError) -> Self {
+        match e {
+            crate::store::LoadError::Dataset(e) => e.into(),
+            crate::store::LoadError::Store(e) => e.into(),
+        }
+    }
+}
+
 impl From<rusqlite::Error> for CliError {
     fn from(e: rusqlite::Error) -> Self {
         CliError::Runtime(format!("store query failed: {e}"))

@@ -120,33 +120,11 @@ fn load_into(
 ) -> Result<(), LoadError> {
     let sql = |e: rusqlite::Error| LoadError::Store(StoreError::from(e));
     let lines = Lines::default();
-    let (streamed, checker, failure, inline) = {
-        let mut sink = LogSink {
-            name,
-            tx,
-            lines: &lines,
-            checker: None,
-            log: None,
-            failure: None,
-            inline: None,
-            slice,
-            loaded,
-        };
-        let streamed = jsonl::stream(name, input, &mut sink);
-        (
-            streamed,
-            sink.checker.take(),
-            sink.failure.take(),
-            sink.inline.take(),
-        )
-    };
-    streamed?;
-    // A stream that ends well has read a header.
-    let checker = checker.ok_or_else(|| DatasetErrors(vec![jsonl::empty(name)]))?;
-    let (header, agents) = checker.finish()?;
-    if let Some(e) = failure {
-        return Err(StoreError::from(e).into());
-    }
+    let Read {
+        header,
+        agents,
+        inline,
+    } = read(name, input, &lines, Some(tx), slice, loaded)?;
     // The replay that ran beside the reading holds if the whole file came in
     // recorded order; otherwise its rows go and the log is replayed from the store.
     let inline = match inline {
@@ -223,25 +201,15 @@ fn unmatched(
 /// writing a store: every rule, and replay (for retractions that match
 /// nothing) a slice at a time beside the reading. `Ok(None)` when the file is
 /// not in recorded order: replaying it then needs the whole log (or a store).
-pub fn validate_jsonl(dataset: &Path) -> Result<Option<Loaded>, DatasetErrors> {
+pub fn validate_jsonl(dataset: &Path) -> Result<Option<Loaded>, LoadError> {
     let (name, input) = open(dataset)?;
     let mut loaded = Loaded {
         file: name.clone(),
         ..Loaded::default()
     };
     let lines = Lines::default();
-    let mut sink = CheckSink {
-        name: &name,
-        lines: &lines,
-        checker: None,
-        inline: None,
-        loaded: &mut loaded,
-    };
-    let streamed = jsonl::stream(&name, std::io::BufReader::new(input), &mut sink);
-    let (checker, inline) = (sink.checker.take(), sink.inline.take());
-    streamed?;
-    let checker = checker.ok_or_else(|| DatasetErrors(vec![jsonl::empty(&name)]))?;
-    let (header, _) = checker.finish()?;
+    let input = std::io::BufReader::new(input);
+    let Read { header, inline, .. } = read(&name, input, &lines, None, SLICE, &mut loaded)?;
     let Some(inline) = inline.filter(|i| !i.abandoned) else {
         return Ok(None);
     };
@@ -256,43 +224,54 @@ pub fn validate_jsonl(dataset: &Path) -> Result<Option<Loaded>, DatasetErrors> {
     Ok(Some(loaded))
 }
 
-/// [`LogSink`] without the log: checks and replays only.
-struct CheckSink<'a> {
-    name: &'a str,
-    lines: &'a Lines,
-    checker: Option<Incremental<'a>>,
+/// A dataset read through [`Reading`], every rule checked.
+struct Read {
+    header: Header,
+    /// Agents to fill into retractions that named an assertion further on, by seq.
+    agents: Vec<(u64, String)>,
+    /// The replay that ran beside the reading (abandoned if the file left
+    /// recorded order).
     inline: Option<Inline>,
-    loaded: &'a mut Loaded,
 }
 
-impl Sink for CheckSink<'_> {
-    fn header(&mut self, header: RawHeader, line: usize) {
-        self.lines.header.set(line);
-        let checker = Incremental::new(self.name, header, self.lines);
-        if !checker.failed() {
-            self.inline = Some(Inline::start(checker.header().clone(), SLICE));
-        }
-        self.checker = Some(checker);
+/// Reads a JSON Lines dataset through [`Reading`], or returns every error.
+fn read<'a>(
+    name: &'a str,
+    input: impl std::io::BufRead + Send,
+    lines: &'a Lines,
+    tx: Option<&'a Transaction<'a>>,
+    slice: usize,
+    loaded: &'a mut Loaded,
+) -> Result<Read, LoadError> {
+    let mut reading = Reading {
+        name,
+        lines,
+        tx,
+        checker: None,
+        log: None,
+        failure: None,
+        inline: None,
+        slice,
+        loaded,
+    };
+    let streamed = jsonl::stream(name, input, &mut reading);
+    let (checker, failure, inline) = (
+        reading.checker.take(),
+        reading.failure.take(),
+        reading.inline.take(),
+    );
+    streamed?;
+    // A stream that ends well has read a header.
+    let checker = checker.ok_or_else(|| DatasetErrors(vec![jsonl::empty(name)]))?;
+    let (header, agents) = checker.finish()?;
+    if let Some(e) = failure {
+        return Err(StoreError::from(e).into());
     }
-
-    fn event(&mut self, index: usize, line: usize, event: ParsedEvent) {
-        self.lines.push(index, line);
-        let Some(checker) = self.checker.as_mut() else {
-            return;
-        };
-        let Some(event) = checker.event(index, event) else {
-            return;
-        };
-        self.loaded.count(&event);
-        if checker.failed() {
-            self.inline = None;
-            return;
-        }
-        if let Some(inline) = self.inline.as_mut().filter(|i| !i.abandoned) {
-            // Nothing is written, so this cannot fail.
-            let _ = inline.push(event, |_| Ok(()));
-        }
-    }
+    Ok(Read {
+        header,
+        agents,
+        inline,
+    })
 }
 
 /// A replay on its own thread, fed slices of the log as it is read, for as long
@@ -440,12 +419,14 @@ impl Positions for Lines {
     }
 }
 
-/// Checks each event as it is read and appends it to the log until a rule is
-/// broken; after that it only checks, to report every error.
-struct LogSink<'a> {
+/// Checks each event as it is read, appends it to the log (when there is a
+/// store) and feeds the replay beside the reading, until a rule is broken;
+/// after that it only checks, to report every error.
+struct Reading<'a> {
     name: &'a str,
-    tx: &'a Transaction<'a>,
     lines: &'a Lines,
+    /// The store the log goes to; `None` when only checking.
+    tx: Option<&'a Transaction<'a>>,
     checker: Option<Incremental<'a>>,
     log: Option<LogWriter<'a>>,
     /// The first store error; the rest of the file is still checked.
@@ -455,16 +436,18 @@ struct LogSink<'a> {
     loaded: &'a mut Loaded,
 }
 
-impl Sink for LogSink<'_> {
+impl Sink for Reading<'_> {
     fn header(&mut self, header: RawHeader, line: usize) {
         self.lines.header.set(line);
         let checker = Incremental::new(self.name, header, self.lines);
         if !checker.failed() {
-            let written = write::write_head(self.tx, checker.header(), self.name, &[])
-                .and_then(|()| LogWriter::new(self.tx));
-            match written {
-                Ok(log) => self.log = Some(log),
-                Err(e) => self.failure = Some(e),
+            if let Some(tx) = self.tx {
+                let written = write::write_head(tx, checker.header(), self.name, &[])
+                    .and_then(|()| LogWriter::new(tx));
+                match written {
+                    Ok(log) => self.log = Some(log),
+                    Err(e) => self.failure = Some(e),
+                }
             }
             self.inline = Some(Inline::start(checker.header().clone(), self.slice));
         }
@@ -482,20 +465,21 @@ impl Sink for LogSink<'_> {
         self.loaded.count(&event);
         if checker.failed() || self.failure.is_some() {
             self.log = None;
+            self.inline = None;
             return;
         }
-        let Some(log) = self.log.as_mut() else {
+        if let Some(log) = self.log.as_mut()
+            && let Err(e) = log.write(&event)
+        {
+            self.failure = Some(e);
+            return;
+        }
+        let Some(inline) = self.inline.as_mut().filter(|i| !i.abandoned) else {
             return;
         };
-        let mut written = log.write(&event);
-        if written.is_ok()
-            && let Some(inline) = self.inline.as_mut()
-            && !inline.abandoned
-        {
-            let tx = self.tx;
-            written = inline.push(event, |closed| closed.write(tx));
-        }
-        if let Err(e) = written {
+        let tx = self.tx;
+        let pushed = inline.push(event, |closed| tx.map_or(Ok(()), |tx| closed.write(tx)));
+        if let Err(e) = pushed {
             self.failure = Some(e);
         }
     }

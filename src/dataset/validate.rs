@@ -144,7 +144,7 @@ pub(crate) struct Incremental<'a> {
     topics: HashSet<String>,
     known: HashMap<Box<str>, Known>,
     /// References to ids not seen yet when their event was read.
-    deferred: Vec<Deferred>,
+    deferred: Vec<Reference>,
     /// Ids used twice, in file order.
     duplicates: Vec<DatasetError>,
     /// Reference errors, ordered at the end by (event, rule, citation).
@@ -161,16 +161,17 @@ struct Known {
     agent: Option<u32>,
 }
 
-/// A reference checked when the file ends.
-struct Deferred {
+/// A reference from an event to another: checked at once if that one came
+/// earlier in the file, else when the file ends.
+struct Reference {
     index: usize,
     kind: EventKind,
     id: String,
     recorded_at: Micros,
-    target: DeferredTarget,
+    target: Target,
 }
 
-enum DeferredTarget {
+enum Target {
     /// The `pos`-th citation.
     Cites { pos: usize, evidence: String },
     /// The assertion a retraction names, and the agent it gives (empty: none).
@@ -307,20 +308,16 @@ impl<'a> Incremental<'a> {
         let recorded_at = event.recorded_at();
         let id = event.id().to_owned();
         for (pos, cited) in event.cites().iter().enumerate() {
-            if self.known.contains_key(cited.as_str()) {
-                self.check_cite(index, kind, &id, recorded_at, pos, cited);
-            } else {
-                self.deferred.push(Deferred {
-                    index,
-                    kind,
-                    id: id.clone(),
-                    recorded_at,
-                    target: DeferredTarget::Cites {
-                        pos,
-                        evidence: cited.clone(),
-                    },
-                });
-            }
+            self.refer(Reference {
+                index,
+                kind,
+                id: id.clone(),
+                recorded_at,
+                target: Target::Cites {
+                    pos,
+                    evidence: cited.clone(),
+                },
+            });
         }
         let k = kind.as_str();
         match &mut event.body {
@@ -348,25 +345,49 @@ impl<'a> Incremental<'a> {
                         }
                     }
                     RetractTarget::Assertion(target) => {
-                        if self.known.contains_key(target.as_str()) {
-                            let target = target.clone();
-                            if let Some(owner) = self.check_target(index, &id, &target, &r.agent) {
-                                r.agent = owner;
-                            }
-                        } else {
-                            self.deferred.push(Deferred {
-                                index,
-                                kind,
-                                id: id.clone(),
-                                recorded_at,
-                                target: DeferredTarget::Assertion {
-                                    assertion: target.clone(),
-                                    agent: r.agent.clone(),
-                                },
-                            });
+                        let owner = self.refer(Reference {
+                            index,
+                            kind,
+                            id: id.clone(),
+                            recorded_at,
+                            target: Target::Assertion {
+                                assertion: target.clone(),
+                                agent: r.agent.clone(),
+                            },
+                        });
+                        if let Some(owner) = owner {
+                            r.agent = owner;
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Checks `reference` now if its target came earlier in the file, or keeps
+    /// it for [`finish`](Self::finish). Returns the agent to fill into a
+    /// retraction that gives none.
+    fn refer(&mut self, reference: Reference) -> Option<String> {
+        let target = match &reference.target {
+            Target::Cites { evidence, .. } => evidence,
+            Target::Assertion { assertion, .. } => assertion,
+        };
+        if self.known.contains_key(target.as_str()) {
+            self.check_reference(reference)
+        } else {
+            self.deferred.push(reference);
+            None
+        }
+    }
+
+    fn check_reference(&mut self, r: Reference) -> Option<String> {
+        match r.target {
+            Target::Cites { pos, evidence } => {
+                self.check_cite(r.index, r.kind, &r.id, r.recorded_at, pos, &evidence);
+                None
+            }
+            Target::Assertion { assertion, agent } => {
+                self.check_target(r.index, &r.id, &assertion, &agent)
             }
         }
     }
@@ -445,16 +466,10 @@ impl<'a> Incremental<'a> {
     /// Checks the references to events later in the file. Returns the header and
     /// the agents to fill into retractions (by seq), or every error found.
     pub(crate) fn finish(mut self) -> Result<(Header, Vec<(u64, String)>), DatasetErrors> {
-        for d in std::mem::take(&mut self.deferred) {
-            match d.target {
-                DeferredTarget::Cites { pos, evidence } => {
-                    self.check_cite(d.index, d.kind, &d.id, d.recorded_at, pos, &evidence);
-                }
-                DeferredTarget::Assertion { assertion, agent } => {
-                    if let Some(owner) = self.check_target(d.index, &d.id, &assertion, &agent) {
-                        self.filled.push((d.index as u64 + 1, owner));
-                    }
-                }
+        for reference in std::mem::take(&mut self.deferred) {
+            let seq = reference.index as u64 + 1;
+            if let Some(owner) = self.check_reference(reference) {
+                self.filled.push((seq, owner));
             }
         }
         if !self.failed() {

@@ -241,23 +241,7 @@ events:
         .dataset,
     );
     for seed in [3, 4] {
-        let mut jsonl = Vec::new();
-        asof::synth::generate(
-            asof::synth::GenConfig {
-                events: 700,
-                topics: 5,
-                agents: 2,
-                seed,
-            },
-            &mut jsonl,
-        )
-        .unwrap();
-        let text = String::from_utf8(jsonl).unwrap();
-        logs.push(
-            asof::dataset::read_str("gen.jsonl", asof::dataset::Format::Jsonl, &text)
-                .unwrap()
-                .dataset,
-        );
+        logs.push(common::generated_log(700, 5, 2, seed));
     }
     for log in &logs {
         let parent = asof::engine::replay(&log.header, &log.events);
@@ -365,9 +349,7 @@ mod policy_property {
 
         #[test]
         fn a_fork_is_the_hand_filtered_log_replayed(seed in 0u64..1000, picks in proptest::collection::vec(any::<usize>(), 1..4)) {
-            let mut jsonl = Vec::new();
-            asof::synth::generate(asof::synth::GenConfig { events: 300, topics: 4, agents: 2, seed }, &mut jsonl).unwrap();
-            let log = asof::dataset::read_str("g.jsonl", asof::dataset::Format::Jsonl, std::str::from_utf8(&jsonl).unwrap()).unwrap().dataset;
+            let log = crate::common::generated_log(300, 4, 2, seed);
             let evidence: Vec<String> = log.events.iter().filter(|e| e.kind() == EventKind::Evidence).map(|e| e.id().to_owned()).collect();
             let mut removed: Vec<String> = picks.iter().map(|&i| evidence[i % evidence.len()].clone()).collect();
             removed.sort();

@@ -1,5 +1,7 @@
 //! The query functions on the demo store: `answer`, `current`, `changes`.
 
+mod common;
+
 use asof::cli::source;
 use asof::query::{self, Filter};
 use asof::time::parse;
@@ -110,26 +112,10 @@ fn changes_is_half_open_on_the_left() {
 #[test]
 fn the_timeline_in_memory_answers_exactly_like_sql() {
     use asof::query::timeline::Timeline;
-    let mut stores = vec![source::demo().unwrap()];
-    let mut jsonl = Vec::new();
-    asof::synth::generate(
-        asof::synth::GenConfig {
-            events: 8000,
-            topics: 12,
-            agents: 3,
-            seed: 5,
-        },
-        &mut jsonl,
-    )
-    .unwrap();
-    let parsed = asof::dataset::read_str(
-        "gen.jsonl",
-        asof::dataset::Format::Jsonl,
-        std::str::from_utf8(&jsonl).unwrap(),
-    )
-    .unwrap();
-    let replay = asof::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
-    stores.push(asof::store::Store::in_memory("gen", &parsed.dataset, &replay).unwrap());
+    let stores = [
+        source::demo().unwrap(),
+        common::generated_store(8000, 12, 3, 5),
+    ];
     for store in &stores {
         let timeline = Timeline::load(store).unwrap();
         let (first, last) = timeline.span().unwrap();
@@ -179,25 +165,7 @@ fn the_timeline_in_memory_answers_exactly_like_sql() {
 /// must return exactly what a scan of every version returns.
 #[test]
 fn lifespan_ranges_find_exactly_the_versions_a_full_scan_finds() {
-    let mut jsonl = Vec::new();
-    asof::synth::generate(
-        asof::synth::GenConfig {
-            events: 4000,
-            topics: 9,
-            agents: 2,
-            seed: 11,
-        },
-        &mut jsonl,
-    )
-    .unwrap();
-    let parsed = asof::dataset::read_str(
-        "gen.jsonl",
-        asof::dataset::Format::Jsonl,
-        std::str::from_utf8(&jsonl).unwrap(),
-    )
-    .unwrap();
-    let replay = asof::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
-    let store = asof::store::Store::in_memory("gen", &parsed.dataset, &replay).unwrap();
+    let store = common::generated_store(4000, 9, 2, 11);
     let all = store.versions().unwrap();
     let lifespans: std::collections::BTreeSet<u32> = all
         .iter()

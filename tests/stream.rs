@@ -45,42 +45,17 @@ fn assert_same_store(a: &Path, b: &Path) {
             b.display()
         );
     }
-    let count = |p: &Path| -> i64 {
-        Connection::open(p)
-            .unwrap()
-            .query_row("SELECT count(*) FROM versions", [], |r| r.get(0))
-            .unwrap()
-    };
-    assert!(count(a) > 0);
+    assert!(version_rows(a) > 0);
 }
 
 #[test]
 fn streamed_loads_equal_in_memory_loads_wherever_the_slices_fall() {
     let dir = tempfile::tempdir().unwrap();
-    let mut jsonl = Vec::new();
-    asof::synth::generate(
-        asof::synth::GenConfig {
-            events: 6000,
-            topics: 11,
-            agents: 3,
-            seed: 3,
-        },
-        &mut jsonl,
-    )
-    .unwrap();
-    let text = String::from_utf8(jsonl).unwrap();
     // As generated, the file is in recorded order and replays while it is read.
-    // With its first evidence line moved to the end it leaves recorded order on
-    // the last line: what was replayed so far is dropped and the log is
-    // replayed from the store.
-    let mut lines: Vec<&str> = text.lines().collect();
-    let first_evidence = lines
-        .iter()
-        .position(|l| l.starts_with(r#"{"evidence""#))
-        .unwrap();
-    let moved = lines.remove(first_evidence);
-    lines.push(moved);
-    let unsorted = lines.join("\n") + "\n";
+    // Out of order on its last line, what was replayed so far is dropped and the
+    // log is replayed from the store.
+    let text = common::generated(6000, 11, 3, 3);
+    let unsorted = common::out_of_order(&text);
     for (name, text) in [("sorted", &text), ("unsorted", &unsorted)] {
         let path = dir.path().join(format!("{name}.jsonl"));
         std::fs::write(&path, text).unwrap();
@@ -93,13 +68,14 @@ fn streamed_loads_equal_in_memory_loads_wherever_the_slices_fall() {
             let loaded =
                 asof::store::stream::load_jsonl_sliced(&path, &streamed, false, slice).unwrap();
             assert_eq!(loaded.events(), parsed.dataset.events.len());
-            assert_eq!(loaded.versions, parsed_versions(&whole));
+            assert_eq!(loaded.versions, version_rows(&whole));
             assert_same_store(&whole, &streamed);
         }
     }
 }
 
-fn parsed_versions(store: &Path) -> usize {
+/// How many versions a store file holds.
+fn version_rows(store: &Path) -> usize {
     Connection::open(store)
         .unwrap()
         .query_row("SELECT count(*) FROM versions", [], |r| r.get::<_, i64>(0))
@@ -169,26 +145,8 @@ fn references_forward_in_the_file_load_and_fill_the_retractions_agent() {
 #[test]
 fn validate_streams_files_in_recorded_order_and_reports_what_load_would() {
     let dir = tempfile::tempdir().unwrap();
-    let mut jsonl = Vec::new();
-    asof::synth::generate(
-        asof::synth::GenConfig {
-            events: 3000,
-            topics: 5,
-            agents: 2,
-            seed: 9,
-        },
-        &mut jsonl,
-    )
-    .unwrap();
-    let text = String::from_utf8(jsonl).unwrap();
-    let mut lines: Vec<&str> = text.lines().collect();
-    let first_evidence = lines
-        .iter()
-        .position(|l| l.starts_with(r#"{"evidence""#))
-        .unwrap();
-    let moved = lines.remove(first_evidence);
-    lines.push(moved);
-    let unsorted = lines.join("\n") + "\n";
+    let text = common::generated(3000, 5, 2, 9);
+    let unsorted = common::out_of_order(&text);
     for (name, text) in [("sorted.jsonl", &text), ("unsorted.jsonl", &unsorted)] {
         let path = write(dir.path(), name, text);
         let parsed = asof::dataset::read_path(&path).unwrap();

@@ -384,18 +384,7 @@ fn a_failed_load_leaves_no_store_and_an_existing_store_untouched() {
 /// (seq) across batches, and errors far into the file keep their line numbers.
 #[test]
 fn jsonl_batches_keep_order_and_line_numbers() {
-    let mut text = Vec::new();
-    asof::synth::generate(
-        asof::synth::GenConfig {
-            events: 9000,
-            topics: 7,
-            agents: 2,
-            seed: 11,
-        },
-        &mut text,
-    )
-    .unwrap();
-    let text = String::from_utf8(text).unwrap();
+    let text = common::generated(9000, 7, 2, 11);
     let parsed = asof::dataset::read_str("g.jsonl", asof::dataset::Format::Jsonl, &text).unwrap();
     let ids: Vec<&str> = parsed.dataset.events.iter().map(|e| e.id()).collect();
     let in_file: Vec<String> = text

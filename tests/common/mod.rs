@@ -100,3 +100,47 @@ pub fn yaml_to_jsonl(yaml: &str) -> String {
 pub fn bytes(path: &Path) -> Vec<u8> {
     std::fs::read(path).expect("read file")
 }
+
+/// A generated incident as JSON Lines text (what `asof gen` writes).
+pub fn generated(events: u64, topics: u32, agents: u32, seed: u64) -> String {
+    let mut jsonl = Vec::new();
+    asof::synth::generate(
+        asof::synth::GenConfig {
+            events,
+            topics,
+            agents,
+            seed,
+        },
+        &mut jsonl,
+    )
+    .expect("generate");
+    String::from_utf8(jsonl).expect("generated text is UTF-8")
+}
+
+/// A generated incident, parsed.
+pub fn generated_log(events: u64, topics: u32, agents: u32, seed: u64) -> asof::model::Dataset {
+    let text = generated(events, topics, agents, seed);
+    asof::dataset::read_str("gen.jsonl", asof::dataset::Format::Jsonl, &text)
+        .expect("generated data is valid")
+        .dataset
+}
+
+/// A generated incident loaded into a store held in memory.
+pub fn generated_store(events: u64, topics: u32, agents: u32, seed: u64) -> asof::store::Store {
+    let log = generated_log(events, topics, agents, seed);
+    let replay = asof::engine::replay(&log.header, &log.events);
+    asof::store::Store::in_memory("gen", &log, &replay).expect("in-memory store")
+}
+
+/// `text` (JSON Lines in recorded order) with its first evidence line moved to
+/// the end, so the file leaves recorded order on its last line.
+pub fn out_of_order(text: &str) -> String {
+    let mut lines: Vec<&str> = text.lines().collect();
+    let first_evidence = lines
+        .iter()
+        .position(|l| l.starts_with(r#"{"evidence""#))
+        .expect("an evidence line");
+    let moved = lines.remove(first_evidence);
+    lines.push(moved);
+    lines.join("\n") + "\n"
+}

@@ -3,8 +3,8 @@
 use super::CliError;
 use crate::dataset;
 use crate::engine;
-use crate::model::EventKind;
 use crate::store::Store;
+use crate::store::stream::Loaded;
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
@@ -33,42 +33,6 @@ pub struct StoreArgs {
     pub store: PathBuf,
 }
 
-/// Counts of a dataset's events by kind.
-fn summary(parsed: &dataset::Parsed, versions: usize) -> String {
-    let count = |k: EventKind| {
-        parsed
-            .dataset
-            .events
-            .iter()
-            .filter(|e| e.kind() == k)
-            .count()
-    };
-    format!(
-        "{} events ({} evidence, {} assertions, {} retractions), {} agents, {} topics, {} belief versions",
-        parsed.dataset.events.len(),
-        count(EventKind::Evidence),
-        count(EventKind::Believe),
-        count(EventKind::Retract),
-        parsed.dataset.header.agents.len(),
-        parsed.dataset.header.topics.len(),
-        versions
-    )
-}
-
-/// [`summary`] of a streamed dataset.
-fn loaded_summary(loaded: &crate::store::stream::Loaded) -> String {
-    format!(
-        "{} events ({} evidence, {} assertions, {} retractions), {} agents, {} topics, {} belief versions",
-        loaded.events(),
-        loaded.evidence,
-        loaded.assertions,
-        loaded.retractions,
-        loaded.agents,
-        loaded.topics,
-        loaded.versions
-    )
-}
-
 pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
     // JSON Lines (the format for scale) stream; YAML is small by its size limit.
     if dataset::Format::from_path(&args.dataset) == Some(dataset::Format::Jsonl) {
@@ -78,7 +42,7 @@ pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
             "loaded {} into {}: {}",
             loaded.file,
             args.db.display(),
-            loaded_summary(&loaded)
+            loaded
         )?;
         return Ok(());
     }
@@ -89,7 +53,7 @@ pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
         "loaded {} into {}: {}",
         parsed.file,
         args.db.display(),
-        summary(&parsed, replay.versions.len())
+        Loaded::of(&parsed, replay.versions.len())
     )?;
     Ok(())
 }
@@ -99,7 +63,7 @@ pub fn validate(args: ValidateArgs, out: &mut impl Write) -> Result<(), CliError
     if dataset::Format::from_path(&args.dataset) == Some(dataset::Format::Jsonl)
         && let Some(checked) = crate::store::stream::validate_jsonl(&args.dataset)?
     {
-        writeln!(out, "{}: valid: {}", checked.file, loaded_summary(&checked))?;
+        writeln!(out, "{}: valid: {checked}", checked.file)?;
         return Ok(());
     }
     let parsed = dataset::read_path(&args.dataset)?;
@@ -109,7 +73,7 @@ pub fn validate(args: ValidateArgs, out: &mut impl Write) -> Result<(), CliError
         out,
         "{}: valid: {}",
         parsed.file,
-        summary(&parsed, replay.versions.len())
+        Loaded::of(&parsed, replay.versions.len())
     )?;
     Ok(())
 }

@@ -51,9 +51,42 @@ pub struct Loaded {
     pub versions: usize,
 }
 
+/// "N events (E evidence, A assertions, R retractions), G agents, T topics, V
+/// belief versions": what `load` and `validate` report.
+impl std::fmt::Display for Loaded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} events ({} evidence, {} assertions, {} retractions), {} agents, {} topics, {} belief versions",
+            self.events(),
+            self.evidence,
+            self.assertions,
+            self.retractions,
+            self.agents,
+            self.topics,
+            self.versions
+        )
+    }
+}
+
 impl Loaded {
     pub fn events(&self) -> usize {
         self.evidence + self.assertions + self.retractions
+    }
+
+    /// The counts of a dataset read whole, with the versions its replay derived.
+    pub fn of(parsed: &crate::dataset::Parsed, versions: usize) -> Self {
+        let mut loaded = Loaded {
+            file: parsed.file.clone(),
+            agents: parsed.dataset.header.agents.len(),
+            topics: parsed.dataset.header.topics.len(),
+            versions,
+            ..Loaded::default()
+        };
+        for event in &parsed.dataset.events {
+            loaded.count(event);
+        }
+        loaded
     }
 
     fn count(&mut self, event: &Event) {

@@ -80,14 +80,12 @@ fn select_beliefs(from: &str, extra: &[String]) -> String {
         .replace("{extra}", &extra)
 }
 
-/// All versions, to be narrowed by a filter.
-const ALL: &str = "SELECT {columns} FROM versions v WHERE 1{extra}";
-
-/// [`ALL`], narrowed inside an index before any row is read: on a `WITHOUT
-/// ROWID` table SQLite reads the row of every index entry in range before
-/// testing the rest of the filter, so the keys are chosen from the index first
-/// (one topic's index range holds all its versions; a few are wanted).
-const FILTERED_BY_INDEX: &str = "SELECT {columns} FROM
+/// The versions of one topic (the filter names it), narrowed inside the
+/// covering topic index before any row is read: on a `WITHOUT ROWID` table
+/// SQLite reads the row of every index entry in range before testing the rest
+/// of the filter, so the keys are chosen from the index first (one topic's
+/// range holds every agent's versions over all time; a few are wanted).
+const OF_TOPIC: &str = "SELECT {columns} FROM
     (SELECT v.lifespan, v.superseded_at, v.recorded_at, v.id FROM versions v WHERE 1{extra}) k
     JOIN versions v ON v.lifespan = k.lifespan AND v.superseded_at = k.superseded_at
       AND v.recorded_at = k.recorded_at AND v.id = k.id";
@@ -174,7 +172,7 @@ pub fn believed(
             "v.recorded_at <= ?1".to_owned(),
             "v.superseded_at > ?1".to_owned(),
         ]);
-        FILTERED_BY_INDEX.to_owned()
+        OF_TOPIC.to_owned()
     } else {
         held_at()
     };
@@ -233,7 +231,7 @@ pub fn versions_of(
     push_filter(&filter, &mut clauses, &mut args);
     let sql = format!(
         "{} ORDER BY v.recorded_at, v.created_by, v.valid_from, v.id",
-        select_beliefs(ALL, &clauses)
+        select_beliefs(OF_TOPIC, &clauses)
     );
     run(store, &sql, args)
 }

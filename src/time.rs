@@ -139,6 +139,57 @@ impl Interval {
     }
 }
 
+/// Why a duration string was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{0}` is not a duration: write a positive number with s, m, h or d (`30s`, `6h`, `2d`), or ISO 8601 (`PT6H`, `P1DT12H`)"
+)]
+pub struct DurationError(pub String);
+
+/// Parses a positive duration: `30s`, `15m`, `6h`, `2d` (several may follow one
+/// another: `1d12h`), or ISO 8601 `PnDTnHnMnS` (fractions only on the last
+/// unit, no years or months: their length varies). Returns microseconds.
+pub fn parse_duration(text: &str) -> Result<Micros, DurationError> {
+    let fail = || DurationError(text.to_owned());
+    let t = text.trim();
+    let (body, iso) = match t.strip_prefix(['P', 'p']) {
+        Some(rest) => (rest, true),
+        None => (t, false),
+    };
+    let mut total: f64 = 0.0;
+    let mut number = String::new();
+    let mut in_time = !iso;
+    let mut units = 0;
+    for c in body.chars() {
+        match c {
+            '0'..='9' | '.' => number.push(c),
+            'T' | 't' if iso && !in_time && number.is_empty() => in_time = true,
+            _ => {
+                let unit = match c.to_ascii_lowercase() {
+                    'd' if !iso || !in_time => 86_400.0,
+                    'w' if iso && !in_time => 7.0 * 86_400.0,
+                    'h' if in_time => 3_600.0,
+                    'm' if in_time => 60.0,
+                    's' if in_time => 1.0,
+                    _ => return Err(fail()),
+                };
+                let n: f64 = number.parse().map_err(|_| fail())?;
+                total += n * unit;
+                number.clear();
+                units += 1;
+            }
+        }
+    }
+    if !number.is_empty() || units == 0 {
+        return Err(fail());
+    }
+    let micros = (total * 1e6).round();
+    if !micros.is_finite() || micros <= 0.0 || micros > (MAX_ACCEPTED - MIN_ACCEPTED) as f64 {
+        return Err(fail());
+    }
+    Ok(micros as Micros)
+}
+
 /// Formats a duration in microseconds for people: `3d 4h`, `12m`, `45s`.
 pub fn format_duration(micros: i64) -> String {
     let sign = if micros < 0 { "-" } else { "" };
@@ -280,6 +331,25 @@ mod tests {
         );
         assert_eq!(a.minus(&Interval::ALL), vec![]);
         assert_eq!(a.minus(&b), vec![a]);
+    }
+
+    #[test]
+    fn durations_parse_in_both_forms() {
+        let h = 3_600_000_000;
+        assert_eq!(parse_duration("30s"), Ok(30_000_000));
+        assert_eq!(parse_duration("15m"), Ok(15 * 60_000_000));
+        assert_eq!(parse_duration("6h"), Ok(6 * h));
+        assert_eq!(parse_duration("2d"), Ok(48 * h));
+        assert_eq!(parse_duration("1d12h"), Ok(36 * h));
+        assert_eq!(parse_duration("1.5h"), Ok(90 * 60_000_000));
+        assert_eq!(parse_duration("PT6H"), Ok(6 * h));
+        assert_eq!(parse_duration("P1DT12H30M"), Ok(36 * h + 30 * 60_000_000));
+        assert_eq!(parse_duration("P2W"), Ok(14 * 24 * h));
+        for bad in [
+            "", "6", "h", "-6h", "0s", "6x", "PT", "P6H", "PT2D", "P1M", "6h30",
+        ] {
+            assert!(parse_duration(bad).is_err(), "{bad} should be refused");
+        }
     }
 
     #[test]

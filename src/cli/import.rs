@@ -1,7 +1,6 @@
 //! `import graphiti|facts`: an existing agent memory into a new store, with a report.
 
 use super::{CliError, FormatArg, OutputFormat};
-use crate::export::table::Table;
 use crate::import::{self, ImportReport, facts, graphiti};
 use crate::model::Cardinality;
 use crate::store::Store;
@@ -40,6 +39,10 @@ pub struct GraphitiArgs {
     /// Treat each (source entity, relation) as single-valued: a new target replaces the old.
     #[arg(long)]
     pub single: bool,
+    /// How close two writes must be to belong to one episode's processing: an edge
+    /// expired this soon after its creation was born expired (e.g. 60s, 2m).
+    #[arg(long, default_value = "60s", value_parser = parse_window)]
+    pub episode_window: crate::time::Micros,
     #[command(flatten)]
     pub target: Target,
 }
@@ -89,6 +92,7 @@ pub fn run(command: ImportCommand, out: &mut impl Write) -> Result<(), CliError>
                 } else {
                     Cardinality::Many
                 },
+                episode_window: args.episode_window,
             };
             (graphiti::read(&name, &text, options)?, args.target)
         }
@@ -136,36 +140,22 @@ fn print(
     let md = format == OutputFormat::Md;
     writeln!(
         out,
-        "{}imported {} ({}) into {}: {} records → {} evidence, {} assertions, {} retractions; {} agents, {} topics, {} belief versions",
+        "{}imported {} ({}) into {}: {}, {} belief versions",
         if md { "# " } else { "" },
         report.input,
         report.format,
         db.display(),
-        report.records,
-        report.evidence,
-        report.assertions,
-        report.retractions,
-        report.agents,
-        report.topics,
+        report.headline(),
         versions
     )?;
-    for note in &report.notes {
-        writeln!(out, "{}note: {note}", if md { "- " } else { "" })?;
+    if md {
+        writeln!(out)?;
     }
-    if report.skipped.is_empty() {
-        writeln!(out, "{}skipped: none", if md { "\n" } else { "" })?;
-    } else {
-        writeln!(
-            out,
-            "{}skipped {}:",
-            if md { "\n## " } else { "" },
-            report.skipped.len()
-        )?;
-        let mut t = Table::new(vec!["WHERE", "WHY"]);
-        for s in &report.skipped {
-            t.row(vec![s.location.clone(), s.reason.clone()]);
-        }
-        write!(out, "{}", if md { t.markdown() } else { t.text() })?;
-    }
+    write!(out, "{}", report.details(md))?;
     Ok(())
+}
+
+/// `--episode-window`: a duration as datasets write them.
+fn parse_window(text: &str) -> Result<crate::time::Micros, String> {
+    crate::time::parse_duration(text).map_err(|e| e.to_string())
 }

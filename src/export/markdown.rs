@@ -3,6 +3,9 @@
 //! ```text
 //! # Audit report — <incident title>
 //! summary table (incident, store, events, recorded span)
+//! ## How this store was made      loaded from a dataset, imported (the import
+//!                                 summary: read, made, cases, defaults, no-ops,
+//!                                 skipped), or forked
 //! ## Agents / ## Topics
 //! ## Topic <id> — <question>      per topic: working answer over recorded time,
 //!                                 time to the resolution, every version with its
@@ -66,6 +69,7 @@ pub fn report(store: &Store) -> Result<String, ExportError> {
 when the agent held the belief. Every row below is derived by replaying the store's event log \
 (asof's replay semantics, `docs/semantics.md`); the log itself is unchanged.\n"
     );
+    provenance(w, store)?;
 
     let _ = writeln!(w, "## Agents\n");
     let mut t = Table::new(vec!["id", "name"]);
@@ -304,6 +308,46 @@ fn evidence_table<'a>(items: impl Iterator<Item = &'a EvidenceItem>) -> Table {
 }
 
 /// For a fork: where it came from, what the policy did, and how it differs.
+/// "How this store was made": the import summary kept in meta, or where the log
+/// was loaded from, or that it is a fork.
+fn provenance(w: &mut String, store: &Store) -> Result<(), ExportError> {
+    let _ = writeln!(w, "## How this store was made\n");
+    if let Some(json) = store.meta("import_report")? {
+        match serde_json::from_str::<crate::import::ImportReport>(&json) {
+            Ok(report) => {
+                let _ = writeln!(
+                    w,
+                    "Imported from `{}` ({}) with `asof import {}`: {}.\n",
+                    report.input,
+                    report.format,
+                    report.format,
+                    report.headline()
+                );
+                let _ = writeln!(w, "{}", report.details(true));
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    w,
+                    "Imported, but the import summary kept in the store cannot be read ({e}).\n"
+                );
+            }
+        }
+    } else if store.meta("fork_parent")?.is_some() {
+        let _ = writeln!(
+            w,
+            "A what-if fork of another store: its parent's log replayed without some evidence (see *Fork lineage* below).\n"
+        );
+    } else {
+        let source = store.meta("source")?;
+        let _ = writeln!(
+            w,
+            "Loaded with `asof load` from {}: every event is in the log as the dataset wrote it; nothing was assumed.\n",
+            source.map_or_else(|| "a dataset".to_owned(), |s| format!("`{s}`"))
+        );
+    }
+    Ok(())
+}
+
 fn lineage(w: &mut String, store: &Store) -> Result<(), ExportError> {
     let Some(parent) = store.meta("fork_parent")? else {
         return Ok(());

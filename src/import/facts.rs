@@ -2,11 +2,23 @@
 //! predicate, object, `valid_from`, `valid_to`, `ingested_at`, `expired_at`,
 //! `source`, `confidence` — the minimal memory many agents keep.
 //!
-//! Each row becomes an assertion about the topic "subject predicate" claiming the
-//! object, recorded at `ingested_at` and valid over `[valid_from, valid_to)`; a
-//! row with `expired_at` is retracted then; each distinct `source` is one
-//! evidence item. Predicates are single-valued (a new object replaces the old)
-//! unless named in `--many`.
+//! Such a memory edits rows in place: when a newer value arrives, the old row's
+//! `valid_to` and `expired_at` are filled and a new row is added. The final
+//! table still holds the history if each row is read by its case (SPEC §8.1):
+//!
+//! ```text
+//! valid_to  expired_at             the memory held               replay
+//! NULL      NULL                   [vf, ∞) since ingested_at     assert [vf, ∞) at ingested_at
+//! set       NULL or = ingested_at  [vf, vt), stored closed       assert [vf, vt) at ingested_at
+//! set       later                  [vf, ∞) until expired_at,     assert [vf, ∞) at ingested_at,
+//!                                  then [vf, vt)                 retract [vt, ∞) of it at expired_at
+//! NULL      set                    [vf, ∞) until expired_at      assert at ingested_at, retract
+//!                                                                that assertion at expired_at
+//! ```
+//!
+//! Each row is an assertion about the topic "subject predicate" claiming the
+//! object; each distinct `source` is one evidence item. Predicates are
+//! single-valued (a new object replaces the old) unless named in `--many`.
 
 use super::{Draft, ImportReport, error, instant};
 use crate::dataset::raw::{
@@ -284,6 +296,43 @@ fn timestamp(cell: ValueRef) -> Result<Option<Micros>, String> {
     }
 }
 
+/// Which of SPEC §8.1's four cases a row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Case {
+    /// `valid_to` and `expired_at` NULL: held open-ended since `ingested_at`.
+    Open,
+    /// `valid_to` set, `expired_at` NULL or equal to `ingested_at`: stored closed.
+    StoredClosed,
+    /// `valid_to` set, `expired_at` later: open-ended until `expired_at`, then
+    /// `[valid_from, valid_to)`.
+    ClosedLater,
+    /// `valid_to` NULL, `expired_at` set: held until `expired_at`, then dropped.
+    Dropped,
+}
+
+impl Case {
+    fn of(r: &Row) -> Case {
+        match (r.valid_to, r.expired) {
+            (None, None) => Case::Open,
+            (Some(_), None) => Case::StoredClosed,
+            (Some(_), Some(e)) if e == r.ingested => Case::StoredClosed,
+            (Some(_), Some(_)) => Case::ClosedLater,
+            (None, Some(_)) => Case::Dropped,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Case::Open => "open rows (held from valid_from on)",
+            Case::StoredClosed => "rows stored closed (held over [valid_from, valid_to))",
+            Case::ClosedLater => {
+                "rows closed in place (held open until expired_at, then [valid_from, valid_to))"
+            }
+            Case::Dropped => "rows expired without an end (held until expired_at, then dropped)",
+        }
+    }
+}
+
 fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft {
     let many: HashSet<&str> = options.many.iter().map(String::as_str).collect();
     let all_many = many.contains("*");
@@ -322,10 +371,31 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
         }));
         origins.push(Location::record("row", (*row).max(0) as usize));
     }
+    let mut report = ImportReport {
+        format: "facts".into(),
+        input: file.to_owned(),
+        records,
+        ..ImportReport::default()
+    };
+    report.read.add("rows", records);
     let mut retractions = Vec::new();
     for r in &rows {
         let at = Location::record("row", r.rowid.max(0) as usize);
         let id = format!("F{}", r.rowid);
+        let case = Case::of(r);
+        report.cases.bump(case.describe());
+        if r.confidence.is_none() {
+            report.defaults.bump("rows without a confidence: 1");
+        }
+        if r.source.is_none() {
+            report
+                .defaults
+                .bump("rows without a source: no evidence cited");
+        }
+        let valid_to = match case {
+            Case::StoredClosed => r.valid_to,
+            Case::Open | Case::ClosedLater | Case::Dropped => None,
+        };
         events.push(RawEvent::Believe(RawBelieve {
             id: Some(id.clone()),
             agent: agent.clone(),
@@ -333,7 +403,7 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
             claim: r.object.clone(),
             confidence: r.confidence,
             valid_from: instant(r.valid_from).into(),
-            valid_to: r.valid_to.map(|t| instant(t).into()),
+            valid_to: valid_to.map(|t| instant(t).into()),
             clip: None,
             recorded_at: instant(r.ingested).into(),
             supported_by: r
@@ -343,24 +413,40 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
                 .unwrap_or_default(),
             rationale: Some(format!("{} row {}", options.table, r.rowid)),
         }));
+        report.assertions_by_source.bump("rows");
         origins.push(at);
-        if let Some(expired) = r.expired {
-            retractions.push((
-                RawEvent::Retract(RawRetract {
-                    id: Some(format!("X{}", r.rowid)),
-                    agent: Some(agent.clone()),
-                    topic: None,
-                    assertion: Some(id),
-                    claim: None,
-                    valid_from: None,
-                    valid_to: None,
-                    recorded_at: instant(expired).into(),
-                    because: Vec::new(),
-                    reason: Some(format!("expired in the memory at {}", instant(expired))),
-                }),
-                at,
-            ));
-        }
+        let (expired, from, reason) = match (case, r.expired, r.valid_to) {
+            (Case::ClosedLater, Some(expired), Some(end)) => (
+                expired,
+                Some(end),
+                format!(
+                    "closed in place at {}: valid_to {} filled in",
+                    instant(expired),
+                    instant(end)
+                ),
+            ),
+            (Case::Dropped, Some(expired), _) => (
+                expired,
+                None,
+                format!("expired in the memory at {}", instant(expired)),
+            ),
+            _ => continue,
+        };
+        retractions.push((
+            RawEvent::Retract(RawRetract {
+                id: Some(format!("X{}", r.rowid)),
+                agent: Some(agent.clone()),
+                topic: None,
+                assertion: Some(id),
+                claim: None,
+                valid_from: from.map(|t| instant(t).into()),
+                valid_to: None,
+                recorded_at: instant(expired).into(),
+                because: Vec::new(),
+                reason: Some(reason),
+            }),
+            at,
+        ));
     }
     for (event, at) in retractions {
         events.push(event);
@@ -379,12 +465,6 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "facts".into());
-    let mut report = ImportReport {
-        format: "facts".into(),
-        input: file.to_owned(),
-        records,
-        ..ImportReport::default()
-    };
     report.notes.push(if all_many {
         "every predicate is multi-valued".to_owned()
     } else if many.is_empty() {

@@ -2,10 +2,25 @@
 //!
 //! Each edge becomes an assertion by the agent of its `group_id`, about the topic
 //! "source entity + relation", claiming the target entity's name (or the edge's
-//! fact), recorded at `created_at`, valid over `[valid_at, invalid_at)`; an edge
-//! Graphiti expired becomes a retraction at `expired_at`; episodes become evidence.
-//! Graphiti rewrites edges in place and keeps only their last state: see
-//! `docs/import.md` for what can and cannot be recovered.
+//! fact), recorded at `created_at`; episodes become evidence.
+//!
+//! Graphiti rewrites an edge in place and exports only its last state. The
+//! import undoes its three write paths (SPEC §8.2) by reading each expired edge
+//! against the edges created around it:
+//!
+//! ```text
+//! path                         export shows                    what the graph held, replayed
+//! 1 contradicted               expired_at long after           [valid_at, ∞) from created_at;
+//!                              created_at; an edge created     [valid_at, invalid_at) from expired_at
+//!                              then starts at invalid_at
+//! 2 born expired               expired_at within the episode   [valid_at, invalid_at) from created_at
+//!                              (--episode-window)              only: never held open
+//! 3 invalid_at rewritten       the edge created at expired_at  [valid_at, ∞); at expired_at cut at that
+//!                              starts later than invalid_at    edge's valid_at v; when the edge starting
+//!                                                              at invalid_at was created, cut there
+//! ```
+//!
+//! See `docs/import.md` for what cannot be recovered from a final export.
 
 use super::{Draft, ImportReport, Skipped, error, instant};
 use crate::dataset::raw::{
@@ -37,13 +52,21 @@ pub struct Options {
     /// `many` (default): a source may hold several targets for one relation at
     /// once, and only Graphiti's own expiry closes a fact.
     pub cardinality: Cardinality,
+    /// How far apart two writes may be and still belong to one episode's
+    /// processing (an edge expired this soon after it was created was born
+    /// expired; an edge created this close to another's expiry contradicted it).
+    pub episode_window: Micros,
 }
+
+/// `--episode-window`'s default: 60 s.
+pub const EPISODE_WINDOW: Micros = 60_000_000;
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             claim: ClaimFrom::Target,
             cardinality: Cardinality::Many,
+            episode_window: EPISODE_WINDOW,
         }
     }
 }
@@ -71,6 +94,9 @@ struct Edge {
     valid_at: Option<String>,
     #[serde(default)]
     invalid_at: Option<String>,
+    /// The episode's reference time, when an export copies it onto the edge.
+    #[serde(default)]
+    reference_time: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -93,7 +119,16 @@ struct Episode {
     #[serde(default)]
     valid_at: Option<String>,
     #[serde(default)]
+    reference_time: Option<String>,
+    #[serde(default)]
     created_at: Option<String>,
+}
+
+impl Episode {
+    /// The episode's reference time: `valid_at`, else `reference_time`.
+    fn reference(&self) -> Option<&str> {
+        self.valid_at.as_deref().or(self.reference_time.as_deref())
+    }
 }
 
 /// An edge with its times parsed.
@@ -159,6 +194,9 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
         records: edges.len(),
         ..ImportReport::default()
     };
+    report.read.add("edges", edges.len());
+    report.read.add("nodes", nodes.len());
+    report.read.add("episodes", episodes.len());
     let node_names: HashMap<String, String> = nodes
         .into_iter()
         .enumerate()
@@ -189,8 +227,6 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
     }
 
     // Edges, with their times and names.
-    let mut unnamed = 0usize;
-    let mut no_valid_at = 0usize;
     let mut facts: Vec<Fact> = Vec::new();
     for (i, v) in edges.into_iter().enumerate() {
         let n = i + 1;
@@ -212,22 +248,25 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
         let parse = |text: &str| time::parse(text).map_err(|e| e.to_string());
         let optional = |text: &Option<String>| text.as_deref().map(parse).transpose();
         let created = parse(&edge.created_at);
-        let (valid, invalid, expired) = (
+        let (valid, invalid, expired, reference) = (
             optional(&edge.valid_at),
             optional(&edge.invalid_at),
             optional(&edge.expired_at),
+            optional(&edge.reference_time),
         );
-        let (Ok(created), Ok(valid), Ok(invalid), Ok(expired)) = (
+        let (Ok(created), Ok(valid), Ok(invalid), Ok(expired), Ok(reference)) = (
             created.clone(),
             valid.clone(),
             invalid.clone(),
             expired.clone(),
+            reference.clone(),
         ) else {
             for (field, r) in [
                 ("created_at", created.map(Some)),
                 ("valid_at", valid),
                 ("invalid_at", invalid),
                 ("expired_at", expired),
+                ("reference_time", reference),
             ] {
                 if let Err(e) = r {
                     bad(field, e);
@@ -235,10 +274,37 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
             }
             continue;
         };
-        let valid_from = valid.unwrap_or_else(|| {
-            no_valid_at += 1;
-            created
-        });
+        // A missing valid_at: the reference time, then the first cited
+        // episode's, and only then created_at (SPEC §8.2).
+        let episode_reference = || {
+            edge.episodes.iter().find_map(|uuid| {
+                let (_, ep) = known_episodes.get(uuid)?;
+                time::parse(ep.reference()?).ok()
+            })
+        };
+        let valid_from = match (valid, reference) {
+            (Some(v), _) => v,
+            (None, Some(r)) => {
+                report
+                    .defaults
+                    .bump("edges without valid_at: the edge's reference_time used");
+                r
+            }
+            (None, None) => match episode_reference() {
+                Some(r) => {
+                    report
+                        .defaults
+                        .bump("edges without valid_at: the first cited episode's valid_at used");
+                    r
+                }
+                None => {
+                    report
+                        .defaults
+                        .bump("edges without valid_at or a reference time: created_at used");
+                    created
+                }
+            },
+        };
         if let Some(end) = invalid
             && end <= valid_from
         {
@@ -268,7 +334,9 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
         {
             Some(name) => name,
             None => {
-                unnamed += 1;
+                report
+                    .defaults
+                    .bump("entity names not in the export: their uuids stand in");
                 uuid.to_owned()
             }
         };
@@ -284,11 +352,15 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
         };
         facts.push(Fact {
             n,
-            agent: edge
-                .group_id
-                .clone()
-                .filter(|g| !g.is_empty())
-                .unwrap_or_else(|| "graphiti".into()),
+            agent: match edge.group_id.clone().filter(|g| !g.is_empty()) {
+                Some(group) => group,
+                None => {
+                    report
+                        .defaults
+                        .bump("edges without group_id: agent `graphiti`");
+                    "graphiti".into()
+                }
+            },
             topic: format!("{source} {}", edge.name),
             claim,
             created,
@@ -389,83 +461,111 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
         );
     }
 
+    let histories = histories(&facts, options.episode_window, &mut report);
     let mut retractions = Vec::new();
-    let mut late_episodes = 0usize;
-    for f in &facts {
+    for (f, history) in facts.iter().zip(&histories) {
         let at = Location::record("edge", f.n);
-        let valid_to = match (f.invalid, f.expired) {
-            // Known to end when it was stored.
-            (Some(end), None) => Some(instant(end)),
-            _ => None,
-        };
-        let believe = |id: String, recorded: Micros, cites: Vec<String>, rationale: String| {
-            RawEvent::Believe(RawBelieve {
-                id: Some(id),
-                agent: f.agent.clone(),
-                topic: f.topic.clone(),
-                claim: f.claim.clone(),
-                confidence: None,
-                valid_from: instant(f.valid_from).into(),
-                valid_to: valid_to.clone().map(Into::into),
-                clip: None,
-                recorded_at: instant(recorded).into(),
-                supported_by: cites,
-                rationale: Some(rationale),
-            })
-        };
+        let believe =
+            |id: String, recorded: Micros, end: Option<Micros>, cites: Vec<String>, why: String| {
+                RawEvent::Believe(RawBelieve {
+                    id: Some(id),
+                    agent: f.agent.clone(),
+                    topic: f.topic.clone(),
+                    claim: f.claim.clone(),
+                    confidence: None,
+                    valid_from: instant(f.valid_from).into(),
+                    valid_to: end.map(|t| instant(t).into()),
+                    clip: None,
+                    recorded_at: instant(recorded).into(),
+                    supported_by: cites,
+                    rationale: Some(why),
+                })
+            };
         let mut initial = Vec::new();
         let mut later: Vec<(Micros, &str)> = Vec::new();
         for uuid in &f.edge.episodes {
             let recorded = sources[uuid].recorded;
             if recorded <= f.created {
                 initial.push(evidence_id[uuid.as_str()].clone());
-            } else if f.expired.is_none_or(|end| recorded < end) {
-                later.push((recorded, uuid));
             } else {
-                late_episodes += 1;
+                later.push((recorded, uuid));
             }
         }
+        let first = match history.states[0].1 {
+            Held::Until(end) => end,
+            Held::Gone => None,
+        };
         events.push(believe(
             format!("G{}", f.n),
             f.created,
+            first,
             initial,
             format!("{} (graphiti edge {})", f.edge.fact, f.edge.uuid),
         ));
+        report.assertions_by_source.bump("edges");
         origins.push(at);
+        // An episode merged into the edge later restates what the edge held then.
         later.sort();
-        for (k, (recorded, uuid)) in later.into_iter().enumerate() {
+        let mut k = 1;
+        for (recorded, uuid) in later {
+            let Held::Until(end) = history.at(recorded) else {
+                report.skipped.push(Skipped {
+                    location: format!("edge {}", f.n),
+                    reason: format!(
+                        "episode {uuid} was merged after the edge expired without an end; nothing it could reconfirm was held"
+                    ),
+                });
+                continue;
+            };
+            k += 1;
             events.push(believe(
-                format!("G{}.{}", f.n, k + 2),
+                format!("G{}.{k}", f.n),
                 recorded,
+                end,
                 vec![evidence_id[uuid].clone()],
                 format!(
                     "episode {uuid} was merged into graphiti edge {} (its time of merging is not kept; the episode's is used)",
                     f.edge.uuid
                 ),
             ));
+            report
+                .assertions_by_source
+                .bump("episodes merged into an edge later");
             origins.push(at);
         }
-        if let Some(expired) = f.expired {
-            let from = f.invalid.filter(|&end| end > f.valid_from);
+        // Each later state cuts what the one before it held.
+        for (i, pair) in history.states.windows(2).enumerate() {
+            let ((_, before), (when, after)) = (pair[0], pair[1]);
+            let (from, to) = match (before, after) {
+                (Held::Until(_), Held::Gone) => (None, None),
+                (Held::Until(old), Held::Until(Some(end))) => (Some(end), old),
+                _ => continue,
+            };
+            let id = if i == 0 {
+                format!("X{}", f.n)
+            } else {
+                format!("X{}.{}", f.n, i + 1)
+            };
+            let portion = match (from, to) {
+                (None, _) => "all of it".to_owned(),
+                (Some(a), None) => format!("from {} on", instant(a)),
+                (Some(a), Some(b)) => format!("[{}, {})", instant(a), instant(b)),
+            };
             retractions.push((
                 RawEvent::Retract(RawRetract {
-                    id: Some(format!("X{}", f.n)),
+                    id: Some(id),
                     agent: Some(f.agent.clone()),
-                    topic: Some(f.topic.clone()),
-                    assertion: None,
-                    claim: Some(f.claim.clone()),
+                    topic: None,
+                    assertion: Some(format!("G{}", f.n)),
+                    claim: None,
                     valid_from: from.map(|t| instant(t).into()),
-                    valid_to: None,
-                    recorded_at: instant(expired).into(),
+                    valid_to: to.map(|t| instant(t).into()),
+                    recorded_at: instant(when).into(),
                     because: Vec::new(),
-                    reason: Some(match f.invalid {
-                        Some(end) => format!(
-                            "Graphiti expired edge {}: not valid from {}",
-                            f.edge.uuid,
-                            instant(end)
-                        ),
-                        None => format!("Graphiti expired edge {}", f.edge.uuid),
-                    }),
+                    reason: Some(format!(
+                        "Graphiti edge {} {}: no longer held {portion}",
+                        f.edge.uuid, history.why
+                    )),
                 }),
                 at,
             ));
@@ -474,25 +574,6 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
     for (event, at) in retractions {
         events.push(event);
         origins.push(at);
-    }
-
-    if unnamed > 0 {
-        report.notes.push(format!(
-            "{unnamed} entity names were not in the export (no name on the edge, no `nodes` entry): their uuids stand in"
-        ));
-    }
-    if no_valid_at > 0 {
-        report.notes.push(format!(
-            "{no_valid_at} edges have no valid_at: valid from their created_at"
-        ));
-    }
-    if late_episodes > 0 {
-        report.skipped.push(Skipped {
-            location: "episodes".into(),
-            reason: format!(
-                "{late_episodes} episode citations were recorded after their edge expired; no event cites them"
-            ),
-        });
     }
 
     // The header: one agent per group, one topic per (source entity, relation).
@@ -539,4 +620,150 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
         origins,
         report,
     })
+}
+
+/// What an edge held from a recorded instant on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// `[valid_from, end)` (`None`: open-ended).
+    Until(Option<Micros>),
+    /// Nothing: expired without an end.
+    Gone,
+}
+
+/// The states an edge went through over recorded time, as far as its final
+/// export tells: `(from, held)` in recorded order, the first at `created_at`.
+#[derive(Debug)]
+struct History {
+    states: Vec<(Micros, Held)>,
+    /// Which write path explains the states (for the retractions' reasons).
+    why: &'static str,
+}
+
+impl History {
+    fn at(&self, recorded: Micros) -> Held {
+        self.states
+            .iter()
+            .take_while(|(from, _)| *from <= recorded)
+            .last()
+            .map_or(self.states[0].1, |&(_, held)| held)
+    }
+}
+
+/// Reads each edge's write path (SPEC §8.2) against the edges of the same agent
+/// and topic created around its expiry, counting each case and each assumption.
+fn histories(facts: &[Fact], window: Micros, report: &mut ImportReport) -> Vec<History> {
+    let mut by_topic: HashMap<(&str, &str), Vec<&Fact>> = HashMap::new();
+    for f in facts {
+        by_topic
+            .entry((f.agent.as_str(), f.topic.as_str()))
+            .or_default()
+            .push(f);
+    }
+    let near = |a: Micros, b: Micros| a.abs_diff(b) <= window.unsigned_abs();
+    facts
+        .iter()
+        .map(|f| {
+            let others = || {
+                by_topic[&(f.agent.as_str(), f.topic.as_str())]
+                    .iter()
+                    .filter(move |o| o.n != f.n)
+            };
+            let mut one = |held: Held, case: &'static str, why: &'static str| {
+                report.cases.bump(case);
+                History {
+                    states: vec![(f.created, held)],
+                    why,
+                }
+            };
+            let Some(expired) = f.expired else {
+                return match f.invalid {
+                    None => one(
+                        Held::Until(None),
+                        "edges still valid (held open from created_at)",
+                        "",
+                    ),
+                    Some(end) => one(
+                        Held::Until(Some(end)),
+                        "edges stored already ended (invalid_at set, never expired)",
+                        "",
+                    ),
+                };
+            };
+            let Some(invalid) = f.invalid else {
+                report
+                    .cases
+                    .bump("edges expired without invalid_at (held open until expired_at, then dropped)");
+                return History {
+                    states: vec![(f.created, Held::Until(None)), (expired, Held::Gone)],
+                    why: "expired without an end",
+                };
+            };
+            if near(expired, f.created) {
+                return one(
+                    Held::Until(Some(invalid)),
+                    "born-expired edges (expired within the episode that made them: held over [valid_at, invalid_at) only)",
+                    "",
+                );
+            }
+            // The edge that contradicted it was created in the episode at expired_at.
+            let contradicting: Vec<&Fact> =
+                others().filter(|o| near(o.created, expired)).copied().collect();
+            let cut = contradicting
+                .iter()
+                .map(|o| o.valid_from)
+                .filter(|&v| v >= invalid)
+                .min();
+            let contradicted = |report: &mut ImportReport| {
+                report
+                    .cases
+                    .bump("contradicted edges (held open until expired_at, then [valid_at, invalid_at))");
+                History {
+                    states: vec![
+                        (f.created, Held::Until(None)),
+                        (expired, Held::Until(Some(invalid))),
+                    ],
+                    why: "was contradicted by a newer edge",
+                }
+            };
+            match cut {
+                Some(v) if v == invalid => contradicted(report),
+                None => {
+                    report.defaults.bump(
+                        "expired edges whose contradicting edge is not in the export: invalid_at taken as learned at expired_at",
+                    );
+                    contradicted(report)
+                }
+                Some(v) => {
+                    // invalid_at was moved earlier by a later, older-dated edge:
+                    // the one whose valid_at is the final invalid_at.
+                    let rewrite = others()
+                        .filter(|o| o.valid_from == invalid && o.created > expired)
+                        .map(|o| o.created)
+                        .min();
+                    match rewrite {
+                        Some(when) => {
+                            report.cases.bump(
+                                "edges whose invalid_at was rewritten later (open, cut at the contradicting edge's valid_at at expired_at, then at invalid_at when the edge starting there was created)",
+                            );
+                            History {
+                                states: vec![
+                                    (f.created, Held::Until(None)),
+                                    (expired, Held::Until(Some(v))),
+                                    (when, Held::Until(Some(invalid))),
+                                ],
+                                why: "had its end rewritten by a later, older-dated edge",
+                            }
+                        }
+                        None => {
+                            report.defaults.bump(
+                                "rewritten invalid_at with no edge starting there in the export: taken as learned at expired_at",
+                            );
+                            contradicted(report)
+                        }
+                    }
+                }
+            }
+        })
+        .collect()
 }

@@ -1,12 +1,14 @@
 //! Importers: the temporal memories agent stacks already keep, read into an asof
-//! dataset that is then validated, replayed and loaded like any other.
+//! dataset that is then validated, replayed and loaded like any other (SPEC §8).
 //!
 //! An importer translates its input into raw dataset events (as if read from a
 //! YAML or JSONL file), each tagged with the input record it came from; the
 //! dataset validation then applies every rule of SPEC §2 and names that record in
 //! its errors ("edges.json edge 12: …", "memory.db row 7: …"). What an input
-//! cannot say in asof's terms is skipped and reported, never silently dropped.
-//! See `docs/import.md` for each mapping.
+//! cannot say in asof's terms is skipped and reported, never silently dropped,
+//! and every assumption the mapping makes is counted in the [`ImportReport`]
+//! (printed by `asof import`, kept in the store's meta, shown by the audit
+//! report). See `docs/import.md` for each mapping.
 
 pub mod facts;
 pub mod graphiti;
@@ -14,34 +16,163 @@ pub mod graphiti;
 use crate::dataset::raw::{RawEvent, RawHeader};
 use crate::dataset::{DatasetError, DatasetErrors, Location, Parsed};
 use crate::engine;
+use crate::export::table::Table;
 use crate::model::EventBody;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
+use std::fmt::Write;
 
-/// One input record left out of the store, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One input record left out of the store (or kept with no effect), and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
     /// Where it is in the input ("edge 12", "row 7").
     pub location: String,
     pub reason: String,
 }
 
-/// What an import read, made and left out.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// How often something happened during an import: a kind of record read, a
+/// rule applied, a default used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Count {
+    pub what: String,
+    pub count: usize,
+}
+
+/// Counts kept in the order they were first met.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Tally(pub Vec<Count>);
+
+impl Tally {
+    /// Adds `n` to `what` (a zero `n` still lists it).
+    pub fn add(&mut self, what: &str, n: usize) {
+        match self.0.iter_mut().find(|c| c.what == what) {
+            Some(c) => c.count += n,
+            None => self.0.push(Count {
+                what: what.to_owned(),
+                count: n,
+            }),
+        }
+    }
+
+    pub fn bump(&mut self, what: &str) {
+        self.add(what, 1);
+    }
+
+    /// The count for `what` (0 when never met).
+    pub fn get(&self, what: &str) -> usize {
+        self.0
+            .iter()
+            .find(|c| c.what == what)
+            .map_or(0, |c| c.count)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|c| c.count == 0)
+    }
+}
+
+/// What an import read, made, assumed and left out: the import summary of
+/// SPEC §8, printed by `asof import` and kept in the store's meta as
+/// `import_report`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImportReport {
-    /// `graphiti` or `facts`.
+    /// `graphiti`, `facts` or `otlp`.
     pub format: String,
     pub input: String,
-    /// Records read from the input (edges, rows).
+    /// Records read from the input (edges, rows, spans).
     pub records: usize,
+    /// What was read, by kind ("rows", "edges", "episodes", "spans").
+    #[serde(default)]
+    pub read: Tally,
     pub agents: usize,
     pub topics: usize,
     pub evidence: usize,
     pub assertions: usize,
     pub retractions: usize,
+    /// Assertions by where they came from ("rows", "edges", "episodes merged later").
+    #[serde(default)]
+    pub assertions_by_source: Tally,
+    /// How each record was read: which rule of SPEC §8 applied, how often.
+    #[serde(default)]
+    pub cases: Tally,
+    /// Defaults applied for missing values, and how often.
+    #[serde(default)]
+    pub defaults: Tally,
+    /// Events the input implies that change nothing (a retraction with nothing
+    /// left to retract): reported, not loaded.
+    #[serde(default)]
+    pub noops: Vec<Skipped>,
+    /// Records left out, with the reason.
     pub skipped: Vec<Skipped>,
     /// Assumptions the mapping made for this input (see docs/import.md).
     pub notes: Vec<String>,
+}
+
+impl ImportReport {
+    /// The summary as text lines (or Markdown), after its first sentence.
+    pub fn details(&self, md: bool) -> String {
+        let mut w = String::new();
+        let item = if md { "- " } else { "" };
+        let line = |w: &mut String, label: &str, tally: &Tally| {
+            let counts: Vec<&Count> = tally.0.iter().filter(|c| c.count > 0).collect();
+            match counts.as_slice() {
+                [] => {}
+                [one] => {
+                    let _ = writeln!(w, "{item}{label}: {} {}", one.count, one.what);
+                }
+                many => {
+                    let _ = writeln!(w, "{item}{label}:");
+                    for c in many {
+                        if md {
+                            let _ = writeln!(w, "  - {} {}", c.count, c.what);
+                        } else {
+                            let _ = writeln!(w, "  {:>5} {}", c.count, c.what);
+                        }
+                    }
+                }
+            }
+        };
+        line(&mut w, "read", &self.read);
+        line(&mut w, "assertions from", &self.assertions_by_source);
+        line(&mut w, "cases", &self.cases);
+        line(&mut w, "defaults", &self.defaults);
+        for note in &self.notes {
+            let _ = writeln!(w, "{item}note: {note}");
+        }
+        let list = |w: &mut String, label: &str, items: &[Skipped]| {
+            if items.is_empty() {
+                let _ = writeln!(w, "{}{label}: none", if md { "\n" } else { "" });
+                return;
+            }
+            if md {
+                let _ = writeln!(w, "\n**{label} ({}):**\n", items.len());
+            } else {
+                let _ = writeln!(w, "{label} ({}):", items.len());
+            }
+            let mut t = Table::new(vec!["WHERE", "WHY"]);
+            for s in items {
+                t.row(vec![s.location.clone(), s.reason.clone()]);
+            }
+            let _ = write!(w, "{}", if md { t.markdown() } else { t.text() });
+        };
+        list(&mut w, "no-ops", &self.noops);
+        list(&mut w, "skipped", &self.skipped);
+        w
+    }
+
+    /// "12 rows → 2 evidence, 5 assertions, 1 retraction; 1 agent, 3 topics".
+    pub fn headline(&self) -> String {
+        format!(
+            "{} records → {} evidence, {} assertions, {} retractions; {} agents, {} topics",
+            self.records,
+            self.evidence,
+            self.assertions,
+            self.retractions,
+            self.agents,
+            self.topics
+        )
+    }
 }
 
 /// An importer's output before validation.
@@ -76,10 +207,10 @@ pub fn finish(file: &str, draft: Draft) -> Result<(Parsed, ImportReport), Datase
             .zip(parsed.locations.drain(..))
         {
             if unmatched.contains(&event.seq) {
-                report.skipped.push(Skipped {
+                report.noops.push(Skipped {
                     location: location.map_or_else(String::new, describe),
                     reason: format!(
-                        "retraction {} finds nothing held to retract (already replaced or retracted)",
+                        "retraction {} finds nothing held to retract (already superseded or retracted): not loaded",
                         event.id()
                     ),
                 });

@@ -1,7 +1,8 @@
-//! `import graphiti|facts`: an existing agent memory into a new store, with a report.
+//! `import graphiti|facts|otlp`: an existing agent memory or trace into a new
+//! store, with the import summary.
 
 use super::{CliError, FormatArg, OutputFormat};
-use crate::import::{self, ImportReport, facts, graphiti};
+use crate::import::{self, ImportReport, facts, graphiti, otlp};
 use crate::model::Cardinality;
 use crate::store::Store;
 use clap::{Args, Subcommand};
@@ -15,6 +16,68 @@ pub enum ImportCommand {
     /// A SQLite table of bitemporal facts (subject, predicate, object, valid_from,
     /// valid_to, ingested_at, expired_at, source, confidence).
     Facts(FactsArgs),
+    /// An OpenTelemetry trace of an agent run (OTLP/JSON: one request, or JSON Lines
+    /// as the Collector's file exporter writes them), in the GenAI conventions,
+    /// their older event form, OpenInference or OpenLLMetry.
+    Otlp(OtlpArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct OtlpArgs {
+    /// The OTLP/JSON trace file.
+    pub input: PathBuf,
+    /// A rules file that reads beliefs from the agent's prose (docs/import.md).
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+    /// The agent of every span (default: the nearest agent span's name, else service.name).
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// The tool whose calls record a belief (arguments: topic, claim, confidence, …).
+    #[arg(long, default_value = "record_belief")]
+    pub belief_tool: String,
+    /// The tool whose calls retract a belief (arguments: topic, claim, reason, …).
+    #[arg(long, default_value = "retract_belief")]
+    pub retract_tool: String,
+    /// Where beliefs naming no valid_from start: a time, or `trace-start`.
+    #[arg(long, default_value = "trace-start", value_parser = parse_valid_from)]
+    pub valid_from: otlp::ValidFrom,
+    /// Multi-valued topics, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub many: Vec<String>,
+    #[command(flatten)]
+    pub target: Target,
+}
+
+impl OtlpArgs {
+    /// The import options, with the rules file read.
+    pub fn options(&self) -> Result<otlp::Options, CliError> {
+        let rules = match &self.rules {
+            Some(path) => {
+                let name = path.display().to_string();
+                let text = import::read_text(path, 16 << 20)?;
+                otlp::rules::parse(&name, &text)?
+            }
+            None => Vec::new(),
+        };
+        Ok(otlp::Options {
+            agent: self.agent.clone(),
+            belief_tool: self.belief_tool.clone(),
+            retract_tool: self.retract_tool.clone(),
+            valid_from: self.valid_from,
+            many: self.many.clone(),
+            rules,
+        })
+    }
+}
+
+/// `--valid-from`: `trace-start` or a timestamp.
+fn parse_valid_from(text: &str) -> Result<otlp::ValidFrom, String> {
+    if text == "trace-start" {
+        return Ok(otlp::ValidFrom::TraceStart);
+    }
+    crate::time::parse(text)
+        .map(otlp::ValidFrom::At)
+        .map_err(|e| format!("{e}, or `trace-start`"))
 }
 
 #[derive(Debug, Args)]
@@ -68,23 +131,7 @@ pub fn run(command: ImportCommand, out: &mut impl Write) -> Result<(), CliError>
     let (draft, target) = match command {
         ImportCommand::Graphiti(args) => {
             let name = args.input.display().to_string();
-            let size = std::fs::metadata(&args.input)
-                .map_err(|e| CliError::Input(format!("{name}: cannot read: {e}")))?
-                .len();
-            if size > graphiti::MAX_BYTES {
-                return Err(CliError::Input(format!(
-                    "{name}: the export is {size} bytes, over the {}-byte limit",
-                    graphiti::MAX_BYTES
-                )));
-            }
-            let bytes = std::fs::read(&args.input)
-                .map_err(|e| CliError::Input(format!("{name}: cannot read: {e}")))?;
-            let text = String::from_utf8(bytes).map_err(|e| {
-                CliError::Input(format!(
-                    "{name}: not valid UTF-8 (byte {})",
-                    e.utf8_error().valid_up_to()
-                ))
-            })?;
+            let text = import::read_text(&args.input, graphiti::MAX_BYTES)?;
             let options = graphiti::Options {
                 claim: args.claim,
                 cardinality: if args.single {
@@ -103,6 +150,12 @@ pub fn run(command: ImportCommand, out: &mut impl Write) -> Result<(), CliError>
                 many: args.many,
             };
             (facts::read(&args.input, &options)?, args.target)
+        }
+        ImportCommand::Otlp(args) => {
+            let options = args.options()?;
+            let name = args.input.display().to_string();
+            let text = import::read_text(&args.input, otlp::MAX_BYTES)?;
+            (otlp::read(&name, &text, &options)?, args.target)
         }
     };
     let input = draft.report.input.clone();

@@ -1,8 +1,10 @@
-//! Resolving a SOURCE argument: a store, a dataset file, or the bundled demo.
+//! Resolving a SOURCE argument: a store, a dataset file, an OTLP trace (read
+//! with the import's default options), or the bundled demo.
 
 use super::CliError;
 use crate::dataset::{self, Format, Parsed};
 use crate::engine;
+use crate::import::{self, otlp};
 use crate::store::Store;
 use std::io::Read;
 use std::path::Path;
@@ -16,6 +18,13 @@ pub fn open(source: Option<&Path>) -> Result<Store, CliError> {
     let Some(path) = source else {
         return demo();
     };
+    if is_otlp(path) {
+        let name = path.display().to_string();
+        let text = import::read_text(path, otlp::MAX_BYTES)?;
+        let draft = otlp::read(&name, &text, &otlp::Options::default())?;
+        let (parsed, _) = import::finish(&name, draft)?;
+        return in_memory(&parsed);
+    }
     if is_store(path) {
         return Store::open(path).map_err(CliError::from);
     }
@@ -23,9 +32,17 @@ pub fn open(source: Option<&Path>) -> Result<Store, CliError> {
     in_memory(&parsed)
 }
 
-/// Whether SOURCE names a store file (SQLite, or not named like a dataset).
+/// Whether SOURCE names a store file (SQLite, or neither an OTLP trace nor
+/// named like a dataset).
 pub fn is_store(path: &Path) -> bool {
-    is_sqlite(path) || Format::from_path(path).is_none()
+    is_sqlite(path) || (Format::from_path(path).is_none() && !is_otlp(path))
+}
+
+/// Whether the file is an OTLP/JSON trace, by its first bytes.
+pub fn is_otlp(path: &Path) -> bool {
+    let mut head = Vec::with_capacity(4096);
+    let read = std::fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head));
+    read.is_ok() && otlp::looks_like(&String::from_utf8_lossy(&head))
 }
 
 /// The bundled demo as an in-memory store.

@@ -12,6 +12,7 @@
 
 pub mod facts;
 pub mod graphiti;
+pub mod otlp;
 
 use crate::dataset::raw::{RawEvent, RawHeader};
 use crate::dataset::{DatasetError, DatasetErrors, Location, Parsed};
@@ -230,6 +231,27 @@ pub fn finish(file: &str, draft: Draft) -> Result<(Parsed, ImportReport), Datase
     report.agents = parsed.dataset.header.agents.len();
     report.topics = parsed.dataset.header.topics.len();
     Ok((parsed, report))
+}
+
+/// Reads a whole input file as UTF-8 text, refusing one over `max` bytes.
+pub fn read_text(path: &std::path::Path, max: u64) -> Result<String, DatasetErrors> {
+    let name = path.display().to_string();
+    let whole = |message: String| DatasetErrors(vec![error(&name, None, message)]);
+    let size = std::fs::metadata(path)
+        .map_err(|e| whole(format!("cannot read: {e}")))?
+        .len();
+    if size > max {
+        return Err(whole(format!(
+            "the input is {size} bytes, over the {max}-byte limit"
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| whole(format!("cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        whole(format!(
+            "not valid UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 /// "edge 12", "row 7".

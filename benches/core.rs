@@ -307,6 +307,40 @@ fn main() {
     let small_time = t.elapsed();
     let per_item = |d: Duration, n: usize| (d.as_secs_f64() * 1e6 / n.max(1) as f64).round();
 
+    // `asof import otlp` of a generated agent run (SPEC §12: >= 50,000 spans/s):
+    // read, map, validate, replay and write the store.
+    let otlp_spans = arg("--otlp-spans", 100_000);
+    let trace = dir.path().join("bench.otlp.jsonl");
+    {
+        let file = std::fs::File::create(&trace).expect("create trace");
+        let mut w = BufWriter::new(file);
+        asof::synth::otlp(
+            GenConfig {
+                events: otlp_spans,
+                topics,
+                agents,
+                seed: 1,
+            },
+            &mut w,
+        )
+        .expect("generate trace");
+        std::io::Write::flush(&mut w).expect("flush trace");
+    }
+    let otlp_db = dir.path().join("otlp.db");
+    let t = Instant::now();
+    let text = asof::import::read_text(&trace, asof::import::otlp::MAX_BYTES).expect("read trace");
+    let draft = asof::import::otlp::read(
+        "bench.otlp.jsonl",
+        &text,
+        &asof::import::otlp::Options::default(),
+    )
+    .expect("trace reads");
+    let otlp_read = t.elapsed();
+    let spans_read = draft.report.records;
+    let (parsed, _) = asof::import::finish("bench.otlp.jsonl", draft).expect("trace validates");
+    Store::load(&otlp_db, &parsed, false, &[]).expect("import store");
+    let otlp_time = t.elapsed();
+
     let report = json!({
         "events": events,
         "topics": topics,
@@ -344,6 +378,12 @@ fn main() {
             "influence_half_events_half_topics_ms": ms(small_time),
             "influence_half_events_half_topics_items": small_ranking.len(),
             "influence_half_events_half_topics_us_per_item": per_item(small_time, small_ranking.len()),
+        },
+        "import_otlp": {
+            "spans": spans_read,
+            "read_and_map_ms": ms(otlp_read),
+            "total_ms": ms(otlp_time),
+            "spans_per_s": (spans_read as f64 / otlp_time.as_secs_f64()).round(),
         },
         "peak_rss_mb": peak_rss_mb(),
         "rows_returned": hits,

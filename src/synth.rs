@@ -182,3 +182,126 @@ pub fn generate(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> 
     }
     Ok(())
 }
+
+/// Writes a synthetic agent run as OTLP/JSON (`asof gen --otlp`): `config.events`
+/// spans in the GenAI conventions, one trace and `invoke_agent` span per agent,
+/// written as the OpenTelemetry Collector's file exporter does (a request per
+/// batch of 512 spans, in the order spans end; hex ids; numeric enums).
+///
+/// Each step is a model call (its input: the last tool result; its output: a
+/// tool call, and now and then a stated hypothesis `root cause is claim-N
+/// (confidence 0.P)` about `topic-K`) followed by that tool's span; every tenth
+/// step calls `record_belief` instead, so belief tools alone make beliefs.
+pub fn otlp(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> {
+    let agents = config.agents.max(1) as u64;
+    let topics = config.topics.max(1) as u64;
+    let mut rng = Rng(config.seed ^ 0x6f74_6c70);
+    let nanos = |micros: i64| format!("{}", micros as i128 * 1000);
+    let string = |key: &str, value: &str| json!({"key": key, "value": {"stringValue": value}});
+    let trace_id = |a: u64| format!("{:016x}{:016x}", config.seed.wrapping_add(0x5eed), a + 1);
+    let mut span_n: u64 = 0;
+    let mut next_span = || {
+        span_n += 1;
+        format!("{:016x}", span_n.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    };
+    let roots: Vec<String> = (0..agents).map(|_| next_span()).collect();
+    let mut batch: Vec<serde_json::Value> = Vec::with_capacity(512);
+    let flush = |batch: &mut Vec<serde_json::Value>, out: &mut dyn Write| -> std::io::Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let request = json!({"resourceSpans": [{
+            "resource": {"attributes": [string("service.name", "synthetic-agent"), string("telemetry.sdk.name", "opentelemetry")]},
+            "scopeSpans": [{"scope": {"name": "asof.synth", "version": "1"}, "spans": std::mem::take(batch)}],
+        }]});
+        writeln!(out, "{request}")
+    };
+    let mut now = START;
+    let mut last_result: Vec<Option<(String, String)>> = vec![None; agents as usize];
+    let total = config.events.max(agents + 2);
+    let mut written: u64 = 0;
+    let mut step: u64 = 0;
+    // Each step writes two spans; the agent spans close the run.
+    while written + agents + 2 <= total {
+        step += 1;
+        let a = rng.below(agents);
+        let trace = trace_id(a);
+        let start = now;
+        let end = start + 1_000_000 + rng.below(4_000_000) as i64;
+        let call_id = format!("call_{step}");
+        let belief = step.is_multiple_of(10);
+        let topic = rng.below(topics);
+        let claim = rng.below(4);
+        let confidence = (3 + rng.below(7)) as f64 / 10.0;
+        let mut input = vec![
+            json!({"role": "user", "parts": [{"type": "text", "content": format!("Investigate topic-{topic} (step {step}).")}]}),
+        ];
+        if let Some((id, result)) = &last_result[a as usize] {
+            input.push(json!({"role": "tool", "parts": [{"type": "tool_call_response", "id": id, "response": result}]}));
+        }
+        let (tool, args) = if belief {
+            (
+                "record_belief",
+                json!({"topic": format!("topic-{topic}"), "claim": format!("claim-{claim}"), "confidence": confidence}),
+            )
+        } else {
+            (
+                "query_metrics",
+                json!({"query": format!("metric-{}", rng.below(1000))}),
+            )
+        };
+        let output = json!([{"role": "assistant", "parts": [
+            {"type": "text", "content": format!("Looking at topic-{topic}: root cause is claim-{claim} (confidence {confidence}).")},
+            {"type": "tool_call", "id": call_id, "name": tool, "arguments": args},
+        ], "finish_reason": "tool_call"}]);
+        batch.push(json!({
+            "traceId": trace, "spanId": next_span(), "parentSpanId": roots[a as usize],
+            "name": "chat synthetic-model", "kind": 3,
+            "startTimeUnixNano": nanos(start), "endTimeUnixNano": nanos(end),
+            "attributes": [
+                string("gen_ai.operation.name", "chat"),
+                string("gen_ai.provider.name", "synthetic"),
+                string("gen_ai.request.model", "synthetic-model"),
+                string("gen_ai.input.messages", &serde_json::Value::Array(input).to_string()),
+                string("gen_ai.output.messages", &output.to_string()),
+            ],
+            "status": {},
+        }));
+        let tool_start = end + 100_000;
+        let tool_end = tool_start + 200_000 + rng.below(2_000_000) as i64;
+        let result = if belief {
+            "recorded".to_owned()
+        } else {
+            format!("value {} at step {step}", rng.below(10_000))
+        };
+        batch.push(json!({
+            "traceId": trace, "spanId": next_span(), "parentSpanId": roots[a as usize],
+            "name": format!("execute_tool {tool}"), "kind": 1,
+            "startTimeUnixNano": nanos(tool_start), "endTimeUnixNano": nanos(tool_end),
+            "attributes": [
+                string("gen_ai.operation.name", "execute_tool"),
+                string("gen_ai.tool.name", tool),
+                string("gen_ai.tool.call.id", &call_id),
+                string("gen_ai.tool.call.arguments", &args.to_string()),
+                string("gen_ai.tool.call.result", &result),
+            ],
+            "status": {},
+        }));
+        last_result[a as usize] = (!belief).then_some((call_id, result));
+        written += 2;
+        now = tool_end + 50_000;
+        if batch.len() >= 512 {
+            flush(&mut batch, out)?;
+        }
+    }
+    for (a, root) in roots.iter().enumerate() {
+        batch.push(json!({
+            "traceId": trace_id(a as u64), "spanId": root, "name": format!("invoke_agent agent-{a}"), "kind": 1,
+            "startTimeUnixNano": nanos(START - 1_000_000), "endTimeUnixNano": nanos(now),
+            "attributes": [string("gen_ai.operation.name", "invoke_agent"), string("gen_ai.agent.name", &format!("agent-{a}"))],
+            "status": {},
+        }));
+    }
+    flush(&mut batch, out)?;
+    Ok(())
+}

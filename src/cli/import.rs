@@ -158,6 +158,19 @@ pub fn run(command: ImportCommand, out: &mut impl Write) -> Result<(), CliError>
             (otlp::read(&name, &text, &options)?, args.target)
         }
     };
+    store(draft, &target, out)
+}
+
+/// `asof load` and `asof validate` of an OTLP trace: the import with its
+/// default options.
+pub fn otlp_default(path: &std::path::Path) -> Result<import::Draft, CliError> {
+    let name = path.display().to_string();
+    let text = import::read_text(path, otlp::MAX_BYTES)?;
+    Ok(otlp::read(&name, &text, &otlp::Options::default())?)
+}
+
+/// Validates and replays an importer's draft, writes the store and prints the summary.
+pub fn store(draft: import::Draft, target: &Target, out: &mut impl Write) -> Result<(), CliError> {
     let input = draft.report.input.clone();
     let (parsed, report) = import::finish(&input, draft)?;
     let json = serde_json::to_string(&report).map_err(|e| CliError::Runtime(e.to_string()))?;

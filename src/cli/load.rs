@@ -11,7 +11,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct LoadArgs {
-    /// The dataset (.yaml, .yml or .jsonl).
+    /// The dataset (.yaml, .yml or .jsonl), or an OTLP/JSON trace (imported with
+    /// `asof import otlp`'s defaults).
     pub dataset: PathBuf,
     /// The store to create (must not exist unless --force).
     #[arg(long)]
@@ -34,6 +35,17 @@ pub struct StoreArgs {
 }
 
 pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
+    // An OTLP trace is imported with the default options (`asof import otlp`
+    // takes the others).
+    if super::source::is_otlp(&args.dataset) {
+        let draft = super::import::otlp_default(&args.dataset)?;
+        let target = super::import::Target {
+            db: args.db,
+            force: args.force,
+            format: super::FormatArg::default(),
+        };
+        return super::import::store(draft, &target, out);
+    }
     // JSON Lines (the format for scale) stream; YAML is small by its size limit.
     if dataset::Format::from_path(&args.dataset) == Some(dataset::Format::Jsonl) {
         let loaded = crate::store::stream::load_jsonl(&args.dataset, &args.db, args.force)?;
@@ -59,6 +71,20 @@ pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
 }
 
 pub fn validate(args: ValidateArgs, out: &mut impl Write) -> Result<(), CliError> {
+    if super::source::is_otlp(&args.dataset) {
+        let draft = super::import::otlp_default(&args.dataset)?;
+        let file = draft.report.input.clone();
+        let (parsed, report) = crate::import::finish(&file, draft)?;
+        let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+        writeln!(
+            out,
+            "{file}: valid OTLP trace: {}, {} belief versions",
+            report.headline(),
+            replay.versions.len()
+        )?;
+        write!(out, "{}", report.details(false))?;
+        return Ok(());
+    }
     // JSON Lines in recorded order are checked as they stream; others whole.
     if dataset::Format::from_path(&args.dataset) == Some(dataset::Format::Jsonl)
         && let Some(checked) = crate::store::stream::validate_jsonl(&args.dataset)?

@@ -136,7 +136,7 @@ pub enum OutputFormat {
     Md,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct FormatArg {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]

@@ -1,7 +1,7 @@
 //! `asof gen`: synthetic incidents for benchmarks and scale tests.
 
 use super::CliError;
-use crate::synth::{GenConfig, generate};
+use crate::synth::{GenConfig, generate, otlp};
 use clap::Args;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -20,6 +20,10 @@ pub struct GenArgs {
     /// Seed: the same seed gives the same bytes.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Write an agent run as an OTLP/JSON trace (GenAI conventions) of about EVENTS
+    /// spans instead of a dataset; import it with `asof import otlp`.
+    #[arg(long)]
+    pub otlp: bool,
     /// Write to this .jsonl file instead of standard output.
     #[arg(short = 'o', long = "out")]
     pub out: Option<PathBuf>,
@@ -43,12 +47,20 @@ pub fn gen_command(args: GenArgs, stdout: &mut impl Write) -> Result<(), CliErro
                 CliError::Runtime(format!("{}: cannot create the file: {e}", path.display()))
             })?;
             let mut w = BufWriter::new(file);
-            generate(config, &mut w)?;
+            if args.otlp {
+                otlp(config, &mut w)?;
+            } else {
+                generate(config, &mut w)?;
+            }
             w.flush()?;
         }
         None => {
             let mut w = BufWriter::new(stdout);
-            generate(config, &mut w)?;
+            if args.otlp {
+                otlp(config, &mut w)?;
+            } else {
+                generate(config, &mut w)?;
+            }
             w.flush()?;
         }
     }

@@ -142,89 +142,12 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
         input: file.to_owned(),
         ..ImportReport::default()
     };
-    let requests = requests(file, text, &mut report)?;
-
-    // Spans, with ids and times read; what cannot be read is skipped.
+    // Spans, with ids and times read; what cannot be read is skipped. Each
+    // request is turned into spans as soon as it is parsed.
     let mut spans: Vec<SpanRec> = Vec::new();
-    let mut lines = 0usize;
-    for (line, request) in requests {
-        lines += 1;
-        for rs in request.resource_spans {
-            let service = rs.resource.and_then(|r| {
-                r.attributes
-                    .into_iter()
-                    .find(|kv| kv.key == "service.name")
-                    .map(|kv| kv.value.to_text())
-                    .filter(|s| !s.is_empty())
-            });
-            for scope in rs.scope_spans.into_iter().chain(rs.library_spans) {
-                for span in scope.spans {
-                    report.records += 1;
-                    let where_ = || format!("line {line} span {:?}", span.span_id);
-                    let (Some(trace), Some(id)) =
-                        (wire::id(&span.trace_id, 16), wire::id(&span.span_id, 8))
-                    else {
-                        report.skipped.push(Skipped {
-                            location: where_(),
-                            reason: format!(
-                                "trace id {:?} or span id {:?} is neither hex nor base64 of the right length",
-                                span.trace_id, span.span_id
-                            ),
-                        });
-                        continue;
-                    };
-                    let (Some(start), Some(end)) = (
-                        wire::nanos_to_micros(&span.start),
-                        wire::nanos_to_micros(&span.end),
-                    ) else {
-                        report.skipped.push(Skipped {
-                            location: format!("span {id}"),
-                            reason:
-                                "its start or end time is missing or not a number of nanoseconds"
-                                    .into(),
-                        });
-                        continue;
-                    };
-                    if time::format_opt(start).is_none() || time::format_opt(end).is_none() {
-                        report.skipped.push(Skipped {
-                            location: format!("span {id}"),
-                            reason: "its start or end time is outside the years 0001-9999".into(),
-                        });
-                        continue;
-                    }
-                    let parent = wire::id(&span.parent_span_id, 8);
-                    let attrs = dialect::attrs(span.attributes);
-                    let role = match dialect::role(&span.name, &attrs, &span.events) {
-                        Ok(role) => role,
-                        Err(reason) => {
-                            report.skipped.push(Skipped {
-                                location: format!("span {id}"),
-                                reason: format!("{reason}: its messages are not read"),
-                            });
-                            Role::Other
-                        }
-                    };
-                    let error = span
-                        .status
-                        .as_ref()
-                        .filter(|s| s.is_error())
-                        .map(|s| s.message.clone());
-                    spans.push(SpanRec {
-                        trace,
-                        id,
-                        parent,
-                        name: span.name,
-                        start,
-                        end: end.max(start),
-                        service: service.clone(),
-                        role,
-                        events: span.events,
-                        error,
-                    });
-                }
-            }
-        }
-    }
+    let lines = requests(file, text, &mut report, |line, request, report| {
+        collect(line, request, report, &mut spans)
+    })?;
     report.read.add("lines", lines);
     report.read.add("spans", report.records);
     if spans.is_empty() {
@@ -809,11 +732,11 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
         agent_list.push(options.agent.clone().unwrap_or_else(|| "agent".into()));
     }
 
-    let stem = std::path::Path::new(file)
+    let base = std::path::Path::new(file)
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "trace".into());
-    let stem = stem
+    let stem = base
         .trim_end_matches(".jsonl")
         .trim_end_matches(".json")
         .trim_end_matches(".otlp")
@@ -833,8 +756,8 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                 stem
             },
             title: match root {
-                Some(name) => format!("Agent run {name:?} imported from {file}"),
-                None => format!("Agent run imported from {file}"),
+                Some(name) => format!("Agent run “{name}” ({base})"),
+                None => format!("Agent run ({base})"),
             },
         },
         agents: agent_list
@@ -847,7 +770,7 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
         topics: topics
             .into_iter()
             .map(|id| RawTopic {
-                question: format!("{id}?"),
+                question: format!("What does the agent hold about {id}?"),
                 cardinality: Some(if many.contains(id.as_str()) {
                     Cardinality::Many
                 } else {
@@ -866,6 +789,93 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
     })
 }
 
+/// The spans of one request, with their roles read.
+fn collect(
+    line: usize,
+    request: wire::Request,
+    report: &mut ImportReport,
+    spans: &mut Vec<SpanRec>,
+) {
+    for rs in request.resource_spans {
+        let service = rs.resource.and_then(|r| {
+            r.attributes
+                .into_iter()
+                .find(|kv| kv.key == "service.name")
+                .map(|kv| kv.value.to_text())
+                .filter(|s| !s.is_empty())
+        });
+        for scope in rs.scope_spans.into_iter().chain(rs.library_spans) {
+            for span in scope.spans {
+                report.records += 1;
+                let where_ = || format!("line {line} span {:?}", span.span_id);
+                let (Some(trace), Some(id)) =
+                    (wire::id(&span.trace_id, 16), wire::id(&span.span_id, 8))
+                else {
+                    report.skipped.push(Skipped {
+                        location: where_(),
+                        reason: format!(
+                            "trace id {:?} or span id {:?} is neither hex nor base64 of the right length",
+                            span.trace_id, span.span_id
+                        ),
+                    });
+                    continue;
+                };
+                let (Some(start), Some(end)) = (
+                    wire::nanos_to_micros(&span.start),
+                    wire::nanos_to_micros(&span.end),
+                ) else {
+                    report.skipped.push(Skipped {
+                        location: format!("span {id}"),
+                        reason: "its start or end time is missing or not a number of nanoseconds"
+                            .into(),
+                    });
+                    continue;
+                };
+                if time::format_opt(start).is_none() || time::format_opt(end).is_none() {
+                    report.skipped.push(Skipped {
+                        location: format!("span {id}"),
+                        reason: "its start or end time is outside the years 0001-9999".into(),
+                    });
+                    continue;
+                }
+                let parent = wire::id(&span.parent_span_id, 8);
+                let attrs = dialect::attrs(span.attributes);
+                let role = match dialect::role(&span.name, &attrs, &span.events) {
+                    Ok(role) => role,
+                    Err(reason) => {
+                        report.skipped.push(Skipped {
+                            location: format!("span {id}"),
+                            reason: format!("{reason}: its messages are not read"),
+                        });
+                        Role::Other
+                    }
+                };
+                let error = span
+                    .status
+                    .as_ref()
+                    .filter(|s| s.is_error())
+                    .map(|s| s.message.clone());
+                spans.push(SpanRec {
+                    trace,
+                    id,
+                    parent,
+                    name: span.name,
+                    start,
+                    end: end.max(start),
+                    service: service.clone(),
+                    role,
+                    events: span
+                        .events
+                        .into_iter()
+                        .filter(|e| e.name.starts_with("asof."))
+                        .collect(),
+                    error,
+                });
+            }
+        }
+    }
+}
+
 /// The requests of the file: one JSON object, or one per line. A line that
 /// cannot be read is skipped and reported; a file none of whose lines is OTLP
 /// is refused, saying what it is instead.
@@ -873,7 +883,8 @@ fn requests(
     file: &str,
     text: &str,
     report: &mut ImportReport,
-) -> Result<Vec<(usize, wire::Request)>, DatasetErrors> {
+    mut each: impl FnMut(usize, wire::Request, &mut ImportReport),
+) -> Result<usize, DatasetErrors> {
     let whole = |message: String| DatasetErrors(vec![error(file, None, message)]);
     let trimmed = text.trim_start();
     if !trimmed.starts_with('{') {
@@ -886,27 +897,37 @@ fn requests(
             )
         }));
     }
-    // One object over the whole file (pretty-printed), or JSON Lines.
-    if let Ok(value) = serde_json::from_str::<Value>(text) {
-        return match request(value) {
-            Ok(r) => Ok(vec![(1, r)]),
-            Err(what) => Err(whole(what)),
+    // JSON Lines when the first line is a whole JSON value; else one object
+    // over the whole file (pretty-printed).
+    let first = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    let lines_mode = serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok();
+    if !lines_mode {
+        return match serde_json::from_str::<wire::Request>(text) {
+            Ok(r) => {
+                each(1, r, report);
+                Ok(1)
+            }
+            Err(e) => Err(whole(describe(text, &e))),
         };
     }
-    let mut out = Vec::new();
+    let mut read = 0usize;
     let mut first_error: Option<String> = None;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         let n = i + 1;
-        let parsed = serde_json::from_str::<Value>(line)
-            .map_err(|e| format!("is not valid JSON ({e})"))
-            .and_then(request);
-        match parsed {
-            Ok(r) => out.push((n, r)),
-            Err(reason) => {
-                if out.is_empty() && first_error.is_none() {
+        match serde_json::from_str::<wire::Request>(line) {
+            Ok(r) => {
+                read += 1;
+                each(n, r, report);
+            }
+            Err(e) => {
+                let reason = describe(line, &e);
+                if read == 0 && first_error.is_none() {
                     first_error = Some(format!("line {n} {reason}"));
                 }
                 report.skipped.push(Skipped {
@@ -916,31 +937,35 @@ fn requests(
             }
         }
     }
-    if out.is_empty() {
+    if read == 0 {
         return Err(whole(
             first_error.unwrap_or_else(|| "holds no OTLP/JSON request".into()),
         ));
     }
-    Ok(out)
+    Ok(read)
 }
 
-/// One `ExportTraceServiceRequest`, or a sentence saying what the value is instead.
-fn request(value: Value) -> Result<wire::Request, String> {
+/// Why `text` is not an `ExportTraceServiceRequest`, in a sentence that says
+/// what it is instead.
+fn describe(text: &str, e: &serde_json::Error) -> String {
+    let value = match serde_json::from_str::<Value>(text) {
+        Ok(v) => v,
+        Err(_) => return format!("is not valid JSON ({e})"),
+    };
     let Value::Object(map) = &value else {
-        return Err(format!(
+        return format!(
             "is not OTLP/JSON: found a JSON {} instead of an object with `resourceSpans`",
             kind_of(&value)
-        ));
+        );
     };
     if !map.contains_key("resourceSpans") && !map.contains_key("resource_spans") {
         if map.contains_key("asof") {
-            return Err(
-                "is an asof JSON Lines dataset, not an OTLP trace: load it with `asof load`".into(),
-            );
+            return "is an asof JSON Lines dataset, not an OTLP trace: load it with `asof load`"
+                .into();
         }
         let mut keys: Vec<&str> = map.keys().map(String::as_str).take(5).collect();
         keys.sort();
-        return Err(format!(
+        return format!(
             "is not OTLP/JSON: found an object with {} instead of `resourceSpans`",
             if keys.is_empty() {
                 "no keys".to_owned()
@@ -953,9 +978,9 @@ fn request(value: Value) -> Result<wire::Request, String> {
                         .join(", ")
                 )
             }
-        ));
+        );
     }
-    serde_json::from_value(value).map_err(|e| format!("is not readable OTLP/JSON ({e})"))
+    format!("is not readable OTLP/JSON ({e})")
 }
 
 fn kind_of(v: &Value) -> &'static str {

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 #[derive(Debug, Deserialize)]
 pub struct Request {
-    #[serde(default, alias = "resource_spans")]
-    #[serde(rename = "resourceSpans")]
+    /// Required: an object without it is not a trace (see `otlp::request`).
+    #[serde(rename = "resourceSpans", alias = "resource_spans")]
     pub resource_spans: Vec<ResourceSpans>,
 }
 

@@ -1,0 +1,608 @@
+//! `asof import otlp` (SPEC §8.3) on traces written by the OpenTelemetry Python
+//! SDK and its OTLP encoder (`datasets/make-otlp.py`): the same agent step in
+//! four conventions, three belief sources and two encodings; the bundled SRE
+//! run; hostile input; a generated trace of 100k spans.
+
+mod common;
+
+use common::asof;
+use predicates::prelude::*;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/otlp")
+        .join(name)
+}
+
+fn dataset(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("datasets")
+        .join(name)
+}
+
+fn stdout_json(cmd: &mut assert_cmd::Command) -> Value {
+    let out = cmd.assert().success().get_output().stdout.clone();
+    serde_json::from_slice(&out).expect("JSON")
+}
+
+/// Imports `input` into `db` and returns the summary.
+fn import(input: &Path, db: &Path, extra: &[&str]) -> Value {
+    stdout_json(
+        asof()
+            .args(["import", "otlp"])
+            .arg(input)
+            .arg("--db")
+            .arg(db)
+            .args(extra)
+            .args(["--format", "json"]),
+    )
+}
+
+/// What a store says: its evidence, every topic's history, and what was held
+/// at a few instants.
+fn answers(db: &Path, topics: &[&str], at: &[&str]) -> Value {
+    let mut out = json!({
+        "evidence": stdout_json(asof().arg("evidence").arg(db).args(["--format", "json"])),
+    });
+    for topic in topics {
+        out[format!("history {topic}")] = stdout_json(
+            asof()
+                .arg("history")
+                .arg(db)
+                .args(["--topic", topic, "--format", "json"]),
+        );
+    }
+    for t in at {
+        out[format!("believed {t}")] = stdout_json(
+            asof()
+                .arg("believed")
+                .arg(db)
+                .args(["--at", t, "--format", "json"]),
+        );
+    }
+    out
+}
+
+fn count(tally: &Value, what: &str) -> u64 {
+    tally
+        .as_array()
+        .expect("a tally")
+        .iter()
+        .find(|c| c["what"].as_str().is_some_and(|w| w.starts_with(what)))
+        .map_or(0, |c| c["count"].as_u64().unwrap())
+}
+
+const STEP_TIMES: [&str; 3] = [
+    "2026-03-02T09:10:10Z",
+    "2026-03-02T09:10:11Z",
+    "2026-03-02T09:11:00Z",
+];
+
+#[test]
+fn one_agent_step_in_four_conventions_imports_to_the_same_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut all = Vec::new();
+    for name in ["genai", "genai-events", "openinference", "openllmetry"] {
+        let db = dir.path().join(format!("{name}.db"));
+        let report = import(&fixture(&format!("{name}.jsonl")), &db, &[]);
+        assert_eq!(report["skipped"], json!([]), "{name}: {report}");
+        assert_eq!(count(&report["read"], "model calls"), 2, "{name}");
+        all.push((name, answers(&db, &["root-cause"], &STEP_TIMES)));
+    }
+    let (_, genai) = &all[0];
+    for (name, other) in &all[1..] {
+        assert_eq!(other, genai, "{name} differs from the GenAI conventions");
+    }
+    // And what they all say is right: the system prompt, the page and the tool
+    // result, recorded when the agent first saw each; the belief-tool call is a
+    // belief, its result no evidence.
+    let items = genai["evidence"]["evidence"].as_array().unwrap();
+    let brief: Vec<(&str, &str, &str, &str, &str)> = items
+        .iter()
+        .map(|e| {
+            (
+                e["id"].as_str().unwrap(),
+                e["kind"].as_str().unwrap(),
+                e["source"].as_str().unwrap(),
+                e["observed_at"].as_str().unwrap(),
+                e["recorded_at"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        brief,
+        vec![
+            (
+                "T1",
+                "other",
+                "system",
+                "2026-03-02T09:10:01Z",
+                "2026-03-02T09:10:01Z"
+            ),
+            (
+                "T2",
+                "human",
+                "user",
+                "2026-03-02T09:10:01Z",
+                "2026-03-02T09:10:01Z"
+            ),
+            // Observed when the tool span ended, recorded when chat 2 began.
+            (
+                "T3",
+                "other",
+                "query_metrics",
+                "2026-03-02T09:10:06Z",
+                "2026-03-02T09:10:07Z"
+            ),
+        ]
+    );
+    let locator = items[2]["locator"].as_str().unwrap();
+    assert!(
+        locator.starts_with("trace 000000075a1700000000000000000001 span ")
+            && locator.ends_with(" tool call call_1"),
+        "{locator}"
+    );
+    assert_eq!(
+        items[2]["summary"],
+        "payments-db cpu 98% since 09:04; connections 480/500"
+    );
+    let v = &genai["history root-cause"]["versions"];
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["agent"], "triage");
+    assert_eq!(v[0]["claim"], "payments-db-overload");
+    assert_eq!(v[0]["confidence"], 0.6);
+    assert_eq!(v[0]["recorded_at"], "2026-03-02T09:10:11Z");
+    assert_eq!(v[0]["valid_from"], "2026-03-02T09:10:00Z");
+    assert_eq!(v[0]["supported_by"], json!(["T1", "T2", "T3"]));
+    assert_eq!(genai["believed 2026-03-02T09:10:10Z"]["beliefs"], json!([]));
+}
+
+#[test]
+fn a_belief_tool_span_events_and_a_rules_file_give_identical_stores() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tool, events, prose) = (
+        dir.path().join("tool.db"),
+        dir.path().join("events.db"),
+        dir.path().join("prose.db"),
+    );
+    let a = import(&fixture("genai.jsonl"), &tool, &[]);
+    let b = import(&fixture("span-events.jsonl"), &events, &[]);
+    let rules = fixture("prose.rules.yaml");
+    let c = import(
+        &fixture("prose.jsonl"),
+        &prose,
+        &["--rules", rules.to_str().unwrap()],
+    );
+    assert_eq!(count(&a["assertions_by_source"], "belief tool calls"), 1);
+    assert_eq!(
+        count(&b["assertions_by_source"], "asof.belief span events"),
+        1
+    );
+    assert_eq!(count(&c["assertions_by_source"], "rules"), 1);
+    let expected = answers(&tool, &["root-cause"], &STEP_TIMES);
+    assert_eq!(answers(&events, &["root-cause"], &STEP_TIMES), expected);
+    assert_eq!(answers(&prose, &["root-cause"], &STEP_TIMES), expected);
+    // Without the rules file, prose is only prose.
+    let none = dir.path().join("none.db");
+    let d = import(&fixture("prose.jsonl"), &none, &[]);
+    assert_eq!(d["assertions"], 0);
+}
+
+#[test]
+fn hex_or_base64_ids_and_numeric_or_named_enums_give_identical_stores() {
+    let protobuf = std::fs::read_to_string(fixture("genai-protobuf.json")).unwrap();
+    // The fixture really is in the other encoding.
+    assert!(protobuf.contains("\"SPAN_KIND_CLIENT\""));
+    assert!(protobuf.contains("\"traceId\": \"AAAAB1oXAAAAAAAAAAAAAQ==\""));
+    let collector = std::fs::read_to_string(fixture("genai.jsonl")).unwrap();
+    assert!(collector.contains("\"kind\":3"));
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
+    import(&fixture("genai.jsonl"), &a, &[]);
+    import(&fixture("genai-protobuf.json"), &b, &[]);
+    assert_eq!(
+        answers(&b, &["root-cause"], &STEP_TIMES),
+        answers(&a, &["root-cause"], &STEP_TIMES)
+    );
+}
+
+#[test]
+fn a_file_that_is_not_otlp_is_refused_saying_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("x.db");
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "other.json",
+            r#"{"spans": [], "service": "x"}"#,
+            "other.json: line 1 is not OTLP/JSON: found an object with the keys `service`, `spans` instead of `resourceSpans`",
+        ),
+        (
+            "dataset.jsonl",
+            "{\"asof\": 1, \"incident\": {\"id\": \"x\"}}\n",
+            "dataset.jsonl: line 1 is an asof JSON Lines dataset, not an OTLP trace: load it with `asof load`",
+        ),
+        (
+            "notes.txt",
+            "trace of the agent, see attached",
+            "notes.txt: is not OTLP/JSON: it does not start with a JSON object (found \"trace of the agent, see attached\")",
+        ),
+        (
+            "empty.json",
+            "  \n",
+            "empty.json: is empty, not an OTLP/JSON trace",
+        ),
+    ];
+    for (name, text, message) in cases {
+        let input = common::write(dir.path(), name, text);
+        asof()
+            .args(["import", "otlp"])
+            .arg(&input)
+            .arg("--db")
+            .arg(&db)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+        assert!(!db.exists(), "{name}");
+    }
+}
+
+/// The bundled SRE run with its rules: (store, summary, evidence id → source).
+fn sre(dir: &Path) -> (PathBuf, Value, std::collections::HashMap<String, String>) {
+    let db = dir.join("sre.db");
+    let rules = dataset("sre-agent.rules.yaml");
+    let report = import(
+        &dataset("sre-agent.otlp.jsonl"),
+        &db,
+        &["--rules", rules.to_str().unwrap()],
+    );
+    let ev = stdout_json(asof().arg("evidence").arg(&db).args(["--format", "json"]));
+    let sources = ev["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["id"].as_str().unwrap().to_owned(),
+                e["source"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    (db, report, sources)
+}
+
+#[test]
+fn the_bundled_sre_run_imports_with_its_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, report, _) = sre(dir.path());
+    assert_eq!(report["records"], 30);
+    assert_eq!(count(&report["read"], "spans"), 30);
+    assert_eq!(count(&report["read"], "model calls"), 13);
+    assert_eq!(count(&report["read"], "tool spans"), 16);
+    assert_eq!(count(&report["read"], "agent spans"), 1);
+    assert_eq!(
+        count(&report["assertions_by_source"], "belief tool calls"),
+        2
+    );
+    assert_eq!(count(&report["assertions_by_source"], "rules"), 4);
+    // 16 tool calls less the two belief-tool calls, the system prompt, the page.
+    assert_eq!(report["evidence"], 16);
+    assert_eq!(report["skipped"], json!([]));
+    // The kept summary is in the store and its audit report.
+    let md = asof()
+        .arg("export")
+        .arg(&db)
+        .args(["--format", "md"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let md = String::from_utf8(md).unwrap();
+    assert!(md.contains("Imported from "), "{md}");
+    assert!(md.contains("13 model calls"), "{md}");
+    // The hypothesis changed twice: db → network → deploy.
+    let h = stdout_json(asof().arg("history").arg(&db).args([
+        "--topic",
+        "root-cause",
+        "--format",
+        "json",
+    ]));
+    let claims: Vec<&str> = h["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["claim"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        claims,
+        vec![
+            "payments-db-overload",
+            "network-partition-az-b",
+            "bad-deploy-v2-31-0",
+            "bad-deploy-v2-31-0"
+        ]
+    );
+}
+
+#[test]
+fn citations_default_to_exactly_what_was_in_front_of_the_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _, sources) = sre(dir.path());
+    let h = stdout_json(asof().arg("history").arg(&db).args([
+        "--topic",
+        "root-cause",
+        "--format",
+        "json",
+    ]));
+    let cited: Vec<Vec<&str>> = h["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            v["supported_by"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|id| sources[id.as_str().unwrap()].as_str())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        cited,
+        vec![
+            // The first hypothesis: everything the agent had seen.
+            vec!["system", "user", "get_alerts"],
+            // The second: only what arrived since the first — the misleading probe.
+            vec!["network_check"],
+            vec![
+                "search_logs",
+                "query_metrics",
+                "get_slow_queries",
+                "get_deploys"
+            ],
+            vec![
+                "get_diff",
+                "runbook_lookup",
+                "rollback_deploy",
+                "wait_for_rollout",
+                "query_metrics",
+                "query_metrics"
+            ],
+        ]
+    );
+    // A belief tool naming its support by tool call id cites that result.
+    let h = stdout_json(asof().arg("history").arg(&db).args([
+        "--topic",
+        "customer-impact",
+        "--format",
+        "json",
+    ]));
+    let first = &h["versions"][0];
+    assert_eq!(first["valid_from"], "2026-04-14T02:05:12Z");
+    let ids: Vec<&str> = first["supported_by"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| sources[v.as_str().unwrap()].as_str())
+        .collect();
+    assert_eq!(ids, vec!["get_alerts"]);
+    // The what-if on the misleading probe: without it the agent keeps its first
+    // hypothesis until the deploy is found.
+    let fork = dir.path().join("fork.db");
+    let network = sources
+        .iter()
+        .find(|(_, s)| *s == "network_check")
+        .map(|(id, _)| id.clone())
+        .unwrap();
+    let diff = stdout_json(
+        asof()
+            .arg("fork")
+            .arg(&db)
+            .args(["--without", &network, "--format", "json", "--out"])
+            .arg(&fork),
+    );
+    assert_eq!(diff["dropped"], json!(["B3"]));
+    assert_eq!(
+        diff["divergence"][0]["windows"][0]["fork"],
+        "payments-db-overload"
+    );
+}
+
+#[test]
+fn a_rules_match_keeps_a_quote_that_is_verbatim_in_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _, _) = sre(dir.path());
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT text FROM events WHERE kind = 'believe' AND topic = 'root-cause'")
+        .unwrap();
+    let rationales: Vec<String> = stmt
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rationales.len(), 4);
+    // The trace's model-call outputs, by span id.
+    let trace = std::fs::read_to_string(dataset("sre-agent.otlp.jsonl")).unwrap();
+    let mut outputs = std::collections::HashMap::new();
+    for line in trace.lines() {
+        let request: Value = serde_json::from_str(line).unwrap();
+        for span in request["resourceSpans"][0]["scopeSpans"][0]["spans"]
+            .as_array()
+            .unwrap()
+        {
+            for a in span["attributes"].as_array().unwrap() {
+                if a["key"] == "gen_ai.output.messages" {
+                    let messages: Value =
+                        serde_json::from_str(a["value"]["stringValue"].as_str().unwrap()).unwrap();
+                    outputs.insert(span["spanId"].as_str().unwrap().to_owned(), messages);
+                }
+            }
+        }
+    }
+    for r in &rationales {
+        let quote = r
+            .split_once('“')
+            .and_then(|(_, rest)| rest.split_once('”'))
+            .map(|(q, _)| q)
+            .unwrap_or_else(|| panic!("no quote in {r}"));
+        assert!(quote.starts_with("Hypothesis: root cause is "), "{r}");
+        // "… (trace T span S output message M part P)"
+        let locator = r.rsplit_once("(trace ").unwrap().1;
+        let words: Vec<&str> = locator.trim_end_matches(')').split(' ').collect();
+        let (span, m, p) = (words[2], words[5], words[7]);
+        let m: usize = m.parse().unwrap();
+        let p: usize = p.parse().unwrap();
+        let text = outputs[span][m]["parts"][p]["content"].as_str().unwrap();
+        assert!(text.contains(quote), "{quote:?} not in {text:?}");
+    }
+}
+
+/// A hand-made trace as an SDK writes span events on a model call.
+fn span_events_trace(events: Value, extra_spans: Vec<Value>) -> String {
+    let kv = |k: &str, v: &str| json!({"key": k, "value": {"stringValue": v}});
+    let mut spans = vec![
+        json!({"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "00f067aa0ba902b7",
+               "name": "chat m", "kind": 3,
+               "startTimeUnixNano": "1772442600000000000", "endTimeUnixNano": "1772442605000000000",
+               "attributes": [kv("gen_ai.operation.name", "chat"),
+                              kv("gen_ai.input.messages", r#"[{"role":"tool","parts":[{"type":"tool_call_response","id":"call_9","response":"disk full on db-2"}]}]"#),
+                              kv("gen_ai.output.messages", r#"[{"role":"assistant","parts":[{"type":"text","content":"ok"}]}]"#)],
+               "events": events}),
+        json!({"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "00f067aa0ba902b8",
+               "name": "execute_tool df", "kind": 1,
+               "startTimeUnixNano": "1772442590000000000", "endTimeUnixNano": "1772442595000000000",
+               "attributes": [kv("gen_ai.operation.name", "execute_tool"), kv("gen_ai.tool.name", "df"),
+                              kv("gen_ai.tool.call.id", "call_9"), kv("gen_ai.tool.call.result", "disk full on db-2")]}),
+    ];
+    spans.extend(extra_spans);
+    json!({"resourceSpans": [{"resource": {"attributes": [kv("service.name", "ops-agent")]},
+                              "scopeSpans": [{"spans": spans}]}]})
+    .to_string()
+}
+
+#[test]
+fn span_events_retract_cite_by_tool_call_id_and_report_what_they_cannot_read() {
+    let kv = |k: &str, v: Value| {
+        let value = match v {
+            Value::Array(items) => {
+                json!({"arrayValue": {"values": items.into_iter().map(|i| json!({"stringValue": i})).collect::<Vec<_>>()}})
+            }
+            Value::Number(n) => json!({"doubleValue": n}),
+            other => json!({"stringValue": other}),
+        };
+        json!({"key": k, "value": value})
+    };
+    let events = json!([
+        {"timeUnixNano": "1772442601000000000", "name": "asof.belief", "attributes": [
+            kv("asof.topic", json!("root-cause")), kv("asof.claim", json!("disk-full")),
+            kv("asof.confidence", json!(0.7)), kv("asof.valid_from", json!("2026-03-02T09:00:00Z")),
+            kv("asof.supported_by", json!(["call_9", "call_404"]))]},
+        {"timeUnixNano": "1772442602000000000", "name": "asof.belief", "attributes": [
+            kv("asof.topic", json!("root-cause")), kv("asof.confidence", json!(0.7))]},
+        {"timeUnixNano": "1772442604000000000", "name": "asof.retract", "attributes": [
+            kv("asof.topic", json!("root-cause")), kv("asof.reason", json!("the disk was fine"))]},
+    ]);
+    let bad_span = json!({"traceId": "not-an-id", "spanId": "00f067aa0ba902b9", "name": "x",
+        "startTimeUnixNano": "1", "endTimeUnixNano": "2"});
+    let bad_messages = json!({"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "00f067aa0ba902ba",
+        "name": "chat m", "startTimeUnixNano": "1772442606000000000", "endTimeUnixNano": "1772442607000000000",
+        "attributes": [{"key": "gen_ai.input.messages", "value": {"stringValue": "[{broken"}}]});
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::write(
+        dir.path(),
+        "trace.json",
+        &span_events_trace(events, vec![bad_span, bad_messages]),
+    );
+    let db = dir.path().join("t.db");
+    let report = import(&input, &db, &[]);
+    let h = stdout_json(asof().arg("history").arg(&db).args([
+        "--topic",
+        "root-cause",
+        "--format",
+        "json",
+    ]));
+    let v = &h["versions"][0];
+    assert_eq!(v["agent"], "ops-agent");
+    assert_eq!(v["claim"], "disk-full");
+    assert_eq!(v["supported_by"], json!(["T1"]));
+    assert_eq!(v["valid_from"], "2026-03-02T09:00:00Z");
+    assert_eq!(v["closed"], json!({"by": "R1", "kind": "retracted"}));
+    assert_eq!(v["superseded_at"], "2026-03-02T09:10:04Z");
+    let skipped = report["skipped"].to_string();
+    for expected in [
+        "cites call_404, which is no evidence id or tool call id of this trace: citation dropped",
+        "asof.belief event: it names no asof.claim",
+        "neither hex nor base64",
+        "gen_ai.input.messages is not valid JSON",
+        "00f067aa0ba902ba",
+    ] {
+        assert!(skipped.contains(expected), "{expected}: {skipped}");
+    }
+    assert_eq!(report["skipped"].as_array().unwrap().len(), 4, "{skipped}");
+    assert_eq!(
+        count(&report["assertions_by_source"], "asof.retract span events"),
+        1
+    );
+    // The span whose messages cannot be read is no model call.
+    assert_eq!(
+        count(&report["defaults"], "model calls under no agent span"),
+        1
+    );
+}
+
+#[test]
+fn a_trace_is_a_source_for_every_query_command() {
+    let trace = fixture("genai.jsonl");
+    let believed = stdout_json(asof().arg("believed").arg(&trace).args([
+        "--at",
+        "2026-03-02T09:11:00Z",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(believed["beliefs"][0]["claim"], "payments-db-overload");
+    asof()
+        .arg("influence")
+        .arg(&trace)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("T3"));
+    let dir = tempfile::tempdir().unwrap();
+    let fork = dir.path().join("f.db");
+    let diff = stdout_json(
+        asof()
+            .arg("fork")
+            .arg(&trace)
+            .args(["--without", "T3", "--format", "json", "--out"])
+            .arg(&fork),
+    );
+    assert_eq!(diff["scaled"][0]["assertion"], "B1");
+    asof()
+        .arg("tui")
+        .arg(&trace)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("not a terminal"));
+}
+
+#[test]
+fn a_generated_trace_of_100k_spans_imports() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("big.otlp.jsonl");
+    asof()
+        .args(["gen", "--otlp", "--events", "100000", "-o"])
+        .arg(&trace)
+        .assert()
+        .success();
+    let db = dir.path().join("big.db");
+    let report = import(&trace, &db, &[]);
+    assert_eq!(report["records"], 100_000);
+    assert_eq!(count(&report["read"], "model calls"), 49_998);
+    assert_eq!(count(&report["read"], "agent spans"), 4);
+    // Every tenth step records a belief through the belief tool.
+    assert_eq!(report["assertions"], 4_999);
+    assert_eq!(report["skipped"], json!([]));
+    asof().arg("check").arg(&db).assert().success();
+}

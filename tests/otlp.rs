@@ -606,3 +606,54 @@ fn a_generated_trace_of_100k_spans_imports() {
     assert_eq!(report["skipped"], json!([]));
     asof().arg("check").arg(&db).assert().success();
 }
+
+#[test]
+fn hostile_traces_fail_cleanly_or_skip_what_they_cannot_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    // Deep nesting and invalid UTF-8 are refused with their reason, no store.
+    let deep = format!(
+        "{{\"resourceSpans\":{}{}}}",
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
+    let cases = [
+        ("deep.json", deep.into_bytes(), "recursion limit exceeded"),
+        (
+            "bytes.jsonl",
+            b"{\"resourceSpans\":[]}\n\xff\xfe\n".to_vec(),
+            "not valid UTF-8 (byte 21)",
+        ),
+    ];
+    for (name, bytes, message) in cases {
+        let input = dir.path().join(name);
+        std::fs::write(&input, bytes).unwrap();
+        asof()
+            .args(["import", "otlp"])
+            .arg(&input)
+            .arg("--db")
+            .arg(&db)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+        assert!(!db.exists(), "{name}");
+    }
+    // A trace exported twice (an exporter's retry) and a truncated last line:
+    // one copy is read, the rest is reported.
+    let once = std::fs::read_to_string(fixture("genai.jsonl")).unwrap();
+    let twice = format!("{once}{once}{}", &once[..once.len() / 2]);
+    let input = common::write(dir.path(), "twice.jsonl", &twice);
+    let report = import(&input, &db, &[]);
+    assert_eq!(report["evidence"], 3);
+    assert_eq!(report["assertions"], 1);
+    let skipped = report["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 6, "{report}");
+    assert!(
+        skipped[0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("is not valid JSON")
+    );
+    assert_eq!(skipped[0]["location"], "line 3");
+    assert!(skipped[1..].iter().all(|s| s["reason"] == "exported again (same trace and span id): the copy is not read"));
+}

@@ -148,6 +148,22 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
     let lines = requests(file, text, &mut report, |line, request, report| {
         collect(line, request, report, &mut spans)
     })?;
+    // A span exported twice (an exporter's retry) is one span.
+    let mut seen: HashSet<(String, String)> = HashSet::new();
+    let mut copies: Vec<String> = Vec::new();
+    spans.retain(|s| {
+        let first = seen.insert((s.trace.clone(), s.id.clone()));
+        if !first {
+            copies.push(s.id.clone());
+        }
+        first
+    });
+    for id in copies {
+        report.skipped.push(Skipped {
+            location: format!("span {id}"),
+            reason: "exported again (same trace and span id): the copy is not read".into(),
+        });
+    }
     report.read.add("lines", lines);
     report.read.add("spans", report.records);
     if spans.is_empty() {
@@ -950,7 +966,7 @@ fn requests(
 fn describe(text: &str, e: &serde_json::Error) -> String {
     let value = match serde_json::from_str::<Value>(text) {
         Ok(v) => v,
-        Err(_) => return format!("is not valid JSON ({e})"),
+        Err(not_json) => return format!("is not valid JSON ({not_json})"),
     };
     let Value::Object(map) = &value else {
         return format!(

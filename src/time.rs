@@ -249,20 +249,21 @@ pub fn format_with(micros: Micros, pattern: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Parses what a person types into a jump prompt: anything [`parse`] takes, or
-/// `YYYY-MM-DD HH:MM[:SS]` / `HH:MM[:SS]` read as UTC (the UI shows UTC), the
-/// latter on the day of `today`.
-pub fn parse_loose(text: &str, today: Micros) -> Result<Micros, TimeError> {
+/// A time as people type it, in the CLI's `--at`/`--about` and the TUI's jump
+/// prompt alike: `now`; RFC 3339 with an offset; `YYYY-MM-DD`; `YYYY-MM-DD HH:MM[:SS]`
+/// (UTC); or `HH:MM[:SS]` (UTC, on the day of `today`). A date-time written with
+/// `T` but no offset is refused as in datasets (ambiguous).
+pub fn parse_user(text: &str, now: Micros, today: Micros) -> Result<Micros, String> {
     let text = text.trim();
-    if let Ok(t) = parse(text) {
-        return Ok(t);
+    if text.eq_ignore_ascii_case("now") {
+        return Ok(now);
     }
-    for fmt in [
-        "%Y-%m-%d %H:%M:%S",
-        "%Y-%m-%d %H:%M",
-        "%Y-%m-%dT%H:%M:%S",
-        "%Y-%m-%dT%H:%M",
-    ] {
+    match parse(text) {
+        Ok(t) => return Ok(t),
+        Err(e @ (TimeError::NoOffset(_) | TimeError::OutOfRange(_))) => return Err(e.to_string()),
+        Err(TimeError::Malformed(_)) => {}
+    }
+    for fmt in ["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"] {
         if let Ok(naive) = chrono::NaiveDateTime::parse_from_str(text, fmt) {
             return Ok(naive.and_utc().timestamp_micros());
         }
@@ -275,7 +276,9 @@ pub fn parse_loose(text: &str, today: Micros) -> Result<Micros, TimeError> {
             }
         }
     }
-    Err(TimeError::Malformed(text.to_owned()))
+    Err(format!(
+        "`{text}` is not a time: write 2026-03-03T12:00:00Z, 2026-03-03 12:00 (UTC), 2026-03-03, 12:00 (UTC, that day) or now"
+    ))
 }
 
 #[cfg(test)]
@@ -375,8 +378,14 @@ mod tests {
             format_interval_short(Interval::new(t, OPEN)),
             "[03-02 09:05, ∞)"
         );
-        assert_eq!(parse_loose("2026-03-02 09:05", 0), Ok(t));
-        assert_eq!(parse_loose("09:05", t - 3_600_000_000), Ok(t));
-        assert!(parse_loose("soon", t).is_err());
+        assert_eq!(parse_user("2026-03-02 09:05", 0, 0), Ok(t));
+        assert_eq!(parse_user("09:05", 0, t - 3_600_000_000), Ok(t));
+        assert_eq!(parse_user(" now ", 42, t), Ok(42));
+        assert!(parse_user("soon", 0, t).unwrap_err().contains("or now"));
+        assert!(
+            parse_user("2026-03-02T09:05:00", 0, t)
+                .unwrap_err()
+                .contains("no UTC offset")
+        );
     }
 }

@@ -5,7 +5,9 @@ use asof::cli::source;
 use asof::query::timeline::Timeline;
 use asof::time::parse;
 use asof::tui::action::Action;
-use asof::tui::app::{App, BeliefRowKind, Focus, Popup, SPEEDS_MS, TICK_MS};
+use asof::tui::app::{App, Focus, SPEEDS_MS, TICK_MS};
+use asof::tui::state::beliefs::{BeliefRowKind, agent_of, claim_of};
+use asof::tui::state::popup::Popup;
 use asof::tui::theme::Theme;
 use asof::tui::ui;
 use proptest::prelude::*;
@@ -56,14 +58,16 @@ fn find(buffer: &Buffer, needle: &str) -> (u16, u16) {
 }
 
 fn rows_of(app: &App) -> Vec<(BeliefRowKind, String, String, String)> {
-    app.belief_visible
+    app.beliefs
+        .list
+        .items()
         .iter()
         .map(|&i| {
-            let r = &app.belief_rows[i];
+            let r = &app.beliefs.rows[i];
             (
                 r.kind.clone(),
-                app.row_agent(r).to_owned(),
-                app.row_claim(r).to_owned(),
+                agent_of(&app.timeline, r).to_owned(),
+                claim_of(&app.timeline, r).to_owned(),
                 r.note.clone(),
             )
         })
@@ -90,7 +94,7 @@ fn opens_at_the_end_and_steps_between_events() {
     assert_eq!(app.cursor, at("2026-03-02T09:20:00Z"));
     let before = app.cursor;
     app.update(Action::StepForward);
-    assert_eq!(app.cursor - before, app.step());
+    assert_eq!(app.cursor - before, app.scrubber.step());
     app.update(Action::StepBack);
     assert_eq!(app.cursor, before);
     app.update(Action::End);
@@ -101,19 +105,19 @@ fn opens_at_the_end_and_steps_between_events() {
 fn zoom_narrows_around_the_cursor_and_keeps_it_in_view() {
     let mut app = demo(false, (120, 40));
     app.seek(at("2026-03-03T12:10:00Z"));
-    let full = app.view.1 - app.view.0;
+    let full = app.scrubber.view.1 - app.scrubber.view.0;
     app.update(Action::ZoomIn);
     app.update(Action::ZoomIn);
-    assert_eq!(app.view.1 - app.view.0, full / 4);
-    assert!(app.view.0 <= app.cursor && app.cursor <= app.view.1);
-    let step = app.step();
+    assert_eq!(app.scrubber.view.1 - app.scrubber.view.0, full / 4);
+    assert!(app.scrubber.view.0 <= app.cursor && app.cursor <= app.scrubber.view.1);
+    let step = app.scrubber.step();
     app.update(Action::ZoomOut);
-    assert!(app.step() >= step);
+    assert!(app.scrubber.step() >= step);
     for _ in 0..10 {
         app.update(Action::ZoomOut);
     }
     assert_eq!(
-        app.view.1 - app.view.0,
+        app.scrubber.view.1 - app.scrubber.view.0,
         full,
         "never wider than the whole log"
     );
@@ -122,10 +126,10 @@ fn zoom_narrows_around_the_cursor_and_keeps_it_in_view() {
         app.update(Action::ZoomIn);
     }
     assert!(
-        app.view.1 - app.view.0 >= 60_000_000,
+        app.scrubber.view.1 - app.scrubber.view.0 >= 60_000_000,
         "at least a minute wide"
     );
-    assert!(app.view.0 <= app.cursor && app.cursor <= app.view.1);
+    assert!(app.scrubber.view.0 <= app.cursor && app.cursor <= app.scrubber.view.1);
 }
 
 #[test]
@@ -196,8 +200,11 @@ fn the_selection_follows_the_same_belief_as_the_cursor_moves() {
     assert_eq!(app.focus, Focus::Beliefs);
     app.update(Action::Down);
     let selected = |app: &App| {
-        app.row_claim(&app.belief_rows[app.belief_visible[app.belief_selected]])
-            .to_owned()
+        claim_of(
+            &app.timeline,
+            &app.beliefs.rows[app.beliefs.list.items()[app.beliefs.list.selected()]],
+        )
+        .to_owned()
     };
     assert_eq!(selected(&app), "Payments DB primary overloaded");
     app.update(Action::NextEvent);
@@ -263,12 +270,12 @@ fn filter_narrows_the_focused_list_and_esc_clears_it() {
     for c in "audit".chars() {
         app.update(Action::Type(c));
     }
-    assert_eq!(app.evidence_visible.len(), 1, "live as you type");
+    assert_eq!(app.evidence.list.items().len(), 1, "live as you type");
     app.update(Action::Open);
     assert!(app.popup.is_none());
-    assert_eq!(app.evidence_filter, "audit");
+    assert_eq!(app.evidence.list.filter, "audit");
     app.update(Action::Back);
-    assert_eq!(app.evidence_visible.len(), 33);
+    assert_eq!(app.evidence.list.items().len(), 33);
 
     app.update(Action::FocusPrev);
     app.update(Action::FocusPrev);
@@ -279,9 +286,15 @@ fn filter_narrows_the_focused_list_and_esc_clears_it() {
     }
     app.update(Action::Open);
     let topics: Vec<&str> = app
-        .belief_visible
+        .beliefs
+        .list
+        .items()
         .iter()
-        .map(|&i| app.row_topic(&app.belief_rows[i]))
+        .map(|&i| {
+            app.timeline.header.topics[app.beliefs.rows[i].topic]
+                .id
+                .as_str()
+        })
         .collect();
     assert!(topics.iter().all(|t| *t == "severity"), "{topics:?}");
 }
@@ -299,7 +312,7 @@ fn jump_takes_typed_times_and_reports_bad_ones() {
     for c in "09:00".chars() {
         app.update(Action::Type(c));
     }
-    app.update(Action::Erase);
+    app.update(Action::Edit(asof::tui::action::Edit::Backspace));
     app.update(Action::Type('5'));
     app.update(Action::Open);
     assert_eq!(
@@ -307,16 +320,32 @@ fn jump_takes_typed_times_and_reports_bad_ones() {
         at("2026-03-03T09:05:00Z"),
         "a clock time on the cursor's day"
     );
+    // A time that does not read keeps the prompt open with its text, to mend.
     app.update(Action::Jump);
-    app.update(Action::Type('x'));
+    for c in "03-03 12:0x".chars() {
+        app.update(Action::Type(c));
+    }
     app.update(Action::Open);
+    let Some(Popup::Prompt(prompt)) = &app.popup else {
+        panic!("the prompt stays open: {:?}", app.popup);
+    };
+    assert_eq!(prompt.text, "03-03 12:0x");
     assert!(
-        app.status
-            .as_deref()
-            .unwrap()
-            .starts_with("jump: `x` is not")
+        prompt.error.as_deref().unwrap().contains("is not a time"),
+        "{prompt:?}"
     );
+    assert!(text(&draw(&app)).contains("is not a time: write 2026-03-03T12:00:00Z"));
     assert_eq!(app.cursor, at("2026-03-03T09:05:00Z"));
+    app.update(Action::Edit(asof::tui::action::Edit::Home));
+    for c in "2026-".chars() {
+        app.update(Action::Type(c));
+    }
+    app.update(Action::Edit(asof::tui::action::Edit::End));
+    app.update(Action::Edit(asof::tui::action::Edit::Backspace));
+    app.update(Action::Type('5'));
+    app.update(Action::Open);
+    assert!(app.popup.is_none());
+    assert_eq!(app.cursor, at("2026-03-03T12:05:00Z"));
 }
 
 #[test]
@@ -353,23 +382,34 @@ fn play_advances_one_event_per_interval_and_stops_at_the_end() {
 fn the_mouse_seeks_selects_and_scrolls() {
     let mut app = demo(false, (120, 40));
     let areas = app.areas();
-    let lanes = ui::scrubber::lanes_area(areas.scrubber);
+    let lanes = asof::tui::layout::scrubber_lanes(areas.scrubber);
     app.update(Action::Click(lanes.x, lanes.y));
-    assert_eq!(app.cursor, app.view.0);
+    assert_eq!(
+        app.cursor,
+        app.scrubber.time_at_column(areas.scrubber, lanes.x)
+    );
+    // A click lands on a time the zoom resolves, not on a microsecond.
+    assert_eq!(
+        app.cursor % 60_000_000,
+        0,
+        "{}",
+        asof::time::format(app.cursor)
+    );
+    assert!(app.cursor - app.scrubber.view.0 < app.scrubber.step() * 2);
     app.update(Action::Click(lanes.x + lanes.width - 1, lanes.y));
     assert!(app.cursor > at("2026-03-16T00:00:00Z"));
     let beliefs = areas.beliefs.unwrap();
     app.update(Action::Click(beliefs.x + 3, beliefs.y + 3));
     assert_eq!(app.focus, Focus::Beliefs);
-    assert_eq!(app.belief_selected, 2);
+    assert_eq!(app.beliefs.list.selected(), 2);
     let before = app.cursor;
     app.update(Action::Wheel(false, lanes.x + 5, lanes.y));
-    assert_eq!(app.cursor, before - app.step());
+    assert_eq!(app.cursor, before - app.scrubber.step());
     let evidence = areas.evidence.unwrap();
-    let before = app.evidence_selected;
+    let before = app.evidence.list.selected();
     app.update(Action::Wheel(false, evidence.x + 2, evidence.y + 3));
     assert_eq!(
-        (app.focus, app.evidence_selected),
+        (app.focus, app.evidence.list.selected()),
         (Focus::Evidence, before - 3)
     );
 }
@@ -387,17 +427,20 @@ fn help_lists_every_key_and_esc_closes_it() {
         "Tab/S-Tab",
         "Enter",
         "/",
-        "Esc/q",
+        "Esc",
         "Ctrl-C",
-        "reconfirmation",
     ] {
         assert!(screen.contains(needle), "help shows {needle}:\n{screen}");
     }
     app.update(Action::Back);
     assert!(app.popup.is_none());
     assert!(!app.quit);
+    // Esc never quits: with nothing to close it says what does.
     app.update(Action::Back);
-    assert!(app.quit, "Esc with nothing to close quits");
+    assert!(!app.quit, "Esc with nothing to close does not quit");
+    assert_eq!(app.status.as_deref(), Some("nothing to close: q quits"));
+    app.update(Action::Quit);
+    assert!(app.quit);
 }
 
 fn snapshot_app(size: (u16, u16)) -> App {
@@ -436,12 +479,12 @@ fn key_cells_carry_their_styles() {
     app.update(Action::Down);
     let buffer = draw(&app);
     // The selected belief is in reverse video.
-    let (x, y) = find(&buffer, "triage   Bad deploy");
+    let (x, y) = find(&buffer, "triage Bad deploy");
     assert!(buffer[(x, y)].modifier.contains(Modifier::REVERSED));
     // The belief closed just now is struck through.
-    let (_, y) = find(&buffer, "superseded by B19");
-    let (x, _) = find(&buffer, "triage   Expired TLS");
-    let x = x + "triage   ".chars().count() as u16;
+    let (_, y) = find(&buffer, "✗ supe");
+    let (x, _) = find(&buffer, "triage Expired TLS");
+    let x = x + "triage ".chars().count() as u16;
     assert!(buffer[(x, y)].modifier.contains(Modifier::CROSSED_OUT));
     // Late evidence stands out without colour (bold) ...
     let (x, y) = find(&buffer, "!1d 1h");
@@ -528,13 +571,24 @@ fn snapshot_plane_of_a_late_arriving_log() {
     app.update(Action::FocusNext);
     assert_eq!(app.focus, Focus::Plane);
     let area = app.areas().plane.unwrap();
-    let grid = ui::plane::grid_area(area);
+    let grid = asof::tui::layout::plane_grid(area);
     // Crosshair on the clipped "backed up" piece: about 09:00, as of the end.
-    app.update(Action::Click(grid.x + grid.width / 3, grid.y));
+    // `v` frees the valid cursor where it is; ← walks it back, the plane following.
+    app.update(Action::ToggleValid);
+    assert_eq!(app.valid_at(), app.cursor, "freed in place");
+    while app.valid_at() > at("2026-05-04T09:00:00Z") {
+        app.update(Action::PlaneLeft);
+    }
+    let g = asof::tui::plane::Geometry::new(&app.plane.plane, grid);
     assert!(
-        app.reading.text.contains(": backed up (0.90)"),
+        g.col_of(app.valid_at()).is_some(),
+        "the crosshair stays on the plot"
+    );
+    let _ = grid;
+    assert!(
+        app.plane.reading.text.contains(": backed up (0.90)"),
         "{}",
-        app.reading.text
+        app.plane.reading.text
     );
     insta::assert_snapshot!(text(&draw(&app)));
 }
@@ -560,7 +614,7 @@ fn the_crosshair_reading_always_agrees_with_believed() {
         }
         app.update(Action::FocusNext);
         let area = app.areas().plane.unwrap();
-        let grid = ui::plane::grid_area(area);
+        let grid = asof::tui::layout::plane_grid(area);
         let mut checked = 0;
         for (zoom, y_step, x_step) in [(0, 1, 3), (2, 2, 5)] {
             for _ in 0..zoom {
@@ -569,22 +623,22 @@ fn the_crosshair_reading_always_agrees_with_believed() {
             for y in (grid.y..grid.bottom()).step_by(y_step) {
                 for x in (grid.x..grid.right()).step_by(x_step) {
                     app.update(Action::Click(x, y));
-                    let topic = app.timeline.header.topics[app.plane.topic].id.clone();
+                    let topic = app.timeline.header.topics[app.plane.plane.topic].id.clone();
                     let filter = asof::query::Filter {
-                        agent: app.plane.agent.clone(),
+                        agent: app.plane.plane.agent.clone(),
                         topic: Some(topic),
                     };
                     let sql =
                         asof::query::believed(&store, app.cursor, Some(app.valid_at()), &filter)
                             .unwrap();
                     let ids: Vec<u64> = sql.iter().map(|b| b.version.id).collect();
-                    assert_eq!(app.reading.versions, ids, "{dataset} at ({x}, {y})");
+                    assert_eq!(app.plane.reading.versions, ids, "{dataset} at ({x}, {y})");
                     match sql.first() {
-                        Some(b) => assert!(app.reading.text.contains(&*b.version.claim)),
+                        Some(b) => assert!(app.plane.reading.text.contains(&*b.version.claim)),
                         None => assert!(
-                            app.reading.text.ends_with(": nothing"),
+                            app.plane.reading.text.ends_with(": nothing"),
                             "{}",
-                            app.reading.text
+                            app.plane.reading.text
                         ),
                     }
                     checked += 1;
@@ -598,7 +652,7 @@ fn the_crosshair_reading_always_agrees_with_believed() {
 #[test]
 fn v_frees_the_valid_cursor_and_arrows_move_it() {
     let mut app = snapshot_app((120, 40));
-    assert!(!app.valid_free);
+    assert!(!app.plane.valid_free);
     assert_eq!(
         app.valid_at(),
         app.cursor,
@@ -607,14 +661,14 @@ fn v_frees_the_valid_cursor_and_arrows_move_it() {
     app.update(Action::FocusNext);
     app.update(Action::FocusNext);
     app.update(Action::ToggleValid);
-    assert!(app.valid_free);
+    assert!(app.plane.valid_free);
     assert!(
         text(&draw(&app)).contains("about ▸ "),
         "the header shows the free valid cursor"
     );
     let before = (app.valid_at(), app.cursor);
     app.update(Action::PlaneRight);
-    assert_eq!(app.valid_at(), before.0 + app.plane.valid_step());
+    assert_eq!(app.valid_at(), before.0 + app.plane.plane.valid_step());
     assert_eq!(app.cursor, before.1, "recorded time stays");
     app.update(Action::PlaneUp);
     assert!(app.cursor > before.1);
@@ -637,12 +691,15 @@ fn the_plane_follows_the_selected_topic_and_draws_an_empty_topic() {
     std::fs::write(&path, yaml).unwrap();
     let mut app = app_for(path.to_str().unwrap(), (120, 40));
     app.update(Action::FocusNext);
-    assert_eq!(app.plane.topic, 0);
-    assert_eq!(app.plane.shapes.len(), 1);
+    assert_eq!(app.plane.plane.topic, 0);
+    assert_eq!(app.plane.plane.shapes.len(), 1);
     app.update(Action::Bottom);
-    assert_eq!(app.plane.topic, 1);
-    assert!(app.plane.shapes.is_empty());
-    assert_eq!(app.reading.text, "no agent holds beliefs on this topic");
+    assert_eq!(app.plane.plane.topic, 1);
+    assert!(app.plane.plane.shapes.is_empty());
+    assert_eq!(
+        app.plane.reading.text,
+        "no agent holds beliefs on this topic"
+    );
     let screen = text(&draw(&app));
     assert!(screen.contains("Plane · empty · no agent"), "{screen}");
 }
@@ -666,7 +723,9 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     app.update(Action::FocusPrev);
     assert_eq!(app.focus, Focus::Evidence);
     let e15 = app
-        .evidence_visible
+        .evidence
+        .list
+        .items()
         .iter()
         .position(|&i| app.timeline.evidence[i].evidence.id == "E15")
         .unwrap();
@@ -675,7 +734,7 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
         app.update(Action::Down);
     }
     app.update(Action::Fork);
-    assert_eq!(app.busy.as_deref(), Some("replaying without E15"));
+    assert_eq!(app.whatif.busy.as_deref(), Some("replaying without E15"));
     let request = app.take_fork_request();
     assert_eq!(request.as_deref(), Some("E15"));
     assert_eq!(app.take_fork_request(), None, "handed out once");
@@ -691,8 +750,8 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     let parent = asof::engine::replay(&log.header, &log.events);
     let result = asof::tui::whatif::run_fork(&log, &parent, "demo", "E15");
     app.fork_finished(result);
-    assert!(app.busy.is_none());
-    assert_eq!(app.popup, Some(Popup::Compare));
+    assert!(app.whatif.busy.is_none());
+    assert!(matches!(app.popup, Some(Popup::Compare(_))));
     let screen = text(&draw(&app));
     assert!(
         screen.contains("What-if without E15 — a replay, not a causal model"),
@@ -705,16 +764,17 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     insta::assert_snapshot!("compare_view", screen);
 
     app.update(Action::Compare);
-    assert!(app.showing_fork && app.popup.is_none());
+    assert!(app.whatif.showing_fork && app.popup.is_none());
     assert!(app.timeline.label.contains("without E15"));
     assert_eq!(app.timeline.evidence.len(), 32);
     assert!(text(&draw(&app)).contains("WHAT-IF without E15: a replay, not a causal model"));
     app.seek(at("2026-03-03T13:00:00Z"));
     let claims: Vec<&str> = app
-        .belief_rows
+        .beliefs
+        .rows
         .iter()
-        .filter(|r| app.row_agent(r) == "triage" && r.topic == 0)
-        .map(|r| app.row_claim(r))
+        .filter(|r| agent_of(&app.timeline, r) == "triage" && r.topic == 0)
+        .map(|r| claim_of(&app.timeline, r))
         .collect();
     assert_eq!(
         claims,
@@ -722,7 +782,7 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
         "no deploy theory in the fork"
     );
     app.update(Action::Compare);
-    assert!(!app.showing_fork);
+    assert!(!app.whatif.showing_fork);
     assert_eq!(app.timeline.evidence.len(), 33);
 }
 
@@ -731,12 +791,12 @@ fn fork_failures_show_in_the_ui_and_influence_fills_a_column() {
     let mut app = snapshot_app((120, 40));
     app.fork_finished(Err("boom".into()));
     assert_eq!(app.status.as_deref(), Some("fork failed: boom"));
-    assert!(app.fork.is_none());
+    assert!(app.whatif.fork.is_none());
     let log = demo_log();
     let parent = asof::engine::replay(&log.header, &log.events);
     app.influence_ready(asof::fork::influence::influence(&log, &parent));
     assert_eq!(
-        app.influence.get("E15").map(String::as_str),
+        app.whatif.influence.get("E15").map(String::as_str),
         Some("shift -1d 22h")
     );
     let screen = text(&draw(&app));

@@ -87,8 +87,22 @@ fn the_tui_starts_answers_keys_and_restores_the_terminal() {
     wait_for(&name, "event 1/81");
     tmux(&["send-keys", "-t", &name, "]"]);
     wait_for(&name, "event 2/81");
+    // Help scrolls (issue: popups cut off at small sizes): End shows its last lines.
     tmux(&["send-keys", "-t", &name, "?"]);
-    wait_for(&name, "Help · Esc closes");
+    let help = wait_for(&name, "Esc closes");
+    assert!(help.contains("lines 1-"), "{help}");
+    tmux(&["send-keys", "-t", &name, "End"]);
+    wait_for(&name, "nothing changes");
+    tmux(&["send-keys", "-t", &name, "Escape"]);
+    // Esc with nothing open does not quit; it says what does.
+    tmux(&["send-keys", "-t", &name, "Escape"]);
+    wait_for(&name, "nothing to close: q quits");
+    // In a prompt, q is text and Home/End move the caret; a bad time keeps the text.
+    tmux(&["send-keys", "-t", &name, ":"]);
+    wait_for(&name, "Jump to recorded time");
+    tmux(&["send-keys", "-t", &name, "q", "Home", "x", "Enter"]);
+    let prompt = wait_for(&name, "is not a time");
+    assert!(prompt.contains("> xq"), "{prompt}");
     tmux(&["send-keys", "-t", &name, "Escape"]);
     tmux(&["resize-window", "-t", &name, "-x", "50", "-y", "12"]);
     wait_for(&name, "Terminal too small");

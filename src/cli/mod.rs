@@ -149,14 +149,13 @@ pub struct SourceArg {
     pub source: Option<PathBuf>,
 }
 
-/// Parses a time argument: RFC 3339 with offset, `YYYY-MM-DD`, or `now`.
+/// Parses a time argument as the TUI's jump prompt does (`time::parse_user`): RFC 3339
+/// with an offset, `YYYY-MM-DD`, `YYYY-MM-DD HH:MM` (UTC), `HH:MM` (today, UTC) or `now`.
 /// `now` is captured once per process, so `--at now --about now` is `current`.
 pub fn parse_time_arg(text: &str) -> Result<i64, String> {
     static NOW: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
-    if text.eq_ignore_ascii_case("now") {
-        return Ok(*NOW.get_or_init(crate::time::now));
-    }
-    crate::time::parse(text).map_err(|e| e.to_string())
+    let now = *NOW.get_or_init(crate::time::now);
+    crate::time::parse_user(text, now, now)
 }
 
 /// Opens the TUI on SOURCE; when stdout is not a terminal, prints a hint instead.

@@ -16,8 +16,13 @@ pub enum Action {
     PlaneDown,
     PlaneZoomIn,
     PlaneZoomOut,
-    /// Esc: close a popup, clear a filter, or quit.
+    /// Esc: close a popup, clear a filter, or stop playing (it never quits).
     Back,
+    /// `p`: the plane full-screen, or back.
+    PlaneFull,
+    /// ←/→ in a popup: scroll wide text sideways.
+    ScrollLeft,
+    ScrollRight,
     StepBack,
     StepForward,
     PrevEvent,
@@ -43,7 +48,8 @@ pub enum Action {
     Jump,
     /// A typed character for the open text prompt.
     Type(char),
-    Erase,
+    /// Editing the open prompt's text.
+    Edit(Edit),
     /// Mouse: a left click at (column, row) of the screen.
     Click(u16, u16),
     /// Mouse wheel at (column, row): `true` scrolls down / forward.
@@ -51,4 +57,15 @@ pub enum Action {
     Resize(u16, u16),
     /// The play clock ticked.
     Tick,
+}
+
+/// Editing keys of a text prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edit {
+    Backspace,
+    Delete,
+    Left,
+    Right,
+    Home,
+    End,
 }

@@ -1,7 +1,7 @@
 //! The one keymap. Keys become [`Action`]s here and nowhere else; the footer
 //! hints and the `?` help overlay are generated from the same table.
 
-use super::action::Action;
+use super::action::{Action, Edit};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// Where a binding applies. Focused-panel bindings win over global ones.
@@ -12,6 +12,8 @@ pub enum Context {
     Lists,
     Plane,
     Popup,
+    /// A text prompt (`:` jump, `/` filter): typed characters are text.
+    Prompt,
 }
 
 impl Context {
@@ -21,7 +23,8 @@ impl Context {
             Context::Scrubber => "Timeline",
             Context::Lists => "Beliefs and evidence lists",
             Context::Plane => "Plane (valid × recorded time)",
-            Context::Popup => "Popups",
+            Context::Popup => "Popups (help, history, details, compare)",
+            Context::Prompt => "Prompts (: jump, / filter)",
         }
     }
 }
@@ -316,7 +319,7 @@ pub const BINDINGS: &[Binding] = &[
         context: Popup,
         keys: &[Code(KeyCode::Up), Char('k')],
         label: "↑/↓ j/k",
-        help: "scroll",
+        help: "scroll a line (PgUp/PgDn a page, g/G Home/End to the start/end)",
         action: Action::Up,
         hint: Some("scroll"),
     },
@@ -331,14 +334,14 @@ pub const BINDINGS: &[Binding] = &[
     Binding {
         context: Popup,
         keys: &[Code(KeyCode::PageUp)],
-        label: "",
-        help: "",
+        label: "PgUp/PgDn",
+        help: "scroll a page",
         action: Action::PageUp,
-        hint: None,
+        hint: Some("page"),
     },
     Binding {
         context: Popup,
-        keys: &[Code(KeyCode::PageDown)],
+        keys: &[Code(KeyCode::PageDown), Char(' ')],
         label: "",
         help: "",
         action: Action::PageDown,
@@ -346,11 +349,131 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         context: Popup,
-        keys: &[Code(KeyCode::Esc), Char('q')],
-        label: "Esc/q",
+        keys: &[Code(KeyCode::Home), Char('g')],
+        label: "g/G Home/End",
+        help: "to the start / end",
+        action: Action::Top,
+        hint: None,
+    },
+    Binding {
+        context: Popup,
+        keys: &[Code(KeyCode::End), Char('G')],
+        label: "",
+        help: "",
+        action: Action::Bottom,
+        hint: None,
+    },
+    Binding {
+        context: Popup,
+        keys: &[Code(KeyCode::Left), Char('h')],
+        label: "←/→ h/l",
+        help: "scroll wide text sideways",
+        action: Action::ScrollLeft,
+        hint: Some("sideways"),
+    },
+    Binding {
+        context: Popup,
+        keys: &[Code(KeyCode::Right), Char('l')],
+        label: "",
+        help: "",
+        action: Action::ScrollRight,
+        hint: None,
+    },
+    Binding {
+        context: Popup,
+        keys: &[Code(KeyCode::Esc)],
+        label: "Esc",
         help: "close",
         action: Action::Back,
         hint: Some("close"),
+    },
+    Binding {
+        context: Popup,
+        keys: &[Char('?'), Code(KeyCode::F(1))],
+        label: "?",
+        help: "this help (again: close it)",
+        action: Action::Help,
+        hint: None,
+    },
+    Binding {
+        context: Popup,
+        keys: &[Char('q')],
+        label: "q",
+        help: "quit",
+        action: Action::Quit,
+        hint: Some("quit"),
+    },
+    Binding {
+        context: Prompt,
+        keys: &[Code(KeyCode::Enter)],
+        label: "Enter",
+        help: "apply (a time that does not read keeps the text to mend)",
+        action: Action::Open,
+        hint: Some("apply"),
+    },
+    Binding {
+        context: Prompt,
+        keys: &[Code(KeyCode::Esc)],
+        label: "Esc",
+        help: "cancel (a filter: clear it)",
+        action: Action::Back,
+        hint: Some("cancel"),
+    },
+    Binding {
+        context: Prompt,
+        keys: &[Code(KeyCode::Left)],
+        label: "←/→ Home/End",
+        help: "move the caret",
+        action: Action::Edit(Edit::Left),
+        hint: Some("move"),
+    },
+    Binding {
+        context: Prompt,
+        keys: &[Code(KeyCode::Right)],
+        label: "",
+        help: "",
+        action: Action::Edit(Edit::Right),
+        hint: None,
+    },
+    Binding {
+        context: Prompt,
+        keys: &[Code(KeyCode::Home)],
+        label: "",
+        help: "",
+        action: Action::Edit(Edit::Home),
+        hint: None,
+    },
+    Binding {
+        context: Prompt,
+        keys: &[Code(KeyCode::End)],
+        label: "",
+        help: "",
+        action: Action::Edit(Edit::End),
+        hint: None,
+    },
+    Binding {
+        context: Prompt,
+        keys: &[Code(KeyCode::Backspace)],
+        label: "⌫/Del",
+        help: "erase before / after the caret",
+        action: Action::Edit(Edit::Backspace),
+        hint: Some("erase"),
+    },
+    Binding {
+        context: Prompt,
+        keys: &[Code(KeyCode::Delete)],
+        label: "",
+        help: "",
+        action: Action::Edit(Edit::Delete),
+        hint: None,
+    },
+    Binding {
+        context: Global,
+        keys: &[Char('p')],
+        label: "p",
+        help: "the plane full-screen / back (below 100 columns the plane shares the evidence panel's place)",
+        action: Action::PlaneFull,
+        hint: None,
     },
     Binding {
         context: Global,
@@ -364,7 +487,7 @@ pub const BINDINGS: &[Binding] = &[
         context: Global,
         keys: &[Code(KeyCode::Esc)],
         label: "Esc",
-        help: "close a popup, clear a filter, stop playing, else quit",
+        help: "clear a filter, stop playing (never quits: q does)",
         action: Action::Back,
         hint: None,
     },
@@ -407,6 +530,19 @@ pub fn translate(key: &KeyEvent, context: Context) -> Option<Action> {
             .find(|b| b.keys.iter().any(|&k| matches(key, k)))
             .map(|b| b.action)
     };
+    if context == Prompt {
+        // Typed characters are text; only the prompt's own keys do anything else.
+        return lookup(Prompt).or(match key.code {
+            KeyCode::Char(c)
+                if !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+            {
+                Some(Action::Type(c))
+            }
+            _ => None,
+        });
+    }
     lookup(context).or_else(|| {
         if context == Popup {
             None
@@ -421,7 +557,7 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
     let own = BINDINGS.iter().filter(|b| b.context == context);
     let global = BINDINGS
         .iter()
-        .filter(|b| b.context == Global && context != Popup);
+        .filter(|b| b.context == Global && !matches!(context, Popup | Prompt));
     own.chain(global)
         .filter_map(|b| Some((b.label, b.hint?)))
         .collect()
@@ -429,7 +565,7 @@ pub fn hints(context: Context) -> Vec<(&'static str, &'static str)> {
 
 /// Every documented binding, grouped by context, for the help overlay.
 pub fn help() -> Vec<(Context, Vec<(&'static str, &'static str)>)> {
-    [Global, Scrubber, Lists, Plane, Popup]
+    [Global, Scrubber, Lists, Plane, Popup, Prompt]
         .into_iter()
         .map(|ctx| {
             let rows = BINDINGS
@@ -464,7 +600,24 @@ mod tests {
             translate(&press(KeyCode::Char('l')), Context::Lists),
             Some(Action::StepForward)
         );
-        assert_eq!(translate(&press(KeyCode::Char('l')), Context::Popup), None);
+        assert_eq!(
+            translate(&press(KeyCode::Char('l')), Context::Popup),
+            Some(Action::ScrollRight)
+        );
+        assert_eq!(translate(&press(KeyCode::Char('w')), Context::Popup), None);
+        // In a prompt, q and Home are text editing, not quitting or jumping.
+        assert_eq!(
+            translate(&press(KeyCode::Char('q')), Context::Prompt),
+            Some(Action::Type('q'))
+        );
+        assert_eq!(
+            translate(&press(KeyCode::Home), Context::Prompt),
+            Some(Action::Edit(Edit::Home))
+        );
+        assert_eq!(
+            translate(&press(KeyCode::Delete), Context::Prompt),
+            Some(Action::Edit(Edit::Delete))
+        );
         assert_eq!(
             translate(&press(KeyCode::Esc), Context::Popup),
             Some(Action::Back)

@@ -8,18 +8,20 @@
 pub mod action;
 pub mod app;
 pub mod keymap;
+pub mod layout;
 pub mod plane;
+pub mod state;
+pub mod text;
 pub mod theme;
 pub mod ui;
 pub mod whatif;
 
 use action::Action;
-use app::{App, Popup, TICK_MS};
+use app::{App, TICK_MS};
 use ratatui::Terminal;
 use ratatui::backend::{Backend, CrosstermBackend};
 use ratatui::crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEventKind, KeyModifiers,
-    MouseButton, MouseEventKind,
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
 };
 use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{
@@ -46,17 +48,6 @@ pub enum Msg {
 pub fn translate(app: &App, event: &Event) -> Option<Action> {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => {
-            if let Some(Popup::Prompt { .. }) = app.popup {
-                let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-                return match key.code {
-                    KeyCode::Char('c') if ctrl => Some(Action::Quit),
-                    KeyCode::Char(c) if !ctrl => Some(Action::Type(c)),
-                    KeyCode::Backspace => Some(Action::Erase),
-                    KeyCode::Enter => Some(Action::Open),
-                    KeyCode::Esc => Some(Action::Back),
-                    _ => None,
-                };
-            }
             keymap::translate(key, app.context())
         }
         Event::Mouse(m) => match m.kind {
@@ -109,7 +100,7 @@ pub fn run_loop<B: Backend>(
             dispatch(evidence);
         }
         // The clock also ticks while background work runs, for the spinner.
-        playing.store(app.playing || app.busy.is_some(), Ordering::Relaxed);
+        playing.store(app.playing || app.whatif.busy.is_some(), Ordering::Relaxed);
         if app.quit {
             break;
         }

@@ -9,6 +9,7 @@ use crate::model::{CloseKind, Origin};
 use crate::query::Filter;
 use crate::query::timeline::Timeline;
 use crate::time::{self, Interval, Micros, OPEN, format_short};
+use ratatui::layout::Rect;
 use std::collections::HashMap;
 
 /// One version as a rectangle: `valid` × `[from, to)` in recorded time.
@@ -159,12 +160,12 @@ impl Plane {
 
     /// ←/→ in the plane: about a fiftieth of the visible valid range, readable.
     pub fn valid_step(&self) -> i64 {
-        super::app::nice_duration((self.valid_view.1 - self.valid_view.0) / 50)
+        super::state::scrubber::nice_duration((self.valid_view.1 - self.valid_view.0) / 50)
     }
 
     /// ↑/↓ in the plane: about a twentieth of the visible recorded range, readable.
     pub fn recorded_step(&self) -> i64 {
-        super::app::nice_duration((self.recorded_view.1 - self.recorded_view.0) / 20)
+        super::state::scrubber::nice_duration((self.recorded_view.1 - self.recorded_view.0) / 20)
     }
 
     /// Zooms both axes around the crosshair.
@@ -174,13 +175,10 @@ impl Plane {
         self.recorded_view = zoom_range(self.recorded_view, self.recorded_extent, factor, recorded);
     }
 
-    /// Pans the recorded axis, and the valid axis when the valid cursor is free,
-    /// just enough to keep the crosshair in view. (A valid cursor that follows the
-    /// diagonal may lie off the valid axis; the plane marks it at the edge.)
-    pub fn follow(&mut self, valid: Option<Micros>, recorded: Micros) {
-        if let Some(valid) = valid {
-            self.valid_view = pan_to(self.valid_view, valid);
-        }
+    /// Pans both axes just enough to keep the crosshair in view, whether the
+    /// valid cursor is free or follows the diagonal.
+    pub fn follow(&mut self, valid: Micros, recorded: Micros) {
+        self.valid_view = pan_to(self.valid_view, valid);
         self.recorded_view = pan_to(self.recorded_view, recorded);
     }
 
@@ -293,5 +291,88 @@ pub fn reading(
         claim_index: found
             .first()
             .and_then(|b| claims.get(&*b.version.claim).copied()),
+    }
+}
+
+/// The (valid, recorded) instants at a screen cell of the plane's `grid`
+/// (`layout::plane_grid`), if the cell is on it.
+pub fn time_at(plane: &Plane, grid: Rect, x: u16, y: u16) -> Option<(Micros, Micros)> {
+    if grid.width == 0
+        || grid.height == 0
+        || x < grid.x
+        || y < grid.y
+        || x >= grid.right()
+        || y >= grid.bottom()
+    {
+        return None;
+    }
+    let g = Geometry::new(plane, grid);
+    Some((g.valid_at(x - grid.x), g.recorded_at(y - grid.y)))
+}
+
+/// Maps between instants and grid cells; cells are sampled at their centres.
+pub struct Geometry {
+    v0: f64,
+    vspan: f64,
+    r1: f64,
+    rspan: f64,
+    w: f64,
+    h: f64,
+}
+
+impl Geometry {
+    pub fn new(plane: &Plane, grid: Rect) -> Self {
+        let (v0, v1) = plane.valid_view;
+        let (r0, r1) = plane.recorded_view;
+        Geometry {
+            v0: v0 as f64,
+            vspan: (v1 - v0).max(1) as f64,
+            r1: r1 as f64,
+            rspan: (r1 - r0).max(1) as f64,
+            w: grid.width as f64,
+            h: grid.height as f64,
+        }
+    }
+
+    pub fn valid_at(&self, col: u16) -> Micros {
+        (self.v0 + (col as f64 + 0.5) * self.vspan / self.w) as Micros
+    }
+
+    pub fn recorded_at(&self, row: u16) -> Micros {
+        (self.r1 - (row as f64 + 0.5) * self.rspan / self.h) as Micros
+    }
+
+    /// Columns whose centre lies in `[from, to)`.
+    pub fn cols(&self, from: Micros, to: Micros) -> (i64, i64) {
+        let x = |t: Micros| ((t as f64 - self.v0) * self.w / self.vspan - 0.5).ceil();
+        let lo = x(from).max(0.0);
+        let hi = if to == OPEN {
+            self.w
+        } else {
+            x(to).min(self.w)
+        };
+        (lo as i64, hi as i64)
+    }
+
+    /// Rows whose centre lies in `[from, to)` (row 0 is the latest recorded time).
+    pub fn rows(&self, from: Micros, to: Micros) -> (i64, i64) {
+        let y = |t: Micros| (self.r1 - t as f64) * self.h / self.rspan - 0.5;
+        let lo = if to == OPEN {
+            0.0
+        } else {
+            (y(to).floor() + 1.0).max(0.0)
+        };
+        let hi = (y(from).floor() + 1.0).min(self.h);
+        (lo as i64, hi as i64)
+    }
+
+    pub fn col_of(&self, t: Micros) -> Option<i64> {
+        let c = ((t as f64 - self.v0) * self.w / self.vspan).floor();
+        (c >= 0.0 && c < self.w).then_some(c as i64)
+    }
+
+    pub fn row_of(&self, t: Micros) -> Option<i64> {
+        let r = ((self.r1 - t as f64) * self.h / self.rspan).floor();
+        (r >= 0.0 && r < self.h).then_some(r as i64)
     }
 }

@@ -166,3 +166,37 @@ impl Parent {
         Ok((log, replay))
     }
 }
+
+impl Lane {
+    /// The claims either side answers with, in order of first appearance: the
+    /// compare view's legend for this lane.
+    pub fn claims(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for (_, claim) in self.parent.iter().chain(&self.fork) {
+            if let Some(c) = claim.as_deref()
+                && !out.contains(&c)
+            {
+                out.push(c);
+            }
+        }
+        out
+    }
+}
+
+/// How many lines the compare view has: the report and the axis; then per lane
+/// its title, the two answer lanes, the difference marks, the claims' legend
+/// and the time to truth when the topic has a resolution.
+pub fn line_count(fork: &ForkResult) -> usize {
+    let truth = |lane: &Lane| {
+        fork.diff
+            .truth
+            .iter()
+            .any(|(pair, _, _)| pair.0 == lane.agent && pair.1 == lane.topic)
+    };
+    2 + usize::from(fork.lanes.is_empty())
+        + fork
+            .lanes
+            .iter()
+            .map(|l| 5 + usize::from(truth(l)))
+            .sum::<usize>()
+}

@@ -3,15 +3,22 @@
 //! ```text
 //! ┌ ▶ Beliefs held at 03-03 12:10 ──────────────────────────────────────────┐
 //! │root-cause — What is causing checkout payment failures?  ⚠ agents disagree│
-//! │  ■ triage   Bad deploy of checkout-service v4.12  0.70  [03-02 09:05, ∞) …│
-//! │  ● triage   Expired TLS certificate on the card-…  0.50  … ✗ superseded … │
+//! │  ■ triage Bad deploy of checkout-service v4.12  0.70  [03-02 09:05, ∞) … │
+//! │  ● triage Expired TLS certificate on the card-… 0.50  [03-02 09:05, ∞) ✗…│
+//! │▸ triage: Expired TLS certificate on the card-network gateway · 0.50 ·    │
+//! │  valid [03-02 09:05, ∞) · since 03-03 10:30 · superseded by B19          │
 //! └──────────────────────────────────────────────────────────────────────────┘
 //! ```
-//! Only the visible rows are drawn; their text was formatted when the cursor moved.
+//! The claim takes the width there is; the valid interval is shown whenever a
+//! topic has more than one row (it tells "held at once" from "contradicts");
+//! the selected row is repeated whole, wrapped, under the list. Only the rows on
+//! screen are drawn; their text was formatted when the cursor moved.
 
-use super::text::fit;
 use crate::time;
-use crate::tui::app::{App, BeliefCells, BeliefRowKind, Focus};
+use crate::tui::app::{App, Focus};
+use crate::tui::layout;
+use crate::tui::state::beliefs::{BeliefCells, BeliefRowKind, agent_of, claim_of};
+use crate::tui::text::{fit, wrap};
 use crate::tui::theme::claim_glyph;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -19,67 +26,93 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
     let theme = &app.theme;
+    let state = &app.beliefs;
     let focused = app.focus == Focus::Beliefs;
-    let filter = if app.belief_filter.is_empty() {
-        String::new()
+    let filter = if state.list.is_filtered() {
+        format!(
+            " · filter “{}”: {} matches",
+            state.list.filter,
+            state.matches()
+        )
     } else {
-        format!(" · filter “{}”", app.belief_filter)
+        String::new()
+    };
+    let plane_note = if plane_elsewhere {
+        " · plane: Tab to it, or p"
+    } else {
+        ""
     };
     let block = super::panel(
         app,
         focused,
-        format!("Beliefs held at {}{filter}", time::format_short(app.cursor)),
+        format!(
+            "Beliefs held at {}{filter}{plane_note}",
+            time::format_short(app.cursor)
+        ),
     );
-    let inner = block.inner(area);
     frame.render_widget(block, area);
-    let width = inner.width as usize;
-    if width == 0 || inner.height == 0 {
+    let rows_area = layout::belief_rows(area);
+    let width = rows_area.width as usize;
+    if width == 0 || rows_area.height == 0 {
         return;
     }
-    // Columns: glyph, agent, claim (14 to 44 wide), confidence, then the valid
-    // interval and `since` as room allows; the last column shows the row's note
-    // ("✗ superseded by B19 just now") or else its evidence.
-    let longest = app.belief_claim_width.max(14);
-    let fixed = 2 + 2 + 9 + 6;
-    let show_valid = width >= fixed + 14 + 24 + 14;
-    let show_since = width >= fixed + longest.min(44) + 24 + 13 + 20;
-    let reserved = fixed + if show_valid { 24 } else { 0 } + if show_since { 13 } else { 0 } + 21;
-    let claim_w = width.saturating_sub(reserved).clamp(14, longest.min(44));
-
-    let mut lines = Vec::with_capacity(inner.height as usize);
-    let visible = app
-        .belief_visible
+    // Columns: glyph, agent (as wide as the widest, up to 20), claim (the rest),
+    // confidence, the valid interval when the width allows or a topic needs it,
+    // `since` when there is room, then the row's note or its evidence.
+    let agent_w = state.agent_width.clamp(5, 20);
+    let longest = state.claim_width.max(10);
+    let several = state.rows.iter().any(|r| r.several);
+    let marks = state.rows.iter().any(|r| r.right);
+    let fixed = 2 + 2 + agent_w + 1 + 6 + if marks { 2 } else { 0 };
+    let widest_valid = state
+        .cells
         .iter()
-        .enumerate()
-        .skip(app.belief_offset)
-        .take(inner.height as usize);
-    for (pos, &i) in visible {
-        let row = &app.belief_rows[i];
+        .map(|c| crate::tui::text::width(&c.valid))
+        .max()
+        .unwrap_or(0);
+    let show_valid = several || width >= fixed + 16 + widest_valid + 2 + 12;
+    let valid_w = if show_valid {
+        widest_valid.max(8) + 2
+    } else {
+        0
+    };
+    // The claim first (up to its longest), then `since`, then the note or
+    // evidence in what is left; the selected row is repeated whole below.
+    let avail = width.saturating_sub(fixed + valid_w);
+    let claim_w = longest.min(avail.saturating_sub(8)).max(10.min(avail));
+    let show_since = avail >= claim_w + 13 + 12;
+    let mut lines = Vec::with_capacity(rows_area.height as usize);
+    for (n, (pos, i)) in state.list.window(rows_area.height as usize).enumerate() {
+        let row = &state.rows[i];
         let blank = BeliefCells::default();
-        let cells = app
-            .belief_cells
-            .get(pos - app.belief_offset)
-            .unwrap_or(&blank);
-        let selected = focused && pos == app.belief_selected;
+        let cells = state.cells.get(n).unwrap_or(&blank);
+        let selected = focused && pos == state.list.selected();
         let mut line = match &row.kind {
             BeliefRowKind::Topic { conflict } => {
-                let question = app
-                    .timeline
-                    .header
-                    .topics
-                    .get(row.topic)
-                    .map_or("", |t| t.question.as_str());
-                let mut spans = vec![Span::styled(app.row_topic(row).to_owned(), theme.title())];
+                let topic = app.timeline.header.topics.get(row.topic);
+                let mut spans = vec![Span::styled(
+                    topic.map_or("", |t| t.id.as_str()).to_owned(),
+                    theme.title(),
+                )];
                 if *conflict {
                     spans.push(Span::styled(format!("  {}", row.note), theme.warning()));
                 }
-                spans.push(Span::styled(format!(" — {question}"), theme.base()));
+                spans.push(Span::styled(
+                    format!(" — {}", topic.map_or("", |t| t.question.as_str())),
+                    theme.base(),
+                ));
+                if let Some(truth) = topic.and_then(|t| t.resolution.as_deref()) {
+                    spans.push(Span::styled(
+                        format!("  · resolution: {truth}"),
+                        theme.muted(),
+                    ));
+                }
                 Line::from(spans)
             }
             BeliefRowKind::Empty => Line::from(Span::styled(
-                format!("    {}", app.row_claim(row)),
+                format!("    {}", claim_of(&app.timeline, row)),
                 theme.muted(),
             )),
             BeliefRowKind::Held | BeliefRowKind::ClosedNow => {
@@ -95,10 +128,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                         format!("{} ", claim_glyph(row.claim_index)),
                         theme.claim(row.claim_index),
                     ),
-                    Span::styled(fit(app.row_agent(row), 8), theme.muted()),
+                    Span::styled(fit(agent_of(&app.timeline, row), agent_w), theme.muted()),
                     Span::raw(" "),
                     Span::styled(
-                        fit(app.row_claim(row), claim_w),
+                        fit(claim_of(&app.timeline, row), claim_w),
                         if closed {
                             text_style
                         } else {
@@ -107,9 +140,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                     ),
                     Span::styled(format!("  {}", cells.confidence), text_style),
                 ];
+                if marks {
+                    spans.push(Span::styled(
+                        if row.right { " ✓" } else { "  " },
+                        theme.good(),
+                    ));
+                }
                 if show_valid {
                     spans.push(Span::styled(
-                        format!("  {}", fit(&cells.valid, 22)),
+                        format!("  {}", fit(&cells.valid, valid_w - 2)),
                         text_style,
                     ));
                 }
@@ -137,15 +176,57 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         };
         if selected {
             line = line.style(Style::new().add_modifier(Modifier::REVERSED));
-            super::text::reverse(&mut line);
+            crate::tui::text::reverse(&mut line);
         }
         lines.push(line);
     }
-    if app.belief_visible.is_empty() {
+    if state.list.is_empty() {
         lines.push(Line::from(Span::styled(
             "  nothing matches the filter",
             theme.muted(),
         )));
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    frame.render_widget(Paragraph::new(lines), rows_area);
+    if let Some(detail) = layout::belief_detail(area) {
+        render_detail(app, frame, detail);
+    }
+}
+
+/// The selected row whole: agent, the full claim, confidence, valid interval,
+/// since, how it ended or what supports it; wrapped over the detail rows.
+fn render_detail(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    let Some(row) = app.beliefs.selected() else {
+        return;
+    };
+    let text = match row.belief {
+        Some(i) => {
+            let b = &app.timeline.beliefs[i];
+            let v = &b.version;
+            let mut text = format!(
+                "▸ {}: {} · {:.2} · valid {} · since {}",
+                v.agent,
+                v.claim,
+                v.confidence,
+                time::format_interval_short(v.valid),
+                time::format_short(v.recorded_at)
+            );
+            if !row.note.is_empty() {
+                text.push_str(&format!(" · {}", row.note));
+            } else if !b.supported_by.is_empty() {
+                text.push_str(&format!(" · on {}", b.supported_by.join(",")));
+            }
+            text
+        }
+        None => {
+            let t = &app.timeline.header.topics[row.topic];
+            format!("▸ {} — {} (Enter: its history)", t.id, t.question)
+        }
+    };
+    let lines: Vec<Line> = wrap(&text, area.width as usize)
+        .into_iter()
+        .take(area.height as usize)
+        .map(|l| Line::from(Span::styled(l, theme.base().add_modifier(Modifier::BOLD))))
+        .collect();
+    frame.render_widget(Paragraph::new(lines), area);
 }

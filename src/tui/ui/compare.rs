@@ -18,6 +18,8 @@ use super::axis;
 use crate::fork::diff::{Steps, value_at};
 use crate::time::{self, Micros};
 use crate::tui::app::App;
+use crate::tui::layout;
+use crate::tui::state::list::FilteredList;
 use crate::tui::theme::claim_glyph;
 use crate::tui::whatif::ForkResult;
 use ratatui::Frame;
@@ -28,15 +30,10 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 const LABEL: usize = 9;
 
-pub fn render(app: &App, frame: &mut Frame, area: Rect) {
-    let Some(fork) = &app.fork else { return };
+pub fn render(app: &App, scroll: &FilteredList, frame: &mut Frame, area: Rect) {
+    let Some(fork) = &app.whatif.fork else { return };
     let theme = &app.theme;
-    let popup = Rect::new(
-        area.x + 1,
-        area.y + 1,
-        area.width.saturating_sub(2),
-        area.height.saturating_sub(2),
-    );
+    let popup = layout::compare_popup(area);
     frame.render_widget(Clear, popup);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -45,7 +42,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             " What-if without {} — a replay, not a causal model ",
             fork.removed
         ))
-        .title_bottom(" c: show the fork in the panels · Esc closes ");
+        .title_bottom(" c: show the fork in the panels · ↑/↓ PgUp/PgDn scroll · Esc closes ");
     let inner = block.inner(popup);
     frame.render_widget(block, popup);
     if inner.width as usize <= LABEL + 2 || inner.height == 0 {
@@ -128,7 +125,21 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         lines.push(Line::from(vec![
             Span::raw(" ".repeat(LABEL)),
             Span::styled(marks, theme.warning()),
+            Span::styled("  ^ differs", theme.muted()),
         ]));
+        // The legend: which claim each glyph stands for in this lane.
+        let mut legend = vec![Span::styled("  claims: ", theme.muted())];
+        for claim in lane.claims() {
+            let i = topic
+                .and_then(|t| app.claim_index.get(t))
+                .and_then(|m| m.get(claim))
+                .copied()
+                .unwrap_or(7);
+            legend.push(Span::styled(format!("{} ", claim_glyph(i)), theme.claim(i)));
+            legend.push(Span::raw(format!("{claim}   ")));
+        }
+        legend.push(Span::styled("· no answer", theme.muted()));
+        lines.push(Line::from(legend));
         if let Some((_, p, f)) = fork
             .diff
             .truth
@@ -155,7 +166,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             ]));
         }
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    let rows = inner.height as usize;
+    let first = scroll.offset().min(lines.len().saturating_sub(rows));
+    let shown: Vec<Line> = lines.into_iter().skip(first).take(rows).collect();
+    frame.render_widget(Paragraph::new(shown), inner);
 }
 
 fn column_time((first, last): (Micros, Micros), width: usize, c: usize) -> Micros {

@@ -8,9 +8,16 @@
 //! │E14  log     loki       03-02 09:05  03-03 10:10  !1d 1h    B18,B21,B24 │
 //! └───────────────────────────────────────────────────────────────────────┘
 //! ```
+//! Columns are as wide as their widest value (within bounds); the summary takes
+//! the rest. INFLUENCE, once computed, is the parent's: while a fork is shown
+//! the column says so.
 
-use super::text::fit;
+use crate::query::LATE;
+use crate::time::{self, format_short};
 use crate::tui::app::{App, Focus};
+use crate::tui::layout;
+use crate::tui::state::evidence::EvidenceState;
+use crate::tui::text::fit;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -19,15 +26,17 @@ use ratatui::widgets::Paragraph;
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
+    let state = &app.evidence;
     let focused = app.focus == Focus::Evidence;
-    let known = app
-        .timeline
-        .evidence
-        .partition_point(|item| item.evidence.recorded_at <= app.cursor);
-    let filter = if app.evidence_filter.is_empty() {
-        String::new()
+    let known = EvidenceState::known(&app.timeline, app.cursor);
+    let filter = if state.list.is_filtered() {
+        format!(
+            " · filter “{}”: {} matches",
+            state.list.filter,
+            state.list.matches()
+        )
     } else {
-        format!(" · filter “{}”", app.evidence_filter)
+        String::new()
     };
     let block = super::panel(
         app,
@@ -39,33 +48,39 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    let rows_area = layout::evidence_rows(area);
     let width = inner.width as usize;
     if width == 0 || inner.height == 0 {
         return;
     }
-    let wide = width >= 90;
-    let id_w = app.evidence_id_width.clamp(2, 10);
-    let mut cols: Vec<(&str, usize)> = if wide {
-        vec![
-            ("ID", id_w),
-            ("KIND", 7),
-            ("SOURCE", 11),
-            ("OBSERVED", 11),
-            ("RECORDED", 11),
-            ("LAG", 9),
-            ("CITED BY", 14),
-        ]
-    } else {
-        vec![
-            ("ID", id_w),
-            ("KIND", 7),
-            ("RECORDED", 11),
-            ("LAG", 9),
-            ("CITED BY", 12),
-        ]
+    let items = &app.timeline.evidence;
+    let widest = |f: &dyn Fn(usize) -> usize, lo: usize, hi: usize| {
+        state
+            .list
+            .items()
+            .iter()
+            .map(|&i| f(i))
+            .max()
+            .unwrap_or(lo)
+            .clamp(lo, hi)
     };
-    if !app.influence.is_empty() {
-        cols.push(("INFLUENCE", 16));
+    let id_w = state.id_width.clamp(2, 10);
+    let source_w = widest(&|i| items[i].evidence.source.chars().count(), 6, 16);
+    let cited_w = widest(&|i| items[i].cited_by.join(",").chars().count(), 8, 20);
+    let wide = width >= 100;
+    let mut cols: Vec<(&str, usize)> = vec![("ID", id_w), ("KIND", 7)];
+    if wide {
+        cols.extend([("SOURCE", source_w), ("OBSERVED", 11)]);
+    }
+    cols.extend([("RECORDED", 11), ("LAG", 9), ("CITED BY", cited_w)]);
+    let influence = !app.whatif.influence.is_empty();
+    let influence_title = if app.whatif.showing_fork {
+        "INFLUENCE (parent)"
+    } else {
+        "INFLUENCE"
+    };
+    if influence {
+        cols.push((influence_title, 18));
     }
     cols.push(("SUMMARY", 0));
     let header: String = cols
@@ -78,67 +93,74 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             }
         })
         .collect();
-    let mut lines = vec![Line::from(Span::styled(
-        header,
-        theme.muted().add_modifier(Modifier::BOLD),
-    ))];
-    let rows = inner.height.saturating_sub(1) as usize;
-    for (pos, &i) in app
-        .evidence_visible
-        .iter()
-        .enumerate()
-        .skip(app.evidence_offset)
-        .take(rows)
-    {
-        let Some(r) = app.evidence_row(i) else {
-            continue;
-        };
-        let future = r.recorded_at > app.cursor;
+    frame.render_widget(
+        Paragraph::new(Line::from(Span::styled(
+            header,
+            theme.muted().add_modifier(Modifier::BOLD),
+        ))),
+        Rect { height: 1, ..inner },
+    );
+    let mut lines = Vec::new();
+    for (pos, i) in state.list.window(rows_area.height as usize) {
+        let item = &items[i];
+        let e = &item.evidence;
+        let future = e.recorded_at > app.cursor;
+        let late = e.lag() >= LATE;
         let base = if future { theme.future() } else { theme.base() };
-        let lag = if r.late {
-            format!("!{}", r.lag)
+        let lag = format!(
+            "{}{}",
+            if late { "!" } else { "" },
+            time::format_duration(e.lag())
+        );
+        let cited = if item.cited_by.is_empty() {
+            "-".to_owned()
         } else {
-            r.lag.clone()
+            item.cited_by.join(",")
         };
+        let (observed, recorded) = (format_short(e.observed_at), format_short(e.recorded_at));
         let mut spans = Vec::new();
         for (name, w) in &cols {
             let (text, style) = match *name {
-                "ID" => (r.id, base.add_modifier(Modifier::BOLD)),
-                "KIND" => (r.kind, base),
-                "SOURCE" => (r.source, base),
-                "OBSERVED" => (r.observed.as_str(), base),
-                "RECORDED" => (r.recorded.as_str(), base),
-                "LAG" => (lag.as_str(), if r.late { theme.late() } else { base }),
-                "CITED BY" => (r.cited_by.as_str(), base),
-                "INFLUENCE" => {
-                    let text = app.influence.get(r.id).map_or("", String::as_str);
-                    let style = if text.starts_with("shift -") {
-                        theme.warning()
-                    } else {
-                        base
-                    };
-                    (text, style)
+                "ID" => (e.id.as_str(), base.add_modifier(Modifier::BOLD)),
+                "KIND" => (e.kind.as_str(), base),
+                "SOURCE" => (e.source.as_str(), base),
+                "OBSERVED" => (observed.as_str(), base),
+                "RECORDED" => (recorded.as_str(), base),
+                "LAG" => (lag.as_str(), if late { theme.late() } else { base }),
+                "CITED BY" => (cited.as_str(), base),
+                "SUMMARY" => (e.summary.as_str(), base),
+                _ => {
+                    let text = app.whatif.influence.get(&e.id).map_or("", String::as_str);
+                    (
+                        text,
+                        if text.starts_with("shift -") {
+                            theme.warning()
+                        } else {
+                            base
+                        },
+                    )
                 }
-                _ => (r.summary, base),
             };
-            let text = if *w == 0 {
-                text.to_owned()
-            } else {
-                fit(text, *w) + " "
-            };
-            spans.push(Span::styled(text, style));
+            spans.push(Span::styled(
+                if *w == 0 {
+                    text.to_owned()
+                } else {
+                    fit(text, *w) + " "
+                },
+                style,
+            ));
         }
         let mut line = Line::from(spans);
-        if focused && pos == app.evidence_selected {
-            super::text::reverse(&mut line);
+        if focused && pos == state.list.selected() {
+            crate::tui::text::reverse(&mut line);
         }
         lines.push(line);
     }
-    if app.evidence_visible.is_empty() {
+    if state.list.is_empty() {
         lines.push(Line::from(Span::styled(
             "nothing matches the filter",
             theme.muted(),
         )));
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    frame.render_widget(Paragraph::new(lines), rows_area);
 }

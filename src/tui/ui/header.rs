@@ -31,8 +31,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
     };
     let (done, total) = app.event_position;
     let mut mode = Vec::new();
-    if app.showing_fork {
-        let removed = app.fork.as_ref().map_or("?", |f| f.removed.as_str());
+    if app.whatif.showing_fork {
+        let removed = app.whatif.fork.as_ref().map_or("?", |f| f.removed.as_str());
         mode.push(Span::styled(
             format!(
                 " WHAT-IF without {removed}: a replay, not a causal model (c: back to parent) "
@@ -41,10 +41,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
         ));
         mode.push(Span::raw(" "));
     }
-    if let Some(busy) = &app.busy {
+    if let Some(busy) = &app.whatif.busy {
         const SPIN: [&str; 4] = ["⠋", "⠙", "⠸", "⠴"];
         mode.push(Span::styled(
-            format!("{} {busy}… ", SPIN[app.spinner % SPIN.len()]),
+            format!("{} {busy}… ", SPIN[app.whatif.spinner % SPIN.len()]),
             theme.good(),
         ));
     }
@@ -53,7 +53,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
         theme.cursor(),
     );
     let position = Span::raw(format!("event {done}/{total}"));
-    let about = if app.valid_free {
+    let about = if app.plane.valid_free {
         Span::styled(
             format!("about ▸ {}", time::format_short(app.valid_at())),
             theme.cursor(),

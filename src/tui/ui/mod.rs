@@ -1,4 +1,6 @@
-//! Rendering: `render(&App, &mut Frame)` only draws. One file per panel.
+//! Rendering: `render(&App, &mut Frame)` only draws, into the rectangles
+//! `tui::layout` gives; each panel's view is one file, beside its state in
+//! `tui::state`.
 
 pub mod axis;
 pub mod beliefs;
@@ -6,15 +8,13 @@ pub mod compare;
 pub mod evidence;
 pub mod footer;
 pub mod header;
-pub mod help;
-pub mod layout;
 pub mod plane;
 pub mod popup;
 pub mod scrubber;
-pub mod text;
 pub mod too_small;
 
-use super::app::{App, Focus, Popup};
+use super::app::{App, Focus};
+use super::state::popup::Popup;
 use ratatui::Frame;
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders};
@@ -33,7 +33,7 @@ pub fn panel(app: &App, focused: bool, title: String) -> Block<'static> {
 
 pub fn render(app: &App, frame: &mut Frame) {
     let area = frame.area();
-    let areas = layout::areas(area);
+    let areas = app.areas();
     if areas.too_small {
         too_small::render(frame, area);
         return;
@@ -41,7 +41,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     header::render(app, frame, areas.header, areas.compact);
     scrubber::render(app, frame, areas.scrubber);
     if let Some(a) = areas.beliefs {
-        beliefs::render(app, frame, a);
+        beliefs::render(app, frame, a, areas.plane_shares_evidence);
     }
     let plane_shown = !areas.plane_shares_evidence || app.focus == Focus::Plane;
     if let Some(a) = areas
@@ -56,9 +56,8 @@ pub fn render(app: &App, frame: &mut Frame) {
     footer::render(app, frame, areas.footer);
     match &app.popup {
         None => {}
-        Some(Popup::Help) => help::render(app, frame, area),
-        Some(Popup::Compare) => compare::render(app, frame, area),
-        Some(Popup::Text(view)) => popup::render_text(app, view, frame, area),
-        Some(Popup::Prompt { kind, text }) => popup::render_prompt(app, *kind, text, frame, area),
+        Some(Popup::Help(view) | Popup::Text(view)) => popup::render_text(app, view, frame, area),
+        Some(Popup::Compare(scroll)) => compare::render(app, scroll, frame, area),
+        Some(Popup::Prompt(prompt)) => popup::render_prompt(app, prompt, frame, area),
     }
 }

@@ -18,21 +18,19 @@
 //! them onto cells, O(shapes + cells).
 
 use super::axis;
-use super::text::fit;
 use crate::model::CloseKind;
 use crate::time::{Micros, OPEN};
 use crate::tui::app::{App, Focus};
-use crate::tui::plane::Plane;
+use crate::tui::plane::{Geometry, PlaneShape as Shape};
+use crate::tui::text::fit;
 use crate::tui::theme::claim_glyph;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
-const LABEL_WIDTH: u16 = 6;
-/// Rows under the grid: valid-time labels, the reading (two), the legend.
-const FOOT_ROWS: u16 = 4;
+use crate::tui::layout::{self, PLANE_FOOT as FOOT_ROWS, PLANE_LABEL as LABEL_WIDTH};
 
 fn block(app: &App) -> Block<'static> {
     let focused = app.focus == Focus::Plane;
@@ -40,106 +38,11 @@ fn block(app: &App) -> Block<'static> {
         .timeline
         .header
         .topics
-        .get(app.plane.topic)
+        .get(app.plane.plane.topic)
         .map(|t| t.id.as_str())
         .unwrap_or("-");
-    let agent = app.plane.agent.as_deref().unwrap_or("no agent");
+    let agent = app.plane.plane.agent.as_deref().unwrap_or("no agent");
     super::panel(app, focused, format!("Plane · {topic} · {agent}"))
-}
-
-/// The cells that map to time, inside the border, right of the recorded labels,
-/// above the footer rows.
-pub fn grid_area(area: Rect) -> Rect {
-    let inner = Block::default().borders(Borders::ALL).inner(area);
-    Rect {
-        x: inner.x + LABEL_WIDTH.min(inner.width),
-        y: inner.y,
-        width: inner.width.saturating_sub(LABEL_WIDTH),
-        height: inner.height.saturating_sub(FOOT_ROWS),
-    }
-}
-
-/// The (valid, recorded) instants at a screen cell of the plane, if it is on the grid.
-pub fn time_at(plane: &Plane, area: Rect, x: u16, y: u16) -> Option<(Micros, Micros)> {
-    let grid = grid_area(area);
-    if grid.width == 0
-        || grid.height == 0
-        || x < grid.x
-        || y < grid.y
-        || x >= grid.right()
-        || y >= grid.bottom()
-    {
-        return None;
-    }
-    let g = Geometry::new(plane, grid);
-    Some((g.valid_at(x - grid.x), g.recorded_at(y - grid.y)))
-}
-
-/// Maps between instants and grid cells; cells are sampled at their centres.
-struct Geometry {
-    v0: f64,
-    vspan: f64,
-    r1: f64,
-    rspan: f64,
-    w: f64,
-    h: f64,
-}
-
-impl Geometry {
-    fn new(plane: &Plane, grid: Rect) -> Self {
-        let (v0, v1) = plane.valid_view;
-        let (r0, r1) = plane.recorded_view;
-        Geometry {
-            v0: v0 as f64,
-            vspan: (v1 - v0).max(1) as f64,
-            r1: r1 as f64,
-            rspan: (r1 - r0).max(1) as f64,
-            w: grid.width as f64,
-            h: grid.height as f64,
-        }
-    }
-
-    fn valid_at(&self, col: u16) -> Micros {
-        (self.v0 + (col as f64 + 0.5) * self.vspan / self.w) as Micros
-    }
-
-    fn recorded_at(&self, row: u16) -> Micros {
-        (self.r1 - (row as f64 + 0.5) * self.rspan / self.h) as Micros
-    }
-
-    /// Columns whose centre lies in `[from, to)`.
-    fn cols(&self, from: Micros, to: Micros) -> (i64, i64) {
-        let x = |t: Micros| ((t as f64 - self.v0) * self.w / self.vspan - 0.5).ceil();
-        let lo = x(from).max(0.0);
-        let hi = if to == OPEN {
-            self.w
-        } else {
-            x(to).min(self.w)
-        };
-        (lo as i64, hi as i64)
-    }
-
-    /// Rows whose centre lies in `[from, to)` (row 0 is the latest recorded time).
-    fn rows(&self, from: Micros, to: Micros) -> (i64, i64) {
-        let y = |t: Micros| (self.r1 - t as f64) * self.h / self.rspan - 0.5;
-        let lo = if to == OPEN {
-            0.0
-        } else {
-            (y(to).floor() + 1.0).max(0.0)
-        };
-        let hi = (y(from).floor() + 1.0).min(self.h);
-        (lo as i64, hi as i64)
-    }
-
-    fn col_of(&self, t: Micros) -> Option<i64> {
-        let c = ((t as f64 - self.v0) * self.w / self.vspan).floor();
-        (c >= 0.0 && c < self.w).then_some(c as i64)
-    }
-
-    fn row_of(&self, t: Micros) -> Option<i64> {
-        let r = ((self.r1 - t as f64) * self.h / self.rspan).floor();
-        (r >= 0.0 && r < self.h).then_some(r as i64)
-    }
 }
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
@@ -148,11 +51,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.width < LABEL_WIDTH + 4 || inner.height < FOOT_ROWS + 2 {
-        frame.render_widget(Paragraph::new(app.reading.text.clone()), inner);
+        frame.render_widget(Paragraph::new(app.plane.reading.text.clone()), inner);
         return;
     }
-    let grid = grid_area(area);
-    let plane = &app.plane;
+    let grid = layout::plane_grid(area);
+    let plane = &app.plane.plane;
     let g = Geometry::new(plane, grid);
     let (w, h) = (grid.width as usize, grid.height as usize);
 
@@ -202,9 +105,32 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             cells[r as usize * w + c as usize] = ("✦", theme.late().remove_modifier(Modifier::DIM));
         }
     }
-    // The crosshair.
+    // The crosshair. Its row and column show what was held at exactly the
+    // cursor's instants (not at their cells' centres), so the cell under the
+    // crosshair and the reading always agree.
     let cx = g.col_of(app.valid_at());
     let cy = g.row_of(app.cursor);
+    let at = |valid: Micros, recorded: Micros| -> Option<&Shape> {
+        plane.shapes.iter().rev().find(|s| {
+            s.valid.from <= valid && valid < s.valid.to && s.from <= recorded && recorded < s.to
+        })
+    };
+    if let Some(cy) = cy {
+        for c in 0..w {
+            let shape = at(g.valid_at(c as u16), app.cursor);
+            cells[cy as usize * w + c] = shape.map_or((" ", Style::new()), |s| {
+                (claim_glyph(s.claim_index), theme.claim(s.claim_index))
+            });
+        }
+    }
+    if let Some(cx) = cx {
+        for r in 0..h {
+            let shape = at(app.valid_at(), g.recorded_at(r as u16));
+            cells[r * w + cx as usize] = shape.map_or((" ", Style::new()), |s| {
+                (claim_glyph(s.claim_index), theme.claim(s.claim_index))
+            });
+        }
+    }
     if let Some(cx) = cx {
         for r in 0..h {
             let cell = &mut cells[r * w + cx as usize];
@@ -223,7 +149,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             let cell = &mut cells[cy as usize * w + c];
             let crossing = Some(c as i64) == cx;
             // At the crossing, the reading's claim (the authority), else nothing.
-            let glyph = match (crossing, app.reading.claim_index) {
+            let glyph = match (crossing, app.plane.reading.claim_index) {
                 (true, Some(i)) => claim_glyph(i),
                 (true, None) => "┼",
                 _ if cell.0 == " " || cell.0 == "╱" => "─",
@@ -287,7 +213,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         Span::raw(" ".repeat(LABEL_WIDTH as usize)),
         Span::styled(labels.into_iter().collect::<String>(), theme.muted()),
     ]));
-    let about = if app.valid_free {
+    let about = if app.plane.valid_free {
         ""
     } else {
         " (valid follows the diagonal; v frees it)"
@@ -306,13 +232,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     ));
     let [top, reading, key] = Layout::vertical([
         Constraint::Length(h as u16 + 1),
-        Constraint::Length(2),
+        Constraint::Length(FOOT_ROWS - 2),
         Constraint::Length(1),
     ])
     .areas(inner);
     frame.render_widget(Paragraph::new(lines), top);
     let text = Span::styled(
-        format!("{}{about}", app.reading.text),
+        format!("{}{about}", app.plane.reading.text),
         theme.base().add_modifier(Modifier::BOLD),
     );
     frame.render_widget(

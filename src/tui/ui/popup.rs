@@ -1,44 +1,27 @@
-//! Popups: scrollable text (history, evidence details) and the one-line prompt.
+//! Popups: scrollable text (help, history, evidence and version details, the
+//! events at the cursor) and the one-line prompt. Where they go and how many
+//! rows they hold come from `tui::layout`, as the scrolling state asks.
 
-use crate::tui::app::{App, LineStyle, PromptKind, TextView};
+use crate::tui::app::App;
+use crate::tui::keymap::{self, Context};
+use crate::tui::layout;
+use crate::tui::state::popup::{LineStyle, Prompt, PromptKind, TextView};
+use crate::tui::text::skip_columns;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-/// A rectangle of at most `width`×`height`, centred in `area`.
-pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
-    let w = width.min(area.width);
-    let h = height.min(area.height);
-    Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - h) / 2,
-        w,
-        h,
-    )
-}
-
-pub fn render_text(app: &App, view: &TextView, frame: &mut Frame, area: Rect) {
+pub fn render_text(app: &App, view: &TextView, frame: &mut Frame, screen: Rect) {
     let theme = &app.theme;
-    let width = view
-        .lines
-        .iter()
-        .map(|l| super::text::width(&l.text))
-        .max()
-        .unwrap_or(20) as u16
-        + 4;
-    let popup = centered(area, width.max(40), view.lines.len() as u16 + 2);
-    let rows = popup.height.saturating_sub(2) as usize;
+    let (outer, inner) = view.area(screen);
+    let rows = inner.height as usize;
     let lines: Vec<Line> = view
-        .lines
-        .iter()
-        .skip(
-            view.scroll
-                .min(view.lines.len().saturating_sub(rows.max(1))),
-        )
-        .take(rows)
-        .map(|l| {
+        .scroll
+        .window(rows)
+        .map(|(_, i)| {
+            let l = &view.lines[i];
             let style = match l.style {
                 LineStyle::Normal => theme.base(),
                 LineStyle::Heading => theme.title(),
@@ -47,41 +30,75 @@ pub fn render_text(app: &App, view: &TextView, frame: &mut Frame, area: Rect) {
                 LineStyle::Future => theme.future(),
                 LineStyle::Note => theme.muted(),
             };
-            Line::from(Span::styled(l.text.clone(), style))
+            Line::from(Span::styled(
+                skip_columns(&l.text, view.scroll.column).to_owned(),
+                style,
+            ))
         })
         .collect();
-    frame.render_widget(Clear, popup);
-    let more = if view.lines.len() > rows {
-        " · ↑/↓ scroll"
-    } else {
-        ""
-    };
+    frame.render_widget(Clear, outer);
+    let below = view.lines.len().saturating_sub(view.scroll.offset() + rows);
+    let mut where_ = Vec::new();
+    if view.lines.len() > rows {
+        where_.push(format!(
+            "lines {}-{} of {}{}",
+            view.scroll.offset() + 1,
+            (view.scroll.offset() + rows).min(view.lines.len()),
+            view.lines.len(),
+            if below > 0 { " · ↓ more" } else { "" }
+        ));
+    }
+    if view.widest > inner.width as usize {
+        where_.push("←/→ wide lines".into());
+    }
+    where_.push("Esc closes".into());
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border(true))
         .title(view.title.clone())
-        .title_bottom(format!(" Esc closes{more} "));
-    frame.render_widget(Paragraph::new(lines).block(block), popup);
+        .title_bottom(format!(" {} ", where_.join(" · ")));
+    frame.render_widget(Paragraph::new(lines).block(block), outer);
 }
 
-pub fn render_prompt(app: &App, kind: PromptKind, text: &str, frame: &mut Frame, area: Rect) {
+pub fn render_prompt(app: &App, prompt: &Prompt, frame: &mut Frame, screen: Rect) {
     let theme = &app.theme;
-    let (title, hint) = match kind {
-        PromptKind::Jump => (
-            " Jump to recorded time ",
-            "2026-03-03T12:00:00Z, 2026-03-03 12:00 or 12:00 (UTC) · Enter · Esc",
-        ),
-        PromptKind::Filter(_) => (" Filter ", "type to filter · Enter keeps · Esc clears"),
+    let title = match prompt.kind {
+        PromptKind::Jump => {
+            " Jump to recorded time: 2026-03-03T12:00:00Z, 2026-03-03 12:00, 12:00 (UTC) or now "
+        }
+        PromptKind::Filter(_) => " Filter: type to narrow the list ",
     };
-    let popup = centered(area, 72, 4);
+    let popup = layout::prompt_popup(screen);
     frame.render_widget(Clear, popup);
+    let (before, after) = prompt.text.split_at(
+        prompt
+            .text
+            .char_indices()
+            .nth(prompt.caret)
+            .map_or(prompt.text.len(), |(i, _)| i),
+    );
+    let mut caret_and_rest = after.chars();
+    let under = caret_and_rest
+        .next()
+        .map_or(" ".to_owned(), |c| c.to_string());
+    let second = match &prompt.error {
+        Some(e) => Line::from(Span::styled(e.clone(), theme.warning())),
+        None => {
+            let hints: Vec<String> = keymap::hints(Context::Prompt)
+                .into_iter()
+                .map(|(k, w)| format!("{k} {w}"))
+                .collect();
+            Line::from(Span::styled(hints.join(" · "), theme.muted()))
+        }
+    };
     let lines = vec![
         Line::from(vec![
             Span::styled("> ", theme.key()),
-            Span::raw(text.to_owned()),
-            Span::styled("█", theme.key()),
+            Span::raw(before.to_owned()),
+            Span::styled(under, theme.key().add_modifier(Modifier::REVERSED)),
+            Span::raw(caret_and_rest.as_str().to_owned()),
         ]),
-        Line::from(Span::styled(hint, theme.muted())),
+        second,
     ];
     let block = Block::default()
         .borders(Borders::ALL)

@@ -22,7 +22,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
 const LABEL_WIDTH: u16 = 9;
 const LANES: [(&str, &[MarkKind]); 3] = [
@@ -36,29 +36,11 @@ fn block(app: &App) -> Block<'static> {
     super::panel(app, focused, "Timeline · recorded time".to_owned()).title_top(
         Line::from(format!(
             " {} → {} ",
-            time::format_short(app.view.0),
-            time::format_short(app.view.1)
+            time::format_short(app.scrubber.view.0),
+            time::format_short(app.scrubber.view.1)
         ))
         .right_aligned(),
     )
-}
-
-fn show_labels(inner: Rect) -> bool {
-    inner.width >= 60
-}
-
-/// The columns that map to time (inside the border, right of the lane labels).
-pub fn lanes_area(area: Rect) -> Rect {
-    let inner = Block::default().borders(Borders::ALL).inner(area);
-    if show_labels(inner) {
-        Rect {
-            x: inner.x + LABEL_WIDTH,
-            width: inner.width - LABEL_WIDTH,
-            ..inner
-        }
-    } else {
-        inner
-    }
 }
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
@@ -69,9 +51,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if inner.width < 2 || inner.height < 1 {
         return;
     }
-    let lanes = lanes_area(area);
+    let lanes = crate::tui::layout::scrubber_lanes(area);
     let width = lanes.width as i64;
-    let (from, to) = app.view;
+    let (from, to) = app.scrubber.view;
     let span = (to - from).max(1);
     let column_start = |c: i64| from + span * c / width;
     let cursor_col = ((app.cursor - from) as i128 * width as i128 / span as i128) as i64;
@@ -82,7 +64,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .take(inner.height.saturating_sub(1).max(1) as usize)
     {
         let mut spans = Vec::with_capacity(lanes.width as usize + 1);
-        if show_labels(inner) {
+        if crate::tui::layout::scrubber_labels_shown(inner) {
             spans.push(Span::styled(
                 format!("{name:<width$}", width = LABEL_WIDTH as usize),
                 theme.muted(),
@@ -143,7 +125,7 @@ fn glyph(kinds: &[MarkKind], counts: &[usize]) -> (&'static str, MarkKind) {
 fn axis(app: &App, lanes: Rect, inner: Rect, rows: usize, cursor_col: i64) -> Vec<Line<'static>> {
     let theme = &app.theme;
     let width = lanes.width as i64;
-    let (from, to) = app.view;
+    let (from, to) = app.scrubber.view;
     let (step, ticks) = axis::ticks(from, to, width, axis::label_cells(to - from, width));
     let mut tick_row = vec![' '; width as usize];
     let mut labels = vec![' '; width as usize];
@@ -159,7 +141,7 @@ fn axis(app: &App, lanes: Rect, inner: Rect, rows: usize, cursor_col: i64) -> Ve
             free_from = col + len + 1;
         }
     }
-    let pad = if show_labels(inner) {
+    let pad = if crate::tui::layout::scrubber_labels_shown(inner) {
         " ".repeat(LABEL_WIDTH as usize)
     } else {
         String::new()

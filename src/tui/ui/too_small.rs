@@ -1,6 +1,6 @@
 //! Shown instead of the panels when the terminal is below the minimum size.
 
-use super::layout::{MIN_HEIGHT, MIN_WIDTH};
+use crate::tui::layout::{MIN_HEIGHT, MIN_WIDTH};
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::widgets::{Paragraph, Wrap};

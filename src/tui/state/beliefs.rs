@@ -1,0 +1,328 @@
+//! The beliefs panel's state: per topic, the versions held at the cursor and
+//! those the latest event closed, as rows; which match the filter; which is
+//! selected; the cells of the rows on screen. Recomputed when the cursor moves.
+
+use super::list::FilteredList;
+use crate::model::Cardinality;
+use crate::query::timeline::{MarkKind, Timeline};
+use crate::time::{self, Micros, format_short};
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BeliefRowKind {
+    /// A topic's heading; `conflict` when agents' answers differ at the cursor.
+    Topic { conflict: bool },
+    /// A version held at the cursor.
+    Held,
+    /// A version closed by the latest event at or before the cursor.
+    ClosedNow,
+    /// The topic has no version held at the cursor.
+    Empty,
+}
+
+/// One line of the beliefs panel, formatted when the cursor moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BeliefRow {
+    pub kind: BeliefRowKind,
+    pub topic: usize,
+    pub claim_index: usize,
+    /// Index into `Timeline::beliefs`, for held and just-closed rows.
+    pub belief: Option<usize>,
+    pub note: String,
+    pub version: Option<u64>,
+    /// The topic has more than one row under it: its valid intervals tell
+    /// "held at once" from "contradicts", so they are always shown.
+    pub several: bool,
+    /// The claim is the topic's resolution.
+    pub right: bool,
+}
+
+/// The text cells of one visible row.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BeliefCells {
+    pub confidence: String,
+    pub valid: String,
+    pub since: String,
+    pub evidence: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct BeliefsState {
+    pub rows: Vec<BeliefRow>,
+    pub list: FilteredList,
+    /// Cells of the rows on screen, from the list's offset on.
+    pub cells: Vec<BeliefCells>,
+    /// Display width of the longest claim and agent among the rows.
+    pub claim_width: usize,
+    pub agent_width: usize,
+}
+
+impl BeliefsState {
+    /// The selected row.
+    pub fn selected(&self) -> Option<&BeliefRow> {
+        self.list.selected_item().map(|i| &self.rows[i])
+    }
+
+    /// Rebuilds the rows for the cursor, keeping the selection on the same
+    /// belief (or agent, or topic); `rows` is how many fit on screen.
+    pub fn compute(
+        &mut self,
+        timeline: &Timeline,
+        claim_index: &[HashMap<String, usize>],
+        t: Micros,
+        rows_on_screen: usize,
+    ) {
+        let selected_key = self
+            .selected()
+            .map(|row| (row.topic, agent_of(timeline, row).to_owned(), row.version));
+        let latest = timeline.latest_marks(t);
+        let latest_at = latest.first().map(|m| m.recorded_at);
+        let mut reconfirmed: HashMap<u64, String> = HashMap::new();
+        for m in latest.iter().filter(|m| m.kind == MarkKind::Reconfirmation) {
+            for v in &m.covering {
+                reconfirmed.insert(
+                    *v,
+                    format!("↻ reconfirmed by {} on {}", m.id, m.cites.join(",")),
+                );
+            }
+        }
+        let held = timeline.held(t);
+        let closed = latest_at
+            .map(|at| timeline.closed_at(at))
+            .unwrap_or_default();
+        let topics = timeline.header.topics.len();
+        let mut held_by_topic: Vec<Vec<usize>> = vec![Vec::new(); topics];
+        for &i in &held {
+            held_by_topic[timeline.topic_agent(i).0].push(i);
+        }
+        let mut closed_by_topic: Vec<Vec<usize>> = vec![Vec::new(); topics];
+        for &i in &closed {
+            closed_by_topic[timeline.topic_agent(i).0].push(i);
+        }
+        let mut rows = Vec::with_capacity(held.len() + closed.len() + topics);
+        for (ti, topic) in timeline.header.topics.iter().enumerate() {
+            let (topic_held, topic_closed) = (&held_by_topic[ti], &closed_by_topic[ti]);
+            let conflict =
+                topic.cardinality == Cardinality::One && agents_disagree(timeline, topic_held);
+            let several = topic_held.len() + topic_closed.len() > 1;
+            let blank = BeliefRow {
+                kind: BeliefRowKind::Empty,
+                topic: ti,
+                claim_index: 0,
+                belief: None,
+                note: String::new(),
+                version: None,
+                several,
+                right: false,
+            };
+            rows.push(BeliefRow {
+                kind: BeliefRowKind::Topic { conflict },
+                note: if conflict {
+                    "⚠ agents disagree".into()
+                } else {
+                    String::new()
+                },
+                ..blank.clone()
+            });
+            if topic_held.is_empty() && topic_closed.is_empty() {
+                rows.push(blank);
+                continue;
+            }
+            let mut mine: Vec<(usize, bool)> = topic_held
+                .iter()
+                .map(|&i| (i, true))
+                .chain(topic_closed.iter().map(|&i| (i, false)))
+                .collect();
+            mine.sort_by_key(|&(i, is_held)| {
+                let v = &timeline.beliefs[i].version;
+                (timeline.topic_agent(i).1, v.valid.from, !is_held, v.id)
+            });
+            for (i, is_held) in mine {
+                let v = &timeline.beliefs[i].version;
+                let mut note = String::new();
+                if let Some(r) = reconfirmed.get(&v.id) {
+                    note = r.clone();
+                } else if !is_held {
+                    if let Some(c) = &v.closed {
+                        note = format!("✗ {c}");
+                    }
+                } else if Some(v.recorded_at) == latest_at {
+                    note = "+ new".into();
+                }
+                if let Some(by) = v.clipped_by.as_ref().filter(|_| note.is_empty()) {
+                    note = format!("clipped by {by}");
+                }
+                rows.push(BeliefRow {
+                    kind: if is_held {
+                        BeliefRowKind::Held
+                    } else {
+                        BeliefRowKind::ClosedNow
+                    },
+                    claim_index: claim_index
+                        .get(ti)
+                        .and_then(|m| m.get(&*v.claim))
+                        .copied()
+                        .unwrap_or(0),
+                    belief: Some(i),
+                    note,
+                    version: Some(v.id),
+                    topic: ti,
+                    several,
+                    right: topic.resolution.as_deref() == Some(&*v.claim),
+                });
+            }
+        }
+        let width = |s: &str| crate::tui::text::width(s);
+        self.claim_width = rows
+            .iter()
+            .filter_map(|r| r.belief)
+            .map(|i| width(&timeline.beliefs[i].version.claim))
+            .max()
+            .unwrap_or(0);
+        self.agent_width = rows
+            .iter()
+            .filter_map(|r| r.belief)
+            .map(|i| width(&timeline.beliefs[i].version.agent))
+            .max()
+            .unwrap_or(0);
+        self.rows = rows;
+        let items = self.matching(timeline);
+        self.list.set_items(items, rows_on_screen);
+        if let Some((topic, agent, version)) = selected_key {
+            let rows = &self.rows;
+            let items = self.list.items();
+            let found = items
+                .iter()
+                .position(|&i| version.is_some() && rows[i].version == version)
+                .or_else(|| {
+                    items.iter().position(|&i| {
+                        rows[i].topic == topic && agent_of(timeline, &rows[i]) == agent
+                    })
+                })
+                .or_else(|| items.iter().position(|&i| rows[i].topic == topic));
+            if let Some(p) = found {
+                self.list.select(p, rows_on_screen);
+            }
+        }
+        self.list.keep_visible(rows_on_screen);
+        self.format_visible(timeline, rows_on_screen);
+    }
+
+    /// The rows that match the filter; a topic heading stays when the topic or
+    /// any of its rows match.
+    fn matching(&self, timeline: &Timeline) -> Vec<usize> {
+        let needle = self.list.filter.to_lowercase();
+        let topics = &timeline.header.topics;
+        let found = |text: &str| text.to_lowercase().contains(&needle);
+        let matches = |r: &BeliefRow| {
+            needle.is_empty()
+                || found(&topics[r.topic].id)
+                || found(agent_of(timeline, r))
+                || found(claim_of(timeline, r))
+                || matches!(r.kind, BeliefRowKind::Topic { .. }) && found(&topics[r.topic].question)
+        };
+        let mut topic_matches = vec![false; topics.len()];
+        for r in self.rows.iter().filter(|r| matches(r)) {
+            topic_matches[r.topic] = true;
+        }
+        (0..self.rows.len())
+            .filter(|&i| {
+                let r = &self.rows[i];
+                match r.kind {
+                    BeliefRowKind::Topic { .. } => topic_matches[r.topic],
+                    _ => matches(r),
+                }
+            })
+            .collect()
+    }
+
+    /// A new filter: the list shows its first match at the top.
+    pub fn set_filter(&mut self, timeline: &Timeline, filter: String, rows_on_screen: usize) {
+        self.list.filter = filter;
+        let items = self.matching(timeline);
+        self.list.refiltered(items);
+        // The first match that is a belief, not its topic's heading.
+        let first = self
+            .list
+            .items()
+            .iter()
+            .position(|&i| self.rows[i].belief.is_some() && !self.list.filter.is_empty())
+            .unwrap_or(0);
+        self.list.show_at_top_or_fit(first, rows_on_screen);
+        self.format_visible(timeline, rows_on_screen);
+    }
+
+    /// How many belief rows (not headings) match the filter.
+    pub fn matches(&self) -> usize {
+        self.list
+            .items()
+            .iter()
+            .filter(|&&i| self.rows[i].belief.is_some())
+            .count()
+    }
+
+    pub fn move_by(&mut self, timeline: &Timeline, by: isize, rows_on_screen: usize) {
+        self.list.move_by(by, rows_on_screen);
+        self.format_visible(timeline, rows_on_screen);
+    }
+
+    /// Formats the cells of the rows on screen (only those: a million-event
+    /// store may hold tens of thousands of beliefs at once).
+    pub fn format_visible(&mut self, timeline: &Timeline, rows_on_screen: usize) {
+        self.cells = self
+            .list
+            .window(rows_on_screen.max(1))
+            .map(|(_, r)| {
+                self.rows[r].belief.map_or_else(BeliefCells::default, |i| {
+                    let b = &timeline.beliefs[i];
+                    let v = &b.version;
+                    BeliefCells {
+                        confidence: format!("{:.2}", v.confidence),
+                        valid: time::format_interval_short(v.valid),
+                        since: format_short(v.recorded_at),
+                        evidence: if b.supported_by.is_empty() {
+                            "-".into()
+                        } else {
+                            b.supported_by.join(",")
+                        },
+                    }
+                })
+            })
+            .collect();
+    }
+}
+
+/// The agent of a belief row ("" for topic headings and empty topics).
+pub fn agent_of<'a>(timeline: &'a Timeline, row: &BeliefRow) -> &'a str {
+    row.belief
+        .map_or("", |i| &*timeline.beliefs[i].version.agent)
+}
+
+/// The claim of a belief row; "(no belief held)" for an empty topic.
+pub fn claim_of<'a>(timeline: &'a Timeline, row: &BeliefRow) -> &'a str {
+    match (row.belief, &row.kind) {
+        (Some(i), _) => &timeline.beliefs[i].version.claim,
+        (None, BeliefRowKind::Empty) => "(no belief held)",
+        (None, _) => "",
+    }
+}
+
+/// Whether the agents holding beliefs on a `cardinality: one` topic have
+/// different working answers (`answer`: greatest `valid_from`, then latest
+/// `recorded_at`). `held` is one topic's held beliefs.
+fn agents_disagree(timeline: &Timeline, held: &[usize]) -> bool {
+    let mut answers: HashMap<usize, (Micros, Micros, u64, &str)> = HashMap::new();
+    for &i in held {
+        let v = &timeline.beliefs[i].version;
+        let candidate = (v.valid.from, v.recorded_at, v.id, &*v.claim);
+        let entry = answers
+            .entry(timeline.topic_agent(i).1)
+            .or_insert(candidate);
+        if candidate > *entry {
+            *entry = candidate;
+        }
+    }
+    let mut claims = answers.values().map(|a| a.3);
+    let first = claims.next();
+    claims.any(|c| Some(c) != first)
+}

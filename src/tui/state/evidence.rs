@@ -1,0 +1,77 @@
+//! The evidence panel's state: which items match the filter, which is
+//! selected, and the list following the cursor (the latest item known then)
+//! while the panel does not have focus.
+
+use super::list::FilteredList;
+use crate::query::timeline::Timeline;
+use crate::time::Micros;
+
+#[derive(Debug, Clone, Default)]
+pub struct EvidenceState {
+    pub list: FilteredList,
+    /// The widest evidence id, for the ID column.
+    pub id_width: usize,
+}
+
+impl EvidenceState {
+    pub fn new(timeline: &Timeline) -> EvidenceState {
+        let mut state = EvidenceState {
+            id_width: timeline
+                .evidence
+                .iter()
+                .map(|item| item.evidence.id.chars().count())
+                .max()
+                .unwrap_or(2),
+            ..EvidenceState::default()
+        };
+        state.list.set_items(state.matching(timeline), 0);
+        state
+    }
+
+    fn matching(&self, timeline: &Timeline) -> Vec<usize> {
+        let needle = self.list.filter.to_lowercase();
+        let found = |s: &str| s.to_lowercase().contains(&needle);
+        timeline
+            .evidence
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| {
+                let e = &item.evidence;
+                needle.is_empty()
+                    || [&e.id, &e.kind, &e.source, &e.summary]
+                        .iter()
+                        .any(|s| found(s))
+                    || item.cited_by.iter().any(|id| found(id))
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// A new filter: the list shows its first match at the top.
+    pub fn set_filter(&mut self, timeline: &Timeline, filter: String, rows: usize) {
+        self.list.filter = filter;
+        let items = self.matching(timeline);
+        self.list.refiltered(items);
+        self.list.keep_visible(rows);
+    }
+
+    /// How many items are known (recorded) at `cursor`.
+    pub fn known(timeline: &Timeline, cursor: Micros) -> usize {
+        timeline
+            .evidence
+            .partition_point(|item| item.evidence.recorded_at <= cursor)
+    }
+
+    /// Selects the latest item known at `cursor`, the items known then filling
+    /// the panel from the top, with the next (not yet recorded) one in sight.
+    pub fn follow(&mut self, timeline: &Timeline, cursor: Micros, rows: usize) {
+        let items = &timeline.evidence;
+        let known = self
+            .list
+            .items()
+            .partition_point(|&i| items[i].evidence.recorded_at <= cursor);
+        self.list
+            .show_at_top_or_fit(known.saturating_sub(1), rows.saturating_sub(1));
+        self.list.keep_visible(rows);
+    }
+}

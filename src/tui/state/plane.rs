@@ -1,0 +1,99 @@
+//! The plane's state: which topic and agent it shows, the valid cursor (free,
+//! or following the diagonal valid = recorded), the crosshair's reading, and
+//! whether the plane is shown full-screen.
+
+use crate::query::timeline::Timeline;
+use crate::time::Micros;
+use crate::tui::plane::{self, Plane, Reading};
+use std::collections::HashMap;
+
+#[derive(Debug, Clone)]
+pub struct PlaneState {
+    pub plane: Plane,
+    /// `false`: the valid cursor follows the diagonal (valid = recorded).
+    pub valid_free: bool,
+    valid_cursor: Micros,
+    /// The crosshair's reading, from `believed(recorded, about valid)`.
+    pub reading: Reading,
+    /// The (topic, agent, recorded, valid) the reading was computed for.
+    reading_for: Option<(usize, Option<String>, Micros, Micros)>,
+    /// `p`: the plane takes the whole body of the screen.
+    pub full: bool,
+}
+
+impl PlaneState {
+    pub fn new(cursor: Micros) -> PlaneState {
+        PlaneState {
+            plane: Plane::empty(),
+            valid_free: false,
+            valid_cursor: cursor,
+            reading: Reading::default(),
+            reading_for: None,
+            full: false,
+        }
+    }
+
+    /// The valid cursor: free, or on the diagonal (the recorded cursor).
+    pub fn valid_at(&self, cursor: Micros) -> Micros {
+        if self.valid_free {
+            self.valid_cursor
+        } else {
+            cursor
+        }
+    }
+
+    /// `v`: frees the valid cursor where it is (on the diagonal), or lets it
+    /// follow the diagonal again. Returns the status line to show.
+    pub fn toggle_valid(&mut self, cursor: Micros) -> &'static str {
+        if self.valid_free {
+            self.valid_free = false;
+            "valid cursor follows the diagonal (about = recorded)"
+        } else {
+            self.valid_cursor = cursor;
+            self.valid_free = true;
+            "valid cursor free where it was: ←/→ in the plane move it; v follows the diagonal again"
+        }
+    }
+
+    /// Moves the free valid cursor by `steps` plane steps.
+    pub fn move_valid(&mut self, steps: i64) {
+        self.valid_cursor += steps * self.plane.valid_step();
+    }
+
+    /// Puts the free valid cursor at `valid` (a click on the grid).
+    pub fn put_valid(&mut self, valid: Micros) {
+        self.valid_free = true;
+        self.valid_cursor = valid;
+    }
+
+    /// Rebuilds the plane when the topic or agent changed (or `force`), keeps the
+    /// crosshair in view and recomputes its reading when it moved.
+    pub fn sync(
+        &mut self,
+        timeline: &Timeline,
+        claims: &HashMap<String, usize>,
+        (topic, agent): (usize, Option<String>),
+        cursor: Micros,
+        force: bool,
+    ) {
+        if force || topic != self.plane.topic || agent != self.plane.agent {
+            self.plane = Plane::build(timeline, claims, topic, agent.as_deref());
+            self.reading_for = None;
+        }
+        let valid = self.valid_at(cursor);
+        self.plane.follow(valid, cursor);
+        let key = (topic, self.plane.agent.clone(), cursor, valid);
+        if self.reading_for.as_ref() == Some(&key) {
+            return;
+        }
+        self.reading = plane::reading(
+            timeline,
+            claims,
+            topic,
+            self.plane.agent.as_deref(),
+            cursor,
+            valid,
+        );
+        self.reading_for = Some(key);
+    }
+}

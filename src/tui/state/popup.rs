@@ -1,0 +1,213 @@
+//! The popups' state: scrollable text (help, history, evidence and version
+//! details, the events at the cursor), the compare view, and the one-line
+//! prompt with its own editing keys. Every popup scrolls through the same
+//! [`FilteredList`]; how many rows fit comes from `tui::layout`.
+
+use super::list::FilteredList;
+use crate::tui::action::{Action, Edit};
+use crate::tui::layout;
+use ratatui::layout::Rect;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineStyle {
+    Normal,
+    Heading,
+    Held,
+    Closed,
+    Future,
+    Note,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewLine {
+    pub text: String,
+    pub style: LineStyle,
+}
+
+impl ViewLine {
+    pub fn new(style: LineStyle, text: impl Into<String>) -> Self {
+        ViewLine {
+            text: text.into(),
+            style,
+        }
+    }
+}
+
+/// A scrollable popup of preformatted lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextView {
+    pub title: String,
+    pub lines: Vec<ViewLine>,
+    /// The first line on screen, and how far the text is scrolled sideways.
+    pub scroll: FilteredList,
+    /// The widest line, in columns.
+    pub widest: usize,
+}
+
+impl TextView {
+    pub fn new(title: impl Into<String>, lines: Vec<ViewLine>) -> TextView {
+        let widest = lines
+            .iter()
+            .map(|l| crate::tui::text::width(&l.text))
+            .max()
+            .unwrap_or(0);
+        let mut scroll = FilteredList::default();
+        scroll.set_items((0..lines.len()).collect(), 0);
+        TextView {
+            title: title.into(),
+            lines,
+            scroll,
+            widest,
+        }
+    }
+
+    /// Where this view sits on a screen: its frame and the rows inside.
+    pub fn area(&self, screen: Rect) -> (Rect, Rect) {
+        layout::text_popup(screen, self.widest, self.lines.len())
+    }
+
+    /// Scrolls for ↑/↓/PgUp/PgDn/g/G and ←/→; returns whether the action was a
+    /// scrolling one.
+    pub fn update(&mut self, action: Action, screen: Rect) -> bool {
+        let (_, inner) = self.area(screen);
+        let rows = inner.height as usize;
+        let page = FilteredList::page(rows);
+        let wide = self.widest.saturating_sub(inner.width as usize);
+        match action {
+            Action::Up => self.scroll.scroll_by(-1, rows),
+            Action::Down => self.scroll.scroll_by(1, rows),
+            Action::PageUp => self.scroll.scroll_by(-page, rows),
+            Action::PageDown => self.scroll.scroll_by(page, rows),
+            Action::Top => self.scroll.scroll_by(isize::MIN / 2, rows),
+            Action::Bottom => self.scroll.scroll_by(isize::MAX / 2, rows),
+            Action::ScrollLeft => self.scroll.scroll_columns(-8, wide),
+            Action::ScrollRight => self.scroll.scroll_columns(8, wide),
+            _ => return false,
+        }
+        true
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    Jump,
+    Filter(crate::tui::app::Focus),
+}
+
+/// A one-line prompt: the text, where the caret is, and the last error (the
+/// text is kept so it can be mended).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub text: String,
+    /// The caret, in characters.
+    pub caret: usize,
+    pub error: Option<String>,
+}
+
+impl Prompt {
+    pub fn new(kind: PromptKind, text: String) -> Prompt {
+        let caret = text.chars().count();
+        Prompt {
+            kind,
+            text,
+            caret,
+            error: None,
+        }
+    }
+
+    fn byte(&self, chars: usize) -> usize {
+        self.text
+            .char_indices()
+            .nth(chars)
+            .map_or(self.text.len(), |(i, _)| i)
+    }
+
+    /// Types or edits; returns whether the text changed.
+    pub fn edit(&mut self, action: Action) -> bool {
+        let len = self.text.chars().count();
+        match action {
+            Action::Type(c) => {
+                let at = self.byte(self.caret);
+                self.text.insert(at, c);
+                self.caret += 1;
+                self.error = None;
+                true
+            }
+            Action::Edit(Edit::Backspace) if self.caret > 0 => {
+                let at = self.byte(self.caret - 1);
+                self.text.remove(at);
+                self.caret -= 1;
+                self.error = None;
+                true
+            }
+            Action::Edit(Edit::Delete) if self.caret < len => {
+                let at = self.byte(self.caret);
+                self.text.remove(at);
+                self.error = None;
+                true
+            }
+            Action::Edit(Edit::Left) => {
+                self.caret = self.caret.saturating_sub(1);
+                false
+            }
+            Action::Edit(Edit::Right) => {
+                self.caret = (self.caret + 1).min(len);
+                false
+            }
+            Action::Edit(Edit::Home) => {
+                self.caret = 0;
+                false
+            }
+            Action::Edit(Edit::End) => {
+                self.caret = len;
+                false
+            }
+            _ => false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Popup {
+    Help(TextView),
+    /// Parent and fork side by side: answer lanes, divergence, time to truth.
+    Compare(FilteredList),
+    Text(TextView),
+    Prompt(Prompt),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prompt_edits_at_its_caret() {
+        let mut p = Prompt::new(PromptKind::Jump, "12:00".into());
+        p.edit(Action::Edit(Edit::Home));
+        p.edit(Action::Type('0'));
+        p.edit(Action::Edit(Edit::End));
+        p.edit(Action::Edit(Edit::Backspace));
+        p.edit(Action::Edit(Edit::Left));
+        p.edit(Action::Edit(Edit::Delete));
+        assert_eq!(p.text, "012:");
+        p.edit(Action::Edit(Edit::Home));
+        p.edit(Action::Edit(Edit::Right));
+        p.edit(Action::Type('é'));
+        assert_eq!((p.text.as_str(), p.caret), ("0é12:", 2));
+    }
+
+    #[test]
+    fn text_scrolls_within_its_lines() {
+        let lines = (0..50)
+            .map(|i| ViewLine::new(LineStyle::Normal, format!("line {i} {}", "x".repeat(i * 3))))
+            .collect();
+        let mut v = TextView::new("t", lines);
+        let screen = Rect::new(0, 0, 80, 24);
+        assert!(v.update(Action::Bottom, screen));
+        assert_eq!(v.scroll.offset(), 50 - 22);
+        v.update(Action::ScrollRight, screen);
+        assert_eq!(v.scroll.column, 8);
+        assert!(!v.update(Action::Fork, screen));
+    }
+}

@@ -1,0 +1,130 @@
+//! The timeline scrubber's state: the visible recorded range, zooming around
+//! the cursor, the step of ←/→, and the instant under a column (rounded to what
+//! the zoom can resolve).
+
+use crate::time::Micros;
+use crate::tui::layout;
+use ratatui::layout::Rect;
+
+const MIN_VIEW: i64 = 60_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScrubberState {
+    /// The visible recorded range.
+    pub view: (Micros, Micros),
+    /// The whole log's range, padded.
+    pub full: (Micros, Micros),
+}
+
+impl ScrubberState {
+    pub fn new(span: Option<(Micros, Micros)>) -> ScrubberState {
+        let full = match span {
+            Some((a, b)) => {
+                let pad = ((b - a) / 50).max(60_000_000);
+                (a - pad, b + pad)
+            }
+            None => {
+                let now = crate::time::now();
+                (now - 3_600_000_000, now + 3_600_000_000)
+            }
+        };
+        ScrubberState { view: full, full }
+    }
+
+    /// The recorded step for ←/→: about a hundredth of the visible range, rounded
+    /// to a duration people read.
+    pub fn step(&self) -> i64 {
+        nice_duration((self.view.1 - self.view.0) / 100)
+    }
+
+    /// Keeps `cursor` (clamped to the log) in view; returns it clamped.
+    pub fn reveal(&mut self, cursor: Micros) -> Micros {
+        let cursor = cursor.clamp(self.full.0, self.full.1);
+        let width = self.view.1 - self.view.0;
+        if cursor < self.view.0 {
+            self.view = (cursor, cursor + width);
+        } else if cursor > self.view.1 {
+            self.view = (cursor - width, cursor);
+        }
+        cursor
+    }
+
+    pub fn zoom(&mut self, factor: f64, cursor: Micros) {
+        let full_width = self.full.1 - self.full.0;
+        let width = (((self.view.1 - self.view.0) as f64 * factor) as i64)
+            .clamp(MIN_VIEW.min(full_width), full_width);
+        let left_share = if self.view.1 > self.view.0 {
+            (cursor - self.view.0) as f64 / (self.view.1 - self.view.0) as f64
+        } else {
+            0.5
+        };
+        let mut from = cursor - (width as f64 * left_share.clamp(0.0, 1.0)) as i64;
+        from = from.clamp(self.full.0, self.full.1 - width);
+        self.view = (from, from + width);
+    }
+
+    /// The recorded instant under a scrubber column, rounded to the time one
+    /// column covers (made readable), so a click shows `12:10`, not microseconds.
+    pub fn time_at_column(&self, area: Rect, column: u16) -> Micros {
+        let lanes = layout::scrubber_lanes(area);
+        let x = column
+            .saturating_sub(lanes.x)
+            .min(lanes.width.saturating_sub(1)) as i64;
+        let width = lanes.width.max(1) as i64;
+        let span = self.view.1 - self.view.0;
+        let exact = self.view.0 + span * x / width + span / width / 2;
+        round_to(exact, nice_duration(span / width))
+    }
+}
+
+/// `t` rounded to the nearest multiple of `unit` (since the epoch, so minutes
+/// and hours land on the clock).
+pub fn round_to(t: Micros, unit: i64) -> Micros {
+    if unit <= 1 {
+        return t;
+    }
+    (t + unit / 2).div_euclid(unit) * unit
+}
+
+/// Rounds a duration up to one people read: 1s, 5s, 15s, 1m, 5m, 15m, 1h, 6h, 1d…
+pub fn nice_duration(micros: i64) -> i64 {
+    const S: i64 = 1_000_000;
+    const STEPS: [i64; 14] = [
+        S,
+        5 * S,
+        15 * S,
+        30 * S,
+        60 * S,
+        300 * S,
+        900 * S,
+        1800 * S,
+        3600 * S,
+        3 * 3600 * S,
+        6 * 3600 * S,
+        12 * 3600 * S,
+        86_400 * S,
+        7 * 86_400 * S,
+    ];
+    STEPS
+        .iter()
+        .copied()
+        .find(|&s| s >= micros)
+        .unwrap_or(STEPS[STEPS.len() - 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clicks_land_on_readable_times() {
+        assert_eq!(round_to(1_234_567_891, 1_000_000), 1_235_000_000);
+        assert_eq!(round_to(-1_400_000, 1_000_000), -1_000_000);
+        let s = ScrubberState {
+            view: (0, 86_400_000_000),
+            full: (0, 86_400_000_000),
+        };
+        let t = s.time_at_column(Rect::new(0, 0, 110, 7), 57);
+        assert_eq!(t % 900_000_000, 0, "a day over 100 columns: quarter hours");
+    }
+}

@@ -1,0 +1,385 @@
+//! The popups' text, built when a popup opens (never while drawing): a topic's
+//! history, an evidence item, a version, the events at the cursor, and help.
+
+use super::popup::{LineStyle, TextView, ViewLine};
+use crate::query::LATE;
+use crate::query::timeline::{Mark, MarkKind, Timeline};
+use crate::time::{self, Micros, format_short};
+use crate::tui::keymap;
+use crate::tui::theme::claim_glyph;
+
+/// What the INFLUENCE column means, for help and the evidence details.
+pub const INFLUENCE: [&str; 4] = [
+    "INFLUENCE: what removing the item would change (a replay, not a causal model).",
+    "  shift -1d 22h    without it the agent reaches the resolution 1d 22h sooner: misleading",
+    "  shift 3h         without it the agent reaches the resolution later: it helped",
+    "  diverge 13d 21h  the working answer would differ for that long; none: nothing changes",
+];
+
+/// One sentence for an event, as the header and popups show it.
+pub fn describe_mark(m: &Mark) -> String {
+    let agent = m.agent.as_deref().unwrap_or("?");
+    let topic = m.topic.as_deref().unwrap_or("?");
+    let cites = if m.cites.is_empty() {
+        String::new()
+    } else {
+        format!(" on {}", m.cites.join(","))
+    };
+    match m.kind {
+        MarkKind::Evidence => format!("{} evidence recorded", m.id),
+        MarkKind::Assertion => {
+            let zero = if m.effect == "zero_width" {
+                " (zero-width: replaced at the same instant)"
+            } else {
+                ""
+            };
+            format!(
+                "{} {agent} believes “{}” ({topic}){cites}{zero}",
+                m.id,
+                m.claim.as_deref().unwrap_or("")
+            )
+        }
+        MarkKind::Reconfirmation => format!(
+            "{} {agent} reconfirms “{}” ({topic}){cites}",
+            m.id,
+            m.claim.as_deref().unwrap_or("")
+        ),
+        MarkKind::Retraction => {
+            let what = m
+                .claim
+                .as_deref()
+                .map(|c| format!(" “{c}”"))
+                .unwrap_or_default();
+            format!("{} {agent} retracts{what} ({topic}){cites}", m.id)
+        }
+    }
+}
+
+/// Every version of a topic (one agent's, or all), oldest first, with the
+/// events that changed none; each version on one line, claim included.
+pub fn history(timeline: &Timeline, cursor: Micros, topic: usize, agent: Option<&str>) -> TextView {
+    let t = &timeline.header.topics[topic];
+    let who = agent.map_or("all agents".to_owned(), str::to_owned);
+    let mut lines = vec![
+        ViewLine::new(LineStyle::Heading, format!("{} — {}", t.id, t.question)),
+        ViewLine::new(
+            LineStyle::Note,
+            format!(
+                "{who}; every version, oldest first; bold: held at the cursor ({}), dim: not yet recorded",
+                format_short(cursor)
+            ),
+        ),
+    ];
+    if let Some(truth) = &t.resolution {
+        lines.push(ViewLine::new(
+            LineStyle::Note,
+            format!("resolution: {truth}"),
+        ));
+    }
+    let versions: Vec<_> = timeline
+        .topic_versions(topic)
+        .filter(|b| agent.is_none_or(|a| &*b.version.agent == a))
+        .collect();
+    let agent_w = versions
+        .iter()
+        .map(|b| crate::tui::text::width(&b.version.agent))
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    lines.push(ViewLine::new(
+        LineStyle::Note,
+        format!(
+            "{:<25}  {:<agent_w$}  {:<24}  {:<4}  claim  [how it ended; assertion; evidence]",
+            "recorded → until", "agent", "valid", "conf"
+        ),
+    ));
+    lines.push(ViewLine::new(LineStyle::Normal, String::new()));
+    for b in versions {
+        let v = &b.version;
+        let style = if v.recorded_at > cursor {
+            LineStyle::Future
+        } else if v.held_at(cursor) {
+            LineStyle::Held
+        } else {
+            LineStyle::Closed
+        };
+        let how = match &v.closed {
+            Some(c) => c.to_string(),
+            None => "held".into(),
+        };
+        let clip = v
+            .clipped_by
+            .as_ref()
+            .map(|c| format!(", clipped by {c}"))
+            .unwrap_or_default();
+        lines.push(ViewLine::new(
+            style,
+            format!(
+                "{} → {:<11}  {:<agent_w$}  {:<24}  {:.2}  {}  [{how}; {}; {}{clip}]",
+                format_short(v.recorded_at),
+                format_short(v.superseded_at),
+                v.agent,
+                time::format_interval_short(v.valid),
+                v.confidence,
+                v.claim,
+                v.assertion,
+                if b.supported_by.is_empty() {
+                    "no evidence".into()
+                } else {
+                    b.supported_by.join(",")
+                },
+            ),
+        ));
+    }
+    let notes: Vec<_> = timeline
+        .marks
+        .iter()
+        .filter(|m| {
+            m.topic.as_deref() == Some(t.id.as_str())
+                && agent.is_none_or(|a| m.agent.as_deref() == Some(a))
+        })
+        .filter(|m| matches!(m.effect, "reconfirmed" | "zero_width" | "no_match"))
+        .collect();
+    if !notes.is_empty() {
+        lines.push(ViewLine::new(LineStyle::Normal, String::new()));
+        lines.push(ViewLine::new(
+            LineStyle::Heading,
+            "Events that changed no version",
+        ));
+        for m in notes {
+            let style = if m.recorded_at > cursor {
+                LineStyle::Future
+            } else {
+                LineStyle::Note
+            };
+            lines.push(ViewLine::new(
+                style,
+                format!("{}  {}", format_short(m.recorded_at), describe_mark(m)),
+            ));
+        }
+    }
+    TextView::new(format!(" History: {} ({who}) ", t.id), lines)
+}
+
+/// One evidence item: what it says, where it lives, its times, its influence,
+/// and what cites it.
+pub fn evidence(
+    timeline: &Timeline,
+    cursor: Micros,
+    index: usize,
+    influence: Option<(&str, bool)>,
+) -> TextView {
+    let item = &timeline.evidence[index];
+    let e = &item.evidence;
+    let mut lines = vec![
+        ViewLine::new(
+            LineStyle::Heading,
+            format!("{} — {} from {}", e.id, e.kind, e.source),
+        ),
+        ViewLine::new(LineStyle::Normal, e.summary.clone()),
+        ViewLine::new(LineStyle::Normal, String::new()),
+        ViewLine::new(LineStyle::Normal, format!("locator      {}", e.locator)),
+        ViewLine::new(
+            LineStyle::Normal,
+            format!("observed     {}", time::format(e.observed_at)),
+        ),
+    ];
+    if let Some(until) = e.observed_until {
+        lines.push(ViewLine::new(
+            LineStyle::Normal,
+            format!("until        {}", time::format(until)),
+        ));
+    }
+    lines.push(ViewLine::new(
+        LineStyle::Normal,
+        format!("recorded     {}", time::format(e.recorded_at)),
+    ));
+    let late = e.lag() >= LATE;
+    lines.push(ViewLine::new(
+        if late {
+            LineStyle::Closed
+        } else {
+            LineStyle::Normal
+        },
+        format!(
+            "lag          {}{}",
+            time::format_duration(e.lag()),
+            if late { "  (late-arriving)" } else { "" }
+        ),
+    ));
+    lines.push(ViewLine::new(
+        LineStyle::Normal,
+        format!("reliability  {:.2}", e.reliability),
+    ));
+    if let Some((value, of_parent)) = influence {
+        let whose = if of_parent {
+            " (of the parent store)"
+        } else {
+            ""
+        };
+        lines.push(ViewLine::new(
+            LineStyle::Normal,
+            format!("influence    {value}{whose}"),
+        ));
+        lines.extend(INFLUENCE.iter().map(|l| ViewLine::new(LineStyle::Note, *l)));
+    }
+    lines.push(ViewLine::new(LineStyle::Normal, String::new()));
+    lines.push(ViewLine::new(LineStyle::Heading, "Cited by"));
+    if item.cited_by.is_empty() {
+        lines.push(ViewLine::new(
+            LineStyle::Note,
+            "nothing: no assertion or retraction cites it",
+        ));
+    }
+    for id in &item.cited_by {
+        if let Some(m) = timeline.marks.iter().find(|m| &m.id == id) {
+            let style = if m.recorded_at > cursor {
+                LineStyle::Future
+            } else {
+                LineStyle::Normal
+            };
+            lines.push(ViewLine::new(
+                style,
+                format!("{}  {}", format_short(m.recorded_at), describe_mark(m)),
+            ));
+        }
+    }
+    TextView::new(format!(" Evidence {} ", e.id), lines)
+}
+
+/// One version: its claim, times, how it ended, what supports it.
+pub fn version(timeline: &Timeline, id: u64) -> TextView {
+    let Some(b) = timeline.beliefs.iter().find(|b| b.version.id == id) else {
+        return TextView::new(" Version ", Vec::new());
+    };
+    let v = &b.version;
+    let line = |label: &str, value: String| {
+        ViewLine::new(LineStyle::Normal, format!("{label:<13}{value}"))
+    };
+    let mut lines = vec![
+        ViewLine::new(
+            LineStyle::Heading,
+            format!("{} — {} believes “{}”", v.topic, v.agent, v.claim),
+        ),
+        line("confidence", format!("{:.2}", v.confidence)),
+        line(
+            "valid",
+            format!(
+                "{} → {}",
+                time::format(v.valid.from),
+                time::format(v.valid.to)
+            ),
+        ),
+        line(
+            "held",
+            format!(
+                "{} → {}",
+                time::format(v.recorded_at),
+                time::format(v.superseded_at)
+            ),
+        ),
+        line(
+            "assertion",
+            format!("{} ({})", v.assertion, v.origin.as_str()),
+        ),
+    ];
+    if let Some(c) = &v.closed {
+        lines.push(line("closed", c.to_string()));
+    }
+    if let Some(by) = &v.clipped_by {
+        let asked = time::format(v.requested_valid_to);
+        lines.push(line(
+            "clipped",
+            format!("by {by} (asked for valid until {asked})"),
+        ));
+    }
+    lines.push(ViewLine::new(LineStyle::Normal, String::new()));
+    lines.push(ViewLine::new(LineStyle::Heading, "Supported by"));
+    if b.supported_by.is_empty() {
+        lines.push(ViewLine::new(LineStyle::Note, "no evidence cited"));
+    }
+    for id in b.supported_by.iter() {
+        if let Some(e) = timeline.evidence.iter().find(|e| &e.evidence.id == id) {
+            let e = &e.evidence;
+            lines.push(ViewLine::new(
+                LineStyle::Normal,
+                format!("{}  {} · {} · {}", e.id, e.kind, e.summary, e.locator),
+            ));
+        }
+    }
+    TextView::new(format!(" Version {} ", v.assertion), lines)
+}
+
+/// The events at the cursor's latest recorded instant.
+pub fn events(timeline: &Timeline, cursor: Micros, latest: &str) -> TextView {
+    let marks = timeline.latest_marks(cursor);
+    let mut lines = vec![ViewLine::new(
+        LineStyle::Heading,
+        format!("Events at {latest}"),
+    )];
+    if marks.is_empty() {
+        lines.push(ViewLine::new(
+            LineStyle::Note,
+            "no event at or before the cursor",
+        ));
+    }
+    for m in marks {
+        lines.push(ViewLine::new(
+            LineStyle::Normal,
+            format!("{}  {}", format_short(m.recorded_at), describe_mark(m)),
+        ));
+    }
+    TextView::new(" Events ", lines)
+}
+
+/// Every key from the keymap, what the glyphs mean, what INFLUENCE means.
+pub fn help() -> TextView {
+    let mut lines = Vec::new();
+    for (context, rows) in keymap::help() {
+        lines.push(ViewLine::new(LineStyle::Heading, context.title()));
+        for (keys, what) in rows {
+            lines.push(ViewLine::new(
+                LineStyle::Normal,
+                format!("  {keys:<16}{what}"),
+            ));
+        }
+    }
+    lines.push(ViewLine::new(LineStyle::Heading, "Mouse"));
+    lines.push(ViewLine::new(
+        LineStyle::Normal,
+        "  click the timeline to seek, a row to select, the plane to put the crosshair there; the wheel steps or scrolls",
+    ));
+    lines.push(ViewLine::new(LineStyle::Heading, "Glyphs"));
+    lines.push(ViewLine::new(
+        LineStyle::Normal,
+        "  timeline  • ● ◉ evidence (1, 2-4, 5+)   ▴ ▲ assertion   ↻ reconfirmation   ✕ retraction",
+    ));
+    lines.push(ViewLine::new(
+        LineStyle::Normal,
+        format!(
+            "  beliefs   {} {} {} … one glyph per claim   ✗ closed just now   ↻ reconfirmed   + new   ✓ the topic's resolution",
+            claim_glyph(0),
+            claim_glyph(1),
+            claim_glyph(2)
+        ),
+    ));
+    lines.push(ViewLine::new(
+        LineStyle::Normal,
+        "  evidence  !lag = late-arriving (an hour or more); dim = recorded after the cursor",
+    ));
+    lines.push(ViewLine::new(
+        LineStyle::Normal,
+        "  plane     one rectangle per version, filled with its claim's glyph; ━ superseded ✕ retracted → ↑ open ends; ╱ valid = recorded; ✦ evidence",
+    ));
+    lines.push(ViewLine::new(
+        LineStyle::Normal,
+        "  compare   per agent and topic, the parent's and the fork's answer over recorded time; ^ where they differ; · no answer",
+    ));
+    lines.push(ViewLine::new(LineStyle::Heading, "Columns"));
+    lines.extend(
+        INFLUENCE
+            .iter()
+            .map(|l| ViewLine::new(LineStyle::Normal, format!("  {l}"))),
+    );
+    TextView::new(" Help ", lines)
+}

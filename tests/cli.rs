@@ -402,3 +402,53 @@ fn help_lists_the_commands() {
         .stdout(predicate::str::contains("believed"))
         .stdout(predicate::str::contains("Examples:"));
 }
+
+#[test]
+fn history_without_a_topic_picks_the_only_one_or_lists_them() {
+    asof()
+        .args([
+            "history",
+            "datasets/late-arriving-log.yaml",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("\"topic\": \"queue-state\""));
+    asof()
+        .arg("history")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "name a topic with --topic; the store has 4: root-cause, customer-impact, severity, affected-regions",
+        ));
+}
+
+#[test]
+fn query_times_read_like_the_tui_jump_prompt() {
+    let at = |t: &str| {
+        let out = asof()
+            .args([
+                "believed",
+                "--at",
+                t,
+                "--topic",
+                "root-cause",
+                "--format",
+                "json",
+            ])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        serde_json::from_slice::<serde_json::Value>(&out).unwrap()["as_of"].clone()
+    };
+    assert_eq!(at("2026-03-03 12:10"), "2026-03-03T12:10:00Z");
+    assert_eq!(at("2026-03-03T12:10:00Z"), "2026-03-03T12:10:00Z");
+    asof()
+        .args(["believed", "--at", "soon"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("or now"));
+}

@@ -517,14 +517,19 @@ proptest! {
         w in 1u16..=250,
         h in 1u16..=80,
         cursor in -1_000_000_000_000i64..3_000_000_000_000,
-        actions in proptest::collection::vec(0usize..19, 0..10),
+        actions in proptest::collection::vec(0usize..30, 0..14),
     ) {
         let mut app = demo(w % 2 == 0, (w, h));
         app.seek(at("2026-03-02T00:00:00Z") + cursor);
         let menu = [Action::ZoomIn, Action::ZoomOut, Action::FocusNext, Action::Down, Action::PageDown, Action::Open,
             Action::Help, Action::Back, Action::Filter, Action::Type('e'), Action::Jump, Action::Bottom,
             Action::ToggleValid, Action::PlaneLeft, Action::PlaneUp, Action::PlaneZoomIn, Action::PlaneZoomOut,
-            Action::Click(w / 2, h / 2), Action::Click(w.saturating_sub(3), h.saturating_sub(5))];
+            Action::Click(w / 2, h / 2), Action::Click(w.saturating_sub(3), h.saturating_sub(5)),
+            // Prompts and popups: editing, scrolling both ways, the full-screen plane.
+            Action::Edit(asof::tui::action::Edit::Home), Action::Edit(asof::tui::action::Edit::Delete),
+            Action::Edit(asof::tui::action::Edit::Backspace), Action::Edit(asof::tui::action::Edit::End),
+            Action::Type('é'), Action::ScrollRight, Action::ScrollLeft, Action::PageUp, Action::Top,
+            Action::PlaneFull, Action::Resize(w / 2 + 1, h / 2 + 1)];
         for a in actions {
             app.update(menu[a]);
         }
@@ -871,4 +876,260 @@ fn a_tui_fork_of_a_store_matches_the_in_memory_fork() {
                 .contains(&format!("without {evidence}"))
         );
     }
+}
+
+// ---------------------------------------------------------------------------
+// What a new reviewer tripped over (issue: the TUI rebuilt around per-panel
+// state): one test each, at the sizes they were met at.
+
+/// The screen after `actions`, at `size`, scrubbed to 03-03 12:10.
+fn screen_after(size: (u16, u16), actions: &[Action]) -> (App, String) {
+    let mut app = snapshot_app(size);
+    for &a in actions {
+        app.update(a);
+    }
+    let screen = text(&draw(&app));
+    (app, screen)
+}
+
+#[test]
+fn every_popup_scrolls_and_wide_text_scrolls_sideways_at_80x24() {
+    // Help: its last section is below the fold until End.
+    let (mut app, screen) = screen_after((80, 24), &[Action::Help]);
+    assert!(!screen.contains("nothing changes"), "{screen}");
+    assert!(screen.contains("lines 1-22 of"), "{screen}");
+    app.update(Action::Bottom);
+    let bottom = text(&draw(&app));
+    assert!(bottom.contains("nothing changes"), "{bottom}");
+    app.update(Action::PageUp);
+    assert!(!text(&draw(&app)).contains("nothing changes"));
+    // History: the last version is reachable, and its whole claim is too.
+    let (mut app, _) = screen_after((80, 24), &[Action::FocusNext, Action::Open]);
+    app.update(Action::Bottom);
+    let before = text(&draw(&app));
+    assert!(before.contains("03-12 16:15 → ∞"), "{before}");
+    assert!(!before.contains("gateway  [super"), "{before}");
+    for _ in 0..6 {
+        app.update(Action::ScrollRight);
+    }
+    let after = text(&draw(&app));
+    assert!(after.contains("gateway  [super"), "{after}");
+    insta::assert_snapshot!("history_80x24_scrolled", after);
+}
+
+#[test]
+fn claims_take_the_width_there_is_and_the_selection_shows_whole() {
+    // 200 columns: no claim is cut.
+    let (app, screen) = screen_after((200, 60), &[]);
+    for row in &app.beliefs.rows {
+        let claim = claim_of(&app.timeline, row);
+        if row.belief.is_some() {
+            assert!(screen.contains(claim), "`{claim}` is cut:\n{screen}");
+        }
+    }
+    insta::assert_snapshot!("main_200x60", screen);
+    // 80 columns: the selected belief is repeated whole under the list.
+    let (_, screen) = screen_after((80, 40), &[Action::FocusNext, Action::Down, Action::Down]);
+    assert!(
+        screen.contains("▸ triage: Expired TLS certificate on the card-network gateway"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn the_valid_interval_stays_when_a_topic_shows_several_claims_at_120x40() {
+    let (_, screen) = screen_after((120, 40), &[]);
+    // affected-regions holds four regions at once: their intervals tell why.
+    for interval in ["[03-02 09:40, ∞)", "[03-02 12:00, 14:30)"] {
+        assert!(screen.contains(interval), "{interval}:\n{screen}");
+    }
+}
+
+#[test]
+fn a_filter_shows_its_first_match_at_the_top_with_a_count() {
+    let mut app = snapshot_app((120, 40));
+    app.update(Action::FocusPrev);
+    assert_eq!(app.focus, Focus::Evidence);
+    app.update(Action::Bottom);
+    assert!(app.evidence.list.offset() > 0);
+    app.update(Action::Filter);
+    for c in "cert".chars() {
+        app.update(Action::Type(c));
+    }
+    assert_eq!(
+        (app.evidence.list.selected(), app.evidence.list.offset()),
+        (0, 0)
+    );
+    let screen = text(&draw(&app));
+    let matches = app.evidence.list.matches();
+    assert!(matches > 1);
+    assert!(
+        screen.contains(&format!("filter “cert”: {matches} matches")),
+        "{screen}"
+    );
+    // Every match is on screen, none hidden above blank rows.
+    for &i in app.evidence.list.items() {
+        let id = &app.timeline.evidence[i].evidence.id;
+        assert!(screen.contains(&format!("│{id} ")), "{id}:\n{screen}");
+    }
+    // `/` again starts a new filter.
+    app.update(Action::Open);
+    app.update(Action::Filter);
+    let Some(Popup::Prompt(prompt)) = &app.popup else {
+        panic!("a prompt");
+    };
+    assert_eq!(prompt.text, "");
+}
+
+#[test]
+fn influence_and_the_compare_lanes_are_explained() {
+    let (_, help) = screen_after((120, 40), &[Action::Help, Action::Bottom]);
+    assert!(
+        help.contains("INFLUENCE: what removing the item would change"),
+        "{help}"
+    );
+    let mut app = snapshot_app((120, 40));
+    app.influence_ready(vec![asof::fork::influence::Influence {
+        evidence: "E15".into(),
+        truth_shift_ms: -168_300_000,
+        divergence_ms: 0,
+        topics: vec!["root-cause".into()],
+    }]);
+    app.update(Action::FocusPrev);
+    let e15 = app
+        .evidence
+        .list
+        .items()
+        .iter()
+        .position(|&i| app.timeline.evidence[i].evidence.id == "E15")
+        .unwrap();
+    app.update(Action::Top);
+    for _ in 0..e15 {
+        app.update(Action::Down);
+    }
+    app.update(Action::Open);
+    let details = text(&draw(&app));
+    assert!(details.contains("influence    shift -1d 22h"), "{details}");
+    assert!(
+        details.contains("without it the resolution comes 1d 22h sooner"),
+        "{details}"
+    );
+}
+
+#[test]
+fn esc_closes_and_clears_but_never_quits() {
+    let mut app = snapshot_app((120, 40));
+    for a in [Action::Help, Action::Back, Action::Back, Action::Back] {
+        app.update(a);
+        assert!(!app.quit, "{a:?}");
+    }
+    app.update(Action::FocusNext);
+    app.update(Action::Filter);
+    app.update(Action::Type('x'));
+    app.update(Action::Open);
+    assert!(app.beliefs.list.is_filtered());
+    app.update(Action::Back);
+    assert!(!app.beliefs.list.is_filtered() && !app.quit);
+}
+
+#[test]
+fn the_plane_follows_the_crosshair_and_its_cell_matches_the_reading() {
+    let mut app = snapshot_app((120, 40));
+    for t in [
+        "2026-03-02T09:30:00Z",
+        "2026-03-05T12:00:00Z",
+        "2026-03-16T00:00:00Z",
+    ] {
+        app.seek(at(t));
+        let area = app.areas().plane.unwrap();
+        let grid = asof::tui::layout::plane_grid(area);
+        let g = asof::tui::plane::Geometry::new(&app.plane.plane, grid);
+        let (cx, cy) = (g.col_of(app.valid_at()), g.row_of(app.cursor));
+        assert!(
+            cx.is_some() && cy.is_some(),
+            "the crosshair is on the plot at {t}"
+        );
+        let buffer = draw(&app);
+        let cell = buffer[(grid.x + cx.unwrap() as u16, grid.y + cy.unwrap() as u16)]
+            .symbol()
+            .to_owned();
+        let expected = app
+            .plane
+            .reading
+            .claim_index
+            .map_or("┼", asof::tui::theme::claim_glyph);
+        assert_eq!(
+            cell, expected,
+            "the cell under the crosshair is what the reading says, at {t}"
+        );
+    }
+    // v frees the valid cursor where it is.
+    let before = app.valid_at();
+    app.update(Action::ToggleValid);
+    assert!(app.plane.valid_free);
+    assert_eq!(app.valid_at(), before);
+    // At 80 columns the beliefs title says where the plane went; p shows it whole.
+    let (mut app, screen) = screen_after((80, 30), &[]);
+    assert!(screen.contains("plane: Tab to it, or p"), "{screen}");
+    app.update(Action::PlaneFull);
+    let full = text(&draw(&app));
+    assert!(
+        full.contains("Plane · root-cause · triage") && !full.contains("Beliefs held at"),
+        "{full}"
+    );
+    app.update(Action::Back);
+    assert!(text(&draw(&app)).contains("Beliefs held at"));
+}
+
+#[test]
+fn prompts_edit_their_text_and_q_types() {
+    let mut app = snapshot_app((120, 40));
+    app.update(Action::FocusNext);
+    app.update(Action::Filter);
+    let q = ratatui::crossterm::event::KeyEvent::new(
+        ratatui::crossterm::event::KeyCode::Char('q'),
+        ratatui::crossterm::event::KeyModifiers::NONE,
+    );
+    let action = asof::tui::keymap::translate(&q, app.context()).unwrap();
+    assert_eq!(action, Action::Type('q'));
+    app.update(action);
+    assert!(!app.quit);
+    let footer = text(&draw(&app));
+    assert!(
+        footer.contains("Enter apply") && !footer.contains("Esc/q"),
+        "{footer}"
+    );
+}
+
+#[test]
+fn the_evidence_list_opens_on_what_is_known_with_no_blank_rows() {
+    for cursor in [
+        "2026-03-02T09:15:00Z",
+        "2026-03-03T12:10:00Z",
+        "2026-03-16T16:00:00Z",
+    ] {
+        let mut app = demo(false, (120, 40));
+        app.seek(at(cursor));
+        let rows = app.list_rows().1;
+        let list = &app.evidence.list;
+        let shown = list.window(rows).count();
+        assert_eq!(shown, rows.min(list.len()), "no blank rows at {cursor}");
+        let known = asof::tui::state::evidence::EvidenceState::known(&app.timeline, app.cursor);
+        assert_eq!(
+            list.selected(),
+            known.saturating_sub(1),
+            "the latest known at {cursor}"
+        );
+        if known <= rows {
+            assert_eq!(list.offset(), 0, "top-aligned at {cursor}");
+        }
+    }
+}
+
+#[test]
+fn popups_snapshot_scrolled() {
+    let (_, help) = screen_after((80, 24), &[Action::Help, Action::PageDown]);
+    insta::assert_snapshot!("help_80x24_page_2", help);
+    let (_, details) = screen_after((80, 24), &[Action::FocusPrev, Action::Open, Action::Down]);
+    insta::assert_snapshot!("evidence_details_80x24", details);
 }

@@ -33,9 +33,9 @@ pub struct BelievedArgs {
 pub struct HistoryArgs {
     #[command(flatten)]
     pub source: SourceArg,
-    /// The topic.
+    /// The topic (may be left out when the store has only one).
     #[arg(long)]
-    pub topic: String,
+    pub topic: Option<String>,
     /// Only this agent.
     #[arg(long)]
     pub agent: Option<String>,
@@ -251,26 +251,50 @@ fn history_table(h: &query::History) -> (Table, Table) {
     (t, notes)
 }
 
-pub fn history(args: HistoryArgs, out: &mut impl Write) -> Result<(), CliError> {
+pub fn history(mut args: HistoryArgs, out: &mut impl Write) -> Result<(), CliError> {
     let store = source::open(args.source.source.as_deref())?;
-    check_filter(&store, args.agent.as_deref(), Some(&args.topic))?;
-    let h = query::history(&store, &args.topic, args.agent.as_deref())?;
+    let topic = match args.topic.take() {
+        Some(t) => t,
+        None => match store.header().topics.as_slice() {
+            [only] => only.id.clone(),
+            [] => {
+                return Err(CliError::Input(format!(
+                    "{}: the store holds no topic, so there is no history to show",
+                    store.label()
+                )));
+            }
+            topics => {
+                let ids: Vec<&str> = topics.iter().map(|t| t.id.as_str()).collect();
+                return Err(CliError::Input(format!(
+                    "{}: name a topic with --topic; the store has {}: {}",
+                    store.label(),
+                    ids.len(),
+                    ids.join(", ")
+                )));
+            }
+        },
+    };
+    let args = HistoryArgs {
+        topic: Some(topic),
+        ..args
+    };
+    let topic = args.topic.as_deref().unwrap_or_default();
+    check_filter(&store, args.agent.as_deref(), Some(topic))?;
+    let h = query::history(&store, topic, args.agent.as_deref())?;
     let (versions, notes) = history_table(&h);
     match args.format.format {
-        OutputFormat::Json => {
-            print_json(out, &json::history(args.agent.as_deref(), &args.topic, &h))
-        }
+        OutputFormat::Json => print_json(out, &json::history(args.agent.as_deref(), topic, &h)),
         OutputFormat::Table => {
             let question = store
                 .header()
-                .topic(&args.topic)
+                .topic(topic)
                 .map(|t| t.question.as_str())
                 .unwrap_or("");
             writeln!(
                 out,
                 "{} — history of `{}`: {question}",
                 source_title(&store),
-                args.topic
+                topic
             )?;
             write!(out, "{}", versions.text())?;
             if !notes.is_empty() {
@@ -280,7 +304,7 @@ pub fn history(args: HistoryArgs, out: &mut impl Write) -> Result<(), CliError> 
             Ok(())
         }
         OutputFormat::Md => {
-            writeln!(out, "## History of `{}`\n", args.topic)?;
+            writeln!(out, "## History of `{}`\n", topic)?;
             write!(out, "{}", versions.markdown())?;
             if !notes.is_empty() {
                 writeln!(out, "\n### Events that changed no version\n")?;

@@ -10,11 +10,25 @@ use crate::tui::theme::claim_glyph;
 
 /// What the INFLUENCE column means, for help and the evidence details.
 pub const INFLUENCE: [&str; 4] = [
-    "INFLUENCE: what removing the item would change (a replay, not a causal model).",
-    "  shift -1d 22h    without it the agent reaches the resolution 1d 22h sooner: misleading",
-    "  shift 3h         without it the agent reaches the resolution later: it helped",
-    "  diverge 13d 21h  the working answer would differ for that long; none: nothing changes",
+    "INFLUENCE: what removing the item would change (a replay, not causal)",
+    "  shift -1d 22h    without it the resolution comes 1d 22h sooner: misleading",
+    "  shift 3h         without it the resolution comes later: it helped",
+    "  diverge 13d 21h  the answer would differ that long; none: nothing changes",
 ];
+
+/// Help lines are wrapped to this width, so help reads whole at 80 columns.
+const HELP_WIDTH: usize = 74;
+
+/// `head` then `body` wrapped to [`HELP_WIDTH`], continuations under the body.
+fn help_lines(style: LineStyle, head: &str, body: &str) -> Vec<ViewLine> {
+    let indent = crate::tui::text::width(head);
+    let pad = " ".repeat(indent);
+    crate::tui::text::wrap(body, HELP_WIDTH.saturating_sub(indent).max(20))
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| ViewLine::new(style, format!("{}{l}", if i == 0 { head } else { &pad })))
+        .collect()
+}
 
 /// One sentence for an event, as the header and popups show it.
 pub fn describe_mark(m: &Mark) -> String {
@@ -338,48 +352,51 @@ pub fn help() -> TextView {
     for (context, rows) in keymap::help() {
         lines.push(ViewLine::new(LineStyle::Heading, context.title()));
         for (keys, what) in rows {
-            lines.push(ViewLine::new(
+            lines.extend(help_lines(
                 LineStyle::Normal,
-                format!("  {keys:<16}{what}"),
+                &format!("  {keys:<16}"),
+                what,
             ));
         }
     }
+    let glyphs = [
+        ("timeline", "• ● ◉ evidence (1, 2-4, 5+)  ▴ ▲ assertion  ↻ reconfirmation  ✕ retraction".to_owned()),
+        (
+            "beliefs",
+            format!(
+                "{} {} {} … one glyph per claim  ✗ closed just now  ↻ reconfirmed  + new  ✓ the topic's resolution",
+                claim_glyph(0),
+                claim_glyph(1),
+                claim_glyph(2)
+            ),
+        ),
+        ("evidence", "!lag = late-arriving (an hour or more); dim = recorded after the cursor".to_owned()),
+        (
+            "plane",
+            "one rectangle per version, filled with its claim's glyph; ━ superseded ✕ retracted → ↑ open ends; ╱ valid = recorded; ✦ evidence".to_owned(),
+        ),
+        (
+            "compare",
+            "per agent and topic, the parent's and the fork's answer over recorded time; ^ where they differ; · no answer".to_owned(),
+        ),
+    ];
     lines.push(ViewLine::new(LineStyle::Heading, "Mouse"));
-    lines.push(ViewLine::new(
+    lines.extend(help_lines(
         LineStyle::Normal,
-        "  click the timeline to seek, a row to select, the plane to put the crosshair there; the wheel steps or scrolls",
+        "  ",
+        "click the timeline to seek, a row to select, the plane to put the crosshair there; the wheel steps or scrolls",
     ));
     lines.push(ViewLine::new(LineStyle::Heading, "Glyphs"));
-    lines.push(ViewLine::new(
-        LineStyle::Normal,
-        "  timeline  • ● ◉ evidence (1, 2-4, 5+)   ▴ ▲ assertion   ↻ reconfirmation   ✕ retraction",
-    ));
-    lines.push(ViewLine::new(
-        LineStyle::Normal,
-        format!(
-            "  beliefs   {} {} {} … one glyph per claim   ✗ closed just now   ↻ reconfirmed   + new   ✓ the topic's resolution",
-            claim_glyph(0),
-            claim_glyph(1),
-            claim_glyph(2)
-        ),
-    ));
-    lines.push(ViewLine::new(
-        LineStyle::Normal,
-        "  evidence  !lag = late-arriving (an hour or more); dim = recorded after the cursor",
-    ));
-    lines.push(ViewLine::new(
-        LineStyle::Normal,
-        "  plane     one rectangle per version, filled with its claim's glyph; ━ superseded ✕ retracted → ↑ open ends; ╱ valid = recorded; ✦ evidence",
-    ));
-    lines.push(ViewLine::new(
-        LineStyle::Normal,
-        "  compare   per agent and topic, the parent's and the fork's answer over recorded time; ^ where they differ; · no answer",
-    ));
+    for (name, what) in &glyphs {
+        lines.extend(help_lines(
+            LineStyle::Normal,
+            &format!("  {name:<10}"),
+            what,
+        ));
+    }
     lines.push(ViewLine::new(LineStyle::Heading, "Columns"));
-    lines.extend(
-        INFLUENCE
-            .iter()
-            .map(|l| ViewLine::new(LineStyle::Normal, format!("  {l}"))),
-    );
+    for l in INFLUENCE {
+        lines.push(ViewLine::new(LineStyle::Normal, format!("  {l}")));
+    }
     TextView::new(" Help ", lines)
 }

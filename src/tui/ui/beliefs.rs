@@ -81,8 +81,24 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
     // The claim first (up to its longest), then `since`, then the note or
     // evidence in what is left; the selected row is repeated whole below.
     let avail = width.saturating_sub(fixed + valid_w);
-    let claim_w = longest.min(avail.saturating_sub(8)).max(10.min(avail));
-    let show_since = avail >= claim_w + 13 + 12;
+    let note_w = state
+        .list
+        .window(rows_area.height as usize)
+        .zip(&state.cells)
+        .map(|((_, i), c)| {
+            let r = &state.rows[i];
+            2 + crate::tui::text::width(if r.note.is_empty() {
+                &c.evidence
+            } else {
+                &r.note
+            })
+        })
+        .max()
+        .unwrap_or(4);
+    let claim_w = longest
+        .min(avail.saturating_sub(note_w.min(10)))
+        .max(10.min(avail));
+    let show_since = avail >= claim_w + 13 + note_w;
     let mut lines = Vec::with_capacity(rows_area.height as usize);
     for (n, (pos, i)) in state.list.window(rows_area.height as usize).enumerate() {
         let row = &state.rows[i];

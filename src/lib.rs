@@ -3,8 +3,10 @@
 //!
 //! The library is the whole core — time, model, dataset parsing, the replay
 //! engine, the SQLite store and its queries — and knows nothing of terminals.
-//! The CLI and the TUI are front ends on it.
+//! The CLI and the TUI are front ends on it, behind the cargo features `cli`
+//! and `tui` (both on by default); without them the core builds alone.
 
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod dataset;
 pub mod engine;
@@ -18,4 +20,5 @@ pub mod query;
 pub mod store;
 pub mod synth;
 pub mod time;
+#[cfg(feature = "tui")]
 pub mod tui;

@@ -217,7 +217,7 @@ fn print(
     if md {
         writeln!(out)?;
     }
-    write!(out, "{}", report.details(md))?;
+    write!(out, "{}", crate::export::summary::details(report, md))?;
     Ok(())
 }
 

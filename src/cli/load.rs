@@ -82,7 +82,7 @@ pub fn validate(args: ValidateArgs, out: &mut impl Write) -> Result<(), CliError
             report.headline(),
             replay.versions.len()
         )?;
-        write!(out, "{}", report.details(false))?;
+        write!(out, "{}", crate::export::summary::details(&report, false))?;
         return Ok(());
     }
     // JSON Lines in recorded order are checked as they stream; others whole.

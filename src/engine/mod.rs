@@ -9,6 +9,7 @@
 //! clip point and the overlapping versions are found by ordered range look-ups
 //! and nothing in replay is quadratic in the number of events.
 
+pub mod answers;
 use crate::model::{
     Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Header, Name, Names, Origin,
     RetractTarget, Retraction, Version, permille,

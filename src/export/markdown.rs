@@ -323,7 +323,7 @@ fn provenance(w: &mut String, store: &Store) -> Result<(), ExportError> {
                     report.format,
                     report.headline()
                 );
-                let _ = writeln!(w, "{}", report.details(true));
+                let _ = writeln!(w, "{}", crate::export::summary::details(&report, true));
             }
             Err(e) => {
                 let _ = writeln!(

@@ -3,6 +3,7 @@
 //! Both are built from the same queries the CLI and TUI use.
 
 pub mod markdown;
+pub mod summary;
 pub mod svg;
 pub mod table;
 

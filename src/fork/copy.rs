@@ -20,8 +20,8 @@
 use super::diff::{self, Diff};
 use super::{Fork, ForkError, PolicyReport, transform};
 use crate::engine;
+use crate::engine::answers;
 use crate::model::{Event, EventBody};
-use crate::query::answers;
 use crate::store::{self, Store, StoreError, read, write};
 use crate::time::Micros;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};

@@ -1,8 +1,8 @@
 //! Comparing a parent and a fork (SPEC §4): divergence windows of `answer` per
 //! (agent, topic), and per resolved topic when each converged on the truth.
 
+pub use crate::engine::answers::{Steps, Truth, answers_of, steps_of, truth, value_at};
 use crate::model::{Header, Version};
-pub use crate::query::answers::{Steps, Truth, answers_of, steps_of, truth, value_at};
 use crate::store::{Store, StoreError};
 use crate::time::{Micros, OPEN};
 use serde::Serialize;

@@ -37,7 +37,8 @@ use std::collections::{BTreeMap, HashMap};
 pub const MAX_BYTES: u64 = 512 << 20;
 
 /// What an edge claims.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ClaimFrom {
     /// The target entity's name ("Acme Corp").
     #[default]

@@ -17,11 +17,9 @@ pub mod otlp;
 use crate::dataset::raw::{RawEvent, RawHeader};
 use crate::dataset::{DatasetError, DatasetErrors, Location, Parsed};
 use crate::engine;
-use crate::export::table::Table;
 use crate::model::EventBody;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
-use std::fmt::Write;
 
 /// One input record left out of the store (or kept with no effect), and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,57 +109,6 @@ pub struct ImportReport {
 }
 
 impl ImportReport {
-    /// The summary as text lines (or Markdown), after its first sentence.
-    pub fn details(&self, md: bool) -> String {
-        let mut w = String::new();
-        let item = if md { "- " } else { "" };
-        let line = |w: &mut String, label: &str, tally: &Tally| {
-            let counts: Vec<&Count> = tally.0.iter().filter(|c| c.count > 0).collect();
-            match counts.as_slice() {
-                [] => {}
-                [one] => {
-                    let _ = writeln!(w, "{item}{label}: {} {}", one.count, one.what);
-                }
-                many => {
-                    let _ = writeln!(w, "{item}{label}:");
-                    for c in many {
-                        if md {
-                            let _ = writeln!(w, "  - {} {}", c.count, c.what);
-                        } else {
-                            let _ = writeln!(w, "  {:>5} {}", c.count, c.what);
-                        }
-                    }
-                }
-            }
-        };
-        line(&mut w, "read", &self.read);
-        line(&mut w, "assertions from", &self.assertions_by_source);
-        line(&mut w, "cases", &self.cases);
-        line(&mut w, "defaults", &self.defaults);
-        for note in &self.notes {
-            let _ = writeln!(w, "{item}note: {note}");
-        }
-        let list = |w: &mut String, label: &str, items: &[Skipped]| {
-            if items.is_empty() {
-                let _ = writeln!(w, "{}{label}: none", if md { "\n" } else { "" });
-                return;
-            }
-            if md {
-                let _ = writeln!(w, "\n**{label} ({}):**\n", items.len());
-            } else {
-                let _ = writeln!(w, "{label} ({}):", items.len());
-            }
-            let mut t = Table::new(vec!["WHERE", "WHY"]);
-            for s in items {
-                t.row(vec![s.location.clone(), s.reason.clone()]);
-            }
-            let _ = write!(w, "{}", if md { t.markdown() } else { t.text() });
-        };
-        list(&mut w, "no-ops", &self.noops);
-        list(&mut w, "skipped", &self.skipped);
-        w
-    }
-
     /// "12 rows → 2 evidence, 5 assertions, 1 retraction; 1 agent, 3 topics".
     pub fn headline(&self) -> String {
         format!(

@@ -1,7 +1,6 @@
 //! Queries over a store (SPEC §3). The same functions serve the CLI, the TUI,
 //! forks and export; JSON shapes (SPEC §5.1) live beside them in [`json`].
 
-pub mod answers;
 pub mod json;
 pub mod timeline;
 
@@ -35,7 +34,7 @@ pub struct Filter {
     pub topic: Option<String>,
 }
 
-pub(crate) const SEP: char = '\u{1f}';
+pub(crate) use crate::store::codec::split;
 
 /// Versions found by one range of each lifespan's part of the versions table
 /// (see its schema): `closed` bounds the rows of lifespans 1–63 (`s.k`), whose
@@ -89,12 +88,6 @@ const OF_TOPIC: &str = "SELECT {columns} FROM
     (SELECT v.lifespan, v.superseded_at, v.recorded_at, v.id FROM versions v WHERE 1{extra}) k
     JOIN versions v ON v.lifespan = k.lifespan AND v.superseded_at = k.superseded_at
       AND v.recorded_at = k.recorded_at AND v.id = k.id";
-
-pub(crate) fn split(joined: Option<String>) -> Vec<String> {
-    joined
-        .map(|s| s.split(SEP).map(str::to_owned).collect())
-        .unwrap_or_default()
-}
 
 /// Runs a belief query. Names and citation lists repeat across rows (a few
 /// thousand agents, topics and claims; versions of one assertion cite the same

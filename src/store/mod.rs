@@ -4,15 +4,16 @@
 //! synced, then linked into place), opened read-only by every command that does
 //! not write them, and refused with a clear reason when foreign, damaged or newer.
 
+pub(crate) mod codec;
 pub(crate) mod read;
 mod schema;
 pub mod stream;
 pub(crate) mod write;
 
 use crate::dataset::Parsed;
+use crate::engine::answers::{self, Truth};
 use crate::engine::{self, Replay};
 use crate::model::{Dataset, Header, Name, Version};
-use crate::query::answers::{self, Truth};
 use rusqlite::{Connection, OpenFlags};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

@@ -232,12 +232,12 @@ pub fn span(conn: &Connection) -> rusqlite::Result<Option<(i64, i64)>> {
 /// The `truths` table, by (agent, topic).
 pub fn truths(
     conn: &Connection,
-) -> rusqlite::Result<std::collections::BTreeMap<(String, String), crate::query::answers::Truth>> {
+) -> rusqlite::Result<std::collections::BTreeMap<(String, String), crate::engine::answers::Truth>> {
     let mut stmt = conn.prepare("SELECT agent, topic, converged_at, time_wrong_ms FROM truths")?;
     let rows = stmt.query_map([], |r| {
         Ok((
             (r.get(0)?, r.get(1)?),
-            crate::query::answers::Truth {
+            crate::engine::answers::Truth {
                 converged_at: r.get(2)?,
                 time_wrong_ms: r.get(3)?,
             },

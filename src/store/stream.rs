@@ -26,9 +26,9 @@ use crate::dataset::jsonl::{self, ParsedEvent, Sink};
 use crate::dataset::raw::RawHeader;
 use crate::dataset::validate::{Incremental, Positions, UNMATCHED_RETRACTION};
 use crate::dataset::{DatasetError, DatasetErrors, Location};
+use crate::engine::answers::{self, Stint, Truth};
 use crate::engine::{self, Effect, Replay};
 use crate::model::{Event, EventBody, EventKind, Header, Name, Names};
-use crate::query::answers::{self, Stint, Truth};
 use crate::time::{Micros, OPEN};
 use rusqlite::{Connection, Transaction, params};
 use std::cell::{Cell, RefCell};
@@ -543,7 +543,7 @@ pub(super) fn derive(
     let mut replay = Sliced::new(header.clone());
     let mut slice: Vec<Event> = Vec::with_capacity(slice_len.min(SLICE));
     while let Some(r) = rows.next()? {
-        let event = read::event(r, crate::query::split(r.get(19)?))?;
+        let event = read::event(r, crate::store::codec::split(r.get(19)?))?;
         if slice.len() >= slice_len
             && slice.last().map(Event::recorded_at) != Some(event.recorded_at())
         {

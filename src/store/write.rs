@@ -1,9 +1,9 @@
 //! Writing a store: the log as loaded, then the derived rows, in one transaction.
 
 use super::schema::{APPLICATION_ID, DERIVED_INDEXES, FORMAT_VERSION, LOG_INDEXES, SCHEMA};
+use crate::engine::answers::{self, Truth};
 use crate::engine::{Effect, Replay};
 use crate::model::{Dataset, Event, EventBody, Header, RetractTarget};
-use crate::query::answers::{self, Truth};
 use crate::time::OPEN;
 use rusqlite::{Connection, Statement, Transaction, params};
 use std::collections::HashMap;
@@ -280,7 +280,7 @@ pub(crate) fn replayed(
         supported_by.clear();
         for (i, id) in origin.map_or(&[][..], |o| o.cites).iter().enumerate() {
             if i > 0 {
-                supported_by.push(crate::query::SEP);
+                supported_by.push(crate::store::codec::SEP);
             }
             supported_by.push_str(id);
         }

@@ -105,6 +105,40 @@ pub fn plane_grid(area: Rect) -> Rect {
     }
 }
 
+/// What a mouse position is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hit {
+    /// The scrubber (its panel).
+    Scrubber(Rect),
+    /// The plane's grid.
+    Plane(Rect),
+    /// A beliefs row: how far below the first row on screen (`None`: the border).
+    Beliefs(Option<usize>),
+    Evidence(Option<usize>),
+    Nothing,
+}
+
+/// What is at (`x`, `y`); `plane_shown` when the plane is on screen where it
+/// shares its place with the evidence.
+pub fn hit(areas: &Areas, plane_shown: bool, x: u16, y: u16) -> Hit {
+    let at = (x, y).into();
+    let row = |rows: Rect| rows.contains(at).then(|| (y - rows.y) as usize);
+    let plane = areas
+        .plane
+        .filter(|_| !areas.plane_shares_evidence || plane_shown);
+    if areas.scrubber.contains(at) {
+        Hit::Scrubber(areas.scrubber)
+    } else if let Some(p) = plane.filter(|p| p.contains(at)) {
+        Hit::Plane(plane_grid(p))
+    } else if let Some(b) = areas.beliefs.filter(|b| b.contains(at)) {
+        Hit::Beliefs(row(belief_rows(b)))
+    } else if let Some(e) = areas.evidence.filter(|e| e.contains(at)) {
+        Hit::Evidence(row(evidence_rows(e)))
+    } else {
+        Hit::Nothing
+    }
+}
+
 /// A rectangle of at most `width`×`height`, centred in `area`.
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);

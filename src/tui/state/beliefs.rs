@@ -326,3 +326,15 @@ fn agents_disagree(timeline: &Timeline, held: &[usize]) -> bool {
     let first = claims.next();
     claims.any(|c| Some(c) != first)
 }
+
+/// Per topic, claim text → its glyph and colour index, in order of first version.
+pub fn claim_index(timeline: &Timeline) -> Vec<HashMap<String, usize>> {
+    let mut index: Vec<HashMap<String, usize>> = vec![HashMap::new(); timeline.header.topics.len()];
+    for (t, map) in index.iter_mut().enumerate() {
+        for b in timeline.topic_versions(t) {
+            let next = map.len();
+            map.entry(b.version.claim.to_string()).or_insert(next);
+        }
+    }
+    index
+}

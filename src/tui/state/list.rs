@@ -119,6 +119,20 @@ impl FilteredList {
         rows.saturating_sub(1).max(1) as isize
     }
 
+    /// How far ↑/↓/PgUp/PgDn/g/G move with `rows` on screen; `None` for other actions.
+    pub fn delta(action: crate::tui::action::Action, rows: usize) -> Option<isize> {
+        use crate::tui::action::Action;
+        Some(match action {
+            Action::Up => -1,
+            Action::Down => 1,
+            Action::PageUp => -Self::page(rows),
+            Action::PageDown => Self::page(rows),
+            Action::Top => isize::MIN / 2,
+            Action::Bottom => isize::MAX / 2,
+            _ => return None,
+        })
+    }
+
     /// Scrolls the window without a selection (popups): the first row on screen
     /// moves by `by`, never past the last full screen.
     pub fn scroll_by(&mut self, by: isize, rows: usize) {

@@ -55,6 +55,29 @@ impl PlaneState {
         }
     }
 
+    /// The plane's own keys: ←/→ move the free valid cursor (else step recorded
+    /// time by `step`), ↑/↓ recorded time, z/Z zoom. Returns where the recorded
+    /// cursor should go, if anywhere; `None` also for keys that are not the plane's.
+    pub fn update(
+        &mut self,
+        action: crate::tui::action::Action,
+        cursor: Micros,
+        step: i64,
+    ) -> Option<Micros> {
+        use crate::tui::action::Action;
+        let sign = if action == Action::PlaneLeft { -1 } else { 1 };
+        match action {
+            Action::PlaneLeft | Action::PlaneRight if self.valid_free => self.move_valid(sign),
+            Action::PlaneLeft | Action::PlaneRight => return Some(cursor + sign * step),
+            Action::PlaneUp => return Some(cursor + self.plane.recorded_step()),
+            Action::PlaneDown => return Some(cursor - self.plane.recorded_step()),
+            Action::PlaneZoomIn => self.plane.zoom(0.5, self.valid_at(cursor), cursor),
+            Action::PlaneZoomOut => self.plane.zoom(2.0, self.valid_at(cursor), cursor),
+            _ => {}
+        }
+        None
+    }
+
     /// Moves the free valid cursor by `steps` plane steps.
     pub fn move_valid(&mut self, steps: i64) {
         self.valid_cursor += steps * self.plane.valid_step();

@@ -4,6 +4,7 @@
 //! [`FilteredList`]; how many rows fit comes from `tui::layout`.
 
 use super::list::FilteredList;
+use crate::time::{self, Micros};
 use crate::tui::action::{Action, Edit};
 use crate::tui::layout;
 use ratatui::layout::Rect;
@@ -71,15 +72,12 @@ impl TextView {
     pub fn update(&mut self, action: Action, screen: Rect) -> bool {
         let (_, inner) = self.area(screen);
         let rows = inner.height as usize;
-        let page = FilteredList::page(rows);
         let wide = self.widest.saturating_sub(inner.width as usize);
+        if let Some(by) = FilteredList::delta(action, rows) {
+            self.scroll.scroll_by(by, rows);
+            return true;
+        }
         match action {
-            Action::Up => self.scroll.scroll_by(-1, rows),
-            Action::Down => self.scroll.scroll_by(1, rows),
-            Action::PageUp => self.scroll.scroll_by(-page, rows),
-            Action::PageDown => self.scroll.scroll_by(page, rows),
-            Action::Top => self.scroll.scroll_by(isize::MIN / 2, rows),
-            Action::Bottom => self.scroll.scroll_by(isize::MAX / 2, rows),
             Action::ScrollLeft => self.scroll.scroll_columns(-8, wide),
             Action::ScrollRight => self.scroll.scroll_columns(8, wide),
             _ => return false,
@@ -175,6 +173,87 @@ pub enum Popup {
     Compare(FilteredList),
     Text(TextView),
     Prompt(Prompt),
+}
+
+/// What a popup's key asks of the rest of the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// The popup did not use the key.
+    Ignored,
+    /// Handled inside the popup (scrolled, edited).
+    Handled,
+    Close,
+    /// The compare view's `c`: close it and show the fork in the panels.
+    ShowFork,
+    /// The jump prompt read a time.
+    Seek(Micros),
+    /// The filter prompt's text changed (or was cancelled: empty).
+    Filter(PromptKind, String),
+}
+
+impl Popup {
+    /// One key while this popup is open. `compare_lines` is how many lines the
+    /// compare view has; `now` and `cursor` read times typed into a jump prompt.
+    pub fn update(
+        &mut self,
+        action: Action,
+        screen: Rect,
+        compare_lines: usize,
+        (now, cursor): (Micros, Micros),
+    ) -> Effect {
+        match (self, action) {
+            (Popup::Prompt(prompt), _) => prompt.update(action, now, cursor),
+            (_, Action::Back) => Effect::Close,
+            (Popup::Help(_), Action::Help) => Effect::Close,
+            (Popup::Compare(_), Action::Compare) => Effect::ShowFork,
+            (Popup::Help(view) | Popup::Text(view), _) => {
+                if view.update(action, screen) {
+                    Effect::Handled
+                } else {
+                    Effect::Ignored
+                }
+            }
+            (Popup::Compare(scroll), _) => {
+                let rows = layout::inner(layout::compare_popup(screen)).height as usize;
+                if scroll.len() != compare_lines {
+                    scroll.set_items((0..compare_lines).collect(), rows);
+                }
+                match FilteredList::delta(action, rows) {
+                    Some(by) => {
+                        scroll.scroll_by(by, rows);
+                        Effect::Handled
+                    }
+                    None => Effect::Ignored,
+                }
+            }
+        }
+    }
+}
+
+impl Prompt {
+    /// Enter applies, Esc cancels, anything else edits.
+    fn update(&mut self, action: Action, now: Micros, cursor: Micros) -> Effect {
+        match (action, self.kind) {
+            (Action::Back, PromptKind::Filter(_)) => Effect::Filter(self.kind, String::new()),
+            (Action::Back, PromptKind::Jump) => Effect::Close,
+            (Action::Open, PromptKind::Filter(_)) => Effect::Close,
+            (Action::Open, PromptKind::Jump) => match time::parse_user(&self.text, now, cursor) {
+                Ok(t) => Effect::Seek(t),
+                // The text stays, to be mended.
+                Err(e) => {
+                    self.error = Some(e);
+                    Effect::Handled
+                }
+            },
+            (_, PromptKind::Filter(_)) if self.edit(action) => {
+                Effect::Filter(self.kind, self.text.clone())
+            }
+            _ => {
+                self.edit(action);
+                Effect::Handled
+            }
+        }
+    }
 }
 
 #[cfg(test)]

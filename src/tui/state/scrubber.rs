@@ -31,6 +31,25 @@ impl ScrubberState {
         ScrubberState { view: full, full }
     }
 
+    /// Where ←/→, [/] and Home/End take the recorded cursor from `cursor`.
+    pub fn target(
+        &self,
+        action: crate::tui::action::Action,
+        timeline: &crate::query::timeline::Timeline,
+        cursor: Micros,
+    ) -> Option<Micros> {
+        use crate::tui::action::Action;
+        match action {
+            Action::StepBack => Some(cursor - self.step()),
+            Action::StepForward => Some(cursor + self.step()),
+            Action::PrevEvent => timeline.prev_event(cursor),
+            Action::NextEvent => timeline.next_event(cursor),
+            Action::Start => Some(timeline.span().map_or(self.full.0, |s| s.0)),
+            Action::End => Some(timeline.span().map_or(self.full.1, |s| s.1)),
+            _ => None,
+        }
+    }
+
     /// The recorded step for ←/→: about a hundredth of the visible range, rounded
     /// to a duration people read.
     pub fn step(&self) -> i64 {

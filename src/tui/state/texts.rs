@@ -69,6 +69,22 @@ pub fn describe_mark(m: &Mark) -> String {
     }
 }
 
+/// The header's words for the latest event at or before `cursor`.
+pub fn latest(timeline: &Timeline, cursor: Micros) -> String {
+    match timeline.latest_marks(cursor) {
+        [] => "before the first event".to_owned(),
+        marks => {
+            let m = &marks[marks.len() - 1];
+            let more = if marks.len() > 1 {
+                format!(" (+{} more at this instant)", marks.len() - 1)
+            } else {
+                String::new()
+            };
+            format!("{} {}{more}", format_short(m.recorded_at), describe_mark(m))
+        }
+    }
+}
+
 /// Every version of a topic (one agent's, or all), oldest first, with the
 /// events that changed none; each version on one line, claim included.
 pub fn history(timeline: &Timeline, cursor: Micros, topic: usize, agent: Option<&str>) -> TextView {

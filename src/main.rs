@@ -1,7 +1,7 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use asof::cli::{Cli, run};
+use asof::cli::{Cli, CliError, run};
 use clap::Parser;
 use std::process::ExitCode;
 
@@ -11,7 +11,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // A closed pipe (`asof history | head`) is not an error worth a message.
-            if e.message().contains("Broken pipe") {
+            if let CliError::ClosedOutput = e {
                 return ExitCode::SUCCESS;
             }
             eprintln!("asof: {}", e.message().replace('\n', "\nasof: "));

@@ -794,8 +794,13 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
 #[test]
 fn fork_failures_show_in_the_ui_and_influence_fills_a_column() {
     let mut app = snapshot_app((120, 40));
-    app.fork_finished(Err("boom".into()));
-    assert_eq!(app.status.as_deref(), Some("fork failed: boom"));
+    app.fork_finished(Err(asof::fork::whatif::WhatIfError::Fork(
+        asof::fork::ForkError::UnknownEvidence(vec!["E99".into()]),
+    )));
+    assert_eq!(
+        app.status.as_deref(),
+        Some("fork failed: no evidence with id E99; see `asof evidence` for the ids")
+    );
     assert!(app.whatif.fork.is_none());
     let log = demo_log();
     let parent = asof::engine::replay(&log.header, &log.events);

@@ -22,6 +22,9 @@ pub enum CliError {
     Input(String),
     /// Something failed that the user did not cause (exit 1).
     Runtime(String),
+    /// Standard output was closed by its reader (`asof history | head`): not
+    /// an error worth a message.
+    ClosedOutput,
 }
 
 impl CliError {
@@ -29,12 +32,14 @@ impl CliError {
         match self {
             CliError::Input(_) => 2,
             CliError::Runtime(_) => 1,
+            CliError::ClosedOutput => 0,
         }
     }
 
     pub fn message(&self) -> &str {
         match self {
             CliError::Input(m) | CliError::Runtime(m) => m,
+            CliError::ClosedOutput => "",
         }
     }
 }
@@ -72,6 +77,9 @@ impl From<rusqlite::Error> for CliError {
 
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            return CliError::ClosedOutput;
+        }
         CliError::Runtime(format!("cannot write output: {e}"))
     }
 }
@@ -181,11 +189,7 @@ fn interactive(
     let load: crate::tui::whatif::LoadLog = match source.filter(|p| source::is_store(p)) {
         Some(path) => {
             let path = path.to_owned();
-            Box::new(move || {
-                crate::store::Store::open(&path)
-                    .and_then(|s| s.log())
-                    .map_err(|e| e.to_string())
-            })
+            Box::new(move || crate::store::Store::open(&path).and_then(|s| s.log()))
         }
         None => {
             let log = store.log()?;

@@ -243,7 +243,7 @@ fn history_table(h: &query::History) -> (Table, Table) {
             time::format(n.recorded_at),
             n.event.clone(),
             n.agent.clone(),
-            n.effect.replace('_', "-"),
+            n.effect.as_str().replace('_', "-"),
             n.claim.clone().unwrap_or_else(|| "-".to_owned()),
             ids(&n.cites),
         ]);

@@ -4,7 +4,7 @@ use super::{CliError, FormatArg, OutputFormat, SourceArg, source};
 use crate::export::table::Table;
 use crate::fork::diff::{self, Diff};
 use crate::fork::{self, POLICY, PolicyReport};
-use crate::store::{Contents, Store};
+use crate::store::Store;
 use crate::time::{self, Micros, OPEN};
 use clap::Args;
 use serde_json::{Value, json};
@@ -91,52 +91,34 @@ pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError
     let path = args
         .out
         .unwrap_or_else(|| default_out(source_path, &removed));
-    let label = parent.label().to_owned();
-    let input = |e: fork::ForkError| CliError::Input(format!("{label}: {e}"));
     // A store file is forked by copying it and replaying only the pairs the
     // removed evidence reaches; a dataset or the demo is replayed whole.
-    if let Some(parent_path) = source_path.filter(|p| source::is_store(p)) {
-        let made = fork::copy::fork_file(
-            &parent,
-            parent_path,
-            &removed,
-            &path,
-            args.force,
-            |sha, report| fork::lineage(&parent, sha, report),
-        )
-        .map_err(|e| match e {
-            fork::copy::CopyError::Fork(e) => input(e),
-            fork::copy::CopyError::Store(e) => CliError::from(e),
-        })?;
-        let fork_store = Store::open(&path)?;
-        return print(
-            &parent,
-            &fork_store,
-            &made.report,
-            &made.diff,
-            Some(&made.parent_sha256),
-            args.format.format,
-            out,
-        );
-    }
-    let log = parent.log()?;
-    let forked = fork::fork(&log, &removed).map_err(input)?;
-    let sha = parent_sha(source_path)?;
-    let contents = Contents {
-        dataset: &forked.dataset,
-        replay: &forked.replay,
-        source: parent.label(),
-        meta: fork::lineage(&parent, &sha, &forked.report)?,
+    let log;
+    let source = match source_path.filter(|p| source::is_store(p)) {
+        Some(parent_path) => fork::whatif::Source::File {
+            store: &parent,
+            path: parent_path,
+        },
+        None => {
+            log = parent.log()?;
+            fork::whatif::Source::Log {
+                store: &parent,
+                log: &log,
+                sha256: parent_sha(source_path)?,
+            }
+        }
     };
-    Store::create_with(&path, &contents, args.force)?;
+    let made = fork::whatif::fork(source, &removed, &path, args.force).map_err(|e| match e {
+        fork::whatif::WhatIfError::Fork(e) => CliError::Input(format!("{}: {e}", parent.label())),
+        fork::whatif::WhatIfError::Store(e) => CliError::from(e),
+    })?;
     let fork_store = Store::open(&path)?;
-    let d = diff::compare(&parent, &forked.replay.versions)?;
     print(
         &parent,
         &fork_store,
-        &forked.report,
-        &d,
-        Some(&sha),
+        &made.report,
+        &made.diff,
+        Some(&made.parent_sha256),
         args.format.format,
         out,
     )

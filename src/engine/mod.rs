@@ -34,15 +34,62 @@ pub enum Effect {
     NoMatch,
 }
 
-impl Effect {
-    pub fn as_str(&self) -> &'static str {
+/// An [`Effect`] without its data: what a store keeps of each event's replay
+/// (the `outcomes` table) and reads back, for the CLI, the TUI and the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EffectKind {
+    Recorded,
+    Applied,
+    Reconfirmed,
+    ZeroWidth,
+    NoMatch,
+}
+
+impl EffectKind {
+    pub fn as_str(self) -> &'static str {
         match self {
-            Effect::Recorded => "recorded",
-            Effect::Applied { .. } => "applied",
-            Effect::Reconfirmed { .. } => "reconfirmed",
-            Effect::ZeroWidth { .. } => "zero_width",
-            Effect::NoMatch => "no_match",
+            EffectKind::Recorded => "recorded",
+            EffectKind::Applied => "applied",
+            EffectKind::Reconfirmed => "reconfirmed",
+            EffectKind::ZeroWidth => "zero_width",
+            EffectKind::NoMatch => "no_match",
         }
+    }
+
+    /// A stored outcome's name read back (anything unknown counts as applied).
+    pub fn parse(text: &str) -> EffectKind {
+        match text {
+            "recorded" => EffectKind::Recorded,
+            "reconfirmed" => EffectKind::Reconfirmed,
+            "zero_width" => EffectKind::ZeroWidth,
+            "no_match" => EffectKind::NoMatch,
+            _ => EffectKind::Applied,
+        }
+    }
+
+    /// Whether the event changed no version (shown beside a history).
+    pub fn changed_nothing(self) -> bool {
+        matches!(
+            self,
+            EffectKind::Reconfirmed | EffectKind::ZeroWidth | EffectKind::NoMatch
+        )
+    }
+}
+
+impl Effect {
+    pub fn kind(&self) -> EffectKind {
+        match self {
+            Effect::Recorded => EffectKind::Recorded,
+            Effect::Applied { .. } => EffectKind::Applied,
+            Effect::Reconfirmed { .. } => EffectKind::Reconfirmed,
+            Effect::ZeroWidth { .. } => EffectKind::ZeroWidth,
+            Effect::NoMatch => EffectKind::NoMatch,
+        }
+    }
+
+    pub fn as_str(&self) -> &'static str {
+        self.kind().as_str()
     }
 }
 

@@ -16,6 +16,7 @@
 
 use super::ExportError;
 use super::table::Table;
+use crate::engine::EffectKind;
 use crate::fork::PolicyReport;
 use crate::fork::diff::{self, Steps};
 use crate::model::{EventBody, RetractTarget};
@@ -154,11 +155,13 @@ when the agent held the belief. Every row below is derived by replaying the stor
             let _ = writeln!(w, "### Events that changed no version\n");
             let mut t = Table::new(vec!["recorded", "event", "agent", "what", "evidence"]);
             for n in &history.notes {
-                let what = match n.effect.as_str() {
-                    "reconfirmed" => {
+                let what = match n.effect {
+                    EffectKind::Reconfirmed => {
                         format!("reconfirmed “{}”", n.claim.as_deref().unwrap_or_default())
                     }
-                    "zero_width" => "closed at the instant it was recorded (not stored)".into(),
+                    EffectKind::ZeroWidth => {
+                        "closed at the instant it was recorded (not stored)".into()
+                    }
                     _ => "retraction that found nothing held".into(),
                 };
                 t.row(vec![

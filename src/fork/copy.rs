@@ -28,7 +28,8 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
-type Pair = (String, String);
+/// An (agent, topic) pair.
+pub type Pair = (String, String);
 
 #[derive(Debug, thiserror::Error)]
 pub enum CopyError {

@@ -8,6 +8,7 @@
 pub mod copy;
 pub mod diff;
 pub mod influence;
+pub mod whatif;
 
 use crate::engine::{self, Replay};
 use crate::model::{Dataset, Event, EventBody, permille};

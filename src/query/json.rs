@@ -41,7 +41,7 @@ pub fn believed(at: Micros, about: Option<Micros>, beliefs: &[Belief]) -> Value 
 fn note(n: &Note) -> Value {
     json!({
         "event": n.event,
-        "effect": n.effect,
+        "effect": n.effect.as_str(),
         "recorded_at": instant(n.recorded_at),
         "agent": n.agent,
         "claim": n.claim,

@@ -194,7 +194,7 @@ pub struct Note {
     pub seq: u64,
     pub event: String,
     /// `reconfirmed`, `zero_width` or `no_match`.
-    pub effect: String,
+    pub effect: crate::engine::EffectKind,
     pub recorded_at: Micros,
     pub agent: String,
     pub claim: Option<String>,
@@ -250,7 +250,7 @@ pub fn history(store: &Store, topic: &str, agent: Option<&str>) -> rusqlite::Res
             Ok(Note {
                 seq: r.get::<_, i64>(0)? as u64,
                 event: r.get(1)?,
-                effect: r.get(2)?,
+                effect: crate::engine::EffectKind::parse(r.get_ref(2)?.as_str()?),
                 recorded_at: r.get(3)?,
                 agent: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
                 claim: r.get(5)?,

@@ -6,23 +6,13 @@
 //! costs a binary search and a scan of the held rows, with no SQL per step.
 
 use super::{Belief, Cited, EvidenceItem, Filter, evidence};
+use crate::engine::EffectKind;
 use crate::model::Header;
 use crate::model::{Name, Names};
 use crate::store::Store;
 use crate::store::read::{VERSION_COLUMNS, version_named};
 use crate::time::{Micros, OPEN};
 use std::collections::HashMap;
-
-/// The static name of a stored replay outcome.
-fn effect_name(effect: &str) -> &'static str {
-    match effect {
-        "reconfirmed" => "reconfirmed",
-        "zero_width" => "zero_width",
-        "no_match" => "no_match",
-        "recorded" => "recorded",
-        _ => "applied",
-    }
-}
 
 /// What kind of mark an event leaves on the timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -63,7 +53,7 @@ pub struct Mark {
     pub claim: Option<Name>,
     pub cites: Cited,
     /// The replay outcome (`applied`, `reconfirmed`, `zero_width`, ...).
-    pub effect: &'static str,
+    pub effect: EffectKind,
     /// For reconfirmations: the versions that covered the assertion.
     pub covering: Vec<u64>,
 }
@@ -125,11 +115,11 @@ impl Timeline {
         }
         let no_cites: Cited = Vec::new().into();
         let cited = |seq: i64| cites.get(&seq).cloned().unwrap_or_else(|| no_cites.clone());
-        let mut effects: HashMap<i64, &'static str> = HashMap::new();
+        let mut effects: HashMap<i64, EffectKind> = HashMap::new();
         let mut stmt = conn.prepare("SELECT seq, effect FROM outcomes")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
-            effects.insert(r.get(0)?, effect_name(r.get_ref(1)?.as_str()?));
+            effects.insert(r.get(0)?, EffectKind::parse(r.get_ref(1)?.as_str()?));
         }
         let mut covering: HashMap<i64, Vec<u64>> = HashMap::new();
         let mut stmt =
@@ -179,14 +169,14 @@ impl Timeline {
             let id: String = r.get(1)?;
             let kind = r.get_ref(2)?.as_str()?;
             let effect = effects.get(&seq).copied().unwrap_or(if kind == "evidence" {
-                "recorded"
+                EffectKind::Recorded
             } else {
-                "applied"
+                EffectKind::Applied
             });
             let mark_kind = match (kind, effect) {
                 ("evidence", _) => MarkKind::Evidence,
                 ("retract", _) => MarkKind::Retraction,
-                (_, "reconfirmed") => MarkKind::Reconfirmation,
+                (_, EffectKind::Reconfirmed) => MarkKind::Reconfirmation,
                 _ => MarkKind::Assertion,
             };
             let mut topic = optional_name(r, 5)?;

@@ -39,7 +39,7 @@ pub enum Msg {
     Input(Event),
     Tick,
     /// A worker finished a what-if fork.
-    Forked(Box<Result<whatif::ForkResult, String>>),
+    Forked(Box<Result<whatif::ForkResult, crate::fork::whatif::WhatIfError>>),
     /// A worker finished the influence ranking.
     Influence(Vec<crate::fork::influence::Influence>),
 }

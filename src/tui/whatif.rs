@@ -2,11 +2,12 @@
 //! thread), and what it hands back for the compare view.
 
 use crate::engine::{self, Replay};
-use crate::fork::diff::{Diff, Steps, answers_of, compare_answers};
+use crate::fork::diff::{Diff, Steps};
+use crate::fork::whatif::{Source, WhatIfError};
 use crate::fork::{self, PolicyReport};
 use crate::model::Dataset;
 use crate::query::timeline::Timeline;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 
 /// One (agent, topic)'s answers in parent and fork, for the compare view's lanes.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,79 +30,57 @@ pub struct ForkResult {
     pub span: (i64, i64),
 }
 
-/// Forks `log` (whose replay is `parent`) without one evidence item, in memory.
-/// Runs on a worker thread.
+/// Forks the log held in memory (a dataset, the demo, a trace; `replay` is its
+/// replay) without one evidence item. Runs on a worker thread.
 pub fn run_fork(
     log: &Dataset,
-    parent: &Replay,
+    replay: &Replay,
     label: &str,
     evidence: &str,
-) -> Result<ForkResult, String> {
-    let forked = fork::fork(log, &[evidence.to_owned()]).map_err(|e| e.to_string())?;
-    let span = log.span().unwrap_or((0, 0));
-    let a = answers_of(parent.versions.iter());
-    let b = answers_of(forked.replay.versions.iter());
-    let diff = compare_answers(&log.header, span, &a, &b);
-    let mut lanes = Vec::new();
-    let shown = diff
-        .divergence
-        .iter()
-        .map(|(pair, _)| pair)
-        .chain(diff.truth.iter().map(|(pair, _, _)| pair));
-    for pair in shown {
-        if lanes
-            .iter()
-            .any(|l: &Lane| l.agent == pair.0 && l.topic == pair.1)
-        {
-            continue;
-        }
-        lanes.push(Lane {
-            agent: pair.0.clone(),
-            topic: pair.1.clone(),
-            parent: a.get(pair).cloned().unwrap_or_default(),
-            fork: b.get(pair).cloned().unwrap_or_default(),
-        });
-    }
-    let fork_label = format!("{label} without {evidence} (what-if fork)");
-    let store = Store::in_memory(&fork_label, &forked.dataset, &forked.replay)
-        .map_err(|e| e.to_string())?;
-    let timeline = Timeline::load(&store).map_err(|e| e.to_string())?;
-    Ok(ForkResult {
-        removed: evidence.to_owned(),
-        timeline,
-        report: forked.report,
-        diff,
-        lanes,
-        span,
-    })
+) -> Result<ForkResult, WhatIfError> {
+    let parent = Store::in_memory(label, log, replay)?;
+    let source = Source::Log {
+        store: &parent,
+        log,
+        sha256: String::new(),
+    };
+    fork_then_read(&parent, source, label, evidence)
 }
 
 /// Forks the store file at `parent_path` without one evidence item the way
-/// `asof fork` does — a copy that replays only the pairs citing it — into a
-/// temporary file, and reads that into a timeline. Needs neither the parent's log
-/// nor a whole replay in memory (a million-event store: seconds, not a minute).
-/// The compare view's lanes are the replayed pairs, the only ones that can differ.
-/// Runs on a worker thread.
+/// `asof fork` does — a copy that replays only the pairs citing it — and reads
+/// the fork back. Needs neither the parent's log nor a whole replay in memory
+/// (a million-event store: seconds, not a minute). Runs on a worker thread.
 pub fn run_fork_of_store(
     parent_path: &std::path::Path,
     label: &str,
     evidence: &str,
-) -> Result<ForkResult, String> {
-    let parent = Store::open(parent_path).map_err(|e| e.to_string())?;
-    let dir = tempfile::tempdir().map_err(|e| format!("a temporary directory: {e}"))?;
-    let path = dir.path().join("fork.db");
-    let removed = [evidence.to_owned()];
-    let made = fork::copy::fork_file(&parent, parent_path, &removed, &path, false, |sha, r| {
-        fork::lineage(&parent, sha, r)
-    })
-    .map_err(|e| match e {
-        fork::copy::CopyError::Fork(e) => e.to_string(),
-        fork::copy::CopyError::Store(e) => e.to_string(),
+) -> Result<ForkResult, WhatIfError> {
+    let parent = Store::open(parent_path)?;
+    let source = Source::File {
+        store: &parent,
+        path: parent_path,
+    };
+    fork_then_read(&parent, source, label, evidence)
+}
+
+/// The shared what-if (`fork::whatif::fork`) into a temporary store, read back
+/// into a timeline, with one compare-view lane per pair whose answers can differ.
+fn fork_then_read(
+    parent: &Store,
+    source: Source<'_>,
+    label: &str,
+    evidence: &str,
+) -> Result<ForkResult, WhatIfError> {
+    let dir = tempfile::tempdir().map_err(|source| StoreError::Io {
+        path: std::env::temp_dir(),
+        source,
     })?;
-    let fork_store = Store::open(&path).map_err(|e| e.to_string())?;
-    let steps = |store: &Store, (agent, topic): &(String, String)| -> Result<Steps, String> {
-        let versions =
-            crate::query::versions_of(store, topic, Some(agent)).map_err(|e| e.to_string())?;
+    let path = dir.path().join("fork.db");
+    let made = fork::whatif::fork(source, &[evidence.to_owned()], &path, false)?;
+    let fork_store = Store::open(&path)?;
+    let steps = |store: &Store, (agent, topic): &(String, String)| -> Result<Steps, StoreError> {
+        let versions = crate::query::versions_of(store, topic, Some(agent))?;
         Ok(crate::fork::diff::steps_of(
             &versions.iter().map(|b| &b.version).collect::<Vec<_>>(),
         ))
@@ -111,15 +90,13 @@ pub fn run_fork_of_store(
         lanes.push(Lane {
             agent: pair.0.clone(),
             topic: pair.1.clone(),
-            parent: steps(&parent, pair)?,
+            parent: steps(parent, pair)?,
             fork: steps(&fork_store, pair)?,
         });
     }
     lanes.sort_by_key(|l| (parent.topic_rank(&l.topic), parent.agent_rank(&l.agent)));
-    let span = crate::query::recorded_span(&parent)
-        .map_err(|e| e.to_string())?
-        .unwrap_or((0, 0));
-    let mut timeline = Timeline::load(&fork_store).map_err(|e| e.to_string())?;
+    let span = crate::query::recorded_span(parent)?.unwrap_or((0, 0));
+    let mut timeline = Timeline::load(&fork_store)?;
     timeline.label = format!("{label} without {evidence} (what-if fork)");
     Ok(ForkResult {
         removed: evidence.to_owned(),
@@ -132,7 +109,7 @@ pub fn run_fork_of_store(
 }
 
 /// Reads the parent's log (on a worker thread, when first needed).
-pub type LoadLog = Box<dyn Fn() -> Result<Dataset, String> + Send + Sync>;
+pub type LoadLog = Box<dyn Fn() -> Result<Dataset, StoreError> + Send + Sync>;
 
 /// The parent's log and replay, read and computed once per session by whichever
 /// worker needs them first, and shared by the influence ranking and every fork.
@@ -154,12 +131,17 @@ impl Parent {
     }
 
     /// The log and its replay, or why the log could not be read.
-    pub fn get(&self) -> Result<(&Dataset, &Replay), String> {
+    pub fn get(&self) -> Result<(&Dataset, &Replay), WhatIfError> {
         let log = self
             .log
-            .get_or_init(&self.load)
+            .get_or_init(|| (self.load)().map_err(|e| e.to_string()))
             .as_ref()
-            .map_err(Clone::clone)?;
+            .map_err(|e| {
+                WhatIfError::Store(StoreError::Damaged {
+                    path: "the parent's log".into(),
+                    reason: e.clone(),
+                })
+            })?;
         let replay = self
             .replay
             .get_or_init(|| engine::replay(&log.header, &log.events));

@@ -14,7 +14,7 @@ impl App {
     }
 
     /// A worker finished the fork: keep it and open the compare view.
-    pub fn fork_finished(&mut self, result: Result<ForkResult, String>) {
+    pub fn fork_finished(&mut self, result: Result<ForkResult, crate::fork::whatif::WhatIfError>) {
         self.whatif.busy = None;
         match result {
             Ok(fork) => {

@@ -2,6 +2,7 @@
 //! history, an evidence item, a version, the events at the cursor, and help.
 
 use super::popup::{LineStyle, TextView, ViewLine};
+use crate::engine::EffectKind;
 use crate::query::LATE;
 use crate::query::timeline::{Mark, MarkKind, Timeline};
 use crate::time::{self, Micros, format_short};
@@ -42,7 +43,7 @@ pub fn describe_mark(m: &Mark) -> String {
     match m.kind {
         MarkKind::Evidence => format!("{} evidence recorded", m.id),
         MarkKind::Assertion => {
-            let zero = if m.effect == "zero_width" {
+            let zero = if m.effect == EffectKind::ZeroWidth {
                 " (zero-width: replaced at the same instant)"
             } else {
                 ""
@@ -168,7 +169,7 @@ pub fn history(timeline: &Timeline, cursor: Micros, topic: usize, agent: Option<
             m.topic.as_deref() == Some(t.id.as_str())
                 && agent.is_none_or(|a| m.agent.as_deref() == Some(a))
         })
-        .filter(|m| matches!(m.effect, "reconfirmed" | "zero_width" | "no_match"))
+        .filter(|m| m.effect.changed_nothing())
         .collect();
     if !notes.is_empty() {
         lines.push(ViewLine::new(LineStyle::Normal, String::new()));

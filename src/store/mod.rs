@@ -5,6 +5,7 @@
 //! not write them, and refused with a clear reason when foreign, damaged or newer.
 
 pub(crate) mod codec;
+mod derive;
 pub(crate) mod read;
 mod schema;
 pub mod stream;
@@ -290,8 +291,8 @@ impl Store {
              DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;
              DELETE FROM truths;",
         )?;
-        let derived = stream::derive(&tx, &header, stream::SLICE)?;
-        stream::finish_derived(&tx, &header)?;
+        let derived = derive::derive(&tx, &header, derive::SLICE)?;
+        derive::finish_derived(&tx, &header)?;
         tx.commit()?;
         Ok(derived.versions)
     }

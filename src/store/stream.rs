@@ -18,25 +18,19 @@
 //! memory is the held set, one small entry per event id (for references), the
 //! current slice, and SQLite's page cache — not the log and not its versions.
 
-use super::read::{self, EVENT_COLUMNS};
-use super::schema::{DERIVED_INDEXES, LOG_INDEXES};
-use super::write::{self, AssertionRef, LogWriter};
+use super::derive::{Closed, Derived, SLICE, Sliced, derive, finish_derived};
+use super::schema::LOG_INDEXES;
+use super::write::{self, LogWriter};
 use super::{LoadError, StoreError, write_atomically};
 use crate::dataset::jsonl::{self, ParsedEvent, Sink};
 use crate::dataset::raw::RawHeader;
 use crate::dataset::validate::{Incremental, Positions, UNMATCHED_RETRACTION};
 use crate::dataset::{DatasetError, DatasetErrors, Location};
-use crate::engine::answers::{self, Stint, Truth};
-use crate::engine::{self, Effect, Replay};
-use crate::model::{Event, EventBody, EventKind, Header, Name, Names};
-use crate::time::{Micros, OPEN};
+use crate::model::{Event, EventBody, EventKind, Header};
+use crate::time::Micros;
 use rusqlite::{Connection, Transaction, params};
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
-
-/// Events replayed per slice (a slice ends between two recorded instants).
-pub(super) const SLICE: usize = 1 << 16;
 
 /// What a streamed load wrote.
 #[derive(Debug, Clone, Default)]
@@ -516,218 +510,4 @@ impl Sink for Reading<'_> {
             self.failure = Some(e);
         }
     }
-}
-
-/// What replaying a log derived, beyond the rows it wrote.
-#[derive(Default)]
-pub(super) struct Derived {
-    pub versions: usize,
-    /// Retractions that matched nothing: seq and id.
-    pub unmatched: Vec<(u64, String)>,
-}
-
-/// Replays the log stored in `tx` a slice at a time, reading it back in
-/// (recorded_at, seq) order, and writes what it derives.
-pub(super) fn derive(
-    tx: &Transaction,
-    header: &Header,
-    slice_len: usize,
-) -> rusqlite::Result<Derived> {
-    let mut stmt = tx.prepare(&format!(
-        "SELECT {EVENT_COLUMNS},
-            (SELECT group_concat(c.evidence, char(31) ORDER BY c.pos) FROM citations c
-              WHERE c.seq = events.seq)
-         FROM events WHERE kind <> 'evidence' ORDER BY recorded_at, seq"
-    ))?;
-    let mut rows = stmt.query([])?;
-    let mut replay = Sliced::new(header.clone());
-    let mut slice: Vec<Event> = Vec::with_capacity(slice_len.min(SLICE));
-    while let Some(r) = rows.next()? {
-        let event = read::event(r, crate::store::codec::split(r.get(19)?))?;
-        if slice.len() >= slice_len
-            && slice.last().map(Event::recorded_at) != Some(event.recorded_at())
-        {
-            replay.slice(&mut slice).write(tx)?;
-        }
-        slice.push(event);
-    }
-    replay.slice(&mut slice).write(tx)?;
-    let (last, derived) = replay.finish();
-    last.write(tx)?;
-    Ok(derived)
-}
-
-/// The derived indexes and the truths table, once every version is written.
-pub(super) fn finish_derived(tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
-    tx.execute_batch(DERIVED_INDEXES)?;
-    write::write_truths(tx, &truths(tx, header)?)
-}
-
-/// A replay going through the log a slice at a time.
-struct Sliced {
-    header: Header,
-    /// Versions held after the last slice.
-    held: Vec<crate::model::Version>,
-    next_id: u64,
-    /// Seq and citations of the assertions of held versions (and of the slice).
-    origins: HashMap<String, (i64, Vec<String>)>,
-    derived: Derived,
-}
-
-/// What one slice closed, ready to write.
-struct Closed {
-    replay: Replay,
-    /// Seq and citations of the closed versions' assertions.
-    origins: HashMap<String, (i64, Vec<String>)>,
-}
-
-impl Closed {
-    fn write(&self, tx: &Transaction) -> rusqlite::Result<()> {
-        let origins: HashMap<&str, AssertionRef> = self
-            .origins
-            .iter()
-            .map(|(id, (seq, cites))| (id.as_str(), AssertionRef { seq: *seq, cites }))
-            .collect();
-        write::replayed(tx, &self.replay, 0, &origins)
-    }
-}
-
-impl Sliced {
-    fn new(header: Header) -> Self {
-        Sliced {
-            header,
-            held: Vec::new(),
-            next_id: 1,
-            origins: HashMap::new(),
-            derived: Derived::default(),
-        }
-    }
-
-    /// Replays `slice` (events in replay order, ending between two recorded
-    /// instants) and empties it.
-    fn slice(&mut self, slice: &mut Vec<Event>) -> Closed {
-        let held = std::mem::take(&mut self.held);
-        let (replay, next_id) =
-            engine::resume_from(&self.header, held, self.next_id, slice.iter().collect());
-        self.next_id = next_id;
-        for e in slice.iter() {
-            if let EventBody::Believe(a) = &e.body {
-                self.origins
-                    .insert(a.id.clone(), (e.seq as i64, a.supported_by.clone()));
-            }
-        }
-        for o in &replay.outcomes {
-            if o.effect == Effect::NoMatch
-                && let Some(e) = slice.iter().find(|e| e.seq == o.seq)
-            {
-                self.derived.unmatched.push((o.seq, e.id().to_owned()));
-            }
-        }
-        slice.clear();
-        let (held, closed): (Vec<_>, Vec<_>) = replay
-            .versions
-            .into_iter()
-            .partition(|v| v.superseded_at == OPEN);
-        self.held = held;
-        let closed = self.closing(closed, replay.outcomes);
-        let keep: HashSet<&str> = self.held.iter().map(|v| &*v.assertion).collect();
-        self.origins.retain(|id, _| keep.contains(id.as_str()));
-        closed
-    }
-
-    fn closing(
-        &mut self,
-        versions: Vec<crate::model::Version>,
-        outcomes: Vec<engine::Outcome>,
-    ) -> Closed {
-        self.derived.versions += versions.len();
-        let origins = versions
-            .iter()
-            .filter_map(|v| {
-                let (id, origin) = self.origins.get_key_value(&*v.assertion)?;
-                Some((id.clone(), origin.clone()))
-            })
-            .collect();
-        Closed {
-            replay: Replay { versions, outcomes },
-            origins,
-        }
-    }
-
-    /// The versions still held at the end of the log, and the totals.
-    fn finish(mut self) -> (Closed, Derived) {
-        let held = std::mem::take(&mut self.held);
-        let last = self.closing(held, Vec::new());
-        (last, self.derived)
-    }
-}
-
-/// What the working answer reads of a version, from the topic index.
-struct Piece {
-    recorded_at: Micros,
-    superseded_at: Micros,
-    valid_from: Micros,
-    id: u64,
-    claim: Name,
-}
-
-impl Stint for Piece {
-    fn recorded_at(&self) -> Micros {
-        self.recorded_at
-    }
-    fn superseded_at(&self) -> Micros {
-        self.superseded_at
-    }
-    fn valid_from(&self) -> Micros {
-        self.valid_from
-    }
-    fn id(&self) -> u64 {
-        self.id
-    }
-    fn claim(&self) -> &Name {
-        &self.claim
-    }
-}
-
-/// Each (agent, topic)'s convergence on its topic's resolution, read one topic
-/// at a time from the covering topic index.
-fn truths(tx: &Transaction, header: &Header) -> rusqlite::Result<Vec<((String, String), Truth)>> {
-    let span = read::span(tx)?.unwrap_or((0, 0));
-    let mut stmt = tx.prepare(
-        "SELECT topic, agent, claim, valid_from, recorded_at, superseded_at, id FROM versions
-         WHERE topic IN (SELECT id FROM topics WHERE resolution IS NOT NULL) ORDER BY topic",
-    )?;
-    let mut rows = stmt.query([])?;
-    let mut names = Names::default();
-    let mut out = Vec::new();
-    let mut topic: Option<Name> = None;
-    let mut by_agent: HashMap<Name, Vec<Piece>> = HashMap::new();
-    let mut flush = |topic: &Option<Name>, by_agent: &mut HashMap<Name, Vec<Piece>>| {
-        let Some(topic) = topic else { return };
-        let Some(resolution) = header.topic(topic).and_then(|t| t.resolution.as_deref()) else {
-            return;
-        };
-        for (agent, pieces) in by_agent.drain() {
-            let list: Vec<&Piece> = pieces.iter().collect();
-            let truth = answers::truth(&answers::steps_of(&list), resolution, span);
-            out.push(((agent.to_string(), topic.to_string()), truth));
-        }
-    };
-    while let Some(r) = rows.next()? {
-        let this = names.get(r.get_ref(0)?.as_str()?);
-        if topic.as_ref() != Some(&this) {
-            flush(&topic, &mut by_agent);
-            topic = Some(this);
-        }
-        let agent = names.get(r.get_ref(1)?.as_str()?);
-        by_agent.entry(agent).or_default().push(Piece {
-            claim: names.get(r.get_ref(2)?.as_str()?),
-            valid_from: r.get(3)?,
-            recorded_at: r.get(4)?,
-            superseded_at: r.get(5)?,
-            id: r.get::<_, i64>(6)? as u64,
-        });
-    }
-    flush(&topic, &mut by_agent);
-    Ok(out)
 }

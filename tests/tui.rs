@@ -944,8 +944,13 @@ fn claims_take_the_width_there_is_and_the_selection_shows_whole() {
 #[test]
 fn the_valid_interval_stays_when_a_topic_shows_several_claims_at_120x40() {
     let (_, screen) = screen_after((120, 40), &[]);
-    // affected-regions holds four regions at once: their intervals tell why.
-    for interval in ["[03-02 09:40, ∞)", "[03-02 12:00, 14:30)"] {
+    // customer-impact holds two shares at once, over different times, and
+    // affected-regions several regions: their intervals tell why.
+    for interval in [
+        "[03-02 09:05, 10:20)",
+        "[03-02 10:20, ∞)",
+        "[03-02 09:40, ∞)",
+    ] {
         assert!(screen.contains(interval), "{interval}:\n{screen}");
     }
 }

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! ≥ 100×30                                 below (compact)
-//! ┌ header (2) ───────────────────────┐    ┌ header (1) ─────────────┐
+//! ┌ header (3) ───────────────────────┐    ┌ header (1) ─────────────┐
 //! ├ timeline scrubber (7) ────────────┤    ├ timeline scrubber (6) ──┤
 //! ├ beliefs ───────────┬ plane ───────┤    ├ beliefs ────────────────┤
 //! │                    │              │    ├ evidence, or the plane  │
@@ -211,7 +211,7 @@ pub fn areas_with(size: Rect, plane_full: bool) -> Areas {
         };
     }
     let compact = size.width < 100 || size.height < 30;
-    let (header_h, scrubber_h) = if compact { (1, 6) } else { (2, 7) };
+    let (header_h, scrubber_h) = if compact { (1, 6) } else { (3, 7) };
     let [header, scrubber, body, footer] = Layout::vertical([
         Constraint::Length(header_h),
         Constraint::Length(scrubber_h),

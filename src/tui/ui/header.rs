@@ -2,8 +2,10 @@
 //!
 //! ```text
 //! asof │ Checkout payments failing │ payment-outage.yaml (bundled demo)
-//! recorded ▸ 2026-03-03T12:10:00Z │ about = recorded │ event 27/81 │ ⏸ paused │ 03-03 12:10 B19 …
+//! recorded ▸ 2026-03-03T12:10:00Z │ about = recorded │ event 27/81 │ ⏸ paused
+//! last event ▸ 03-03 12:10 B19 triage believes “Bad deploy of checkout-service v4.12” (root-cause) on E15
 //! ```
+//! Below 100×30 it is one line, without the last event.
 
 use crate::time;
 use crate::tui::app::App;
@@ -91,11 +93,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
                 Span::styled(app.timeline.label.clone(), theme.muted()),
             ])
             .collect();
-        let second: Vec<Span> = status
-            .into_iter()
-            .chain([Span::raw(app.latest.clone())])
-            .collect();
-        vec![Line::from(first), Line::from(second)]
+        let mut second: Vec<Span> = status.into_iter().collect();
+        second.pop();
+        let third = vec![
+            Span::styled("last event ▸ ", theme.muted()),
+            Span::raw(app.latest.clone()),
+        ];
+        vec![Line::from(first), Line::from(second), Line::from(third)]
     };
     frame.render_widget(Paragraph::new(lines), area);
 }

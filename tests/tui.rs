@@ -1143,3 +1143,15 @@ fn popups_snapshot_scrolled() {
     let (_, details) = screen_after((80, 24), &[Action::FocusPrev, Action::Open, Action::Down]);
     insta::assert_snapshot!("evidence_details_80x24", details);
 }
+
+#[test]
+fn the_version_popup_snapshot() {
+    let mut app = snapshot_app((80, 24));
+    app.update(Action::FocusNext);
+    app.update(Action::FocusNext);
+    assert_eq!(app.focus, Focus::Plane);
+    app.update(Action::Open);
+    let screen = text(&draw(&app));
+    assert!(screen.contains("Version B19"), "{screen}");
+    insta::assert_snapshot!("version_80x24", screen);
+}

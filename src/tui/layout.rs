@@ -31,11 +31,15 @@ pub fn inner(area: Rect) -> Rect {
 }
 
 /// Rows under the beliefs list that show the selected row whole (wrapped),
-/// when the panel is tall enough to spare them.
+/// when the panel is tall enough to spare them (one in a short panel).
 pub const BELIEF_DETAIL: u16 = 2;
 
 fn belief_detail_rows(inside: Rect) -> u16 {
-    if inside.height >= 8 { BELIEF_DETAIL } else { 0 }
+    match inside.height {
+        8.. => BELIEF_DETAIL,
+        5..8 => 1,
+        _ => 0,
+    }
 }
 
 /// The rows of the beliefs list: inside its panel, above the selected row's detail.

@@ -61,11 +61,18 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
     // Columns: glyph, agent (as wide as the widest, up to 20), claim (the rest),
     // confidence, the valid interval when the width allows or a topic needs it,
     // `since` when there is room, then the row's note or its evidence.
-    let agent_w = state.agent_width.clamp(5, 20);
+    // One agent: the column would say the same on every row (the plane's title
+    // and the detail line name it).
+    let one_agent = app.timeline.header.agents.len() == 1;
+    let agent_w = if one_agent {
+        0
+    } else {
+        state.agent_width.clamp(5, 20)
+    };
     let longest = state.claim_width.max(10);
     let several = state.rows.iter().any(|r| r.several);
     let marks = state.rows.iter().any(|r| r.right);
-    let fixed = 2 + 2 + agent_w + 1 + 6 + if marks { 2 } else { 0 };
+    let fixed = 2 + 2 + agent_w + usize::from(!one_agent) + 6 + if marks { 2 } else { 0 };
     let widest_valid = state
         .cells
         .iter()
@@ -144,8 +151,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
                         format!("{} ", claim_glyph(row.claim_index)),
                         theme.claim(row.claim_index),
                     ),
-                    Span::styled(fit(agent_of(&app.timeline, row), agent_w), theme.muted()),
-                    Span::raw(" "),
+                    Span::styled(
+                        if one_agent {
+                            String::new()
+                        } else {
+                            fit(agent_of(&app.timeline, row), agent_w) + " "
+                        },
+                        theme.muted(),
+                    ),
                     Span::styled(
                         fit(claim_of(&app.timeline, row), claim_w),
                         if closed {

@@ -66,13 +66,33 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     };
     let id_w = state.id_width.clamp(2, 10);
     let source_w = widest(&|i| items[i].evidence.source.chars().count(), 6, 16);
-    let cited_w = widest(&|i| items[i].cited_by.join(",").chars().count(), 8, 20);
     let wide = width >= 100;
+    let cited_w = widest(
+        &|i| items[i].cited_by.join(",").chars().count(),
+        8,
+        if wide { 20 } else { 12 },
+    );
+    // Times as wide as the rows on screen need (seconds only when they have them).
+    let shown: Vec<usize> = state
+        .list
+        .window(rows_area.height as usize)
+        .map(|(_, i)| i)
+        .collect();
+    let time_w = |f: &dyn Fn(usize) -> i64| {
+        shown
+            .iter()
+            .map(|&i| format_short(f(i)).chars().count())
+            .max()
+            .unwrap_or(11)
+            .clamp(11, 19)
+    };
+    let observed_w = time_w(&|i| items[i].evidence.observed_at);
+    let recorded_w = time_w(&|i| items[i].evidence.recorded_at);
     let mut cols: Vec<(&str, usize)> = vec![("ID", id_w), ("KIND", 7)];
     if wide {
-        cols.extend([("SOURCE", source_w), ("OBSERVED", 11)]);
+        cols.extend([("SOURCE", source_w), ("OBSERVED", observed_w)]);
     }
-    cols.extend([("RECORDED", 11), ("LAG", 9), ("CITED BY", cited_w)]);
+    cols.extend([("RECORDED", recorded_w), ("LAG", 9), ("CITED BY", cited_w)]);
     let influence = !app.whatif.influence.is_empty();
     let influence_title = if app.whatif.showing_fork {
         "INFLUENCE (parent)"
@@ -80,7 +100,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         "INFLUENCE"
     };
     if influence {
-        cols.push((influence_title, 18));
+        cols.push((influence_title, if wide { 18 } else { 15 }));
     }
     cols.push(("SUMMARY", 0));
     let header: String = cols

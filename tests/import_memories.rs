@@ -11,7 +11,7 @@
 mod common;
 
 use asof::time::{self, Micros};
-use common::asof;
+use common::{asof, count, import_json, stdout_json};
 use rusqlite::{Connection, params};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -29,17 +29,13 @@ fn stamp(t: Micros) -> String {
 }
 
 fn run_json(args: &[&str], db: &Path) -> Value {
-    let out = asof()
-        .args(&args[..1])
-        .arg(db)
-        .args(&args[1..])
-        .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).expect("JSON")
+    stdout_json(
+        asof()
+            .args(&args[..1])
+            .arg(db)
+            .args(&args[1..])
+            .args(["--format", "json"]),
+    )
 }
 
 /// Every version asof says was held at `t′`, optionally about `about`.
@@ -99,27 +95,7 @@ fn agree(db: &Path, steps: &[(Micros, Held)], grid: &[Micros]) {
 }
 
 fn import(kind: &str, input: &Path, db: &Path) -> Value {
-    let out = asof()
-        .args(["import", kind])
-        .arg(input)
-        .arg("--db")
-        .arg(db)
-        .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).expect("JSON")
-}
-
-fn count(tally: &Value, what: &str) -> u64 {
-    tally
-        .as_array()
-        .expect("a tally")
-        .iter()
-        .find(|c| c["what"].as_str().is_some_and(|w| w.starts_with(what)))
-        .map_or(0, |c| c["count"].as_u64().unwrap())
+    import_json(kind, input, db, &[])
 }
 
 // ---------------------------------------------------------------------------

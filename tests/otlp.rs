@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::asof;
+use common::{asof, count, import_json, stdout_json};
 use predicates::prelude::*;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -22,22 +22,9 @@ fn dataset(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn stdout_json(cmd: &mut assert_cmd::Command) -> Value {
-    let out = cmd.assert().success().get_output().stdout.clone();
-    serde_json::from_slice(&out).expect("JSON")
-}
-
 /// Imports `input` into `db` and returns the summary.
 fn import(input: &Path, db: &Path, extra: &[&str]) -> Value {
-    stdout_json(
-        asof()
-            .args(["import", "otlp"])
-            .arg(input)
-            .arg("--db")
-            .arg(db)
-            .args(extra)
-            .args(["--format", "json"]),
-    )
+    import_json("otlp", input, db, extra)
 }
 
 /// What a store says: its evidence, every topic's history, and what was held
@@ -63,15 +50,6 @@ fn answers(db: &Path, topics: &[&str], at: &[&str]) -> Value {
         );
     }
     out
-}
-
-fn count(tally: &Value, what: &str) -> u64 {
-    tally
-        .as_array()
-        .expect("a tally")
-        .iter()
-        .find(|c| c["what"].as_str().is_some_and(|w| w.starts_with(what)))
-        .map_or(0, |c| c["count"].as_u64().unwrap())
 }
 
 const STEP_TIMES: [&str; 3] = [

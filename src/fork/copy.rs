@@ -51,7 +51,9 @@ pub struct Made {
     pub report: PolicyReport,
     pub diff: Diff,
     pub parent_sha256: String,
-    /// The (agent, topic) pairs replayed; every other pair is the parent's.
+    /// The (agent, topic) pairs whose answers can differ: the pairs replayed
+    /// (every other pair is the parent's), or for a whole replay the pairs
+    /// whose answers differ or have a resolution.
     pub pairs: Vec<Pair>,
 }
 

@@ -14,9 +14,9 @@
 //! Errors are typed: what the user named wrongly (unknown evidence) apart from
 //! what failed (the store).
 
+use super::ForkError;
 use super::copy::Pair;
-use super::diff::{self, Diff};
-use super::{ForkError, PolicyReport};
+use super::diff;
 use crate::model::Dataset;
 use crate::store::{Contents, Store, StoreError};
 use std::path::Path;
@@ -34,15 +34,9 @@ pub enum Source<'a> {
     },
 }
 
-/// A fork made: its policy report, how it differs, and the pairs that can.
-#[derive(Debug, Clone)]
-pub struct Made {
-    pub report: PolicyReport,
-    pub diff: Diff,
-    pub parent_sha256: String,
-    /// The (agent, topic) pairs whose answers can differ from the parent's.
-    pub pairs: Vec<Pair>,
-}
+/// A fork made: its policy report, how it differs, and the (agent, topic)
+/// pairs whose answers can differ from the parent's.
+pub use super::copy::Made;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WhatIfError {
@@ -87,17 +81,14 @@ pub fn fork(
     force: bool,
 ) -> Result<Made, WhatIfError> {
     match source {
-        Source::File { store, path } => {
-            let made = super::copy::fork_file(store, path, removed, out, force, |sha, report| {
-                super::lineage(store, sha, report)
-            })?;
-            Ok(Made {
-                report: made.report,
-                diff: made.diff,
-                parent_sha256: made.parent_sha256,
-                pairs: made.pairs,
-            })
-        }
+        Source::File { store, path } => Ok(super::copy::fork_file(
+            store,
+            path,
+            removed,
+            out,
+            force,
+            |sha, report| super::lineage(store, sha, report),
+        )?),
         Source::Log { store, log, sha256 } => {
             let forked = super::fork(log, removed)?;
             let contents = Contents {

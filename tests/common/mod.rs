@@ -144,3 +144,33 @@ pub fn out_of_order(text: &str) -> String {
     lines.push(moved);
     lines.join("\n") + "\n"
 }
+
+/// A command's standard output as JSON, the command having succeeded.
+pub fn stdout_json(cmd: &mut Command) -> serde_json::Value {
+    let out = cmd.assert().success().get_output().stdout.clone();
+    serde_json::from_slice(&out).expect("JSON on standard output")
+}
+
+/// `asof import KIND INPUT --db DB [extra…] --format json`: the import summary.
+pub fn import_json(kind: &str, input: &Path, db: &Path, extra: &[&str]) -> serde_json::Value {
+    stdout_json(
+        asof()
+            .args(["import", kind])
+            .arg(input)
+            .arg("--db")
+            .arg(db)
+            .args(extra)
+            .args(["--format", "json"]),
+    )
+}
+
+/// The count of the first entry of an import summary's tally (`read`, `cases`,
+/// `defaults`, …) whose text starts with `what`; 0 when there is none.
+pub fn count(tally: &serde_json::Value, what: &str) -> u64 {
+    tally
+        .as_array()
+        .expect("a tally")
+        .iter()
+        .find(|c| c["what"].as_str().is_some_and(|w| w.starts_with(what)))
+        .map_or(0, |c| c["count"].as_u64().unwrap_or(0))
+}

@@ -18,8 +18,34 @@ use super::wire::{AnyValue, KeyValue, SpanEvent};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
-/// A span's attributes by key.
-pub type Attrs = HashMap<String, AnyValue>;
+/// A span's attributes, as written: a few dozen at most, so a list searched
+/// in order beats hashing every key of every span.
+#[derive(Debug, Default)]
+pub struct Attrs(Vec<(String, AnyValue)>);
+
+impl Attrs {
+    pub fn get(&self, key: &str) -> Option<&AnyValue> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(k, _)| k)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&String, &AnyValue)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl FromIterator<(String, AnyValue)> for Attrs {
+    fn from_iter<I: IntoIterator<Item = (String, AnyValue)>>(iter: I) -> Self {
+        Attrs(iter.into_iter().collect())
+    }
+}
 
 pub fn attrs(list: Vec<KeyValue>) -> Attrs {
     list.into_iter().map(|kv| (kv.key, kv.value)).collect()
@@ -346,7 +372,7 @@ fn message(m: &Value) -> Msg {
 /// Indexed attributes under `prefix`: index → (rest of the key → value).
 fn indexed<'a>(attrs: &'a Attrs, prefix: &str) -> BTreeMap<usize, HashMap<&'a str, &'a AnyValue>> {
     let mut out: BTreeMap<usize, HashMap<&str, &AnyValue>> = BTreeMap::new();
-    for (key, value) in attrs {
+    for (key, value) in attrs.iter() {
         let Some(rest) = key.strip_prefix(prefix) else {
             continue;
         };

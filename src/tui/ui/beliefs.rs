@@ -102,8 +102,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
         })
         .max()
         .unwrap_or(4);
+    // The note gets what the longest claim leaves, but never more than a third.
+    let note_room = note_w
+        .min(avail.saturating_sub(longest))
+        .max(note_w.min(avail / 3));
     let claim_w = longest
-        .min(avail.saturating_sub(note_w.min(10)))
+        .min(avail.saturating_sub(note_room))
         .max(10.min(avail));
     let show_since = avail >= claim_w + 13 + note_w;
     let mut lines = Vec::with_capacity(rows_area.height as usize);

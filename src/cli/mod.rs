@@ -129,7 +129,8 @@ pub enum Command {
     Diff(whatif::DiffArgs),
     /// Rank every evidence item by what removing it would change (misleading first).
     Influence(whatif::InfluenceArgs),
-    /// Read an existing agent memory (Graphiti edges, a facts table) into a new store.
+    /// Read an existing agent memory (Graphiti edges, a facts table) or an agent's
+    /// OpenTelemetry trace into a new store, with a summary of what it assumed.
     #[command(subcommand)]
     Import(import::ImportCommand),
     /// Write an audit report (Markdown) or a topic's plane (SVG).

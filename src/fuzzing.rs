@@ -29,6 +29,43 @@ pub fn dataset(format: Format, data: &[u8]) {
     queries(&store);
 }
 
+/// Any bytes as an OTLP/JSON trace: import it with the default options (and a
+/// rules file reading every assistant text); when it reads, load it into an
+/// in-memory store and query it.
+pub fn otlp(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let rules = crate::import::otlp::rules::parse(
+        "fuzz.rules.yaml",
+        "rules:\n  - topic: root-cause\n    in: [assistant, reasoning, tool_args, final]\n    pattern: 'cause is (?P<claim>[a-z-]+)'\n",
+    )
+    .unwrap_or_default();
+    for options in [
+        crate::import::otlp::Options::default(),
+        crate::import::otlp::Options {
+            rules,
+            ..crate::import::otlp::Options::default()
+        },
+    ] {
+        let draft = match crate::import::otlp::read("fuzz", text, &options) {
+            Ok(draft) => draft,
+            Err(errors) => {
+                let _ = errors.to_string();
+                continue;
+            }
+        };
+        let Ok((parsed, report)) = crate::import::finish("fuzz", draft) else {
+            continue;
+        };
+        let _ = crate::export::summary::details(&report, true);
+        let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+        if let Ok(store) = Store::in_memory("fuzz", &parsed.dataset, &replay) {
+            queries(&store);
+        }
+    }
+}
+
 /// Any bytes as a store file: open it (read-only) and query it.
 pub fn store(data: &[u8]) {
     let Ok(dir) = tempfile::tempdir() else {

@@ -32,6 +32,14 @@ fn yaml_inputs_that_crashed_once_do_not_now() {
 }
 
 #[test]
+fn otlp_inputs_that_crashed_once_do_not_now() {
+    for (name, data) in inputs("otlp") {
+        eprintln!("{name}");
+        asof::fuzzing::otlp(&data);
+    }
+}
+
+#[test]
 fn jsonl_inputs_that_crashed_once_do_not_now() {
     for (name, data) in inputs("jsonl") {
         eprintln!("{name}");

@@ -635,3 +635,68 @@ fn hostile_traces_fail_cleanly_or_skip_what_they_cannot_read() {
     assert_eq!(skipped[0]["location"], "line 3");
     assert!(skipped[1..].iter().all(|s| s["reason"] == "exported again (same trace and span id): the copy is not read"));
 }
+
+/// SplitMix64, for deterministic mutations.
+fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+#[test]
+fn mutated_traces_never_panic() {
+    // Each fixture, cut, with bytes flipped, with slices repeated or dropped:
+    // the import answers or refuses, it never panics (the fuzz target's body).
+    let mut state = 7u64;
+    for name in [
+        "genai.jsonl",
+        "genai-events.jsonl",
+        "openinference.jsonl",
+        "openllmetry.jsonl",
+        "genai-protobuf.json",
+    ] {
+        let original = std::fs::read(fixture(name)).unwrap();
+        for _ in 0..200 {
+            let mut data = original.clone();
+            for _ in 0..1 + next(&mut state) % 4 {
+                let len = data.len().max(1) as u64;
+                let at = (next(&mut state) % len) as usize;
+                match next(&mut state) % 5 {
+                    0 => data.truncate(at),
+                    1 => {
+                        if let Some(b) = data.get_mut(at) {
+                            let bytes = b"{}[]\":,0aZ\\\n";
+                            *b = bytes[(next(&mut state) % bytes.len() as u64) as usize];
+                        }
+                    }
+                    2 => {
+                        let end = (at + (next(&mut state) % 200) as usize).min(data.len());
+                        let slice = data[at..end].to_vec();
+                        data.splice(at..at, slice);
+                    }
+                    3 => {
+                        let end = (at + (next(&mut state) % 200) as usize).min(data.len());
+                        data.drain(at..end);
+                    }
+                    _ => {
+                        // A quoted number or id replaced by something odd.
+                        let odd: &[&[u8]] = &[
+                            b"\"-1\"",
+                            b"\"\"",
+                            b"null",
+                            b"\"zz\"",
+                            b"18446744073709551615",
+                            b"[]",
+                        ];
+                        let pick = odd[(next(&mut state) % odd.len() as u64) as usize];
+                        let end = (at + 4).min(data.len());
+                        data.splice(at..end, pick.iter().copied());
+                    }
+                }
+            }
+            asof::fuzzing::otlp(&data);
+        }
+    }
+}

@@ -58,14 +58,6 @@ impl Tally {
         self.add(what, 1);
     }
 
-    /// The count for `what` (0 when never met).
-    pub fn get(&self, what: &str) -> usize {
-        self.0
-            .iter()
-            .find(|c| c.what == what)
-            .map_or(0, |c| c.count)
-    }
-
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|c| c.count == 0)
     }

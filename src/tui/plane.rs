@@ -181,11 +181,6 @@ impl Plane {
         self.valid_view = pan_to(self.valid_view, valid);
         self.recorded_view = pan_to(self.recorded_view, recorded);
     }
-
-    /// The middle of the visible valid range.
-    pub fn valid_middle(&self) -> Micros {
-        self.valid_view.0 + (self.valid_view.1 - self.valid_view.0) / 2
-    }
 }
 
 /// `(lo, hi)` widened by a `1/fraction` margin on each side, at least `min_pad`.

@@ -91,17 +91,6 @@ impl FilteredList {
         self.keep_visible(rows);
     }
 
-    /// Selects the row whose owner's index is `item`, if it matches.
-    pub fn select_item(&mut self, item: usize, rows: usize) -> bool {
-        match self.items.iter().position(|&i| i == item) {
-            Some(p) => {
-                self.select(p, rows);
-                true
-            }
-            None => false,
-        }
-    }
-
     /// Moves the selection by `by` rows (clamped), scrolling as needed.
     pub fn move_by(&mut self, by: isize, rows: usize) {
         if self.items.is_empty() {

@@ -55,6 +55,10 @@ pub struct BeliefsState {
     /// Display width of the longest claim and agent among the rows.
     pub claim_width: usize,
     pub agent_width: usize,
+    /// Some topic shows more than one row (its valid intervals must show).
+    pub any_several: bool,
+    /// Some row's claim is its topic's resolution (the ✓ column is needed).
+    pub any_right: bool,
 }
 
 impl BeliefsState {
@@ -185,6 +189,8 @@ impl BeliefsState {
             .map(|i| width(&timeline.beliefs[i].version.agent))
             .max()
             .unwrap_or(0);
+        self.any_several = rows.iter().any(|r| r.several);
+        self.any_right = rows.iter().any(|r| r.right);
         self.rows = rows;
         let items = self.matching(timeline);
         self.list.set_items(items, rows_on_screen);

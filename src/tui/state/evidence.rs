@@ -11,6 +11,10 @@ pub struct EvidenceState {
     pub list: FilteredList,
     /// The widest evidence id, for the ID column.
     pub id_width: usize,
+    /// The widest source and cited-by list among the matching items, measured
+    /// when the filter changes (never while drawing).
+    pub source_width: usize,
+    pub cited_width: usize,
 }
 
 impl EvidenceState {
@@ -25,7 +29,20 @@ impl EvidenceState {
             ..EvidenceState::default()
         };
         state.list.set_items(state.matching(timeline), 0);
+        state.measure(timeline);
         state
+    }
+
+    /// Column widths of the matching items.
+    fn measure(&mut self, timeline: &Timeline) {
+        let items = &timeline.evidence;
+        let widest =
+            |f: &dyn Fn(usize) -> usize| self.list.items().iter().map(|&i| f(i)).max().unwrap_or(0);
+        self.source_width = widest(&|i| items[i].evidence.source.chars().count());
+        self.cited_width = widest(&|i| {
+            let ids = &items[i].cited_by;
+            ids.iter().map(|id| id.chars().count()).sum::<usize>() + ids.len().saturating_sub(1)
+        });
     }
 
     fn matching(&self, timeline: &Timeline) -> Vec<usize> {
@@ -53,6 +70,7 @@ impl EvidenceState {
         let items = self.matching(timeline);
         self.list.refiltered(items);
         self.list.keep_visible(rows);
+        self.measure(timeline);
     }
 
     /// How many items are known (recorded) at `cursor`.

@@ -70,8 +70,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
         state.agent_width.clamp(5, 20)
     };
     let longest = state.claim_width.max(10);
-    let several = state.rows.iter().any(|r| r.several);
-    let marks = state.rows.iter().any(|r| r.right);
+    let several = state.any_several;
+    let marks = state.any_right;
     let fixed = 2 + 2 + agent_w + usize::from(!one_agent) + 6 + if marks { 2 } else { 0 };
     let widest_valid = state
         .cells

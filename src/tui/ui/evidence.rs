@@ -54,24 +54,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         return;
     }
     let items = &app.timeline.evidence;
-    let widest = |f: &dyn Fn(usize) -> usize, lo: usize, hi: usize| {
-        state
-            .list
-            .items()
-            .iter()
-            .map(|&i| f(i))
-            .max()
-            .unwrap_or(lo)
-            .clamp(lo, hi)
-    };
     let id_w = state.id_width.clamp(2, 10);
-    let source_w = widest(&|i| items[i].evidence.source.chars().count(), 6, 16);
+    let source_w = state.source_width.clamp(6, 16);
     let wide = width >= 100;
-    let cited_w = widest(
-        &|i| items[i].cited_by.join(",").chars().count(),
-        8,
-        if wide { 20 } else { 12 },
-    );
+    let cited_w = state.cited_width.clamp(8, if wide { 20 } else { 12 });
     // Times as wide as the rows on screen need (seconds only when they have them).
     let shown: Vec<usize> = state
         .list

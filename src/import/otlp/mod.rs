@@ -80,6 +80,32 @@ pub fn looks_like(text: &str) -> bool {
         && (head.contains("\"resourceSpans\"") || head.contains("\"resource_spans\""))
 }
 
+/// Where a belief or retraction came from, as the summary counts it.
+#[derive(Clone, Copy)]
+enum Source {
+    Tool,
+    Event,
+}
+
+impl Source {
+    fn name(self, retract: bool) -> &'static str {
+        match (self, retract) {
+            (Source::Tool, false) => "belief tool calls",
+            (Source::Tool, true) => "retract tool calls",
+            (Source::Event, false) => "asof.belief span events",
+            (Source::Event, true) => "asof.retract span events",
+        }
+    }
+}
+
+/// A span (by id) left out, or part of it, and why.
+fn skip(report: &mut ImportReport, span: &str, reason: String) {
+    report.skipped.push(Skipped {
+        location: format!("span {span}"),
+        reason,
+    });
+}
+
 /// One span, its ids and times read.
 struct SpanRec {
     trace: String,
@@ -423,28 +449,23 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                             call: Some(k),
                             trace: s.trace.clone(),
                             origin,
-                            source: if retract {
-                                "retract tool calls"
-                            } else {
-                                "belief tool calls"
-                            },
+                            source: Source::Tool.name(retract),
                             ..f
                         }),
-                        Err(reason) => report.skipped.push(Skipped {
-                            location: format!("span {}", s.id),
-                            reason: format!(
-                                "{name} call {}: {reason}",
-                                id.as_deref().unwrap_or("?")
-                            ),
-                        }),
+                        Err(reason) => skip(
+                            &mut report,
+                            &s.id,
+                            format!("{name} call {}: {reason}", id.as_deref().unwrap_or("?")),
+                        ),
                     },
-                    _ => report.skipped.push(Skipped {
-                        location: format!("span {}", s.id),
-                        reason: format!(
+                    _ => skip(
+                        &mut report,
+                        &s.id,
+                        format!(
                             "{name} call {}: its arguments are not a JSON object",
                             id.as_deref().unwrap_or("?")
                         ),
-                    }),
+                    ),
                 }
             }
         }
@@ -479,10 +500,11 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
             .map(serde_json::from_str::<Value>)
             .and_then(Result::ok);
         let Some(Value::Object(map)) = parsed else {
-            report.skipped.push(Skipped {
-                location: format!("span {}", s.id),
-                reason: format!("{name} span: its arguments are missing or not a JSON object"),
-            });
+            skip(
+                &mut report,
+                &s.id,
+                format!("{name} span: its arguments are missing or not a JSON object"),
+            );
             continue;
         };
         match fields(&map, "", retract) {
@@ -496,18 +518,11 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                     call: latest_call(&calls, &spans, &agents, &agents[t], s.start),
                     trace: s.trace.clone(),
                     origin: s.locator(),
-                    source: if retract {
-                        "retract tool calls"
-                    } else {
-                        "belief tool calls"
-                    },
+                    source: Source::Tool.name(retract),
                     ..f
                 });
             }
-            Err(reason) => report.skipped.push(Skipped {
-                location: format!("span {}", s.id),
-                reason: format!("{name} span: {reason}"),
-            }),
+            Err(reason) => skip(&mut report, &s.id, format!("{name} span: {reason}")),
         }
     }
     // asof.belief / asof.retract span events.
@@ -527,10 +542,11 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
             let Some(at) =
                 wire::nanos_to_micros(&e.time).filter(|t| time::format_opt(*t).is_some())
             else {
-                report.skipped.push(Skipped {
-                    location: format!("span {}", s.id),
-                    reason: format!("{} event: its time is missing or unreadable", e.name),
-                });
+                skip(
+                    &mut report,
+                    &s.id,
+                    format!("{} event: its time is missing or unreadable", e.name),
+                );
                 continue;
             };
             match fields(&map, "asof.", retract) {
@@ -545,18 +561,11 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                         call,
                         trace: s.trace.clone(),
                         origin: format!("{} event {}", s.locator(), e.name),
-                        source: if retract {
-                            "asof.retract span events"
-                        } else {
-                            "asof.belief span events"
-                        },
+                        source: Source::Event.name(retract),
                         ..f
                     });
                 }
-                Err(reason) => report.skipped.push(Skipped {
-                    location: format!("span {}", s.id),
-                    reason: format!("{} event: {reason}", e.name),
-                }),
+                Err(reason) => skip(&mut report, &s.id, format!("{} event: {reason}", e.name)),
             }
         }
     }

@@ -57,6 +57,29 @@ fn find(buffer: &Buffer, needle: &str) -> (u16, u16) {
     panic!("`{needle}` is not on screen:\n{screen}");
 }
 
+/// Selects evidence `id` in the focused evidence list the way a user would:
+/// to the top, then down to it.
+fn select_evidence(app: &mut App, id: &str) {
+    let at = app
+        .evidence
+        .list
+        .items()
+        .iter()
+        .position(|&i| app.timeline.evidence[i].evidence.id == id)
+        .unwrap_or_else(|| panic!("{id} is in the list"));
+    app.update(Action::Top);
+    for _ in 0..at {
+        app.update(Action::Down);
+    }
+    assert_eq!(
+        app.evidence
+            .list
+            .selected_item()
+            .map(|i| app.timeline.evidence[i].evidence.id.as_str()),
+        Some(id)
+    );
+}
+
 fn rows_of(app: &App) -> Vec<(BeliefRowKind, String, String, String)> {
     app.beliefs
         .list
@@ -727,17 +750,7 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     );
     app.update(Action::FocusPrev);
     assert_eq!(app.focus, Focus::Evidence);
-    let e15 = app
-        .evidence
-        .list
-        .items()
-        .iter()
-        .position(|&i| app.timeline.evidence[i].evidence.id == "E15")
-        .unwrap();
-    app.update(Action::Top);
-    for _ in 0..e15 {
-        app.update(Action::Down);
-    }
+    select_evidence(&mut app, "E15");
     app.update(Action::Fork);
     assert_eq!(app.whatif.busy.as_deref(), Some("replaying without E15"));
     let request = app.take_fork_request();
@@ -1006,17 +1019,7 @@ fn influence_and_the_compare_lanes_are_explained() {
         topics: vec!["root-cause".into()],
     }]);
     app.update(Action::FocusPrev);
-    let e15 = app
-        .evidence
-        .list
-        .items()
-        .iter()
-        .position(|&i| app.timeline.evidence[i].evidence.id == "E15")
-        .unwrap();
-    app.update(Action::Top);
-    for _ in 0..e15 {
-        app.update(Action::Down);
-    }
+    select_evidence(&mut app, "E15");
     app.update(Action::Open);
     let details = text(&draw(&app));
     assert!(details.contains("influence    shift -1d 22h"), "{details}");

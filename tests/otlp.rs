@@ -27,6 +27,19 @@ fn import(input: &Path, db: &Path, extra: &[&str]) -> Value {
     import_json("otlp", input, db, extra)
 }
 
+/// `asof import otlp INPUT` exits 2 saying `message`, and writes no store.
+fn refused(input: &Path, db: &Path, message: &str) {
+    asof()
+        .args(["import", "otlp"])
+        .arg(input)
+        .arg("--db")
+        .arg(db)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(message));
+    assert!(!db.exists(), "{}", input.display());
+}
+
 /// What a store says: its evidence, every topic's history, and what was held
 /// at a few instants.
 fn answers(db: &Path, topics: &[&str], at: &[&str]) -> Value {
@@ -213,16 +226,7 @@ fn a_file_that_is_not_otlp_is_refused_saying_what_it_is() {
         ),
     ];
     for (name, text, message) in cases {
-        let input = common::write(dir.path(), name, text);
-        asof()
-            .args(["import", "otlp"])
-            .arg(&input)
-            .arg("--db")
-            .arg(&db)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(message));
-        assert!(!db.exists(), "{name}");
+        refused(&common::write(dir.path(), name, text), &db, message);
     }
 }
 
@@ -606,15 +610,7 @@ fn hostile_traces_fail_cleanly_or_skip_what_they_cannot_read() {
     for (name, bytes, message) in cases {
         let input = dir.path().join(name);
         std::fs::write(&input, bytes).unwrap();
-        asof()
-            .args(["import", "otlp"])
-            .arg(&input)
-            .arg("--db")
-            .arg(&db)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(message));
-        assert!(!db.exists(), "{name}");
+        refused(&input, &db, message);
     }
     // A trace exported twice (an exporter's retry) and a truncated last line:
     // one copy is read, the rest is reported.

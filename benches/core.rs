@@ -337,7 +337,7 @@ fn main() {
     .expect("trace reads");
     let otlp_read = t.elapsed();
     let spans_read = draft.report.records;
-    let (parsed, _) = asof::import::finish("bench.otlp.jsonl", draft).expect("trace validates");
+    let (parsed, _, _) = asof::import::finish("bench.otlp.jsonl", draft).expect("trace validates");
     Store::load(&otlp_db, &parsed, false, &[]).expect("import store");
     let otlp_time = t.elapsed();
 

@@ -55,11 +55,10 @@ pub fn otlp(data: &[u8]) {
                 continue;
             }
         };
-        let Ok((parsed, report)) = crate::import::finish("fuzz", draft) else {
+        let Ok((parsed, report, replay)) = crate::import::finish("fuzz", draft) else {
             continue;
         };
         let _ = crate::export::summary::details(&report, true);
-        let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
         if let Ok(store) = Store::in_memory("fuzz", &parsed.dataset, &replay) {
             queries(&store);
         }

@@ -172,7 +172,7 @@ pub fn otlp_default(path: &std::path::Path) -> Result<import::Draft, CliError> {
 /// Validates and replays an importer's draft, writes the store and prints the summary.
 pub fn store(draft: import::Draft, target: &Target, out: &mut impl Write) -> Result<(), CliError> {
     let input = draft.report.input.clone();
-    let (parsed, report) = import::finish(&input, draft)?;
+    let (parsed, report, _) = import::finish(&input, draft)?;
     let json = serde_json::to_string(&report).map_err(|e| CliError::Runtime(e.to_string()))?;
     let versions = Store::load(
         &target.db,

@@ -74,8 +74,7 @@ pub fn validate(args: ValidateArgs, out: &mut impl Write) -> Result<(), CliError
     if super::source::is_otlp(&args.dataset) {
         let draft = super::import::otlp_default(&args.dataset)?;
         let file = draft.report.input.clone();
-        let (parsed, report) = crate::import::finish(&file, draft)?;
-        let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+        let (_, report, replay) = crate::import::finish(&file, draft)?;
         writeln!(
             out,
             "{file}: valid OTLP trace: {}, {} belief versions",

@@ -22,8 +22,8 @@ pub fn open(source: Option<&Path>) -> Result<Store, CliError> {
         let name = path.display().to_string();
         let text = import::read_text(path, otlp::MAX_BYTES)?;
         let draft = otlp::read(&name, &text, &otlp::Options::default())?;
-        let (parsed, _) = import::finish(&name, draft)?;
-        return in_memory(&parsed);
+        let (parsed, _, replay) = import::finish(&name, draft)?;
+        return Ok(Store::in_memory(&parsed.file, &parsed.dataset, &replay)?);
     }
     if is_store(path) {
         return Store::open(path).map_err(CliError::from);

@@ -126,8 +126,13 @@ pub struct Draft {
 
 /// Validates a draft like a dataset file, then drops the retractions that find
 /// nothing to retract (an input may close a fact twice: once by a newer value,
-/// once by marking it expired), reporting each as skipped.
-pub fn finish(file: &str, draft: Draft) -> Result<(Parsed, ImportReport), DatasetErrors> {
+/// once by marking it expired), reporting each as a no-op. Returns the replay
+/// too: dropping retractions that matched nothing changes no version, so it is
+/// the replay of what is returned, and callers need not replay again.
+pub fn finish(
+    file: &str,
+    draft: Draft,
+) -> Result<(Parsed, ImportReport, engine::Replay), DatasetErrors> {
     let Draft {
         header,
         events,
@@ -135,8 +140,9 @@ pub fn finish(file: &str, draft: Draft) -> Result<(Parsed, ImportReport), Datase
         mut report,
     } = draft;
     let mut parsed = crate::dataset::from_raw(file, header, events, origins)?;
-    let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+    let mut replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
     let unmatched: HashSet<u64> = replay.unmatched_retractions().collect();
+    replay.outcomes.retain(|o| !unmatched.contains(&o.seq));
     if !unmatched.is_empty() {
         let mut kept_events = Vec::with_capacity(parsed.dataset.events.len());
         let mut kept_locations = Vec::with_capacity(parsed.locations.len());
@@ -169,7 +175,7 @@ pub fn finish(file: &str, draft: Draft) -> Result<(Parsed, ImportReport), Datase
     report.retractions = count(|b| matches!(b, EventBody::Retract(_)));
     report.agents = parsed.dataset.header.agents.len();
     report.topics = parsed.dataset.header.topics.len();
-    Ok((parsed, report))
+    Ok((parsed, report, replay))
 }
 
 /// Reads a whole input file as UTF-8 text, refusing one over `max` bytes.

@@ -45,6 +45,12 @@ pub struct Topic {
     pub question: String,
     pub cardinality: Cardinality,
     pub resolution: Option<String>,
+    /// Confidence halves every `half_life` µs without a reconfirmation (SPEC §9).
+    #[serde(default)]
+    pub half_life: Option<i64>,
+    /// Held longer than this (µs) without support = stale (SPEC §9).
+    #[serde(default)]
+    pub stale_after: Option<i64>,
 }
 
 /// Everything in a dataset but its events.
@@ -101,6 +107,63 @@ pub struct Assertion {
     pub rationale: Option<String>,
 }
 
+/// How far an evidence item has been checked (SPEC §9), in the order of the
+/// dataset format's list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerifyState {
+    Candidate,
+    DirectRead,
+    ClaimSupported,
+    Conflicted,
+    Stale,
+    Rejected,
+}
+
+impl VerifyState {
+    pub const ALL: [VerifyState; 6] = [
+        VerifyState::Candidate,
+        VerifyState::DirectRead,
+        VerifyState::ClaimSupported,
+        VerifyState::Conflicted,
+        VerifyState::Stale,
+        VerifyState::Rejected,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerifyState::Candidate => "candidate",
+            VerifyState::DirectRead => "direct-read",
+            VerifyState::ClaimSupported => "claim-supported",
+            VerifyState::Conflicted => "conflicted",
+            VerifyState::Stale => "stale",
+            VerifyState::Rejected => "rejected",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
+    /// Whether a belief citing only such evidence has lost its support.
+    pub fn withdraws_support(self) -> bool {
+        matches!(self, VerifyState::Rejected | VerifyState::Stale)
+    }
+}
+
+/// A reviewer's (or agent's) judgement of one evidence item at a recorded time.
+/// It changes no version (SPEC §9): replay records it and moves on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verification {
+    pub id: String,
+    pub evidence: String,
+    pub state: VerifyState,
+    /// An agent id or a free name; empty when the dataset gives none.
+    pub by: String,
+    pub recorded_at: Micros,
+    pub note: Option<String>,
+}
+
 /// What a retraction names.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RetractTarget {
@@ -130,6 +193,7 @@ pub enum EventBody {
     Evidence(Evidence),
     Believe(Assertion),
     Retract(Retraction),
+    Verify(Verification),
 }
 
 /// One entry of the canonical log. `seq` is its position in the loaded file (1-based).
@@ -145,6 +209,7 @@ impl Event {
             EventBody::Evidence(e) => &e.id,
             EventBody::Believe(a) => &a.id,
             EventBody::Retract(r) => &r.id,
+            EventBody::Verify(v) => &v.id,
         }
     }
 
@@ -153,6 +218,7 @@ impl Event {
             EventBody::Evidence(e) => e.recorded_at,
             EventBody::Believe(a) => a.recorded_at,
             EventBody::Retract(r) => r.recorded_at,
+            EventBody::Verify(v) => v.recorded_at,
         }
     }
 
@@ -161,22 +227,24 @@ impl Event {
             EventBody::Evidence(_) => EventKind::Evidence,
             EventBody::Believe(_) => EventKind::Believe,
             EventBody::Retract(_) => EventKind::Retract,
+            EventBody::Verify(_) => EventKind::Verify,
         }
     }
 
-    /// Evidence ids this event cites (`supported_by` or `because`).
+    /// Evidence ids this event cites (`supported_by` or `because`). A
+    /// verification names its evidence but cites nothing: it is not grounds.
     pub fn cites(&self) -> &[String] {
         match &self.body {
-            EventBody::Evidence(_) => &[],
+            EventBody::Evidence(_) | EventBody::Verify(_) => &[],
             EventBody::Believe(a) => &a.supported_by,
             EventBody::Retract(r) => &r.because,
         }
     }
 
-    /// The cited evidence ids, to fill or change (`None` for evidence).
+    /// The cited evidence ids, to fill or change (`None` for evidence and verifications).
     pub fn cites_mut(&mut self) -> Option<&mut Vec<String>> {
         match &mut self.body {
-            EventBody::Evidence(_) => None,
+            EventBody::Evidence(_) | EventBody::Verify(_) => None,
             EventBody::Believe(a) => Some(&mut a.supported_by),
             EventBody::Retract(r) => Some(&mut r.because),
         }
@@ -188,6 +256,7 @@ pub enum EventKind {
     Evidence,
     Believe,
     Retract,
+    Verify,
 }
 
 impl EventKind {
@@ -196,6 +265,7 @@ impl EventKind {
             EventKind::Evidence => "evidence",
             EventKind::Believe => "believe",
             EventKind::Retract => "retract",
+            EventKind::Verify => "verify",
         }
     }
 
@@ -204,6 +274,7 @@ impl EventKind {
             "evidence" => Some(EventKind::Evidence),
             "believe" => Some(EventKind::Believe),
             "retract" => Some(EventKind::Retract),
+            "verify" => Some(EventKind::Verify),
             _ => None,
         }
     }

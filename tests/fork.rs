@@ -340,6 +340,7 @@ mod policy_property {
                 r.because = remaining;
                 keep
             }
+            EventBody::Verify(v) => !removed.contains(&v.evidence),
         });
         out
     }

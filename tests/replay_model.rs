@@ -44,6 +44,8 @@ fn header() -> Header {
                 question: String::new(),
                 cardinality: *cardinality,
                 resolution: None,
+                half_life: None,
+                stale_after: None,
             })
             .collect(),
     }
@@ -130,7 +132,7 @@ fn reference(events: &[Event]) -> Model {
     };
     for event in order {
         match &event.body {
-            EventBody::Evidence(_) => {}
+            EventBody::Evidence(_) | EventBody::Verify(_) => {}
             EventBody::Believe(a) => {
                 let r = a.recorded_at;
                 let held: Vec<usize> = (0..m.rows.len())

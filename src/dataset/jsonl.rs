@@ -204,6 +204,7 @@ fn split_lines(
                     let hint = if text.contains("\"evidence\"")
                         || text.contains("\"believe\"")
                         || text.contains("\"retract\"")
+                        || text.contains("\"verify\"")
                     {
                         " (the first line must be the header object with `asof`, `incident`, `agents`, `topics`)"
                     } else {

@@ -29,6 +29,10 @@ pub struct RawTopic {
     pub cardinality: Option<crate::model::Cardinality>,
     #[serde(default)]
     pub resolution: Option<String>,
+    #[serde(default)]
+    pub half_life: Option<String>,
+    #[serde(default)]
+    pub stale_after: Option<String>,
 }
 
 /// The JSONL header line.
@@ -69,7 +73,8 @@ impl RawYamlDocument {
     }
 }
 
-/// One event: a mapping with exactly one of the keys `evidence`, `believe`, `retract`.
+/// One event: a mapping with exactly one of the keys `evidence`, `believe`,
+/// `retract`, `verify`.
 ///
 /// Deserialized by hand: serde_yaml's `Value` only maps YAML tags onto enums, and
 /// a hand-written visitor gives one clear message for both formats.
@@ -78,9 +83,10 @@ pub enum RawEvent {
     Evidence(RawEvidence),
     Believe(RawBelieve),
     Retract(RawRetract),
+    Verify(RawVerify),
 }
 
-const EVENT_KEYS: &[&str] = &["evidence", "believe", "retract"];
+const EVENT_KEYS: &[&str] = &["evidence", "believe", "retract", "verify"];
 
 impl<'de> Deserialize<'de> for RawEvent {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -94,25 +100,26 @@ impl<'de> serde::de::Visitor<'de> for EventVisitor {
     type Value = RawEvent;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a mapping with exactly one key: evidence, believe or retract")
+        f.write_str("a mapping with exactly one key: evidence, believe, retract or verify")
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RawEvent, A::Error> {
         use serde::de::Error;
         let Some(key) = map.next_key::<String>()? else {
             return Err(A::Error::custom(
-                "an event needs one of the keys evidence, believe or retract",
+                "an event needs one of the keys evidence, believe, retract or verify",
             ));
         };
         let event = match key.as_str() {
             "evidence" => RawEvent::Evidence(map.next_value()?),
             "believe" => RawEvent::Believe(map.next_value()?),
             "retract" => RawEvent::Retract(map.next_value()?),
+            "verify" => RawEvent::Verify(map.next_value()?),
             other => return Err(A::Error::unknown_variant(other, EVENT_KEYS)),
         };
         if let Some(extra) = map.next_key::<String>()? {
             return Err(A::Error::custom(format!(
-                "an event has exactly one key (evidence, believe or retract), but `{extra}` follows `{key}`"
+                "an event has exactly one key (evidence, believe, retract or verify), but `{extra}` follows `{key}`"
             )));
         }
         Ok(event)
@@ -182,6 +189,20 @@ pub struct RawRetract {
     pub because: Vec<String>,
     #[serde(default)]
     pub reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawVerify {
+    #[serde(default)]
+    pub id: Option<String>,
+    pub evidence: String,
+    pub state: String,
+    #[serde(default)]
+    pub by: Option<String>,
+    pub recorded_at: RawTime,
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 /// A timestamp as written, parsed where it is read (on the parsing threads for

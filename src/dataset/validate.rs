@@ -1,12 +1,12 @@
 //! Raw shapes → a validated [`Dataset`], every rule of SPEC §2 checked and every
 //! broken rule reported with its location.
 
-use super::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetract, RawTime};
+use super::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetract, RawTime, RawVerify};
 use super::{DatasetError, DatasetErrors, Location, MAX_TEXT, Parsed};
 use crate::engine::Replay;
 use crate::model::{
     Agent, Assertion, Dataset, EVIDENCE_KINDS, Event, EventBody, EventKind, Evidence, Header,
-    Incident, RetractTarget, Retraction, Topic,
+    Incident, RetractTarget, Retraction, Topic, Verification, VerifyState,
 };
 use crate::time::{self, Interval, Micros, OPEN};
 use std::collections::{HashMap, HashSet};
@@ -238,6 +238,7 @@ impl<'a> Incremental<'a> {
             Ok(RawEvent::Evidence(raw)) => evidence(c, index, raw).map(EventBody::Evidence),
             Ok(RawEvent::Believe(raw)) => believe(c, index, seq, raw).map(EventBody::Believe),
             Ok(RawEvent::Retract(raw)) => retract(c, index, seq, raw).map(EventBody::Retract),
+            Ok(RawEvent::Verify(raw)) => verify(c, index, seq, raw).map(EventBody::Verify),
         };
         let mut event = Event { seq, body: body? };
         self.remember(index, &event);
@@ -319,9 +320,21 @@ impl<'a> Incremental<'a> {
                 },
             });
         }
+        if let EventBody::Verify(v) = &event.body {
+            self.refer(Reference {
+                index,
+                kind,
+                id: id.clone(),
+                recorded_at,
+                target: Target::Cites {
+                    pos: 0,
+                    evidence: v.evidence.clone(),
+                },
+            });
+        }
         let k = kind.as_str();
         match &mut event.body {
-            EventBody::Evidence(_) => {}
+            EventBody::Evidence(_) | EventBody::Verify(_) => {}
             EventBody::Believe(a) => {
                 if !self.agents.contains_key(&a.agent) {
                     let message = format!("agent `{}` is not declared under `agents`", a.agent);
@@ -401,19 +414,19 @@ impl<'a> Incremental<'a> {
         pos: usize,
         cited: &str,
     ) {
-        let field = if kind == EventKind::Believe {
-            "supported_by"
-        } else {
-            "because"
+        let (field, verb) = match kind {
+            EventKind::Believe => ("supported_by", "cites"),
+            EventKind::Verify => ("evidence", "verifies"),
+            _ => ("because", "cites"),
         };
         let message = match self.known.get(cited) {
-            None => format!("cites evidence `{cited}`, which does not exist"),
+            None => format!("{verb} evidence `{cited}`, which does not exist"),
             Some(k) if k.kind != EventKind::Evidence => format!(
-                "cites `{cited}`, which is a {} event, not evidence",
+                "{verb} `{cited}`, which is a {} event, not evidence",
                 k.kind.as_str()
             ),
             Some(k) if k.recorded_at > recorded_at => format!(
-                "cites evidence `{cited}` recorded at {}, after this event ({})",
+                "{verb} evidence `{cited}` recorded at {}, after this event ({})",
                 time::format(k.recorded_at),
                 time::format(recorded_at)
             ),
@@ -552,11 +565,30 @@ fn check_header(c: &mut Collector, raw: RawHeader) -> Header {
                 format!("topic id `{}` is used twice", t.id),
             );
         }
+        let mut duration = |field: &str, text: Option<&String>| {
+            let text = text?;
+            match time::parse_duration(text) {
+                Ok(micros) => Some(micros),
+                Err(e) => {
+                    let path = format!("topics[{i}].{field}");
+                    let location = c
+                        .pos
+                        .header(&path)
+                        .or_else(|| c.pos.header(&format!("topics[{i}]")));
+                    c.push(location, None, format!("topic `{}`: `{field}`: {e}", t.id));
+                    None
+                }
+            }
+        };
+        let half_life = duration("half_life", t.half_life.as_ref());
+        let stale_after = duration("stale_after", t.stale_after.as_ref());
         topics.push(Topic {
             id: t.id,
             question: t.question,
             cardinality: t.cardinality.unwrap_or_default(),
             resolution: t.resolution,
+            half_life,
+            stale_after,
         });
     }
     Header {
@@ -754,6 +786,52 @@ fn retract(c: &mut Collector, index: usize, seq: u64, raw: RawRetract) -> Option
         recorded_at: recorded_at?,
         because: raw.because,
         reason: raw.reason,
+    })
+}
+
+fn verify(c: &mut Collector, index: usize, seq: u64, raw: RawVerify) -> Option<Verification> {
+    const K: &str = "verify";
+    let id = raw.id.unwrap_or_else(|| format!("V{seq}"));
+    if id.trim().is_empty() {
+        c.field(
+            index,
+            K,
+            "id",
+            "?",
+            "a verification has an empty `id`".to_owned(),
+        );
+    }
+    if raw.evidence.trim().is_empty() {
+        c.field(index, K, "evidence", &id, "`evidence` is empty".to_owned());
+    }
+    let by = raw.by.unwrap_or_default();
+    c.text(index, K, "by", &id, &by);
+    if let Some(note) = &raw.note {
+        c.text(index, K, "note", &id, note);
+    }
+    let state = VerifyState::parse(&raw.state);
+    if state.is_none() {
+        let states: Vec<&str> = VerifyState::ALL.iter().map(|s| s.as_str()).collect();
+        c.field(
+            index,
+            K,
+            "state",
+            &id,
+            format!(
+                "`state` is `{}`; expected one of {}",
+                raw.state,
+                states.join(", ")
+            ),
+        );
+    }
+    let recorded_at = c.time(index, K, "recorded_at", &id, &raw.recorded_at);
+    Some(Verification {
+        id,
+        evidence: raw.evidence,
+        state: state?,
+        by,
+        recorded_at: recorded_at?,
+        note: raw.note,
     })
 }
 

@@ -157,7 +157,8 @@ pub fn resume_from(
     let mut outcomes = Vec::with_capacity(order.len());
     for event in order {
         let effect = match &event.body {
-            EventBody::Evidence(_) => Effect::Recorded,
+            // A verification changes no version (SPEC §9).
+            EventBody::Evidence(_) | EventBody::Verify(_) => Effect::Recorded,
             EventBody::Believe(a) => engine.assert(event.seq, a),
             EventBody::Retract(r) => engine.retract(event.seq, r),
         };

@@ -9,6 +9,8 @@ fn header() -> Header {
         question: String::new(),
         cardinality,
         resolution: None,
+        half_life: None,
+        stale_after: None,
     };
     Header {
         incident: Incident {

@@ -74,7 +74,7 @@ pub fn plane(store: &Store, topic: &str, agent: Option<&str>) -> Result<String, 
                 RetractTarget::Topic { topic: t, .. } => t == topic && r.agent == agent,
                 RetractTarget::Assertion(a) => versions.iter().any(|v| *v.assertion == **a),
             },
-            EventBody::Evidence(_) => false,
+            EventBody::Evidence(_) | EventBody::Verify(_) => false,
         })
         .flat_map(|e| e.cites().to_vec())
         .collect();

@@ -136,6 +136,20 @@ fn plan(parent: &Store, removed: &[String]) -> Result<Plan, CopyError> {
     if !unknown.is_empty() {
         return Err(ForkError::UnknownEvidence(unknown).into());
     }
+    // Verifications of removed evidence go with it (they touch no pair).
+    let mut judged = conn.prepare(
+        "SELECT seq, id FROM events WHERE kind = 'verify' AND verifies = ?1 ORDER BY seq",
+    )?;
+    let mut dropped_verifications = Vec::new();
+    for id in removed {
+        let rows = judged.query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+        for row in rows {
+            let (seq, verification) = row?;
+            removed_seqs.push(seq as u64);
+            dropped_verifications.push((seq, verification));
+        }
+    }
+    dropped_verifications.sort();
 
     let mut citing = conn.prepare(
         "SELECT e.agent, e.topic, e.assertion FROM citations c JOIN events e ON e.seq = c.seq
@@ -203,6 +217,10 @@ fn plan(parent: &Store, removed: &[String]) -> Result<Plan, CopyError> {
     let gone: HashSet<&str> = removed.iter().map(String::as_str).collect();
     let mut report = PolicyReport {
         removed: removed.to_vec(),
+        dropped_verifications: dropped_verifications
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect(),
         ..PolicyReport::default()
     };
     let events = transform(&original, &reliability, &gone, &mut report);

@@ -40,7 +40,7 @@ pub fn influence(log: &Dataset, parent: &Replay) -> Vec<Influence> {
     }
     let pair_of = |e: &Event| -> Option<Pair> {
         match &e.body {
-            EventBody::Evidence(_) => None,
+            EventBody::Evidence(_) | EventBody::Verify(_) => None,
             EventBody::Believe(a) => Some((a.agent.clone(), a.topic.clone())),
             EventBody::Retract(r) => match &r.target {
                 RetractTarget::Topic { topic, .. } => Some((r.agent.clone(), topic.clone())),

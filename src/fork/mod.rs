@@ -34,6 +34,22 @@ pub struct PolicyReport {
     pub dropped_retractions: Vec<String>,
     /// Retractions kept by the policy that found nothing to retract in the fork.
     pub noop_retractions: Vec<String>,
+    /// Verifications of removed evidence, dropped with it (SPEC §9).
+    #[serde(default)]
+    pub dropped_verifications: Vec<String>,
+    /// Why evidence was removed, when `--without-rejected` chose it.
+    #[serde(default)]
+    pub rejected: Vec<Rejected>,
+}
+
+/// Evidence `--without-rejected` removed: rejected by `by` at `since`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rejected {
+    pub evidence: String,
+    pub verification: String,
+    pub since: crate::time::Micros,
+    pub by: String,
+    pub note: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -168,6 +184,12 @@ pub fn transform(
                 }
                 r.because = kept;
             }
+            // A judgement of evidence the fork no longer has goes with it.
+            EventBody::Verify(v) if gone.contains(v.evidence.as_str()) => {
+                report.dropped_verifications.push(v.id.clone());
+                continue;
+            }
+            EventBody::Verify(_) => {}
         }
         out.push(event);
     }

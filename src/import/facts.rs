@@ -496,6 +496,8 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
                     }),
                     id,
                     resolution: None,
+                    half_life: None,
+                    stale_after: None,
                 })
                 .collect(),
         },

@@ -612,6 +612,8 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
                 id,
                 cardinality: Some(options.cardinality),
                 resolution: None,
+                half_life: None,
+                stale_after: None,
             })
             .collect(),
     };

@@ -5,7 +5,7 @@
 //! the held versions, and writes what each slice closes; [`finish_derived`]
 //! then computes each pair's time to the truth one topic at a time.
 
-use super::read::{self, EVENT_COLUMNS};
+use super::read::{self, EVENT_COLUMN_COUNT, EVENT_COLUMNS};
 use super::schema::DERIVED_INDEXES;
 use super::write::{self, AssertionRef};
 use crate::engine::answers::{self, Stint, Truth};
@@ -43,7 +43,7 @@ pub(super) fn derive(
     let mut replay = Sliced::new(header.clone());
     let mut slice: Vec<Event> = Vec::with_capacity(slice_len.min(SLICE));
     while let Some(r) = rows.next()? {
-        let event = read::event(r, crate::store::codec::split(r.get(19)?))?;
+        let event = read::event(r, crate::store::codec::split(r.get(EVENT_COLUMN_COUNT)?))?;
         if slice.len() >= slice_len
             && slice.last().map(Event::recorded_at) != Some(event.recorded_at())
         {

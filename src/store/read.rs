@@ -2,7 +2,8 @@
 
 use crate::model::{
     Agent, Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Evidence, Header,
-    Incident, Name, Names, Origin, RetractTarget, Retraction, Topic, Version,
+    Incident, Name, Names, Origin, RetractTarget, Retraction, Topic, Verification, VerifyState,
+    Version,
 };
 use crate::time::{Interval, OPEN};
 use rusqlite::{Connection, OptionalExtension, Row};
@@ -27,7 +28,7 @@ pub(super) fn header(conn: &Connection) -> rusqlite::Result<Header> {
         })?
         .collect::<rusqlite::Result<_>>()?;
     let mut stmt =
-        conn.prepare("SELECT id, question, cardinality, resolution FROM topics ORDER BY idx")?;
+        conn.prepare("SELECT id, question, cardinality, resolution, half_life, stale_after FROM topics ORDER BY idx")?;
     let topics = stmt
         .query_map([], |r| {
             let cardinality: String = r.get(2)?;
@@ -40,6 +41,8 @@ pub(super) fn header(conn: &Connection) -> rusqlite::Result<Header> {
                     Cardinality::One
                 },
                 resolution: r.get(3)?,
+                half_life: r.get(4)?,
+                stale_after: r.get(5)?,
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
@@ -78,7 +81,9 @@ pub(super) fn events(conn: &Connection) -> rusqlite::Result<Vec<Event>> {
 pub const EVENT_COLUMNS: &str =
     "seq, id, kind, recorded_at, agent, topic, claim, confidence, valid_from, valid_to,
      clip, assertion, evidence_kind, source, locator, observed_at, observed_until,
-     reliability, text";
+     reliability, text, verifies, state";
+/// How many columns [`EVENT_COLUMNS`] names (a query may select more after them).
+pub const EVENT_COLUMN_COUNT: usize = 21;
 
 /// A row selected with [`EVENT_COLUMNS`] as an [`Event`] citing `cited`.
 pub fn event(r: &Row, cited: Vec<String>) -> rusqlite::Result<Event> {
@@ -110,6 +115,23 @@ pub fn event(r: &Row, cited: Vec<String>) -> rusqlite::Result<Event> {
             supported_by: cited,
             rationale: r.get(18)?,
         }),
+        "verify" => {
+            let state: String = r.get(20)?;
+            EventBody::Verify(Verification {
+                id,
+                evidence: r.get(19)?,
+                state: VerifyState::parse(&state).ok_or_else(|| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        20,
+                        rusqlite::types::Type::Text,
+                        format!("unknown verification state `{state}`").into(),
+                    )
+                })?,
+                by: r.get::<_, Option<String>>(13)?.unwrap_or_default(),
+                recorded_at,
+                note: r.get(18)?,
+            })
+        }
         _ => {
             let from: Option<i64> = r.get(8)?;
             let to: Option<i64> = r.get(9)?;

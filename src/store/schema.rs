@@ -4,7 +4,7 @@
 /// "asof" in ASCII.
 pub const APPLICATION_ID: i32 = 0x6173_6f66;
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: i32 = 3;
+pub const FORMAT_VERSION: i32 = 4;
 
 /// The canonical log (`events`, `citations`) is written once at load and never
 /// updated; `versions`, `outcomes` and `reconfirmations` are derived by replay and
@@ -26,15 +26,19 @@ CREATE TABLE topics (
     id          TEXT NOT NULL UNIQUE,
     question    TEXT NOT NULL,
     cardinality TEXT NOT NULL CHECK (cardinality IN ('one', 'many')),
-    resolution  TEXT
+    resolution  TEXT,
+    half_life   INTEGER CHECK (half_life > 0),   -- µs (SPEC §9)
+    stale_after INTEGER CHECK (stale_after > 0)  -- µs
 );
 
 -- The event log exactly as loaded; seq is the position in the file (1-based).
--- NULL means "absent in the dataset" (valid_to NULL: open-ended).
+-- NULL means "absent in the dataset" (valid_to NULL: open-ended). A verify
+-- event keeps the evidence it judges in `verifies`, its state in `state`, who
+-- judged in `source` and the note in `text`.
 CREATE TABLE events (
     seq            INTEGER PRIMARY KEY,
     id             TEXT NOT NULL,
-    kind           TEXT NOT NULL CHECK (kind IN ('evidence', 'believe', 'retract')),
+    kind           TEXT NOT NULL CHECK (kind IN ('evidence', 'believe', 'retract', 'verify')),
     recorded_at    INTEGER NOT NULL,
     agent          TEXT,
     topic          TEXT,
@@ -50,7 +54,10 @@ CREATE TABLE events (
     observed_at    INTEGER,
     observed_until INTEGER,
     reliability    REAL,
-    text           TEXT
+    text           TEXT,
+    verifies       TEXT,
+    state          TEXT CHECK (state IN ('candidate', 'direct-read', 'claim-supported',
+                                         'conflicted', 'stale', 'rejected'))
 );
 
 -- supported_by (assertions) and because (retractions), in order.
@@ -136,6 +143,8 @@ CREATE INDEX citations_by_evidence ON citations (evidence);
 -- assertions and topic retractions by pair, assertion retractions by their target.
 CREATE INDEX events_by_pair ON events (topic, agent) WHERE kind <> 'evidence';
 CREATE INDEX events_by_target ON events (assertion) WHERE assertion IS NOT NULL;
+-- Verifications by the evidence they judge, in recorded order (SPEC §9).
+CREATE INDEX events_verifications ON events (verifies, recorded_at, seq) WHERE kind = 'verify';
 -- The log's first and last instants (the span answers converge over).
 CREATE INDEX events_by_recorded ON events (recorded_at);
 "#;

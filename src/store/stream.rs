@@ -40,6 +40,7 @@ pub struct Loaded {
     pub evidence: usize,
     pub assertions: usize,
     pub retractions: usize,
+    pub verifications: usize,
     pub agents: usize,
     pub topics: usize,
     pub versions: usize,
@@ -49,9 +50,13 @@ pub struct Loaded {
 /// belief versions": what `load` and `validate` report.
 impl std::fmt::Display for Loaded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let verifications = match self.verifications {
+            0 => String::new(),
+            n => format!(", {n} verifications"),
+        };
         write!(
             f,
-            "{} events ({} evidence, {} assertions, {} retractions), {} agents, {} topics, {} belief versions",
+            "{} events ({} evidence, {} assertions, {} retractions{verifications}), {} agents, {} topics, {} belief versions",
             self.events(),
             self.evidence,
             self.assertions,
@@ -65,7 +70,7 @@ impl std::fmt::Display for Loaded {
 
 impl Loaded {
     pub fn events(&self) -> usize {
-        self.evidence + self.assertions + self.retractions
+        self.evidence + self.assertions + self.retractions + self.verifications
     }
 
     /// The counts of a dataset read whole, with the versions its replay derived.
@@ -88,6 +93,7 @@ impl Loaded {
             EventKind::Evidence => self.evidence += 1,
             EventKind::Believe => self.assertions += 1,
             EventKind::Retract => self.retractions += 1,
+            EventKind::Verify => self.verifications += 1,
         }
     }
 }

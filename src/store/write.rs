@@ -67,7 +67,8 @@ pub(super) fn write_head(
         agent.execute(params![i as i64, a.id, a.name])?;
     }
     let mut topic = tx.prepare(
-        "INSERT INTO topics (idx, id, question, cardinality, resolution) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO topics (idx, id, question, cardinality, resolution, half_life, stale_after)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
     for (i, t) in header.topics.iter().enumerate() {
         topic.execute(params![
@@ -75,7 +76,9 @@ pub(super) fn write_head(
             t.id,
             t.question,
             t.cardinality.as_str(),
-            t.resolution
+            t.resolution,
+            t.half_life,
+            t.stale_after
         ])?;
     }
     Ok(())
@@ -110,8 +113,9 @@ impl<'t> LogWriter<'t> {
         let insert = tx.prepare(
         "INSERT INTO events (seq, id, kind, recorded_at, agent, topic, claim, confidence, valid_from,
             valid_to, clip, assertion, evidence_kind, source, locator, observed_at, observed_until,
-            reliability, text)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+            reliability, text, verifies, state)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+            ?20, ?21)",
     )?;
         let cite = tx.prepare("INSERT INTO citations (seq, pos, evidence) VALUES (?1, ?2, ?3)")?;
         Ok(LogWriter { insert, cite })
@@ -143,7 +147,9 @@ impl<'t> LogWriter<'t> {
                 e.observed_at,
                 e.observed_until,
                 e.reliability,
-                e.summary
+                e.summary,
+                None::<String>,
+                None::<String>
             ])?,
             EventBody::Believe(a) => insert.execute(params![
                 seq,
@@ -164,7 +170,9 @@ impl<'t> LogWriter<'t> {
                 None::<i64>,
                 None::<i64>,
                 None::<f64>,
-                a.rationale
+                a.rationale,
+                None::<String>,
+                None::<String>
             ])?,
             EventBody::Retract(r) => {
                 let (topic, claim, assertion) = match &r.target {
@@ -192,9 +200,35 @@ impl<'t> LogWriter<'t> {
                     None::<i64>,
                     None::<i64>,
                     None::<f64>,
-                    r.reason
+                    r.reason,
+                    None::<String>,
+                    None::<String>
                 ])?
             }
+            // `source` holds who judged, `text` the note.
+            EventBody::Verify(v) => insert.execute(params![
+                seq,
+                v.id,
+                kind,
+                v.recorded_at,
+                None::<String>,
+                None::<String>,
+                None::<String>,
+                None::<f64>,
+                None::<i64>,
+                None::<i64>,
+                None::<i64>,
+                None::<String>,
+                None::<String>,
+                v.by,
+                None::<String>,
+                None::<i64>,
+                None::<i64>,
+                None::<f64>,
+                v.note,
+                v.evidence,
+                v.state.as_str()
+            ])?,
         };
         for (pos, evidence) in event.cites().iter().enumerate() {
             cite.execute(params![seq, pos as i64, evidence])?;

@@ -803,6 +803,8 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                 }),
                 id,
                 resolution: None,
+                half_life: None,
+                stale_after: None,
             })
             .collect(),
     };

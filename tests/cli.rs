@@ -20,7 +20,7 @@ fn load_demo(dir: &Path) -> PathBuf {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "81 events (33 evidence, 41 assertions, 7 retractions)",
+            "85 events (33 evidence, 41 assertions, 7 retractions, 4 verifications)",
         ));
     db
 }

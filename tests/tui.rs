@@ -101,7 +101,7 @@ fn rows_of(app: &App) -> Vec<(BeliefRowKind, String, String, String)> {
 fn opens_at_the_end_and_steps_between_events() {
     let mut app = demo(false, (120, 40));
     assert_eq!(app.cursor, at("2026-03-16T10:10:00Z"));
-    assert_eq!(app.event_position, (81, 81));
+    assert_eq!(app.event_position, (85, 85));
     app.update(Action::Start);
     assert_eq!(app.cursor, at("2026-03-02T09:14:00Z"));
     app.update(Action::NextEvent);
@@ -111,7 +111,7 @@ fn opens_at_the_end_and_steps_between_events() {
         at("2026-03-02T09:20:00Z"),
         "B1 and B2 share 09:20"
     );
-    assert_eq!(app.event_position, (4, 81));
+    assert_eq!(app.event_position, (4, 85));
     app.update(Action::NextEvent);
     app.update(Action::PrevEvent);
     assert_eq!(app.cursor, at("2026-03-02T09:20:00Z"));
@@ -505,10 +505,25 @@ fn key_cells_carry_their_styles() {
     let (x, y) = find(&buffer, "triage Bad deploy");
     assert!(buffer[(x, y)].modifier.contains(Modifier::REVERSED));
     // The belief closed just now is struck through.
-    let (_, y) = find(&buffer, "✗ supe");
+    let (_, y) = find(&buffer, "✗ s│");
     let (x, _) = find(&buffer, "triage Expired TLS");
     let x = x + "triage ".chars().count() as u16;
     assert!(buffer[(x, y)].modifier.contains(Modifier::CROSSED_OUT));
+    // A stale belief (SPEC §9) is dimmed, its decayed confidence and ⌛ beside the stated one.
+    let (x, y) = find(&buffer, "infra  Card-network");
+    let x = x + "infra  ".chars().count() as u16;
+    assert!(buffer[(x, y)].modifier.contains(Modifier::DIM));
+    let (cx, cy) = find(&buffer, "0.50→0.12 ⌛");
+    assert_eq!(
+        cy, y,
+        "the stale row carries its effective confidence and ⌛"
+    );
+    assert!(buffer[(cx, cy)].modifier.contains(Modifier::DIM));
+    let (x, y) = find(&buffer, "triage Bad deploy");
+    assert!(
+        !buffer[(x + 8, y)].modifier.contains(Modifier::DIM),
+        "a fresh belief is not dimmed"
+    );
     // Late evidence stands out without colour (bold) ...
     let (x, y) = find(&buffer, "!1d 1h");
     assert!(buffer[(x, y)].modifier.contains(Modifier::BOLD));

@@ -72,7 +72,7 @@ fn the_tui_starts_answers_keys_and_restores_the_terminal() {
     );
 
     let screen = wait_for(&name, "Timeline · recorded time");
-    assert!(screen.contains("event 81/81"), "{screen}");
+    assert!(screen.contains("event 85/85"), "{screen}");
     assert_eq!(
         tmux(&["display", "-p", "-t", &name, "#{alternate_on}"]).trim(),
         "1"
@@ -84,9 +84,9 @@ fn the_tui_starts_answers_keys_and_restores_the_terminal() {
     );
 
     tmux(&["send-keys", "-t", &name, "Home"]);
-    wait_for(&name, "event 1/81");
+    wait_for(&name, "event 1/85");
     tmux(&["send-keys", "-t", &name, "]"]);
-    wait_for(&name, "event 2/81");
+    wait_for(&name, "event 2/85");
     // Help scrolls (issue: popups cut off at small sizes): End shows its last lines.
     tmux(&["send-keys", "-t", &name, "?"]);
     let help = wait_for(&name, "Esc closes");

@@ -20,6 +20,10 @@ pub struct LoadArgs {
     /// Replace an existing store (atomically: the old one stays if the load fails).
     #[arg(long)]
     pub force: bool,
+    /// A review file (the TUI's `m` writes one): its `verify` events are merged
+    /// into the new store after the dataset's events.
+    #[arg(long)]
+    pub review: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -37,6 +41,30 @@ pub struct StoreArgs {
 pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
     // An OTLP trace is imported with the default options (`asof import otlp`
     // takes the others).
+    if let Some(review) = &args.review {
+        if super::source::is_otlp(&args.dataset) {
+            return Err(CliError::Input(format!(
+                "{}: --review merges into an asof dataset (.yaml, .yml or .jsonl), not into a trace",
+                args.dataset.display()
+            )));
+        }
+        let parsed = dataset::review::merge(dataset::read_path(&args.dataset)?, review)?;
+        let replay = Store::load(
+            &args.db,
+            &parsed,
+            args.force,
+            &[("review", review.display().to_string())],
+        )?;
+        writeln!(
+            out,
+            "loaded {} with review {} into {}: {}",
+            parsed.file,
+            review.display(),
+            args.db.display(),
+            Loaded::of(&parsed, replay.versions.len())
+        )?;
+        return Ok(());
+    }
     if super::source::is_otlp(&args.dataset) {
         let draft = super::import::otlp_default(&args.dataset)?;
         let target = super::import::Target {

@@ -104,7 +104,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Scrub through a timeline interactively (the default, on the bundled demo).
-    Tui(SourceArg),
+    Tui(TuiArgs),
     /// Validate a dataset and load it atomically into a new store.
     Load(load::LoadArgs),
     /// Check a dataset without loading it; print every error with its location.
@@ -115,6 +115,8 @@ pub enum Command {
     History(queries::HistoryArgs),
     /// Every evidence item with its lag and the events that cite it.
     Evidence(queries::EvidenceArgs),
+    /// What the agents answered on a topic: one claim, or each agent's when they disagree.
+    Answer(queries::AnswerArgs),
     /// Versions created and closed in a recorded window (AFTER, UNTIL].
     Changes(queries::ChangesArgs),
     /// Re-derive a store's versions from its event log.
@@ -158,6 +160,31 @@ pub struct SourceArg {
     pub source: Option<PathBuf>,
 }
 
+#[derive(Debug, clap::Args)]
+pub struct TuiArgs {
+    #[command(flatten)]
+    pub source: SourceArg,
+    /// Where `m` writes verification marks, as JSON Lines (default: SOURCE's
+    /// name with `.review.jsonl`, beside it; for the demo, in the current
+    /// directory). Marks already there are shown. The store is never written.
+    #[arg(long)]
+    pub review: Option<PathBuf>,
+}
+
+/// The review file a TUI on `source` writes by default.
+fn default_review(source: Option<&std::path::Path>) -> PathBuf {
+    match source {
+        None => PathBuf::from("payment-outage.review.jsonl"),
+        Some(p) => {
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "store".into());
+            p.with_file_name(format!("{stem}.review.jsonl"))
+        }
+    }
+}
+
 /// Parses a time argument as the TUI's jump prompt does (`time::parse_user`): RFC 3339
 /// with an offset, `YYYY-MM-DD`, `YYYY-MM-DD HH:MM` (UTC), `HH:MM` (today, UTC) or `now`.
 /// `now` is captured once per process, so `--at now --about now` is `current`.
@@ -170,6 +197,7 @@ pub fn parse_time_arg(text: &str) -> Result<i64, String> {
 /// Opens the TUI on SOURCE; when stdout is not a terminal, prints a hint instead.
 fn interactive(
     source: Option<&std::path::Path>,
+    review: Option<PathBuf>,
     out: &mut impl std::io::Write,
 ) -> Result<(), CliError> {
     use std::io::IsTerminal;
@@ -184,7 +212,31 @@ fn interactive(
         )?;
         return Ok(());
     }
-    let timeline = crate::query::timeline::Timeline::load(&store)?;
+    let mut timeline = crate::query::timeline::Timeline::load(&store)?;
+    let review = review.unwrap_or_else(|| default_review(source));
+    if review.exists() {
+        let (evidence, ids) = crate::dataset::review::known(timeline.marks.iter().map(|m| {
+            let at =
+                (m.kind == crate::query::timeline::MarkKind::Evidence).then_some(m.recorded_at);
+            (m.id.as_str(), at)
+        }));
+        let first = timeline.marks.len() as u64 + 1;
+        let marks = crate::dataset::review::read(&review, &evidence, &ids, first)?;
+        for (n, v) in marks.into_iter().enumerate() {
+            timeline.ledger.add_verdict(
+                &v.evidence,
+                crate::engine::quality::Verdict {
+                    id: v.id,
+                    state: v.state,
+                    since: v.recorded_at,
+                    seq: first + n as u64,
+                    by: v.by,
+                    note: v.note,
+                },
+            );
+        }
+        timeline.ledger.seal();
+    }
     // A store file is read again by the worker that first needs its log; a
     // dataset or the demo is in memory already.
     let load: crate::tui::whatif::LoadLog = match source.filter(|p| source::is_store(p)) {
@@ -198,7 +250,9 @@ fn interactive(
         }
     };
     drop(store);
-    let app = crate::tui::app::App::new(timeline, crate::tui::theme::Theme::from_env(), (80, 24));
+    let mut app =
+        crate::tui::app::App::new(timeline, crate::tui::theme::Theme::from_env(), (80, 24));
+    app.review = Some(review);
     let store_path = source.filter(|p| source::is_store(p)).map(|p| p.to_owned());
     crate::tui::run(app, load, store_path).map_err(|e| CliError::Runtime(format!("terminal: {e}")))
 }
@@ -207,13 +261,16 @@ fn interactive(
 pub fn run(cli: Cli) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match cli.command {
-        None => interactive(None, &mut out),
-        Some(Command::Tui(args)) => interactive(args.source.as_deref(), &mut out),
+        None => interactive(None, None, &mut out),
+        Some(Command::Tui(args)) => {
+            interactive(args.source.source.as_deref(), args.review, &mut out)
+        }
         Some(Command::Load(args)) => load::load(args, &mut out),
         Some(Command::Validate(args)) => load::validate(args, &mut out),
         Some(Command::Believed(args)) => queries::believed(args, &mut out),
         Some(Command::History(args)) => queries::history(args, &mut out),
         Some(Command::Evidence(args)) => queries::evidence(args, &mut out),
+        Some(Command::Answer(args)) => queries::answer(args, &mut out),
         Some(Command::Changes(args)) => queries::changes(args, &mut out),
         Some(Command::Rebuild(args)) => load::rebuild(args, &mut out),
         Some(Command::Check(args)) => load::check(args, &mut out),

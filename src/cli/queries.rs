@@ -2,8 +2,10 @@
 //! no-argument demo summary.
 
 use super::{CliError, FormatArg, OutputFormat, SourceArg, parse_time_arg, source};
+use crate::engine::quality::{self as rules, AnswerStatus, Freshness, Ledger, Quality, Support};
 use crate::export::table::Table;
-use crate::query::{self, Belief, Filter, json};
+use crate::model::{VerifyState, permille};
+use crate::query::{self, Belief, Filter, json, quality};
 use crate::store::Store;
 use crate::time::{self, Interval};
 use clap::Args;
@@ -47,6 +49,29 @@ pub struct HistoryArgs {
 pub struct EvidenceArgs {
     #[command(flatten)]
     pub source: SourceArg,
+    /// Verification states at this recorded time (default: the end of the log).
+    #[arg(long, value_parser = parse_time_arg)]
+    pub at: Option<i64>,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+#[derive(Debug, Args)]
+pub struct AnswerArgs {
+    #[command(flatten)]
+    pub source: SourceArg,
+    /// The topic.
+    #[arg(long)]
+    pub topic: String,
+    /// Recorded time T′: what the agents held then.
+    #[arg(long, value_parser = parse_time_arg)]
+    pub at: i64,
+    /// Valid time T: their claims about this instant (default: each agent's working answer).
+    #[arg(long, value_parser = parse_time_arg)]
+    pub about: Option<i64>,
+    /// Only this agent's working answer.
+    #[arg(long)]
+    pub agent: Option<String>,
     #[command(flatten)]
     pub format: FormatArg,
 }
@@ -128,7 +153,39 @@ fn ids(list: &[String]) -> String {
     }
 }
 
-fn beliefs_table(beliefs: &[Belief]) -> Table {
+/// "0.60", or "0.60→0.42" when decay has lowered it.
+fn confidences(stated: f64, q: &Quality) -> String {
+    if permille(stated) == permille(q.effective_confidence) {
+        confidence(stated)
+    } else {
+        format!(
+            "{}→{}",
+            confidence(stated),
+            confidence(q.effective_confidence)
+        )
+    }
+}
+
+/// What is worth saying about a version's quality: "⌛ stale", "unsupported"…
+fn quality_words(q: &Quality) -> String {
+    let mut words = Vec::new();
+    match q.freshness {
+        Freshness::Stale => words.push("⌛ stale".to_owned()),
+        Freshness::Unknown => {}
+        other => words.push(other.as_str().to_owned()),
+    }
+    if q.support != Support::Ok {
+        words.push(q.support.as_str().to_owned());
+    }
+    if words.is_empty() {
+        "-".to_owned()
+    } else {
+        words.join(", ")
+    }
+}
+
+/// Beliefs with their quality (`quality_of` says at which time).
+fn beliefs_table(beliefs: &[Belief], quality_of: impl Fn(&Belief) -> Quality) -> Table {
     let mut t = Table::new(vec![
         "TOPIC",
         "AGENT",
@@ -138,18 +195,21 @@ fn beliefs_table(beliefs: &[Belief]) -> Table {
         "SINCE",
         "EVIDENCE",
         "ASSERTION",
+        "QUALITY",
     ]);
     for b in beliefs {
         let v = &b.version;
+        let q = quality_of(b);
         t.row(vec![
             v.topic.to_string(),
             v.agent.to_string(),
             v.claim.to_string(),
-            confidence(v.confidence),
+            confidences(v.confidence, &q),
             interval(v.valid),
             time::format(v.recorded_at),
             ids(&b.supported_by),
             v.assertion.to_string(),
+            quality_words(&q),
         ]);
     }
     t
@@ -169,12 +229,20 @@ pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError
         topic: args.topic,
     };
     let beliefs = query::believed(&store, args.at, args.about, &filter)?;
+    let ledger = quality::ledger_for(&store, &beliefs)?;
+    let table = || {
+        beliefs_table(&beliefs, |b| {
+            ledger.quality(&b.version, &b.supported_by, args.at)
+        })
+    };
     let title = match args.about {
         Some(t) => format!("as of {} about {}", time::format(args.at), time::format(t)),
         None => format!("as of {}", time::format(args.at)),
     };
     match args.format.format {
-        OutputFormat::Json => print_json(out, &json::believed(args.at, args.about, &beliefs)),
+        OutputFormat::Json => {
+            print_json(out, &json::believed(args.at, args.about, &beliefs, &ledger))
+        }
         OutputFormat::Table => {
             writeln!(
                 out,
@@ -183,7 +251,7 @@ pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError
                 beliefs.len()
             )?;
             if !beliefs.is_empty() {
-                write!(out, "{}", beliefs_table(&beliefs).text())?;
+                write!(out, "{}", table().text())?;
             }
             Ok(())
         }
@@ -192,14 +260,14 @@ pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError
             if beliefs.is_empty() {
                 writeln!(out, "_No beliefs held._")?;
             } else {
-                write!(out, "{}", beliefs_table(&beliefs).markdown())?;
+                write!(out, "{}", table().markdown())?;
             }
             Ok(())
         }
     }
 }
 
-fn history_table(h: &query::History) -> (Table, Table) {
+fn history_table(h: &query::History, ledger: &Ledger, end: i64) -> (Table, Table) {
     let mut t = Table::new(vec![
         "RECORDED",
         "UNTIL",
@@ -211,9 +279,11 @@ fn history_table(h: &query::History) -> (Table, Table) {
         "CLOSED",
         "EVIDENCE",
         "ASSERTION",
+        "QUALITY",
     ]);
     for b in &h.versions {
         let v = &b.version;
+        let q = ledger.quality_in_history(v, &b.supported_by, end);
         let closed = match &v.closed {
             Some(c) => c.to_string(),
             None => "held".to_owned(),
@@ -227,12 +297,18 @@ fn history_table(h: &query::History) -> (Table, Table) {
             time::format(v.superseded_at),
             v.agent.to_string(),
             v.claim.to_string(),
-            confidence(v.confidence),
+            confidences(v.confidence, &q),
             interval(v.valid),
             origin,
             closed,
             ids(&b.supported_by),
             v.assertion.to_string(),
+            match v.closed {
+                // How it ended is in CLOSED already.
+                Some(_) if q.support == Support::Ok => "-".to_owned(),
+                Some(_) => q.support.as_str().to_owned(),
+                None => quality_words(&q),
+            },
         ]);
     }
     let mut notes = Table::new(vec![
@@ -281,9 +357,14 @@ pub fn history(mut args: HistoryArgs, out: &mut impl Write) -> Result<(), CliErr
     let topic = args.topic.as_deref().unwrap_or_default();
     check_filter(&store, args.agent.as_deref(), Some(topic))?;
     let h = query::history(&store, topic, args.agent.as_deref())?;
-    let (versions, notes) = history_table(&h);
+    let ledger = quality::ledger_for(&store, &h.versions)?;
+    let end = quality::end_of_log(&store)?;
+    let (versions, notes) = history_table(&h, &ledger, end);
     match args.format.format {
-        OutputFormat::Json => print_json(out, &json::history(args.agent.as_deref(), topic, &h)),
+        OutputFormat::Json => print_json(
+            out,
+            &json::history(args.agent.as_deref(), topic, &h, &ledger, end),
+        ),
         OutputFormat::Table => {
             let question = store
                 .header()
@@ -297,6 +378,11 @@ pub fn history(mut args: HistoryArgs, out: &mut impl Write) -> Result<(), CliErr
                 topic
             )?;
             write!(out, "{}", versions.text())?;
+            writeln!(
+                out,
+                "(quality of held versions at the end of the log, {}; of closed ones when they closed)",
+                time::format(end)
+            )?;
             if !notes.is_empty() {
                 writeln!(out, "\nEvents that changed no version:")?;
                 write!(out, "{}", notes.text())?;
@@ -318,11 +404,22 @@ pub fn history(mut args: HistoryArgs, out: &mut impl Write) -> Result<(), CliErr
 pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError> {
     let store = source::open(args.source.source.as_deref())?;
     let items = query::evidence(&store)?;
+    let at = match args.at {
+        Some(at) => at,
+        None => quality::end_of_log(&store)?,
+    };
+    let ledger = quality::ledger_for(&store, &[])?;
     let mut t = Table::new(vec![
-        "ID", "KIND", "SOURCE", "OBSERVED", "RECORDED", "LAG", "REL", "CITED BY", "SUMMARY",
+        "ID", "KIND", "SOURCE", "OBSERVED", "RECORDED", "LAG", "REL", "CITED BY", "VERIFIED",
+        "SUMMARY",
     ]);
     for i in &items {
         let e = &i.evidence;
+        let verified = match ledger.verdict(&e.id, at) {
+            None => VerifyState::Candidate.as_str().to_owned(),
+            Some(v) if v.by.is_empty() => v.state.as_str().to_owned(),
+            Some(v) => format!("{} ({})", v.state.as_str(), v.by),
+        };
         t.row(vec![
             e.id.clone(),
             e.kind.clone(),
@@ -332,17 +429,19 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
             time::format_duration(e.lag()),
             format!("{:.2}", e.reliability),
             ids(&i.cited_by),
+            verified,
             e.summary.clone(),
         ]);
     }
     match args.format.format {
-        OutputFormat::Json => print_json(out, &json::evidence(&items)),
+        OutputFormat::Json => print_json(out, &json::evidence(&items, &ledger, at)),
         OutputFormat::Table => {
             writeln!(
                 out,
-                "{} — {} evidence item(s)",
+                "{} — {} evidence item(s), verified as of {}",
                 source_title(&store),
-                items.len()
+                items.len(),
+                time::format(at)
             )?;
             write!(out, "{}", t.text())?;
             Ok(())
@@ -366,13 +465,19 @@ pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> 
         topic: args.topic,
     };
     let c = query::changes(&store, args.after, args.until, &filter)?;
+    let ledger = quality::ledger_for(&store, c.created.iter().chain(&c.closed))?;
+    let until = args.until;
+    let quality_of = |b: &Belief| match b.version.superseded_at <= until {
+        true => ledger.quality_in_history(&b.version, &b.supported_by, until),
+        false => ledger.quality(&b.version, &b.supported_by, until),
+    };
     let window = format!(
         "({}, {}]",
         time::format(args.after),
         time::format(args.until)
     );
     match args.format.format {
-        OutputFormat::Json => print_json(out, &json::changes(args.after, args.until, &c)),
+        OutputFormat::Json => print_json(out, &json::changes(args.after, args.until, &c, &ledger)),
         OutputFormat::Table => {
             writeln!(
                 out,
@@ -383,19 +488,92 @@ pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> 
             )?;
             if !c.created.is_empty() {
                 writeln!(out, "\nCreated:")?;
-                write!(out, "{}", beliefs_table(&c.created).text())?;
+                write!(out, "{}", beliefs_table(&c.created, quality_of).text())?;
             }
             if !c.closed.is_empty() {
                 writeln!(out, "\nClosed:")?;
-                write!(out, "{}", beliefs_table(&c.closed).text())?;
+                write!(out, "{}", beliefs_table(&c.closed, quality_of).text())?;
             }
             Ok(())
         }
         OutputFormat::Md => {
             writeln!(out, "## Changes in {window}\n\n### Created\n")?;
-            write!(out, "{}", beliefs_table(&c.created).markdown())?;
+            write!(out, "{}", beliefs_table(&c.created, quality_of).markdown())?;
             writeln!(out, "\n### Closed\n")?;
-            write!(out, "{}", beliefs_table(&c.closed).markdown())?;
+            write!(out, "{}", beliefs_table(&c.closed, quality_of).markdown())?;
+            Ok(())
+        }
+    }
+}
+
+/// `asof answer`: what the agents answered on a topic (SPEC §9) — one claim,
+/// or every agent's claim when they differ, never one picked.
+pub fn answer(args: AnswerArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let store = source::open(args.source.source.as_deref())?;
+    check_filter(&store, args.agent.as_deref(), Some(&args.topic))?;
+    let filter = Filter {
+        agent: args.agent.clone(),
+        topic: Some(args.topic.clone()),
+    };
+    let held = query::believed(&store, args.at, None, &filter)?;
+    let ledger = quality::ledger_for(&store, &held)?;
+    let (at, about) = (args.at, args.about);
+    let answer = rules::answer(
+        &ledger,
+        held.iter().map(|b| (&b.version, &b.supported_by[..])),
+        store
+            .header()
+            .topic(&args.topic)
+            .map(|t| t.cardinality)
+            .unwrap_or_default(),
+        at,
+        about,
+    );
+    let when = match about {
+        Some(t) => format!("as of {} about {}", time::format(at), time::format(t)),
+        None => format!("as of {}", time::format(at)),
+    };
+    let mut t = Table::new(vec!["AGENT", "CLAIM", "EFF", "SUPPORT", "ASSERTION"]);
+    for c in &answer.agents {
+        t.row(vec![
+            c.agent.to_string(),
+            c.claim.to_string(),
+            confidence(c.effective_confidence),
+            c.support.as_str().to_owned(),
+            c.assertion.to_string(),
+        ]);
+    }
+    let verdict = match answer.status {
+        AnswerStatus::None => "none: no agent holds a belief".to_owned(),
+        AnswerStatus::Answered => format!("answered: {}", answer.claims.join(" + ")),
+        AnswerStatus::Conflicted => {
+            let claims: Vec<String> = answer
+                .agents
+                .iter()
+                .map(|c| format!("{} says {}", c.agent, c.claim))
+                .collect();
+            format!("⚠ conflicted: {}", claims.join("; "))
+        }
+    };
+    match args.format.format {
+        OutputFormat::Json => print_json(out, &json::answer(&args.topic, at, about, &answer)),
+        OutputFormat::Table => {
+            writeln!(
+                out,
+                "{} — `{}` {when}: {verdict}",
+                source_title(&store),
+                args.topic
+            )?;
+            if !t.is_empty() {
+                write!(out, "{}", t.text())?;
+            }
+            Ok(())
+        }
+        OutputFormat::Md => {
+            writeln!(out, "## `{}` {when}\n\n{verdict}\n", args.topic)?;
+            if !t.is_empty() {
+                write!(out, "{}", t.markdown())?;
+            }
             Ok(())
         }
     }

@@ -16,8 +16,19 @@ pub struct ForkArgs {
     #[command(flatten)]
     pub source: SourceArg,
     /// Evidence ids to remove, comma-separated (E5,E7).
-    #[arg(long, value_delimiter = ',', required = true)]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        required_unless_present = "without_rejected"
+    )]
     pub without: Vec<String>,
+    /// Remove every evidence item rejected by --at (SPEC §9): what the agent
+    /// would have believed had it ignored what was later rejected.
+    #[arg(long)]
+    pub without_rejected: bool,
+    /// With --without-rejected: rejected by this recorded time (default: the end of the log).
+    #[arg(long, value_parser = super::parse_time_arg, requires = "without_rejected")]
+    pub at: Option<i64>,
     /// The fork store to create (default: SOURCE-without-E5.db beside SOURCE).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -83,6 +94,33 @@ pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError
         .filter(|s| !s.is_empty())
         .collect();
     removed.dedup();
+    let mut rejected = Vec::new();
+    if args.without_rejected {
+        let at = match args.at {
+            Some(at) => at,
+            None => crate::query::quality::end_of_log(&parent)?,
+        };
+        let ledger = crate::query::quality::ledger_for(&parent, &[])?;
+        for (evidence, v) in ledger.rejected(at) {
+            if !removed.iter().any(|r| r == evidence) {
+                removed.push(evidence.to_owned());
+            }
+            rejected.push(fork::Rejected {
+                evidence: evidence.to_owned(),
+                verification: v.id.clone(),
+                since: v.since,
+                by: v.by.clone(),
+                note: v.note.clone(),
+            });
+        }
+        if rejected.is_empty() {
+            return Err(CliError::Input(format!(
+                "{}: no evidence is rejected by {}, so --without-rejected removes nothing",
+                parent.label(),
+                time::format(at)
+            )));
+        }
+    }
     if removed.is_empty() {
         return Err(CliError::Input(
             "--without needs at least one evidence id".into(),
@@ -108,10 +146,14 @@ pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError
             }
         }
     };
-    let made = fork::whatif::fork(source, &removed, &path, args.force).map_err(|e| match e {
-        fork::whatif::WhatIfError::Fork(e) => CliError::Input(format!("{}: {e}", parent.label())),
-        fork::whatif::WhatIfError::Store(e) => CliError::from(e),
-    })?;
+    let made = fork::whatif::fork_with(source, &removed, rejected, &path, args.force).map_err(
+        |e| match e {
+            fork::whatif::WhatIfError::Fork(e) => {
+                CliError::Input(format!("{}: {e}", parent.label()))
+            }
+            fork::whatif::WhatIfError::Store(e) => CliError::from(e),
+        },
+    )?;
     let fork_store = Store::open(&path)?;
     print(
         &parent,
@@ -210,6 +252,21 @@ fn print(
                 }
             };
             writeln!(out, "{}", heading("Policy").trim_end())?;
+            for r in &report.rejected {
+                writeln!(
+                    out,
+                    "{}removed {}: rejected by {} at {} ({}){}",
+                    if md { "- " } else { "  " },
+                    r.evidence,
+                    if r.by.is_empty() { "someone" } else { &r.by },
+                    time::format(r.since),
+                    r.verification,
+                    r.note
+                        .as_ref()
+                        .map(|n| format!(": “{n}”"))
+                        .unwrap_or_default()
+                )?;
+            }
             writeln!(
                 out,
                 "{}dropped assertions: {}",
@@ -239,6 +296,14 @@ fn print(
                 if md { "- " } else { "  " },
                 list(&report.noop_retractions)
             )?;
+            if !report.dropped_verifications.is_empty() {
+                writeln!(
+                    out,
+                    "{}verifications of removed evidence (dropped with it): {}",
+                    if md { "- " } else { "  " },
+                    list(&report.dropped_verifications)
+                )?;
+            }
             let mut windows = Table::new(vec!["AGENT", "TOPIC", "FROM", "TO", "PARENT", "FORK"]);
             for ((agent, topic), ws) in &d.divergence {
                 for w in ws {
@@ -314,6 +379,14 @@ fn to_json(
         "scaled": report.scaled.iter().map(|s| json!({"assertion": s.assertion, "from": s.from, "to": s.to})).collect::<Vec<_>>(),
         "dropped_retractions": report.dropped_retractions,
         "noop_retractions": report.noop_retractions,
+        "dropped_verifications": report.dropped_verifications,
+        "rejected": report.rejected.iter().map(|r| json!({
+            "evidence": r.evidence,
+            "verification": r.verification,
+            "since": instant(r.since),
+            "by": r.by,
+            "note": r.note,
+        })).collect::<Vec<_>>(),
         "divergence": d.divergence.iter().map(|((agent, topic), ws)| json!({
             "agent": agent,
             "topic": topic,

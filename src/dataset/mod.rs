@@ -6,6 +6,7 @@
 
 pub(crate) mod jsonl;
 pub(crate) mod raw;
+pub mod review;
 pub(crate) mod validate;
 mod yaml;
 

@@ -789,6 +789,39 @@ fn retract(c: &mut Collector, index: usize, seq: u64, raw: RawRetract) -> Option
     })
 }
 
+/// One verify event read on its own (a review file's line): its own rules,
+/// errors located at `line` of `file`. References are the caller's to check.
+pub(crate) fn verification(
+    file: &str,
+    line: usize,
+    seq: u64,
+    raw: RawVerify,
+) -> Result<Verification, Vec<DatasetError>> {
+    struct Line(usize);
+    impl Positions for Line {
+        fn event(&self, _index: usize) -> Option<Location> {
+            Some(Location::line(self.0))
+        }
+        fn field(&self, index: usize, _kind: &str, _field: &str) -> Option<Location> {
+            self.event(index)
+        }
+        fn header(&self, _path: &str) -> Option<Location> {
+            None
+        }
+    }
+    let pos = Line(line);
+    let mut c = Collector {
+        file,
+        pos: &pos,
+        errors: Vec::new(),
+    };
+    let checked = verify(&mut c, 0, seq, raw);
+    match checked {
+        Some(v) if c.errors.is_empty() => Ok(v),
+        _ => Err(c.errors),
+    }
+}
+
 fn verify(c: &mut Collector, index: usize, seq: u64, raw: RawVerify) -> Option<Verification> {
     const K: &str = "verify";
     let id = raw.id.unwrap_or_else(|| format!("V{seq}"));

@@ -10,6 +10,7 @@
 //! and nothing in replay is quadratic in the number of events.
 
 pub mod answers;
+pub mod quality;
 use crate::model::{
     Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Header, Name, Names, Origin,
     RetractTarget, Retraction, Version, permille,

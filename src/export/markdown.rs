@@ -11,12 +11,15 @@
 //!                                 time to the resolution, every version with its
 //!                                 evidence (locators), reconfirmations, no-ops
 //! ## Evidence / ## Late-arriving evidence / ## Retractions
+//! ## Quality at the end of the log  stale / unsupported / contested beliefs,
+//!                                 conflicted topics, verifications (SPEC §9)
 //! ## Fork lineage                 for a fork: parent, removed evidence, policy, diff
 //! ```
 
 use super::ExportError;
 use super::table::Table;
 use crate::engine::EffectKind;
+use crate::engine::quality::{self as rules, Freshness, Support};
 use crate::fork::PolicyReport;
 use crate::fork::diff::{self, Steps};
 use crate::model::{EventBody, RetractTarget};
@@ -50,11 +53,15 @@ pub fn report(store: &Store) -> Result<String, ExportError> {
     t.row(vec![
         "events".into(),
         format!(
-            "{} ({} evidence, {} assertions, {} retractions)",
+            "{} ({} evidence, {} assertions, {} retractions{})",
             log.events.len(),
             count(|b| matches!(b, EventBody::Evidence(_))),
             count(|b| matches!(b, EventBody::Believe(_))),
-            count(|b| matches!(b, EventBody::Retract(_)))
+            count(|b| matches!(b, EventBody::Retract(_))),
+            match count(|b| matches!(b, EventBody::Verify(_))) {
+                0 => String::new(),
+                n => format!(", {n} verifications"),
+            }
         ),
     ]);
     if let Some((first, last)) = span {
@@ -234,8 +241,137 @@ when the agent held the belief. Every row below is derived by replaying the stor
         let _ = writeln!(w, "{}", t.markdown());
     }
 
+    quality(w, store, &log, span)?;
     lineage(w, store)?;
     Ok(out)
+}
+
+/// "Quality at the end of the log" (SPEC §9): what was held then and had gone
+/// stale, lost its support or rested on contested evidence; the topics on
+/// which the agents disagreed; every verification recorded.
+fn quality(
+    w: &mut String,
+    store: &Store,
+    log: &crate::model::Dataset,
+    span: Option<(Micros, Micros)>,
+) -> Result<(), ExportError> {
+    let _ = writeln!(
+        w,
+        "## Quality at the end of the log
+"
+    );
+    let Some((_, end)) = span else {
+        let _ = writeln!(
+            w,
+            "The log is empty.
+"
+        );
+        return Ok(());
+    };
+    let held = query::believed(store, end, None, &query::Filter::default())?;
+    let ledger = query::quality::ledger_for(store, &held)?;
+    let _ = writeln!(
+        w,
+        "Read at {}, the log's last event. A belief is *stale* when held its topic's `stale_after` or longer since its assertion or last reconfirmation, *unsupported* when every item it cites was later rejected or marked stale, *contested* when an item it cites is conflicted. Effective confidence halves every `half_life` without support.\n",
+        time::format(end)
+    );
+    let mut t = Table::new(vec![
+        "topic",
+        "agent",
+        "claim",
+        "conf → effective",
+        "last support",
+        "freshness",
+        "support",
+        "evidence",
+    ]);
+    for b in &held {
+        let v = &b.version;
+        let q = ledger.quality(v, &b.supported_by, end);
+        if q.freshness != Freshness::Stale && q.support == Support::Ok {
+            continue;
+        }
+        t.row(vec![
+            v.topic.to_string(),
+            v.agent.to_string(),
+            v.claim.to_string(),
+            format!("{:.2} → {:.2}", v.confidence, q.effective_confidence),
+            time::format(q.last_support),
+            q.freshness.as_str().to_owned(),
+            q.support.as_str().to_owned(),
+            b.supported_by.join(", "),
+        ]);
+    }
+    let _ = writeln!(w, "### Stale, unsupported and contested beliefs\n");
+    if t.is_empty() {
+        let _ = writeln!(
+            w,
+            "None: every belief held at the end is fresh (or its topic sets no `stale_after`) and rests on evidence that holds up.\n"
+        );
+    } else {
+        let _ = writeln!(w, "{}", t.markdown());
+    }
+
+    let _ = writeln!(w, "### Conflicted topics\n");
+    let mut t = Table::new(vec!["topic", "agent", "claim", "effective", "support"]);
+    for topic in &store.header().topics {
+        let of_topic = held.iter().filter(|b| *b.version.topic == *topic.id);
+        let answer = rules::answer(
+            &ledger,
+            of_topic.map(|b| (&b.version, &b.supported_by[..])),
+            topic.cardinality,
+            end,
+            None,
+        );
+        if answer.status != rules::AnswerStatus::Conflicted {
+            continue;
+        }
+        for c in &answer.agents {
+            t.row(vec![
+                topic.id.clone(),
+                c.agent.to_string(),
+                c.claim.to_string(),
+                format!("{:.2}", c.effective_confidence),
+                c.support.as_str().to_owned(),
+            ]);
+        }
+    }
+    if t.is_empty() {
+        let _ = writeln!(
+            w,
+            "None: on every topic, the agents that held an answer at the end held the same one.\n"
+        );
+    } else {
+        let _ = writeln!(
+            w,
+            "Every agent's working answer is listed; none is picked.\n\n{}",
+            t.markdown()
+        );
+    }
+
+    let _ = writeln!(w, "### Verifications\n");
+    let mut t = Table::new(vec!["recorded", "event", "evidence", "state", "by", "note"]);
+    for e in &log.events {
+        if let EventBody::Verify(v) = &e.body {
+            t.row(vec![
+                time::format(v.recorded_at),
+                v.id.clone(),
+                v.evidence.clone(),
+                v.state.as_str().to_owned(),
+                v.by.clone(),
+                v.note.clone().unwrap_or_default(),
+            ]);
+        }
+    }
+    if t.is_empty() {
+        let _ = writeln!(
+            w,
+            "None: no evidence was verified; every item is a candidate.\n"
+        );
+    } else {
+        let _ = writeln!(w, "{}", t.markdown());
+    }
+    Ok(())
 }
 
 /// The working answer per agent over recorded time, and time to the resolution.

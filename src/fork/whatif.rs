@@ -80,17 +80,34 @@ pub fn fork(
     out: &Path,
     force: bool,
 ) -> Result<Made, WhatIfError> {
+    fork_with(source, removed, Vec::new(), out, force)
+}
+
+/// [`fork`], recording why evidence was removed (`--without-rejected`) in the
+/// report and the fork's lineage.
+pub fn fork_with(
+    source: Source<'_>,
+    removed: &[String],
+    rejected: Vec<super::Rejected>,
+    out: &Path,
+    force: bool,
+) -> Result<Made, WhatIfError> {
     match source {
-        Source::File { store, path } => Ok(super::copy::fork_file(
-            store,
-            path,
-            removed,
-            out,
-            force,
-            |sha, report| super::lineage(store, sha, report),
-        )?),
+        Source::File { store, path } => {
+            let mut made =
+                super::copy::fork_file(store, path, removed, out, force, |sha, report| {
+                    let report = super::PolicyReport {
+                        rejected: rejected.clone(),
+                        ..report.clone()
+                    };
+                    super::lineage(store, sha, &report)
+                })?;
+            made.report.rejected = rejected;
+            Ok(made)
+        }
         Source::Log { store, log, sha256 } => {
-            let forked = super::fork(log, removed)?;
+            let mut forked = super::fork(log, removed)?;
+            forked.report.rejected = rejected;
             let contents = Contents {
                 dataset: &forked.dataset,
                 replay: &forked.replay,

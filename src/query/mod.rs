@@ -2,6 +2,7 @@
 //! forks and export; JSON shapes (SPEC §5.1) live beside them in [`json`].
 
 pub mod json;
+pub mod quality;
 pub mod timeline;
 
 use crate::model::{EventKind, Evidence, Names, ShortKeys, Version};

@@ -7,6 +7,7 @@
 
 use super::{Belief, Cited, EvidenceItem, Filter, evidence};
 use crate::engine::EffectKind;
+use crate::engine::quality::Ledger;
 use crate::model::Header;
 use crate::model::{Name, Names};
 use crate::store::Store;
@@ -21,14 +22,18 @@ pub enum MarkKind {
     Assertion,
     Reconfirmation,
     Retraction,
+    /// A verify event (SPEC §9): its agent is who judged, its claim the state,
+    /// and it cites the evidence judged.
+    Verification,
 }
 
 impl MarkKind {
-    pub const ALL: [MarkKind; 4] = [
+    pub const ALL: [MarkKind; 5] = [
         MarkKind::Evidence,
         MarkKind::Assertion,
         MarkKind::Reconfirmation,
         MarkKind::Retraction,
+        MarkKind::Verification,
     ];
 
     pub fn index(self) -> usize {
@@ -37,6 +42,7 @@ impl MarkKind {
             MarkKind::Assertion => 1,
             MarkKind::Reconfirmation => 2,
             MarkKind::Retraction => 3,
+            MarkKind::Verification => 4,
         }
     }
 }
@@ -80,7 +86,9 @@ pub struct Timeline {
     /// See [`build_checkpoints`].
     checkpoints: Vec<Vec<u32>>,
     /// Per mark kind: sorted recorded instants, for counting marks in a range.
-    times: [Vec<Micros>; 4],
+    times: [Vec<Micros>; 5],
+    /// What belief quality needs (SPEC §9), read once.
+    pub ledger: Ledger,
     /// Every mark's instant, sorted, for stepping between events.
     all_times: Vec<Micros>,
 }
@@ -154,7 +162,8 @@ impl Timeline {
         }
 
         let mut stmt = conn.prepare(
-            "SELECT seq, id, kind, recorded_at, agent, topic, claim, assertion FROM events ORDER BY recorded_at, seq",
+            "SELECT seq, id, kind, recorded_at, agent, topic, claim, assertion, source, verifies, state
+             FROM events ORDER BY recorded_at, seq",
         )?;
         let mut optional_name = |r: &rusqlite::Row, i: usize| -> rusqlite::Result<Option<Name>> {
             Ok(r.get_ref(i)?.as_str_or_null()?.map(|s| names.get(s)))
@@ -176,6 +185,7 @@ impl Timeline {
             let mark_kind = match (kind, effect) {
                 ("evidence", _) => MarkKind::Evidence,
                 ("retract", _) => MarkKind::Retraction,
+                ("verify", _) => MarkKind::Verification,
                 (_, EffectKind::Reconfirmed) => MarkKind::Reconfirmation,
                 _ => MarkKind::Assertion,
             };
@@ -189,15 +199,23 @@ impl Timeline {
             {
                 topic = assertion_topic.get(assertion).cloned();
             }
+            let (agent, claim, cites) = match mark_kind {
+                MarkKind::Verification => {
+                    let judged: Option<String> = r.get(9)?;
+                    let cites: Cited = judged.into_iter().collect::<Vec<_>>().into();
+                    (optional_name(r, 8)?, optional_name(r, 10)?, cites)
+                }
+                _ => (optional_name(r, 4)?, optional_name(r, 6)?, cited(seq)),
+            };
             marks.push(Mark {
                 seq: seq as u64,
                 id,
                 kind: mark_kind,
                 recorded_at: r.get(3)?,
-                agent: optional_name(r, 4)?,
+                agent,
                 topic,
-                claim: optional_name(r, 6)?,
-                cites: cited(seq),
+                claim,
+                cites,
                 effect,
                 covering: covering.remove(&seq).unwrap_or_default(),
             });
@@ -210,6 +228,7 @@ impl Timeline {
             marks,
             beliefs,
             evidence,
+            super::quality::ledger(store)?,
         ))
     }
 
@@ -219,6 +238,7 @@ impl Timeline {
         marks: Vec<Mark>,
         beliefs: Vec<Belief>,
         evidence: Vec<EvidenceItem>,
+        ledger: Ledger,
     ) -> Self {
         let topic_pos: HashMap<&str, u32> = header
             .topics
@@ -259,7 +279,7 @@ impl Timeline {
             .collect();
         by_superseded.sort_by_key(|&i| (beliefs[i].version.superseded_at, beliefs[i].version.id));
         let checkpoints = build_checkpoints(&beliefs, &by_recorded);
-        let mut times: [Vec<Micros>; 4] = Default::default();
+        let mut times: [Vec<Micros>; 5] = Default::default();
         for m in &marks {
             times[m.kind.index()].push(m.recorded_at);
         }
@@ -278,6 +298,7 @@ impl Timeline {
             checkpoints,
             times,
             all_times,
+            ledger,
         }
     }
 

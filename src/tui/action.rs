@@ -5,6 +5,9 @@ pub enum Action {
     Quit,
     /// `w`: a what-if fork without the selected evidence.
     Fork,
+    /// `m`: mark the selected evidence's verification state at the cursor
+    /// (written to the review file, never to the loaded store).
+    Mark,
     /// `c`: compare view → the fork in the panels → the parent again.
     Compare,
     /// `v`: free the valid cursor from the diagonal, or let it follow again.

@@ -292,6 +292,14 @@ pub const BINDINGS: &[Binding] = &[
         hint: Some("what-if"),
     },
     Binding {
+        context: Lists,
+        keys: &[Char('m')],
+        label: "m",
+        help: "mark the selected evidence rejected, verified… at the cursor (written to the review file, never the store)",
+        action: Action::Mark,
+        hint: Some("mark"),
+    },
+    Binding {
         context: Global,
         keys: &[Char('c')],
         label: "c",

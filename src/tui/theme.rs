@@ -108,6 +108,7 @@ impl Theme {
             Assertion => self.fg(Color::Green),
             Reconfirmation => self.fg(Color::Cyan),
             Retraction => self.fg(Color::LightRed),
+            Verification => self.fg(Color::Magenta),
         }
     }
 }

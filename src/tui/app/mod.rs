@@ -6,6 +6,7 @@
 
 mod mouse;
 mod popups;
+mod review;
 mod whatif;
 
 use super::action::Action;
@@ -78,6 +79,10 @@ pub struct App {
     pub latest: String,
     /// Position of the latest event: (1-based index, total).
     pub event_position: (usize, usize),
+    /// Where `m` writes its marks (SPEC §9); `None`: marking is off.
+    pub review: Option<std::path::PathBuf>,
+    /// Marks written this session (numbers their ids).
+    review_marks: usize,
 }
 
 impl App {
@@ -106,6 +111,8 @@ impl App {
             claim_index,
             latest: String::new(),
             event_position: (0, 0),
+            review: None,
+            review_marks: 0,
         };
         app.cursor_moved();
         app.sync_plane(true);
@@ -274,6 +281,7 @@ impl App {
             Action::Click(x, y) => self.click(x, y),
             Action::Wheel(down, x, y) => self.wheel(down, x, y),
             Action::Fork => self.fork(),
+            Action::Mark => self.ask_mark(),
             Action::Compare => match (&self.whatif.fork, self.whatif.showing_fork) {
                 (None, _) => self.status = Some("no fork yet: select evidence and press w".into()),
                 (Some(_), true) => self.swap_timelines(),

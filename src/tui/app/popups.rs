@@ -39,7 +39,17 @@ impl App {
                 }
                 self.set_filter(focus, text);
             }
-            Effect::Filter(PromptKind::Jump, _) => {}
+            Effect::Filter(PromptKind::Jump | PromptKind::Verify(_), _) => {}
+            Effect::Verify(n, state, note) => {
+                if let Err(e) = self.mark(n, state, note) {
+                    // The text stays, to be mended (or Esc).
+                    if let Some(Popup::Prompt(p)) = &mut self.popup {
+                        p.error = Some(e);
+                    }
+                } else {
+                    self.popup = None;
+                }
+            }
         }
         true
     }

@@ -3,7 +3,8 @@
 //! selected; the cells of the rows on screen. Recomputed when the cursor moves.
 
 use super::list::FilteredList;
-use crate::model::Cardinality;
+use crate::engine::quality::{self, AnswerStatus, Freshness, Quality, Support};
+use crate::model::permille;
 use crate::query::timeline::{MarkKind, Timeline};
 use crate::time::{self, Micros, format_short};
 use std::collections::HashMap;
@@ -21,7 +22,7 @@ pub enum BeliefRowKind {
 }
 
 /// One line of the beliefs panel, formatted when the cursor moves.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BeliefRow {
     pub kind: BeliefRowKind,
     pub topic: usize,
@@ -35,6 +36,8 @@ pub struct BeliefRow {
     pub several: bool,
     /// The claim is the topic's resolution.
     pub right: bool,
+    /// Quality at the cursor (SPEC §9), for held rows.
+    pub quality: Option<Quality>,
 }
 
 /// The text cells of one visible row.
@@ -106,8 +109,17 @@ impl BeliefsState {
         let mut rows = Vec::with_capacity(held.len() + closed.len() + topics);
         for (ti, topic) in timeline.header.topics.iter().enumerate() {
             let (topic_held, topic_closed) = (&held_by_topic[ti], &closed_by_topic[ti]);
-            let conflict =
-                topic.cardinality == Cardinality::One && agents_disagree(timeline, topic_held);
+            let answer = quality::answer(
+                &timeline.ledger,
+                topic_held.iter().map(|&i| {
+                    let b = &timeline.beliefs[i];
+                    (&b.version, &b.supported_by[..])
+                }),
+                topic.cardinality,
+                t,
+                None,
+            );
+            let conflict = answer.status == AnswerStatus::Conflicted;
             let several = topic_held.len() + topic_closed.len() > 1;
             let blank = BeliefRow {
                 kind: BeliefRowKind::Empty,
@@ -118,11 +130,12 @@ impl BeliefsState {
                 version: None,
                 several,
                 right: false,
+                quality: None,
             };
             rows.push(BeliefRow {
                 kind: BeliefRowKind::Topic { conflict },
                 note: if conflict {
-                    "⚠ agents disagree".into()
+                    conflicted(&answer)
                 } else {
                     String::new()
                 },
@@ -153,6 +166,11 @@ impl BeliefsState {
                 } else if Some(v.recorded_at) == latest_at {
                     note = "+ new".into();
                 }
+                let b = &timeline.beliefs[i];
+                let q = is_held.then(|| timeline.ledger.quality(v, &b.supported_by, t));
+                if let Some(q) = q.filter(|_| note.is_empty()) {
+                    note = lost_support(timeline, &b.supported_by, q.support, t);
+                }
                 if let Some(by) = v.clipped_by.as_ref().filter(|_| note.is_empty()) {
                     note = format!("clipped by {by}");
                 }
@@ -173,6 +191,7 @@ impl BeliefsState {
                     topic: ti,
                     several,
                     right: topic.resolution.as_deref() == Some(&*v.claim),
+                    quality: q,
                 });
             }
         }
@@ -279,11 +298,12 @@ impl BeliefsState {
             .list
             .window(rows_on_screen.max(1))
             .map(|(_, r)| {
-                self.rows[r].belief.map_or_else(BeliefCells::default, |i| {
+                let row = &self.rows[r];
+                row.belief.map_or_else(BeliefCells::default, |i| {
                     let b = &timeline.beliefs[i];
                     let v = &b.version;
                     BeliefCells {
-                        confidence: format!("{:.2}", v.confidence),
+                        confidence: confidence_cell(v.confidence, row.quality.as_ref()),
                         valid: time::format_interval_short(v.valid),
                         since: format_short(v.recorded_at),
                         evidence: if b.supported_by.is_empty() {
@@ -313,24 +333,51 @@ pub fn claim_of<'a>(timeline: &'a Timeline, row: &BeliefRow) -> &'a str {
     }
 }
 
-/// Whether the agents holding beliefs on a `cardinality: one` topic have
-/// different working answers (`answer`: greatest `valid_from`, then latest
-/// `recorded_at`). `held` is one topic's held beliefs.
-fn agents_disagree(timeline: &Timeline, held: &[usize]) -> bool {
-    let mut answers: HashMap<usize, (Micros, Micros, u64, &str)> = HashMap::new();
-    for &i in held {
-        let v = &timeline.beliefs[i].version;
-        let candidate = (v.valid.from, v.recorded_at, v.id, &*v.claim);
-        let entry = answers
-            .entry(timeline.topic_agent(i).1)
-            .or_insert(candidate);
-        if candidate > *entry {
-            *entry = candidate;
+/// "⚠ conflicted: triage “A” · infra “B”": every agent's claim, none picked.
+fn conflicted(answer: &quality::Answer) -> String {
+    let mut by_agent: Vec<(&str, Vec<String>)> = Vec::new();
+    for c in &answer.agents {
+        let claim = format!("“{}”", c.claim);
+        match by_agent.iter_mut().find(|(a, _)| *a == &*c.agent) {
+            Some((_, claims)) => claims.push(claim),
+            None => by_agent.push((&c.agent, vec![claim])),
         }
     }
-    let mut claims = answers.values().map(|a| a.3);
-    let first = claims.next();
-    claims.any(|c| Some(c) != first)
+    let agents: Vec<String> = by_agent
+        .into_iter()
+        .map(|(agent, claims)| format!("{agent} {}", claims.join(", ")))
+        .collect();
+    format!("⚠ conflicted: {}", agents.join(" · "))
+}
+
+/// "✗ unsupported: E15 rejected", "⚠ contested: E7 conflicted", or nothing.
+fn lost_support(timeline: &Timeline, cited: &[String], support: Support, t: Micros) -> String {
+    let states = || {
+        cited
+            .iter()
+            .map(|e| format!("{e} {}", timeline.ledger.state(e, t).as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match support {
+        Support::Ok => String::new(),
+        Support::Unsupported => format!("✗ unsupported: {}", states()),
+        Support::Contested => format!("⚠ contested: {}", states()),
+    }
+}
+
+/// "0.70", "0.70→0.21" when decay lowered it, with "⌛" when stale.
+pub fn confidence_cell(stated: f64, q: Option<&Quality>) -> String {
+    let mut text = format!("{stated:.2}");
+    if let Some(q) = q {
+        if permille(q.effective_confidence) != permille(stated) {
+            text.push_str(&format!("→{:.2}", q.effective_confidence));
+        }
+        if q.freshness == Freshness::Stale {
+            text.push_str(" ⌛");
+        }
+    }
+    text
 }
 
 /// Per topic, claim text → its glyph and colour index, in order of first version.

@@ -4,6 +4,7 @@
 //! [`FilteredList`]; how many rows fit comes from `tui::layout`.
 
 use super::list::FilteredList;
+use crate::model::VerifyState;
 use crate::time::{self, Micros};
 use crate::tui::action::{Action, Edit};
 use crate::tui::layout;
@@ -90,6 +91,8 @@ impl TextView {
 pub enum PromptKind {
     Jump,
     Filter(crate::tui::app::Focus),
+    /// The verification state (and a note) for evidence item `n` of the timeline.
+    Verify(usize),
 }
 
 /// A one-line prompt: the text, where the caret is, and the last error (the
@@ -189,6 +192,8 @@ pub enum Effect {
     Seek(Micros),
     /// The filter prompt's text changed (or was cancelled: empty).
     Filter(PromptKind, String),
+    /// The mark prompt read a state and a note for evidence item `n`.
+    Verify(usize, VerifyState, Option<String>),
 }
 
 impl Popup {
@@ -235,7 +240,14 @@ impl Prompt {
     fn update(&mut self, action: Action, now: Micros, cursor: Micros) -> Effect {
         match (action, self.kind) {
             (Action::Back, PromptKind::Filter(_)) => Effect::Filter(self.kind, String::new()),
-            (Action::Back, PromptKind::Jump) => Effect::Close,
+            (Action::Back, PromptKind::Jump | PromptKind::Verify(_)) => Effect::Close,
+            (Action::Open, PromptKind::Verify(n)) => match parse_mark(&self.text) {
+                Ok((state, note)) => Effect::Verify(n, state, note),
+                Err(e) => {
+                    self.error = Some(e);
+                    Effect::Handled
+                }
+            },
             (Action::Open, PromptKind::Filter(_)) => Effect::Close,
             (Action::Open, PromptKind::Jump) => match time::parse_user(&self.text, now, cursor) {
                 Ok(t) => Effect::Seek(t),
@@ -253,6 +265,30 @@ impl Prompt {
                 Effect::Handled
             }
         }
+    }
+}
+
+/// "rejected a traffic lull" → (rejected, "a traffic lull"); the state may be
+/// any unambiguous prefix ("rej", "direct").
+pub fn parse_mark(text: &str) -> Result<(VerifyState, Option<String>), String> {
+    let text = text.trim();
+    let (word, note) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+    let word = word.to_lowercase();
+    let matches: Vec<VerifyState> = VerifyState::ALL
+        .into_iter()
+        .filter(|s| !word.is_empty() && s.as_str().starts_with(&word))
+        .collect();
+    let names: Vec<&str> = VerifyState::ALL.iter().map(|s| s.as_str()).collect();
+    match matches.as_slice() {
+        [state] => Ok((
+            *state,
+            Some(note.trim().to_owned()).filter(|n| !n.is_empty()),
+        )),
+        [] => Err(format!("start with a state: {}", names.join(", "))),
+        _ => Err(format!(
+            "`{word}` could be several states: {}",
+            names.join(", ")
+        )),
     }
 }
 

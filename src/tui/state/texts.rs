@@ -67,6 +67,19 @@ pub fn describe_mark(m: &Mark) -> String {
                 .unwrap_or_default();
             format!("{} {agent} retracts{what} ({topic}){cites}", m.id)
         }
+        MarkKind::Verification => {
+            let by = m
+                .agent
+                .as_deref()
+                .filter(|b| !b.is_empty())
+                .unwrap_or("someone");
+            format!(
+                "{} {by} marks {} {}",
+                m.id,
+                m.cites.join(","),
+                m.claim.as_deref().unwrap_or("?")
+            )
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 //! the selected row is repeated whole, wrapped, under the list. Only the rows on
 //! screen are drawn; their text was formatted when the cursor moved.
 
+use crate::engine::quality::Freshness;
 use crate::time;
 use crate::tui::app::{App, Focus};
 use crate::tui::layout;
@@ -72,7 +73,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
     let longest = state.claim_width.max(10);
     let several = state.any_several;
     let marks = state.any_right;
-    let fixed = 2 + 2 + agent_w + usize::from(!one_agent) + 6 + if marks { 2 } else { 0 };
+    // Confidence: "0.70", or "0.70→0.21 ⌛" once decay and staleness show.
+    let conf_w = state
+        .cells
+        .iter()
+        .map(|c| crate::tui::text::width(&c.confidence))
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let fixed = 2 + 2 + agent_w + usize::from(!one_agent) + 2 + conf_w + if marks { 2 } else { 0 };
     let widest_valid = state
         .cells
         .iter()
@@ -102,10 +111,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
         })
         .max()
         .unwrap_or(4);
-    // The note gets what the longest claim leaves, but never more than a third.
+    // The note gets what the longest claim leaves, but never less than a quarter.
     let note_room = note_w
         .min(avail.saturating_sub(longest))
-        .max(note_w.min(avail / 3));
+        .max(note_w.min(avail / 4));
     let claim_w = longest
         .min(avail.saturating_sub(note_room))
         .max(10.min(avail));
@@ -144,11 +153,20 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
             )),
             BeliefRowKind::Held | BeliefRowKind::ClosedNow => {
                 let closed = row.kind == BeliefRowKind::ClosedNow;
-                let text_style = if closed {
+                // Stale (SPEC §9): dimmed, and ⌛ beside the confidence.
+                let stale = row.quality.is_some_and(|q| q.freshness == Freshness::Stale);
+                let dim = |s: Style| {
+                    if stale {
+                        s.add_modifier(Modifier::DIM)
+                    } else {
+                        s
+                    }
+                };
+                let text_style = dim(if closed {
                     theme.superseded()
                 } else {
                     theme.base()
-                };
+                });
                 let mut spans = vec![
                     Span::raw("  "),
                     Span::styled(
@@ -168,10 +186,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
                         if closed {
                             text_style
                         } else {
-                            theme.claim(row.claim_index)
+                            dim(theme.claim(row.claim_index))
                         },
                     ),
-                    Span::styled(format!("  {}", cells.confidence), text_style),
+                    Span::styled(format!("  {}", fit(&cells.confidence, conf_w)), text_style),
                 ];
                 if marks {
                     spans.push(Span::styled(
@@ -194,7 +212,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
                 if row.note.is_empty() {
                     spans.push(Span::styled(format!("  {}", cells.evidence), theme.muted()));
                 } else {
-                    let style = if closed {
+                    let lost = row.note.starts_with('✗') || row.note.starts_with('⚠');
+                    let style = if closed || lost {
                         theme.warning()
                     } else {
                         theme.good()
@@ -244,6 +263,17 @@ fn render_detail(app: &App, frame: &mut Frame, area: Rect) {
                 time::format_interval_short(v.valid),
                 time::format_short(v.recorded_at)
             );
+            if let Some(q) = &row.quality {
+                text.push_str(&format!(
+                    " · effective {:.2} · {} (last support {})",
+                    q.effective_confidence,
+                    match q.freshness {
+                        Freshness::Stale => "⌛ stale",
+                        other => other.as_str(),
+                    },
+                    time::format_short(q.last_support)
+                ));
+            }
             if !row.note.is_empty() {
                 text.push_str(&format!(" · {}", row.note));
             } else if !b.supported_by.is_empty() {

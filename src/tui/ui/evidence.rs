@@ -1,17 +1,19 @@
 //! The evidence panel: every item with kind, source, observed and recorded times,
-//! lag (late items marked `!` and in the late style), and what cites it; items
-//! recorded after the cursor are dimmed.
+//! lag (late items marked `!` and in the late style), what cites it, and its
+//! verification state at the cursor (SPEC §9); items recorded after the cursor
+//! are dimmed.
 //!
 //! ```text
 //! ┌ Evidence · 33 items · 14 known at the cursor ─────────────────────────┐
-//! │ID   KIND    SOURCE     OBSERVED     RECORDED     LAG       CITED BY    │
-//! │E14  log     loki       03-02 09:05  03-03 10:10  !1d 1h    B18,B21,B24 │
+//! │ID   KIND    SOURCE     OBSERVED     RECORDED     LAG       CITED BY    VERIFIED  │
+//! │E14  log     loki       03-02 09:05  03-03 10:10  !1d 1h    B18,B21,B24 candidate │
 //! └───────────────────────────────────────────────────────────────────────┘
 //! ```
 //! Columns are as wide as their widest value (within bounds); the summary takes
 //! the rest. INFLUENCE, once computed, is the parent's: while a fork is shown
 //! the column says so.
 
+use crate::model::VerifyState;
 use crate::query::LATE;
 use crate::time::{self, format_short};
 use crate::tui::app::{App, Focus};
@@ -79,6 +81,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         cols.extend([("SOURCE", source_w), ("OBSERVED", observed_w)]);
     }
     cols.extend([("RECORDED", recorded_w), ("LAG", 9), ("CITED BY", cited_w)]);
+    // The state at the cursor (SPEC §9); "claim-supported" is the longest.
+    cols.push(("VERIFIED", if wide { 15 } else { 10 }));
     let influence = !app.whatif.influence.is_empty();
     let influence_title = if app.whatif.showing_fork {
         "INFLUENCE (parent)"
@@ -124,6 +128,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             item.cited_by.join(",")
         };
         let (observed, recorded) = (format_short(e.observed_at), format_short(e.recorded_at));
+        let verdict = app.timeline.ledger.state(&e.id, app.cursor);
+        let verified_style = match verdict {
+            VerifyState::Rejected | VerifyState::Conflicted | VerifyState::Stale => theme.warning(),
+            VerifyState::DirectRead | VerifyState::ClaimSupported => theme.good(),
+            VerifyState::Candidate => theme.muted(),
+        };
+        let verified_style = if future { base } else { verified_style };
         let mut spans = Vec::new();
         for (name, w) in &cols {
             let (text, style) = match *name {
@@ -134,6 +145,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 "RECORDED" => (recorded.as_str(), base),
                 "LAG" => (lag.as_str(), if late { theme.late() } else { base }),
                 "CITED BY" => (cited.as_str(), base),
+                "VERIFIED" => (verdict.as_str(), verified_style),
                 "SUMMARY" => (e.summary.as_str(), base),
                 _ => {
                     let text = app.whatif.influence.get(&e.id).map_or("", String::as_str);

@@ -67,6 +67,9 @@ pub fn render_prompt(app: &App, prompt: &Prompt, frame: &mut Frame, screen: Rect
             " Jump to recorded time: 2026-03-03T12:00:00Z, 2026-03-03 12:00, 12:00 (UTC) or now "
         }
         PromptKind::Filter(_) => " Filter: type to narrow the list ",
+        PromptKind::Verify(_) => {
+            " Mark at the cursor: rejected|stale|conflicted|claim-supported|direct-read|candidate [note] "
+        }
     };
     let popup = layout::prompt_popup(screen);
     frame.render_widget(Clear, popup);

@@ -26,7 +26,7 @@ use ratatui::widgets::{Block, Paragraph};
 
 const LABEL_WIDTH: u16 = 9;
 const LANES: [(&str, &[MarkKind]); 3] = [
-    ("evidence", &[MarkKind::Evidence]),
+    ("evidence", &[MarkKind::Evidence, MarkKind::Verification]),
     ("beliefs", &[MarkKind::Assertion, MarkKind::Reconfirmation]),
     ("retract", &[MarkKind::Retraction]),
 ];
@@ -103,10 +103,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
 /// The glyph for one bin of a lane: density for evidence, kind for beliefs.
 fn glyph(kinds: &[MarkKind], counts: &[usize]) -> (&'static str, MarkKind) {
     match kinds {
-        [MarkKind::Evidence] => match counts[0] {
-            0 => (" ", MarkKind::Evidence),
-            1 => ("•", MarkKind::Evidence),
-            2..=4 => ("●", MarkKind::Evidence),
+        [MarkKind::Evidence, MarkKind::Verification] => match (counts[0], counts[1]) {
+            (0, 0) => (" ", MarkKind::Evidence),
+            (0, _) => ("◇", MarkKind::Verification),
+            (1, _) => ("•", MarkKind::Evidence),
+            (2..=4, _) => ("●", MarkKind::Evidence),
             _ => ("◉", MarkKind::Evidence),
         },
         [MarkKind::Assertion, MarkKind::Reconfirmation] => match (counts[0], counts[1]) {

@@ -1,0 +1,444 @@
+//! Belief quality (SPEC §9): how fresh a held version is, whether the evidence
+//! it cites still holds up, and what the agents answered together.
+//!
+//! Pure: a [`Ledger`] holds what these need from the log (each topic's
+//! half-life and stale window, when assertions and reconfirmations were
+//! recorded, every verification) and answers for any recorded time T′.
+//! Nothing here changes a version; replay (§3) is untouched.
+//!
+//! ```text
+//!  confidence                          half_life 6h, stale_after 12h
+//!   0.80 ┤●━━━━╮                 ●━━━  ● = support: the assertion, a reconfirmation
+//!   0.40 ┤      ╰━━━━╮           ┃     effective = 0.80 × 0.5^(age / 6h)
+//!   0.20 ┤            ╰━━━━ ⌛ ··┃     ⌛ stale from age ≥ 12h until the next support
+//!        └──────┬─────┬─────┬────┴──▶ recorded time
+//!              +6h  +12h  +18h
+//! ```
+
+use crate::model::{
+    Cardinality, CloseKind, Dataset, EventBody, Header, Name, VerifyState, Version, permille,
+};
+use crate::time::{Interval, Micros};
+use std::collections::HashMap;
+
+/// One verification of an evidence item, as the log recorded it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub id: String,
+    pub state: VerifyState,
+    pub since: Micros,
+    pub seq: u64,
+    pub by: String,
+    pub note: Option<String>,
+}
+
+/// How fresh a version is at T′ (or, in a history, how it ended).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Freshness {
+    /// Age below the topic's `stale_after`.
+    Current,
+    /// Held `stale_after` or longer without support.
+    Stale,
+    /// The topic has no `stale_after`.
+    Unknown,
+    Superseded,
+    Retracted,
+}
+
+impl Freshness {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Freshness::Current => "current",
+            Freshness::Stale => "stale",
+            Freshness::Unknown => "unknown",
+            Freshness::Superseded => "superseded",
+            Freshness::Retracted => "retracted",
+        }
+    }
+}
+
+/// Whether the evidence a version cites still holds up at T′.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Support {
+    Ok,
+    /// It cites evidence and every cited item is rejected or stale.
+    Unsupported,
+    /// A cited item is conflicted.
+    Contested,
+}
+
+impl Support {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Support::Ok => "ok",
+            Support::Unsupported => "unsupported",
+            Support::Contested => "contested",
+        }
+    }
+}
+
+/// A version's quality at one recorded time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quality {
+    /// When the version's assertion, or a reconfirmation of it, was last recorded.
+    pub last_support: Micros,
+    pub effective_confidence: f64,
+    pub freshness: Freshness,
+    pub support: Support,
+}
+
+/// Decay and staleness settings of one topic (µs; `None` = not set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Aging {
+    pub half_life: Option<i64>,
+    pub stale_after: Option<i64>,
+}
+
+/// What quality needs from a log.
+#[derive(Debug, Clone, Default)]
+pub struct Ledger {
+    aging: HashMap<String, Aging>,
+    /// When each assertion was recorded (needed for split versions only: an
+    /// asserted version was recorded with its assertion).
+    asserted_at: HashMap<String, Micros>,
+    /// Per assertion: each reconfirmation's recorded time and the valid
+    /// interval of the version it was logged against.
+    reconfirmed: HashMap<String, Vec<(Micros, Interval)>>,
+    /// Per evidence item: its verdicts in replay order.
+    verdicts: HashMap<String, Vec<Verdict>>,
+}
+
+impl Ledger {
+    pub fn new(header: &Header) -> Ledger {
+        let aging = header
+            .topics
+            .iter()
+            .map(|t| {
+                let aging = Aging {
+                    half_life: t.half_life,
+                    stale_after: t.stale_after,
+                };
+                (t.id.clone(), aging)
+            })
+            .collect();
+        Ledger {
+            aging,
+            ..Ledger::default()
+        }
+    }
+
+    /// Everything from a whole log and its replay.
+    pub fn of_log(dataset: &Dataset, replay: &super::Replay) -> Ledger {
+        let mut ledger = Ledger::new(&dataset.header);
+        let mut time_of = HashMap::new();
+        for e in &dataset.events {
+            time_of.insert(e.seq, e.recorded_at());
+            match &e.body {
+                EventBody::Believe(a) => {
+                    ledger.asserted_at.insert(a.id.clone(), a.recorded_at);
+                }
+                EventBody::Verify(v) => ledger.add_verdict(
+                    &v.evidence,
+                    Verdict {
+                        id: v.id.clone(),
+                        state: v.state,
+                        since: v.recorded_at,
+                        seq: e.seq,
+                        by: v.by.clone(),
+                        note: v.note.clone(),
+                    },
+                ),
+                _ => {}
+            }
+        }
+        let by_id: HashMap<u64, &Version> = replay.versions.iter().map(|v| (v.id, v)).collect();
+        for o in &replay.outcomes {
+            if let super::Effect::Reconfirmed { versions } = &o.effect {
+                let at = time_of.get(&o.seq).copied().unwrap_or_default();
+                for v in versions.iter().filter_map(|id| by_id.get(id)) {
+                    ledger.add_reconfirmation(&v.assertion, at, v.valid);
+                }
+            }
+        }
+        ledger.seal();
+        ledger
+    }
+
+    pub fn set_asserted_at(&mut self, assertion: &str, at: Micros) {
+        self.asserted_at.insert(assertion.to_owned(), at);
+    }
+
+    pub fn knows_assertion(&self, assertion: &str) -> bool {
+        self.asserted_at.contains_key(assertion)
+    }
+
+    /// A reconfirmation recorded at `at`, logged against a version of
+    /// `assertion` whose valid interval is `valid`.
+    pub fn add_reconfirmation(&mut self, assertion: &str, at: Micros, valid: Interval) {
+        self.reconfirmed
+            .entry(assertion.to_owned())
+            .or_default()
+            .push((at, valid));
+    }
+
+    pub fn add_verdict(&mut self, evidence: &str, verdict: Verdict) {
+        self.verdicts
+            .entry(evidence.to_owned())
+            .or_default()
+            .push(verdict);
+    }
+
+    /// Puts verdicts in replay order `(recorded_at, seq)`; call after adding.
+    pub fn seal(&mut self) {
+        for list in self.verdicts.values_mut() {
+            list.sort_by_key(|v| (v.since, v.seq));
+        }
+    }
+
+    pub fn aging(&self, topic: &str) -> Aging {
+        self.aging.get(topic).copied().unwrap_or_default()
+    }
+
+    /// The verdict in force on `evidence` at `at` (`None`: still a candidate).
+    pub fn verdict(&self, evidence: &str, at: Micros) -> Option<&Verdict> {
+        let list = self.verdicts.get(evidence)?;
+        let n = list.partition_point(|v| v.since <= at);
+        n.checked_sub(1).map(|i| &list[i])
+    }
+
+    /// Every verdict on `evidence` recorded at or before `at`, oldest first.
+    pub fn verdicts(&self, evidence: &str, at: Micros) -> &[Verdict] {
+        let list = self.verdicts.get(evidence).map_or(&[][..], Vec::as_slice);
+        &list[..list.partition_point(|v| v.since <= at)]
+    }
+
+    /// Whether some verdict has the id `id`.
+    pub fn has_verdict(&self, id: &str) -> bool {
+        self.verdicts.values().flatten().any(|v| v.id == id)
+    }
+
+    pub fn state(&self, evidence: &str, at: Micros) -> VerifyState {
+        self.verdict(evidence, at)
+            .map_or(VerifyState::Candidate, |v| v.state)
+    }
+
+    /// Evidence items whose state at `at` is `rejected`, with the verdict.
+    pub fn rejected(&self, at: Micros) -> Vec<(&str, &Verdict)> {
+        let mut out: Vec<(&str, &Verdict)> = self
+            .verdicts
+            .keys()
+            .filter_map(|e| {
+                let v = self.verdict(e, at)?;
+                (v.state == VerifyState::Rejected).then_some((e.as_str(), v))
+            })
+            .collect();
+        out.sort_by_key(|(_, v)| (v.since, v.seq));
+        out
+    }
+
+    /// The latest recorded time ≤ `at` at which `v`'s assertion, or a
+    /// reconfirmation of it (logged against `v` or a version `v` was split
+    /// from), was recorded.
+    ///
+    /// The versions of one assertion form a tree: its inserted pieces are
+    /// disjoint in valid time and a split keeps parts of its parent, so a
+    /// version of the same assertion whose valid interval contains `v`'s is `v`
+    /// or one of its ancestors.
+    pub fn last_support(&self, v: &Version, at: Micros) -> Micros {
+        let asserted = match v.origin {
+            crate::model::Origin::Asserted => v.recorded_at,
+            crate::model::Origin::Split => self
+                .asserted_at
+                .get(&*v.assertion)
+                .copied()
+                .unwrap_or(v.recorded_at),
+        };
+        let reconfirmed = self
+            .reconfirmed
+            .get(&*v.assertion)
+            .into_iter()
+            .flatten()
+            .filter(|(t, w)| *t <= at && w.from <= v.valid.from && v.valid.to <= w.to)
+            .map(|(t, _)| *t)
+            .max();
+        reconfirmed.map_or(asserted, |t| t.max(asserted))
+    }
+
+    /// The support of a version citing `cited`, at `at`.
+    pub fn support(&self, cited: &[String], at: Micros) -> Support {
+        if cited.is_empty() {
+            return Support::Ok;
+        }
+        let states: Vec<VerifyState> = cited.iter().map(|e| self.state(e, at)).collect();
+        if states.iter().all(|s| s.withdraws_support()) {
+            Support::Unsupported
+        } else if states.contains(&VerifyState::Conflicted) {
+            Support::Contested
+        } else {
+            Support::Ok
+        }
+    }
+
+    /// The quality at `at` of `v` (held at `at`), citing `cited`.
+    pub fn quality(&self, v: &Version, cited: &[String], at: Micros) -> Quality {
+        let aging = self.aging(&v.topic);
+        let last_support = self.last_support(v, at);
+        let age = at.saturating_sub(last_support).max(0);
+        Quality {
+            last_support,
+            effective_confidence: decay(v.confidence, age, aging.half_life),
+            freshness: match aging.stale_after {
+                None => Freshness::Unknown,
+                Some(window) if age >= window => Freshness::Stale,
+                Some(_) => Freshness::Current,
+            },
+            support: self.support(cited, at),
+        }
+    }
+
+    /// The quality shown in a history: a closed version as it was when it was
+    /// closed (its freshness says how), a held one at `end` (the log's end).
+    pub fn quality_in_history(&self, v: &Version, cited: &[String], end: Micros) -> Quality {
+        match &v.closed {
+            None => self.quality(v, cited, end.max(v.recorded_at)),
+            Some(c) => Quality {
+                freshness: match c.kind {
+                    CloseKind::Superseded => Freshness::Superseded,
+                    CloseKind::Retracted => Freshness::Retracted,
+                },
+                ..self.quality(v, cited, v.superseded_at)
+            },
+        }
+    }
+}
+
+/// `confidence × 0.5^(age / half_life)`, rounded to per-mille (SPEC §9, §4).
+pub fn decay(confidence: f64, age: i64, half_life: Option<i64>) -> f64 {
+    match half_life {
+        None => confidence,
+        Some(h) => {
+            let factor = 0.5f64.powf(age as f64 / h as f64);
+            permille(confidence * factor) as f64 / 1000.0
+        }
+    }
+}
+
+/// What the agents answered on a topic at (T′, T).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnswerStatus {
+    /// Every agent holding a belief holds the same claim(s).
+    Answered,
+    /// Agents differ: each one's claim is listed, none picked.
+    Conflicted,
+    /// No agent holds a belief.
+    None,
+}
+
+impl AnswerStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnswerStatus::Answered => "answered",
+            AnswerStatus::Conflicted => "conflicted",
+            AnswerStatus::None => "none",
+        }
+    }
+}
+
+/// One agent's claim in an answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentClaim {
+    pub agent: Name,
+    pub claim: Name,
+    pub effective_confidence: f64,
+    pub support: Support,
+    pub assertion: Name,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub status: AnswerStatus,
+    /// The claims every agent agrees on (one for a `cardinality: one` topic).
+    pub claims: Vec<Name>,
+    pub agents: Vec<AgentClaim>,
+}
+
+impl Answer {
+    /// The claim when the answer is one claim.
+    pub fn claim(&self) -> Option<&str> {
+        match self.claims.as_slice() {
+            [one] if self.status == AnswerStatus::Answered => Some(one),
+            _ => None,
+        }
+    }
+}
+
+/// A version with the evidence it cites.
+type Cited<'a> = (&'a Version, &'a [String]);
+
+/// The answer across agents (SPEC §9) from `held`, the versions of one topic
+/// held at `at` (each with its citations), in reading order (agents in
+/// dataset order). With `about`, each agent's claims about that valid instant;
+/// without, each agent's working answer (SPEC §3: the held version with the
+/// greatest `valid_from`, ties the later `recorded_at`) — for a `many` topic,
+/// whose working answer is a set, every claim the agent holds.
+pub fn answer<'a>(
+    ledger: &Ledger,
+    held: impl IntoIterator<Item = (&'a Version, &'a [String])>,
+    cardinality: Cardinality,
+    at: Micros,
+    about: Option<Micros>,
+) -> Answer {
+    let mut by_agent: Vec<(Name, Vec<Cited<'a>>)> = Vec::new();
+    for (v, cited) in held {
+        if about.is_some_and(|t| !v.valid.contains(t)) {
+            continue;
+        }
+        match by_agent.iter_mut().find(|(a, _)| *a == v.agent) {
+            Some((_, list)) => list.push((v, cited)),
+            None => by_agent.push((v.agent.clone(), vec![(v, cited)])),
+        }
+    }
+    let mut agents = Vec::new();
+    let mut sets: Vec<Vec<Name>> = Vec::new();
+    for (_, mut list) in by_agent {
+        if about.is_none() && cardinality == Cardinality::One {
+            // The working answer: one version.
+            list.sort_by_key(|(v, _)| (v.valid.from, v.recorded_at, v.id));
+            list = list.split_off(list.len() - 1);
+        }
+        let mut claims: Vec<Name> = Vec::new();
+        for (v, cited) in list {
+            if claims.contains(&v.claim) {
+                continue;
+            }
+            claims.push(v.claim.clone());
+            let q = ledger.quality(v, cited, at);
+            agents.push(AgentClaim {
+                agent: v.agent.clone(),
+                claim: v.claim.clone(),
+                effective_confidence: q.effective_confidence,
+                support: q.support,
+                assertion: v.assertion.clone(),
+            });
+        }
+        claims.sort();
+        sets.push(claims);
+    }
+    let status = match sets.as_slice() {
+        [] => AnswerStatus::None,
+        [first, rest @ ..] if rest.iter().all(|s| s == first) => AnswerStatus::Answered,
+        _ => AnswerStatus::Conflicted,
+    };
+    let claims = match status {
+        AnswerStatus::Answered => sets.swap_remove(0),
+        _ => Vec::new(),
+    };
+    Answer {
+        status,
+        claims,
+        agents,
+    }
+}

@@ -7,10 +7,10 @@
 
 use asof::engine::{self, Effect};
 use asof::model::{
-    Agent, Assertion, Cardinality, Dataset, Event, EventBody, Header, Incident, RetractTarget,
-    Retraction, Topic, permille,
+    Agent, Assertion, Cardinality, Dataset, Event, EventBody, Evidence, Header, Incident,
+    RetractTarget, Retraction, Topic, Verification, VerifyState, permille,
 };
-use asof::query::{self, Filter};
+use asof::query::{self, Filter, quality};
 use asof::store::Store;
 use asof::time::{Interval, OPEN};
 use proptest::prelude::*;
@@ -103,6 +103,10 @@ struct Model {
     rows: Vec<Row>,
     no_match: Vec<u64>,
     reconfirmed: Vec<u64>,
+    /// Every stored row with its support times (SPEC §9): its assertion's
+    /// recorded time and each reconfirmation logged against it or against a
+    /// stored row it was split from.
+    supports: Vec<(Row, Vec<i64>)>,
 }
 
 fn split_piece(x: &Row, piece: (i64, i64), r: i64) -> Row {
@@ -129,12 +133,20 @@ fn reference(events: &[Event]) -> Model {
         rows: Vec::new(),
         no_match: Vec::new(),
         reconfirmed: Vec::new(),
+        supports: Vec::new(),
     };
+    // Parallel to m.rows: the row each was split from.
+    let mut parent: Vec<Option<usize>> = Vec::new();
+    // (recorded time, row) of each reconfirmation.
+    let mut reconfs: Vec<(i64, usize)> = Vec::new();
+    let mut asserted_at: std::collections::HashMap<String, i64> = Default::default();
     for event in order {
+        debug_assert_eq!(parent.len(), m.rows.len());
         match &event.body {
             EventBody::Evidence(_) | EventBody::Verify(_) => {}
             EventBody::Believe(a) => {
                 let r = a.recorded_at;
+                asserted_at.insert(a.id.clone(), r);
                 let held: Vec<usize> = (0..m.rows.len())
                     .filter(|&i| {
                         m.rows[i].superseded_at == OPEN
@@ -156,6 +168,7 @@ fn reference(events: &[Event]) -> Model {
                 }
                 // 2. close or cover
                 let mut covered = Vec::new();
+                let mut covering = Vec::new();
                 let mut changed = false;
                 for &i in &held {
                     let x = m.rows[i].clone();
@@ -164,12 +177,14 @@ fn reference(events: &[Event]) -> Model {
                     }
                     if x.claim == a.claim && x.confidence == permille(a.confidence) {
                         covered.push((x.from.max(vf), x.to.min(vt)));
+                        covering.push(i);
                     } else {
                         m.rows[i].superseded_at = r;
                         m.rows[i].closed = Some((a.id.clone(), false));
                         changed = true;
                         for piece in outside((x.from, x.to), (vf, vt)) {
                             m.rows.push(split_piece(&x, piece, r));
+                            parent.push(Some(i));
                         }
                     }
                 }
@@ -214,9 +229,11 @@ fn reference(events: &[Event]) -> Model {
                             None
                         },
                     });
+                    parent.push(None);
                 }
                 if !changed {
                     m.reconfirmed.push(event.seq);
+                    reconfs.extend(covering.iter().map(|&i| (r, i)));
                 }
             }
             EventBody::Retract(rt) => {
@@ -249,6 +266,7 @@ fn reference(events: &[Event]) -> Model {
                     if let Some(cut) = rt.valid {
                         for piece in outside((x.from, x.to), (cut.from, cut.to)) {
                             m.rows.push(split_piece(&x, piece, r));
+                            parent.push(Some(i));
                         }
                     }
                 }
@@ -256,6 +274,21 @@ fn reference(events: &[Event]) -> Model {
         }
     }
     // The zero-width rule: a version closed at the instant it was recorded is not stored.
+    let stored = |i: usize| m.rows[i].recorded_at < m.rows[i].superseded_at;
+    for i in (0..m.rows.len()).filter(|&i| stored(i)) {
+        let mut line = vec![i];
+        while let Some(p) = parent[*line.last().unwrap()] {
+            line.push(p);
+        }
+        let mut times = vec![asserted_at[&m.rows[i].assertion]];
+        times.extend(
+            reconfs
+                .iter()
+                .filter(|(_, j)| line.contains(j) && stored(*j))
+                .map(|(t, _)| *t),
+        );
+        m.supports.push((m.rows[i].clone(), times));
+    }
     m.rows.retain(|v| v.recorded_at < v.superseded_at);
     m.rows.sort();
     m
@@ -486,5 +519,230 @@ proptest! {
         let check = store.check().expect("check");
         prop_assert!(check.differences.is_empty(), "{:?}", check.differences);
         prop_assert_eq!(engine::replay(&data.header, &data.events), replay);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Belief quality (SPEC §9) against the model: support times from the model's
+// own rows, verification states and decay straight from the words of §9.
+
+const STATES: [VerifyState; 6] = VerifyState::ALL;
+const EVIDENCE: [&str; 3] = ["E1", "E2", "E3"];
+
+/// Evidence recorded at 0, citations on the assertions, verify events
+/// appended (recorded at random instants, several at one instant).
+fn with_quality(
+    specs: &[Spec],
+    cites: &[Vec<usize>],
+    verifies: &[(usize, usize, i64)],
+) -> Vec<Event> {
+    let mut events: Vec<Event> = EVIDENCE
+        .iter()
+        .enumerate()
+        .map(|(i, id)| Event {
+            seq: i as u64 + 1,
+            body: EventBody::Evidence(Evidence {
+                id: (*id).into(),
+                kind: "log".into(),
+                source: String::new(),
+                locator: String::new(),
+                observed_at: 0,
+                observed_until: None,
+                recorded_at: 0,
+                reliability: 1.0,
+                summary: String::new(),
+            }),
+        })
+        .collect();
+    for (n, mut e) in build(specs).into_iter().enumerate() {
+        e.seq += EVIDENCE.len() as u64;
+        if let EventBody::Believe(a) = &mut e.body {
+            let mut ids: Vec<String> = cites[n % cites.len()]
+                .iter()
+                .map(|&i| EVIDENCE[i].to_owned())
+                .collect();
+            ids.dedup();
+            a.supported_by = ids;
+        }
+        events.push(e);
+    }
+    let last = events.iter().map(|e| e.seq).max().unwrap_or(0);
+    for (i, &(evidence, state, r)) in verifies.iter().enumerate() {
+        let seq = last + 1 + i as u64;
+        events.push(Event {
+            seq,
+            body: EventBody::Verify(Verification {
+                id: format!("V{i}"),
+                evidence: EVIDENCE[evidence].into(),
+                state: STATES[state],
+                by: "r".into(),
+                recorded_at: r,
+                note: None,
+            }),
+        });
+    }
+    events
+}
+
+/// §9: `candidate` until the first verify recorded ≤ T′, then the latest (ties: file order).
+fn model_state(events: &[Event], evidence: &str, at: i64) -> VerifyState {
+    let mut found: Option<(i64, u64, VerifyState)> = None;
+    for e in events {
+        if let EventBody::Verify(v) = &e.body
+            && v.evidence == evidence
+            && v.recorded_at <= at
+            && found.is_none_or(|(t, s, _)| (v.recorded_at, e.seq) > (t, s))
+        {
+            found = Some((v.recorded_at, e.seq, v.state));
+        }
+    }
+    found.map_or(VerifyState::Candidate, |(_, _, s)| s)
+}
+
+fn model_support(events: &[Event], cited: &[String], at: i64) -> &'static str {
+    let states: Vec<VerifyState> = cited.iter().map(|e| model_state(events, e, at)).collect();
+    if !states.is_empty()
+        && states
+            .iter()
+            .all(|s| matches!(s, VerifyState::Rejected | VerifyState::Stale))
+    {
+        "unsupported"
+    } else if states.contains(&VerifyState::Conflicted) {
+        "contested"
+    } else {
+        "ok"
+    }
+}
+
+type QualityRow = (
+    String,
+    String,
+    String,
+    i64,
+    i64,
+    i64,
+    i64,
+    &'static str,
+    &'static str,
+);
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn quality_and_answers_from_the_store_match_the_model(
+        specs in proptest::collection::vec(spec(), 3..40),
+        cites in proptest::collection::vec(proptest::sample::subsequence(vec![0usize, 1, 2], 0..=2), 1..8),
+        verifies in proptest::collection::vec((0..3usize, 0..6usize, 0i64..12), 0..8),
+        aging in proptest::collection::vec((proptest::option::of(1i64..6), proptest::option::of(1i64..6)), 3),
+        probes in proptest::collection::vec((0i64..14, 0i64..26), 1..10),
+    ) {
+        let mut header = header();
+        for (t, (half_life, stale_after)) in header.topics.iter_mut().zip(&aging) {
+            t.half_life = *half_life;
+            t.stale_after = *stale_after;
+        }
+        let events = with_quality(&specs, &cites, &verifies);
+        let data = Dataset { header: header.clone(), events };
+        let replay = engine::replay(&data.header, &data.events);
+        let store = Store::in_memory("prop", &data, &replay).expect("in-memory store");
+        let model = reference(&data.events);
+        let cited_by: std::collections::HashMap<String, Vec<String>> = data
+            .events
+            .iter()
+            .filter_map(|e| match &e.body {
+                EventBody::Believe(a) => Some((a.id.clone(), a.supported_by.clone())),
+                _ => None,
+            })
+            .collect();
+        let aging_of = |topic: &str| {
+            let t = header.topic(topic).expect("topic");
+            (t.half_life, t.stale_after)
+        };
+        for (at, about) in probes {
+            // Every held version's quality.
+            let beliefs = query::believed(&store, at, None, &Filter::default()).expect("query");
+            let ledger = quality::ledger_for(&store, &beliefs).expect("ledger");
+            let mut got: Vec<QualityRow> = beliefs
+                .iter()
+                .map(|b| {
+                    let v = &b.version;
+                    let q = ledger.quality(v, &b.supported_by, at);
+                    (v.agent.to_string(), v.topic.to_string(), v.claim.to_string(), v.valid.from, v.valid.to,
+                     q.last_support, permille(q.effective_confidence), q.freshness.as_str(), q.support.as_str())
+                })
+                .collect();
+            got.sort();
+            let mut want: Vec<QualityRow> = model
+                .supports
+                .iter()
+                .filter(|(v, _)| v.recorded_at <= at && at < v.superseded_at)
+                .map(|(v, times)| {
+                    let last = times.iter().copied().filter(|&t| t <= at).max().expect("its assertion");
+                    let age = at - last;
+                    let (half_life, stale_after) = aging_of(&v.topic);
+                    let confidence = v.confidence as f64 / 1000.0;
+                    let effective = match half_life {
+                        None => v.confidence,
+                        Some(h) => permille(confidence * 0.5f64.powf(age as f64 / h as f64)),
+                    };
+                    let freshness = match stale_after {
+                        None => "unknown",
+                        Some(s) if age >= s => "stale",
+                        Some(_) => "current",
+                    };
+                    (v.agent.clone(), v.topic.clone(), v.claim.clone(), v.from, v.to, last, effective, freshness,
+                     model_support(&data.events, &cited_by[&v.assertion], at))
+                })
+                .collect();
+            want.sort();
+            prop_assert_eq!(got, want, "quality at {}", at);
+
+            // Verification states at T′.
+            for e in EVIDENCE {
+                prop_assert_eq!(ledger.state(e, at), model_state(&data.events, e, at), "{} at {}", e, at);
+            }
+
+            // The answer across agents, with and without a valid instant.
+            for (topic, cardinality) in TOPICS {
+                for about in [None, Some(about)] {
+                    let held: Vec<&asof::query::Belief> = beliefs.iter().filter(|b| *b.version.topic == *topic).collect();
+                    let got = quality::answer_of(&ledger, &held, cardinality, at, about);
+                    let mut sets: std::collections::BTreeMap<&str, std::collections::BTreeSet<String>> = Default::default();
+                    let rows: Vec<&Row> = model.rows.iter().filter(|v| {
+                        v.topic == topic && v.recorded_at <= at && at < v.superseded_at
+                            && about.is_none_or(|t| v.from <= t && t < v.to)
+                    }).collect();
+                    for agent in AGENTS {
+                        let mine: Vec<&&Row> = rows.iter().filter(|v| v.agent == agent).collect();
+                        let claims: std::collections::BTreeSet<String> = if about.is_none() && cardinality == Cardinality::One {
+                            // §3 answer: the greatest valid_from, ties the later recorded_at.
+                            mine.iter().max_by_key(|v| (v.from, v.recorded_at)).map(|v| v.claim.clone()).into_iter().collect()
+                        } else {
+                            mine.iter().map(|v| v.claim.clone()).collect()
+                        };
+                        if !claims.is_empty() {
+                            sets.insert(agent, claims);
+                        }
+                    }
+                    let distinct: std::collections::BTreeSet<_> = sets.values().collect();
+                    let status = match distinct.len() {
+                        0 => "none",
+                        1 => "answered",
+                        _ => "conflicted",
+                    };
+                    prop_assert_eq!(got.status.as_str(), status, "{} at {} about {:?}", topic, at, about);
+                    let listed: std::collections::BTreeSet<&str> = got.agents.iter().map(|a| &*a.agent).collect();
+                    let holding: std::collections::BTreeSet<&str> = sets.keys().copied().collect();
+                    prop_assert_eq!(listed, holding, "every agent holding a belief is listed");
+                    if status == "answered" {
+                        let claims: std::collections::BTreeSet<String> = got.claims.iter().map(|c| c.to_string()).collect();
+                        prop_assert_eq!(&claims, *distinct.iter().next().expect("one set"));
+                    } else {
+                        prop_assert!(got.claims.is_empty(), "a conflicted answer picks no claim");
+                    }
+                }
+            }
+        }
     }
 }

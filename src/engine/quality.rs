@@ -442,3 +442,181 @@ pub fn answer<'a>(
         agents,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{Format, read_str};
+    use crate::time::parse;
+
+    /// Topic `t` decays by half every 6 h and goes stale after 12 h.
+    const LOG: &str = r#"
+asof: 1
+incident: {id: q}
+agents: [{id: a}, {id: b}]
+topics:
+  - {id: t, half_life: 6h, stale_after: 12h}
+  - {id: plain}
+events:
+  - evidence: {id: E1, kind: log, observed_at: 2026-01-01T00:00:00Z, recorded_at: 2026-01-01T00:00:00Z}
+  - evidence: {id: E2, kind: log, observed_at: 2026-01-01T00:00:00Z, recorded_at: 2026-01-01T00:00:00Z}
+  - believe: {id: B1, agent: a, topic: t, claim: x, confidence: 0.8, valid_from: 2026-01-01T00:00:00Z, recorded_at: 2026-01-01T00:00:00Z, supported_by: [E1, E2]}
+  - believe: {id: B2, agent: a, topic: plain, claim: y, confidence: 0.5, valid_from: 2026-01-01T00:00:00Z, recorded_at: 2026-01-01T00:00:00Z, supported_by: [E1]}
+  - believe: {id: B3, agent: a, topic: t, claim: x, confidence: 0.8, valid_from: 2026-01-01T00:00:00Z, recorded_at: 2026-01-01T20:00:00Z, supported_by: [E2]}
+  - verify: {id: V1, evidence: E1, state: conflicted, by: r, recorded_at: 2026-01-01T02:00:00Z}
+  - verify: {id: V2, evidence: E1, state: rejected, by: r, recorded_at: 2026-01-01T04:00:00Z}
+  - verify: {id: V3, evidence: E1, state: direct-read, by: r, recorded_at: 2026-01-01T04:00:00Z, note: second at the same instant}
+  - verify: {id: V4, evidence: E1, state: rejected, by: r, recorded_at: 2026-01-01T05:00:00Z}
+  - verify: {id: V5, evidence: E2, state: stale, by: r, recorded_at: 2026-01-01T06:00:00Z}
+"#;
+
+    fn at(text: &str) -> Micros {
+        parse(text).expect("time")
+    }
+
+    fn ledger() -> (Ledger, crate::engine::Replay) {
+        let parsed = read_str("q.yaml", Format::Yaml, LOG).expect("valid");
+        let replay = crate::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+        (Ledger::of_log(&parsed.dataset, &replay), replay)
+    }
+
+    fn version<'a>(replay: &'a crate::engine::Replay, topic: &str) -> &'a Version {
+        replay
+            .versions
+            .iter()
+            .find(|v| &*v.topic == topic)
+            .expect("a version")
+    }
+
+    #[test]
+    fn verification_is_candidate_before_any_verify_then_the_latest_file_order_on_ties() {
+        let (l, _) = ledger();
+        assert_eq!(
+            l.state("E1", at("2026-01-01T01:59:59Z")),
+            VerifyState::Candidate
+        );
+        assert!(l.verdict("E1", at("2026-01-01T01:00:00Z")).is_none());
+        assert_eq!(
+            l.state("E1", at("2026-01-01T02:00:00Z")),
+            VerifyState::Conflicted
+        );
+        // V2 and V3 share 04:00: the later in the file wins.
+        let v = l
+            .verdict("E1", at("2026-01-01T04:00:00Z"))
+            .expect("verdict");
+        assert_eq!((v.id.as_str(), v.state), ("V3", VerifyState::DirectRead));
+        assert_eq!(
+            l.verdicts("E1", at("2026-01-01T04:00:00Z")).len(),
+            3,
+            "history kept"
+        );
+        assert_eq!(
+            l.state("E2", at("2026-01-01T05:00:00Z")),
+            VerifyState::Candidate
+        );
+    }
+
+    #[test]
+    fn support_needs_every_cited_item_rejected_or_stale() {
+        let (l, _) = ledger();
+        let both = ["E1".to_owned(), "E2".to_owned()];
+        // 05:00: E1 rejected, E2 still a candidate: one of two is not enough.
+        assert_eq!(l.support(&both, at("2026-01-01T05:00:00Z")), Support::Ok);
+        // 06:00: E2 stale too: every cited item withdrawn.
+        assert_eq!(
+            l.support(&both, at("2026-01-01T06:00:00Z")),
+            Support::Unsupported
+        );
+        // 02:00: E1 conflicted.
+        assert_eq!(
+            l.support(&both, at("2026-01-01T02:00:00Z")),
+            Support::Contested
+        );
+        assert_eq!(
+            l.support(&[], at("2026-01-01T06:00:00Z")),
+            Support::Ok,
+            "cites nothing"
+        );
+    }
+
+    #[test]
+    fn freshness_turns_stale_at_exactly_stale_after_and_a_reconfirmation_resets_it() {
+        let (l, replay) = ledger();
+        let v = version(&replay, "t");
+        let cited = ["E1".to_owned()];
+        let just_before = l.quality(v, &cited, at("2026-01-01T11:59:59Z"));
+        assert_eq!(just_before.freshness, Freshness::Current);
+        let exactly = l.quality(v, &cited, at("2026-01-01T12:00:00Z"));
+        assert_eq!(
+            exactly.freshness,
+            Freshness::Stale,
+            "age = stale_after is stale"
+        );
+        assert_eq!(exactly.effective_confidence, 0.2, "0.8 × 0.5^(12h/6h)");
+        // B3 reconfirms B1's version at 20:00: the age starts again.
+        let after = l.quality(v, &cited, at("2026-01-01T21:00:00Z"));
+        assert_eq!(after.last_support, at("2026-01-01T20:00:00Z"));
+        assert_eq!(after.freshness, Freshness::Current);
+        assert_eq!(
+            after.effective_confidence,
+            decay(0.8, 3_600_000_000, Some(21_600_000_000))
+        );
+        // A topic without half_life or stale_after: unchanged and unknown.
+        let plain = l.quality(
+            version(&replay, "plain"),
+            &cited,
+            at("2026-02-01T00:00:00Z"),
+        );
+        assert_eq!(
+            (plain.effective_confidence, plain.freshness),
+            (0.5, Freshness::Unknown)
+        );
+    }
+
+    #[test]
+    fn decay_rounds_to_per_mille() {
+        assert_eq!(decay(0.7, 3_600_000_000, Some(3 * 3_600_000_000)), 0.556);
+        assert_eq!(decay(0.7, 0, Some(1)), 0.7);
+        assert_eq!(decay(0.7, 123, None), 0.7);
+    }
+
+    #[test]
+    fn answer_agrees_conflicts_or_is_silent_and_never_picks() {
+        let (l, replay) = ledger();
+        let held: Vec<(&Version, &[String])> = replay
+            .versions
+            .iter()
+            .filter(|v| &*v.topic == "t")
+            .map(|v| (v, &[][..]))
+            .collect();
+        let t = at("2026-01-01T21:00:00Z");
+        // Only agent a holds a belief; b is silent: answered.
+        let one = answer(&l, held.clone(), Cardinality::One, t, None);
+        assert_eq!(one.status, AnswerStatus::Answered);
+        assert_eq!(one.claim(), Some("x"));
+        assert_eq!(one.agents.len(), 1, "the silent agent is not listed");
+        // No one: none.
+        let none = answer(&l, Vec::new(), Cardinality::One, t, None);
+        assert_eq!((none.status, none.claim()), (AnswerStatus::None, None));
+        // b holds another claim: conflicted, both listed, no claim picked.
+        let mut other = held[0].0.clone();
+        other.agent = "b".into();
+        other.claim = "z".into();
+        let mut both = held.clone();
+        both.push((&other, &[][..]));
+        let c = answer(&l, both, Cardinality::One, t, None);
+        assert_eq!(c.status, AnswerStatus::Conflicted);
+        assert_eq!(c.claim(), None);
+        let claims: Vec<(&str, &str)> = c.agents.iter().map(|a| (&*a.agent, &*a.claim)).collect();
+        assert_eq!(claims, vec![("a", "x"), ("b", "z")]);
+        // About a valid instant none of them covers: none.
+        let before = answer(
+            &l,
+            held,
+            Cardinality::One,
+            t,
+            Some(at("2025-12-31T00:00:00Z")),
+        );
+        assert_eq!(before.status, AnswerStatus::None);
+    }
+}

@@ -115,3 +115,20 @@ pub fn ledger(store: &Store) -> rusqlite::Result<Ledger> {
 pub fn end_of_log(store: &Store) -> rusqlite::Result<Micros> {
     Ok(super::recorded_span(store)?.map_or(0, |(_, last)| last))
 }
+
+/// [`crate::engine::quality::answer`] over beliefs of one topic held at `at`.
+pub fn answer_of(
+    ledger: &Ledger,
+    held: &[&Belief],
+    cardinality: crate::model::Cardinality,
+    at: Micros,
+    about: Option<Micros>,
+) -> crate::engine::quality::Answer {
+    crate::engine::quality::answer(
+        ledger,
+        held.iter().map(|b| (&b.version, &b.supported_by[..])),
+        cardinality,
+        at,
+        about,
+    )
+}

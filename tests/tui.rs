@@ -1173,3 +1173,114 @@ fn the_version_popup_snapshot() {
     assert!(screen.contains("Version B19"), "{screen}");
     insta::assert_snapshot!("version_80x24", screen);
 }
+
+/// `m` marks the selected evidence at the cursor (SPEC §9): the mark goes to
+/// the review file and into the view (VERIFIED column, the support of the
+/// beliefs citing it), never into the loaded store; a mark before its evidence
+/// was recorded, or without a review file, is refused with a message.
+#[test]
+fn m_marks_evidence_into_the_review_file_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let review = dir.path().join("demo.review.jsonl");
+    let mut app = demo(false, (140, 45));
+    app.update(Action::Mark);
+    assert!(app.popup.is_none());
+    assert!(
+        app.status
+            .as_deref()
+            .unwrap_or("")
+            .contains("needs a review file")
+    );
+    app.review = Some(review.clone());
+    app.seek(at("2026-03-04T12:00:00Z"));
+    while app.focus != asof::tui::app::Focus::Evidence {
+        app.update(Action::FocusNext);
+    }
+    // E24 is recorded on 03-05: not yet.
+    select_evidence(&mut app, "E24");
+    app.update(Action::Mark);
+    assert!(app.popup.is_none());
+    assert!(
+        app.status
+            .as_deref()
+            .unwrap_or("")
+            .contains("after the cursor"),
+        "{:?}",
+        app.status
+    );
+    select_evidence(&mut app, "E17");
+    app.update(Action::Mark);
+    assert!(app.popup.is_some(), "the mark prompt opens");
+    for c in "nonsense".chars() {
+        app.update(Action::Type(c));
+    }
+    app.update(Action::Open);
+    assert!(
+        app.popup.is_some(),
+        "an unknown state keeps the prompt open"
+    );
+    assert!(!review.exists());
+    for _ in 0.."nonsense".len() {
+        app.update(Action::Edit(asof::tui::action::Edit::Backspace));
+    }
+    for c in "rej misread span".chars() {
+        app.update(Action::Type(c));
+    }
+    app.update(Action::Open);
+    assert!(app.popup.is_none(), "{:?}", app.popup);
+    let written = std::fs::read_to_string(&review).unwrap();
+    let line: serde_json::Value = serde_json::from_str(written.trim()).unwrap();
+    assert_eq!(line["verify"]["evidence"], "E17");
+    assert_eq!(line["verify"]["state"], "rejected");
+    assert_eq!(line["verify"]["note"], "misread span");
+    assert_eq!(line["verify"]["recorded_at"], "2026-03-04T12:00:00Z");
+    // The view shows it: the VERIFIED column, and B22 (~30%, on E17 only) unsupported.
+    let screen = text(&draw(&app));
+    let e17 = screen.lines().find(|l| l.contains("│E17 ")).unwrap();
+    assert!(e17.contains("rejected"), "{e17}");
+    let row = app
+        .beliefs
+        .rows
+        .iter()
+        .find(|r| {
+            r.belief
+                .is_some_and(|i| &*app.timeline.beliefs[i].version.assertion == "B22")
+        })
+        .unwrap();
+    assert_eq!(
+        row.quality.unwrap().support,
+        asof::engine::quality::Support::Unsupported
+    );
+    assert!(
+        row.note.contains("✗ unsupported: E17 rejected"),
+        "{}",
+        row.note
+    );
+    // Before the mark's instant it is still a candidate.
+    app.seek(at("2026-03-04T11:59:00Z"));
+    assert_eq!(
+        app.timeline.ledger.state("E17", app.cursor),
+        asof::model::VerifyState::Candidate
+    );
+    // The review file loads into a new store with the mark; the bundled demo is unchanged.
+    let db = dir.path().join("reviewed.db");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_asof"))
+        .args(["load", "datasets/payment-outage.yaml", "--db"])
+        .arg(&db)
+        .arg("--review")
+        .arg(&review)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let store = asof::store::Store::open(&db).unwrap();
+    let ledger = asof::query::quality::ledger_for(&store, &[]).unwrap();
+    assert_eq!(
+        ledger.state("E17", at("2026-03-04T12:00:00Z")),
+        asof::model::VerifyState::Rejected
+    );
+    let fresh = Timeline::load(&source::demo().unwrap()).unwrap();
+    assert_eq!(
+        fresh.ledger.state("E17", at("2026-03-10T00:00:00Z")),
+        asof::model::VerifyState::Candidate
+    );
+}

@@ -3,7 +3,7 @@
 //! selected; the cells of the rows on screen. Recomputed when the cursor moves.
 
 use super::list::FilteredList;
-use crate::engine::quality::{self, AnswerStatus, Freshness, Quality, Support};
+use crate::engine::quality::{self, AnswerStatus, Quality, Support};
 use crate::model::permille;
 use crate::query::timeline::{MarkKind, Timeline};
 use crate::time::{self, Micros, format_short};
@@ -366,18 +366,14 @@ fn lost_support(timeline: &Timeline, cited: &[String], support: Support, t: Micr
     }
 }
 
-/// "0.70", "0.70→0.21" when decay lowered it, with "⌛" when stale.
+/// "0.70", or "0.70→0.21" when decay lowered it (a stale row's ⌛ leads the row).
 pub fn confidence_cell(stated: f64, q: Option<&Quality>) -> String {
-    let mut text = format!("{stated:.2}");
-    if let Some(q) = q {
-        if permille(q.effective_confidence) != permille(stated) {
-            text.push_str(&format!("→{:.2}", q.effective_confidence));
+    match q {
+        Some(q) if permille(q.effective_confidence) != permille(stated) => {
+            format!("{stated:.2}→{:.2}", q.effective_confidence)
         }
-        if q.freshness == Freshness::Stale {
-            text.push_str(" ⌛");
-        }
+        _ => format!("{stated:.2}"),
     }
-    text
 }
 
 /// Per topic, claim text → its glyph and colour index, in order of first version.

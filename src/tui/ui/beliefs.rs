@@ -168,7 +168,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
                     theme.base()
                 });
                 let mut spans = vec![
-                    Span::raw("  "),
+                    Span::styled(if stale { "⌛" } else { "  " }, theme.warning()),
                     Span::styled(
                         format!("{} ", claim_glyph(row.claim_index)),
                         theme.claim(row.claim_index),

@@ -128,6 +128,39 @@ fn main() {
     }
     all_topics.sort();
 
+    // The CLI's `believed --format json` path with belief quality (SPEC §9):
+    // the query, the ledger its beliefs need, every version's quality.
+    let mut with_quality = Vec::with_capacity(200);
+    let mut quality_one = Vec::with_capacity(2000);
+    for i in 0..2200 {
+        let at = first + sample.next(span) as i64;
+        let filter = match i < 200 {
+            true => Filter::default(),
+            false => Filter {
+                agent: None,
+                topic: Some(topic_ids[sample.next(topic_ids.len() as u64) as usize].clone()),
+            },
+        };
+        let t = Instant::now();
+        let beliefs = query::believed(&store, at, None, &filter).expect("query");
+        let ledger = query::quality::ledger_for(&store, &beliefs).expect("ledger");
+        let stale = beliefs
+            .iter()
+            .filter(|b| {
+                ledger.quality(&b.version, &b.supported_by, at).freshness
+                    == asof::engine::quality::Freshness::Stale
+            })
+            .count();
+        hits += stale;
+        if i < 200 {
+            with_quality.push(t.elapsed());
+        } else {
+            quality_one.push(t.elapsed());
+        }
+    }
+    with_quality.sort();
+    quality_one.sort();
+
     // The TUI: open (read the whole store into memory), then cursor steps with a
     // full redraw into a 200×50 TestBackend.
     let t = Instant::now();
@@ -356,6 +389,8 @@ fn main() {
         },
         "believed_one_topic_about_ms": {"p50": percentile(&one_topic, 0.5), "p99": percentile(&one_topic, 0.99), "n": one_topic.len()},
         "believed_all_topics_ms": {"p50": percentile(&all_topics, 0.5), "p99": percentile(&all_topics, 0.99), "n": all_topics.len()},
+        "believed_all_topics_with_quality_ms": {"p50": percentile(&with_quality, 0.5), "p99": percentile(&with_quality, 0.99), "n": with_quality.len()},
+        "believed_one_topic_with_quality_ms": {"p50": percentile(&quality_one, 0.5), "p99": percentile(&quality_one, 0.99), "n": quality_one.len()},
         "believed_all_topics_in_memory_ms": {"p50": percentile(&all_topics_memory, 0.5), "p99": percentile(&all_topics_memory, 0.99), "n": all_topics_memory.len()},
         "tui_open_ms": ms(tui_open),
         "tui_step_200x50_ms": {"p50": percentile(&steps, 0.5), "p99": percentile(&steps, 0.99), "n": steps.len()},

@@ -662,17 +662,24 @@ proptest! {
         for (at, about) in probes {
             // Every held version's quality.
             let beliefs = query::believed(&store, at, None, &Filter::default()).expect("query");
+            // The ledger of the beliefs in hand (the CLI's) and of the whole
+            // store (the TUI's, the report's) must both read the model's rows.
+            let rows = |ledger: &asof::engine::quality::Ledger| {
+                let mut rows: Vec<QualityRow> = beliefs
+                    .iter()
+                    .map(|b| {
+                        let v = &b.version;
+                        let q = ledger.quality(v, &b.supported_by, at);
+                        (v.agent.to_string(), v.topic.to_string(), v.claim.to_string(), v.valid.from, v.valid.to,
+                         q.last_support, permille(q.effective_confidence), q.freshness.as_str(), q.support.as_str())
+                    })
+                    .collect();
+                rows.sort();
+                rows
+            };
             let ledger = quality::ledger_for(&store, &beliefs).expect("ledger");
-            let mut got: Vec<QualityRow> = beliefs
-                .iter()
-                .map(|b| {
-                    let v = &b.version;
-                    let q = ledger.quality(v, &b.supported_by, at);
-                    (v.agent.to_string(), v.topic.to_string(), v.claim.to_string(), v.valid.from, v.valid.to,
-                     q.last_support, permille(q.effective_confidence), q.freshness.as_str(), q.support.as_str())
-                })
-                .collect();
-            got.sort();
+            let got = rows(&ledger);
+            prop_assert_eq!(&got, &rows(&quality::ledger(&store).expect("whole ledger")), "whole-store ledger at {}", at);
             let mut want: Vec<QualityRow> = model
                 .supports
                 .iter()

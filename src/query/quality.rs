@@ -57,6 +57,24 @@ fn add_reconfirmations(
     Ok(())
 }
 
+/// Every reconfirmation in the store, into `ledger`.
+fn add_all_reconfirmations(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
+    let mut stmt = store.connection().prepare_cached(
+        "SELECT e.recorded_at, v.assertion, v.valid_from, v.valid_to
+         FROM reconfirmations r JOIN events e ON e.seq = r.seq JOIN versions v ON v.id = r.version",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let assertion: String = r.get(1)?;
+        ledger.add_reconfirmation(&assertion, r.get(0)?, Interval::new(r.get(2)?, r.get(3)?));
+    }
+    Ok(())
+}
+
+/// Above this many (agent, topic) pairs, [`ledger_for`] reads every
+/// reconfirmation at once instead of looking each pair up.
+const PAIRS_LOOKED_UP: usize = 8;
+
 /// A ledger for `beliefs`: their topics' settings, every verification, the
 /// reconfirmations of their (agent, topic) pairs and when the assertions of
 /// split versions were recorded.
@@ -66,15 +84,26 @@ pub fn ledger_for<'a>(
 ) -> rusqlite::Result<Ledger> {
     let mut ledger = Ledger::new(store.header());
     add_verdicts(store, &mut ledger)?;
-    let mut pairs = HashSet::new();
+    let beliefs: Vec<&Belief> = beliefs.into_iter().collect();
+    let pairs: HashSet<(&str, &str)> = beliefs
+        .iter()
+        .map(|b| (&*b.version.agent, &*b.version.topic))
+        .collect();
+    // A pair's look-up reads every assertion of the pair, so for many pairs
+    // (all topics) reading the reconfirmations table once is far cheaper: it
+    // holds one row per reconfirmed version, a small fraction of the log.
+    if pairs.len() > PAIRS_LOOKED_UP {
+        add_all_reconfirmations(store, &mut ledger)?;
+    } else {
+        for (agent, topic) in pairs {
+            add_reconfirmations(store, agent, topic, &mut ledger)?;
+        }
+    }
     let mut asserted = store
         .connection()
         .prepare_cached("SELECT recorded_at FROM events WHERE id = ?1")?;
     for b in beliefs {
         let v = &b.version;
-        if pairs.insert((v.agent.clone(), v.topic.clone())) {
-            add_reconfirmations(store, &v.agent, &v.topic, &mut ledger)?;
-        }
         if v.origin == Origin::Split && !ledger.knows_assertion(&v.assertion) {
             let at: Micros = asserted.query_row([&*v.assertion], |r| r.get(0))?;
             ledger.set_asserted_at(&v.assertion, at);
@@ -88,16 +117,8 @@ pub fn ledger_for<'a>(
 pub fn ledger(store: &Store) -> rusqlite::Result<Ledger> {
     let mut ledger = Ledger::new(store.header());
     add_verdicts(store, &mut ledger)?;
+    add_all_reconfirmations(store, &mut ledger)?;
     let conn = store.connection();
-    let mut stmt = conn.prepare(
-        "SELECT e.recorded_at, v.assertion, v.valid_from, v.valid_to
-         FROM reconfirmations r JOIN events e ON e.seq = r.seq JOIN versions v ON v.id = r.version",
-    )?;
-    let mut rows = stmt.query([])?;
-    while let Some(r) = rows.next()? {
-        let assertion: String = r.get(1)?;
-        ledger.add_reconfirmation(&assertion, r.get(0)?, Interval::new(r.get(2)?, r.get(3)?));
-    }
     let mut stmt = conn.prepare(
         "SELECT DISTINCT a.id, a.recorded_at FROM versions v JOIN events a ON a.seq = v.assertion_seq
          WHERE v.origin = 'split'",

@@ -1284,3 +1284,76 @@ fn m_marks_evidence_into_the_review_file_only() {
         asof::model::VerifyState::Candidate
     );
 }
+
+/// `asof tui SOURCE --review FILE` on an existing file: its marks are in the
+/// view from the first frame, a new mark takes the next free id, and a broken
+/// file is refused with its line, adding nothing.
+#[test]
+fn an_existing_review_file_is_in_the_view_and_new_marks_follow_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let review = dir.path().join("demo.review.jsonl");
+    std::fs::write(
+        &review,
+        concat!(
+            r#"{"verify": {"id": "RV1", "evidence": "E17", "state": "rejected", "by": "ana", "recorded_at": "2026-03-04T10:00:00Z", "note": "misread span"}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let mut timeline = Timeline::load(&source::demo().unwrap()).unwrap();
+    assert_eq!(timeline.add_review(&review).unwrap(), 1);
+    let mut app = App::new(timeline, Theme { color: false }, (140, 45));
+    app.review = Some(review.clone());
+    app.seek(at("2026-03-04T12:00:00Z"));
+    let screen = text(&draw(&app));
+    let e17 = screen.lines().find(|l| l.contains("│E17 ")).unwrap();
+    assert!(e17.contains("rejected"), "{e17}");
+    app.seek(at("2026-03-04T09:59:00Z"));
+    let screen = text(&draw(&app));
+    let e17 = screen.lines().find(|l| l.contains("│E17 ")).unwrap();
+    assert!(!e17.contains("rejected"), "not before its instant: {e17}");
+
+    // A new mark on E16 appends RV2, not a second RV1.
+    app.seek(at("2026-03-04T12:00:00Z"));
+    while app.focus != asof::tui::app::Focus::Evidence {
+        app.update(Action::FocusNext);
+    }
+    select_evidence(&mut app, "E16");
+    app.update(Action::Mark);
+    for c in "direct".chars() {
+        app.update(Action::Type(c));
+    }
+    app.update(Action::Open);
+    assert!(app.popup.is_none(), "{:?}", app.popup);
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&review)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[1]["verify"]["id"], "RV2");
+    assert_eq!(lines[1]["verify"]["evidence"], "E16");
+    assert_eq!(lines[1]["verify"]["state"], "direct-read");
+
+    // A mark on evidence the log does not hold: refused with its line, nothing added.
+    let broken = dir.path().join("broken.review.jsonl");
+    std::fs::write(
+        &broken,
+        concat!(
+            r#"{"verify": {"id": "RV1", "evidence": "E16", "state": "rejected", "recorded_at": "2026-03-04T10:00:00Z"}}"#,
+            "\n",
+            r#"{"verify": {"id": "RV2", "evidence": "E99", "state": "rejected", "recorded_at": "2026-03-04T10:00:00Z"}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let mut timeline = Timeline::load(&source::demo().unwrap()).unwrap();
+    let error = timeline.add_review(&broken).unwrap_err().to_string();
+    assert!(error.contains("broken.review.jsonl:2"), "{error}");
+    assert!(error.contains("E99"), "{error}");
+    assert_eq!(
+        timeline.ledger.state("E16", at("2026-03-05T00:00:00Z")),
+        asof::model::VerifyState::Candidate,
+        "nothing from a refused file"
+    );
+}

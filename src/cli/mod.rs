@@ -215,27 +215,7 @@ fn interactive(
     let mut timeline = crate::query::timeline::Timeline::load(&store)?;
     let review = review.unwrap_or_else(|| default_review(source));
     if review.exists() {
-        let (evidence, ids) = crate::dataset::review::known(timeline.marks.iter().map(|m| {
-            let at =
-                (m.kind == crate::query::timeline::MarkKind::Evidence).then_some(m.recorded_at);
-            (m.id.as_str(), at)
-        }));
-        let first = timeline.marks.len() as u64 + 1;
-        let marks = crate::dataset::review::read(&review, &evidence, &ids, first)?;
-        for (n, v) in marks.into_iter().enumerate() {
-            timeline.ledger.add_verdict(
-                &v.evidence,
-                crate::engine::quality::Verdict {
-                    id: v.id,
-                    state: v.state,
-                    since: v.recorded_at,
-                    seq: first + n as u64,
-                    by: v.by,
-                    note: v.note,
-                },
-            );
-        }
-        timeline.ledger.seal();
+        timeline.add_review(&review)?;
     }
     // A store file is read again by the worker that first needs its log; a
     // dataset or the demo is in memory already.

@@ -94,6 +94,38 @@ pub struct Timeline {
 }
 
 impl Timeline {
+    /// Adds the `verify` events of a review file (SPEC §9; what the TUI's `m`
+    /// writes) to the view's ledger, after every event of the log; the store is
+    /// not touched. Returns how many were read; every broken rule is reported
+    /// with its line and nothing is added.
+    pub fn add_review(
+        &mut self,
+        path: &std::path::Path,
+    ) -> Result<usize, crate::dataset::DatasetErrors> {
+        let (evidence, ids) = crate::dataset::review::known(self.marks.iter().map(|m| {
+            let at = (m.kind == MarkKind::Evidence).then_some(m.recorded_at);
+            (m.id.as_str(), at)
+        }));
+        let first = self.marks.len() as u64 + 1;
+        let marks = crate::dataset::review::read(path, &evidence, &ids, first)?;
+        let read = marks.len();
+        for (n, v) in marks.into_iter().enumerate() {
+            self.ledger.add_verdict(
+                &v.evidence,
+                crate::engine::quality::Verdict {
+                    id: v.id,
+                    state: v.state,
+                    since: v.recorded_at,
+                    seq: first + n as u64,
+                    by: v.by,
+                    note: v.note,
+                },
+            );
+        }
+        self.ledger.seal();
+        Ok(read)
+    }
+
     /// Reads the whole store.
     pub fn load(store: &Store) -> rusqlite::Result<Timeline> {
         let conn = store.connection();

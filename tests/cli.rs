@@ -2,15 +2,10 @@
 
 mod common;
 
-use common::{SMALL, asof, bytes, write};
+use common::{SMALL, asof, bytes, stdout_json as json, write};
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn json(cmd: &mut assert_cmd::Command) -> Value {
-    let out = cmd.assert().success().get_output().stdout.clone();
-    serde_json::from_slice(&out).expect("valid JSON on stdout")
-}
 
 fn load_demo(dir: &Path) -> PathBuf {
     let db = dir.join("demo.db");

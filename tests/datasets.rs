@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::asof;
+use common::{asof, load};
 use serde_json::Value;
 use std::path::Path;
 
@@ -193,20 +193,8 @@ fn yaml_and_jsonl_load_into_identical_stores() {
     let yaml = Path::new("datasets/payment-outage.yaml");
     let jsonl = common::write(dir.path(), "demo.jsonl", &to_jsonl(yaml));
     let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
-    asof()
-        .arg("load")
-        .arg(yaml)
-        .arg("--db")
-        .arg(&a)
-        .assert()
-        .success();
-    asof()
-        .arg("load")
-        .arg(&jsonl)
-        .arg("--db")
-        .arg(&b)
-        .assert()
-        .success();
+    load(yaml, &a);
+    load(&jsonl, &b);
     for sql in [
         "SELECT * FROM events ORDER BY seq",
         "SELECT * FROM citations ORDER BY seq, pos",

@@ -3,25 +3,10 @@
 
 mod common;
 
-use common::{asof, bytes};
+use common::{asof, bytes, load_demo, stdout_json as json};
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::Path;
-
-fn json(cmd: &mut assert_cmd::Command) -> Value {
-    let out = cmd.assert().success().get_output().stdout.clone();
-    serde_json::from_slice(&out).expect("JSON")
-}
-
-fn load_demo(dir: &Path) -> std::path::PathBuf {
-    let db = dir.join("demo.db");
-    asof()
-        .args(["load", "datasets/payment-outage.yaml", "--db"])
-        .arg(&db)
-        .assert()
-        .success();
-    db
-}
 
 fn truth<'a>(v: &'a Value, agent: &str, topic: &str) -> &'a Value {
     v["truth"]

@@ -4,15 +4,10 @@
 
 mod common;
 
-use common::{asof, write};
+use common::{asof, stdout_json as json, write};
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::Path;
-
-fn json(cmd: &mut assert_cmd::Command) -> Value {
-    let out = cmd.assert().success().get_output().stdout.clone();
-    serde_json::from_slice(&out).expect("JSON")
-}
 
 /// (agent, claim, valid_from, valid_to, recorded_at, superseded_at, closed) per version.
 fn rows(db: &Path, topic: &str) -> Vec<(String, String, Value, Value, Value, Value, Value)> {

@@ -4,25 +4,10 @@
 
 mod common;
 
-use common::{asof, write};
+use common::{asof, load, load_demo, stdout_json as json, write};
 use predicates::prelude::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn json(cmd: &mut assert_cmd::Command) -> Value {
-    let out = cmd.assert().success().get_output().stdout.clone();
-    serde_json::from_slice(&out).expect("valid JSON on stdout")
-}
-
-fn load_demo(dir: &Path) -> PathBuf {
-    let db = dir.join("demo.db");
-    asof()
-        .args(["load", "datasets/payment-outage.yaml", "--db"])
-        .arg(&db)
-        .assert()
-        .success();
-    db
-}
+use std::path::Path;
 
 fn belief<'a>(beliefs: &'a Value, agent: &str) -> &'a Value {
     beliefs["beliefs"]
@@ -413,20 +398,8 @@ fn verify_events_and_durations_are_validated_with_locations() {
         ),
     );
     let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
-    asof()
-        .arg("load")
-        .arg(&yaml)
-        .arg("--db")
-        .arg(&a)
-        .assert()
-        .success();
-    asof()
-        .arg("load")
-        .arg(&jsonl)
-        .arg("--db")
-        .arg(&b)
-        .assert()
-        .success();
+    load(&yaml, &a);
+    load(&jsonl, &b);
     let rows = |db: &Path| -> Vec<String> {
         let conn = rusqlite::Connection::open(db).unwrap();
         let mut out = Vec::new();

@@ -56,6 +56,23 @@ impl Collector<'_> {
         self.push(location, Some(id), message);
     }
 
+    /// An event's `id`, or the default one when it has none; an empty one is
+    /// an error (`what` names the event: "an assertion").
+    fn id(
+        &mut self,
+        index: usize,
+        kind: &str,
+        id: Option<String>,
+        default: impl FnOnce() -> String,
+        what: &str,
+    ) -> String {
+        let id = id.unwrap_or_else(default);
+        if id.trim().is_empty() {
+            self.field(index, kind, "id", "?", format!("{what} has an empty `id`"));
+        }
+        id
+    }
+
     fn text(&mut self, index: usize, kind: &str, field: &str, id: &str, value: &str) {
         if value.len() > MAX_TEXT {
             self.field(
@@ -660,16 +677,7 @@ fn evidence(c: &mut Collector, index: usize, raw: RawEvidence) -> Option<Evidenc
 
 fn believe(c: &mut Collector, index: usize, seq: u64, raw: RawBelieve) -> Option<Assertion> {
     const K: &str = "believe";
-    let id = raw.id.unwrap_or_else(|| format!("A{seq}"));
-    if id.trim().is_empty() {
-        c.field(
-            index,
-            K,
-            "id",
-            "?",
-            "an assertion has an empty `id`".to_owned(),
-        );
-    }
+    let id = c.id(index, K, raw.id, || format!("A{seq}"), "an assertion");
     if raw.claim.trim().is_empty() {
         c.field(index, K, "claim", &id, "`claim` is empty".to_owned());
     }
@@ -704,16 +712,7 @@ fn believe(c: &mut Collector, index: usize, seq: u64, raw: RawBelieve) -> Option
 
 fn retract(c: &mut Collector, index: usize, seq: u64, raw: RawRetract) -> Option<Retraction> {
     const K: &str = "retract";
-    let id = raw.id.unwrap_or_else(|| format!("R{seq}"));
-    if id.trim().is_empty() {
-        c.field(
-            index,
-            K,
-            "id",
-            "?",
-            "a retraction has an empty `id`".to_owned(),
-        );
-    }
+    let id = c.id(index, K, raw.id, || format!("R{seq}"), "a retraction");
     if let Some(r) = &raw.reason {
         c.text(index, K, "reason", &id, r);
     }
@@ -824,16 +823,7 @@ pub(crate) fn verification(
 
 fn verify(c: &mut Collector, index: usize, seq: u64, raw: RawVerify) -> Option<Verification> {
     const K: &str = "verify";
-    let id = raw.id.unwrap_or_else(|| format!("V{seq}"));
-    if id.trim().is_empty() {
-        c.field(
-            index,
-            K,
-            "id",
-            "?",
-            "a verification has an empty `id`".to_owned(),
-        );
-    }
+    let id = c.id(index, K, raw.id, || format!("V{seq}"), "a verification");
     if raw.evidence.trim().is_empty() {
         c.field(index, K, "evidence", &id, "`evidence` is empty".to_owned());
     }

@@ -174,3 +174,21 @@ pub fn count(tally: &serde_json::Value, what: &str) -> u64 {
         .find(|c| c["what"].as_str().is_some_and(|w| w.starts_with(what)))
         .map_or(0, |c| c["count"].as_u64().unwrap_or(0))
 }
+
+/// `asof load DATASET --db DB`, which must succeed.
+pub fn load(dataset: &Path, db: &Path) {
+    asof()
+        .arg("load")
+        .arg(dataset)
+        .arg("--db")
+        .arg(db)
+        .assert()
+        .success();
+}
+
+/// The bundled demo dataset loaded into `dir/demo.db`.
+pub fn load_demo(dir: &Path) -> PathBuf {
+    let db = dir.join("demo.db");
+    load(Path::new("datasets/payment-outage.yaml"), &db);
+    db
+}

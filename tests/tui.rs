@@ -1357,3 +1357,61 @@ fn an_existing_review_file_is_in_the_view_and_new_marks_follow_it() {
         "nothing from a refused file"
     );
 }
+
+/// Quality and conflict notes are worked out as rows come on screen: every
+/// row, reached by scrolling a short panel, carries what the ledger says.
+#[test]
+fn rows_scrolled_into_view_carry_their_quality_and_conflicts() {
+    let mut app = demo(false, (80, 24));
+    app.seek(at("2026-03-04T09:00:00Z"));
+    while app.focus != asof::tui::app::Focus::Beliefs {
+        app.update(Action::FocusNext);
+    }
+    let t = app.cursor;
+    let mut seen = std::collections::HashSet::new();
+    let mut conflicts = 0;
+    for _ in 0..app.beliefs.rows.len() + 2 {
+        let row = app.beliefs.selected().unwrap().clone();
+        seen.insert((row.topic, row.version));
+        match (&row.kind, row.belief) {
+            (BeliefRowKind::Held, Some(i)) => {
+                let b = &app.timeline.beliefs[i];
+                assert_eq!(
+                    row.quality,
+                    Some(app.timeline.ledger.quality(&b.version, &b.supported_by, t)),
+                    "{}",
+                    b.version.assertion
+                );
+            }
+            (BeliefRowKind::Topic { conflict }, _) => {
+                let topic = &app.timeline.header.topics[row.topic];
+                let held: Vec<_> = app
+                    .timeline
+                    .held(t)
+                    .into_iter()
+                    .map(|i| &app.timeline.beliefs[i])
+                    .filter(|b| *b.version.topic == *topic.id)
+                    .map(|b| (&b.version, &b.supported_by[..]))
+                    .collect();
+                let answer = asof::engine::quality::answer(
+                    &app.timeline.ledger,
+                    held,
+                    topic.cardinality,
+                    t,
+                    None,
+                );
+                let want = answer.status == asof::engine::quality::AnswerStatus::Conflicted;
+                assert_eq!(*conflict, want, "{}", topic.id);
+                assert_eq!(row.note.starts_with("⚠ conflicted"), want, "{}", row.note);
+                conflicts += usize::from(want);
+            }
+            _ => {}
+        }
+        app.update(Action::Down);
+    }
+    assert!(seen.len() > 10, "the walk went past the first screen");
+    assert!(
+        conflicts > 0,
+        "the demo disagrees on a topic at 03-04 09:00"
+    );
+}

@@ -38,6 +38,10 @@ pub struct BeliefRow {
     pub right: bool,
     /// Quality at the cursor (SPEC §9), for held rows.
     pub quality: Option<Quality>,
+    /// Quality, the conflict flag of a heading and the notes that depend on
+    /// them are worked out: only for rows that have been on screen, since a
+    /// million-event store may hold tens of thousands of beliefs at once.
+    pub rated: bool,
 }
 
 /// The text cells of one visible row.
@@ -55,6 +59,8 @@ pub struct BeliefsState {
     pub list: FilteredList,
     /// Cells of the rows on screen, from the list's offset on.
     pub cells: Vec<BeliefCells>,
+    /// The cursor the rows were computed for.
+    pub at: Micros,
     /// Display width of the longest claim and agent among the rows.
     pub claim_width: usize,
     pub agent_width: usize,
@@ -109,17 +115,6 @@ impl BeliefsState {
         let mut rows = Vec::with_capacity(held.len() + closed.len() + topics);
         for (ti, topic) in timeline.header.topics.iter().enumerate() {
             let (topic_held, topic_closed) = (&held_by_topic[ti], &closed_by_topic[ti]);
-            let answer = quality::answer(
-                &timeline.ledger,
-                topic_held.iter().map(|&i| {
-                    let b = &timeline.beliefs[i];
-                    (&b.version, &b.supported_by[..])
-                }),
-                topic.cardinality,
-                t,
-                None,
-            );
-            let conflict = answer.status == AnswerStatus::Conflicted;
             let several = topic_held.len() + topic_closed.len() > 1;
             let blank = BeliefRow {
                 kind: BeliefRowKind::Empty,
@@ -131,14 +126,11 @@ impl BeliefsState {
                 several,
                 right: false,
                 quality: None,
+                rated: true,
             };
             rows.push(BeliefRow {
-                kind: BeliefRowKind::Topic { conflict },
-                note: if conflict {
-                    conflicted(&answer)
-                } else {
-                    String::new()
-                },
+                kind: BeliefRowKind::Topic { conflict: false },
+                rated: topic_held.is_empty(),
                 ..blank.clone()
             });
             if topic_held.is_empty() && topic_closed.is_empty() {
@@ -166,12 +158,13 @@ impl BeliefsState {
                 } else if Some(v.recorded_at) == latest_at {
                     note = "+ new".into();
                 }
-                let b = &timeline.beliefs[i];
-                let q = is_held.then(|| timeline.ledger.quality(v, &b.supported_by, t));
-                if let Some(q) = q.filter(|_| note.is_empty()) {
-                    note = lost_support(timeline, &b.supported_by, q.support, t);
-                }
-                if let Some(by) = v.clipped_by.as_ref().filter(|_| note.is_empty()) {
+                // A held row's quality (and a lost-support note before a
+                // clipped one) is worked out once it is on screen.
+                if let Some(by) = v
+                    .clipped_by
+                    .as_ref()
+                    .filter(|_| note.is_empty() && !is_held)
+                {
                     note = format!("clipped by {by}");
                 }
                 rows.push(BeliefRow {
@@ -191,7 +184,8 @@ impl BeliefsState {
                     topic: ti,
                     several,
                     right: topic.resolution.as_deref() == Some(&*v.claim),
-                    quality: q,
+                    quality: None,
+                    rated: !is_held,
                 });
             }
         }
@@ -211,6 +205,7 @@ impl BeliefsState {
         self.any_several = rows.iter().any(|r| r.several);
         self.any_right = rows.iter().any(|r| r.right);
         self.rows = rows;
+        self.at = t;
         let items = self.matching(timeline);
         self.list.set_items(items, rows_on_screen);
         if let Some((topic, agent, version)) = selected_key {
@@ -294,6 +289,14 @@ impl BeliefsState {
     /// Formats the cells of the rows on screen (only those: a million-event
     /// store may hold tens of thousands of beliefs at once).
     pub fn format_visible(&mut self, timeline: &Timeline, rows_on_screen: usize) {
+        let window: Vec<usize> = self
+            .list
+            .window(rows_on_screen.max(1))
+            .map(|(_, r)| r)
+            .collect();
+        for r in window {
+            self.rate(timeline, r);
+        }
         self.cells = self
             .list
             .window(rows_on_screen.max(1))
@@ -315,6 +318,56 @@ impl BeliefsState {
                 })
             })
             .collect();
+    }
+}
+
+impl BeliefsState {
+    /// Works out row `r`'s quality at the cursor and the notes that follow
+    /// from it: a heading's `⚠ conflicted` (from its topic's held rows, which
+    /// follow it), a held row's lost support, else its clip.
+    fn rate(&mut self, timeline: &Timeline, r: usize) {
+        if self.rows[r].rated {
+            return;
+        }
+        let t = self.at;
+        let row = &self.rows[r];
+        match row.kind {
+            BeliefRowKind::Topic { .. } => {
+                let topic = &timeline.header.topics[row.topic];
+                let held = self.rows[r + 1..]
+                    .iter()
+                    .take_while(|x| !matches!(x.kind, BeliefRowKind::Topic { .. }))
+                    .filter(|x| x.kind == BeliefRowKind::Held)
+                    .filter_map(|x| x.belief)
+                    .map(|i| {
+                        let b = &timeline.beliefs[i];
+                        (&b.version, &b.supported_by[..])
+                    });
+                let answer = quality::answer(&timeline.ledger, held, topic.cardinality, t, None);
+                let conflict = answer.status == AnswerStatus::Conflicted;
+                let row = &mut self.rows[r];
+                row.kind = BeliefRowKind::Topic { conflict };
+                if conflict {
+                    row.note = conflicted(&answer);
+                }
+            }
+            _ => {
+                if let Some(i) = row.belief {
+                    let b = &timeline.beliefs[i];
+                    let v = &b.version;
+                    let q = timeline.ledger.quality(v, &b.supported_by, t);
+                    let row = &mut self.rows[r];
+                    row.quality = Some(q);
+                    if row.note.is_empty() {
+                        row.note = lost_support(timeline, &b.supported_by, q.support, t);
+                    }
+                    if let Some(by) = v.clipped_by.as_ref().filter(|_| row.note.is_empty()) {
+                        row.note = format!("clipped by {by}");
+                    }
+                }
+            }
+        }
+        self.rows[r].rated = true;
     }
 }
 

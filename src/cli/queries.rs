@@ -215,9 +215,13 @@ fn beliefs_table(beliefs: &[Belief], quality_of: impl Fn(&Belief) -> Quality) ->
     t
 }
 
-fn print_json(out: &mut impl Write, value: &serde_json::Value) -> Result<(), CliError> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| CliError::Runtime(e.to_string()))?;
-    writeln!(out, "{text}")?;
+/// Pretty JSON, written as it is serialized (an all-topics answer at a
+/// million events is tens of megabytes: no second copy of it in memory).
+fn print_json(out: &mut impl Write, value: &impl serde::Serialize) -> Result<(), CliError> {
+    let mut out = std::io::BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::from)?;
+    writeln!(out)?;
+    out.flush()?;
     Ok(())
 }
 

@@ -12,28 +12,70 @@ fn instant(t: Micros) -> Value {
 /// VERSION: `{"agent","topic","claim","confidence","valid_from","valid_to","recorded_at",
 /// "superseded_at","supported_by","assertion","origin","closed","clipped_by"}` (+ `requested_valid_to`),
 /// with its quality (SPEC §9): `last_support`, `effective_confidence`, `freshness`, `support`.
+///
+/// Serialized straight from the belief (no [`Value`] tree: an all-topics answer
+/// at a million events holds tens of thousands of versions); the fields are
+/// in the keys' alphabetical order, the order every other shape prints in.
+#[derive(serde::Serialize)]
+pub struct VersionJson<'a> {
+    agent: &'a str,
+    assertion: &'a str,
+    claim: &'a str,
+    clipped_by: Option<&'a str>,
+    closed: Option<ClosedJson<'a>>,
+    confidence: f64,
+    effective_confidence: f64,
+    freshness: &'static str,
+    last_support: Option<String>,
+    origin: &'static str,
+    recorded_at: Option<String>,
+    requested_valid_to: Option<String>,
+    superseded_at: Option<String>,
+    support: &'static str,
+    supported_by: &'a [String],
+    topic: &'a str,
+    valid_from: Option<String>,
+    valid_to: Option<String>,
+}
+
+#[derive(serde::Serialize)]
+struct ClosedJson<'a> {
+    by: &'a str,
+    kind: &'static str,
+}
+
+impl<'a> VersionJson<'a> {
+    pub fn new(b: &'a Belief, q: &Quality) -> VersionJson<'a> {
+        let v = &b.version;
+        VersionJson {
+            agent: &v.agent,
+            assertion: &v.assertion,
+            claim: &v.claim,
+            clipped_by: v.clipped_by.as_deref(),
+            closed: v.closed.as_ref().map(|c| ClosedJson {
+                by: &c.event,
+                kind: c.kind.as_str(),
+            }),
+            confidence: v.confidence,
+            effective_confidence: q.effective_confidence,
+            freshness: q.freshness.as_str(),
+            last_support: time::format_opt(q.last_support),
+            origin: v.origin.as_str(),
+            recorded_at: time::format_opt(v.recorded_at),
+            requested_valid_to: time::format_opt(v.requested_valid_to),
+            superseded_at: time::format_opt(v.superseded_at),
+            support: q.support.as_str(),
+            supported_by: &b.supported_by,
+            topic: &v.topic,
+            valid_from: time::format_opt(v.valid.from),
+            valid_to: time::format_opt(v.valid.to),
+        }
+    }
+}
+
+/// A VERSION as a [`Value`] (for the smaller shapes built as trees).
 pub fn version(b: &Belief, q: &Quality) -> Value {
-    let v = &b.version;
-    json!({
-        "agent": v.agent,
-        "topic": v.topic,
-        "claim": v.claim,
-        "confidence": v.confidence,
-        "valid_from": instant(v.valid.from),
-        "valid_to": instant(v.valid.to),
-        "recorded_at": instant(v.recorded_at),
-        "superseded_at": instant(v.superseded_at),
-        "supported_by": b.supported_by,
-        "assertion": v.assertion,
-        "origin": v.origin.as_str(),
-        "closed": v.closed.as_ref().map(|c| json!({"by": c.event, "kind": c.kind.as_str()})),
-        "clipped_by": v.clipped_by,
-        "requested_valid_to": instant(v.requested_valid_to),
-        "last_support": instant(q.last_support),
-        "effective_confidence": q.effective_confidence,
-        "freshness": q.freshness.as_str(),
-        "support": q.support.as_str(),
-    })
+    serde_json::to_value(VersionJson::new(b, q)).unwrap_or(Value::Null)
 }
 
 /// A version held at `at`, with its quality then.
@@ -50,12 +92,46 @@ fn listed(b: &Belief, ledger: &Ledger, end: Micros) -> Value {
     )
 }
 
-pub fn believed(at: Micros, about: Option<Micros>, beliefs: &[Belief], ledger: &Ledger) -> Value {
-    json!({
-        "as_of": instant(at),
-        "about": about.map_or(Value::Null, instant),
-        "beliefs": beliefs.iter().map(|b| held(b, ledger, at)).collect::<Vec<_>>(),
-    })
+/// `believed`: `{"about","as_of","beliefs"}`, each belief serialized as it is
+/// written (see [`VersionJson`]).
+#[derive(serde::Serialize)]
+pub struct BelievedJson<'a> {
+    about: Option<String>,
+    as_of: Option<String>,
+    beliefs: HeldJson<'a>,
+}
+
+/// The held versions of [`BelievedJson`], with their quality at `at`.
+pub struct HeldJson<'a> {
+    beliefs: &'a [Belief],
+    ledger: &'a Ledger,
+    at: Micros,
+}
+
+impl serde::Serialize for HeldJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.beliefs.iter().map(|b| {
+            let q = self.ledger.quality(&b.version, &b.supported_by, self.at);
+            VersionJson::new(b, &q)
+        }))
+    }
+}
+
+pub fn believed<'a>(
+    at: Micros,
+    about: Option<Micros>,
+    beliefs: &'a [Belief],
+    ledger: &'a Ledger,
+) -> BelievedJson<'a> {
+    BelievedJson {
+        about: about.and_then(time::format_opt),
+        as_of: time::format_opt(at),
+        beliefs: HeldJson {
+            beliefs,
+            ledger,
+            at,
+        },
+    }
 }
 
 fn note(n: &Note) -> Value {
@@ -162,4 +238,76 @@ pub fn evidence(items: &[EvidenceItem], ledger: &Ledger, at: Micros) -> Value {
         })
         .collect();
     json!({ "as_of": instant(at), "evidence": items })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::quality::{Freshness, Support};
+    use crate::model::{CloseKind, Closure, Origin, Version};
+    use crate::time::{Interval, OPEN};
+
+    fn belief() -> Belief {
+        Belief {
+            version: Version {
+                id: 7,
+                agent: "triage".into(),
+                topic: "root-cause".into(),
+                claim: "db".into(),
+                confidence: 0.8,
+                valid: Interval::new(1_000_000, OPEN),
+                recorded_at: 2_000_000,
+                superseded_at: 3_000_000,
+                assertion: "B1".into(),
+                origin: Origin::Split,
+                created_by: 2,
+                closed: Some(Closure {
+                    seq: 3,
+                    event: "R1".into(),
+                    kind: CloseKind::Retracted,
+                }),
+                clipped_by: Some("B0".into()),
+                requested_valid_to: OPEN,
+            },
+            supported_by: vec!["E1".to_owned(), "E2".to_owned()].into(),
+        }
+    }
+
+    const QUALITY: Quality = Quality {
+        last_support: 1_500_000,
+        effective_confidence: 0.4,
+        freshness: Freshness::Stale,
+        support: Support::Contested,
+    };
+
+    /// The struct prints exactly what a `Value` tree (keys sorted) prints: the
+    /// same keys, in the same order, with the same values.
+    #[test]
+    fn a_version_prints_as_its_value_tree_does() {
+        let b = belief();
+        let direct = serde_json::to_string_pretty(&VersionJson::new(&b, &QUALITY)).unwrap();
+        let tree = serde_json::to_string_pretty(&version(&b, &QUALITY)).unwrap();
+        assert_eq!(direct, tree);
+        let v: Value = serde_json::from_str(&direct).unwrap();
+        assert_eq!(v["closed"], json!({"by": "R1", "kind": "retracted"}));
+        assert_eq!(v["valid_to"], Value::Null);
+        assert_eq!(v["last_support"], "1970-01-01T00:00:01.500Z");
+        assert_eq!(v["freshness"], "stale");
+        assert_eq!(v["supported_by"], json!(["E1", "E2"]));
+    }
+
+    #[test]
+    fn believed_prints_its_keys_in_order_and_every_belief() {
+        let b = [belief(), belief()];
+        let ledger = Ledger::default();
+        let text = serde_json::to_string(&believed(5_000_000, None, &b, &ledger)).unwrap();
+        assert!(
+            text.starts_with(
+                r#"{"about":null,"as_of":"1970-01-01T00:00:05Z","beliefs":[{"agent":"triage""#
+            ),
+            "{text}"
+        );
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["beliefs"].as_array().unwrap().len(), 2);
+    }
 }

@@ -443,3 +443,48 @@ impl Version {
         self.recorded_at <= t && t < self.superseded_at
     }
 }
+
+/// Known ids for an error about `wanted`: all of them when there are a dozen
+/// or fewer; otherwise the eight sharing the longest prefix with `wanted` (in
+/// file order among equals) and how many there are — a store of a thousand
+/// topics should not print a thousand names in one sentence.
+pub fn known_ids<'a>(ids: impl IntoIterator<Item = &'a str>, wanted: &str) -> String {
+    const ALL_UP_TO: usize = 12;
+    const NEAREST: usize = 8;
+    let ids: Vec<&str> = ids.into_iter().collect();
+    if ids.len() <= ALL_UP_TO {
+        return ids.join(", ");
+    }
+    let shared = |id: &str| {
+        id.chars()
+            .zip(wanted.chars())
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    let mut nearest: Vec<(usize, &str)> = ids.iter().copied().enumerate().collect();
+    // Stable: among equal prefixes, file order.
+    nearest.sort_by_key(|&(i, id)| (std::cmp::Reverse(shared(id)), i));
+    let mut picked: Vec<(usize, &str)> = nearest.into_iter().take(NEAREST).collect();
+    picked.sort_by_key(|&(i, _)| i);
+    let names: Vec<&str> = picked.into_iter().map(|(_, id)| id).collect();
+    format!("{}, … ({} in all)", names.join(", "), ids.len())
+}
+
+#[cfg(test)]
+mod known_ids_tests {
+    use super::known_ids;
+
+    #[test]
+    fn a_few_are_listed_whole_many_are_cut_to_the_nearest() {
+        assert_eq!(known_ids(["a", "b"], "c"), "a, b");
+        let many: Vec<String> = (0..1000).map(|i| format!("topic-{i}")).collect();
+        let text = known_ids(many.iter().map(String::as_str), "topic-0007");
+        assert_eq!(
+            text,
+            "topic-0, topic-1, topic-2, topic-3, topic-4, topic-5, topic-6, topic-7, … (1000 in all)"
+        );
+        let text = known_ids(many.iter().map(String::as_str), "topic-99x");
+        assert!(text.starts_with("topic-99, topic-990, "), "{text}");
+        assert!(text.ends_with("… (1000 in all)"), "{text}");
+    }
+}

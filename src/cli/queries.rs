@@ -117,21 +117,19 @@ pub(super) fn check_filter(
     if let Some(a) = agent
         && !header.agents.iter().any(|x| x.id == a)
     {
-        let known: Vec<&str> = header.agents.iter().map(|x| x.id.as_str()).collect();
         return Err(CliError::Input(format!(
             "{}: unknown agent `{a}`; agents are: {}",
             store.label(),
-            known.join(", ")
+            crate::model::known_ids(header.agents.iter().map(|x| x.id.as_str()), a)
         )));
     }
     if let Some(t) = topic
         && header.topic(t).is_none()
     {
-        let known: Vec<&str> = header.topics.iter().map(|x| x.id.as_str()).collect();
         return Err(CliError::Input(format!(
             "{}: unknown topic `{t}`; topics are: {}",
             store.label(),
-            known.join(", ")
+            crate::model::known_ids(header.topics.iter().map(|x| x.id.as_str()), t)
         )));
     }
     Ok(())

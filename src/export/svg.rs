@@ -41,8 +41,8 @@ const PALETTE: [&str; 8] = [
 pub fn plane(store: &Store, topic: &str, agent: Option<&str>) -> Result<String, ExportError> {
     let header = store.header();
     let Some(t) = header.topic(topic) else {
-        let known: Vec<&str> = header.topics.iter().map(|t| t.id.as_str()).collect();
-        return Err(ExportError::UnknownTopic(topic.into(), known.join(", ")));
+        let known = crate::model::known_ids(header.topics.iter().map(|t| t.id.as_str()), topic);
+        return Err(ExportError::UnknownTopic(topic.into(), known));
     };
     let all = query::versions_of(store, topic, None)?;
     let agent = match agent {

@@ -75,6 +75,8 @@ pub struct App {
     pub whatif: WhatIfState,
     /// Per topic: claim text → index for glyph and colour.
     pub claim_index: Vec<HashMap<String, usize>>,
+    /// Per belief: its claim's index and its display widths.
+    pub looks: Vec<beliefs::BeliefLook>,
     /// The header's description of the latest event at or before the cursor.
     pub latest: String,
     /// Position of the latest event: (1-based index, total).
@@ -90,6 +92,7 @@ impl App {
         let scrubber = ScrubberState::new(timeline.span());
         let cursor = timeline.span().map_or(scrubber.full.0, |(_, last)| last);
         let claim_index = beliefs::claim_index(&timeline);
+        let looks = beliefs::looks(&timeline, &claim_index);
         let evidence = EvidenceState::new(&timeline);
         let mut app = App {
             timeline,
@@ -109,6 +112,7 @@ impl App {
             plane: PlaneState::new(cursor),
             whatif: WhatIfState::default(),
             claim_index,
+            looks,
             latest: String::new(),
             event_position: (0, 0),
             review: None,
@@ -366,7 +370,7 @@ impl App {
         self.latest = texts::latest(&self.timeline, self.cursor);
         let (belief_rows, evidence_rows) = self.list_rows();
         self.beliefs
-            .compute(&self.timeline, &self.claim_index, self.cursor, belief_rows);
+            .compute(&self.timeline, &self.looks, self.cursor, belief_rows);
         if self.focus != Focus::Evidence {
             self.evidence
                 .follow(&self.timeline, self.cursor, evidence_rows);

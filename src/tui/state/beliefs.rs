@@ -44,6 +44,47 @@ pub struct BeliefRow {
     pub rated: bool,
 }
 
+/// What a belief row needs of its version that never changes, worked out
+/// once per timeline: read at every step for every held row, it must not
+/// chase the version's shared strings (at a million events, tens of thousands
+/// of scattered reads).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BeliefLook {
+    /// The claim's glyph and colour within its topic.
+    pub claim_index: u32,
+    /// Display widths of the claim and the agent.
+    pub claim_width: u16,
+    pub agent_width: u16,
+}
+
+/// Every belief's [`BeliefLook`], indexed like `Timeline::beliefs`.
+pub fn looks(timeline: &Timeline, claim_index: &[HashMap<String, usize>]) -> Vec<BeliefLook> {
+    let topic_of: HashMap<&str, usize> = timeline
+        .header
+        .topics
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.as_str(), i))
+        .collect();
+    let width = |s: &str| crate::tui::text::width(s).min(usize::from(u16::MAX)) as u16;
+    timeline
+        .beliefs
+        .iter()
+        .map(|b| {
+            let v = &b.version;
+            BeliefLook {
+                claim_index: topic_of
+                    .get(&*v.topic)
+                    .and_then(|&t| claim_index.get(t))
+                    .and_then(|m| m.get(&*v.claim))
+                    .map_or(0, |&i| i as u32),
+                claim_width: width(&v.claim),
+                agent_width: width(&v.agent),
+            }
+        })
+        .collect()
+}
+
 /// The text cells of one visible row.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BeliefCells {
@@ -81,7 +122,7 @@ impl BeliefsState {
     pub fn compute(
         &mut self,
         timeline: &Timeline,
-        claim_index: &[HashMap<String, usize>],
+        looks: &[BeliefLook],
         t: Micros,
         rows_on_screen: usize,
     ) {
@@ -173,11 +214,7 @@ impl BeliefsState {
                     } else {
                         BeliefRowKind::ClosedNow
                     },
-                    claim_index: claim_index
-                        .get(ti)
-                        .and_then(|m| m.get(&*v.claim))
-                        .copied()
-                        .unwrap_or(0),
+                    claim_index: looks.get(i).map_or(0, |l| l.claim_index as usize),
                     belief: Some(i),
                     note,
                     version: Some(v.id),
@@ -189,17 +226,17 @@ impl BeliefsState {
                 });
             }
         }
-        let width = |s: &str| crate::tui::text::width(s);
+        let look = |r: &BeliefRow| r.belief.and_then(|i| looks.get(i)).copied();
         self.claim_width = rows
             .iter()
-            .filter_map(|r| r.belief)
-            .map(|i| width(&timeline.beliefs[i].version.claim))
+            .filter_map(look)
+            .map(|l| usize::from(l.claim_width))
             .max()
             .unwrap_or(0);
         self.agent_width = rows
             .iter()
-            .filter_map(|r| r.belief)
-            .map(|i| width(&timeline.beliefs[i].version.agent))
+            .filter_map(look)
+            .map(|l| usize::from(l.agent_width))
             .max()
             .unwrap_or(0);
         self.any_several = rows.iter().any(|r| r.several);

@@ -143,7 +143,7 @@ fn main() {
         };
         let t = Instant::now();
         let beliefs = query::believed(&store, at, None, &filter).expect("query");
-        let ledger = query::quality::ledger_for(&store, &beliefs).expect("ledger");
+        let ledger = query::quality::ledger(&store).expect("ledger");
         let stale = beliefs
             .iter()
             .filter(|b| {

@@ -422,6 +422,24 @@ pub struct Version {
     pub clipped_by: Option<Name>,
     /// The valid end the assertion asked for (`OPEN` when open-ended).
     pub requested_valid_to: Micros,
+    /// The support this version started with (SPEC §9): its assertion's
+    /// recorded time, or a later reconfirmation of a version it was split
+    /// from (one that was held for a while: a zero-width one counts for nothing).
+    pub supported_at: Micros,
+    /// When assertions reconfirmed this version itself, in recorded order.
+    pub reconfirmed: Vec<Micros>,
+}
+
+impl Version {
+    /// The latest support recorded at or before `at`: [`Version::supported_at`]
+    /// or a reconfirmation of this version.
+    pub fn last_support(&self, at: Micros) -> Micros {
+        let n = self.reconfirmed.partition_point(|&t| t <= at);
+        match n.checked_sub(1) {
+            Some(i) => self.reconfirmed[i].max(self.supported_at),
+            None => self.supported_at,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -363,7 +363,7 @@ fn foreign_damaged_and_newer_stores_are_refused() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "store format version 99 is newer than this asof reads (4)",
+            "store format version 99 is newer than this asof reads (5)",
         ));
 
     let truncated = dir.path().join("truncated.db");

@@ -465,3 +465,40 @@ fn the_report_has_a_quality_section() {
         "{section}"
     );
 }
+
+/// A version's support times are derived rows like any other: `check` names a
+/// tampered one, `rebuild` restores it.
+#[test]
+fn check_detects_tampered_support_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = load_demo(dir.path());
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let reconfirmed: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM versions WHERE reconfirmed IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(reconfirmed > 0, "the demo reconfirms some versions");
+    conn.execute_batch(
+        "UPDATE versions SET supported_at = 0 WHERE id = (SELECT min(id) FROM versions);
+         UPDATE versions SET reconfirmed = NULL WHERE id = (SELECT min(id) FROM versions WHERE reconfirmed IS NOT NULL);",
+    )
+    .unwrap();
+    drop(conn);
+    asof()
+        .arg("check")
+        .arg(&db)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "supported_at: stored 1970-01-01T00:00:00Z",
+        ))
+        .stdout(predicate::str::contains(
+            "reconfirmed: stored [], replayed [",
+        ))
+        .stderr(predicate::str::contains("1 disagreement(s)"));
+    asof().arg("rebuild").arg(&db).assert().success();
+    asof().arg("check").arg(&db).assert().success();
+}

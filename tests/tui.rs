@@ -1273,7 +1273,7 @@ fn m_marks_evidence_into_the_review_file_only() {
         .unwrap();
     assert!(status.success());
     let store = asof::store::Store::open(&db).unwrap();
-    let ledger = asof::query::quality::ledger_for(&store, &[]).unwrap();
+    let ledger = asof::query::quality::ledger(&store).unwrap();
     assert_eq!(
         ledger.state("E17", at("2026-03-04T12:00:00Z")),
         asof::model::VerifyState::Rejected

@@ -231,7 +231,7 @@ pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError
         topic: args.topic,
     };
     let beliefs = query::believed(&store, args.at, args.about, &filter)?;
-    let ledger = quality::ledger_for(&store, &beliefs)?;
+    let ledger = quality::ledger(&store)?;
     let table = || {
         beliefs_table(&beliefs, |b| {
             ledger.quality(&b.version, &b.supported_by, args.at)
@@ -359,7 +359,7 @@ pub fn history(mut args: HistoryArgs, out: &mut impl Write) -> Result<(), CliErr
     let topic = args.topic.as_deref().unwrap_or_default();
     check_filter(&store, args.agent.as_deref(), Some(topic))?;
     let h = query::history(&store, topic, args.agent.as_deref())?;
-    let ledger = quality::ledger_for(&store, &h.versions)?;
+    let ledger = quality::ledger(&store)?;
     let end = quality::end_of_log(&store)?;
     let (versions, notes) = history_table(&h, &ledger, end);
     match args.format.format {
@@ -410,7 +410,7 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
         Some(at) => at,
         None => quality::end_of_log(&store)?,
     };
-    let ledger = quality::ledger_for(&store, &[])?;
+    let ledger = quality::ledger(&store)?;
     let mut t = Table::new(vec![
         "ID", "KIND", "SOURCE", "OBSERVED", "RECORDED", "LAG", "REL", "CITED BY", "VERIFIED",
         "SUMMARY",
@@ -467,7 +467,7 @@ pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> 
         topic: args.topic,
     };
     let c = query::changes(&store, args.after, args.until, &filter)?;
-    let ledger = quality::ledger_for(&store, c.created.iter().chain(&c.closed))?;
+    let ledger = quality::ledger(&store)?;
     let until = args.until;
     let quality_of = |b: &Belief| match b.version.superseded_at <= until {
         true => ledger.quality_in_history(&b.version, &b.supported_by, until),
@@ -518,7 +518,7 @@ pub fn answer(args: AnswerArgs, out: &mut impl Write) -> Result<(), CliError> {
         topic: Some(args.topic.clone()),
     };
     let held = query::believed(&store, args.at, None, &filter)?;
-    let ledger = quality::ledger_for(&store, &held)?;
+    let ledger = quality::ledger(&store)?;
     let (at, about) = (args.at, args.about);
     let answer = rules::answer(
         &ledger,

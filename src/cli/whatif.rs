@@ -100,7 +100,7 @@ pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError
             Some(at) => at,
             None => crate::query::quality::end_of_log(&parent)?,
         };
-        let ledger = crate::query::quality::ledger_for(&parent, &[])?;
+        let ledger = crate::query::quality::ledger(&parent)?;
         for (evidence, v) in ledger.rejected(at) {
             if !removed.iter().any(|r| r == evidence) {
                 removed.push(evidence.to_owned());

@@ -336,6 +336,8 @@ impl<'h> Engine<'h> {
                 closed: None,
                 clipped_by: clipped,
                 requested_valid_to: a.valid.to,
+                supported_at: r,
+                reconfirmed: Vec::new(),
             };
             self.push(key, version);
             inserted += 1;
@@ -343,6 +345,9 @@ impl<'h> Engine<'h> {
 
         // 4. Reconfirm.
         if closed == 0 && inserted == 0 {
+            for &i in &covering {
+                self.versions[i].reconfirmed.push(r);
+            }
             let versions = covering.iter().map(|&i| self.versions[i].id).collect();
             return Effect::Reconfirmed { versions };
         }
@@ -463,6 +468,13 @@ impl<'h> Engine<'h> {
                 None
             },
             requested_valid_to: x.requested_valid_to,
+            // What the closed version had: its own start, and its own
+            // reconfirmations unless it was never held (zero width).
+            supported_at: match x.reconfirmed.last() {
+                Some(&t) if !self.discarded[idx] => t.max(x.supported_at),
+                _ => x.supported_at,
+            },
+            reconfirmed: Vec::new(),
         };
         self.push(*key, version);
     }

@@ -18,7 +18,7 @@
 use crate::model::{
     Cardinality, CloseKind, Dataset, EventBody, Header, Name, VerifyState, Version, permille,
 };
-use crate::time::{Interval, Micros};
+use crate::time::Micros;
 use std::collections::HashMap;
 
 /// One verification of an evidence item, as the log recorded it.
@@ -100,12 +100,6 @@ pub struct Aging {
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
     aging: HashMap<String, Aging>,
-    /// When each assertion was recorded (needed for split versions only: an
-    /// asserted version was recorded with its assertion).
-    asserted_at: HashMap<String, Micros>,
-    /// Per assertion: each reconfirmation's recorded time and the valid
-    /// interval of the version it was logged against.
-    reconfirmed: HashMap<String, Vec<(Micros, Interval)>>,
     /// Per evidence item: its verdicts in replay order.
     verdicts: HashMap<String, Vec<Verdict>>,
 }
@@ -129,17 +123,13 @@ impl Ledger {
         }
     }
 
-    /// Everything from a whole log and its replay.
-    pub fn of_log(dataset: &Dataset, replay: &super::Replay) -> Ledger {
+    /// Everything from a whole log (its verifications; a version carries its
+    /// own support times).
+    pub fn of_log(dataset: &Dataset) -> Ledger {
         let mut ledger = Ledger::new(&dataset.header);
-        let mut time_of = HashMap::new();
         for e in &dataset.events {
-            time_of.insert(e.seq, e.recorded_at());
-            match &e.body {
-                EventBody::Believe(a) => {
-                    ledger.asserted_at.insert(a.id.clone(), a.recorded_at);
-                }
-                EventBody::Verify(v) => ledger.add_verdict(
+            if let EventBody::Verify(v) = &e.body {
+                ledger.add_verdict(
                     &v.evidence,
                     Verdict {
                         id: v.id.clone(),
@@ -149,38 +139,11 @@ impl Ledger {
                         by: v.by.clone(),
                         note: v.note.clone(),
                     },
-                ),
-                _ => {}
-            }
-        }
-        let by_id: HashMap<u64, &Version> = replay.versions.iter().map(|v| (v.id, v)).collect();
-        for o in &replay.outcomes {
-            if let super::Effect::Reconfirmed { versions } = &o.effect {
-                let at = time_of.get(&o.seq).copied().unwrap_or_default();
-                for v in versions.iter().filter_map(|id| by_id.get(id)) {
-                    ledger.add_reconfirmation(&v.assertion, at, v.valid);
-                }
+                );
             }
         }
         ledger.seal();
         ledger
-    }
-
-    pub fn set_asserted_at(&mut self, assertion: &str, at: Micros) {
-        self.asserted_at.insert(assertion.to_owned(), at);
-    }
-
-    pub fn knows_assertion(&self, assertion: &str) -> bool {
-        self.asserted_at.contains_key(assertion)
-    }
-
-    /// A reconfirmation recorded at `at`, logged against a version of
-    /// `assertion` whose valid interval is `valid`.
-    pub fn add_reconfirmation(&mut self, assertion: &str, at: Micros, valid: Interval) {
-        self.reconfirmed
-            .entry(assertion.to_owned())
-            .or_default()
-            .push((at, valid));
     }
 
     pub fn add_verdict(&mut self, evidence: &str, verdict: Verdict) {
@@ -238,34 +201,6 @@ impl Ledger {
         out
     }
 
-    /// The latest recorded time ≤ `at` at which `v`'s assertion, or a
-    /// reconfirmation of it (logged against `v` or a version `v` was split
-    /// from), was recorded.
-    ///
-    /// The versions of one assertion form a tree: its inserted pieces are
-    /// disjoint in valid time and a split keeps parts of its parent, so a
-    /// version of the same assertion whose valid interval contains `v`'s is `v`
-    /// or one of its ancestors.
-    pub fn last_support(&self, v: &Version, at: Micros) -> Micros {
-        let asserted = match v.origin {
-            crate::model::Origin::Asserted => v.recorded_at,
-            crate::model::Origin::Split => self
-                .asserted_at
-                .get(&*v.assertion)
-                .copied()
-                .unwrap_or(v.recorded_at),
-        };
-        let reconfirmed = self
-            .reconfirmed
-            .get(&*v.assertion)
-            .into_iter()
-            .flatten()
-            .filter(|(t, w)| *t <= at && w.from <= v.valid.from && v.valid.to <= w.to)
-            .map(|(t, _)| *t)
-            .max();
-        reconfirmed.map_or(asserted, |t| t.max(asserted))
-    }
-
     /// The support of a version citing `cited`, at `at`.
     pub fn support(&self, cited: &[String], at: Micros) -> Support {
         if cited.is_empty() {
@@ -284,7 +219,7 @@ impl Ledger {
     /// The quality at `at` of `v` (held at `at`), citing `cited`.
     pub fn quality(&self, v: &Version, cited: &[String], at: Micros) -> Quality {
         let aging = self.aging(&v.topic);
-        let last_support = self.last_support(v, at);
+        let last_support = v.last_support(at);
         let age = at.saturating_sub(last_support).max(0);
         Quality {
             last_support,
@@ -477,7 +412,7 @@ events:
     fn ledger() -> (Ledger, crate::engine::Replay) {
         let parsed = read_str("q.yaml", Format::Yaml, LOG).expect("valid");
         let replay = crate::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
-        (Ledger::of_log(&parsed.dataset, &replay), replay)
+        (Ledger::of_log(&parsed.dataset), replay)
     }
 
     fn version<'a>(replay: &'a crate::engine::Replay, topic: &str) -> &'a Version {

@@ -269,7 +269,7 @@ fn quality(
         return Ok(());
     };
     let held = query::believed(store, end, None, &query::Filter::default())?;
-    let ledger = query::quality::ledger_for(store, &held)?;
+    let ledger = query::quality::ledger(store)?;
     let _ = writeln!(
         w,
         "Read at {}, the log's last event. A belief is *stale* when held its topic's `stale_after` or longer since its assertion or last reconfirmation, *unsupported* when every item it cites was later rejected or marked stale, *contested* when an item it cites is conflicted. Effective confidence halves every `half_life` without support.\n",

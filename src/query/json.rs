@@ -268,6 +268,8 @@ mod tests {
                 }),
                 clipped_by: Some("B0".into()),
                 requested_valid_to: OPEN,
+                supported_at: 1_500_000,
+                reconfirmed: Vec::new(),
             },
             supported_by: vec!["E1".to_owned(), "E2".to_owned()].into(),
         }

@@ -8,7 +8,7 @@ pub mod timeline;
 use crate::model::{EventKind, Evidence, Names, ShortKeys, Version};
 use crate::store::{
     Store,
-    read::{VERSION_COLUMNS, version_sharing_claims},
+    read::{VERSION_COLUMN_COUNT, VERSION_COLUMNS, version_sharing_claims},
 };
 use crate::time::{Micros, OPEN};
 use rusqlite::{params_from_iter, types::Value};
@@ -101,7 +101,7 @@ fn run(store: &Store, sql: &str, args: Vec<Value>) -> rusqlite::Result<Vec<Belie
     let none: Cited = Vec::new().into();
     let mut beliefs = Vec::new();
     while let Some(r) = rows.next()? {
-        let supported_by = match r.get_ref(17)?.as_str_or_null()? {
+        let supported_by = match r.get_ref(VERSION_COLUMN_COUNT)?.as_str_or_null()? {
             None => none.clone(),
             Some(joined) => match cited.get(joined) {
                 Some(c) => c.clone(),

@@ -1,13 +1,12 @@
 //! Reads what belief quality (SPEC §9, [`crate::engine::quality`]) needs from a
-//! store: only what the beliefs in hand need, so a query over a few topics of
-//! a large store reads a few index ranges, not the whole log.
+//! store beyond the versions themselves (which carry their support times):
+//! the topics' aging settings and the verifications, one index range.
 
 use super::Belief;
 use crate::engine::quality::{Ledger, Verdict};
-use crate::model::{Origin, VerifyState};
+use crate::model::VerifyState;
 use crate::store::Store;
-use crate::time::{Interval, Micros};
-use std::collections::HashSet;
+use crate::time::Micros;
 
 /// Every verification in the store, into `ledger`.
 fn add_verdicts(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
@@ -37,97 +36,11 @@ fn add_verdicts(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// The reconfirmations of one (agent, topic) pair's assertions, into `ledger`.
-fn add_reconfirmations(
-    store: &Store,
-    agent: &str,
-    topic: &str,
-    ledger: &mut Ledger,
-) -> rusqlite::Result<()> {
-    let mut stmt = store.connection().prepare_cached(
-        "SELECT e.recorded_at, v.assertion, v.valid_from, v.valid_to
-         FROM events e JOIN reconfirmations r ON r.seq = e.seq JOIN versions v ON v.id = r.version
-         WHERE e.topic = ?1 AND e.agent = ?2 AND e.kind <> 'evidence'",
-    )?;
-    let mut rows = stmt.query(rusqlite::params![topic, agent])?;
-    while let Some(r) = rows.next()? {
-        let assertion: String = r.get(1)?;
-        ledger.add_reconfirmation(&assertion, r.get(0)?, Interval::new(r.get(2)?, r.get(3)?));
-    }
-    Ok(())
-}
-
-/// Every reconfirmation in the store, into `ledger`.
-fn add_all_reconfirmations(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
-    let mut stmt = store.connection().prepare_cached(
-        "SELECT e.recorded_at, v.assertion, v.valid_from, v.valid_to
-         FROM reconfirmations r JOIN events e ON e.seq = r.seq JOIN versions v ON v.id = r.version",
-    )?;
-    let mut rows = stmt.query([])?;
-    while let Some(r) = rows.next()? {
-        let assertion: String = r.get(1)?;
-        ledger.add_reconfirmation(&assertion, r.get(0)?, Interval::new(r.get(2)?, r.get(3)?));
-    }
-    Ok(())
-}
-
-/// Above this many (agent, topic) pairs, [`ledger_for`] reads every
-/// reconfirmation at once instead of looking each pair up.
-const PAIRS_LOOKED_UP: usize = 8;
-
-/// A ledger for `beliefs`: their topics' settings, every verification, the
-/// reconfirmations of their (agent, topic) pairs and when the assertions of
-/// split versions were recorded.
-pub fn ledger_for<'a>(
-    store: &Store,
-    beliefs: impl IntoIterator<Item = &'a Belief>,
-) -> rusqlite::Result<Ledger> {
-    let mut ledger = Ledger::new(store.header());
-    add_verdicts(store, &mut ledger)?;
-    let beliefs: Vec<&Belief> = beliefs.into_iter().collect();
-    let pairs: HashSet<(&str, &str)> = beliefs
-        .iter()
-        .map(|b| (&*b.version.agent, &*b.version.topic))
-        .collect();
-    // A pair's look-up reads every assertion of the pair, so for many pairs
-    // (all topics) reading the reconfirmations table once is far cheaper: it
-    // holds one row per reconfirmed version, a small fraction of the log.
-    if pairs.len() > PAIRS_LOOKED_UP {
-        add_all_reconfirmations(store, &mut ledger)?;
-    } else {
-        for (agent, topic) in pairs {
-            add_reconfirmations(store, agent, topic, &mut ledger)?;
-        }
-    }
-    let mut asserted = store
-        .connection()
-        .prepare_cached("SELECT recorded_at FROM events WHERE id = ?1")?;
-    for b in beliefs {
-        let v = &b.version;
-        if v.origin == Origin::Split && !ledger.knows_assertion(&v.assertion) {
-            let at: Micros = asserted.query_row([&*v.assertion], |r| r.get(0))?;
-            ledger.set_asserted_at(&v.assertion, at);
-        }
-    }
-    ledger.seal();
-    Ok(ledger)
-}
-
-/// A ledger for the whole store (the TUI, the report).
+/// The ledger of a store: its topics' aging settings and every verification
+/// (a version carries its own support times, so nothing else is read).
 pub fn ledger(store: &Store) -> rusqlite::Result<Ledger> {
     let mut ledger = Ledger::new(store.header());
     add_verdicts(store, &mut ledger)?;
-    add_all_reconfirmations(store, &mut ledger)?;
-    let conn = store.connection();
-    let mut stmt = conn.prepare(
-        "SELECT DISTINCT a.id, a.recorded_at FROM versions v JOIN events a ON a.seq = v.assertion_seq
-         WHERE v.origin = 'split'",
-    )?;
-    let mut rows = stmt.query([])?;
-    while let Some(r) = rows.next()? {
-        let id: String = r.get(0)?;
-        ledger.set_asserted_at(&id, r.get(1)?);
-    }
     ledger.seal();
     Ok(ledger)
 }

@@ -11,7 +11,7 @@ use crate::engine::quality::Ledger;
 use crate::model::Header;
 use crate::model::{Name, Names};
 use crate::store::Store;
-use crate::store::read::{VERSION_COLUMNS, version_named};
+use crate::store::read::{VERSION_COLUMN_COUNT, VERSION_COLUMNS, version_named};
 use crate::time::{Micros, OPEN};
 use std::collections::HashMap;
 
@@ -189,7 +189,7 @@ impl Timeline {
         while let Some(r) = rows.next()? {
             beliefs.push(Belief {
                 version: version_named(r, &mut names)?,
-                supported_by: cited(r.get(17)?),
+                supported_by: cited(r.get(VERSION_COLUMN_COUNT)?),
             });
         }
 

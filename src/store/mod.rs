@@ -480,6 +480,16 @@ fn field_differences(stored: &Version, fresh: &Version) -> Vec<String> {
         t(stored.requested_valid_to),
         t(fresh.requested_valid_to),
     );
+    field(
+        "supported_at",
+        t(stored.supported_at),
+        t(fresh.supported_at),
+    );
+    let list = |v: &Version| {
+        let times: Vec<String> = v.reconfirmed.iter().map(|&m| t(m)).collect();
+        format!("[{}]", times.join(", "))
+    };
+    field("reconfirmed", list(stored), list(fresh));
     out
 }
 

@@ -165,7 +165,9 @@ pub fn event(r: &Row, cited: Vec<String>) -> rusqlite::Result<Event> {
 pub const VERSION_COLUMNS: &str =
     "v.id, v.agent, v.topic, v.claim, v.confidence, v.valid_from, v.valid_to,
     v.recorded_at, v.superseded_at, v.assertion, v.origin, v.created_by, v.closed_seq, v.closed_by,
-    v.closed_kind, v.clipped_by, v.requested_valid_to";
+    v.closed_kind, v.clipped_by, v.requested_valid_to, v.supported_at, v.reconfirmed";
+/// How many columns [`VERSION_COLUMNS`] names (a query may select more after them).
+pub const VERSION_COLUMN_COUNT: usize = 19;
 
 /// A row selected with [`VERSION_COLUMNS`] (from `versions v`) as a [`Version`],
 /// sharing agent, topic, claim and event ids through `names` (a million versions
@@ -228,6 +230,11 @@ fn read_version(r: &Row, names: &mut Names, share_ids: bool) -> rusqlite::Result
         closed,
         clipped_by,
         requested_valid_to: r.get(16)?,
+        supported_at: r.get(17)?,
+        reconfirmed: match r.get_ref(18)?.as_str_or_null()? {
+            None => Vec::new(),
+            Some(list) => crate::store::codec::instants(list)?,
+        },
     })
 }
 

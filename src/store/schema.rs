@@ -4,7 +4,7 @@
 /// "asof" in ASCII.
 pub const APPLICATION_ID: i32 = 0x6173_6f66;
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: i32 = 4;
+pub const FORMAT_VERSION: i32 = 5;
 
 /// The canonical log (`events`, `citations`) is written once at load and never
 /// updated; `versions`, `outcomes` and `reconfirmations` are derived by replay and
@@ -117,6 +117,8 @@ CREATE TABLE versions (
     clipped_by         TEXT,
     requested_valid_to INTEGER NOT NULL,
     supported_by       TEXT,
+    supported_at       INTEGER NOT NULL,  -- the support it started with (SPEC §9)
+    reconfirmed        TEXT,              -- its reconfirmations' instants, comma-separated
     PRIMARY KEY (lifespan, superseded_at, recorded_at, id),
     CHECK (recorded_at < superseded_at),
     CHECK (valid_from < valid_to)

@@ -297,9 +297,10 @@ pub(crate) fn replayed(
     let mut version = tx.prepare(
         "INSERT INTO versions (lifespan, id, agent, topic, claim, confidence, valid_from, valid_to,
             recorded_at, superseded_at, assertion, assertion_seq, origin, created_by, closed_seq,
-            closed_by, closed_kind, clipped_by, requested_valid_to, supported_by)
+            closed_by, closed_kind, clipped_by, requested_valid_to, supported_by, supported_at,
+            reconfirmed)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-            ?19, ?20)",
+            ?19, ?20, ?21, ?22)",
     )?;
     // In primary-key order, so every insert appends to the table's B-tree.
     let mut ordered: Vec<(i64, &crate::model::Version)> = replay
@@ -339,6 +340,8 @@ pub(crate) fn replayed(
             v.clipped_by,
             v.requested_valid_to,
             (!supported_by.is_empty()).then_some(supported_by.as_str()),
+            v.supported_at,
+            (!v.reconfirmed.is_empty()).then(|| crate::store::codec::join_instants(&v.reconfirmed)),
         ])?;
     }
     let mut outcome =

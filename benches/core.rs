@@ -50,6 +50,7 @@ impl Sampler {
 }
 
 fn main() {
+    asof::store::settle_malloc(); // as the binary does
     let events = arg("--events", 100_000);
     let topics = arg("--topics", 100) as u32;
     let agents = arg("--agents", 4) as u32;

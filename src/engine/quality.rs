@@ -129,21 +129,25 @@ impl Ledger {
         let mut ledger = Ledger::new(&dataset.header);
         for e in &dataset.events {
             if let EventBody::Verify(v) = &e.body {
-                ledger.add_verdict(
-                    &v.evidence,
-                    Verdict {
-                        id: v.id.clone(),
-                        state: v.state,
-                        since: v.recorded_at,
-                        seq: e.seq,
-                        by: v.by.clone(),
-                        note: v.note.clone(),
-                    },
-                );
+                ledger.add_verification(v.clone(), e.seq);
             }
         }
         ledger.seal();
         ledger
+    }
+
+    /// Verification `v`, replayed at position `seq` (its place among the
+    /// verdicts recorded at the same instant); call [`Ledger::seal`] after.
+    pub fn add_verification(&mut self, v: crate::model::Verification, seq: u64) {
+        let verdict = Verdict {
+            id: v.id,
+            state: v.state,
+            since: v.recorded_at,
+            seq,
+            by: v.by,
+            note: v.note,
+        };
+        self.add_verdict(&v.evidence, verdict);
     }
 
     pub fn add_verdict(&mut self, evidence: &str, verdict: Verdict) {

@@ -3,8 +3,8 @@
 //! the topics' aging settings and the verifications, one index range.
 
 use super::Belief;
-use crate::engine::quality::{Ledger, Verdict};
-use crate::model::VerifyState;
+use crate::engine::quality::Ledger;
+use crate::model::{Verification, VerifyState};
 use crate::store::Store;
 use crate::time::Micros;
 
@@ -20,18 +20,15 @@ fn add_verdicts(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
         let Some(state) = VerifyState::parse(&state) else {
             continue; // the schema's CHECK admits only the six states
         };
-        let evidence: String = r.get(2)?;
-        ledger.add_verdict(
-            &evidence,
-            Verdict {
-                seq: r.get::<_, i64>(0)? as u64,
-                id: r.get(1)?,
-                state,
-                by: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
-                since: r.get(5)?,
-                note: r.get(6)?,
-            },
-        );
+        let v = Verification {
+            id: r.get(1)?,
+            evidence: r.get(2)?,
+            state,
+            by: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+            recorded_at: r.get(5)?,
+            note: r.get(6)?,
+        };
+        ledger.add_verification(v, r.get::<_, i64>(0)? as u64);
     }
     Ok(())
 }

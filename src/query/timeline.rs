@@ -110,17 +110,7 @@ impl Timeline {
         let marks = crate::dataset::review::read(path, &evidence, &ids, first)?;
         let read = marks.len();
         for (n, v) in marks.into_iter().enumerate() {
-            self.ledger.add_verdict(
-                &v.evidence,
-                crate::engine::quality::Verdict {
-                    id: v.id,
-                    state: v.state,
-                    since: v.recorded_at,
-                    seq: first + n as u64,
-                    by: v.by,
-                    note: v.note,
-                },
-            );
+            self.ledger.add_verification(v, first + n as u64);
         }
         self.ledger.seal();
         Ok(read)

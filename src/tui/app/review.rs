@@ -4,7 +4,6 @@
 //! loaded store. `asof load DATASET --review FILE` makes a store with them.
 
 use super::{App, Focus};
-use crate::engine::quality::Verdict;
 use crate::model::{Verification, VerifyState};
 use crate::time;
 use crate::tui::state::popup::{Popup, Prompt, PromptKind};
@@ -76,24 +75,17 @@ impl App {
             .and_then(|mut f| writeln!(f, "{line}"))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         self.review_marks = n;
-        self.timeline.ledger.add_verdict(
-            &evidence,
-            Verdict {
-                id: v.id.clone(),
-                state,
-                since: v.recorded_at,
-                // After every event of the log at the same instant.
-                seq: u64::MAX - 1_000_000 + n as u64,
-                by: v.by.clone(),
-                note: v.note.clone(),
-            },
-        );
+        let at = v.recorded_at;
+        // After every event of the log at the same instant.
+        self.timeline
+            .ledger
+            .add_verification(v, u64::MAX - 1_000_000 + n as u64);
         self.timeline.ledger.seal();
         self.status = Some(format!(
             "{} marked {} at {} → {} (the store is unchanged)",
             evidence,
             state.as_str(),
-            time::format_short(v.recorded_at),
+            time::format_short(at),
             path.display()
         ));
         self.seek(self.cursor);

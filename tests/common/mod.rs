@@ -192,3 +192,17 @@ pub fn load_demo(dir: &Path) -> PathBuf {
     load(Path::new("datasets/payment-outage.yaml"), &db);
     db
 }
+
+/// `asof check DB` fails (exit 2) naming each of `found` on standard output
+/// and counting `disagreements`; then `asof rebuild DB` makes it pass again.
+pub fn check_finds_then_rebuild_repairs(db: &Path, found: &[&str], disagreements: usize) {
+    let mut check = asof().arg("check").arg(db).assert().code(2);
+    for text in found {
+        check = check.stdout(predicates::str::contains(*text));
+    }
+    check.stderr(predicates::str::contains(format!(
+        "{disagreements} disagreement(s)"
+    )));
+    asof().arg("rebuild").arg(db).assert().success();
+    asof().arg("check").arg(db).assert().success();
+}

@@ -106,9 +106,12 @@ pub struct Ledger {
 
 impl Ledger {
     pub fn new(header: &Header) -> Ledger {
+        // Only topics that age: the rest read the default (a store of a
+        // thousand topics would otherwise copy every id for every query).
         let aging = header
             .topics
             .iter()
+            .filter(|t| t.half_life.is_some() || t.stale_after.is_some())
             .map(|t| {
                 let aging = Aging {
                     half_life: t.half_life,

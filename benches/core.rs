@@ -424,7 +424,90 @@ fn main() {
         "peak_rss_mb": peak_rss_mb(),
         "rows_returned": hits,
     });
+    let mut report = report;
+    let targets = targets(&report);
+    for t in &targets {
+        eprintln!(
+            "{:<48} {:>12} target {:<14} {}",
+            t["what"].as_str().unwrap_or(""),
+            t["measured"].to_string(),
+            t["target"].as_str().unwrap_or(""),
+            match t["met"].as_bool() {
+                Some(true) => "met",
+                Some(false) => "NOT MET",
+                None => "(the limit)",
+            }
+        );
+    }
+    report["targets"] = serde_json::Value::Array(targets);
     println!("{}", serde_json::to_string_pretty(&report).expect("json"));
+}
+
+/// Each SPEC §7 / §12 target beside what this run measured (targets are for
+/// the 1M reference workload; a smaller run shows the same rows for scale).
+/// The load row carries the bare-insert limit measured in the same run.
+fn targets(r: &serde_json::Value) -> Vec<serde_json::Value> {
+    let at = |path: &str| -> f64 {
+        path.split('.')
+            .fold(r, |v, key| &v[key])
+            .as_f64()
+            .unwrap_or(f64::NAN)
+    };
+    let row = |what: &str, measured: f64, target: &str, met: Option<bool>| json!({"what": what, "measured": measured, "target": target, "met": met});
+    let load = at("load.total_ms");
+    let bare = at("load.bare_insert_ms");
+    let one = at("believed_one_topic_about_ms.p99");
+    let all = at("believed_all_topics_ms.p99");
+    let step = at("tui_step_200x50_ms.p99");
+    let open = at("tui_open_ms");
+    let fork = at("whatif.fork_plus_diff_ms");
+    let spans = at("import_otlp.spans_per_s");
+    vec![
+        row("load (ms)", load, "<= 8000 (§12)", Some(load <= 8000.0)),
+        row(
+            "load over the bare insert of this run",
+            at("load.over_bare_insert"),
+            "<= 2 (§7)",
+            Some(load <= 2.0 * bare),
+        ),
+        row("bare insert, the limit (ms)", bare, "-", None),
+        row(
+            "believed one topic p99 (ms)",
+            one,
+            "<= 0.3 (§7)",
+            Some(one <= 0.3),
+        ),
+        row(
+            "believed all topics p99 (ms)",
+            all,
+            "<= 20 (§7, §12)",
+            Some(all <= 20.0),
+        ),
+        row(
+            "TUI step 200x50 p99 (ms)",
+            step,
+            "<= 16 (§7)",
+            Some(step <= 16.0),
+        ),
+        row(
+            "TUI open to first frame (ms)",
+            open,
+            "<= 1000 (§12)",
+            Some(open <= 1000.0),
+        ),
+        row(
+            "single-evidence fork + diff (ms)",
+            fork,
+            "<= 1000 (§7)",
+            Some(fork <= 1000.0),
+        ),
+        row(
+            "import otlp (spans/s)",
+            spans,
+            ">= 50000 (§12)",
+            Some(spans >= 50000.0),
+        ),
+    ]
 }
 
 /// The physical limit: the same event and version rows inserted by a bare

@@ -2,6 +2,7 @@
 
 mod common;
 
+use asof::store::FORMAT_VERSION;
 use common::{SMALL, asof, bytes, check_finds_then_rebuild_repairs, stdout_json as json, write};
 use predicates::prelude::*;
 use serde_json::Value;
@@ -308,14 +309,63 @@ fn check_detects_tampering_and_rebuild_repairs_it() {
         &db,
         &[
             "the version of triage/root-cause claiming \"db\" from 2026-03-02T09:05:00Z created by event #2 differs from its replay: claim: stored \"tampered\", replayed \"db\"",
+            // The scrub index was derived from the rows before they were tampered with.
+            "the scrub index (table scrub) differs from a fresh computation",
         ],
-        1,
+        2,
     );
     assert_eq!(
         versions(&db),
         original,
         "rebuild restores exactly the derived rows"
     );
+}
+
+/// The scrub index (SPEC §12) is derived data too: a byte changed in one of
+/// its parts, or a part cut short, is found by `check` and mended by `rebuild`.
+#[test]
+fn check_detects_a_tampered_scrub_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::load_demo(dir.path());
+    let scrub = |db: &Path| -> Vec<(String, Vec<u8>)> {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT part, data FROM scrub ORDER BY part")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let original = scrub(&db);
+    assert_eq!(original.len(), 6, "every part is stored");
+    for (sql, found) in [
+        // The kind byte of the first mark: an evidence mark becomes an assertion.
+        (
+            "UPDATE scrub SET data = CAST(substr(data, 1, 16) || x'01' || substr(data, 18) AS BLOB) WHERE part = 'marks'",
+            "the scrub index (table scrub) differs from a fresh computation",
+        ),
+        (
+            "UPDATE scrub SET data = CAST(substr(data, 1, length(data) - 1) AS BLOB) WHERE part = 'checkpoints'",
+            "the scrub index is unreadable",
+        ),
+        (
+            "DELETE FROM scrub WHERE part = 'by_recorded'",
+            "the scrub index is unreadable",
+        ),
+    ] {
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute(sql, [])
+            .unwrap();
+        assert_ne!(scrub(&db), original, "{sql} changed the index");
+        check_finds_then_rebuild_repairs(&db, &[found], 1);
+        assert_eq!(
+            scrub(&db),
+            original,
+            "rebuild restores the index after {sql}"
+        );
+    }
 }
 
 #[test]
@@ -358,9 +408,9 @@ fn foreign_damaged_and_newer_stores_are_refused() {
         .arg(&newer)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains(
-            "store format version 99 is newer than this asof reads (5)",
-        ));
+        .stderr(predicate::str::contains(format!(
+            "store format version 99 is newer than this asof reads ({FORMAT_VERSION})"
+        )));
 
     let truncated = dir.path().join("truncated.db");
     let full = bytes(&load_demo(&tempfile::tempdir().unwrap().keep()));

@@ -60,7 +60,8 @@ pub(super) fn derive(
 /// The derived indexes and the truths table, once every version is written.
 pub(super) fn finish_derived(tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
     tx.execute_batch(DERIVED_INDEXES)?;
-    write::write_truths(tx, &truths(tx, header)?)
+    write::write_truths(tx, &truths(tx, header)?)?;
+    super::scrub::write(tx, header)
 }
 
 /// A replay going through the log a slice at a time.

@@ -8,6 +8,7 @@ pub(crate) mod codec;
 mod derive;
 pub(crate) mod read;
 mod schema;
+pub mod scrub;
 pub mod stream;
 pub(crate) mod write;
 
@@ -424,6 +425,17 @@ impl Store {
             differences.push(
                 "the stored convergence on resolutions (truths) differs from the replay's".into(),
             );
+        }
+
+        // The scrub index, against a fresh computation from the stored rows.
+        let fresh_index = scrub::compute(&self.conn, &self.header)?;
+        match scrub::read(&self.conn) {
+            Ok(stored) if stored == fresh_index => {}
+            Ok(_) => differences.push(
+                "the scrub index (table scrub) differs from a fresh computation from the stored log and versions"
+                    .into(),
+            ),
+            Err(e) => differences.push(format!("the scrub index is unreadable: {e}")),
         }
         Ok(CheckReport {
             versions: fresh.versions.len(),

@@ -4,7 +4,7 @@
 /// "asof" in ASCII.
 pub const APPLICATION_ID: i32 = 0x6173_6f66;
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: i32 = 5;
+pub const FORMAT_VERSION: i32 = 6;
 
 /// The canonical log (`events`, `citations`) is written once at load and never
 /// updated; `versions`, `outcomes` and `reconfirmations` are derived by replay and
@@ -134,6 +134,14 @@ CREATE TABLE truths (
     time_wrong_ms INTEGER NOT NULL,
     PRIMARY KEY (topic, agent)
 ) WITHOUT ROWID;
+
+-- Derived: the scrub index (src/store/scrub.rs), what the TUI's timeline reads
+-- at open instead of every row: version keys, checkpoints of the held set,
+-- the marks of the scrubber. One little-endian blob per part.
+CREATE TABLE scrub (
+    part TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+);
 "#;
 
 /// Indexes of the log, built after its bulk insert (sorting once beats a million

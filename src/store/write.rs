@@ -92,7 +92,8 @@ pub(super) fn write_derived(
     truths: &[((String, String), Truth)],
 ) -> rusqlite::Result<()> {
     derived(tx, dataset, replay, truths)?;
-    tx.execute_batch(DERIVED_INDEXES)
+    tx.execute_batch(DERIVED_INDEXES)?;
+    super::scrub::write(tx, &dataset.header)
 }
 
 /// The `truths` rows of a whole log's replay (pure; a load computes them on the

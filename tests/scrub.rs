@@ -1,0 +1,228 @@
+//! The scrub index (SPEC §12, src/store/scrub.rs) against an obviously
+//! correct model of it: built from the log and versions read back through the
+//! model types and a fresh replay's outcomes, with brute-force held sets, for
+//! stores written by a load, a rebuild and a fork.
+
+mod common;
+
+use asof::engine::EffectKind;
+use asof::model::{EventBody, RetractTarget};
+use asof::store::Store;
+use asof::store::scrub::{self, MarkKey, MarkKind, NONE, ScrubIndex, VersionKey};
+use asof::time::OPEN;
+use common::asof;
+use proptest::prelude::*;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The index a store should hold, worked out the long way.
+fn model(store: &Store) -> ScrubIndex {
+    let header = store.header();
+    let topic = |id: &str| {
+        header
+            .topics
+            .iter()
+            .position(|t| t.id == id)
+            .map_or(NONE, |i| i as u32)
+    };
+    let agent = |id: &str| {
+        header
+            .agents
+            .iter()
+            .position(|a| a.id == id)
+            .map_or(NONE, |i| i as u32)
+    };
+    let mut stored = store.versions().unwrap();
+    stored.sort_by_key(|v| v.id);
+    let mut claims: Vec<String> = Vec::new();
+    let versions: Vec<VersionKey> = stored
+        .iter()
+        .map(|v| {
+            if !claims.iter().any(|c| **c == *v.claim) {
+                claims.push(v.claim.to_string());
+            }
+            VersionKey {
+                id: v.id,
+                recorded_at: v.recorded_at,
+                superseded_at: v.superseded_at,
+                valid_from: v.valid.from,
+                topic: topic(&v.topic),
+                agent: agent(&v.agent),
+                claim: claims.iter().position(|c| **c == *v.claim).unwrap() as u32,
+            }
+        })
+        .collect();
+    let order = |key: &dyn Fn(&VersionKey) -> (i64, u64)| {
+        let mut all: Vec<u32> = (0..versions.len() as u32).collect();
+        all.sort_by_key(|&i| key(&versions[i as usize]));
+        all
+    };
+    let by_recorded = order(&|v| (v.recorded_at, v.id));
+    let by_superseded: Vec<u32> = order(&|v| (v.superseded_at, v.id))
+        .into_iter()
+        .filter(|&i| versions[i as usize].superseded_at != OPEN)
+        .collect();
+    let stride = scrub::CHECKPOINT;
+    let checkpoints = (0..=versions.len() / stride)
+        .map(|c| {
+            let prefix = &by_recorded[..c * stride];
+            prefix
+                .last()
+                .map(|&last| {
+                    let t = versions[last as usize].recorded_at;
+                    prefix
+                        .iter()
+                        .copied()
+                        .filter(|&i| versions[i as usize].superseded_at > t)
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+
+    let log = store.log().unwrap();
+    let fresh = store.replay().unwrap();
+    let effect: HashMap<u64, EffectKind> = fresh
+        .outcomes
+        .iter()
+        .map(|o| (o.seq, o.effect.kind()))
+        .collect();
+    let believed_topic: HashMap<&str, &str> = log
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Believe(a) => Some((a.id.as_str(), a.topic.as_str())),
+            _ => None,
+        })
+        .collect();
+    let mut marks: Vec<MarkKey> = log
+        .events
+        .iter()
+        .map(|e| {
+            let effect = effect.get(&e.seq).copied().unwrap_or(EffectKind::Recorded);
+            let (kind, t, a) = match &e.body {
+                EventBody::Evidence(_) => (MarkKind::Evidence, NONE, NONE),
+                EventBody::Believe(b) if effect == EffectKind::Reconfirmed => {
+                    (MarkKind::Reconfirmation, topic(&b.topic), agent(&b.agent))
+                }
+                EventBody::Believe(b) => (MarkKind::Assertion, topic(&b.topic), agent(&b.agent)),
+                EventBody::Retract(r) => {
+                    let t = match &r.target {
+                        RetractTarget::Topic { topic: t, .. } => topic(t),
+                        RetractTarget::Assertion(id) => {
+                            believed_topic.get(id.as_str()).map_or(NONE, |t| topic(t))
+                        }
+                    };
+                    (MarkKind::Retraction, t, agent(&r.agent))
+                }
+                EventBody::Verify(v) => (MarkKind::Verification, NONE, agent(&v.by)),
+            };
+            MarkKey {
+                seq: e.seq,
+                recorded_at: e.recorded_at(),
+                kind,
+                effect,
+                topic: t,
+                agent: a,
+            }
+        })
+        .collect();
+    marks.sort_by_key(|m| (m.recorded_at, m.seq));
+    ScrubIndex {
+        stride,
+        versions,
+        claims,
+        by_recorded,
+        by_superseded,
+        checkpoints,
+        marks,
+    }
+}
+
+/// The stored index equals the model, and the held set answered through
+/// short checkpoints equals a brute-force scan at the edges of every
+/// version's recorded interval.
+fn assert_index(db: &Path, what: &str) {
+    let store = Store::open(db).unwrap();
+    let stored = scrub::read(store.connection()).unwrap();
+    assert_eq!(stored, model(&store), "{what}: the stored scrub index");
+    for stride in [1, 3, 16] {
+        let short = scrub::compute_with(store.connection(), store.header(), stride).unwrap();
+        let mut edges: Vec<i64> = short
+            .versions
+            .iter()
+            .flat_map(|v| [v.recorded_at, v.superseded_at])
+            .filter(|&t| t != OPEN)
+            .flat_map(|t| [t - 1, t, t + 1])
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        for t in edges {
+            let mut held = short.held(t);
+            held.sort_unstable();
+            let expected: Vec<u32> = (0..short.versions.len() as u32)
+                .filter(|&i| short.versions[i as usize].held_at(t))
+                .collect();
+            assert_eq!(held, expected, "{what}: held at {t}, stride {stride}");
+        }
+    }
+}
+
+fn load(jsonl: &str, db: &Path) {
+    asof()
+        .arg("load")
+        .arg(jsonl)
+        .arg("--db")
+        .arg(db)
+        .assert()
+        .success();
+}
+
+#[test]
+fn the_demo_and_its_fork_hold_their_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::load_demo(dir.path());
+    assert_index(&db, "the demo");
+    let fork = dir.path().join("fork.db");
+    asof()
+        .arg("fork")
+        .arg(&db)
+        .args(["--without", "E2", "--out"])
+        .arg(&fork)
+        .assert()
+        .success();
+    assert_index(&fork, "a fork of the demo");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn load_rebuild_and_fork_write_the_index_the_model_gives(
+        seed in 0u64..10_000,
+        events in 50u64..700,
+        topics in 1u32..6,
+        agents in 1u32..4,
+        pick in any::<usize>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let jsonl = common::write(dir.path(), "gen.jsonl", &common::generated(events, topics, agents, seed));
+        let db = dir.path().join("gen.db");
+        load(jsonl.to_str().unwrap(), &db);
+        assert_index(&db, "a load");
+
+        asof().arg("rebuild").arg(&db).assert().success();
+        assert_index(&db, "a rebuild");
+
+        let log = Store::open(&db).unwrap().log().unwrap();
+        let evidence: Vec<&str> = log.events.iter().filter_map(|e| match &e.body {
+            EventBody::Evidence(x) => Some(x.id.as_str()),
+            _ => None,
+        }).collect();
+        prop_assume!(!evidence.is_empty());
+        let fork = dir.path().join("fork.db");
+        asof().arg("fork").arg(&db).arg("--without").arg(evidence[pick % evidence.len()])
+            .arg("--out").arg(&fork).assert().success();
+        assert_index(&fork, "a fork");
+    }
+}

@@ -26,7 +26,7 @@ pub fn dataset(format: Format, data: &[u8]) {
     let Ok(store) = Store::in_memory("fuzz", &parsed.dataset, &replay) else {
         return;
     };
-    queries(&store);
+    queries(store);
 }
 
 /// Any bytes as an OTLP/JSON trace: import it with the default options (and a
@@ -60,7 +60,7 @@ pub fn otlp(data: &[u8]) {
         };
         let _ = crate::export::summary::details(&report, true);
         if let Ok(store) = Store::in_memory("fuzz", &parsed.dataset, &replay) {
-            queries(&store);
+            queries(store);
         }
     }
 }
@@ -75,19 +75,29 @@ pub fn store(data: &[u8]) {
         return;
     }
     if let Ok(store) = Store::open(&path) {
-        queries(&store);
         let _ = store.log();
         let _ = store.check();
+        queries(store);
     }
 }
 
-fn queries(store: &Store) {
-    let _ = query::believed(store, i64::MAX - 1, None, &Filter::default());
-    let _ = query::evidence(store);
+fn queries(store: Store) {
+    let _ = query::believed(&store, i64::MAX - 1, None, &Filter::default());
+    let _ = query::evidence(&store);
     for topic in store.header().topics.iter().take(3) {
-        let _ = query::history(store, &topic.id, None);
+        let _ = query::history(&store, &topic.id, None);
     }
+    // The TUI's reading of a store: its scrub index, then rows on demand.
     if let Ok(timeline) = Timeline::load(store) {
         let _ = timeline.believed(0, Some(0), &Filter::default());
+        let end = timeline.span().map_or(0, |(_, last)| last);
+        let _ = timeline.believed(end, None, &Filter::default());
+        let _ = timeline.latest_marks(end);
+        if timeline.evidence_count() > 0 {
+            let _ = timeline.evidence_item(0);
+        }
+        for t in 0..timeline.header.topics.len().min(3) {
+            let _ = timeline.topic_versions(t, None);
+        }
     }
 }

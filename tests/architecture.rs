@@ -151,3 +151,46 @@ fn no_panel_state_imports_a_view_and_the_core_imports_no_terminal() {
         }
     }
 }
+
+/// Drawing never reads the store (STYLE: no SQL in the draw path): the views
+/// use only the timeline's keys and what the state read beforehand
+/// (`cached_belief`, `cached_evidence`), never a method that reads rows.
+#[test]
+fn the_views_never_read_the_store() {
+    let reading = [
+        ".belief(",
+        ".beliefs(",
+        ".belief_by_id(",
+        ".believed(",
+        ".topic_versions(",
+        ".marks_at(",
+        ".latest_marks(",
+        ".topic_marks(",
+        ".mark_by_id(",
+        ".evidence_item(",
+        ".evidence_items(",
+        ".evidence_by_id(",
+        ".evidence_matching(",
+        ".has_event(",
+        "connection()",
+    ];
+    let mut views = 0;
+    for (rel, code) in files() {
+        if rel.starts_with("tui/ui/") {
+            views += 1;
+            for call in reading {
+                assert!(!code.contains(call), "{rel} calls {call} while drawing");
+            }
+            // No query function either (types and constants are fine).
+            for (at, _) in code.match_indices("query::") {
+                let name: String = code[at + 7..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                let called = code[at + 7 + name.len()..].starts_with('(');
+                assert!(!called, "{rel} calls query::{name} while drawing");
+            }
+        }
+    }
+    assert!(views >= 10, "{views} view files");
+}

@@ -338,20 +338,20 @@ fn check_detects_a_tampered_scrub_index() {
             .collect()
     };
     let original = scrub(&db);
-    assert_eq!(original.len(), 6, "every part is stored");
+    assert_eq!(original.len(), 7, "every part is stored");
     for (sql, found) in [
-        // The kind byte of the first mark: an evidence mark becomes an assertion.
+        // The topic of the first mark (evidence, of no topic) becomes the first topic.
         (
-            "UPDATE scrub SET data = CAST(substr(data, 1, 16) || x'01' || substr(data, 18) AS BLOB) WHERE part = 'marks'",
+            "UPDATE scrub SET data = CAST(substr(data, 1, 18) || x'00000000' || substr(data, 23) AS BLOB) WHERE part = 'marks'",
             "the scrub index (table scrub) differs from a fresh computation",
         ),
         (
             "UPDATE scrub SET data = CAST(substr(data, 1, length(data) - 1) AS BLOB) WHERE part = 'checkpoints'",
-            "the scrub index is unreadable",
+            "the scrub index's part",
         ),
         (
             "DELETE FROM scrub WHERE part = 'by_recorded'",
-            "the scrub index is unreadable",
+            "the scrub index's part",
         ),
     ] {
         rusqlite::Connection::open(&db)

@@ -3,7 +3,7 @@
 mod common;
 
 use asof::cli::source;
-use asof::query::{self, Filter};
+use asof::query::{self, Belief, Filter};
 use asof::time::parse;
 
 fn at(t: &str) -> i64 {
@@ -108,16 +108,18 @@ fn changes_is_half_open_on_the_left() {
     );
 }
 
-/// The in-memory timeline (the TUI's data) and the SQL query must agree everywhere.
+/// The timeline (the TUI's data: the scrub index, rows read on demand) and the
+/// SQL query must agree everywhere.
 #[test]
-fn the_timeline_in_memory_answers_exactly_like_sql() {
+fn the_timeline_answers_exactly_like_sql() {
     use asof::query::timeline::Timeline;
-    let stores = [
-        source::demo().unwrap(),
-        common::generated_store(8000, 12, 3, 5),
+    let stores: [fn() -> asof::store::Store; 2] = [
+        || source::demo().unwrap(),
+        || common::generated_store(8000, 12, 3, 5),
     ];
-    for store in &stores {
-        let timeline = Timeline::load(store).unwrap();
+    for open in stores {
+        let store = open();
+        let timeline = Timeline::load(open()).unwrap();
         let (first, last) = timeline.span().unwrap();
         let step = ((last - first) / 97).max(1);
         let agents: Vec<String> = store.header().agents.iter().map(|a| a.id.clone()).collect();
@@ -131,19 +133,23 @@ fn the_timeline_in_memory_answers_exactly_like_sql() {
                     agent: None,
                     topic: Some(topics[i as usize % topics.len()].clone()),
                 },
+                Filter {
+                    agent: Some(agents[i as usize % agents.len()].clone()),
+                    topic: None,
+                },
             ] {
-                let sql = query::believed(store, at, Some(about), &filter).unwrap();
-                let mem: Vec<_> = timeline
+                let sql = query::believed(&store, at, Some(about), &filter).unwrap();
+                let mem: Vec<Belief> = timeline
                     .believed(at, Some(about), &filter)
-                    .into_iter()
-                    .cloned()
+                    .iter()
+                    .map(|b| (**b).clone())
                     .collect();
                 assert_eq!(mem, sql, "believed(at {at}, about {about})");
-                let sql = query::believed(store, at, None, &filter).unwrap();
-                let mem: Vec<_> = timeline
+                let sql = query::believed(&store, at, None, &filter).unwrap();
+                let mem: Vec<Belief> = timeline
                     .believed(at, None, &filter)
-                    .into_iter()
-                    .cloned()
+                    .iter()
+                    .map(|b| (**b).clone())
                     .collect();
                 assert_eq!(mem, sql, "believed(at {at})");
             }
@@ -152,9 +158,42 @@ fn the_timeline_in_memory_answers_exactly_like_sql() {
                 &topics[i as usize % topics.len()],
             );
             assert_eq!(
-                timeline.answer(agent, topic, at).map(str::to_owned),
-                query::answer(store, agent, topic, at).unwrap()
+                timeline.answer(agent, topic, at),
+                query::answer(&store, agent, topic, at).unwrap()
             );
+        }
+    }
+}
+
+/// `believed` through the timeline's checkpoints (short strides here, so a
+/// small log has many) equals the SQL scan at the edges of every version's
+/// recorded interval, where an off-by-one in a checkpoint would show.
+#[test]
+fn checkpoint_answers_equal_the_full_scan_at_every_version_edge() {
+    use asof::query::timeline::Timeline;
+    let open = || common::generated_store(1500, 5, 2, 21);
+    let store = open();
+    for stride in [3, 64] {
+        let timeline = Timeline::load_computing_index(open(), stride).unwrap();
+        let mut edges: Vec<i64> = store
+            .versions()
+            .unwrap()
+            .iter()
+            .flat_map(|v| [v.recorded_at, v.superseded_at])
+            .filter(|&t| t != asof::time::OPEN)
+            .flat_map(|t| [t - 1, t])
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        assert!(edges.len() > 1000, "{} edges", edges.len());
+        for at in edges {
+            let sql = query::believed(&store, at, None, &Filter::default()).unwrap();
+            let mem: Vec<Belief> = timeline
+                .believed(at, None, &Filter::default())
+                .iter()
+                .map(|b| (**b).clone())
+                .collect();
+            assert_eq!(mem, sql, "believed(at {at}), stride {stride}");
         }
     }
 }

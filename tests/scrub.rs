@@ -8,7 +8,7 @@ mod common;
 use asof::engine::EffectKind;
 use asof::model::{EventBody, RetractTarget};
 use asof::store::Store;
-use asof::store::scrub::{self, MarkKey, MarkKind, NONE, ScrubIndex, VersionKey};
+use asof::store::scrub::{self, EvidenceWidths, MarkKey, MarkKind, NONE, ScrubIndex, VersionKey};
 use asof::time::OPEN;
 use common::asof;
 use proptest::prelude::*;
@@ -128,7 +128,31 @@ fn model(store: &Store) -> ScrubIndex {
         })
         .collect();
     marks.sort_by_key(|m| (m.recorded_at, m.seq));
+    // An evidence item's columns: its id, its source, and what cites it.
+    let chars = |s: &str| s.chars().count() as u16;
+    let evidence = marks
+        .iter()
+        .filter(|m| m.kind == MarkKind::Evidence)
+        .map(|m| {
+            let e = log.events.iter().find(|e| e.seq == m.seq).unwrap();
+            let EventBody::Evidence(x) = &e.body else {
+                unreachable!()
+            };
+            let citing: Vec<&str> = log
+                .events
+                .iter()
+                .filter(|c| c.cites().contains(&x.id))
+                .map(|c| c.id())
+                .collect();
+            EvidenceWidths {
+                id: chars(&x.id),
+                source: chars(&x.source),
+                cited: chars(&citing.join(",")),
+            }
+        })
+        .collect();
     ScrubIndex {
+        evidence,
         stride,
         versions,
         claims,
@@ -144,7 +168,7 @@ fn model(store: &Store) -> ScrubIndex {
 /// version's recorded interval.
 fn assert_index(db: &Path, what: &str) {
     let store = Store::open(db).unwrap();
-    let stored = scrub::read(store.connection()).unwrap();
+    let stored = scrub::read(store.connection()).unwrap().unwrap();
     assert_eq!(stored, model(&store), "{what}: the stored scrub index");
     for stride in [1, 3, 16] {
         let short = scrub::compute_with(store.connection(), store.header(), stride).unwrap();
@@ -225,4 +249,31 @@ proptest! {
             .arg("--out").arg(&fork).assert().success();
         assert_index(&fork, "a fork");
     }
+}
+
+/// The TUI refuses a store whose index is damaged with a sentence naming the
+/// part and the remedy (exit 2 at the command line), and opens it after a rebuild.
+#[test]
+fn a_damaged_index_refuses_the_timeline_until_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::load_demo(dir.path());
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute("UPDATE scrub SET data = x'00' WHERE part = 'versions'", [])
+        .unwrap();
+    let error = asof::query::timeline::Timeline::load(Store::open(&db).unwrap()).unwrap_err();
+    assert!(error.is_input_error(), "{error}");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}: not a readable asof store: the scrub index's part \"versions\" is missing or malformed; run `asof rebuild`",
+            db.display()
+        )
+    );
+    asof().arg("rebuild").arg(&db).assert().success();
+    let timeline = asof::query::timeline::Timeline::load(Store::open(&db).unwrap()).unwrap();
+    assert_eq!(
+        timeline.version_count(),
+        Store::open(&db).unwrap().versions().unwrap().len()
+    );
 }

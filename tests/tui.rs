@@ -17,7 +17,7 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
 fn demo(color: bool, size: (u16, u16)) -> App {
-    let timeline = Timeline::load(&source::demo().unwrap()).unwrap();
+    let timeline = Timeline::load(source::demo().unwrap()).unwrap();
     App::new(timeline, Theme { color }, size)
 }
 
@@ -65,7 +65,7 @@ fn select_evidence(app: &mut App, id: &str) {
         .list
         .items()
         .iter()
-        .position(|&i| app.timeline.evidence[i].evidence.id == id)
+        .position(|&i| app.timeline.evidence_item(i).evidence.id == id)
         .unwrap_or_else(|| panic!("{id} is in the list"));
     app.update(Action::Top);
     for _ in 0..at {
@@ -75,7 +75,8 @@ fn select_evidence(app: &mut App, id: &str) {
         app.evidence
             .list
             .selected_item()
-            .map(|i| app.timeline.evidence[i].evidence.id.as_str()),
+            .map(|i| app.timeline.evidence_item(i).evidence.id.clone())
+            .as_deref(),
         Some(id)
     );
 }
@@ -600,11 +601,7 @@ fn the_readme_capture_is_current() {
 
 fn app_for(dataset: &str, size: (u16, u16)) -> App {
     let store = source::open(Some(std::path::Path::new(dataset))).unwrap();
-    App::new(
-        Timeline::load(&store).unwrap(),
-        Theme { color: false },
-        size,
-    )
+    App::new(Timeline::load(store).unwrap(), Theme { color: false }, size)
 }
 
 #[test]
@@ -645,9 +642,10 @@ fn the_crosshair_reading_always_agrees_with_believed() {
         ("datasets/retroactive-correction.yaml", 1),
         ("datasets/late-arriving-log.yaml", 1),
     ] {
-        let store = source::open(Some(std::path::Path::new(dataset))).unwrap();
+        let open = || source::open(Some(std::path::Path::new(dataset))).unwrap();
+        let store = open();
         let mut app = App::new(
-            Timeline::load(&store).unwrap(),
+            Timeline::load(open()).unwrap(),
             Theme { color: false },
             (120, 40),
         );
@@ -799,7 +797,7 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     app.update(Action::Compare);
     assert!(app.whatif.showing_fork && app.popup.is_none());
     assert!(app.timeline.label.contains("without E15"));
-    assert_eq!(app.timeline.evidence.len(), 32);
+    assert_eq!(app.timeline.evidence_count(), 32);
     assert!(text(&draw(&app)).contains("WHAT-IF without E15: a replay, not a causal model"));
     app.seek(at("2026-03-03T13:00:00Z"));
     let claims: Vec<&str> = app
@@ -816,7 +814,7 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     );
     app.update(Action::Compare);
     assert!(!app.whatif.showing_fork);
-    assert_eq!(app.timeline.evidence.len(), 33);
+    assert_eq!(app.timeline.evidence_count(), 33);
 }
 
 #[test]
@@ -867,8 +865,9 @@ fn a_tui_fork_of_a_store_matches_the_in_memory_fork() {
         assert_eq!(copied.report, memory.report, "{evidence}");
         assert_eq!(copied.span, memory.span, "{evidence}");
         let rows = |t: &asof::query::timeline::Timeline| {
+            let all: Vec<usize> = (0..t.version_count()).collect();
             let mut rows: Vec<String> = t
-                .beliefs
+                .beliefs(&all)
                 .iter()
                 .map(|b| {
                     let v = &b.version;
@@ -1007,7 +1006,7 @@ fn a_filter_shows_its_first_match_at_the_top_with_a_count() {
     );
     // Every match is on screen, none hidden above blank rows.
     for &i in app.evidence.list.items() {
-        let id = &app.timeline.evidence[i].evidence.id;
+        let id = &app.timeline.evidence_item(i).evidence.id;
         assert!(screen.contains(&format!("│{id} ")), "{id}:\n{screen}");
     }
     // `/` again starts a new filter.
@@ -1244,7 +1243,7 @@ fn m_marks_evidence_into_the_review_file_only() {
         .iter()
         .find(|r| {
             r.belief
-                .is_some_and(|i| &*app.timeline.beliefs[i].version.assertion == "B22")
+                .is_some_and(|i| &*app.timeline.belief(i).version.assertion == "B22")
         })
         .unwrap();
     assert_eq!(
@@ -1278,7 +1277,7 @@ fn m_marks_evidence_into_the_review_file_only() {
         ledger.state("E17", at("2026-03-04T12:00:00Z")),
         asof::model::VerifyState::Rejected
     );
-    let fresh = Timeline::load(&source::demo().unwrap()).unwrap();
+    let fresh = Timeline::load(source::demo().unwrap()).unwrap();
     assert_eq!(
         fresh.ledger.state("E17", at("2026-03-10T00:00:00Z")),
         asof::model::VerifyState::Candidate
@@ -1300,7 +1299,7 @@ fn an_existing_review_file_is_in_the_view_and_new_marks_follow_it() {
         ),
     )
     .unwrap();
-    let mut timeline = Timeline::load(&source::demo().unwrap()).unwrap();
+    let mut timeline = Timeline::load(source::demo().unwrap()).unwrap();
     assert_eq!(timeline.add_review(&review).unwrap(), 1);
     let mut app = App::new(timeline, Theme { color: false }, (140, 45));
     app.review = Some(review.clone());
@@ -1347,7 +1346,7 @@ fn an_existing_review_file_is_in_the_view_and_new_marks_follow_it() {
         ),
     )
     .unwrap();
-    let mut timeline = Timeline::load(&source::demo().unwrap()).unwrap();
+    let mut timeline = Timeline::load(source::demo().unwrap()).unwrap();
     let error = timeline.add_review(&broken).unwrap_err().to_string();
     assert!(error.contains("broken.review.jsonl:2"), "{error}");
     assert!(error.contains("E99"), "{error}");
@@ -1375,7 +1374,7 @@ fn rows_scrolled_into_view_carry_their_quality_and_conflicts() {
         seen.insert((row.topic, row.version));
         match (&row.kind, row.belief) {
             (BeliefRowKind::Held, Some(i)) => {
-                let b = &app.timeline.beliefs[i];
+                let b = app.timeline.belief(i);
                 assert_eq!(
                     row.quality,
                     Some(app.timeline.ledger.quality(&b.version, &b.supported_by, t)),
@@ -1385,11 +1384,9 @@ fn rows_scrolled_into_view_carry_their_quality_and_conflicts() {
             }
             (BeliefRowKind::Topic { conflict }, _) => {
                 let topic = &app.timeline.header.topics[row.topic];
-                let held: Vec<_> = app
-                    .timeline
-                    .held(t)
-                    .into_iter()
-                    .map(|i| &app.timeline.beliefs[i])
+                let held = app.timeline.beliefs(&app.timeline.held(t));
+                let held: Vec<_> = held
+                    .iter()
                     .filter(|b| *b.version.topic == *topic.id)
                     .map(|b| (&b.version, &b.supported_by[..]))
                     .collect();
@@ -1414,4 +1411,75 @@ fn rows_scrolled_into_view_carry_their_quality_and_conflicts() {
         conflicts > 0,
         "the demo disagrees on a topic at 03-04 09:00"
     );
+}
+
+/// The TUI reading a store's scrub index shows the same screens as one whose
+/// index is computed afresh with a checkpoint every three versions (so every
+/// held set comes through checkpoints): at every event of the demo and of a
+/// generated log, with the beliefs list walked at a few of them.
+#[test]
+fn screens_are_the_same_with_stored_and_with_short_checkpoints() {
+    let stores: [fn() -> asof::store::Store; 2] = [
+        || source::demo().unwrap(),
+        || {
+            let mut jsonl = Vec::new();
+            let config = asof::synth::GenConfig {
+                events: 600,
+                topics: 5,
+                agents: 2,
+                seed: 3,
+            };
+            asof::synth::generate(config, &mut jsonl).unwrap();
+            let text = String::from_utf8(jsonl).unwrap();
+            let log = asof::dataset::read_str("gen.jsonl", asof::dataset::Format::Jsonl, &text)
+                .unwrap()
+                .dataset;
+            let replay = asof::engine::replay(&log.header, &log.events);
+            asof::store::Store::in_memory("gen", &log, &replay).unwrap()
+        },
+    ];
+    for open in stores {
+        let theme = Theme { color: false };
+        let mut stored = App::new(Timeline::load(open()).unwrap(), theme, (120, 40));
+        let short = Timeline::load_computing_index(open(), 3).unwrap();
+        let mut short = App::new(short, Theme { color: false }, (120, 40));
+        stored.update(Action::Start);
+        short.update(Action::Start);
+        let mut screens = 0;
+        loop {
+            assert_eq!(
+                text(&draw(&stored)),
+                text(&draw(&short)),
+                "at {}",
+                stored.cursor
+            );
+            screens += 1;
+            if screens % 25 == 0 {
+                for app in [&mut stored, &mut short] {
+                    app.focus = Focus::Beliefs;
+                    for _ in 0..4 {
+                        app.update(Action::Down);
+                    }
+                    app.update(Action::Open);
+                }
+                assert_eq!(
+                    text(&draw(&stored)),
+                    text(&draw(&short)),
+                    "history at {}",
+                    stored.cursor
+                );
+                for app in [&mut stored, &mut short] {
+                    app.update(Action::Back);
+                    app.focus = Focus::Scrubber;
+                }
+            }
+            let before = stored.cursor;
+            stored.update(Action::NextEvent);
+            short.update(Action::NextEvent);
+            if stored.cursor == before {
+                break;
+            }
+        }
+        assert!(screens > 40, "{screens} screens");
+    }
 }

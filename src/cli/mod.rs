@@ -212,11 +212,6 @@ fn interactive(
         )?;
         return Ok(());
     }
-    let mut timeline = crate::query::timeline::Timeline::load(&store)?;
-    let review = review.unwrap_or_else(|| default_review(source));
-    if review.exists() {
-        timeline.add_review(&review)?;
-    }
     // A store file is read again by the worker that first needs its log; a
     // dataset or the demo is in memory already.
     let load: crate::tui::whatif::LoadLog = match source.filter(|p| source::is_store(p)) {
@@ -229,7 +224,11 @@ fn interactive(
             Box::new(move || Ok(log.clone()))
         }
     };
-    drop(store);
+    let mut timeline = crate::query::timeline::Timeline::load(store)?;
+    let review = review.unwrap_or_else(|| default_review(source));
+    if review.exists() {
+        timeline.add_review(&review)?;
+    }
     let mut app =
         crate::tui::app::App::new(timeline, crate::tui::theme::Theme::from_env(), (80, 24));
     app.review = Some(review);

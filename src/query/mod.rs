@@ -332,14 +332,25 @@ pub struct EvidenceItem {
 
 /// Every evidence item, in recorded order.
 pub fn evidence(store: &Store) -> rusqlite::Result<Vec<EvidenceItem>> {
-    let mut stmt = store.connection().prepare_cached(
+    evidence_where(store, "1", &[])
+}
+
+/// The evidence items matching an SQL `condition` over `events e` (with
+/// numbered parameters `args`), in recorded order.
+fn evidence_where(
+    store: &Store,
+    condition: &str,
+    args: &[i64],
+) -> rusqlite::Result<Vec<EvidenceItem>> {
+    let mut stmt = store.connection().prepare_cached(&format!(
         "SELECT e.seq, e.id, e.evidence_kind, e.source, e.locator, e.observed_at, e.observed_until,
                 e.recorded_at, e.reliability, e.text,
                 (SELECT group_concat(x.id, char(31)) FROM citations c JOIN events x ON x.seq = c.seq
                   WHERE c.evidence = e.id)
-         FROM events e WHERE e.kind = ?1 ORDER BY e.recorded_at, e.seq",
-    )?;
-    let rows = stmt.query_map([EventKind::Evidence.as_str()], |r| {
+         FROM events e WHERE e.kind = '{}' AND ({condition}) ORDER BY e.recorded_at, e.seq",
+        EventKind::Evidence.as_str()
+    ))?;
+    let rows = stmt.query_map(params_from_iter(args), |r| {
         Ok(EvidenceItem {
             seq: r.get::<_, i64>(0)? as u64,
             evidence: Evidence {

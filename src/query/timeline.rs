@@ -1,51 +1,38 @@
-//! A whole store read once into memory, indexed for scrubbing: the TUI's data.
+//! A store opened for scrubbing: the TUI's data (SPEC §5.2, §12).
+//!
+//! At open only the store's scrub index ([`crate::store::scrub`]) is read:
+//! every version's key, the held-set checkpoints and every event's mark, a few
+//! dozen bytes per row. What a row says beyond its key (a version's
+//! confidence and citations, an event's id, an evidence item's summary) is
+//! read from the store when something first needs it — the rows on screen, a
+//! popup, the plane of one topic — and kept in a small cache. A million-event
+//! store then opens in the time it takes to read the index, and scrubbing
+//! costs a binary search and a scan of the held keys, with no SQL per step.
+//!
+//! ```text
+//!  scrub index (in memory)            store (on demand, cached)
+//!  ├ version keys  ─ held(t), closed_at(t), topic lists ─→ belief(i)
+//!  ├ marks         ─ next/prev event, counts per lane    ─→ marks_at(t)
+//!  └ evidence      ─ known at t, column widths           ─→ evidence_item(i)
+//! ```
 //!
 //! `believed` here answers exactly what the SQL `query::believed` answers (both
-//! use [`Version::held_at`] and the half-open valid interval); a test holds them
-//! to it on the demo and on generated data. Scrubbing a million-event store then
-//! costs a binary search and a scan of the held rows, with no SQL per step.
+//! use the held-at rule and the half-open valid interval); a test holds them
+//! to it on the demo and on generated data.
 
-use super::{Belief, Cited, EvidenceItem, Filter, evidence};
+use super::{Belief, Cited, EvidenceItem, Filter};
 use crate::engine::EffectKind;
 use crate::engine::quality::Ledger;
-use crate::model::Header;
-use crate::model::{Name, Names};
-use crate::store::Store;
-use crate::store::read::{VERSION_COLUMN_COUNT, VERSION_COLUMNS, version_named};
-use crate::time::{Micros, OPEN};
+use crate::model::{Evidence, Header, Name, Names, Origin, Version};
+use crate::store::codec::split;
+use crate::store::scrub::{self, EvidenceWidths, MarkKey, NONE, ScrubIndex, VersionKey};
+use crate::store::{Store, StoreError};
+use crate::time::{Interval, Micros, OPEN};
+use rusqlite::{OptionalExtension, params_from_iter};
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-/// What kind of mark an event leaves on the timeline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MarkKind {
-    Evidence,
-    Assertion,
-    Reconfirmation,
-    Retraction,
-    /// A verify event (SPEC §9): its agent is who judged, its claim the state,
-    /// and it cites the evidence judged.
-    Verification,
-}
-
-impl MarkKind {
-    pub const ALL: [MarkKind; 5] = [
-        MarkKind::Evidence,
-        MarkKind::Assertion,
-        MarkKind::Reconfirmation,
-        MarkKind::Retraction,
-        MarkKind::Verification,
-    ];
-
-    pub fn index(self) -> usize {
-        match self {
-            MarkKind::Evidence => 0,
-            MarkKind::Assertion => 1,
-            MarkKind::Reconfirmation => 2,
-            MarkKind::Retraction => 3,
-            MarkKind::Verification => 4,
-        }
-    }
-}
+pub use crate::store::scrub::MarkKind;
 
 /// One event of the log, as the timeline shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,36 +51,159 @@ pub struct Mark {
     pub covering: Vec<u64>,
 }
 
-#[derive(Debug, Clone)]
+/// Rows read from the store are kept up to this many of each kind; past it
+/// the cache starts again (what is on screen is read back at once).
+const CACHE: usize = 20_000;
+
+/// Ids per `IN (...)` list when rows are read by the batch.
+const BATCH: usize = 400;
+
+/// The store a timeline reads rows from, and the rows it has read.
+struct Detail {
+    store: Store,
+    beliefs: HashMap<u32, Arc<Belief>>,
+    marks: HashMap<u32, Arc<Mark>>,
+    evidence: HashMap<u32, Arc<EvidenceItem>>,
+    names: Names,
+    /// The first failure to read a row (the store vanished or broke while open).
+    error: Option<String>,
+    /// A what-if fork's store lives in a temporary directory kept as long as
+    /// its timeline.
+    _dir: Option<tempfile::TempDir>,
+}
+
+/// What the index gives once decoded, computed at open.
+struct Lists {
+    /// Per topic (header order): version positions, ordered by `(recorded_at, id)`.
+    by_topic: Vec<Vec<u32>>,
+    /// Per mark kind: sorted recorded instants, for counting marks in a range.
+    times: [Vec<Micros>; 5],
+    /// Every mark's instant, sorted, for stepping between events.
+    all_times: Vec<Micros>,
+    /// Mark positions of the evidence items, in recorded order.
+    evidence: Vec<u32>,
+    /// Per evidence item: its recorded instant.
+    evidence_times: Vec<Micros>,
+    /// Mark position by seq (`u32::MAX`: no such event).
+    mark_of_seq: Vec<u32>,
+}
+
+#[derive(Clone)]
 pub struct Timeline {
     pub label: String,
     pub header: Header,
-    /// Every event, ordered by `(recorded_at, seq)`.
-    pub marks: Vec<Mark>,
-    /// Every version, ordered by id.
-    pub beliefs: Vec<Belief>,
-    /// Every evidence item, ordered by `(recorded_at, seq)`.
-    pub evidence: Vec<EvidenceItem>,
-    /// Per topic (header order): indexes into `beliefs`, ordered by `recorded_at`.
-    by_topic: Vec<Vec<usize>>,
-    /// Per belief: its topic's and agent's position in the header.
-    topic_of: Vec<u32>,
-    agent_of: Vec<u32>,
-    /// Every belief, ordered by `(recorded_at, id)`.
-    by_recorded: Vec<usize>,
-    /// Every closed belief, ordered by `superseded_at`.
-    by_superseded: Vec<usize>,
-    /// See [`build_checkpoints`].
-    checkpoints: Vec<Vec<u32>>,
-    /// Per mark kind: sorted recorded instants, for counting marks in a range.
-    times: [Vec<Micros>; 5],
     /// What belief quality needs (SPEC §9), read once.
     pub ledger: Ledger,
-    /// Every mark's instant, sorted, for stepping between events.
-    all_times: Vec<Micros>,
+    index: Arc<ScrubIndex>,
+    lists: Arc<Lists>,
+    detail: Arc<Mutex<Detail>>,
+}
+
+impl std::fmt::Debug for Timeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Timeline")
+            .field("label", &self.label)
+            .field("versions", &self.index.versions.len())
+            .field("marks", &self.index.marks.len())
+            .finish()
+    }
 }
 
 impl Timeline {
+    /// Opens `store` for scrubbing: reads its scrub index and the ledger, and
+    /// keeps the store to read rows from as they are needed. A damaged index
+    /// refuses the store, naming the part.
+    pub fn load(store: Store) -> Result<Timeline, StoreError> {
+        let index = Self::index(&store)?;
+        Ok(Self::with_index(store, index, None)?)
+    }
+
+    /// [`Timeline::load`] of a store that lives in `dir` (a what-if fork's),
+    /// which is removed when the last clone of the timeline is dropped.
+    pub fn load_in(store: Store, dir: tempfile::TempDir) -> Result<Timeline, StoreError> {
+        let index = Self::index(&store)?;
+        Ok(Self::with_index(store, index, Some(dir))?)
+    }
+
+    fn index(store: &Store) -> Result<ScrubIndex, StoreError> {
+        scrub::read(store.connection())?.map_err(|malformed| StoreError::Damaged {
+            path: store.label().into(),
+            reason: malformed.to_string(),
+        })
+    }
+
+    /// [`Timeline::load`] with the index computed afresh from the stored rows
+    /// instead of read, with checkpoints every `stride` versions (tests compare
+    /// it with the stored index and try short strides).
+    pub fn load_computing_index(store: Store, stride: usize) -> rusqlite::Result<Timeline> {
+        let index = scrub::compute_with(store.connection(), store.header(), stride)?;
+        Self::with_index(store, index, None)
+    }
+
+    fn with_index(
+        store: Store,
+        index: ScrubIndex,
+        dir: Option<tempfile::TempDir>,
+    ) -> rusqlite::Result<Timeline> {
+        let header = store.header().clone();
+        let mut by_topic = vec![Vec::new(); header.topics.len()];
+        for &i in &index.by_recorded {
+            if let Some(list) = by_topic.get_mut(index.versions[i as usize].topic as usize) {
+                list.push(i);
+            }
+        }
+        let mut times: [Vec<Micros>; 5] = Default::default();
+        let mut evidence = Vec::with_capacity(index.evidence.len());
+        let max_seq = index.marks.iter().map(|m| m.seq).max().unwrap_or(0);
+        let mut mark_of_seq = vec![u32::MAX; max_seq as usize + 1];
+        for (p, m) in index.marks.iter().enumerate() {
+            times[m.kind.index()].push(m.recorded_at);
+            if m.kind == MarkKind::Evidence {
+                evidence.push(p as u32);
+            }
+            mark_of_seq[m.seq as usize] = p as u32;
+        }
+        let all_times = index.marks.iter().map(|m| m.recorded_at).collect();
+        let evidence_times = evidence
+            .iter()
+            .map(|&p| index.marks[p as usize].recorded_at)
+            .collect();
+        let ledger = super::quality::ledger(&store)?;
+        Ok(Timeline {
+            label: store.label().to_owned(),
+            header,
+            ledger,
+            index: Arc::new(index),
+            lists: Arc::new(Lists {
+                by_topic,
+                times,
+                all_times,
+                evidence,
+                evidence_times,
+                mark_of_seq,
+            }),
+            detail: Arc::new(Mutex::new(Detail {
+                store,
+                beliefs: HashMap::new(),
+                marks: HashMap::new(),
+                evidence: HashMap::new(),
+                names: Names::default(),
+                error: None,
+                _dir: dir,
+            })),
+        })
+    }
+
+    fn detail(&self) -> MutexGuard<'_, Detail> {
+        self.detail.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The first failure to read a row from the store since the last call
+    /// (the TUI shows it in its status line).
+    pub fn take_error(&self) -> Option<String> {
+        self.detail().error.take()
+    }
+
     /// Adds the `verify` events of a review file (SPEC §9; what the TUI's `m`
     /// writes) to the view's ledger, after every event of the log; the store is
     /// not touched. Returns how many were read; every broken rule is reported
@@ -102,11 +212,12 @@ impl Timeline {
         &mut self,
         path: &std::path::Path,
     ) -> Result<usize, crate::dataset::DatasetErrors> {
-        let (evidence, ids) = crate::dataset::review::known(self.marks.iter().map(|m| {
-            let at = (m.kind == MarkKind::Evidence).then_some(m.recorded_at);
-            (m.id.as_str(), at)
-        }));
-        let first = self.marks.len() as u64 + 1;
+        let ids = self.event_ids().unwrap_or_default();
+        let (evidence, ids) = crate::dataset::review::known(
+            ids.iter()
+                .map(|(id, at, is_evidence)| (id.as_str(), is_evidence.then_some(*at))),
+        );
+        let first = self.index.marks.len() as u64 + 1;
         let marks = crate::dataset::review::read(path, &evidence, &ids, first)?;
         let read = marks.len();
         for (n, v) in marks.into_iter().enumerate() {
@@ -116,308 +227,299 @@ impl Timeline {
         Ok(read)
     }
 
-    /// Reads the whole store.
-    pub fn load(store: &Store) -> rusqlite::Result<Timeline> {
-        let conn = store.connection();
-        // Small side tables once, into maps (no correlated subquery per row).
-        // Names and citation lists are shared: a million versions carry a few
-        // thousand distinct agents, topics and claims.
-        let mut cites: HashMap<i64, Cited> = HashMap::new();
-        {
-            let mut stmt = conn.prepare("SELECT seq, evidence FROM citations ORDER BY seq, pos")?;
-            let mut rows = stmt.query([])?;
-            let mut current: Option<(i64, Vec<String>)> = None;
-            while let Some(r) = rows.next()? {
-                let seq: i64 = r.get(0)?;
-                match &mut current {
-                    Some((s, ids)) if *s == seq => ids.push(r.get(1)?),
-                    _ => {
-                        if let Some((s, ids)) = current.take() {
-                            cites.insert(s, ids.into());
-                        }
-                        current = Some((seq, vec![r.get(1)?]));
-                    }
-                }
-            }
-            if let Some((s, ids)) = current {
-                cites.insert(s, ids.into());
-            }
-        }
-        let no_cites: Cited = Vec::new().into();
-        let cited = |seq: i64| cites.get(&seq).cloned().unwrap_or_else(|| no_cites.clone());
-        let mut effects: HashMap<i64, EffectKind> = HashMap::new();
-        let mut stmt = conn.prepare("SELECT seq, effect FROM outcomes")?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            effects.insert(r.get(0)?, EffectKind::parse(r.get_ref(1)?.as_str()?));
-        }
-        let mut covering: HashMap<i64, Vec<u64>> = HashMap::new();
-        let mut stmt =
-            conn.prepare("SELECT seq, version FROM reconfirmations ORDER BY seq, version")?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            covering
-                .entry(r.get(0)?)
-                .or_default()
-                .push(r.get::<_, i64>(1)? as u64);
-        }
-
-        let mut names = Names::default();
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {VERSION_COLUMNS}, v.assertion_seq FROM versions v"
-        ))?;
-        // Sized up front: doubling a million-row Vec copies it and leaves the old
-        // block behind in the peak.
-        let capacity = |sql: &str| -> rusqlite::Result<usize> {
-            Ok(conn
-                .query_row(sql, [], |r| r.get::<_, Option<i64>>(0))?
-                .unwrap_or(0) as usize)
-        };
-        let mut beliefs: Vec<Belief> =
-            Vec::with_capacity(capacity("SELECT max(id) FROM versions")?);
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            beliefs.push(Belief {
-                version: version_named(r, &mut names)?,
-                supported_by: cited(r.get(VERSION_COLUMN_COUNT)?),
-            });
-        }
-
-        let mut stmt = conn.prepare(
-            "SELECT seq, id, kind, recorded_at, agent, topic, claim, assertion, source, verifies, state
-             FROM events ORDER BY recorded_at, seq",
-        )?;
-        let mut optional_name = |r: &rusqlite::Row, i: usize| -> rusqlite::Result<Option<Name>> {
-            Ok(r.get_ref(i)?.as_str_or_null()?.map(|s| names.get(s)))
-        };
-        let mut marks: Vec<Mark> = Vec::with_capacity(capacity("SELECT max(seq) FROM events")?);
-        // Retractions of an assertion take that assertion's topic; the assertion
-        // comes earlier in (recorded_at, seq) order, as validation requires.
-        let mut assertion_topic: HashMap<String, Name> = HashMap::new();
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let seq: i64 = r.get(0)?;
-            let id: String = r.get(1)?;
-            let kind = r.get_ref(2)?.as_str()?;
-            let effect = effects.get(&seq).copied().unwrap_or(if kind == "evidence" {
-                EffectKind::Recorded
-            } else {
-                EffectKind::Applied
-            });
-            let mark_kind = match (kind, effect) {
-                ("evidence", _) => MarkKind::Evidence,
-                ("retract", _) => MarkKind::Retraction,
-                ("verify", _) => MarkKind::Verification,
-                (_, EffectKind::Reconfirmed) => MarkKind::Reconfirmation,
-                _ => MarkKind::Assertion,
-            };
-            let mut topic = optional_name(r, 5)?;
-            if mark_kind == MarkKind::Assertion || mark_kind == MarkKind::Reconfirmation {
-                if let Some(t) = &topic {
-                    assertion_topic.insert(id.clone(), t.clone());
-                }
-            } else if topic.is_none()
-                && let Some(assertion) = r.get_ref(7)?.as_str_or_null()?
-            {
-                topic = assertion_topic.get(assertion).cloned();
-            }
-            let (agent, claim, cites) = match mark_kind {
-                MarkKind::Verification => {
-                    let judged: Option<String> = r.get(9)?;
-                    let cites: Cited = judged.into_iter().collect::<Vec<_>>().into();
-                    (optional_name(r, 8)?, optional_name(r, 10)?, cites)
-                }
-                _ => (optional_name(r, 4)?, optional_name(r, 6)?, cited(seq)),
-            };
-            marks.push(Mark {
-                seq: seq as u64,
-                id,
-                kind: mark_kind,
-                recorded_at: r.get(3)?,
-                agent,
-                topic,
-                claim,
-                cites,
-                effect,
-                covering: covering.remove(&seq).unwrap_or_default(),
-            });
-        }
-
-        let evidence = evidence(store)?;
-        Ok(Timeline::new(
-            store.label().to_owned(),
-            store.header().clone(),
-            marks,
-            beliefs,
-            evidence,
-            super::quality::ledger(store)?,
-        ))
+    /// Every event's id and recorded instant, and whether it is evidence.
+    fn event_ids(&self) -> rusqlite::Result<Vec<(String, Micros, bool)>> {
+        let detail = self.detail();
+        let mut stmt = detail
+            .store
+            .connection()
+            .prepare("SELECT id, recorded_at, kind = 'evidence' FROM events")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        rows.collect()
     }
 
-    pub fn new(
-        label: String,
-        header: Header,
-        marks: Vec<Mark>,
-        beliefs: Vec<Belief>,
-        evidence: Vec<EvidenceItem>,
-        ledger: Ledger,
-    ) -> Self {
-        let topic_pos: HashMap<&str, u32> = header
-            .topics
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.id.as_str(), i as u32))
-            .collect();
-        let agent_pos: HashMap<&str, u32> = header
-            .agents
-            .iter()
-            .enumerate()
-            .map(|(i, a)| (a.id.as_str(), i as u32))
-            .collect();
-        let position =
-            |map: &HashMap<&str, u32>, id: &str| map.get(id).copied().unwrap_or(u32::MAX);
-        let topic_of: Vec<u32> = beliefs
-            .iter()
-            .map(|b| position(&topic_pos, &b.version.topic))
-            .collect();
-        let agent_of: Vec<u32> = beliefs
-            .iter()
-            .map(|b| position(&agent_pos, &b.version.agent))
-            .collect();
-        let mut by_topic = vec![Vec::new(); header.topics.len()];
-        for (i, &t) in topic_of.iter().enumerate() {
-            if let Some(list) = by_topic.get_mut(t as usize) {
-                list.push(i);
-            }
-        }
-        let recorded_key = |&i: &usize| (beliefs[i].version.recorded_at, beliefs[i].version.id);
-        for list in &mut by_topic {
-            list.sort_by_key(recorded_key);
-        }
-        let mut by_recorded: Vec<usize> = (0..beliefs.len()).collect();
-        by_recorded.sort_by_key(recorded_key);
-        let mut by_superseded: Vec<usize> = (0..beliefs.len())
-            .filter(|&i| beliefs[i].version.superseded_at != OPEN)
-            .collect();
-        by_superseded.sort_by_key(|&i| (beliefs[i].version.superseded_at, beliefs[i].version.id));
-        let checkpoints = build_checkpoints(&beliefs, &by_recorded);
-        let mut times: [Vec<Micros>; 5] = Default::default();
-        for m in &marks {
-            times[m.kind.index()].push(m.recorded_at);
-        }
-        let all_times = marks.iter().map(|m| m.recorded_at).collect();
-        Timeline {
-            label,
-            header,
-            marks,
-            beliefs,
-            evidence,
-            by_topic,
-            topic_of,
-            agent_of,
-            by_recorded,
-            by_superseded,
-            checkpoints,
-            times,
-            all_times,
-            ledger,
-        }
+    /// Whether some event of the log has this id.
+    pub fn has_event(&self, id: &str) -> bool {
+        let detail = self.detail();
+        detail
+            .store
+            .connection()
+            .query_row("SELECT 1 FROM events WHERE id = ?1", [id], |_| Ok(()))
+            .optional()
+            .is_ok_and(|found| found.is_some())
+    }
+
+    /// How many events the log holds.
+    pub fn mark_count(&self) -> usize {
+        self.index.marks.len()
+    }
+
+    /// How many versions the store holds.
+    pub fn version_count(&self) -> usize {
+        self.index.versions.len()
     }
 
     /// First and last recorded instants, if the log has events.
     pub fn span(&self) -> Option<(Micros, Micros)> {
-        Some((*self.all_times.first()?, *self.all_times.last()?))
+        Some((
+            *self.lists.all_times.first()?,
+            *self.lists.all_times.last()?,
+        ))
     }
 
-    /// Indexes of the beliefs held at `at`, in reading order: topic and agent in
-    /// header order, then `valid_from`, `recorded_at`, id.
+    /// The key of the version at position `i`.
+    pub fn key(&self, i: usize) -> &VersionKey {
+        &self.index.versions[i]
+    }
+
+    /// Positions of the versions held at `at`, in reading order: topic and
+    /// agent in header order, then `valid_from`, `recorded_at`, id.
     pub fn held(&self, at: Micros) -> Vec<usize> {
-        let upto = self
-            .by_recorded
-            .partition_point(|&i| self.beliefs[i].version.recorded_at <= at);
-        let c = (upto / CHECKPOINT).min(self.checkpoints.len() - 1);
-        let from_checkpoint = self.checkpoints[c].iter().map(|&i| i as usize);
-        let since = self.by_recorded[c * CHECKPOINT..upto].iter().copied();
-        let mut out: Vec<usize> = from_checkpoint
-            .chain(since)
-            .filter(|&i| self.beliefs[i].version.held_at(at))
+        let mut out: Vec<usize> = self
+            .index
+            .held(at)
+            .into_iter()
+            .map(|i| i as usize)
             .collect();
         out.sort_unstable_by_key(|&i| self.reading_key(i));
         out
     }
 
     fn reading_key(&self, i: usize) -> (u32, u32, Micros, Micros, u64) {
-        let v = &self.beliefs[i].version;
-        (
-            self.topic_of[i],
-            self.agent_of[i],
-            v.valid.from,
-            v.recorded_at,
-            v.id,
-        )
+        let v = &self.index.versions[i];
+        (v.topic, v.agent, v.valid_from, v.recorded_at, v.id)
     }
 
-    /// The header positions of a belief's topic and agent.
+    /// The header positions of a version's topic and agent.
     pub fn topic_agent(&self, i: usize) -> (usize, usize) {
-        (self.topic_of[i] as usize, self.agent_of[i] as usize)
+        let v = &self.index.versions[i];
+        (v.topic as usize, v.agent as usize)
     }
 
-    /// Indexes of the beliefs closed at exactly `at`, in reading order.
+    /// A version's agent id ("" when it is not in the header).
+    pub fn agent_of(&self, i: usize) -> &str {
+        self.header
+            .agents
+            .get(self.index.versions[i].agent as usize)
+            .map_or("", |a| a.id.as_str())
+    }
+
+    /// A version's claim.
+    pub fn claim_of(&self, i: usize) -> &str {
+        self.claim_text(self.index.versions[i].claim)
+    }
+
+    /// The text of a claim code.
+    pub fn claim_text(&self, code: u32) -> &str {
+        self.index
+            .claims
+            .get(code as usize)
+            .map_or("", String::as_str)
+    }
+
+    /// Positions of the versions closed at exactly `at`, in reading order.
     pub fn closed_at(&self, at: Micros) -> Vec<usize> {
-        let key = |&i: &usize| self.beliefs[i].version.superseded_at;
-        let from = self.by_superseded.partition_point(|i| key(i) < at);
-        let to = self.by_superseded.partition_point(|i| key(i) <= at);
-        let mut out = self.by_superseded[from..to].to_vec();
+        let key = |&i: &u32| self.index.versions[i as usize].superseded_at;
+        let list = &self.index.by_superseded;
+        let from = list.partition_point(|i| key(i) < at);
+        let to = list.partition_point(|i| key(i) <= at);
+        let mut out: Vec<usize> = list[from..to].iter().map(|&i| i as usize).collect();
         out.sort_unstable_by_key(|&i| self.reading_key(i));
         out
     }
 
-    /// The same answer as `query::believed` (SQL), from memory, in reading order.
-    pub fn believed(&self, at: Micros, about: Option<Micros>, filter: &Filter) -> Vec<&Belief> {
-        let keep = |b: &&Belief| {
-            let v = &b.version;
-            about.is_none_or(|t| v.valid.contains(t))
-                && filter.agent.as_ref().is_none_or(|a| **a == *v.agent)
-                && filter.topic.as_ref().is_none_or(|t| **t == *v.topic)
-        };
-        // One topic: scan only its versions recorded so far.
-        if let Some(topic) = &filter.topic {
-            let Some(t) = self.header.topics.iter().position(|x| &x.id == topic) else {
-                return Vec::new();
-            };
-            let list = &self.by_topic[t];
-            let upto = list.partition_point(|&i| self.beliefs[i].version.recorded_at <= at);
-            let mut found: Vec<usize> = list[..upto]
-                .iter()
-                .copied()
-                .filter(|&i| self.beliefs[i].version.held_at(at))
-                .collect();
-            found.sort_unstable_by_key(|&i| self.reading_key(i));
-            return found
-                .into_iter()
-                .map(|i| &self.beliefs[i])
-                .filter(keep)
-                .collect();
+    /// The version at position `i`, read from the store the first time.
+    pub fn belief(&self, i: usize) -> Arc<Belief> {
+        self.beliefs(&[i]).pop().unwrap_or_else(|| self.stand_in(i))
+    }
+
+    /// The version at position `i` if it has been read (never reads: for drawing).
+    pub fn cached_belief(&self, i: usize) -> Option<Arc<Belief>> {
+        self.detail().beliefs.get(&(i as u32)).cloned()
+    }
+
+    /// The versions at `positions`, in that order, reading the ones not yet
+    /// read in batches.
+    pub fn beliefs(&self, positions: &[usize]) -> Vec<Arc<Belief>> {
+        let mut detail = self.detail();
+        let missing: Vec<usize> = positions
+            .iter()
+            .copied()
+            .filter(|&i| i < self.index.versions.len() && !detail.beliefs.contains_key(&(i as u32)))
+            .collect();
+        if detail.beliefs.len() + missing.len() > CACHE {
+            detail.beliefs.clear();
         }
-        self.held(at)
-            .into_iter()
-            .map(|i| &self.beliefs[i])
-            .filter(keep)
+        if let Err(e) = self.read_beliefs(&mut detail, &missing) {
+            detail
+                .error
+                .get_or_insert(format!("cannot read versions: {e}"));
+        }
+        positions
+            .iter()
+            .map(|&i| match detail.beliefs.get(&(i as u32)) {
+                Some(b) => b.clone(),
+                None => self.stand_in(i),
+            })
             .collect()
     }
 
-    /// Every version of one topic (all agents), ordered by `recorded_at`.
-    pub fn topic_versions(&self, topic: usize) -> impl Iterator<Item = &Belief> {
-        self.by_topic
-            .get(topic)
+    fn read_beliefs(&self, detail: &mut Detail, positions: &[usize]) -> rusqlite::Result<()> {
+        let by_id: HashMap<u64, u32> = positions
+            .iter()
+            .map(|&i| (self.index.versions[i].id, i as u32))
+            .collect();
+        let ids: Vec<i64> = by_id.keys().map(|&id| id as i64).collect();
+        for chunk in ids.chunks(BATCH) {
+            let marks = vec!["?"; chunk.len()].join(",");
+            let sql = format!(
+                "SELECT {}, v.supported_by FROM versions v WHERE v.id IN ({marks})",
+                crate::store::read::VERSION_COLUMNS
+            );
+            let Detail {
+                store,
+                beliefs,
+                names,
+                ..
+            } = detail;
+            let mut stmt = store.connection().prepare_cached(&sql)?;
+            let mut rows = stmt.query(params_from_iter(chunk))?;
+            while let Some(r) = rows.next()? {
+                let version = crate::store::read::version_named(r, names)?;
+                let supported_by: Cited =
+                    split(r.get(crate::store::read::VERSION_COLUMN_COUNT)?).into();
+                if let Some(&p) = by_id.get(&version.id) {
+                    beliefs.insert(
+                        p,
+                        Arc::new(Belief {
+                            version,
+                            supported_by,
+                        }),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What a row that could not be read shows: its key, and the failure.
+    fn stand_in(&self, i: usize) -> Arc<Belief> {
+        let k = self.index.versions.get(i).copied().unwrap_or(VersionKey {
+            id: 0,
+            recorded_at: 0,
+            superseded_at: OPEN,
+            valid_from: 0,
+            topic: NONE,
+            agent: NONE,
+            claim: NONE,
+        });
+        let topic = self
+            .header
+            .topics
+            .get(k.topic as usize)
+            .map_or("", |t| t.id.as_str());
+        let unreadable: Name = "(unreadable)".into();
+        Arc::new(Belief {
+            version: Version {
+                id: k.id,
+                agent: self.agent_of_key(&k).into(),
+                topic: topic.into(),
+                claim: self.claim_text(k.claim).into(),
+                confidence: 0.0,
+                valid: Interval {
+                    from: k.valid_from,
+                    to: OPEN,
+                },
+                recorded_at: k.recorded_at,
+                superseded_at: k.superseded_at,
+                assertion: unreadable,
+                origin: Origin::Asserted,
+                created_by: 0,
+                closed: None,
+                clipped_by: None,
+                requested_valid_to: OPEN,
+                supported_at: k.recorded_at,
+                reconfirmed: Vec::new(),
+            },
+            supported_by: Vec::new().into(),
+        })
+    }
+
+    fn agent_of_key(&self, k: &VersionKey) -> &str {
+        self.header
+            .agents
+            .get(k.agent as usize)
+            .map_or("", |a| a.id.as_str())
+    }
+
+    /// The version with this id, if the store holds it.
+    pub fn belief_by_id(&self, id: u64) -> Option<Arc<Belief>> {
+        let p = self
+            .index
+            .versions
+            .binary_search_by_key(&id, |v| v.id)
+            .ok()?;
+        Some(self.belief(p))
+    }
+
+    /// The same answer as `query::believed` (SQL), in reading order.
+    pub fn believed(&self, at: Micros, about: Option<Micros>, filter: &Filter) -> Vec<Arc<Belief>> {
+        let agent = match &filter.agent {
+            Some(a) => match self.header.agents.iter().position(|x| &x.id == a) {
+                Some(p) => Some(p as u32),
+                None => return Vec::new(),
+            },
+            None => None,
+        };
+        let positions: Vec<usize> = match &filter.topic {
+            // One topic: scan only its versions recorded so far.
+            Some(topic) => {
+                let Some(t) = self.header.topics.iter().position(|x| &x.id == topic) else {
+                    return Vec::new();
+                };
+                let list = &self.lists.by_topic[t];
+                let key = |i: u32| &self.index.versions[i as usize];
+                let upto = list.partition_point(|&i| key(i).recorded_at <= at);
+                let mut found: Vec<usize> = list[..upto]
+                    .iter()
+                    .filter(|&&i| key(i).held_at(at))
+                    .map(|&i| i as usize)
+                    .collect();
+                found.sort_unstable_by_key(|&i| self.reading_key(i));
+                found
+            }
+            None => self.held(at),
+        };
+        let positions: Vec<usize> = positions
             .into_iter()
-            .flatten()
-            .map(|&i| &self.beliefs[i])
+            .filter(|&i| agent.is_none_or(|a| self.index.versions[i].agent == a))
+            .filter(|&i| about.is_none_or(|t| self.index.versions[i].valid_from <= t))
+            .collect();
+        self.beliefs(&positions)
+            .into_iter()
+            .filter(|b| about.is_none_or(|t| b.version.valid.contains(t)))
+            .collect()
+    }
+
+    /// Positions of one topic's versions (all agents), ordered by `recorded_at`.
+    pub fn topic_positions(&self, topic: usize) -> &[u32] {
+        self.lists.by_topic.get(topic).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every version of one topic (all agents, or one), ordered by `recorded_at`.
+    pub fn topic_versions(&self, topic: usize, agent: Option<&str>) -> Vec<Arc<Belief>> {
+        let positions: Vec<usize> = self
+            .topic_positions(topic)
+            .iter()
+            .map(|&i| i as usize)
+            .filter(|&i| agent.is_none_or(|a| self.agent_of(i) == a))
+            .collect();
+        self.beliefs(&positions)
     }
 
     /// `answer(agent, topic, at)`: the claim of the held version with the greatest
     /// `valid_from` (ties: the later `recorded_at`).
-    pub fn answer(&self, agent: &str, topic: &str, at: Micros) -> Option<&str> {
+    pub fn answer(&self, agent: &str, topic: &str, at: Micros) -> Option<String> {
         let filter = Filter {
             agent: Some(agent.to_owned()),
             topic: Some(topic.to_owned()),
@@ -425,59 +527,335 @@ impl Timeline {
         self.believed(at, None, &filter)
             .into_iter()
             .max_by_key(|b| (b.version.valid.from, b.version.recorded_at, b.version.id))
-            .map(|b| &*b.version.claim)
+            .map(|b| b.version.claim.to_string())
     }
 
     /// The first event instant strictly after `t`.
     pub fn next_event(&self, t: Micros) -> Option<Micros> {
-        let i = self.all_times.partition_point(|&x| x <= t);
-        self.all_times.get(i).copied()
+        let times = &self.lists.all_times;
+        times.get(times.partition_point(|&x| x <= t)).copied()
     }
 
     /// The last event instant strictly before `t`.
     pub fn prev_event(&self, t: Micros) -> Option<Micros> {
-        let i = self.all_times.partition_point(|&x| x < t);
-        i.checked_sub(1).map(|i| self.all_times[i])
+        let times = &self.lists.all_times;
+        let i = times.partition_point(|&x| x < t);
+        i.checked_sub(1).map(|i| times[i])
+    }
+
+    /// How many events are recorded at or before `t`.
+    pub fn events_upto(&self, t: Micros) -> usize {
+        self.lists.all_times.partition_point(|&x| x <= t)
     }
 
     /// The marks recorded at exactly `t`.
-    pub fn marks_at(&self, t: Micros) -> &[Mark] {
-        let from = self.all_times.partition_point(|&x| x < t);
-        let to = self.all_times.partition_point(|&x| x <= t);
-        &self.marks[from..to]
+    pub fn marks_at(&self, t: Micros) -> Vec<Arc<Mark>> {
+        let times = &self.lists.all_times;
+        let from = times.partition_point(|&x| x < t);
+        let to = times.partition_point(|&x| x <= t);
+        self.marks((from..to).collect())
     }
 
     /// The marks of the last event instant at or before `t` (what "just happened").
-    pub fn latest_marks(&self, t: Micros) -> &[Mark] {
-        let to = self.all_times.partition_point(|&x| x <= t);
-        match to.checked_sub(1) {
-            Some(last) => self.marks_at(self.all_times[last]),
-            None => &[],
+    pub fn latest_marks(&self, t: Micros) -> Vec<Arc<Mark>> {
+        let times = &self.lists.all_times;
+        match times.partition_point(|&x| x <= t).checked_sub(1) {
+            Some(last) => self.marks_at(times[last]),
+            None => Vec::new(),
         }
+    }
+
+    /// The marks of one topic, of one agent's events (`None`: every agent's),
+    /// in recorded order; `keep` chooses by the mark's key first.
+    pub fn topic_marks(
+        &self,
+        topic: usize,
+        agent: Option<&str>,
+        keep: impl Fn(&MarkKey) -> bool,
+    ) -> Vec<Arc<Mark>> {
+        let agent = match agent {
+            Some(a) => match self.header.agents.iter().position(|x| x.id == a) {
+                Some(p) => Some(p as u32),
+                None => return Vec::new(),
+            },
+            None => None,
+        };
+        let positions = self
+            .index
+            .marks
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.topic as usize == topic && m.topic != NONE)
+            .filter(|(_, m)| agent.is_none_or(|a| m.agent == a))
+            .filter(|(_, m)| keep(m))
+            .map(|(p, _)| p)
+            .collect();
+        self.marks(positions)
+    }
+
+    /// The event with this id, if the log has one.
+    pub fn mark_by_id(&self, id: &str) -> Option<Arc<Mark>> {
+        let seq: i64 = self
+            .detail()
+            .store
+            .connection()
+            .query_row("SELECT seq FROM events WHERE id = ?1", [id], |r| r.get(0))
+            .optional()
+            .ok()??;
+        let p = *self.lists.mark_of_seq.get(seq as usize)?;
+        (p != u32::MAX).then(|| self.marks(vec![p as usize]).pop())?
+    }
+
+    /// The marks at `positions`, reading the ones not yet read.
+    fn marks(&self, positions: Vec<usize>) -> Vec<Arc<Mark>> {
+        let mut detail = self.detail();
+        let missing: Vec<usize> = positions
+            .iter()
+            .copied()
+            .filter(|&p| !detail.marks.contains_key(&(p as u32)))
+            .collect();
+        if detail.marks.len() + missing.len() > CACHE {
+            detail.marks.clear();
+        }
+        if let Err(e) = self.read_marks(&mut detail, &missing) {
+            detail
+                .error
+                .get_or_insert(format!("cannot read events: {e}"));
+        }
+        positions
+            .iter()
+            .filter_map(|&p| detail.marks.get(&(p as u32)).cloned())
+            .collect()
+    }
+
+    fn read_marks(&self, detail: &mut Detail, positions: &[usize]) -> rusqlite::Result<()> {
+        let seqs: Vec<i64> = positions
+            .iter()
+            .map(|&p| self.index.marks[p].seq as i64)
+            .collect();
+        for chunk in seqs.chunks(BATCH) {
+            let marks = vec!["?"; chunk.len()].join(",");
+            let Detail {
+                store,
+                marks: cache,
+                names,
+                ..
+            } = detail;
+            let conn = store.connection();
+            let mut cites: HashMap<i64, Vec<String>> = HashMap::new();
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT seq, evidence FROM citations WHERE seq IN ({marks}) ORDER BY seq, pos"
+            ))?;
+            let mut rows = stmt.query(params_from_iter(chunk))?;
+            while let Some(r) = rows.next()? {
+                cites.entry(r.get(0)?).or_default().push(r.get(1)?);
+            }
+            let mut covering: HashMap<i64, Vec<u64>> = HashMap::new();
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT seq, version FROM reconfirmations WHERE seq IN ({marks}) ORDER BY seq, version"
+            ))?;
+            let mut rows = stmt.query(params_from_iter(chunk))?;
+            while let Some(r) = rows.next()? {
+                covering
+                    .entry(r.get(0)?)
+                    .or_default()
+                    .push(r.get::<_, i64>(1)? as u64);
+            }
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT seq, id, agent, topic, claim, source, verifies, state
+                 FROM events WHERE seq IN ({marks})"
+            ))?;
+            let mut rows = stmt.query(params_from_iter(chunk))?;
+            while let Some(r) = rows.next()? {
+                let seq: i64 = r.get(0)?;
+                let Some(&p) = self.lists.mark_of_seq.get(seq as usize) else {
+                    continue;
+                };
+                let Some(key) = self.index.marks.get(p as usize) else {
+                    continue;
+                };
+                // A retraction of an assertion takes that assertion's topic.
+                let header_topic = self.header.topics.get(key.topic as usize);
+                let mut name = |i: usize| -> rusqlite::Result<Option<Name>> {
+                    Ok(r.get_ref(i)?.as_str_or_null()?.map(|s| names.get(s)))
+                };
+                let topic = match name(3)? {
+                    Some(t) => Some(t),
+                    None => header_topic.map(|t| Name::from(t.id.as_str())),
+                };
+                let (agent, claim, cites) = match key.kind {
+                    MarkKind::Verification => {
+                        let judged: Option<String> = r.get(6)?;
+                        let cites: Cited = judged.into_iter().collect::<Vec<_>>().into();
+                        (name(5)?, name(7)?, cites)
+                    }
+                    _ => (
+                        name(2)?,
+                        name(4)?,
+                        cites.remove(&seq).unwrap_or_default().into(),
+                    ),
+                };
+                cache.insert(
+                    p,
+                    Arc::new(Mark {
+                        seq: seq as u64,
+                        id: r.get(1)?,
+                        kind: key.kind,
+                        recorded_at: key.recorded_at,
+                        agent,
+                        topic,
+                        claim,
+                        cites,
+                        effect: key.effect,
+                        covering: covering.remove(&seq).unwrap_or_default(),
+                    }),
+                );
+            }
+        }
+        Ok(())
     }
 
     /// How many marks of `kind` fall in `[from, to)`.
     pub fn count(&self, kind: MarkKind, from: Micros, to: Micros) -> usize {
-        let times = &self.times[kind.index()];
+        let times = &self.lists.times[kind.index()];
         times.partition_point(|&x| x < to) - times.partition_point(|&x| x < from)
     }
-}
 
-/// Beliefs per checkpoint stride: a stabbing query scans one checkpoint's held
-/// set plus at most this many beliefs recorded after it.
-const CHECKPOINT: usize = 2048;
-
-/// `checkpoints[c]`: the beliefs among the first `c · CHECKPOINT` (in recorded
-/// order) still held just after the last of them was recorded. Any instant at or
-/// after that one finds every belief it holds from that prefix in this set.
-fn build_checkpoints(beliefs: &[Belief], by_recorded: &[usize]) -> Vec<Vec<u32>> {
-    let mut checkpoints = vec![Vec::new()];
-    let mut alive: Vec<u32> = Vec::new();
-    for chunk in by_recorded.chunks_exact(CHECKPOINT) {
-        alive.extend(chunk.iter().map(|&i| i as u32));
-        let t = beliefs[chunk[CHECKPOINT - 1]].version.recorded_at;
-        alive.retain(|&i| beliefs[i as usize].version.superseded_at > t);
-        checkpoints.push(alive.clone());
+    /// How many evidence items the log holds.
+    pub fn evidence_count(&self) -> usize {
+        self.lists.evidence.len()
     }
-    checkpoints
+
+    /// How many evidence items are recorded at or before `t`.
+    pub fn evidence_known(&self, t: Micros) -> usize {
+        self.lists.evidence_times.partition_point(|&x| x <= t)
+    }
+
+    /// When evidence item `i` (recorded order) was recorded.
+    pub fn evidence_recorded(&self, i: usize) -> Micros {
+        self.lists.evidence_times[i]
+    }
+
+    /// Display widths of evidence item `i`'s columns.
+    pub fn evidence_widths(&self, i: usize) -> EvidenceWidths {
+        self.index.evidence.get(i).copied().unwrap_or_default()
+    }
+
+    /// Evidence item `i` (recorded order), read from the store the first time.
+    pub fn evidence_item(&self, i: usize) -> Arc<EvidenceItem> {
+        self.evidence_items(&[i])
+            .pop()
+            .unwrap_or_else(|| Arc::new(self.evidence_stand_in(i)))
+    }
+
+    /// Evidence item `i` if it has been read (never reads: for drawing).
+    pub fn cached_evidence(&self, i: usize) -> Option<Arc<EvidenceItem>> {
+        self.detail().evidence.get(&(i as u32)).cloned()
+    }
+
+    /// Evidence items at `positions` (recorded order), in that order.
+    pub fn evidence_items(&self, positions: &[usize]) -> Vec<Arc<EvidenceItem>> {
+        let mut detail = self.detail();
+        let missing: Vec<usize> = positions
+            .iter()
+            .copied()
+            .filter(|&i| {
+                i < self.lists.evidence.len() && !detail.evidence.contains_key(&(i as u32))
+            })
+            .collect();
+        if detail.evidence.len() + missing.len() > CACHE {
+            detail.evidence.clear();
+        }
+        let seqs: Vec<i64> = missing
+            .iter()
+            .map(|&i| self.index.marks[self.lists.evidence[i] as usize].seq as i64)
+            .collect();
+        let at: HashMap<i64, u32> = seqs
+            .iter()
+            .zip(&missing)
+            .map(|(&s, &i)| (s, i as u32))
+            .collect();
+        for chunk in seqs.chunks(BATCH) {
+            let sql = format!("e.seq IN ({})", vec!["?"; chunk.len()].join(","));
+            match super::evidence_where(&detail.store, &sql, chunk) {
+                Ok(items) => {
+                    for item in items {
+                        if let Some(&i) = at.get(&(item.seq as i64)) {
+                            detail.evidence.insert(i, Arc::new(item));
+                        }
+                    }
+                }
+                Err(e) => {
+                    detail
+                        .error
+                        .get_or_insert(format!("cannot read evidence: {e}"));
+                }
+            }
+        }
+        positions
+            .iter()
+            .map(|&i| match detail.evidence.get(&(i as u32)) {
+                Some(item) => item.clone(),
+                None => Arc::new(self.evidence_stand_in(i)),
+            })
+            .collect()
+    }
+
+    fn evidence_stand_in(&self, i: usize) -> EvidenceItem {
+        let recorded_at = self.lists.evidence_times.get(i).copied().unwrap_or(0);
+        EvidenceItem {
+            seq: 0,
+            evidence: Evidence {
+                id: "(unreadable)".into(),
+                kind: String::new(),
+                source: String::new(),
+                locator: String::new(),
+                observed_at: recorded_at,
+                observed_until: None,
+                recorded_at,
+                reliability: 0.0,
+                summary: String::new(),
+            },
+            cited_by: Vec::new(),
+        }
+    }
+
+    /// The evidence item with this id, if the log has one, and its position.
+    pub fn evidence_by_id(&self, id: &str) -> Option<(usize, Arc<EvidenceItem>)> {
+        let seq: i64 = self
+            .detail()
+            .store
+            .connection()
+            .query_row(
+                "SELECT seq FROM events WHERE id = ?1 AND kind = 'evidence'",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()
+            .ok()??;
+        let p = *self.lists.mark_of_seq.get(seq as usize)?;
+        let i = self.lists.evidence.binary_search(&p).ok()?;
+        Some((i, self.evidence_item(i)))
+    }
+
+    /// Positions (recorded order) of the evidence items for which `keep` is
+    /// true, reading every item once (a filter typed in the evidence panel).
+    pub fn evidence_matching(&self, keep: impl Fn(&EvidenceItem) -> bool) -> Vec<usize> {
+        let detail = self.detail();
+        match super::evidence(&detail.store) {
+            Ok(all) => all
+                .iter()
+                .enumerate()
+                .filter(|(_, item)| keep(item))
+                .map(|(i, _)| i)
+                .collect(),
+            Err(e) => {
+                drop(detail);
+                self.detail()
+                    .error
+                    .get_or_insert(format!("cannot read evidence: {e}"));
+                Vec::new()
+            }
+        }
+    }
 }

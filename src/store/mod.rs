@@ -429,13 +429,13 @@ impl Store {
 
         // The scrub index, against a fresh computation from the stored rows.
         let fresh_index = scrub::compute(&self.conn, &self.header)?;
-        match scrub::read(&self.conn) {
+        match scrub::read(&self.conn)? {
             Ok(stored) if stored == fresh_index => {}
             Ok(_) => differences.push(
                 "the scrub index (table scrub) differs from a fresh computation from the stored log and versions"
                     .into(),
             ),
-            Err(e) => differences.push(format!("the scrub index is unreadable: {e}")),
+            Err(malformed) => differences.push(malformed.to_string()),
         }
         Ok(CheckReport {
             versions: fresh.versions.len(),

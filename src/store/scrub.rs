@@ -14,6 +14,8 @@
 //!                                        checkpoint plus < CHECKPOINT versions)
 //! marks          event, by (recorded_at, seq, kind, outcome, topic, agent
 //!                seq)
+//! evidence       evidence item, in       display widths of its id, its source
+//!                the marks' order        and the ids of what cites it
 //! ```
 //!
 //! Every writer of derived rows (load, rebuild, fork) calls [`write`] once the
@@ -117,6 +119,15 @@ pub struct MarkKey {
     pub agent: u32,
 }
 
+/// Display widths (characters) of an evidence item's columns in the TUI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EvidenceWidths {
+    pub id: u16,
+    pub source: u16,
+    /// The ids of the events citing it, comma-separated.
+    pub cited: u16,
+}
+
 /// The whole index, decoded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ScrubIndex {
@@ -128,6 +139,8 @@ pub struct ScrubIndex {
     pub by_superseded: Vec<u32>,
     pub checkpoints: Vec<Vec<u32>>,
     pub marks: Vec<MarkKey>,
+    /// One per evidence mark, in the order of `marks`.
+    pub evidence: Vec<EvidenceWidths>,
 }
 
 /// The index of the log and versions stored in `conn`.
@@ -209,14 +222,33 @@ pub fn compute_with(
         "SELECT e.seq, e.kind, e.recorded_at, e.agent, e.source,
                 COALESCE(e.topic, (SELECT a.topic FROM events a
                                     WHERE e.kind = 'retract' AND a.id = e.assertion
-                                      AND a.kind = 'believe'))
+                                      AND a.kind = 'believe')),
+                e.id
          FROM events e",
     )?;
     let mut marks = Vec::new();
+    // Evidence widths: by seq while the log is read, cited-by once citations are.
+    let width = |s: &str| s.chars().count().min(usize::from(u16::MAX)) as u16;
+    let mut id_width: HashMap<i64, u16> = HashMap::new();
+    let mut evidence_at: HashMap<String, i64> = HashMap::new();
+    let mut widths: HashMap<i64, EvidenceWidths> = HashMap::new();
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
         let seq: i64 = r.get(0)?;
         let kind = r.get_ref(1)?.as_str()?;
+        let id = r.get_ref(6)?.as_str()?;
+        id_width.insert(seq, width(id));
+        if kind == "evidence" {
+            evidence_at.insert(id.to_owned(), seq);
+            widths.insert(
+                seq,
+                EvidenceWidths {
+                    id: width(id),
+                    source: width(r.get_ref(4)?.as_str_or_null()?.unwrap_or("")),
+                    cited: 0,
+                },
+            );
+        }
         // Absent from `outcomes`: recorded (evidence, verify) or applied.
         let effect = effects.get(&seq).copied().unwrap_or(match kind {
             "evidence" | "verify" => EffectKind::Recorded,
@@ -234,6 +266,28 @@ pub fn compute_with(
         });
     }
     marks.sort_unstable_by_key(|m| (m.recorded_at, m.seq));
+    let mut citing: HashMap<i64, (usize, usize)> = HashMap::new();
+    let mut stmt = conn.prepare("SELECT seq, evidence FROM citations")?;
+    let mut q = stmt.query([])?;
+    while let Some(r) = q.next()? {
+        let seq: i64 = r.get(0)?;
+        if let Some(&e) = evidence_at.get(r.get_ref(1)?.as_str()?) {
+            let (count, chars) = citing.entry(e).or_default();
+            *count += 1;
+            *chars += usize::from(id_width.get(&seq).copied().unwrap_or(0));
+        }
+    }
+    let evidence = marks
+        .iter()
+        .filter(|m| m.kind == MarkKind::Evidence)
+        .map(|m| {
+            let mut w = widths.get(&(m.seq as i64)).copied().unwrap_or_default();
+            if let Some(&(count, chars)) = citing.get(&(m.seq as i64)) {
+                w.cited = (chars + count - 1).min(usize::from(u16::MAX)) as u16;
+            }
+            w
+        })
+        .collect();
     Ok(ScrubIndex {
         stride,
         versions,
@@ -242,6 +296,7 @@ pub fn compute_with(
         by_superseded,
         checkpoints,
         marks,
+        evidence,
     })
 }
 
@@ -297,31 +352,35 @@ pub fn write(conn: &Connection, header: &Header) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// The stored index, decoded; a missing or malformed part is an error naming it.
-pub fn read(conn: &Connection) -> rusqlite::Result<ScrubIndex> {
+/// A part of the stored index that is missing or does not decode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the scrub index's part {0:?} is missing or malformed; run `asof rebuild`")]
+pub struct Malformed(pub &'static str);
+
+/// The stored index, decoded; a missing or malformed part is a [`Malformed`]
+/// naming it.
+pub fn read(conn: &Connection) -> rusqlite::Result<Result<ScrubIndex, Malformed>> {
     let mut parts: HashMap<String, Vec<u8>> = HashMap::new();
     let mut stmt = conn.prepare("SELECT part, data FROM scrub")?;
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
-        parts.insert(r.get(0)?, r.get(1)?);
+        let part: String = r.get(0)?;
+        // A part stored as anything but a blob does not decode.
+        if let rusqlite::types::ValueRef::Blob(data) = r.get_ref(1)? {
+            parts.insert(part, data.to_vec());
+        }
     }
-    decode(&parts).map_err(|part| {
-        rusqlite::Error::FromSqlConversionFailure(
-            0,
-            rusqlite::types::Type::Blob,
-            format!("the scrub index's part {part:?} is missing or malformed; run `asof rebuild`")
-                .into(),
-        )
-    })
+    Ok(decode(&parts).map_err(Malformed))
 }
 
-const PARTS: [&str; 6] = [
+const PARTS: [&str; 7] = [
     "versions",
     "claims",
     "by_recorded",
     "by_superseded",
     "checkpoints",
     "marks",
+    "evidence",
 ];
 
 fn encode(index: &ScrubIndex) -> Vec<(&'static str, Vec<u8>)> {
@@ -357,7 +416,13 @@ fn encode(index: &ScrubIndex) -> Vec<(&'static str, Vec<u8>)> {
         marks.extend_from_slice(&m.topic.to_le_bytes());
         marks.extend_from_slice(&m.agent.to_le_bytes());
     }
-    let [p0, p1, p2, p3, p4, p5] = PARTS;
+    let evidence: Vec<u8> = index
+        .evidence
+        .iter()
+        .flat_map(|w| [w.id, w.source, w.cited])
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let [p0, p1, p2, p3, p4, p5, p6] = PARTS;
     vec![
         (p0, versions),
         (p1, claims),
@@ -365,6 +430,7 @@ fn encode(index: &ScrubIndex) -> Vec<(&'static str, Vec<u8>)> {
         (p3, u32s(&index.by_superseded)),
         (p4, checkpoints),
         (p5, marks),
+        (p6, evidence),
     ]
 }
 
@@ -379,6 +445,9 @@ impl Bytes<'_> {
     }
     fn u8(&mut self) -> Option<u8> {
         self.take::<1>().map(|[b]| b)
+    }
+    fn u16(&mut self) -> Option<u16> {
+        self.take().map(u16::from_le_bytes)
     }
     fn u32(&mut self) -> Option<u32> {
         self.take().map(u32::from_le_bytes)
@@ -460,6 +529,22 @@ fn decode(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> 
             })
         })
         .ok_or("marks")?;
+    let evidence = part("evidence")?
+        .records(6, |b| {
+            Some(EvidenceWidths {
+                id: b.u16()?,
+                source: b.u16()?,
+                cited: b.u16()?,
+            })
+        })
+        .filter(|e| {
+            e.len()
+                == marks
+                    .iter()
+                    .filter(|m| m.kind == MarkKind::Evidence)
+                    .count()
+        })
+        .ok_or("evidence")?;
     let claims_ok = versions.iter().all(|v| (v.claim as usize) < claims.len());
     if !claims_ok || by_recorded.len() != n {
         return Err("versions");
@@ -475,6 +560,7 @@ fn decode(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> 
         by_superseded,
         checkpoints,
         marks,
+        evidence,
     })
 }
 
@@ -500,7 +586,7 @@ mod tests {
             .collect();
         let by_recorded: Vec<u32> = (0..n as u32).collect();
         let by_superseded = (0..n as u32).filter(|i| i % 2 == 1).collect();
-        let marks = (0..n as u64)
+        let marks: Vec<MarkKey> = (0..n as u64)
             .map(|s| MarkKey {
                 seq: s + 1,
                 recorded_at: s as i64,
@@ -510,7 +596,18 @@ mod tests {
                 agent: s as u32,
             })
             .collect();
+        let evidence = (0..marks
+            .iter()
+            .filter(|m| m.kind == MarkKind::Evidence)
+            .count())
+            .map(|i| EvidenceWidths {
+                id: i as u16,
+                source: 3,
+                cited: u16::MAX,
+            })
+            .collect();
         ScrubIndex {
+            evidence,
             stride: CHECKPOINT,
             checkpoints: checkpoints(&versions, &by_recorded, CHECKPOINT),
             versions,

@@ -182,7 +182,7 @@ pub fn run(
     spawn_input(tx.clone());
     spawn_clock(tx.clone(), playing.clone());
     let parent = Arc::new(whatif::Parent::new(log));
-    if app.timeline.marks.len() <= INFLUENCE_AUTO_EVENTS {
+    if app.timeline.mark_count() <= INFLUENCE_AUTO_EVENTS {
         let (tx, parent) = (tx.clone(), parent.clone());
         std::thread::spawn(move || {
             if let Ok((log, replay)) = parent.get() {

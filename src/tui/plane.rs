@@ -72,18 +72,12 @@ impl Plane {
         topic: usize,
         agent: Option<&str>,
     ) -> Plane {
-        let topic_id = timeline
-            .header
-            .topics
-            .get(topic)
-            .map(|t| t.id.as_str())
-            .unwrap_or("");
         let mut shapes = Vec::new();
-        let mut cited: Vec<&str> = Vec::new();
-        for b in timeline
-            .topic_versions(topic)
-            .filter(|b| agent == Some(&*b.version.agent))
-        {
+        let versions = match agent {
+            Some(a) => timeline.topic_versions(topic, Some(a)),
+            None => Vec::new(),
+        };
+        for b in &versions {
             let v = &b.version;
             shapes.push(PlaneShape {
                 valid: v.valid,
@@ -95,18 +89,23 @@ impl Plane {
                 version: v.id,
             });
         }
-        for m in timeline
-            .marks
-            .iter()
-            .filter(|m| m.topic.as_deref() == Some(topic_id) && m.agent.as_deref() == agent)
-        {
-            cited.extend(m.cites.iter().map(String::as_str));
+        // The evidence the pair's events cite, each item once, in recorded order.
+        let marks = match agent {
+            Some(a) => timeline.topic_marks(topic, Some(a), |_| true),
+            None => Vec::new(),
+        };
+        let mut cited: Vec<(usize, std::sync::Arc<crate::query::EvidenceItem>)> = Vec::new();
+        for id in marks.iter().flat_map(|m| m.cites.iter()) {
+            if !cited.iter().any(|(_, e)| e.evidence.id == *id)
+                && let Some(found) = timeline.evidence_by_id(id)
+            {
+                cited.push(found);
+            }
         }
-        let points = timeline
-            .evidence
+        cited.sort_by_key(|(i, _)| *i);
+        let points = cited
             .iter()
-            .filter(|e| cited.contains(&e.evidence.id.as_str()))
-            .map(|e| PlanePoint {
+            .map(|(_, e)| PlanePoint {
                 observed: e.evidence.observed_at,
                 recorded: e.evidence.recorded_at,
                 id: e.evidence.id.clone(),

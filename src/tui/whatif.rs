@@ -96,7 +96,9 @@ fn fork_then_read(
     }
     lanes.sort_by_key(|l| (parent.topic_rank(&l.topic), parent.agent_rank(&l.agent)));
     let span = crate::query::recorded_span(parent)?.unwrap_or((0, 0));
-    let mut timeline = Timeline::load(&fork_store)?;
+    // The fork's store stays in its temporary directory while its timeline
+    // reads rows from it.
+    let mut timeline = Timeline::load_in(fork_store, dir)?;
     timeline.label = format!("{label} without {evidence} (what-if fork)");
     Ok(ForkResult {
         removed: evidence.to_owned(),

@@ -120,6 +120,7 @@ impl App {
         };
         app.cursor_moved();
         app.sync_plane(true);
+        app.prefetch();
         app
     }
 
@@ -170,11 +171,10 @@ impl App {
             Some(r) if r.belief.is_some() => Some(beliefs::agent_of(&self.timeline, r).to_owned()),
             _ => {
                 let tl = &self.timeline;
-                tl.header
-                    .agents
-                    .iter()
-                    .find(|a| tl.topic_versions(topic).any(|b| *b.version.agent == *a.id))
-                    .map(|a| a.id.clone())
+                let positions = tl.topic_positions(topic);
+                (0..tl.header.agents.len())
+                    .find(|&a| positions.iter().any(|&i| tl.topic_agent(i as usize).1 == a))
+                    .map(|a| tl.header.agents[a].id.clone())
             }
         };
         (topic, agent)
@@ -194,7 +194,11 @@ impl App {
             self.status = None;
         }
         let changed = match action {
-            Action::Tick => return self.tick(),
+            Action::Tick => {
+                let changed = self.tick();
+                self.prefetch();
+                return changed;
+            }
             Action::Quit => {
                 self.quit = true;
                 true
@@ -210,7 +214,19 @@ impl App {
         if changed {
             self.sync_plane(false);
         }
+        self.prefetch();
         changed
+    }
+
+    /// Reads the evidence rows now on screen from the store, so drawing
+    /// finds them (the beliefs' rows are read when they are formatted).
+    fn prefetch(&mut self) {
+        let rows = self.list_rows().1;
+        let window: Vec<usize> = self.evidence.list.window(rows).map(|(_, i)| i).collect();
+        self.timeline.evidence_items(&window);
+        if let Some(e) = self.timeline.take_error() {
+            self.status = Some(e);
+        }
     }
 
     fn apply(&mut self, action: Action) -> bool {
@@ -348,6 +364,7 @@ impl App {
         self.beliefs.list.keep_visible(belief_rows);
         self.beliefs.format_visible(&self.timeline, belief_rows);
         self.evidence.list.keep_visible(evidence_rows);
+        self.prefetch();
     }
 
     fn move_selection(&mut self, by: isize) {
@@ -361,11 +378,8 @@ impl App {
 
     /// Everything that depends on the cursor, recomputed once per move.
     fn cursor_moved(&mut self) {
-        let total = self.timeline.marks.len();
-        let done = self
-            .timeline
-            .marks
-            .partition_point(|m| m.recorded_at <= self.cursor);
+        let total = self.timeline.mark_count();
+        let done = self.timeline.events_upto(self.cursor);
         self.event_position = (done, total);
         self.latest = texts::latest(&self.timeline, self.cursor);
         let (belief_rows, evidence_rows) = self.list_rows();
@@ -376,5 +390,6 @@ impl App {
                 .follow(&self.timeline, self.cursor, evidence_rows);
         }
         self.sync_plane(false);
+        self.prefetch();
     }
 }

@@ -98,8 +98,9 @@ impl App {
             },
             Focus::Evidence => match self.evidence.list.selected_item() {
                 Some(i) => {
-                    let id = &self.timeline.evidence[i].evidence.id;
-                    texts::evidence(&self.timeline, self.cursor, i, self.whatif.influence_of(id))
+                    let item = self.timeline.evidence_item(i);
+                    let influence = self.whatif.influence_of(&item.evidence.id);
+                    texts::evidence(&self.timeline, self.cursor, &item, influence)
                 }
                 None => return,
             },

@@ -19,7 +19,8 @@ impl App {
                     Some("marking needs a review file (asof tui SOURCE --review FILE)".into())
             }
             (Focus::Evidence, Some(i), Some(_)) => {
-                let e = &self.timeline.evidence[i].evidence;
+                let item = self.timeline.evidence_item(i);
+                let e = &item.evidence;
                 if e.recorded_at > self.cursor {
                     self.status = Some(format!(
                         "{} is recorded at {}, after the cursor: a mark is recorded no earlier than its evidence",
@@ -51,10 +52,8 @@ impl App {
         let Some(path) = self.review.clone() else {
             return Err("no review file".into());
         };
-        let evidence = self.timeline.evidence[i].evidence.id.clone();
-        let taken = |id: &str| {
-            self.timeline.marks.iter().any(|m| m.id == id) || self.timeline.ledger.has_verdict(id)
-        };
+        let evidence = self.timeline.evidence_item(i).evidence.id.clone();
+        let taken = |id: &str| self.timeline.has_event(id) || self.timeline.ledger.has_verdict(id);
         let mut n = self.review_marks + 1;
         while taken(&format!("RV{n}")) {
             n += 1;

@@ -31,6 +31,7 @@ impl App {
             }
             Err(e) => self.status = Some(format!("fork failed: {e}")),
         }
+        self.prefetch();
     }
 
     /// The influence ranking arrived from the background.
@@ -59,7 +60,7 @@ impl App {
             .evidence
             .list
             .selected_item()
-            .map(|i| self.timeline.evidence[i].evidence.id.clone());
+            .map(|i| self.timeline.evidence_item(i).evidence.id.clone());
         match (self.whatif.may_fork(), self.focus, selected) {
             (Err(why), _, _) => self.status = Some(why.into()),
             (Ok(()), Focus::Evidence, Some(id)) => {

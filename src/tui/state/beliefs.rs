@@ -57,29 +57,29 @@ pub struct BeliefLook {
     pub agent_width: u16,
 }
 
-/// Every belief's [`BeliefLook`], indexed like `Timeline::beliefs`.
+/// Every version's [`BeliefLook`], indexed by position (from the timeline's
+/// keys alone: no row is read).
 pub fn looks(timeline: &Timeline, claim_index: &[HashMap<String, usize>]) -> Vec<BeliefLook> {
-    let topic_of: HashMap<&str, usize> = timeline
-        .header
-        .topics
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.id.as_str(), i))
-        .collect();
     let width = |s: &str| crate::tui::text::width(s).min(usize::from(u16::MAX)) as u16;
-    timeline
-        .beliefs
+    let agent_widths: Vec<u16> = timeline
+        .header
+        .agents
         .iter()
-        .map(|b| {
-            let v = &b.version;
+        .map(|a| width(&a.id))
+        .collect();
+    let mut claim_widths: HashMap<u32, u16> = HashMap::new();
+    (0..timeline.version_count())
+        .map(|i| {
+            let k = timeline.key(i);
             BeliefLook {
-                claim_index: topic_of
-                    .get(&*v.topic)
-                    .and_then(|&t| claim_index.get(t))
-                    .and_then(|m| m.get(&*v.claim))
+                claim_index: claim_index
+                    .get(k.topic as usize)
+                    .and_then(|m| m.get(timeline.claim_text(k.claim)))
                     .map_or(0, |&i| i as u32),
-                claim_width: width(&v.claim),
-                agent_width: width(&v.agent),
+                claim_width: *claim_widths
+                    .entry(k.claim)
+                    .or_insert_with(|| width(timeline.claim_text(k.claim))),
+                agent_width: agent_widths.get(k.agent as usize).copied().unwrap_or(0),
             }
         })
         .collect()
@@ -184,29 +184,25 @@ impl BeliefsState {
                 .chain(topic_closed.iter().map(|&i| (i, false)))
                 .collect();
             mine.sort_by_key(|&(i, is_held)| {
-                let v = &timeline.beliefs[i].version;
-                (timeline.topic_agent(i).1, v.valid.from, !is_held, v.id)
+                let k = timeline.key(i);
+                (timeline.topic_agent(i).1, k.valid_from, !is_held, k.id)
             });
             for (i, is_held) in mine {
-                let v = &timeline.beliefs[i].version;
+                let k = *timeline.key(i);
                 let mut note = String::new();
-                if let Some(r) = reconfirmed.get(&v.id) {
+                if let Some(r) = reconfirmed.get(&k.id) {
                     note = r.clone();
                 } else if !is_held {
+                    // A row closed at this instant: how, or what clipped it
+                    // (read now; a held row's notes once it is on screen).
+                    let v = &timeline.belief(i).version;
                     if let Some(c) = &v.closed {
                         note = format!("✗ {c}");
+                    } else if let Some(by) = &v.clipped_by {
+                        note = format!("clipped by {by}");
                     }
-                } else if Some(v.recorded_at) == latest_at {
+                } else if Some(k.recorded_at) == latest_at {
                     note = "+ new".into();
-                }
-                // A held row's quality (and a lost-support note before a
-                // clipped one) is worked out once it is on screen.
-                if let Some(by) = v
-                    .clipped_by
-                    .as_ref()
-                    .filter(|_| note.is_empty() && !is_held)
-                {
-                    note = format!("clipped by {by}");
                 }
                 rows.push(BeliefRow {
                     kind: if is_held {
@@ -217,10 +213,10 @@ impl BeliefsState {
                     claim_index: looks.get(i).map_or(0, |l| l.claim_index as usize),
                     belief: Some(i),
                     note,
-                    version: Some(v.id),
+                    version: Some(k.id),
                     topic: ti,
                     several,
-                    right: topic.resolution.as_deref() == Some(&*v.claim),
+                    right: topic.resolution.as_deref() == Some(timeline.claim_text(k.claim)),
                     quality: None,
                     rated: !is_held,
                 });
@@ -340,7 +336,7 @@ impl BeliefsState {
             .map(|(_, r)| {
                 let row = &self.rows[r];
                 row.belief.map_or_else(BeliefCells::default, |i| {
-                    let b = &timeline.beliefs[i];
+                    let b = timeline.belief(i);
                     let v = &b.version;
                     BeliefCells {
                         confidence: confidence_cell(v.confidence, row.quality.as_ref()),
@@ -371,16 +367,20 @@ impl BeliefsState {
         match row.kind {
             BeliefRowKind::Topic { .. } => {
                 let topic = &timeline.header.topics[row.topic];
-                let held = self.rows[r + 1..]
+                let positions: Vec<usize> = self.rows[r + 1..]
                     .iter()
                     .take_while(|x| !matches!(x.kind, BeliefRowKind::Topic { .. }))
                     .filter(|x| x.kind == BeliefRowKind::Held)
                     .filter_map(|x| x.belief)
-                    .map(|i| {
-                        let b = &timeline.beliefs[i];
-                        (&b.version, &b.supported_by[..])
-                    });
-                let answer = quality::answer(&timeline.ledger, held, topic.cardinality, t, None);
+                    .collect();
+                let held = timeline.beliefs(&positions);
+                let answer = quality::answer(
+                    &timeline.ledger,
+                    held.iter().map(|b| (&b.version, &b.supported_by[..])),
+                    topic.cardinality,
+                    t,
+                    None,
+                );
                 let conflict = answer.status == AnswerStatus::Conflicted;
                 let row = &mut self.rows[r];
                 row.kind = BeliefRowKind::Topic { conflict };
@@ -390,7 +390,7 @@ impl BeliefsState {
             }
             _ => {
                 if let Some(i) = row.belief {
-                    let b = &timeline.beliefs[i];
+                    let b = timeline.belief(i);
                     let v = &b.version;
                     let q = timeline.ledger.quality(v, &b.supported_by, t);
                     let row = &mut self.rows[r];
@@ -410,14 +410,13 @@ impl BeliefsState {
 
 /// The agent of a belief row ("" for topic headings and empty topics).
 pub fn agent_of<'a>(timeline: &'a Timeline, row: &BeliefRow) -> &'a str {
-    row.belief
-        .map_or("", |i| &*timeline.beliefs[i].version.agent)
+    row.belief.map_or("", |i| timeline.agent_of(i))
 }
 
 /// The claim of a belief row; "(no belief held)" for an empty topic.
 pub fn claim_of<'a>(timeline: &'a Timeline, row: &BeliefRow) -> &'a str {
     match (row.belief, &row.kind) {
-        (Some(i), _) => &timeline.beliefs[i].version.claim,
+        (Some(i), _) => timeline.claim_of(i),
         (None, BeliefRowKind::Empty) => "(no belief held)",
         (None, _) => "",
     }
@@ -470,9 +469,10 @@ pub fn confidence_cell(stated: f64, q: Option<&Quality>) -> String {
 pub fn claim_index(timeline: &Timeline) -> Vec<HashMap<String, usize>> {
     let mut index: Vec<HashMap<String, usize>> = vec![HashMap::new(); timeline.header.topics.len()];
     for (t, map) in index.iter_mut().enumerate() {
-        for b in timeline.topic_versions(t) {
+        for &i in timeline.topic_positions(t) {
             let next = map.len();
-            map.entry(b.version.claim.to_string()).or_insert(next);
+            map.entry(timeline.claim_of(i as usize).to_owned())
+                .or_insert(next);
         }
     }
     index

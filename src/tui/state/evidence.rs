@@ -20,10 +20,8 @@ pub struct EvidenceState {
 impl EvidenceState {
     pub fn new(timeline: &Timeline) -> EvidenceState {
         let mut state = EvidenceState {
-            id_width: timeline
-                .evidence
-                .iter()
-                .map(|item| item.evidence.id.chars().count())
+            id_width: (0..timeline.evidence_count())
+                .map(|i| usize::from(timeline.evidence_widths(i).id))
                 .max()
                 .unwrap_or(2),
             ..EvidenceState::default()
@@ -33,35 +31,36 @@ impl EvidenceState {
         state
     }
 
-    /// Column widths of the matching items.
+    /// Column widths of the matching items (from the store's scrub index:
+    /// no item is read).
     fn measure(&mut self, timeline: &Timeline) {
-        let items = &timeline.evidence;
-        let widest =
-            |f: &dyn Fn(usize) -> usize| self.list.items().iter().map(|&i| f(i)).max().unwrap_or(0);
-        self.source_width = widest(&|i| items[i].evidence.source.chars().count());
-        self.cited_width = widest(&|i| {
-            let ids = &items[i].cited_by;
-            ids.iter().map(|id| id.chars().count()).sum::<usize>() + ids.len().saturating_sub(1)
-        });
+        let widest = |f: &dyn Fn(usize) -> u16| {
+            self.list
+                .items()
+                .iter()
+                .map(|&i| usize::from(f(i)))
+                .max()
+                .unwrap_or(0)
+        };
+        self.source_width = widest(&|i| timeline.evidence_widths(i).source);
+        self.cited_width = widest(&|i| timeline.evidence_widths(i).cited);
     }
 
+    /// Every item, or with a filter the items whose id, kind, source, summary
+    /// or citing ids contain it (which reads every item once).
     fn matching(&self, timeline: &Timeline) -> Vec<usize> {
         let needle = self.list.filter.to_lowercase();
+        if needle.is_empty() {
+            return (0..timeline.evidence_count()).collect();
+        }
         let found = |s: &str| s.to_lowercase().contains(&needle);
-        timeline
-            .evidence
-            .iter()
-            .enumerate()
-            .filter(|(_, item)| {
-                let e = &item.evidence;
-                needle.is_empty()
-                    || [&e.id, &e.kind, &e.source, &e.summary]
-                        .iter()
-                        .any(|s| found(s))
-                    || item.cited_by.iter().any(|id| found(id))
-            })
-            .map(|(i, _)| i)
-            .collect()
+        timeline.evidence_matching(|item| {
+            let e = &item.evidence;
+            [&e.id, &e.kind, &e.source, &e.summary]
+                .iter()
+                .any(|s| found(s))
+                || item.cited_by.iter().any(|id| found(id))
+        })
     }
 
     /// A new filter: the list shows its first match at the top.
@@ -75,19 +74,16 @@ impl EvidenceState {
 
     /// How many items are known (recorded) at `cursor`.
     pub fn known(timeline: &Timeline, cursor: Micros) -> usize {
-        timeline
-            .evidence
-            .partition_point(|item| item.evidence.recorded_at <= cursor)
+        timeline.evidence_known(cursor)
     }
 
     /// Selects the latest item known at `cursor`, the items known then filling
     /// the panel from the top, with the next (not yet recorded) one in sight.
     pub fn follow(&mut self, timeline: &Timeline, cursor: Micros, rows: usize) {
-        let items = &timeline.evidence;
         let known = self
             .list
             .items()
-            .partition_point(|&i| items[i].evidence.recorded_at <= cursor);
+            .partition_point(|&i| timeline.evidence_recorded(i) <= cursor);
         self.list
             .show_at_top_or_fit(known.saturating_sub(1), rows.saturating_sub(1));
         self.list.keep_visible(rows);

@@ -3,8 +3,8 @@
 
 use super::popup::{LineStyle, TextView, ViewLine};
 use crate::engine::EffectKind;
-use crate::query::LATE;
 use crate::query::timeline::{Mark, MarkKind, Timeline};
+use crate::query::{EvidenceItem, LATE};
 use crate::time::{self, Micros, format_short};
 use crate::tui::keymap;
 use crate::tui::theme::claim_glyph;
@@ -85,7 +85,7 @@ pub fn describe_mark(m: &Mark) -> String {
 
 /// The header's words for the latest event at or before `cursor`.
 pub fn latest(timeline: &Timeline, cursor: Micros) -> String {
-    match timeline.latest_marks(cursor) {
+    match &timeline.latest_marks(cursor)[..] {
         [] => "before the first event".to_owned(),
         marks => {
             let m = &marks[marks.len() - 1];
@@ -120,10 +120,7 @@ pub fn history(timeline: &Timeline, cursor: Micros, topic: usize, agent: Option<
             format!("resolution: {truth}"),
         ));
     }
-    let versions: Vec<_> = timeline
-        .topic_versions(topic)
-        .filter(|b| agent.is_none_or(|a| &*b.version.agent == a))
-        .collect();
+    let versions = timeline.topic_versions(topic, agent);
     let agent_w = versions
         .iter()
         .map(|b| crate::tui::text::width(&b.version.agent))
@@ -175,15 +172,7 @@ pub fn history(timeline: &Timeline, cursor: Micros, topic: usize, agent: Option<
             ),
         ));
     }
-    let notes: Vec<_> = timeline
-        .marks
-        .iter()
-        .filter(|m| {
-            m.topic.as_deref() == Some(t.id.as_str())
-                && agent.is_none_or(|a| m.agent.as_deref() == Some(a))
-        })
-        .filter(|m| m.effect.changed_nothing())
-        .collect();
+    let notes = timeline.topic_marks(topic, agent, |m| m.effect.changed_nothing());
     if !notes.is_empty() {
         lines.push(ViewLine::new(LineStyle::Normal, String::new()));
         lines.push(ViewLine::new(
@@ -198,7 +187,7 @@ pub fn history(timeline: &Timeline, cursor: Micros, topic: usize, agent: Option<
             };
             lines.push(ViewLine::new(
                 style,
-                format!("{}  {}", format_short(m.recorded_at), describe_mark(m)),
+                format!("{}  {}", format_short(m.recorded_at), describe_mark(&m)),
             ));
         }
     }
@@ -210,10 +199,9 @@ pub fn history(timeline: &Timeline, cursor: Micros, topic: usize, agent: Option<
 pub fn evidence(
     timeline: &Timeline,
     cursor: Micros,
-    index: usize,
+    item: &EvidenceItem,
     influence: Option<(&str, bool)>,
 ) -> TextView {
-    let item = &timeline.evidence[index];
     let e = &item.evidence;
     let mut lines = vec![
         ViewLine::new(
@@ -276,7 +264,7 @@ pub fn evidence(
         ));
     }
     for id in &item.cited_by {
-        if let Some(m) = timeline.marks.iter().find(|m| &m.id == id) {
+        if let Some(m) = timeline.mark_by_id(id) {
             let style = if m.recorded_at > cursor {
                 LineStyle::Future
             } else {
@@ -284,7 +272,7 @@ pub fn evidence(
             };
             lines.push(ViewLine::new(
                 style,
-                format!("{}  {}", format_short(m.recorded_at), describe_mark(m)),
+                format!("{}  {}", format_short(m.recorded_at), describe_mark(&m)),
             ));
         }
     }
@@ -293,7 +281,7 @@ pub fn evidence(
 
 /// One version: its claim, times, how it ended, what supports it.
 pub fn version(timeline: &Timeline, id: u64) -> TextView {
-    let Some(b) = timeline.beliefs.iter().find(|b| b.version.id == id) else {
+    let Some(b) = timeline.belief_by_id(id) else {
         return TextView::new(" Version ", Vec::new());
     };
     let v = &b.version;
@@ -343,7 +331,7 @@ pub fn version(timeline: &Timeline, id: u64) -> TextView {
         lines.push(ViewLine::new(LineStyle::Note, "no evidence cited"));
     }
     for id in b.supported_by.iter() {
-        if let Some(e) = timeline.evidence.iter().find(|e| &e.evidence.id == id) {
+        if let Some((_, e)) = timeline.evidence_by_id(id) {
             let e = &e.evidence;
             lines.push(ViewLine::new(
                 LineStyle::Normal,
@@ -370,7 +358,7 @@ pub fn events(timeline: &Timeline, cursor: Micros, latest: &str) -> TextView {
     for m in marks {
         lines.push(ViewLine::new(
             LineStyle::Normal,
-            format!("{}  {}", format_short(m.recorded_at), describe_mark(m)),
+            format!("{}  {}", format_short(m.recorded_at), describe_mark(&m)),
         ));
     }
     TextView::new(" Events ", lines)

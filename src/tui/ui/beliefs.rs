@@ -251,9 +251,10 @@ fn render_detail(app: &App, frame: &mut Frame, area: Rect) {
     let Some(row) = app.beliefs.selected() else {
         return;
     };
-    let text = match row.belief {
-        Some(i) => {
-            let b = &app.timeline.beliefs[i];
+    // The selected row is on screen, so its version was read when the rows
+    // were formatted; drawing never reads the store.
+    let text = match row.belief.and_then(|i| app.timeline.cached_belief(i)) {
+        Some(b) => {
             let v = &b.version;
             let mut text = format!(
                 "▸ {}: {} · {:.2} · valid {} · since {}",
@@ -281,6 +282,7 @@ fn render_detail(app: &App, frame: &mut Frame, area: Rect) {
             }
             text
         }
+        None if row.belief.is_some() => String::new(),
         None => {
             let t = &app.timeline.header.topics[row.topic];
             format!("▸ {} — {} (Enter: its history)", t.id, t.question)

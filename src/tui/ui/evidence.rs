@@ -45,7 +45,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         focused,
         format!(
             "Evidence · {} items · {known} known at the cursor{filter}",
-            app.timeline.evidence.len()
+            app.timeline.evidence_count()
         ),
     );
     let inner = block.inner(area);
@@ -55,27 +55,28 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if width == 0 || inner.height == 0 {
         return;
     }
-    let items = &app.timeline.evidence;
+    // The rows on screen were read when the list last moved (App::prefetch);
+    // drawing never reads the store.
+    let shown: Vec<(usize, usize, std::sync::Arc<crate::query::EvidenceItem>)> = state
+        .list
+        .window(rows_area.height as usize)
+        .filter_map(|(pos, i)| Some((pos, i, app.timeline.cached_evidence(i)?)))
+        .collect();
     let id_w = state.id_width.clamp(2, 10);
     let source_w = state.source_width.clamp(6, 16);
     let wide = width >= 100;
     let cited_w = state.cited_width.clamp(8, if wide { 20 } else { 12 });
     // Times as wide as the rows on screen need (seconds only when they have them).
-    let shown: Vec<usize> = state
-        .list
-        .window(rows_area.height as usize)
-        .map(|(_, i)| i)
-        .collect();
-    let time_w = |f: &dyn Fn(usize) -> i64| {
+    let time_w = |f: &dyn Fn(&crate::query::EvidenceItem) -> i64| {
         shown
             .iter()
-            .map(|&i| format_short(f(i)).chars().count())
+            .map(|(_, _, item)| format_short(f(item)).chars().count())
             .max()
             .unwrap_or(11)
             .clamp(11, 19)
     };
-    let observed_w = time_w(&|i| items[i].evidence.observed_at);
-    let recorded_w = time_w(&|i| items[i].evidence.recorded_at);
+    let observed_w = time_w(&|item| item.evidence.observed_at);
+    let recorded_w = time_w(&|item| item.evidence.recorded_at);
     let mut cols: Vec<(&str, usize)> = vec![("ID", id_w), ("KIND", 7)];
     if wide {
         cols.extend([("SOURCE", source_w), ("OBSERVED", observed_w)]);
@@ -111,8 +112,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         Rect { height: 1, ..inner },
     );
     let mut lines = Vec::new();
-    for (pos, i) in state.list.window(rows_area.height as usize) {
-        let item = &items[i];
+    for (pos, _, item) in &shown {
+        let pos = *pos;
         let e = &item.evidence;
         let future = e.recorded_at > app.cursor;
         let late = e.lag() >= LATE;

@@ -292,7 +292,10 @@ fn check_detects_tampering_and_rebuild_repairs_it() {
     let versions = |db: &Path| -> Vec<(String, i64, i64)> {
         let conn = rusqlite::Connection::open(db).unwrap();
         let mut stmt = conn
-            .prepare("SELECT claim, valid_from, superseded_at FROM versions ORDER BY id")
+            .prepare(
+                "SELECT c.text, v.valid_from, v.superseded_at
+                 FROM versions v JOIN claims c ON c.code = v.claim ORDER BY v.id",
+            )
             .unwrap();
         stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .unwrap()
@@ -302,8 +305,11 @@ fn check_detects_tampering_and_rebuild_repairs_it() {
     let original = versions(&db);
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute("UPDATE versions SET claim = 'tampered' WHERE id = 1", [])
-            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO claims (code, text) VALUES (999, 'tampered');
+             UPDATE versions SET claim = 999 WHERE id = 1;",
+        )
+        .unwrap();
     }
     check_finds_then_rebuild_repairs(
         &db,

@@ -364,15 +364,16 @@ fn content(db: &Path) -> Vec<Vec<Vec<rusqlite::types::Value>>> {
     vec![
         rows("SELECT * FROM events ORDER BY seq"),
         rows("SELECT * FROM citations ORDER BY seq, pos"),
+        // Claims by text: a copied fork keeps its parent's claim codes.
         rows(
-            "SELECT agent, topic, claim, confidence, valid_from, valid_to, recorded_at, superseded_at,
-                assertion, assertion_seq, origin, created_by, closed_seq, closed_by, closed_kind,
-                clipped_by, requested_valid_to
-             FROM versions ORDER BY created_by, agent, topic, valid_from, claim",
+            "SELECT v.agent, v.topic, c.text, v.valid_from, v.valid_to, v.recorded_at,
+                v.superseded_at, v.rest
+             FROM versions v JOIN claims c ON c.code = v.claim ORDER BY 1, 2, 4, 6, 3, 8",
         ),
         rows(
-            "SELECT r.seq, v.created_by, v.agent, v.topic, v.valid_from, v.claim
-             FROM reconfirmations r JOIN versions v ON v.id = r.version ORDER BY 1, 2, 3, 4, 5, 6",
+            "SELECT r.seq, v.agent, v.topic, v.valid_from, v.recorded_at, c.text
+             FROM reconfirmations r JOIN versions v ON v.id = r.version
+               JOIN claims c ON c.code = v.claim ORDER BY 1, 2, 3, 4, 5, 6",
         ),
         rows("SELECT * FROM outcomes ORDER BY seq"),
         rows("SELECT * FROM truths ORDER BY topic, agent"),

@@ -472,33 +472,37 @@ fn the_report_has_a_quality_section() {
 fn check_detects_tampered_support_times() {
     let dir = tempfile::tempdir().unwrap();
     let db = load_demo(dir.path());
-    let supports = |db: &Path| -> Vec<(i64, Option<String>)> {
-        let conn = rusqlite::Connection::open(db).unwrap();
-        let mut stmt = conn
-            .prepare("SELECT supported_at, reconfirmed FROM versions ORDER BY id")
-            .unwrap();
-        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
+    let supports = |db: &Path| -> Vec<(u64, i64, Vec<i64>)> {
+        let store = asof::store::Store::open(db).unwrap();
+        let mut versions = store.versions().unwrap();
+        versions.sort_by_key(|v| v.id);
+        versions
+            .into_iter()
+            .map(|v| (v.id, v.supported_at, v.reconfirmed))
             .collect()
     };
     let original = supports(&db);
-    assert!(
-        original.iter().any(|(_, r)| r.is_some()),
-        "the demo reconfirms some versions"
-    );
+    let reconfirmed = original
+        .iter()
+        .find(|(_, _, r)| !r.is_empty())
+        .map(|(id, _, _)| *id)
+        .expect("the demo reconfirms some versions");
+    // In a row's packed fields (src/store/codec.rs) supported_at is bytes
+    // 34–41, and the last reconfirmation instant the last eight.
     let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.execute_batch(
-        "UPDATE versions SET supported_at = 0 WHERE id = (SELECT min(id) FROM versions);
-         UPDATE versions SET reconfirmed = NULL WHERE id = (SELECT min(id) FROM versions WHERE reconfirmed IS NOT NULL);",
-    )
+    conn.execute_batch(&format!(
+        "UPDATE versions SET rest = CAST(substr(rest, 1, 33) || zeroblob(8) || substr(rest, 42) AS BLOB)
+           WHERE id = (SELECT min(id) FROM versions);
+         UPDATE versions SET rest = CAST(substr(rest, 1, length(rest) - 8) || zeroblob(8) AS BLOB)
+           WHERE id = {reconfirmed};"
+    ))
     .unwrap();
     drop(conn);
     check_finds_then_rebuild_repairs(
         &db,
         &[
             "supported_at: stored 1970-01-01T00:00:00Z",
-            "reconfirmed: stored [], replayed [",
+            "1970-01-01T00:00:00Z], replayed [",
         ],
         1,
     );

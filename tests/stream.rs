@@ -32,6 +32,7 @@ fn assert_same_store(a: &Path, b: &Path) {
         ("agents", "*"),
         ("topics", "*"),
         ("versions", "*"),
+        ("claims", "*"),
         ("outcomes", "*"),
         ("reconfirmations", "*"),
         ("truths", "*"),
@@ -104,14 +105,15 @@ fn references_forward_in_the_file_load_and_fill_the_retractions_agent() {
         .query_row("SELECT agent FROM events WHERE id = 'R1'", [], |r| r.get(0))
         .unwrap();
     assert_eq!(agent, "a1");
-    let closed: String = conn
-        .query_row(
-            "SELECT closed_by FROM versions WHERE assertion = 'B1'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(closed, "R1");
+    let closed: Vec<String> = Store::open(&db)
+        .unwrap()
+        .versions()
+        .unwrap()
+        .iter()
+        .filter(|v| &*v.assertion == "B1")
+        .filter_map(|v| v.closed.as_ref().map(|c| c.event.to_string()))
+        .collect();
+    assert_eq!(closed, ["R1"]);
     let parsed = asof::dataset::read_path(&path).unwrap();
     let whole = dir.path().join("whole.db");
     Store::load(&whole, &parsed, false, &[]).unwrap();

@@ -5,14 +5,13 @@ pub mod json;
 pub mod quality;
 pub mod timeline;
 
-use crate::model::{EventKind, Evidence, Names, ShortKeys, Version};
+use crate::model::{EventKind, Evidence, Version};
 use crate::store::{
     Store,
-    read::{VERSION_COLUMN_COUNT, VERSION_COLUMNS, version_sharing_claims},
+    read::{VERSION_COLUMNS, read_version},
 };
 use crate::time::{Micros, OPEN};
 use rusqlite::{params_from_iter, types::Value};
-use std::collections::HashMap;
 
 /// Evidence that reached the agent at least this long (µs) after it happened is
 /// "late-arriving": marked in the TUI, listed apart in the audit report.
@@ -76,7 +75,7 @@ fn held_at() -> String {
 /// branches end in a condition and `{extra}`) narrowed by `extra` clauses.
 fn select_beliefs(from: &str, extra: &[String]) -> String {
     let extra: String = extra.iter().map(|c| format!(" AND {c}")).collect();
-    from.replace("{columns}", &format!("{VERSION_COLUMNS}, v.supported_by"))
+    from.replace("{columns}", VERSION_COLUMNS)
         .replace("{extra}", &extra)
 }
 
@@ -90,63 +89,84 @@ const OF_TOPIC: &str = "SELECT {columns} FROM
     JOIN versions v ON v.lifespan = k.lifespan AND v.superseded_at = k.superseded_at
       AND v.recorded_at = k.recorded_at AND v.id = k.id";
 
-/// Runs a belief query. Names and citation lists repeat across rows (a few
-/// thousand agents, topics and claims; versions of one assertion cite the same
-/// evidence), so each is built once per query and shared.
+/// Runs a belief query. Agents, topics and claims are shared names (a few
+/// thousand of them name a million versions); event ids are copied.
 fn run(store: &Store, sql: &str, args: Vec<Value>) -> rusqlite::Result<Vec<Belief>> {
-    let mut stmt = store.connection().prepare_cached(sql)?;
+    Ok(run_keyed(store, sql, args)?.1)
+}
+
+/// Where a belief goes in reading order: topic and agent (header positions,
+/// as the row codes them), valid start, recorded, id.
+type ReadingKey = (i64, i64, Micros, Micros, u64);
+
+/// [`run`], each belief with its [`ReadingKey`] (read from the row's codes,
+/// so sorting looks up no names).
+fn run_keyed(
+    store: &Store,
+    sql: &str,
+    args: Vec<Value>,
+) -> rusqlite::Result<(Vec<ReadingKey>, Vec<Belief>)> {
+    let conn = store.connection();
+    let mut stmt = conn.prepare_cached(sql)?;
     let mut rows = stmt.query(params_from_iter(args))?;
-    let mut names = Names::default();
-    let mut cited: HashMap<String, Cited, ShortKeys> = HashMap::default();
-    let none: Cited = Vec::new().into();
-    let mut beliefs = Vec::new();
+    let mut decoder = store.decoder(false);
+    let (mut keys, mut beliefs) = (Vec::new(), Vec::new());
     while let Some(r) = rows.next()? {
-        let supported_by = match r.get_ref(VERSION_COLUMN_COUNT)?.as_str_or_null()? {
-            None => none.clone(),
-            Some(joined) => match cited.get(joined) {
-                Some(c) => c.clone(),
-                None => {
-                    let c: Cited = split(Some(joined.to_owned())).into();
-                    cited.insert(joined.to_owned(), c.clone());
-                    c
-                }
-            },
-        };
+        let (version, cites) = read_version(r, conn, &mut decoder)?;
+        keys.push((
+            r.get(2)?,
+            r.get(1)?,
+            version.valid.from,
+            version.recorded_at,
+            version.id,
+        ));
         beliefs.push(Belief {
-            version: version_sharing_claims(r, &mut names)?,
-            supported_by,
+            version,
+            supported_by: cites,
         });
     }
-    Ok(beliefs)
+    Ok((keys, beliefs))
 }
 
 /// Adds `filter`'s clauses, with numbered parameters (a clause may appear in
 /// more than one branch of a query).
-fn push_filter(filter: &Filter, clauses: &mut Vec<String>, args: &mut Vec<Value>) {
+fn push_filter(store: &Store, filter: &Filter, clauses: &mut Vec<String>, args: &mut Vec<Value>) {
+    // Rows name agents and topics by header position; an unknown id matches none.
+    let code = |rank: usize| i64::try_from(rank).unwrap_or(-1);
     if let Some(agent) = &filter.agent {
-        args.push(Value::Text(agent.clone()));
+        args.push(Value::Integer(code(store.agent_rank(agent))));
         clauses.push(format!("v.agent = ?{}", args.len()));
     }
     if let Some(topic) = &filter.topic {
-        args.push(Value::Text(topic.clone()));
+        args.push(Value::Integer(code(store.topic_rank(topic))));
         clauses.push(format!("v.topic = ?{}", args.len()));
     }
 }
 
-/// Orders beliefs as people read them: topics and agents in dataset order, then valid time.
-fn sort_for_reading(store: &Store, beliefs: &mut [Belief]) {
-    let topic_rank = |id: &str| store.topic_rank(id);
-    let agent_rank = |id: &str| store.agent_rank(id);
-    beliefs.sort_by_cached_key(|b| {
-        let v = &b.version;
-        (
-            topic_rank(&v.topic),
-            agent_rank(&v.agent),
-            v.valid.from,
-            v.recorded_at,
-            v.id,
-        )
-    });
+/// Orders beliefs as people read them: topics and agents in dataset order,
+/// then valid time (the keys sorted, each belief moved once).
+fn sort_for_reading((keys, mut beliefs): (Vec<ReadingKey>, Vec<Belief>)) -> Vec<Belief> {
+    let mut order: Vec<u32> = (0..beliefs.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| keys[i as usize]);
+    // Apply the permutation in place, one cycle at a time: position `p` takes
+    // the belief at `order[p]`.
+    let mut done = vec![false; beliefs.len()];
+    for start in 0..beliefs.len() {
+        if done[start] {
+            continue;
+        }
+        let mut p = start;
+        loop {
+            done[p] = true;
+            let next = order[p] as usize;
+            if next == start {
+                break;
+            }
+            beliefs.swap(p, next);
+            p = next;
+        }
+    }
+    beliefs
 }
 
 /// `believed(T′)` and `believed(T′, about T)`: versions held at recorded time `at`
@@ -178,10 +198,9 @@ pub fn believed(
             format!("v.valid_to > ?{n}"),
         ]);
     }
-    push_filter(filter, &mut clauses, &mut args);
-    let mut beliefs = run(store, &select_beliefs(&from, &clauses), args)?;
-    sort_for_reading(store, &mut beliefs);
-    Ok(beliefs)
+    push_filter(store, filter, &mut clauses, &mut args);
+    let keyed = run_keyed(store, &select_beliefs(&from, &clauses), args)?;
+    Ok(sort_for_reading(keyed))
 }
 
 /// `current`: what is believed now about now, with one captured `now`.
@@ -222,12 +241,13 @@ pub fn versions_of(
     };
     let mut clauses = Vec::new();
     let mut args = Vec::new();
-    push_filter(&filter, &mut clauses, &mut args);
-    let sql = format!(
-        "{} ORDER BY v.recorded_at, v.created_by, v.valid_from, v.id",
-        select_beliefs(OF_TOPIC, &clauses)
-    );
-    run(store, &sql, args)
+    push_filter(store, &filter, &mut clauses, &mut args);
+    let mut beliefs = run(store, &select_beliefs(OF_TOPIC, &clauses), args)?;
+    beliefs.sort_by_key(|b| {
+        let v = &b.version;
+        (v.recorded_at, v.created_by, v.valid.from, v.id)
+    });
+    Ok(beliefs)
 }
 
 /// `history(agent, topic)`: every version ordered by `recorded_at`, `seq`,
@@ -278,27 +298,37 @@ pub fn changes(
     until: Micros,
     filter: &Filter,
 ) -> rusqlite::Result<Changes> {
-    let window = |from: String, order: &str| {
+    let window = |from: String| {
         let mut clauses = Vec::new();
         let mut args = vec![Value::Integer(after), Value::Integer(until)];
-        push_filter(filter, &mut clauses, &mut args);
-        run(store, &(select_beliefs(&from, &clauses) + order), args)
+        push_filter(store, filter, &mut clauses, &mut args);
+        run(store, &select_beliefs(&from, &clauses), args)
     };
     let created_in = "v.recorded_at > ?1 AND v.recorded_at <= ?2";
-    let created = window(
-        by_lifespan(
-            &format!(
-                "v.superseded_at > ?1 AND {} AND {created_in}",
-                closed_before(2)
-            ),
-            Some(created_in),
+    let mut created = window(by_lifespan(
+        &format!(
+            "v.superseded_at > ?1 AND {} AND {created_in}",
+            closed_before(2)
         ),
-        " ORDER BY v.recorded_at, v.created_by, v.valid_from, v.id",
-    )?;
-    let closed = window(
-        by_lifespan("v.superseded_at > ?1 AND v.superseded_at <= ?2", None),
-        " ORDER BY v.superseded_at, v.closed_seq, v.valid_from, v.id",
-    )?;
+        Some(created_in),
+    ))?;
+    created.sort_by_key(|b| {
+        let v = &b.version;
+        (v.recorded_at, v.created_by, v.valid.from, v.id)
+    });
+    let mut closed = window(by_lifespan(
+        "v.superseded_at > ?1 AND v.superseded_at <= ?2",
+        None,
+    ))?;
+    closed.sort_by_key(|b| {
+        let v = &b.version;
+        (
+            v.superseded_at,
+            v.closed.as_ref().map(|c| c.seq),
+            v.valid.from,
+            v.id,
+        )
+    });
     Ok(Changes { created, closed })
 }
 
@@ -311,14 +341,22 @@ pub fn answer(
     at: Micros,
 ) -> rusqlite::Result<Option<String>> {
     use rusqlite::OptionalExtension;
+    let code = |rank: usize| i64::try_from(rank).unwrap_or(-1);
     store
         .connection()
         .prepare_cached(
-            "SELECT claim FROM versions v
+            "SELECT c.text FROM versions v JOIN claims c ON c.code = v.claim
              WHERE v.agent = ?1 AND v.topic = ?2 AND v.recorded_at <= ?3 AND v.superseded_at > ?3
              ORDER BY v.valid_from DESC, v.recorded_at DESC, v.id DESC LIMIT 1",
         )?
-        .query_row(rusqlite::params![agent, topic, at], |r| r.get(0))
+        .query_row(
+            rusqlite::params![
+                code(store.agent_rank(agent)),
+                code(store.topic_rank(topic)),
+                at
+            ],
+            |r| r.get(0),
+        )
         .optional()
 }
 

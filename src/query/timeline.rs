@@ -24,7 +24,6 @@ use super::{Belief, Cited, EvidenceItem, Filter};
 use crate::engine::EffectKind;
 use crate::engine::quality::Ledger;
 use crate::model::{Evidence, Header, Name, Names, Origin, Version};
-use crate::store::codec::split;
 use crate::store::scrub::{self, EvidenceWidths, MarkKey, NONE, ScrubIndex, VersionKey};
 use crate::store::{Store, StoreError};
 use crate::time::{Interval, Micros, OPEN};
@@ -65,6 +64,7 @@ struct Detail {
     marks: HashMap<u32, Arc<Mark>>,
     evidence: HashMap<u32, Arc<EvidenceItem>>,
     names: Names,
+    decoder: crate::store::read::Decoder,
     /// The first failure to read a row (the store vanished or broke while open).
     error: Option<String>,
     /// A what-if fork's store lives in a temporary directory kept as long as
@@ -169,6 +169,7 @@ impl Timeline {
             .map(|&p| index.marks[p as usize].recorded_at)
             .collect();
         let ledger = super::quality::ledger(&store)?;
+        let decoder = store.decoder(true);
         Ok(Timeline {
             label: store.label().to_owned(),
             header,
@@ -188,6 +189,7 @@ impl Timeline {
                 marks: HashMap::new(),
                 evidence: HashMap::new(),
                 names: Names::default(),
+                decoder,
                 error: None,
                 _dir: dir,
             })),
@@ -373,21 +375,21 @@ impl Timeline {
         for chunk in ids.chunks(BATCH) {
             let marks = vec!["?"; chunk.len()].join(",");
             let sql = format!(
-                "SELECT {}, v.supported_by FROM versions v WHERE v.id IN ({marks})",
+                "SELECT {} FROM versions v WHERE v.id IN ({marks})",
                 crate::store::read::VERSION_COLUMNS
             );
             let Detail {
                 store,
                 beliefs,
-                names,
+                decoder,
                 ..
             } = detail;
-            let mut stmt = store.connection().prepare_cached(&sql)?;
+            let conn = store.connection();
+            let mut stmt = conn.prepare_cached(&sql)?;
             let mut rows = stmt.query(params_from_iter(chunk))?;
             while let Some(r) = rows.next()? {
-                let version = crate::store::read::version_named(r, names)?;
-                let supported_by: Cited =
-                    split(r.get(crate::store::read::VERSION_COLUMN_COUNT)?).into();
+                let (version, cites) = crate::store::read::read_version(r, conn, decoder)?;
+                let supported_by: Cited = cites;
                 if let Some(&p) = by_id.get(&version.id) {
                     beliefs.insert(
                         p,

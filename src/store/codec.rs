@@ -12,34 +12,185 @@ pub(crate) fn split(joined: Option<String>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Instants (µs) packed as decimal numbers joined with commas.
-pub(crate) fn join_instants(list: &[i64]) -> String {
-    let text: Vec<String> = list.iter().map(i64::to_string).collect();
-    text.join(",")
+/// The rarely read fields of a version row, packed into its `rest` column so
+/// a row stays narrow (SQLite decodes a row's header once per column read; see
+/// docs/performance.md): little-endian numbers, strings and lists prefixed by
+/// their length (u32), in this order:
+///
+/// ```text
+/// flags u8 (1 split · 2 closed · 4 retracted · 8 clipped) · confidence f64 ·
+/// created_by u64 · assertion_seq i64 · requested_valid_to i64 · supported_at i64 ·
+/// assertion str · [closed_seq u64 · closed_by str] · [clipped_by str] ·
+/// supported_by [str] · reconfirmed [i64]
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Rest<'a> {
+    pub split: bool,
+    pub confidence: f64,
+    pub created_by: u64,
+    pub assertion_seq: i64,
+    pub requested_valid_to: i64,
+    pub supported_at: i64,
+    pub assertion: &'a str,
+    /// Seq, event id, and whether it was a retraction.
+    pub closed: Option<(u64, &'a str, bool)>,
+    pub clipped_by: Option<&'a str>,
+    pub supported_by: Vec<&'a str>,
+    pub reconfirmed: Vec<i64>,
 }
 
-/// A packed list of instants read back; a malformed one is a damaged store.
-pub(crate) fn instants(joined: &str) -> rusqlite::Result<Vec<i64>> {
-    joined
-        .split(',')
-        .map(|t| {
-            t.parse().map_err(|_| {
-                rusqlite::Error::FromSqlConversionFailure(
-                    0,
-                    rusqlite::types::Type::Text,
-                    format!("not a list of instants: {joined:?}").into(),
-                )
-            })
-        })
-        .collect()
+impl Rest<'_> {
+    pub(crate) fn pack(&self, out: &mut Vec<u8>) {
+        out.clear();
+        let flags = u8::from(self.split)
+            | if self.closed.is_some() { 2 } else { 0 }
+            | if self.closed.is_some_and(|c| c.2) {
+                4
+            } else {
+                0
+            }
+            | if self.clipped_by.is_some() { 8 } else { 0 };
+        out.push(flags);
+        out.extend_from_slice(&self.confidence.to_le_bytes());
+        out.extend_from_slice(&self.created_by.to_le_bytes());
+        for n in [
+            self.assertion_seq,
+            self.requested_valid_to,
+            self.supported_at,
+        ] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        let text = |out: &mut Vec<u8>, s: &str| {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        };
+        text(out, self.assertion);
+        if let Some((seq, by, _)) = self.closed {
+            out.extend_from_slice(&seq.to_le_bytes());
+            text(out, by);
+        }
+        if let Some(by) = self.clipped_by {
+            text(out, by);
+        }
+        out.extend_from_slice(&(self.supported_by.len() as u32).to_le_bytes());
+        for id in &self.supported_by {
+            text(out, id);
+        }
+        out.extend_from_slice(&(self.reconfirmed.len() as u32).to_le_bytes());
+        for t in &self.reconfirmed {
+            out.extend_from_slice(&t.to_le_bytes());
+        }
+    }
+}
+
+/// A packed [`Rest`] read back; `None` when the bytes are not one.
+pub(crate) fn unpack(bytes: &[u8]) -> Option<Rest<'_>> {
+    let mut b = Reader(bytes);
+    let flags = b.take(1)?[0];
+    let confidence = f64::from_le_bytes(b.word()?);
+    let created_by = u64::from_le_bytes(b.word()?);
+    let assertion_seq = i64::from_le_bytes(b.word()?);
+    let requested_valid_to = i64::from_le_bytes(b.word()?);
+    let supported_at = i64::from_le_bytes(b.word()?);
+    let assertion = b.text()?;
+    let closed = if flags & 2 != 0 {
+        let seq = u64::from_le_bytes(b.word()?);
+        Some((seq, b.text()?, flags & 4 != 0))
+    } else {
+        None
+    };
+    let clipped_by = if flags & 8 != 0 {
+        Some(b.text()?)
+    } else {
+        None
+    };
+    let cites = b.len()?;
+    let supported_by = (0..cites).map(|_| b.text()).collect::<Option<Vec<_>>>()?;
+    let times = b.len()?;
+    let reconfirmed = (0..times)
+        .map(|_| Some(i64::from_le_bytes(b.word()?)))
+        .collect::<Option<Vec<_>>>()?;
+    if !b.0.is_empty() {
+        return None;
+    }
+    Some(Rest {
+        split: flags & 1 != 0,
+        confidence,
+        created_by,
+        assertion_seq,
+        requested_valid_to,
+        supported_at,
+        assertion,
+        closed,
+        clipped_by,
+        supported_by,
+        reconfirmed,
+    })
+}
+
+/// Reads a packed [`Rest`] front to back.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, tail) = self.0.split_at_checked(n)?;
+        self.0 = tail;
+        Some(head)
+    }
+    fn word(&mut self) -> Option<[u8; 8]> {
+        self.take(8)?.try_into().ok()
+    }
+    fn len(&mut self) -> Option<usize> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?) as usize)
+    }
+    fn text(&mut self) -> Option<&'a str> {
+        let n = self.len()?;
+        std::str::from_utf8(self.take(n)?).ok()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn instants_round_trip_and_garbage_is_refused() {
-        let list = [-5, 0, 1_767_225_621_000_000];
-        assert_eq!(super::instants(&super::join_instants(&list)).unwrap(), list);
-        assert!(super::instants("1,x").is_err());
+    fn a_version_row_rest_round_trips_and_any_cut_is_refused() {
+        let rests = [
+            super::Rest {
+                split: true,
+                confidence: 0.35,
+                created_by: 7,
+                assertion_seq: 3,
+                requested_valid_to: i64::MAX,
+                supported_at: -12,
+                assertion: "B1",
+                closed: Some((9, "R2", true)),
+                clipped_by: Some("B4 é"),
+                supported_by: vec!["E1", "E22"],
+                reconfirmed: vec![5, 6],
+            },
+            super::Rest {
+                split: false,
+                confidence: 1.0,
+                created_by: 1,
+                assertion_seq: 1,
+                requested_valid_to: 10,
+                supported_at: 0,
+                assertion: "",
+                closed: Some((2, "B2", false)),
+                clipped_by: None,
+                supported_by: Vec::new(),
+                reconfirmed: Vec::new(),
+            },
+        ];
+        let mut bytes = Vec::new();
+        for rest in rests {
+            rest.pack(&mut bytes);
+            assert_eq!(super::unpack(&bytes), Some(rest.clone()));
+            for cut in 0..bytes.len() {
+                assert_eq!(super::unpack(&bytes[..cut]), None, "cut at {cut}");
+            }
+            let mut longer = bytes.clone();
+            longer.push(0);
+            assert_eq!(super::unpack(&longer), None);
+        }
     }
 }

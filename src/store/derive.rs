@@ -195,32 +195,39 @@ impl Stint for Piece {
 fn truths(tx: &Transaction, header: &Header) -> rusqlite::Result<Vec<((String, String), Truth)>> {
     let span = read::span(tx)?.unwrap_or((0, 0));
     let mut stmt = tx.prepare(
-        "SELECT topic, agent, claim, valid_from, recorded_at, superseded_at, id FROM versions
-         WHERE topic IN (SELECT id FROM topics WHERE resolution IS NOT NULL) ORDER BY topic",
+        "SELECT v.topic, v.agent, c.text, v.valid_from, v.recorded_at, v.superseded_at, v.id
+         FROM versions v JOIN claims c ON c.code = v.claim
+         WHERE v.topic IN (SELECT idx FROM topics WHERE resolution IS NOT NULL) ORDER BY v.topic",
     )?;
     let mut rows = stmt.query([])?;
     let mut names = Names::default();
     let mut out = Vec::new();
-    let mut topic: Option<Name> = None;
-    let mut by_agent: HashMap<Name, Vec<Piece>> = HashMap::new();
-    let mut flush = |topic: &Option<Name>, by_agent: &mut HashMap<Name, Vec<Piece>>| {
-        let Some(topic) = topic else { return };
-        let Some(resolution) = header.topic(topic).and_then(|t| t.resolution.as_deref()) else {
+    let mut topic: Option<usize> = None;
+    let mut by_agent: HashMap<usize, Vec<Piece>> = HashMap::new();
+    let mut flush = |topic: Option<usize>, by_agent: &mut HashMap<usize, Vec<Piece>>| {
+        let Some(t) = topic.and_then(|t| header.topics.get(t)) else {
+            by_agent.clear();
+            return;
+        };
+        let Some(resolution) = t.resolution.as_deref() else {
             return;
         };
         for (agent, pieces) in by_agent.drain() {
+            let Some(a) = header.agents.get(agent) else {
+                continue;
+            };
             let list: Vec<&Piece> = pieces.iter().collect();
             let truth = answers::truth(&answers::steps_of(&list), resolution, span);
-            out.push(((agent.to_string(), topic.to_string()), truth));
+            out.push(((a.id.clone(), t.id.clone()), truth));
         }
     };
     while let Some(r) = rows.next()? {
-        let this = names.get(r.get_ref(0)?.as_str()?);
-        if topic.as_ref() != Some(&this) {
-            flush(&topic, &mut by_agent);
+        let this = r.get::<_, i64>(0)? as usize;
+        if topic != Some(this) {
+            flush(topic, &mut by_agent);
             topic = Some(this);
         }
-        let agent = names.get(r.get_ref(1)?.as_str()?);
+        let agent = r.get::<_, i64>(1)? as usize;
         by_agent.entry(agent).or_default().push(Piece {
             claim: names.get(r.get_ref(2)?.as_str()?),
             valid_from: r.get(3)?,
@@ -229,6 +236,6 @@ fn truths(tx: &Transaction, header: &Header) -> rusqlite::Result<Vec<((String, S
             id: r.get::<_, i64>(6)? as u64,
         });
     }
-    flush(&topic, &mut by_agent);
+    flush(topic, &mut by_agent);
     Ok(out)
 }

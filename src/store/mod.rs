@@ -70,6 +70,8 @@ pub struct Store {
     header: Header,
     /// Header positions by id, for ordering rows as people read them.
     ranks: Ranks,
+    /// The header's agent and topic ids by position (the codes of version rows).
+    coded: (std::sync::Arc<[Name]>, std::sync::Arc<[Name]>),
 }
 
 #[derive(Debug, Default)]
@@ -154,6 +156,7 @@ impl Store {
             conn,
             label: path.display().to_string(),
             ranks: Ranks::of(&header),
+            coded: read::coded_names(&header),
             header,
         })
     }
@@ -174,6 +177,7 @@ impl Store {
             conn,
             label: label.to_owned(),
             ranks: Ranks::of(&header),
+            coded: read::coded_names(&header),
             header,
         })
     }
@@ -252,6 +256,11 @@ impl Store {
 
     pub fn connection(&self) -> &Connection {
         &self.conn
+    }
+
+    /// A decoder of this store's version rows (`share_ids`: see [`read::Decoder`]).
+    pub fn decoder(&self, share_ids: bool) -> read::Decoder {
+        read::Decoder::new(self.coded.clone(), share_ids)
     }
 
     /// A value from the `meta` table.

@@ -162,88 +162,152 @@ pub fn event(r: &Row, cited: Vec<String>) -> rusqlite::Result<Event> {
     })
 }
 
-pub const VERSION_COLUMNS: &str =
-    "v.id, v.agent, v.topic, v.claim, v.confidence, v.valid_from, v.valid_to,
-    v.recorded_at, v.superseded_at, v.assertion, v.origin, v.created_by, v.closed_seq, v.closed_by,
-    v.closed_kind, v.clipped_by, v.requested_valid_to, v.supported_at, v.reconfirmed";
-/// How many columns [`VERSION_COLUMNS`] names (a query may select more after them).
-pub const VERSION_COLUMN_COUNT: usize = 19;
+/// The columns of a version row, in the order [`read_version`] reads them.
+pub const VERSION_COLUMNS: &str = "v.id, v.agent, v.topic, v.claim, v.valid_from, v.valid_to,
+    v.recorded_at, v.superseded_at, v.rest";
 
-/// A row selected with [`VERSION_COLUMNS`] (from `versions v`) as a [`Version`],
-/// sharing agent, topic, claim and event ids through `names` (a million versions
-/// name a few thousand distinct agents, topics and claims, and event ids repeat
-/// across split pieces).
-pub fn version_named(r: &Row, names: &mut Names) -> rusqlite::Result<Version> {
-    read_version(r, names, true)
+/// Turns the codes of version rows back into names: agents and topics by
+/// their position in the header, claims by their code in the `claims` table
+/// (each read the first time it is met), event ids shared or copied.
+pub struct Decoder {
+    agents: std::sync::Arc<[Name]>,
+    topics: std::sync::Arc<[Name]>,
+    claims: std::collections::HashMap<i64, Name>,
+    names: Names,
+    /// Share event ids through `names` (a history's split pieces repeat them)
+    /// or copy each (an answer of tens of thousands of rows, nearly all new).
+    share_ids: bool,
 }
 
-/// [`version_named`] sharing only agents, topics and claims: for answers of
-/// tens of thousands of rows, where nearly every event id is new and a fresh
-/// copy is cheaper than looking it up.
-pub fn version_sharing_claims(r: &Row, names: &mut Names) -> rusqlite::Result<Version> {
-    read_version(r, names, false)
+/// The header's agent and topic ids as names, by position (what the codes of
+/// version rows index).
+pub fn coded_names(header: &Header) -> (std::sync::Arc<[Name]>, std::sync::Arc<[Name]>) {
+    (
+        header
+            .agents
+            .iter()
+            .map(|a| Name::from(a.id.as_str()))
+            .collect(),
+        header
+            .topics
+            .iter()
+            .map(|t| Name::from(t.id.as_str()))
+            .collect(),
+    )
 }
 
-fn read_version(r: &Row, names: &mut Names, share_ids: bool) -> rusqlite::Result<Version> {
-    let mut id = |i: usize| -> rusqlite::Result<Name> {
-        let text = r.get_ref(i)?.as_str()?;
-        Ok(if share_ids {
-            names.get(text)
+impl Decoder {
+    pub fn new(
+        (agents, topics): (std::sync::Arc<[Name]>, std::sync::Arc<[Name]>),
+        share_ids: bool,
+    ) -> Decoder {
+        Decoder {
+            agents,
+            topics,
+            claims: std::collections::HashMap::new(),
+            names: Names::default(),
+            share_ids,
+        }
+    }
+
+    fn coded(list: &[Name], code: i64, what: &str) -> rusqlite::Result<Name> {
+        usize::try_from(code)
+            .ok()
+            .and_then(|i| list.get(i))
+            .cloned()
+            .ok_or_else(|| {
+                damaged(format!(
+                    "a version names {what} #{code}, which the store does not hold"
+                ))
+            })
+    }
+
+    fn claim(&mut self, conn: &Connection, code: i64) -> rusqlite::Result<Name> {
+        if let Some(c) = self.claims.get(&code) {
+            return Ok(c.clone());
+        }
+        let text: Option<String> = conn
+            .prepare_cached("SELECT text FROM claims WHERE code = ?1")?
+            .query_row([code], |r| r.get(0))
+            .optional()?;
+        let name: Name = text
+            .ok_or_else(|| {
+                damaged(format!(
+                    "a version names claim #{code}, which the store does not hold"
+                ))
+            })?
+            .into();
+        self.claims.insert(code, name.clone());
+        Ok(name)
+    }
+
+    fn id(&mut self, text: &str) -> Name {
+        if self.share_ids {
+            self.names.get(text)
         } else {
             Name::from(text)
-        })
-    };
-    let assertion = id(9)?;
-    let closed = match r.get::<_, Option<i64>>(12)? {
-        Some(seq) => Some(Closure {
-            seq: seq as u64,
-            event: id(13)?,
-            kind: if r.get_ref(14)?.as_str()? == "retracted" {
-                CloseKind::Retracted
-            } else {
-                CloseKind::Superseded
-            },
-        }),
-        None => None,
-    };
-    let clipped_by = match r.get_ref(15)? {
-        rusqlite::types::ValueRef::Null => None,
-        _ => Some(id(15)?),
-    };
-    let mut name = |i: usize| -> rusqlite::Result<Name> { Ok(names.get(r.get_ref(i)?.as_str()?)) };
-    Ok(Version {
+        }
+    }
+}
+
+fn damaged(reason: String) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Blob, reason.into())
+}
+
+/// A row selected with [`VERSION_COLUMNS`] (from `versions v`) as a
+/// [`Version`] and the evidence its assertion cited.
+pub fn read_version(
+    r: &Row,
+    conn: &Connection,
+    d: &mut Decoder,
+) -> rusqlite::Result<(Version, std::sync::Arc<[String]>)> {
+    let agent = Decoder::coded(&d.agents, r.get(1)?, "agent")?;
+    let topic = Decoder::coded(&d.topics, r.get(2)?, "topic")?;
+    let claim = d.claim(conn, r.get(3)?)?;
+    let bytes = r.get_ref(8)?.as_blob()?;
+    let rest = crate::store::codec::unpack(bytes)
+        .ok_or_else(|| damaged("a version's packed fields (rest) do not decode".into()))?;
+    let closed = rest.closed.map(|(seq, by, retracted)| Closure {
+        seq,
+        event: d.id(by),
+        kind: if retracted {
+            CloseKind::Retracted
+        } else {
+            CloseKind::Superseded
+        },
+    });
+    let version = Version {
         id: r.get::<_, i64>(0)? as u64,
-        agent: name(1)?,
-        topic: name(2)?,
-        claim: name(3)?,
-        confidence: r.get(4)?,
-        valid: Interval::new(r.get(5)?, r.get(6)?),
-        recorded_at: r.get(7)?,
-        superseded_at: r.get(8)?,
-        assertion,
-        origin: if r.get_ref(10)?.as_str()? == "split" {
+        agent,
+        topic,
+        claim,
+        confidence: rest.confidence,
+        valid: Interval::new(r.get(4)?, r.get(5)?),
+        recorded_at: r.get(6)?,
+        superseded_at: r.get(7)?,
+        assertion: d.id(rest.assertion),
+        origin: if rest.split {
             Origin::Split
         } else {
             Origin::Asserted
         },
-        created_by: r.get::<_, i64>(11)? as u64,
+        created_by: rest.created_by,
         closed,
-        clipped_by,
-        requested_valid_to: r.get(16)?,
-        supported_at: r.get(17)?,
-        reconfirmed: match r.get_ref(18)?.as_str_or_null()? {
-            None => Vec::new(),
-            Some(list) => crate::store::codec::instants(list)?,
-        },
-    })
+        clipped_by: rest.clipped_by.map(|c| d.id(c)),
+        requested_valid_to: rest.requested_valid_to,
+        supported_at: rest.supported_at,
+        reconfirmed: rest.reconfirmed,
+    };
+    let cites = rest.supported_by.iter().map(|s| (*s).to_owned()).collect();
+    Ok((version, cites))
 }
 
 /// Every version, by id. (Read in the table's order and sorted here: walking the
 /// id index would look up each row.)
 pub(crate) fn versions(conn: &Connection) -> rusqlite::Result<Vec<Version>> {
+    let mut decoder = Decoder::new(coded_names(&header(conn)?), true);
     let mut stmt = conn.prepare(&format!("SELECT {VERSION_COLUMNS} FROM versions v"))?;
-    let mut names = Names::default();
-    let rows = stmt.query_map([], |r| version_named(r, &mut names))?;
+    let rows = stmt.query_map([], |r| Ok(read_version(r, conn, &mut decoder)?.0))?;
     let mut versions = rows.collect::<rusqlite::Result<Vec<_>>>()?;
     versions.sort_unstable_by_key(|v| v.id);
     Ok(versions)

@@ -85,7 +85,7 @@ CREATE TABLE reconfirmations (
 ) WITHOUT ROWID;
 
 -- Derived belief versions. Open ends are stored as 9223372036854775807
--- (valid_to, superseded_at, requested_valid_to) so range predicates stay sargable.
+-- (valid_to, superseded_at) so range predicates stay sargable.
 --
 -- Rows are clustered by `lifespan`, the bit length of how long the version was
 -- held (superseded_at - recorded_at; 64 while still held), then by when it was
@@ -93,36 +93,35 @@ CREATE TABLE reconfirmations (
 -- `believed(T')` reads one short contiguous range per lifespan, of which at
 -- least half the rows are held, instead of every version recorded before T'
 -- (see docs/performance.md); and a replay, which closes versions in time
--- order, appends to each lifespan's range. `supported_by` repeats the
--- citations of the version's assertion (separated by U+001F) so reading a
--- version needs no join.
+-- order, appends to each lifespan's range.
+--
+-- Rows are narrow (SQLite decodes a row's header once per column it reads):
+-- topic and agent are their header positions (`topics.idx`, `agents.idx`),
+-- the claim a code of `claims`, and the fields read only to show a version
+-- (confidence, assertion and its seq, origin, how it was closed or clipped,
+-- the valid end asked for, the evidence its assertion cites, its support
+-- times) are packed into `rest` (src/store/codec.rs, `Rest`).
 CREATE TABLE versions (
-    lifespan           INTEGER NOT NULL CHECK (lifespan BETWEEN 1 AND 64),
-    id                 INTEGER NOT NULL,
-    agent              TEXT NOT NULL,
-    topic              TEXT NOT NULL,
-    claim              TEXT NOT NULL,
-    confidence         REAL NOT NULL,
-    valid_from         INTEGER NOT NULL,
-    valid_to           INTEGER NOT NULL,
-    recorded_at        INTEGER NOT NULL,
-    superseded_at      INTEGER NOT NULL,
-    assertion          TEXT NOT NULL,
-    assertion_seq      INTEGER NOT NULL,
-    origin             TEXT NOT NULL CHECK (origin IN ('asserted', 'split')),
-    created_by         INTEGER NOT NULL,
-    closed_seq         INTEGER,
-    closed_by          TEXT,
-    closed_kind        TEXT CHECK (closed_kind IN ('superseded', 'retracted')),
-    clipped_by         TEXT,
-    requested_valid_to INTEGER NOT NULL,
-    supported_by       TEXT,
-    supported_at       INTEGER NOT NULL,  -- the support it started with (SPEC §9)
-    reconfirmed        TEXT,              -- its reconfirmations' instants, comma-separated
+    lifespan      INTEGER NOT NULL CHECK (lifespan BETWEEN 1 AND 64),
+    id            INTEGER NOT NULL,
+    recorded_at   INTEGER NOT NULL,
+    superseded_at INTEGER NOT NULL,
+    valid_from    INTEGER NOT NULL,
+    valid_to      INTEGER NOT NULL,
+    topic         INTEGER NOT NULL,
+    agent         INTEGER NOT NULL,
+    claim         INTEGER NOT NULL,
+    rest          BLOB NOT NULL,
     PRIMARY KEY (lifespan, superseded_at, recorded_at, id),
     CHECK (recorded_at < superseded_at),
     CHECK (valid_from < valid_to)
 ) WITHOUT ROWID;
+
+-- Derived: the distinct claims of the versions, coded in the order first written.
+CREATE TABLE claims (
+    code INTEGER PRIMARY KEY,
+    text TEXT NOT NULL UNIQUE
+);
 
 -- Derived: for each (agent, topic) of a topic with a resolution, how the working
 -- answer converged on it over this store's log span (SPEC §4). A fork's diff reads

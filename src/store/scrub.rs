@@ -161,8 +161,16 @@ pub fn compute_with(
         s.and_then(|s| map.get(s).copied()).unwrap_or(NONE)
     };
 
-    // Versions, with claim texts numbered in order of first appearance by id.
-    let mut rows: Vec<(VersionKey, String)> = Vec::new();
+    // Versions (rows code topics and agents by header position), with claim
+    // texts numbered in order of first appearance by id.
+    let mut texts: HashMap<i64, String> = HashMap::new();
+    let mut stmt = conn.prepare("SELECT code, text FROM claims")?;
+    let mut q = stmt.query([])?;
+    while let Some(r) = q.next()? {
+        texts.insert(r.get(0)?, r.get(1)?);
+    }
+    let code = |c: i64, n: usize| u32::try_from(c).ok().filter(|&c| (c as usize) < n);
+    let mut rows: Vec<(VersionKey, i64)> = Vec::new();
     let mut stmt = conn.prepare(
         "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from FROM versions",
     )?;
@@ -171,8 +179,8 @@ pub fn compute_with(
         rows.push((
             VersionKey {
                 id: r.get::<_, i64>(0)? as u64,
-                topic: position(&topics, r.get_ref(1)?.as_str_or_null()?),
-                agent: position(&agents, r.get_ref(2)?.as_str_or_null()?),
+                topic: code(r.get(1)?, header.topics.len()).unwrap_or(NONE),
+                agent: code(r.get(2)?, header.agents.len()).unwrap_or(NONE),
                 claim: 0,
                 recorded_at: r.get(4)?,
                 superseded_at: r.get(5)?,
@@ -183,13 +191,13 @@ pub fn compute_with(
     }
     rows.sort_unstable_by_key(|(v, _)| v.id);
     let mut claims: Vec<String> = Vec::new();
-    let mut claim_code: HashMap<String, u32> = HashMap::new();
+    let mut claim_code: HashMap<i64, u32> = HashMap::new();
     let versions: Vec<VersionKey> = rows
         .into_iter()
-        .map(|(mut v, claim)| {
+        .map(|(mut v, stored)| {
             let next = claims.len() as u32;
-            v.claim = *claim_code.entry(claim).or_insert_with_key(|c| {
-                claims.push(c.clone());
+            v.claim = *claim_code.entry(stored).or_insert_with(|| {
+                claims.push(texts.get(&stored).cloned().unwrap_or_default());
                 next
             });
             v

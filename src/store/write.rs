@@ -103,10 +103,15 @@ pub(super) fn truths_of(dataset: &Dataset, replay: &Replay) -> Vec<((String, Str
     answers::truths(&dataset.header, replay.versions.iter(), span)
 }
 
-/// Appends events to the log (`events` and `citations`).
+/// Appends events to the log (`events` and `citations`), and each believe
+/// event's claim, the first time it appears, to `claims`: so a claim's code is
+/// its order of first appearance in the file, whichever way the store is
+/// written (whole, streamed, rebuilt).
 pub(super) struct LogWriter<'t> {
     insert: Statement<'t>,
     cite: Statement<'t>,
+    claim: Statement<'t>,
+    claims: std::collections::HashSet<String>,
 }
 
 impl<'t> LogWriter<'t> {
@@ -119,12 +124,25 @@ impl<'t> LogWriter<'t> {
             ?20, ?21)",
     )?;
         let cite = tx.prepare("INSERT INTO citations (seq, pos, evidence) VALUES (?1, ?2, ?3)")?;
-        Ok(LogWriter { insert, cite })
+        let claim = tx.prepare("INSERT INTO claims (code, text) VALUES (?1, ?2)")?;
+        Ok(LogWriter {
+            insert,
+            cite,
+            claim,
+            claims: std::collections::HashSet::new(),
+        })
     }
 
     pub(super) fn write(&mut self, event: &Event) -> rusqlite::Result<()> {
         let open_as_null = |t: i64| (t != OPEN).then_some(t);
         let min_as_null = |t: i64| (t != i64::MIN).then_some(t);
+        if let EventBody::Believe(a) = &event.body
+            && !self.claims.contains(&a.claim)
+        {
+            self.claim
+                .execute(params![self.claims.len() as i64, a.claim])?;
+            self.claims.insert(a.claim.clone());
+        }
         let (insert, cite) = (&mut self.insert, &mut self.cite);
         let seq = event.seq as i64;
         let kind = event.kind().as_str();
@@ -296,13 +314,11 @@ pub(crate) fn replayed(
     origins: &HashMap<&str, AssertionRef>,
 ) -> rusqlite::Result<()> {
     let mut version = tx.prepare(
-        "INSERT INTO versions (lifespan, id, agent, topic, claim, confidence, valid_from, valid_to,
-            recorded_at, superseded_at, assertion, assertion_seq, origin, created_by, closed_seq,
-            closed_by, closed_kind, clipped_by, requested_valid_to, supported_by, supported_at,
-            reconfirmed)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-            ?19, ?20, ?21, ?22)",
+        "INSERT INTO versions (lifespan, id, recorded_at, superseded_at, valid_from, valid_to,
+            topic, agent, claim, rest)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
+    let mut codes = Codes::load(tx)?;
     // In primary-key order, so every insert appends to the table's B-tree.
     let mut ordered: Vec<(i64, &crate::model::Version)> = replay
         .versions
@@ -310,39 +326,44 @@ pub(crate) fn replayed(
         .map(|v| (lifespan(v.recorded_at, v.superseded_at), v))
         .collect();
     ordered.sort_unstable_by_key(|&(span, v)| (span, v.superseded_at, v.recorded_at, v.id));
-    let mut supported_by = String::new();
+    let mut rest = Vec::new();
     for (span, v) in ordered {
         let origin = origins.get(&*v.assertion);
-        supported_by.clear();
-        for (i, id) in origin.map_or(&[][..], |o| o.cites).iter().enumerate() {
-            if i > 0 {
-                supported_by.push(crate::store::codec::SEP);
-            }
-            supported_by.push_str(id);
+        crate::store::codec::Rest {
+            split: v.origin == crate::model::Origin::Split,
+            confidence: v.confidence,
+            created_by: v.created_by,
+            assertion_seq: origin.map_or(0, |o| o.seq),
+            requested_valid_to: v.requested_valid_to,
+            supported_at: v.supported_at,
+            assertion: &v.assertion,
+            closed: v.closed.as_ref().map(|c| {
+                (
+                    c.seq,
+                    &*c.event,
+                    c.kind == crate::model::CloseKind::Retracted,
+                )
+            }),
+            clipped_by: v.clipped_by.as_deref(),
+            supported_by: origin
+                .map_or(&[][..], |o| o.cites)
+                .iter()
+                .map(String::as_str)
+                .collect(),
+            reconfirmed: v.reconfirmed.clone(),
         }
+        .pack(&mut rest);
         version.execute(params![
             span,
             (v.id + id_offset) as i64,
-            v.agent,
-            v.topic,
-            v.claim,
-            v.confidence,
-            v.valid.from,
-            v.valid.to,
             v.recorded_at,
             v.superseded_at,
-            v.assertion,
-            origin.map_or(0, |o| o.seq),
-            v.origin.as_str(),
-            v.created_by as i64,
-            v.closed.as_ref().map(|c| c.seq as i64),
-            v.closed.as_ref().map(|c| &*c.event),
-            v.closed.as_ref().map(|c| c.kind.as_str()),
-            v.clipped_by,
-            v.requested_valid_to,
-            (!supported_by.is_empty()).then_some(supported_by.as_str()),
-            v.supported_at,
-            (!v.reconfirmed.is_empty()).then(|| crate::store::codec::join_instants(&v.reconfirmed)),
+            v.valid.from,
+            v.valid.to,
+            codes.topic(&v.topic),
+            codes.agent(&v.agent),
+            codes.claim(tx, &v.claim)?,
+            rest,
         ])?;
     }
     let mut outcome =
@@ -367,6 +388,55 @@ pub(crate) fn replayed(
         }
     }
     Ok(())
+}
+
+/// The codes version rows use for agents and topics (their header positions)
+/// and claims (the `claims` table, which a writer extends with each new claim).
+pub(crate) struct Codes {
+    agents: HashMap<String, i64>,
+    topics: HashMap<String, i64>,
+    claims: HashMap<String, i64>,
+    next_claim: i64,
+}
+
+impl Codes {
+    /// The codes of the store `tx` writes (loaded once per batch of rows).
+    pub(crate) fn load(tx: &Transaction) -> rusqlite::Result<Codes> {
+        let map = |sql: &str| -> rusqlite::Result<HashMap<String, i64>> {
+            let mut stmt = tx.prepare(sql)?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect()
+        };
+        let claims = map("SELECT text, code FROM claims")?;
+        Ok(Codes {
+            agents: map("SELECT id, idx FROM agents")?,
+            topics: map("SELECT id, idx FROM topics")?,
+            next_claim: claims.values().max().map_or(0, |&c| c + 1),
+            claims,
+        })
+    }
+
+    /// An agent's code (-1 for one not in the header, which validation prevents).
+    pub(crate) fn agent(&self, id: &str) -> i64 {
+        self.agents.get(id).copied().unwrap_or(-1)
+    }
+
+    pub(crate) fn topic(&self, id: &str) -> i64 {
+        self.topics.get(id).copied().unwrap_or(-1)
+    }
+
+    /// A claim's code, adding the claim to the store the first time.
+    pub(crate) fn claim(&mut self, tx: &Transaction, text: &str) -> rusqlite::Result<i64> {
+        if let Some(&code) = self.claims.get(text) {
+            return Ok(code);
+        }
+        let code = self.next_claim;
+        self.next_claim += 1;
+        tx.prepare_cached("INSERT INTO claims (code, text) VALUES (?1, ?2)")?
+            .execute(params![code, text])?;
+        self.claims.insert(text.to_owned(), code);
+        Ok(code)
+    }
 }
 
 /// Inserts (or replaces) rows of the `truths` table.

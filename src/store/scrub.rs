@@ -155,11 +155,15 @@ pub fn compute_with(
     stride: usize,
 ) -> rusqlite::Result<ScrubIndex> {
     let stride = stride.max(1);
-    let topics: HashMap<&str, u32> = positions(header.topics.iter().map(|t| t.id.as_str()));
-    let agents: HashMap<&str, u32> = positions(header.agents.iter().map(|a| a.id.as_str()));
-    let position = |map: &HashMap<&str, u32>, s: Option<&str>| {
-        s.and_then(|s| map.get(s).copied()).unwrap_or(NONE)
-    };
+    let topics = positions(header.topics.iter().map(|t| t.id.as_str()));
+    let agents = positions(header.agents.iter().map(|a| a.id.as_str()));
+    let position =
+        |map: &Positions, s: Option<&str>| s.and_then(|s| map.get(s).copied()).unwrap_or(NONE);
+    // Per-event facts are kept by seq (1-based, dense but for a fork's gaps).
+    let max_seq: i64 =
+        conn.query_row("SELECT COALESCE(max(seq), 0) FROM events", [], |r| r.get(0))?;
+    let by_seq = |seq: i64| usize::try_from(seq).ok().filter(|&s| s as i64 <= max_seq);
+    let slots = max_seq as usize + 1;
 
     // Versions (rows code topics and agents by header position), with claim
     // texts numbered in order of first appearance by id.
@@ -191,7 +195,7 @@ pub fn compute_with(
     }
     rows.sort_unstable_by_key(|(v, _)| v.id);
     let mut claims: Vec<String> = Vec::new();
-    let mut claim_code: HashMap<i64, u32> = HashMap::new();
+    let mut claim_code: HashMap<i64, u32, crate::model::ShortKeys> = HashMap::default();
     let versions: Vec<VersionKey> = rows
         .into_iter()
         .map(|(mut v, stored)| {
@@ -220,11 +224,13 @@ pub fn compute_with(
 
     // Marks: a retraction of an assertion takes that assertion's topic; a
     // verification's agent is who judged.
-    let mut effects: HashMap<i64, EffectKind> = HashMap::new();
+    let mut effects: Vec<Option<EffectKind>> = vec![None; slots];
     let mut stmt = conn.prepare("SELECT seq, effect FROM outcomes")?;
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
-        effects.insert(r.get(0)?, EffectKind::parse(r.get_ref(1)?.as_str()?));
+        if let Some(s) = by_seq(r.get(0)?) {
+            effects[s] = Some(EffectKind::parse(r.get_ref(1)?.as_str()?));
+        }
     }
     let mut stmt = conn.prepare(
         "SELECT e.seq, e.kind, e.recorded_at, e.agent, e.source,
@@ -237,28 +243,28 @@ pub fn compute_with(
     let mut marks = Vec::new();
     // Evidence widths: by seq while the log is read, cited-by once citations are.
     let width = |s: &str| s.chars().count().min(usize::from(u16::MAX)) as u16;
-    let mut id_width: HashMap<i64, u16> = HashMap::new();
-    let mut evidence_at: HashMap<String, i64> = HashMap::new();
-    let mut widths: HashMap<i64, EvidenceWidths> = HashMap::new();
+    let mut id_width: Vec<u16> = vec![0; slots];
+    let mut evidence_at: HashMap<String, usize, crate::model::ShortKeys> = HashMap::default();
+    let mut widths: Vec<EvidenceWidths> = vec![EvidenceWidths::default(); slots];
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
         let seq: i64 = r.get(0)?;
         let kind = r.get_ref(1)?.as_str()?;
         let id = r.get_ref(6)?.as_str()?;
-        id_width.insert(seq, width(id));
+        let Some(slot) = by_seq(seq) else {
+            continue; // seq is the table's rowid: never beyond its max
+        };
+        id_width[slot] = width(id);
         if kind == "evidence" {
-            evidence_at.insert(id.to_owned(), seq);
-            widths.insert(
-                seq,
-                EvidenceWidths {
-                    id: width(id),
-                    source: width(r.get_ref(4)?.as_str_or_null()?.unwrap_or("")),
-                    cited: 0,
-                },
-            );
+            evidence_at.insert(id.to_owned(), slot);
+            widths[slot] = EvidenceWidths {
+                id: width(id),
+                source: width(r.get_ref(4)?.as_str_or_null()?.unwrap_or("")),
+                cited: 0,
+            };
         }
         // Absent from `outcomes`: recorded (evidence, verify) or applied.
-        let effect = effects.get(&seq).copied().unwrap_or(match kind {
+        let effect = effects[slot].unwrap_or(match kind {
             "evidence" | "verify" => EffectKind::Recorded,
             _ => EffectKind::Applied,
         });
@@ -274,23 +280,25 @@ pub fn compute_with(
         });
     }
     marks.sort_unstable_by_key(|m| (m.recorded_at, m.seq));
-    let mut citing: HashMap<i64, (usize, usize)> = HashMap::new();
+    let mut citing: Vec<(usize, usize)> = vec![(0, 0); slots];
     let mut stmt = conn.prepare("SELECT seq, evidence FROM citations")?;
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
         let seq: i64 = r.get(0)?;
-        if let Some(&e) = evidence_at.get(r.get_ref(1)?.as_str()?) {
-            let (count, chars) = citing.entry(e).or_default();
+        if let (Some(&e), Some(s)) = (evidence_at.get(r.get_ref(1)?.as_str()?), by_seq(seq)) {
+            let (count, chars) = &mut citing[e];
             *count += 1;
-            *chars += usize::from(id_width.get(&seq).copied().unwrap_or(0));
+            *chars += usize::from(id_width[s]);
         }
     }
     let evidence = marks
         .iter()
         .filter(|m| m.kind == MarkKind::Evidence)
         .map(|m| {
-            let mut w = widths.get(&(m.seq as i64)).copied().unwrap_or_default();
-            if let Some(&(count, chars)) = citing.get(&(m.seq as i64)) {
+            let slot = m.seq as usize;
+            let mut w = widths[slot];
+            let (count, chars) = citing[slot];
+            if count > 0 {
                 w.cited = (chars + count - 1).min(usize::from(u16::MAX)) as u16;
             }
             w
@@ -329,7 +337,9 @@ impl ScrubIndex {
     }
 }
 
-fn positions<'a>(ids: impl Iterator<Item = &'a str>) -> HashMap<&'a str, u32> {
+type Positions<'a> = HashMap<&'a str, u32, crate::model::ShortKeys>;
+
+fn positions<'a>(ids: impl Iterator<Item = &'a str>) -> Positions<'a> {
     ids.enumerate().map(|(i, id)| (id, i as u32)).collect()
 }
 

@@ -277,3 +277,32 @@ fn a_damaged_index_refuses_the_timeline_until_rebuilt() {
         Store::open(&db).unwrap().versions().unwrap().len()
     );
 }
+
+/// A store that breaks while the TUI has it open: the rows not yet read show
+/// as unreadable and the failure is kept for the status line, never a panic.
+#[test]
+fn rows_that_cannot_be_read_any_more_show_as_unreadable() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::load_demo(dir.path());
+    let timeline = asof::query::timeline::Timeline::load(Store::open(&db).unwrap()).unwrap();
+    let read_before = timeline.belief(0);
+    assert_ne!(&*read_before.version.assertion, "(unreadable)");
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("DROP TABLE versions; DELETE FROM events WHERE kind = 'evidence';")
+        .unwrap();
+    assert_eq!(timeline.belief(0), read_before, "a row read before stays");
+    let last = timeline.version_count() - 1;
+    let broken = timeline.belief(last);
+    assert_eq!(&*broken.version.assertion, "(unreadable)");
+    assert_eq!(
+        broken.version.id,
+        timeline.key(last).id,
+        "its key still shows"
+    );
+    let error = timeline.take_error().expect("the failure is kept");
+    assert!(error.starts_with("cannot read versions: "), "{error}");
+    assert_eq!(timeline.take_error(), None, "and reported once");
+    let item = timeline.evidence_item(timeline.evidence_count() - 1);
+    assert_eq!(item.evidence.id, "(unreadable)");
+}

@@ -57,12 +57,44 @@ const CACHE: usize = 20_000;
 /// Ids per `IN (...)` list when rows are read by the batch.
 const BATCH: usize = 400;
 
+/// Rows read from the store, by position, [`CACHE`] of them at most (past it
+/// the cache starts again).
+struct Rows<T>(HashMap<u32, Arc<T>>);
+
+impl<T> Rows<T> {
+    fn new() -> Self {
+        Rows(HashMap::new())
+    }
+
+    /// The positions among `wanted` (those below `len`) not read yet; makes
+    /// room for them.
+    fn missing(&mut self, wanted: &[usize], len: usize) -> Vec<usize> {
+        let missing: Vec<usize> = wanted
+            .iter()
+            .copied()
+            .filter(|&i| i < len && !self.0.contains_key(&(i as u32)))
+            .collect();
+        if self.0.len() + missing.len() > CACHE {
+            self.0.clear();
+        }
+        missing
+    }
+
+    fn get(&self, i: usize) -> Option<Arc<T>> {
+        self.0.get(&(i as u32)).cloned()
+    }
+
+    fn insert(&mut self, i: u32, row: T) {
+        self.0.insert(i, Arc::new(row));
+    }
+}
+
 /// The store a timeline reads rows from, and the rows it has read.
 struct Detail {
     store: Store,
-    beliefs: HashMap<u32, Arc<Belief>>,
-    marks: HashMap<u32, Arc<Mark>>,
-    evidence: HashMap<u32, Arc<EvidenceItem>>,
+    beliefs: Rows<Belief>,
+    marks: Rows<Mark>,
+    evidence: Rows<EvidenceItem>,
     names: Names,
     decoder: crate::store::read::Decoder,
     /// The first failure to read a row (the store vanished or broke while open).
@@ -185,9 +217,9 @@ impl Timeline {
             }),
             detail: Arc::new(Mutex::new(Detail {
                 store,
-                beliefs: HashMap::new(),
-                marks: HashMap::new(),
-                evidence: HashMap::new(),
+                beliefs: Rows::new(),
+                marks: Rows::new(),
+                evidence: Rows::new(),
                 names: Names::default(),
                 decoder,
                 error: None,
@@ -242,13 +274,27 @@ impl Timeline {
 
     /// Whether some event of the log has this id.
     pub fn has_event(&self, id: &str) -> bool {
-        let detail = self.detail();
-        detail
+        self.event_seq(id, "SELECT seq FROM events WHERE id = ?1")
+            .is_some()
+    }
+
+    /// The seq `sql` finds for an event id; a failure is kept for the status line.
+    fn event_seq(&self, id: &str, sql: &str) -> Option<i64> {
+        let mut detail = self.detail();
+        let found = detail
             .store
             .connection()
-            .query_row("SELECT 1 FROM events WHERE id = ?1", [id], |_| Ok(()))
-            .optional()
-            .is_ok_and(|found| found.is_some())
+            .prepare_cached(sql)
+            .and_then(|mut stmt| stmt.query_row([id], |r| r.get(0)).optional());
+        match found {
+            Ok(seq) => seq,
+            Err(e) => {
+                detail
+                    .error
+                    .get_or_insert(format!("cannot read events: {e}"));
+                None
+            }
+        }
     }
 
     /// How many events the log holds.
@@ -337,21 +383,14 @@ impl Timeline {
 
     /// The version at position `i` if it has been read (never reads: for drawing).
     pub fn cached_belief(&self, i: usize) -> Option<Arc<Belief>> {
-        self.detail().beliefs.get(&(i as u32)).cloned()
+        self.detail().beliefs.get(i)
     }
 
     /// The versions at `positions`, in that order, reading the ones not yet
     /// read in batches.
     pub fn beliefs(&self, positions: &[usize]) -> Vec<Arc<Belief>> {
         let mut detail = self.detail();
-        let missing: Vec<usize> = positions
-            .iter()
-            .copied()
-            .filter(|&i| i < self.index.versions.len() && !detail.beliefs.contains_key(&(i as u32)))
-            .collect();
-        if detail.beliefs.len() + missing.len() > CACHE {
-            detail.beliefs.clear();
-        }
+        let missing = detail.beliefs.missing(positions, self.index.versions.len());
         if let Err(e) = self.read_beliefs(&mut detail, &missing) {
             detail
                 .error
@@ -359,10 +398,7 @@ impl Timeline {
         }
         positions
             .iter()
-            .map(|&i| match detail.beliefs.get(&(i as u32)) {
-                Some(b) => b.clone(),
-                None => self.stand_in(i),
-            })
+            .map(|&i| detail.beliefs.get(i).unwrap_or_else(|| self.stand_in(i)))
             .collect()
     }
 
@@ -393,10 +429,10 @@ impl Timeline {
                 if let Some(&p) = by_id.get(&version.id) {
                     beliefs.insert(
                         p,
-                        Arc::new(Belief {
+                        Belief {
                             version,
                             supported_by,
-                        }),
+                        },
                     );
                 }
             }
@@ -597,28 +633,15 @@ impl Timeline {
 
     /// The event with this id, if the log has one.
     pub fn mark_by_id(&self, id: &str) -> Option<Arc<Mark>> {
-        let seq: i64 = self
-            .detail()
-            .store
-            .connection()
-            .query_row("SELECT seq FROM events WHERE id = ?1", [id], |r| r.get(0))
-            .optional()
-            .ok()??;
-        let p = *self.lists.mark_of_seq.get(seq as usize)?;
+        let seq = self.event_seq(id, "SELECT seq FROM events WHERE id = ?1")?;
+        let p = *self.lists.mark_of_seq.get(usize::try_from(seq).ok()?)?;
         (p != u32::MAX).then(|| self.marks(vec![p as usize]).pop())?
     }
 
     /// The marks at `positions`, reading the ones not yet read.
     fn marks(&self, positions: Vec<usize>) -> Vec<Arc<Mark>> {
         let mut detail = self.detail();
-        let missing: Vec<usize> = positions
-            .iter()
-            .copied()
-            .filter(|&p| !detail.marks.contains_key(&(p as u32)))
-            .collect();
-        if detail.marks.len() + missing.len() > CACHE {
-            detail.marks.clear();
-        }
+        let missing = detail.marks.missing(&positions, self.index.marks.len());
         if let Err(e) = self.read_marks(&mut detail, &missing) {
             detail
                 .error
@@ -626,7 +649,7 @@ impl Timeline {
         }
         positions
             .iter()
-            .filter_map(|&p| detail.marks.get(&(p as u32)).cloned())
+            .filter_map(|&p| detail.marks.get(p))
             .collect()
     }
 
@@ -699,7 +722,7 @@ impl Timeline {
                 };
                 cache.insert(
                     p,
-                    Arc::new(Mark {
+                    Mark {
                         seq: seq as u64,
                         id: r.get(1)?,
                         kind: key.kind,
@@ -710,7 +733,7 @@ impl Timeline {
                         cites,
                         effect: key.effect,
                         covering: covering.remove(&seq).unwrap_or_default(),
-                    }),
+                    },
                 );
             }
         }
@@ -752,22 +775,15 @@ impl Timeline {
 
     /// Evidence item `i` if it has been read (never reads: for drawing).
     pub fn cached_evidence(&self, i: usize) -> Option<Arc<EvidenceItem>> {
-        self.detail().evidence.get(&(i as u32)).cloned()
+        self.detail().evidence.get(i)
     }
 
     /// Evidence items at `positions` (recorded order), in that order.
     pub fn evidence_items(&self, positions: &[usize]) -> Vec<Arc<EvidenceItem>> {
         let mut detail = self.detail();
-        let missing: Vec<usize> = positions
-            .iter()
-            .copied()
-            .filter(|&i| {
-                i < self.lists.evidence.len() && !detail.evidence.contains_key(&(i as u32))
-            })
-            .collect();
-        if detail.evidence.len() + missing.len() > CACHE {
-            detail.evidence.clear();
-        }
+        let missing = detail
+            .evidence
+            .missing(positions, self.lists.evidence.len());
         let seqs: Vec<i64> = missing
             .iter()
             .map(|&i| self.index.marks[self.lists.evidence[i] as usize].seq as i64)
@@ -783,7 +799,7 @@ impl Timeline {
                 Ok(items) => {
                     for item in items {
                         if let Some(&i) = at.get(&(item.seq as i64)) {
-                            detail.evidence.insert(i, Arc::new(item));
+                            detail.evidence.insert(i, item);
                         }
                     }
                 }
@@ -796,9 +812,11 @@ impl Timeline {
         }
         positions
             .iter()
-            .map(|&i| match detail.evidence.get(&(i as u32)) {
-                Some(item) => item.clone(),
-                None => Arc::new(self.evidence_stand_in(i)),
+            .map(|&i| {
+                detail
+                    .evidence
+                    .get(i)
+                    .unwrap_or_else(|| Arc::new(self.evidence_stand_in(i)))
             })
             .collect()
     }
@@ -824,18 +842,11 @@ impl Timeline {
 
     /// The evidence item with this id, if the log has one, and its position.
     pub fn evidence_by_id(&self, id: &str) -> Option<(usize, Arc<EvidenceItem>)> {
-        let seq: i64 = self
-            .detail()
-            .store
-            .connection()
-            .query_row(
-                "SELECT seq FROM events WHERE id = ?1 AND kind = 'evidence'",
-                [id],
-                |r| r.get(0),
-            )
-            .optional()
-            .ok()??;
-        let p = *self.lists.mark_of_seq.get(seq as usize)?;
+        let seq = self.event_seq(
+            id,
+            "SELECT seq FROM events WHERE id = ?1 AND kind = 'evidence'",
+        )?;
+        let p = *self.lists.mark_of_seq.get(usize::try_from(seq).ok()?)?;
         let i = self.lists.evidence.binary_search(&p).ok()?;
         Some((i, self.evidence_item(i)))
     }

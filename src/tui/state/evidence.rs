@@ -53,14 +53,7 @@ impl EvidenceState {
         if needle.is_empty() {
             return (0..timeline.evidence_count()).collect();
         }
-        let found = |s: &str| s.to_lowercase().contains(&needle);
-        timeline.evidence_matching(|item| {
-            let e = &item.evidence;
-            [&e.id, &e.kind, &e.source, &e.summary]
-                .iter()
-                .any(|s| found(s))
-                || item.cited_by.iter().any(|id| found(id))
-        })
+        timeline.evidence_matching(&needle)
     }
 
     /// A new filter: the list shows its first match at the top.

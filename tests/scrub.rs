@@ -18,20 +18,10 @@ use std::path::Path;
 /// The index a store should hold, worked out the long way.
 fn model(store: &Store) -> ScrubIndex {
     let header = store.header();
-    let topic = |id: &str| {
-        header
-            .topics
-            .iter()
-            .position(|t| t.id == id)
-            .map_or(NONE, |i| i as u32)
-    };
-    let agent = |id: &str| {
-        header
-            .agents
-            .iter()
-            .position(|a| a.id == id)
-            .map_or(NONE, |i| i as u32)
-    };
+    let position =
+        |ids: Vec<&str>, id: &str| ids.iter().position(|x| *x == id).map_or(NONE, |i| i as u32);
+    let topic = |id: &str| position(header.topics.iter().map(|t| t.id.as_str()).collect(), id);
+    let agent = |id: &str| position(header.agents.iter().map(|a| a.id.as_str()).collect(), id);
     let mut stored = store.versions().unwrap();
     stored.sort_by_key(|v| v.id);
     let mut claims: Vec<String> = Vec::new();

@@ -470,9 +470,10 @@ pub fn claim_index(timeline: &Timeline) -> Vec<HashMap<String, usize>> {
     let mut index: Vec<HashMap<String, usize>> = vec![HashMap::new(); timeline.header.topics.len()];
     for (t, map) in index.iter_mut().enumerate() {
         for &i in timeline.topic_positions(t) {
-            let next = map.len();
-            map.entry(timeline.claim_of(i as usize).to_owned())
-                .or_insert(next);
+            let claim = timeline.claim_of(i as usize);
+            if !map.contains_key(claim) {
+                map.insert(claim.to_owned(), map.len());
+            }
         }
     }
     index

@@ -296,3 +296,33 @@ fn rows_that_cannot_be_read_any_more_show_as_unreadable() {
     let item = timeline.evidence_item(timeline.evidence_count() - 1);
     assert_eq!(item.evidence.id, "(unreadable)");
 }
+
+/// Seqs are whatever integers the file holds: a huge one (a damaged or
+/// hand-edited store) is no reason to allocate by seq. `check` reports, the
+/// timeline opens, nothing panics.
+#[test]
+fn a_huge_seq_is_a_disagreement_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::load_demo(dir.path());
+    let huge = i64::MAX - 7;
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(&format!(
+            "UPDATE events SET seq = {huge} WHERE seq = 1;
+             UPDATE scrub SET data = CAST(x'{}' || substr(data, 9) AS BLOB) WHERE part = 'marks';",
+            huge.to_le_bytes()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        ))
+        .unwrap();
+    let check = asof().arg("check").arg(&db).assert();
+    let code = check.get_output().status.code();
+    assert!(matches!(code, Some(0) | Some(2)), "check exited {code:?}");
+    let timeline = asof::query::timeline::Timeline::load(Store::open(&db).unwrap()).unwrap();
+    assert_eq!(timeline.mark_count(), 85);
+    let first = timeline.span().unwrap().0;
+    assert!(!timeline.latest_marks(first).is_empty());
+    asof().arg("rebuild").arg(&db).assert().success();
+    asof().arg("check").arg(&db).assert().success();
+}

@@ -119,8 +119,8 @@ struct Lists {
     evidence: Vec<u32>,
     /// Per evidence item: its recorded instant.
     evidence_times: Vec<Micros>,
-    /// Mark position by seq (`u32::MAX`: no such event).
-    mark_of_seq: Vec<u32>,
+    /// (seq, mark position), sorted by seq.
+    mark_of_seq: Vec<(u64, u32)>,
 }
 
 #[derive(Clone)]
@@ -189,15 +189,15 @@ impl Timeline {
         }
         let mut times: [Vec<Micros>; 5] = Default::default();
         let mut evidence = Vec::with_capacity(index.evidence.len());
-        let max_seq = index.marks.iter().map(|m| m.seq).max().unwrap_or(0);
-        let mut mark_of_seq = vec![u32::MAX; max_seq as usize + 1];
+        let mut mark_of_seq = Vec::with_capacity(index.marks.len());
         for (p, m) in index.marks.iter().enumerate() {
             times[m.kind.index()].push(m.recorded_at);
             if m.kind == MarkKind::Evidence {
                 evidence.push(p as u32);
             }
-            mark_of_seq[m.seq as usize] = p as u32;
+            mark_of_seq.push((m.seq, p as u32));
         }
+        mark_of_seq.sort_unstable();
         let all_times = index.marks.iter().map(|m| m.recorded_at).collect();
         let evidence_times = evidence
             .iter()
@@ -230,6 +230,14 @@ impl Timeline {
                 _dir: dir,
             })),
         })
+    }
+
+    /// The position of the mark of event `seq`.
+    fn mark_of(&self, seq: i64) -> Option<usize> {
+        let seq = u64::try_from(seq).ok()?;
+        let list = &self.lists.mark_of_seq;
+        let i = list.binary_search_by_key(&seq, |&(s, _)| s).ok()?;
+        Some(list[i].1 as usize)
     }
 
     fn detail(&self) -> MutexGuard<'_, Detail> {
@@ -638,8 +646,8 @@ impl Timeline {
     /// The event with this id, if the log has one.
     pub fn mark_by_id(&self, id: &str) -> Option<Arc<Mark>> {
         let seq = self.event_seq(id, "SELECT seq FROM events WHERE id = ?1")?;
-        let p = *self.lists.mark_of_seq.get(usize::try_from(seq).ok()?)?;
-        (p != u32::MAX).then(|| self.marks(vec![p as usize]).pop())?
+        let p = self.mark_of(seq)?;
+        self.marks(vec![p]).pop()
     }
 
     /// The marks at `positions`, reading the ones not yet read.
@@ -697,9 +705,10 @@ impl Timeline {
             let mut rows = stmt.query(params_from_iter(chunk))?;
             while let Some(r) = rows.next()? {
                 let seq: i64 = r.get(0)?;
-                let Some(&p) = self.lists.mark_of_seq.get(seq as usize) else {
+                let Some(p) = self.mark_of(seq) else {
                     continue;
                 };
+                let p = p as u32;
                 let Some(key) = self.index.marks.get(p as usize) else {
                     continue;
                 };
@@ -850,7 +859,7 @@ impl Timeline {
             id,
             "SELECT seq FROM events WHERE id = ?1 AND kind = 'evidence'",
         )?;
-        let p = *self.lists.mark_of_seq.get(usize::try_from(seq).ok()?)?;
+        let p = self.mark_of(seq)? as u32;
         let i = self.lists.evidence.binary_search(&p).ok()?;
         Some((i, self.evidence_item(i)))
     }

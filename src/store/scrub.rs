@@ -159,11 +159,6 @@ pub fn compute_with(
     let agents = positions(header.agents.iter().map(|a| a.id.as_str()));
     let position =
         |map: &Positions, s: Option<&str>| s.and_then(|s| map.get(s).copied()).unwrap_or(NONE);
-    // Per-event facts are kept by seq (1-based, dense but for a fork's gaps).
-    let max_seq: i64 =
-        conn.query_row("SELECT COALESCE(max(seq), 0) FROM events", [], |r| r.get(0))?;
-    let by_seq = |seq: i64| usize::try_from(seq).ok().filter(|&s| s as i64 <= max_seq);
-    let slots = max_seq as usize + 1;
 
     // Versions (rows code topics and agents by header position), with claim
     // texts numbered in order of first appearance by id.
@@ -224,13 +219,11 @@ pub fn compute_with(
 
     // Marks: a retraction of an assertion takes that assertion's topic; a
     // verification's agent is who judged.
-    let mut effects: Vec<Option<EffectKind>> = vec![None; slots];
+    let mut effects: HashMap<i64, EffectKind> = HashMap::new();
     let mut stmt = conn.prepare("SELECT seq, effect FROM outcomes")?;
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
-        if let Some(s) = by_seq(r.get(0)?) {
-            effects[s] = Some(EffectKind::parse(r.get_ref(1)?.as_str()?));
-        }
+        effects.insert(r.get(0)?, EffectKind::parse(r.get_ref(1)?.as_str()?));
     }
     let mut stmt = conn.prepare(
         "SELECT e.seq, e.kind, e.recorded_at, e.agent, e.source,
@@ -238,23 +231,25 @@ pub fn compute_with(
                                     WHERE e.kind = 'retract' AND a.id = e.assertion
                                       AND a.kind = 'believe')),
                 e.id
-         FROM events e",
+         FROM events e ORDER BY e.seq",
     )?;
     let mut marks = Vec::new();
-    // Evidence widths: by seq while the log is read, cited-by once citations are.
+    // Per-event facts by slot: an event's place in seq order (seqs can have
+    // gaps, a fork's, and are any integers a damaged file holds).
+    let mut seqs: Vec<i64> = Vec::new();
     let width = |s: &str| s.chars().count().min(usize::from(u16::MAX)) as u16;
-    let mut id_width: Vec<u16> = vec![0; slots];
+    let mut id_width: Vec<u16> = Vec::new();
     let mut evidence_at: HashMap<String, usize, crate::model::ShortKeys> = HashMap::default();
-    let mut widths: Vec<EvidenceWidths> = vec![EvidenceWidths::default(); slots];
+    let mut widths: Vec<EvidenceWidths> = Vec::new();
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
         let seq: i64 = r.get(0)?;
         let kind = r.get_ref(1)?.as_str()?;
         let id = r.get_ref(6)?.as_str()?;
-        let Some(slot) = by_seq(seq) else {
-            continue; // seq is the table's rowid: never beyond its max
-        };
-        id_width[slot] = width(id);
+        let slot = seqs.len();
+        seqs.push(seq);
+        id_width.push(width(id));
+        widths.push(EvidenceWidths::default());
         if kind == "evidence" {
             evidence_at.insert(id.to_owned(), slot);
             widths[slot] = EvidenceWidths {
@@ -264,7 +259,7 @@ pub fn compute_with(
             };
         }
         // Absent from `outcomes`: recorded (evidence, verify) or applied.
-        let effect = effects[slot].unwrap_or(match kind {
+        let effect = effects.get(&seq).copied().unwrap_or(match kind {
             "evidence" | "verify" => EffectKind::Recorded,
             _ => EffectKind::Applied,
         });
@@ -280,12 +275,13 @@ pub fn compute_with(
         });
     }
     marks.sort_unstable_by_key(|m| (m.recorded_at, m.seq));
-    let mut citing: Vec<(usize, usize)> = vec![(0, 0); slots];
+    let slot_of = |seq: i64| seqs.binary_search(&seq).ok();
+    let mut citing: Vec<(usize, usize)> = vec![(0, 0); seqs.len()];
     let mut stmt = conn.prepare("SELECT seq, evidence FROM citations")?;
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
         let seq: i64 = r.get(0)?;
-        if let (Some(&e), Some(s)) = (evidence_at.get(r.get_ref(1)?.as_str()?), by_seq(seq)) {
+        if let (Some(&e), Some(s)) = (evidence_at.get(r.get_ref(1)?.as_str()?), slot_of(seq)) {
             let (count, chars) = &mut citing[e];
             *count += 1;
             *chars += usize::from(id_width[s]);
@@ -294,8 +290,8 @@ pub fn compute_with(
     let evidence = marks
         .iter()
         .filter(|m| m.kind == MarkKind::Evidence)
-        .map(|m| {
-            let slot = m.seq as usize;
+        .filter_map(|m| slot_of(m.seq as i64))
+        .map(|slot| {
             let mut w = widths[slot];
             let (count, chars) = citing[slot];
             if count > 0 {

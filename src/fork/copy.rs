@@ -359,12 +359,8 @@ fn patch(
     // Version rows name topics and agents by header position.
     let mut versions = tx.prepare("DELETE FROM versions WHERE topic = ?1 AND agent = ?2")?;
     let mut truths = tx.prepare("DELETE FROM truths WHERE topic = ?1 AND agent = ?2")?;
-    let code = |rank: usize| i64::try_from(rank).unwrap_or(-1);
     for (agent, topic) in &plan.pairs {
-        versions.execute(params![
-            code(parent.topic_rank(topic)),
-            code(parent.agent_rank(agent))
-        ])?;
+        versions.execute(params![parent.topic_code(topic), parent.agent_code(agent)])?;
         truths.execute(params![topic, agent])?;
     }
     let mut outcome = tx.prepare("DELETE FROM outcomes WHERE seq = ?1")?;

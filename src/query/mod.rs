@@ -132,13 +132,12 @@ fn run_keyed(
 /// more than one branch of a query).
 fn push_filter(store: &Store, filter: &Filter, clauses: &mut Vec<String>, args: &mut Vec<Value>) {
     // Rows name agents and topics by header position; an unknown id matches none.
-    let code = |rank: usize| i64::try_from(rank).unwrap_or(-1);
     if let Some(agent) = &filter.agent {
-        args.push(Value::Integer(code(store.agent_rank(agent))));
+        args.push(Value::Integer(store.agent_code(agent)));
         clauses.push(format!("v.agent = ?{}", args.len()));
     }
     if let Some(topic) = &filter.topic {
-        args.push(Value::Integer(code(store.topic_rank(topic))));
+        args.push(Value::Integer(store.topic_code(topic)));
         clauses.push(format!("v.topic = ?{}", args.len()));
     }
 }
@@ -341,7 +340,6 @@ pub fn answer(
     at: Micros,
 ) -> rusqlite::Result<Option<String>> {
     use rusqlite::OptionalExtension;
-    let code = |rank: usize| i64::try_from(rank).unwrap_or(-1);
     store
         .connection()
         .prepare_cached(
@@ -350,11 +348,7 @@ pub fn answer(
              ORDER BY v.valid_from DESC, v.recorded_at DESC, v.id DESC LIMIT 1",
         )?
         .query_row(
-            rusqlite::params![
-                code(store.agent_rank(agent)),
-                code(store.topic_rank(topic)),
-                at
-            ],
+            rusqlite::params![store.agent_code(agent), store.topic_code(topic), at],
             |r| r.get(0),
         )
         .optional()

@@ -89,6 +89,11 @@ impl<T> Rows<T> {
     }
 }
 
+/// `?,?,…,?`: the parameters of an `IN (...)` list of `n` values.
+fn placeholders(n: usize) -> String {
+    vec!["?"; n].join(",")
+}
+
 /// The store a timeline reads rows from, and the rows it has read.
 struct Detail {
     store: Store,
@@ -111,14 +116,11 @@ struct Detail {
 struct Lists {
     /// Per topic (header order): version positions, ordered by `(recorded_at, id)`.
     by_topic: Vec<Vec<u32>>,
-    /// Per mark kind: sorted recorded instants, for counting marks in a range.
+    /// Per mark kind: sorted recorded instants, for counting marks in a range
+    /// (the evidence kind's are the evidence items' instants, in list order).
     times: [Vec<Micros>; 5],
-    /// Every mark's instant, sorted, for stepping between events.
-    all_times: Vec<Micros>,
     /// Mark positions of the evidence items, in recorded order.
     evidence: Vec<u32>,
-    /// Per evidence item: its recorded instant.
-    evidence_times: Vec<Micros>,
     /// (seq, mark position), sorted by seq.
     mark_of_seq: Vec<(u64, u32)>,
 }
@@ -198,11 +200,6 @@ impl Timeline {
             mark_of_seq.push((m.seq, p as u32));
         }
         mark_of_seq.sort_unstable();
-        let all_times = index.marks.iter().map(|m| m.recorded_at).collect();
-        let evidence_times = evidence
-            .iter()
-            .map(|&p| index.marks[p as usize].recorded_at)
-            .collect();
         let ledger = super::quality::ledger(&store)?;
         let decoder = store.decoder(true);
         Ok(Timeline {
@@ -213,9 +210,7 @@ impl Timeline {
             lists: Arc::new(Lists {
                 by_topic,
                 times,
-                all_times,
                 evidence,
-                evidence_times,
                 mark_of_seq,
             }),
             detail: Arc::new(Mutex::new(Detail {
@@ -242,6 +237,18 @@ impl Timeline {
 
     fn detail(&self) -> MutexGuard<'_, Detail> {
         self.detail.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The header position of the agent a filter names (`Some(None)`: no
+    /// agent named; `None`: one the header lacks, so nothing matches).
+    fn agent_filter(&self, agent: Option<&str>) -> Option<Option<u32>> {
+        match agent {
+            None => Some(None),
+            Some(a) => {
+                let p = self.header.agents.iter().position(|x| x.id == a)?;
+                Some(Some(p as u32))
+            }
+        }
     }
 
     /// The first failure to read a row from the store since the last call
@@ -321,10 +328,8 @@ impl Timeline {
 
     /// First and last recorded instants, if the log has events.
     pub fn span(&self) -> Option<(Micros, Micros)> {
-        Some((
-            *self.lists.all_times.first()?,
-            *self.lists.all_times.last()?,
-        ))
+        let marks = &self.index.marks;
+        Some((marks.first()?.recorded_at, marks.last()?.recorded_at))
     }
 
     /// The key of the version at position `i`.
@@ -421,7 +426,7 @@ impl Timeline {
             .collect();
         let ids: Vec<i64> = by_id.keys().map(|&id| id as i64).collect();
         for chunk in ids.chunks(BATCH) {
-            let marks = vec!["?"; chunk.len()].join(",");
+            let marks = placeholders(chunk.len());
             let sql = format!(
                 "SELECT {} FROM versions v WHERE v.id IN ({marks})",
                 crate::store::read::VERSION_COLUMNS
@@ -514,12 +519,8 @@ impl Timeline {
 
     /// The same answer as `query::believed` (SQL), in reading order.
     pub fn believed(&self, at: Micros, about: Option<Micros>, filter: &Filter) -> Vec<Arc<Belief>> {
-        let agent = match &filter.agent {
-            Some(a) => match self.header.agents.iter().position(|x| &x.id == a) {
-                Some(p) => Some(p as u32),
-                None => return Vec::new(),
-            },
-            None => None,
+        let Some(agent) = self.agent_filter(filter.agent.as_deref()) else {
+            return Vec::new();
         };
         let positions: Vec<usize> = match &filter.topic {
             // One topic: scan only its versions recorded so far.
@@ -580,37 +581,40 @@ impl Timeline {
             .map(|b| b.version.claim.to_string())
     }
 
+    /// How many marks (in recorded order) are recorded before `t`, or at
+    /// or before it with `inclusive`.
+    fn marks_before(&self, t: Micros, inclusive: bool) -> usize {
+        self.index
+            .marks
+            .partition_point(|m| m.recorded_at < t || inclusive && m.recorded_at == t)
+    }
+
     /// The first event instant strictly after `t`.
     pub fn next_event(&self, t: Micros) -> Option<Micros> {
-        let times = &self.lists.all_times;
-        times.get(times.partition_point(|&x| x <= t)).copied()
+        let i = self.marks_before(t, true);
+        self.index.marks.get(i).map(|m| m.recorded_at)
     }
 
     /// The last event instant strictly before `t`.
     pub fn prev_event(&self, t: Micros) -> Option<Micros> {
-        let times = &self.lists.all_times;
-        let i = times.partition_point(|&x| x < t);
-        i.checked_sub(1).map(|i| times[i])
+        let i = self.marks_before(t, false).checked_sub(1)?;
+        Some(self.index.marks[i].recorded_at)
     }
 
     /// How many events are recorded at or before `t`.
     pub fn events_upto(&self, t: Micros) -> usize {
-        self.lists.all_times.partition_point(|&x| x <= t)
+        self.marks_before(t, true)
     }
 
     /// The marks recorded at exactly `t`.
     pub fn marks_at(&self, t: Micros) -> Vec<Arc<Mark>> {
-        let times = &self.lists.all_times;
-        let from = times.partition_point(|&x| x < t);
-        let to = times.partition_point(|&x| x <= t);
-        self.marks((from..to).collect())
+        self.marks((self.marks_before(t, false)..self.marks_before(t, true)).collect())
     }
 
     /// The marks of the last event instant at or before `t` (what "just happened").
     pub fn latest_marks(&self, t: Micros) -> Vec<Arc<Mark>> {
-        let times = &self.lists.all_times;
-        match times.partition_point(|&x| x <= t).checked_sub(1) {
-            Some(last) => self.marks_at(times[last]),
+        match self.marks_before(t, true).checked_sub(1) {
+            Some(last) => self.marks_at(self.index.marks[last].recorded_at),
             None => Vec::new(),
         }
     }
@@ -623,12 +627,8 @@ impl Timeline {
         agent: Option<&str>,
         keep: impl Fn(&MarkKey) -> bool,
     ) -> Vec<Arc<Mark>> {
-        let agent = match agent {
-            Some(a) => match self.header.agents.iter().position(|x| x.id == a) {
-                Some(p) => Some(p as u32),
-                None => return Vec::new(),
-            },
-            None => None,
+        let Some(agent) = self.agent_filter(agent) else {
+            return Vec::new();
         };
         let positions = self
             .index
@@ -671,7 +671,7 @@ impl Timeline {
             .map(|&p| self.index.marks[p].seq as i64)
             .collect();
         for chunk in seqs.chunks(BATCH) {
-            let marks = vec!["?"; chunk.len()].join(",");
+            let marks = placeholders(chunk.len());
             let Detail {
                 store,
                 marks: cache,
@@ -766,12 +766,17 @@ impl Timeline {
 
     /// How many evidence items are recorded at or before `t`.
     pub fn evidence_known(&self, t: Micros) -> usize {
-        self.lists.evidence_times.partition_point(|&x| x <= t)
+        self.evidence_times().partition_point(|&x| x <= t)
     }
 
     /// When evidence item `i` (recorded order) was recorded.
     pub fn evidence_recorded(&self, i: usize) -> Micros {
-        self.lists.evidence_times[i]
+        self.evidence_times()[i]
+    }
+
+    /// Every evidence item's recorded instant, in list order.
+    fn evidence_times(&self) -> &[Micros] {
+        &self.lists.times[MarkKind::Evidence.index()]
     }
 
     /// Display widths of evidence item `i`'s columns.
@@ -807,7 +812,7 @@ impl Timeline {
             .map(|(&s, &i)| (s, i as u32))
             .collect();
         for chunk in seqs.chunks(BATCH) {
-            let sql = format!("e.seq IN ({})", vec!["?"; chunk.len()].join(","));
+            let sql = format!("e.seq IN ({})", placeholders(chunk.len()));
             match super::evidence_where(&detail.store, &sql, chunk) {
                 Ok(items) => {
                     for item in items {
@@ -835,7 +840,7 @@ impl Timeline {
     }
 
     fn evidence_stand_in(&self, i: usize) -> EvidenceItem {
-        let recorded_at = self.lists.evidence_times.get(i).copied().unwrap_or(0);
+        let recorded_at = self.evidence_times().get(i).copied().unwrap_or(0);
         EvidenceItem {
             seq: 0,
             evidence: Evidence {

@@ -254,6 +254,17 @@ impl Store {
         self.ranks.agents.get(id).copied().unwrap_or(usize::MAX)
     }
 
+    /// A topic's code in version rows (its header position; -1, which no row
+    /// holds, for an unknown id).
+    pub fn topic_code(&self, id: &str) -> i64 {
+        self.ranks.topics.get(id).map_or(-1, |&i| i as i64)
+    }
+
+    /// An agent's code in version rows (see [`Store::topic_code`]).
+    pub fn agent_code(&self, id: &str) -> i64 {
+        self.ranks.agents.get(id).map_or(-1, |&i| i as i64)
+    }
+
     pub fn connection(&self) -> &Connection {
         &self.conn
     }

@@ -196,7 +196,9 @@ impl App {
         let changed = match action {
             Action::Tick => {
                 let changed = self.tick();
-                self.prefetch();
+                if changed {
+                    self.prefetch();
+                }
                 return changed;
             }
             Action::Quit => {
@@ -213,8 +215,8 @@ impl App {
         };
         if changed {
             self.sync_plane(false);
+            self.prefetch();
         }
-        self.prefetch();
         changed
     }
 
@@ -252,12 +254,12 @@ impl App {
             | Action::Start
             | Action::End => {
                 if let Some(t) = self.scrubber.target(action, &self.timeline, self.cursor) {
-                    self.seek(t);
+                    self.move_cursor(t);
                 }
             }
             Action::TogglePlay => {
                 if !self.playing && self.timeline.next_event(self.cursor).is_none() {
-                    self.seek(self.timeline.span().map_or(self.scrubber.full.0, |s| s.0));
+                    self.move_cursor(self.timeline.span().map_or(self.scrubber.full.0, |s| s.0));
                 }
                 self.playing = !self.playing;
                 self.play_elapsed = 0;
@@ -322,7 +324,7 @@ impl App {
             | Action::PlaneZoomIn
             | Action::PlaneZoomOut => {
                 if let Some(t) = self.plane.update(action, self.cursor, self.scrubber.step()) {
-                    self.seek(t);
+                    self.move_cursor(t);
                 }
             }
             Action::ScrollLeft | Action::ScrollRight | Action::Type(_) | Action::Edit(_) => {
@@ -346,14 +348,21 @@ impl App {
         }
         self.play_elapsed = 0;
         match self.timeline.next_event(self.cursor) {
-            Some(t) => self.seek(t),
+            Some(t) => self.move_cursor(t),
             None => self.playing = false,
         }
         true
     }
 
-    /// Moves the recorded cursor, keeps it in view, and recomputes what it shows.
+    /// Moves the recorded cursor, keeps it in view, recomputes what it shows
+    /// and reads the rows it brings on screen (outside [`App::update`]).
     pub fn seek(&mut self, t: Micros) {
+        self.move_cursor(t);
+        self.prefetch();
+    }
+
+    /// [`App::seek`] inside an update, which reads the rows on screen once at its end.
+    fn move_cursor(&mut self, t: Micros) {
         self.cursor = self.scrubber.reveal(t);
         self.cursor_moved();
     }
@@ -364,7 +373,6 @@ impl App {
         self.beliefs.list.keep_visible(belief_rows);
         self.beliefs.format_visible(&self.timeline, belief_rows);
         self.evidence.list.keep_visible(evidence_rows);
-        self.prefetch();
     }
 
     fn move_selection(&mut self, by: isize) {
@@ -390,6 +398,5 @@ impl App {
                 .follow(&self.timeline, self.cursor, evidence_rows);
         }
         self.sync_plane(false);
-        self.prefetch();
     }
 }

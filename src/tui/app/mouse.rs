@@ -11,7 +11,7 @@ impl App {
         match layout::hit(&self.areas(), self.focus == Focus::Plane, x, y) {
             Hit::Scrubber(area) => {
                 self.focus = Focus::Scrubber;
-                self.seek(self.scrubber.time_at_column(area, x));
+                self.move_cursor(self.scrubber.time_at_column(area, x));
             }
             Hit::Plane(grid) => {
                 self.focus = Focus::Plane;
@@ -19,7 +19,7 @@ impl App {
                     crate::tui::plane::time_at(&self.plane.plane, grid, x, y)
                 {
                     self.plane.put_valid(valid);
-                    self.seek(recorded);
+                    self.move_cursor(recorded);
                 }
             }
             Hit::Beliefs(row) => {
@@ -55,7 +55,7 @@ impl App {
             self.move_selection(if down { 3 } else { -3 });
         } else {
             let step = self.scrubber.step();
-            self.seek(self.cursor + if down { step } else { -step });
+            self.move_cursor(self.cursor + if down { step } else { -step });
         }
     }
 }

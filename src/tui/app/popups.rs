@@ -31,7 +31,7 @@ impl App {
             }
             Effect::Seek(t) => {
                 self.popup = None;
-                self.seek(t);
+                self.move_cursor(t);
             }
             Effect::Filter(PromptKind::Filter(focus), text) => {
                 if action == Action::Back {

@@ -87,7 +87,7 @@ impl App {
             time::format_short(at),
             path.display()
         ));
-        self.seek(self.cursor);
+        self.move_cursor(self.cursor);
         Ok(())
     }
 }

@@ -62,8 +62,36 @@ pub struct Header {
 }
 
 impl Header {
+    /// One topic by id (a walk of the list: for a loop over topics or pairs,
+    /// use [`Header::resolutions`] or [`Header::topic_ranks`]).
     pub fn topic(&self, id: &str) -> Option<&Topic> {
         self.topics.iter().find(|t| t.id == id)
+    }
+
+    /// The resolution of each topic that has one, by topic id.
+    pub fn resolutions(&self) -> std::collections::HashMap<&str, &str> {
+        self.topics
+            .iter()
+            .filter_map(|t| Some((t.id.as_str(), t.resolution.as_deref()?)))
+            .collect()
+    }
+
+    /// Each topic's position in the header, by id.
+    pub fn topic_ranks(&self) -> std::collections::HashMap<&str, usize> {
+        self.topics
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.id.as_str(), i))
+            .collect()
+    }
+
+    /// Each agent's position in the header, by id.
+    pub fn agent_ranks(&self) -> std::collections::HashMap<&str, usize> {
+        self.agents
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.id.as_str(), i))
+            .collect()
     }
 }
 

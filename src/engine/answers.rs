@@ -143,10 +143,11 @@ pub fn truths<'a>(
     for v in versions {
         by_pair.entry((&v.agent, &v.topic)).or_default().push(v);
     }
+    let resolutions = header.resolutions();
     by_pair
         .into_iter()
         .filter_map(|((agent, topic), list)| {
-            let resolution = header.topic(topic)?.resolution.as_deref()?;
+            let resolution = *resolutions.get(topic)?;
             let t = truth(&steps_of(&list), resolution, span);
             Some(((agent.to_owned(), topic.to_owned()), t))
         })

@@ -135,20 +135,10 @@ pub fn compare_answers(
     let mut pairs: BTreeSet<&(String, String)> = a.keys().collect();
     pairs.extend(b.keys());
     // Report in the header's order: topics, then agents.
-    let topic_rank = |t: &str| {
-        header
-            .topics
-            .iter()
-            .position(|x| x.id == t)
-            .unwrap_or(usize::MAX)
-    };
-    let agent_rank = |x: &str| {
-        header
-            .agents
-            .iter()
-            .position(|y| y.id == x)
-            .unwrap_or(usize::MAX)
-    };
+    let (topics, agents) = (header.topic_ranks(), header.agent_ranks());
+    let topic_rank = |t: &str| topics.get(t).copied().unwrap_or(usize::MAX);
+    let agent_rank = |x: &str| agents.get(x).copied().unwrap_or(usize::MAX);
+    let resolutions = header.resolutions();
     let mut pairs: Vec<&(String, String)> = pairs.into_iter().collect();
     pairs.sort_by_key(|(agent, topic)| (topic_rank(topic), agent_rank(agent)));
     let mut diff = Diff {
@@ -161,7 +151,7 @@ pub fn compare_answers(
         if !windows.is_empty() {
             diff.divergence.push((pair.clone(), windows));
         }
-        if let Some(resolution) = header.topic(&pair.1).and_then(|t| t.resolution.as_deref()) {
+        if let Some(&resolution) = resolutions.get(pair.1.as_str()) {
             diff.truth.push((
                 pair.clone(),
                 truth(p, resolution, span),

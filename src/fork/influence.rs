@@ -63,10 +63,11 @@ pub fn influence(log: &Dataset, parent: &Replay) -> Vec<Influence> {
     }
     let parent_steps = answers_of(parent.versions.iter());
     let empty = Steps::new();
-    let resolution = |topic: &str| log.header.topic(topic).and_then(|t| t.resolution.clone());
+    let resolutions = log.header.resolutions();
+    let resolution = |topic: &str| resolutions.get(topic).copied();
     let parent_truth: HashMap<&Pair, Truth> = parent_steps
         .iter()
-        .filter_map(|(pair, steps)| resolution(&pair.1).map(|r| (pair, truth(steps, &r, span))))
+        .filter_map(|(pair, steps)| resolution(&pair.1).map(|r| (pair, truth(steps, r, span))))
         .collect();
     let reliability = reliabilities(log);
     // Each pair's events in replay order, and its parent versions with the
@@ -128,7 +129,7 @@ pub fn influence(log: &Dataset, parent: &Replay) -> Vec<Influence> {
                 differs = true;
             }
             if let (Some(p), Some(r)) = (parent_truth.get(pair), resolution(&pair.1)) {
-                let f = truth(&fork_steps, &r, span);
+                let f = truth(&fork_steps, r, span);
                 if let (Some(a), Some(b)) = (p.converged_at, f.converged_at) {
                     item.truth_shift_ms += (b - a) / 1000;
                 }

@@ -8,7 +8,7 @@ pub mod timeline;
 use crate::model::{EventKind, Evidence, Version};
 use crate::store::{
     Store,
-    read::{VERSION_COLUMNS, read_version},
+    read::{VERSION_COLUMNS, VersionRow},
 };
 use crate::time::{Micros, OPEN};
 use rusqlite::{params_from_iter, types::Value};
@@ -92,40 +92,38 @@ const OF_TOPIC: &str = "SELECT {columns} FROM
 /// Runs a belief query. Agents, topics and claims are shared names (a few
 /// thousand of them name a million versions); event ids are copied.
 fn run(store: &Store, sql: &str, args: Vec<Value>) -> rusqlite::Result<Vec<Belief>> {
-    Ok(run_keyed(store, sql, args)?.1)
+    let (rows, bytes) = read_rows(store, sql, args)?;
+    decode_rows(store, &rows, &bytes)
 }
 
-/// Where a belief goes in reading order: topic and agent (header positions,
-/// as the row codes them), valid start, recorded, id.
-type ReadingKey = (i64, i64, Micros, Micros, u64);
-
-/// [`run`], each belief with its [`ReadingKey`] (read from the row's codes,
-/// so sorting looks up no names).
-fn run_keyed(
+/// A belief query's rows, undecoded (their packed fields in the buffer).
+fn read_rows(
     store: &Store,
     sql: &str,
     args: Vec<Value>,
-) -> rusqlite::Result<(Vec<ReadingKey>, Vec<Belief>)> {
-    let conn = store.connection();
-    let mut stmt = conn.prepare_cached(sql)?;
+) -> rusqlite::Result<(Vec<VersionRow>, Vec<u8>)> {
+    let mut stmt = store.connection().prepare_cached(sql)?;
     let mut rows = stmt.query(params_from_iter(args))?;
-    let mut decoder = store.decoder(false);
-    let (mut keys, mut beliefs) = (Vec::new(), Vec::new());
+    let (mut read, mut bytes) = (Vec::new(), Vec::new());
     while let Some(r) = rows.next()? {
-        let (version, cites) = read_version(r, conn, &mut decoder)?;
-        keys.push((
-            r.get(2)?,
-            r.get(1)?,
-            version.valid.from,
-            version.recorded_at,
-            version.id,
-        ));
+        read.push(VersionRow::read(r, &mut bytes)?);
+    }
+    Ok((read, bytes))
+}
+
+/// Rows of [`read_rows`] as beliefs, in their order.
+fn decode_rows(store: &Store, rows: &[VersionRow], bytes: &[u8]) -> rusqlite::Result<Vec<Belief>> {
+    let conn = store.connection();
+    let mut decoder = store.decoder(false);
+    let mut beliefs = Vec::with_capacity(rows.len());
+    for row in rows {
+        let (version, cites) = row.decode(bytes, conn, &mut decoder)?;
         beliefs.push(Belief {
             version,
             supported_by: cites,
         });
     }
-    Ok((keys, beliefs))
+    Ok(beliefs)
 }
 
 /// Adds `filter`'s clauses, with numbered parameters (a clause may appear in
@@ -142,30 +140,10 @@ fn push_filter(store: &Store, filter: &Filter, clauses: &mut Vec<String>, args: 
     }
 }
 
-/// Orders beliefs as people read them: topics and agents in dataset order,
-/// then valid time (the keys sorted, each belief moved once).
-fn sort_for_reading((keys, mut beliefs): (Vec<ReadingKey>, Vec<Belief>)) -> Vec<Belief> {
-    let mut order: Vec<u32> = (0..beliefs.len() as u32).collect();
-    order.sort_unstable_by_key(|&i| keys[i as usize]);
-    // Apply the permutation in place, one cycle at a time: position `p` takes
-    // the belief at `order[p]`.
-    let mut done = vec![false; beliefs.len()];
-    for start in 0..beliefs.len() {
-        if done[start] {
-            continue;
-        }
-        let mut p = start;
-        loop {
-            done[p] = true;
-            let next = order[p] as usize;
-            if next == start {
-                break;
-            }
-            beliefs.swap(p, next);
-            p = next;
-        }
-    }
-    beliefs
+/// Orders rows as people read them: topics and agents in dataset order (the
+/// rows code them by header position), then valid time, recorded time, id.
+fn sort_for_reading(rows: &mut [VersionRow]) {
+    rows.sort_unstable_by_key(|r| (r.topic, r.agent, r.valid_from, r.recorded_at, r.id));
 }
 
 /// `believed(T′)` and `believed(T′, about T)`: versions held at recorded time `at`
@@ -198,8 +176,9 @@ pub fn believed(
         ]);
     }
     push_filter(store, filter, &mut clauses, &mut args);
-    let keyed = run_keyed(store, &select_beliefs(&from, &clauses), args)?;
-    Ok(sort_for_reading(keyed))
+    let (mut rows, bytes) = read_rows(store, &select_beliefs(&from, &clauses), args)?;
+    sort_for_reading(&mut rows);
+    decode_rows(store, &rows, &bytes)
 }
 
 /// `current`: what is believed now about now, with one captured `now`.

@@ -23,8 +23,11 @@ pub(crate) fn split(joined: Option<String>) -> Vec<String> {
 /// assertion str · [closed_seq u64 · closed_by str] · [clipped_by str] ·
 /// supported_by [str] · reconfirmed [i64]
 /// ```
+///
+/// Packed from a list of cited ids; read back as [`Texts`], which yields them
+/// without collecting them first.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Rest<'a> {
+pub(crate) struct Rest<'a, Cites = Vec<&'a str>> {
     pub split: bool,
     pub confidence: f64,
     pub created_by: u64,
@@ -35,9 +38,51 @@ pub(crate) struct Rest<'a> {
     /// Seq, event id, and whether it was a retraction.
     pub closed: Option<(u64, &'a str, bool)>,
     pub clipped_by: Option<&'a str>,
-    pub supported_by: Vec<&'a str>,
+    pub supported_by: Cites,
     pub reconfirmed: Vec<i64>,
 }
+
+/// Length-prefixed strings checked by [`unpack`] (each valid UTF-8, the
+/// count right), read on demand.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Texts<'a> {
+    count: usize,
+    packed: &'a [u8],
+}
+
+impl<'a> Texts<'a> {
+    /// Reads `count` strings off the front of `b`.
+    fn take(b: &mut Reader<'a>, count: usize) -> Option<Texts<'a>> {
+        let start = b.0;
+        for _ in 0..count {
+            b.text()?;
+        }
+        let used = start.len() - b.0.len();
+        Some(Texts {
+            count,
+            packed: &start[..used],
+        })
+    }
+}
+
+impl<'a> Iterator for Texts<'a> {
+    type Item = &'a str;
+    fn next(&mut self) -> Option<&'a str> {
+        if self.count == 0 {
+            return None;
+        }
+        self.count -= 1;
+        let mut b = Reader(self.packed);
+        let text = b.text();
+        self.packed = b.0;
+        text
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.count, Some(self.count))
+    }
+}
+
+impl ExactSizeIterator for Texts<'_> {}
 
 impl Rest<'_> {
     pub(crate) fn pack(&self, out: &mut Vec<u8>) {
@@ -84,7 +129,7 @@ impl Rest<'_> {
 }
 
 /// A packed [`Rest`] read back; `None` when the bytes are not one.
-pub(crate) fn unpack(bytes: &[u8]) -> Option<Rest<'_>> {
+pub(crate) fn unpack(bytes: &[u8]) -> Option<Rest<'_, Texts<'_>>> {
     let mut b = Reader(bytes);
     let flags = b.take(1)?[0];
     let confidence = f64::from_le_bytes(b.word()?);
@@ -105,7 +150,7 @@ pub(crate) fn unpack(bytes: &[u8]) -> Option<Rest<'_>> {
         None
     };
     let cites = b.len()?;
-    let supported_by = (0..cites).map(|_| b.text()).collect::<Option<Vec<_>>>()?;
+    let supported_by = Texts::take(&mut b, cites)?;
     let times = b.len()?;
     let reconfirmed = (0..times)
         .map(|_| Some(i64::from_le_bytes(b.word()?)))
@@ -184,13 +229,27 @@ mod tests {
         let mut bytes = Vec::new();
         for rest in rests {
             rest.pack(&mut bytes);
-            assert_eq!(super::unpack(&bytes), Some(rest.clone()));
+            let back = super::unpack(&bytes).expect("packed rest decodes");
+            let back = super::Rest {
+                split: back.split,
+                confidence: back.confidence,
+                created_by: back.created_by,
+                assertion_seq: back.assertion_seq,
+                requested_valid_to: back.requested_valid_to,
+                supported_at: back.supported_at,
+                assertion: back.assertion,
+                closed: back.closed,
+                clipped_by: back.clipped_by,
+                supported_by: back.supported_by.collect::<Vec<_>>(),
+                reconfirmed: back.reconfirmed,
+            };
+            assert_eq!(back, rest);
             for cut in 0..bytes.len() {
-                assert_eq!(super::unpack(&bytes[..cut]), None, "cut at {cut}");
+                assert!(super::unpack(&bytes[..cut]).is_none(), "cut at {cut}");
             }
             let mut longer = bytes.clone();
             longer.push(0);
-            assert_eq!(super::unpack(&longer), None);
+            assert!(super::unpack(&longer).is_none());
         }
     }
 }

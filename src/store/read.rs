@@ -174,6 +174,8 @@ pub struct Decoder {
     topics: std::sync::Arc<[Name]>,
     claims: std::collections::HashMap<i64, Name>,
     names: Names,
+    /// The buffer [`read_version`] reads one row's packed fields into.
+    scratch: Vec<u8>,
     /// Share event ids through `names` (a history's split pieces repeat them)
     /// or copy each (an answer of tens of thousands of rows, nearly all new).
     share_ids: bool,
@@ -206,6 +208,7 @@ impl Decoder {
             topics,
             claims: std::collections::HashMap::new(),
             names: Names::default(),
+            scratch: Vec::new(),
             share_ids,
         }
     }
@@ -254,6 +257,97 @@ fn damaged(reason: String) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Blob, reason.into())
 }
 
+/// A version row's stored fields, its packed `rest` kept as a range of a
+/// shared byte buffer, so a long answer can be read, sorted and only then
+/// decoded, each version built once in its final place.
+#[derive(Debug, Clone, Copy)]
+pub struct VersionRow {
+    pub id: i64,
+    pub agent: i64,
+    pub topic: i64,
+    pub claim: i64,
+    pub valid_from: i64,
+    pub valid_to: i64,
+    pub recorded_at: i64,
+    pub superseded_at: i64,
+    rest: (u32, u32),
+}
+
+impl VersionRow {
+    /// Reads a row selected with [`VERSION_COLUMNS`], appending its `rest`
+    /// to `bytes`.
+    pub fn read(r: &Row, bytes: &mut Vec<u8>) -> rusqlite::Result<VersionRow> {
+        let rest = r.get_ref(8)?.as_blob()?;
+        let start = bytes.len();
+        bytes.extend_from_slice(rest);
+        let span = u32::try_from(start)
+            .ok()
+            .zip(u32::try_from(bytes.len()).ok())
+            .ok_or_else(|| damaged("an answer's packed fields exceed 4 GiB".into()))?;
+        Ok(VersionRow {
+            id: r.get(0)?,
+            agent: r.get(1)?,
+            topic: r.get(2)?,
+            claim: r.get(3)?,
+            valid_from: r.get(4)?,
+            valid_to: r.get(5)?,
+            recorded_at: r.get(6)?,
+            superseded_at: r.get(7)?,
+            rest: span,
+        })
+    }
+
+    /// The row as a [`Version`] and the evidence its assertion cited (`bytes`:
+    /// the buffer [`VersionRow::read`] appended to).
+    pub fn decode(
+        &self,
+        bytes: &[u8],
+        conn: &Connection,
+        d: &mut Decoder,
+    ) -> rusqlite::Result<(Version, std::sync::Arc<[String]>)> {
+        let agent = Decoder::coded(&d.agents, self.agent, "agent")?;
+        let topic = Decoder::coded(&d.topics, self.topic, "topic")?;
+        let claim = d.claim(conn, self.claim)?;
+        let rest = bytes
+            .get(self.rest.0 as usize..self.rest.1 as usize)
+            .and_then(crate::store::codec::unpack)
+            .ok_or_else(|| damaged("a version's packed fields (rest) do not decode".into()))?;
+        let closed = rest.closed.map(|(seq, by, retracted)| Closure {
+            seq,
+            event: d.id(by),
+            kind: if retracted {
+                CloseKind::Retracted
+            } else {
+                CloseKind::Superseded
+            },
+        });
+        let version = Version {
+            id: self.id as u64,
+            agent,
+            topic,
+            claim,
+            confidence: rest.confidence,
+            valid: Interval::new(self.valid_from, self.valid_to),
+            recorded_at: self.recorded_at,
+            superseded_at: self.superseded_at,
+            assertion: d.id(rest.assertion),
+            origin: if rest.split {
+                Origin::Split
+            } else {
+                Origin::Asserted
+            },
+            created_by: rest.created_by,
+            closed,
+            clipped_by: rest.clipped_by.map(|c| d.id(c)),
+            requested_valid_to: rest.requested_valid_to,
+            supported_at: rest.supported_at,
+            reconfirmed: rest.reconfirmed,
+        };
+        let cites = rest.supported_by.map(str::to_owned).collect();
+        Ok((version, cites))
+    }
+}
+
 /// A row selected with [`VERSION_COLUMNS`] (from `versions v`) as a
 /// [`Version`] and the evidence its assertion cited.
 pub fn read_version(
@@ -261,45 +355,11 @@ pub fn read_version(
     conn: &Connection,
     d: &mut Decoder,
 ) -> rusqlite::Result<(Version, std::sync::Arc<[String]>)> {
-    let agent = Decoder::coded(&d.agents, r.get(1)?, "agent")?;
-    let topic = Decoder::coded(&d.topics, r.get(2)?, "topic")?;
-    let claim = d.claim(conn, r.get(3)?)?;
-    let bytes = r.get_ref(8)?.as_blob()?;
-    let rest = crate::store::codec::unpack(bytes)
-        .ok_or_else(|| damaged("a version's packed fields (rest) do not decode".into()))?;
-    let closed = rest.closed.map(|(seq, by, retracted)| Closure {
-        seq,
-        event: d.id(by),
-        kind: if retracted {
-            CloseKind::Retracted
-        } else {
-            CloseKind::Superseded
-        },
-    });
-    let version = Version {
-        id: r.get::<_, i64>(0)? as u64,
-        agent,
-        topic,
-        claim,
-        confidence: rest.confidence,
-        valid: Interval::new(r.get(4)?, r.get(5)?),
-        recorded_at: r.get(6)?,
-        superseded_at: r.get(7)?,
-        assertion: d.id(rest.assertion),
-        origin: if rest.split {
-            Origin::Split
-        } else {
-            Origin::Asserted
-        },
-        created_by: rest.created_by,
-        closed,
-        clipped_by: rest.clipped_by.map(|c| d.id(c)),
-        requested_valid_to: rest.requested_valid_to,
-        supported_at: rest.supported_at,
-        reconfirmed: rest.reconfirmed,
-    };
-    let cites = rest.supported_by.iter().map(|s| (*s).to_owned()).collect();
-    Ok((version, cites))
+    let mut bytes = std::mem::take(&mut d.scratch);
+    bytes.clear();
+    let read = VersionRow::read(r, &mut bytes).and_then(|row| row.decode(&bytes, conn, d));
+    d.scratch = bytes;
+    read
 }
 
 /// Every version, by id. (Read in the table's order and sorted here: walking the

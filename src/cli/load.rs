@@ -24,6 +24,12 @@ pub struct LoadArgs {
     /// into the new store after the dataset's events.
     #[arg(long)]
     pub review: Option<PathBuf>,
+    /// Keep reading a JSON Lines dataset that is still being written: each
+    /// complete new line is checked and applied, one transaction per batch,
+    /// until the file is truncated, replaced or turned invalid (exit 1) or
+    /// Ctrl-C. Run again on the same store and file, it goes on where it stopped.
+    #[arg(long, conflicts_with = "review")]
+    pub follow: bool,
 }
 
 #[derive(Debug, Args)]
@@ -39,6 +45,9 @@ pub struct StoreArgs {
 }
 
 pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
+    if args.follow {
+        return follow(&args, out);
+    }
     // An OTLP trace is imported with the default options (`asof import otlp`
     // takes the others).
     if let Some(review) = &args.review {
@@ -96,6 +105,68 @@ pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
         Loaded::of(&parsed, replay.versions.len())
     )?;
     Ok(())
+}
+
+/// How often `load --follow` looks at its file.
+const FOLLOW_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// `load --follow`: a line per batch applied; a stop after the start is a
+/// runtime failure (exit 1), a refusal at the start bad input (exit 2).
+fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
+    if dataset::Format::from_path(&args.dataset) != Some(dataset::Format::Jsonl) {
+        return Err(CliError::Input(format!(
+            "{}: --follow reads an asof JSON Lines dataset (.jsonl) as it is written",
+            args.dataset.display()
+        )));
+    }
+    let mut started = false;
+    let mut applied = 0;
+    let mut failed = None;
+    let followed =
+        crate::store::follow::follow(&args.dataset, &args.db, args.force, FOLLOW_POLL, |batch| {
+            applied = batch.total;
+            let line = if !started {
+                started = true;
+                format!(
+                    "following {} into {}: {} events (line {}); Ctrl-C stops",
+                    args.dataset.display(),
+                    args.db.display(),
+                    batch.total,
+                    batch.line
+                )
+            } else if batch.events > 0 {
+                let again = if batch.replayed {
+                    "; recorded before the last applied instant: the log was replayed again"
+                } else {
+                    ""
+                };
+                format!(
+                    "+{} events (line {}, {} in all{again})",
+                    batch.events, batch.line, batch.total
+                )
+            } else {
+                return true;
+            };
+            match writeln!(out, "{line}").and_then(|()| out.flush()) {
+                Ok(()) => true,
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            }
+        });
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    match followed {
+        Ok(()) => Ok(()),
+        Err(stop) if started => Err(CliError::Runtime(format!(
+            "{stop}\nthe follow stopped; {} keeps the {applied} events applied before it",
+            args.db.display()
+        ))),
+        Err(crate::store::follow::Stop::Store(e)) => Err(e.into()),
+        Err(stop) => Err(CliError::Input(stop.to_string())),
+    }
 }
 
 pub fn validate(args: ValidateArgs, out: &mut impl Write) -> Result<(), CliError> {

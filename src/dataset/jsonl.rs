@@ -260,7 +260,8 @@ fn parse_batch(batch: &Batch) -> Vec<ParsedEvent> {
 }
 
 /// The fast parse first; only a failing line is parsed again to name the field.
-fn parse_event(text: &str, line_no: usize) -> ParsedEvent {
+/// One event line's parse (its line number for the error's location).
+pub(crate) fn parse_event(text: &str, line_no: usize) -> ParsedEvent {
     serde_json::from_str::<RawEvent>(text).map_err(|_| {
         let mut de = serde_json::Deserializer::from_str(text);
         match serde_path_to_error::deserialize::<_, RawEvent>(&mut de) {

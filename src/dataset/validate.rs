@@ -493,6 +493,30 @@ impl<'a> Incremental<'a> {
         None
     }
 
+    /// Checks now the references to events not yet read, as if the file ended
+    /// here (a file still being written: SPEC §10). Returns the agents to fill
+    /// into retractions (by seq), or every error found so far.
+    pub(crate) fn settle(&mut self) -> Result<Vec<(u64, String)>, DatasetErrors> {
+        for reference in std::mem::take(&mut self.deferred) {
+            let seq = reference.index as u64 + 1;
+            if let Some(owner) = self.check_reference(reference) {
+                self.filled.push((seq, owner));
+            }
+        }
+        if !self.failed() {
+            return Ok(std::mem::take(&mut self.filled));
+        }
+        self.references.sort_by_key(|(key, _)| *key);
+        let mut errors = std::mem::take(&mut self.c.errors);
+        errors.append(&mut self.duplicates);
+        errors.extend(
+            std::mem::take(&mut self.references)
+                .into_iter()
+                .map(|(_, e)| e),
+        );
+        Err(DatasetErrors(errors))
+    }
+
     /// Checks the references to events later in the file. Returns the header and
     /// the agents to fill into retractions (by seq), or every error found.
     pub(crate) fn finish(mut self) -> Result<(Header, Vec<(u64, String)>), DatasetErrors> {

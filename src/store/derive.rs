@@ -33,6 +33,21 @@ pub(super) fn derive(
     header: &Header,
     slice_len: usize,
 ) -> rusqlite::Result<Derived> {
+    let replay = replay_log(tx, header, slice_len, true)?;
+    let (last, derived) = replay.finish();
+    last.write(tx)?;
+    Ok(derived)
+}
+
+/// Replays the log stored in `tx` as [`derive`] does, writing what each slice
+/// closes if `write`, and returns the replay with the versions still held
+/// (not written).
+pub(super) fn replay_log(
+    tx: &Transaction,
+    header: &Header,
+    slice_len: usize,
+    write: bool,
+) -> rusqlite::Result<Sliced> {
     let mut stmt = tx.prepare(&format!(
         "SELECT {EVENT_COLUMNS},
             (SELECT group_concat(c.evidence, char(31) ORDER BY c.pos) FROM citations c
@@ -42,19 +57,21 @@ pub(super) fn derive(
     let mut rows = stmt.query([])?;
     let mut replay = Sliced::new(header.clone());
     let mut slice: Vec<Event> = Vec::with_capacity(slice_len.min(SLICE));
+    let flush = |replay: &mut Sliced, slice: &mut Vec<Event>| {
+        let closed = replay.slice(slice);
+        if write { closed.write(tx) } else { Ok(()) }
+    };
     while let Some(r) = rows.next()? {
         let event = read::event(r, crate::store::codec::split(r.get(EVENT_COLUMN_COUNT)?))?;
         if slice.len() >= slice_len
             && slice.last().map(Event::recorded_at) != Some(event.recorded_at())
         {
-            replay.slice(&mut slice).write(tx)?;
+            flush(&mut replay, &mut slice)?;
         }
         slice.push(event);
     }
-    replay.slice(&mut slice).write(tx)?;
-    let (last, derived) = replay.finish();
-    last.write(tx)?;
-    Ok(derived)
+    flush(&mut replay, &mut slice)?;
+    Ok(replay)
 }
 
 /// The derived indexes and the truths table, once every version is written.
@@ -155,6 +172,30 @@ impl Sliced {
         }
     }
 
+    /// The versions held now, ready to write (the replay goes on).
+    pub(super) fn held(&self) -> Closed {
+        let origins = self
+            .held
+            .iter()
+            .filter_map(|v| {
+                let (id, origin) = self.origins.get_key_value(&*v.assertion)?;
+                Some((id.clone(), origin.clone()))
+            })
+            .collect();
+        Closed {
+            replay: Replay {
+                versions: self.held.clone(),
+                outcomes: Vec::new(),
+            },
+            origins,
+        }
+    }
+
+    /// Retractions that matched nothing so far: seq and id.
+    pub(super) fn unmatched(&self) -> &[(u64, String)] {
+        &self.derived.unmatched
+    }
+
     /// The versions still held at the end of the log, and the totals.
     pub(super) fn finish(mut self) -> (Closed, Derived) {
         let held = std::mem::take(&mut self.held);
@@ -192,7 +233,10 @@ impl Stint for Piece {
 
 /// Each (agent, topic)'s convergence on its topic's resolution, read one topic
 /// at a time from the covering topic index.
-fn truths(tx: &Transaction, header: &Header) -> rusqlite::Result<Vec<((String, String), Truth)>> {
+pub(super) fn truths(
+    tx: &Transaction,
+    header: &Header,
+) -> rusqlite::Result<Vec<((String, String), Truth)>> {
     let span = read::span(tx)?.unwrap_or((0, 0));
     let mut stmt = tx.prepare(
         "SELECT v.topic, v.agent, c.text, v.valid_from, v.recorded_at, v.superseded_at, v.id

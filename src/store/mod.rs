@@ -6,6 +6,7 @@
 
 pub(crate) mod codec;
 mod derive;
+pub mod follow;
 pub(crate) mod read;
 mod schema;
 pub mod scrub;

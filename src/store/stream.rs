@@ -115,7 +115,21 @@ pub fn load_jsonl_sliced(
     force: bool,
     slice: usize,
 ) -> Result<Loaded, LoadError> {
+    load_jsonl_upto(dataset, u64::MAX, path, force, slice)
+}
+
+/// [`load_jsonl_sliced`] of the dataset's first `len` bytes (a file still being
+/// written, cut after its last complete line).
+pub(super) fn load_jsonl_upto(
+    dataset: &Path,
+    len: u64,
+    path: &Path,
+    force: bool,
+    slice: usize,
+) -> Result<Loaded, LoadError> {
+    use std::io::Read as _;
     let (name, input) = open(dataset)?;
+    let input = input.take(len);
     let mut loaded = Loaded {
         file: name.clone(),
         ..Loaded::default()
@@ -196,7 +210,7 @@ fn load_into(
 }
 
 /// The dataset file and the name its errors carry.
-fn open(dataset: &Path) -> Result<(String, std::fs::File), DatasetErrors> {
+pub(super) fn open(dataset: &Path) -> Result<(String, std::fs::File), DatasetErrors> {
     let name = dataset.display().to_string();
     match std::fs::File::open(dataset) {
         Ok(file) => Ok((name, file)),
@@ -210,7 +224,7 @@ fn open(dataset: &Path) -> Result<(String, std::fs::File), DatasetErrors> {
 }
 
 /// Refuses a dataset whose retractions (seq, id) matched nothing.
-fn unmatched(
+pub(super) fn unmatched(
     name: &str,
     lines: &Lines,
     retractions: Vec<(u64, String)>,
@@ -416,13 +430,13 @@ impl Inline {
 /// its distance from the run's first event, so a file without blank lines
 /// costs one entry.
 #[derive(Default)]
-struct Lines {
-    header: Cell<usize>,
+pub(super) struct Lines {
+    pub(super) header: Cell<usize>,
     runs: RefCell<Vec<(usize, usize)>>,
 }
 
 impl Lines {
-    fn push(&self, index: usize, line: usize) {
+    pub(super) fn push(&self, index: usize, line: usize) {
         let mut runs = self.runs.borrow_mut();
         match runs.last() {
             Some(&(first, first_line)) if first_line + (index - first) == line => {}

@@ -116,6 +116,15 @@ pub(super) struct LogWriter<'t> {
 
 impl<'t> LogWriter<'t> {
     pub(super) fn new(tx: &'t Transaction) -> rusqlite::Result<Self> {
+        Self::with_claims(tx, std::collections::HashSet::new())
+    }
+
+    /// A writer appending to a log whose `claims` table holds `claims` (in
+    /// code order, so new claims get the next codes).
+    pub(super) fn with_claims(
+        tx: &'t Transaction,
+        claims: std::collections::HashSet<String>,
+    ) -> rusqlite::Result<Self> {
         let insert = tx.prepare(
         "INSERT INTO events (seq, id, kind, recorded_at, agent, topic, claim, confidence, valid_from,
             valid_to, clip, assertion, evidence_kind, source, locator, observed_at, observed_until,
@@ -129,8 +138,13 @@ impl<'t> LogWriter<'t> {
             insert,
             cite,
             claim,
-            claims: std::collections::HashSet::new(),
+            claims,
         })
+    }
+
+    /// The claims the log holds now.
+    pub(super) fn into_claims(self) -> std::collections::HashSet<String> {
+        self.claims
     }
 
     pub(super) fn write(&mut self, event: &Event) -> rusqlite::Result<()> {

@@ -1,0 +1,575 @@
+//! Following a JSON Lines dataset that is still being written (SPEC §10).
+//!
+//! ```text
+//!   file ──complete new lines──▶ check (every rule, as if the file ended there)
+//!                                   │
+//!   store ◀── one transaction ──────┘ log rows · versions · truths · scrub · how far
+//!              per batch              (a batch after the last replayed instant resumes
+//!                                      the replay's held set; one before it replays the
+//!                                      log again)
+//! ```
+//!
+//! The store is at every commit what a fresh load of the file's complete lines
+//! would give, row for row: the first lines are loaded as `load` loads them;
+//! later batches go through the same rules and the same sliced replay. A line
+//! that makes the file invalid, a truncated or replaced file, stops the follow;
+//! what was committed stays. The store records how far it has read (bytes,
+//! lines and a SHA-256 of them), so a follow started again on the same store
+//! and file goes on where the last one stopped.
+
+use super::derive::{SLICE, Sliced, replay_log, truths};
+use super::stream::{Lines, load_jsonl_upto, unmatched};
+use super::write::{self, LogWriter};
+use super::{LoadError, Store, StoreError};
+use crate::dataset::jsonl::{self, ParsedEvent, Sink};
+use crate::dataset::raw::RawHeader;
+use crate::dataset::validate::Incremental;
+use crate::dataset::{DatasetError, DatasetErrors, Location, MAX_JSONL_LINE};
+use crate::model::{Event, EventKind, Header};
+use crate::time::Micros;
+use rusqlite::{Connection, OptionalExtension, params};
+use sha2::{Digest, Sha256};
+use std::collections::HashSet;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// What one batch applied.
+#[derive(Debug, Clone, Default)]
+pub struct Batch {
+    /// Events this batch added (0: nothing new).
+    pub events: usize,
+    /// Events in the store now.
+    pub total: usize,
+    /// The last line read.
+    pub line: usize,
+    /// Whether the batch went back before the last replayed instant (the log
+    /// was replayed again).
+    pub replayed: bool,
+}
+
+/// Why a follow stopped. Everything committed before stays in the store.
+#[derive(Debug, thiserror::Error)]
+pub enum Stop {
+    /// The file was truncated, replaced or turned invalid.
+    #[error("{0}")]
+    File(String),
+    #[error(transparent)]
+    Dataset(#[from] DatasetErrors),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<rusqlite::Error> for Stop {
+    fn from(e: rusqlite::Error) -> Self {
+        Stop::Store(StoreError::Sqlite(e))
+    }
+}
+
+/// Meta keys recording how far the store has read its file.
+const OFFSET: &str = "follow_offset";
+const LINES: &str = "follow_lines";
+const SHA256: &str = "follow_sha256";
+
+/// Loads the complete lines of the JSON Lines file `dataset` into `store`
+/// (created as `load` creates it, or, when it was written by an earlier
+/// follow of the same file, continued), then applies each batch of complete
+/// new lines as it is written, polling every `poll`, until `go_on` returns
+/// false after a batch (`Ok`) or the file stops the follow (`Err(Stop)`).
+pub fn follow(
+    dataset: &Path,
+    store: &Path,
+    force: bool,
+    poll: std::time::Duration,
+    mut go_on: impl FnMut(&Batch) -> bool,
+) -> Result<(), Stop> {
+    if !store.exists() || force {
+        let len = wait_for_a_line(dataset, poll, &mut go_on)?;
+        let Some(len) = len else {
+            return Ok(());
+        };
+        load_jsonl_upto(dataset, len, store, force, SLICE).map_err(|e| match e {
+            LoadError::Dataset(d) => Stop::Dataset(d),
+            LoadError::Store(s) => Stop::Store(s),
+        })?;
+        let conn = Connection::open(store)?;
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+        let lines = count_lines(dataset, len)?;
+        let sha = hash_prefix(dataset, len)?;
+        set_meta(&conn, len, lines, &sha)?;
+    }
+    // A store and its format are checked as every command checks them.
+    Store::open(store)?;
+    let name = dataset.display().to_string();
+    let lines = Lines::default();
+    let mut f = Follower::resume(&name, dataset, store, &lines)?;
+    let mut batch = Batch {
+        total: f.events,
+        line: f.line,
+        ..Batch::default()
+    };
+    loop {
+        if !go_on(&batch) {
+            return Ok(());
+        }
+        std::thread::sleep(poll);
+        batch = f.poll()?;
+    }
+}
+
+/// Waits until `dataset` holds a complete first line; returns the length of
+/// its complete lines (`None` when `go_on` said stop first).
+fn wait_for_a_line(
+    dataset: &Path,
+    poll: std::time::Duration,
+    go_on: &mut impl FnMut(&Batch) -> bool,
+) -> Result<Option<u64>, Stop> {
+    loop {
+        let bytes = std::fs::read(dataset).map_err(|e| io(dataset, e))?;
+        if let Some(end) = bytes.iter().rposition(|&b| b == b'\n') {
+            return Ok(Some(end as u64 + 1));
+        }
+        if !go_on(&Batch::default()) {
+            return Ok(None);
+        }
+        std::thread::sleep(poll);
+    }
+}
+
+fn io(path: &Path, source: std::io::Error) -> Stop {
+    Stop::Store(StoreError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+fn count_lines(dataset: &Path, len: u64) -> Result<usize, Stop> {
+    let mut n = 0;
+    read_prefix(dataset, len, |chunk| {
+        n += chunk.iter().filter(|&&b| b == b'\n').count()
+    })?;
+    Ok(n)
+}
+
+fn hash_prefix(dataset: &Path, len: u64) -> Result<String, Stop> {
+    let mut sha = Sha256::new();
+    read_prefix(dataset, len, |chunk| sha.update(chunk))?;
+    Ok(hex(&sha.finalize()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Hands the first `len` bytes of `path` to `each`, a chunk at a time.
+fn read_prefix(path: &Path, len: u64, mut each: impl FnMut(&[u8])) -> Result<(), Stop> {
+    let file = std::fs::File::open(path).map_err(|e| io(path, e))?;
+    let mut input = file.take(len);
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = input.read(&mut buf).map_err(|e| io(path, e))?;
+        if n == 0 {
+            return Ok(());
+        }
+        each(&buf[..n]);
+    }
+}
+
+fn set_meta(conn: &Connection, offset: u64, lines: usize, sha: &str) -> rusqlite::Result<()> {
+    let mut set =
+        conn.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
+    set.execute(params![OFFSET, offset.to_string()])?;
+    set.execute(params![LINES, lines.to_string()])?;
+    set.execute(params![SHA256, sha])?;
+    Ok(())
+}
+
+/// The state a follow carries between batches.
+struct Follower<'a> {
+    name: &'a str,
+    path: &'a Path,
+    lines: &'a Lines,
+    conn: Connection,
+    header: Header,
+    checker: Incremental<'a>,
+    replay: Sliced,
+    /// The last recorded instant replayed (evidence is not replayed).
+    last: Option<Micros>,
+    claims: HashSet<String>,
+    /// Bytes and lines applied, and the SHA-256 of those bytes.
+    offset: u64,
+    line: usize,
+    sha: Sha256,
+    /// The last bytes applied, to notice a file rewritten in place.
+    tail: Vec<u8>,
+    #[cfg(unix)]
+    identity: (u64, u64),
+    events: usize,
+}
+
+/// How many applied bytes are compared on each poll.
+const TAIL: usize = 4096;
+
+impl<'a> Follower<'a> {
+    /// Takes up a follow from what `store` records: checks that `dataset`
+    /// still begins with what was applied (re-reading it through the rules)
+    /// and replays the stored log for the held versions.
+    fn resume(
+        name: &'a str,
+        dataset: &'a Path,
+        store: &Path,
+        lines: &'a Lines,
+    ) -> Result<Self, Stop> {
+        let conn = Connection::open(store)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+        let meta = |key: &str| -> rusqlite::Result<Option<String>> {
+            conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+                .optional()
+        };
+        let (Some(offset), Some(line), Some(sha)) = (meta(OFFSET)?, meta(LINES)?, meta(SHA256)?)
+        else {
+            return Err(Stop::File(format!(
+                "{}: was not written by `asof load --follow`; pass --force to load {name} into it again",
+                store.display()
+            )));
+        };
+        let (Ok(offset), Ok(line)) = (offset.parse::<u64>(), line.parse::<usize>()) else {
+            return Err(Stop::Store(StoreError::Damaged {
+                path: store.to_owned(),
+                reason: "its follow position does not read as numbers".to_owned(),
+            }));
+        };
+        let file = std::fs::File::open(dataset).map_err(|e| io(dataset, e))?;
+        let len = file.metadata().map_err(|e| io(dataset, e))?.len();
+        let changed = || {
+            Stop::File(format!(
+                "{name}: is not the file {} was following (its first {offset} bytes differ); pass --force to load it again",
+                store.display()
+            ))
+        };
+        if len < offset {
+            return Err(changed());
+        }
+        // Every rule over what was applied, to carry the checker's state on.
+        let mut hashed = Hashing {
+            input: std::io::BufReader::new(file).take(offset),
+            sha: Sha256::new(),
+            tail: Vec::new(),
+        };
+        let mut check = Check {
+            name,
+            lines,
+            checker: None,
+            events: 0,
+        };
+        let read = jsonl::stream(name, &mut hashed, &mut check);
+        // Drain what the rules did not read (a file that is not the one
+        // followed may stop them early), so the hash covers the whole prefix.
+        std::io::copy(&mut hashed, &mut std::io::sink()).map_err(|e| io(dataset, e))?;
+        let (hasher, tail) = hashed.tail();
+        if hex(&hasher.clone().finalize()) != sha {
+            return Err(changed());
+        }
+        read?;
+        let Some(mut checker) = check.checker else {
+            return Err(changed());
+        };
+        checker.settle()?;
+        let header = checker.header().clone();
+        let tx = conn.unchecked_transaction()?;
+        let replay = replay_log(&tx, &header, SLICE, false)?;
+        let last: Option<Micros> = tx.query_row(
+            "SELECT max(recorded_at) FROM events WHERE kind <> 'evidence'",
+            [],
+            |r| r.get(0),
+        )?;
+        let claims = {
+            let mut stmt = tx.prepare("SELECT text FROM claims ORDER BY code")?;
+            stmt.query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<HashSet<String>>>()?
+        };
+        let stored: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
+        tx.finish()?;
+        if stored as usize != check.events {
+            return Err(changed());
+        }
+        Ok(Follower {
+            name,
+            path: dataset,
+            lines,
+            header,
+            checker,
+            replay,
+            last,
+            claims,
+            offset,
+            line,
+            sha: hasher,
+            tail,
+            #[cfg(unix)]
+            identity: identity(&std::fs::metadata(dataset).map_err(|e| io(dataset, e))?),
+            events: check.events,
+            conn,
+        })
+    }
+
+    /// Reads what was written since the last poll and applies its complete lines.
+    fn poll(&mut self) -> Result<Batch, Stop> {
+        let name = self.name;
+        let meta = std::fs::metadata(self.path)
+            .map_err(|e| Stop::File(format!("{name}: can no longer be read ({e})")))?;
+        #[cfg(unix)]
+        if identity(&meta) != self.identity {
+            return Err(Stop::File(format!("{name}: was replaced by another file")));
+        }
+        if meta.len() < self.offset {
+            return Err(Stop::File(format!(
+                "{name}: was truncated to {} bytes after {} were applied",
+                meta.len(),
+                self.offset
+            )));
+        }
+        let mut file = std::fs::File::open(self.path).map_err(|e| io(self.path, e))?;
+        let from = self.offset - self.tail.len() as u64;
+        file.seek(SeekFrom::Start(from))
+            .map_err(|e| io(self.path, e))?;
+        let mut bytes = Vec::new();
+        file.take(meta.len() - from)
+            .read_to_end(&mut bytes)
+            .map_err(|e| io(self.path, e))?;
+        if !bytes.starts_with(&self.tail) {
+            return Err(Stop::File(format!(
+                "{name}: was rewritten before byte {}",
+                self.offset
+            )));
+        }
+        let new = &bytes[self.tail.len()..];
+        let Some(end) = new.iter().rposition(|&b| b == b'\n') else {
+            if new.len() > MAX_JSONL_LINE {
+                return Err(self.too_long(self.line + 1));
+            }
+            return Ok(self.batch(0, false));
+        };
+        let complete = &new[..=end];
+        let mut checked = self.check(complete)?;
+        checked.bytes = complete.to_vec();
+        let replayed = self.apply(&checked, complete.len() as u64)?;
+        self.sha.update(complete);
+        self.offset += complete.len() as u64;
+        self.line += checked.lines;
+        self.events += checked.events.len();
+        let events = checked.events;
+        let keep = complete.len().min(TAIL);
+        let mut tail = std::mem::take(&mut self.tail);
+        tail.extend_from_slice(&complete[complete.len() - keep..]);
+        self.tail = tail.split_off(tail.len().saturating_sub(TAIL));
+        Ok(self.batch(events.len(), replayed))
+    }
+
+    fn batch(&self, events: usize, replayed: bool) -> Batch {
+        Batch {
+            events,
+            total: self.events,
+            line: self.line,
+            replayed,
+        }
+    }
+
+    fn too_long(&self, line: usize) -> Stop {
+        let error = DatasetError {
+            file: self.name.to_owned(),
+            location: Some(Location::line(line)),
+            event: None,
+            message: format!("line is longer than {MAX_JSONL_LINE} bytes"),
+        };
+        Stop::Dataset(DatasetErrors(vec![error]))
+    }
+
+    /// Checks complete new lines; returns their events, how many lines they
+    /// were and the agents to fill into retractions (by seq), or every error
+    /// (the follow stops).
+    fn check(&mut self, complete: &[u8]) -> Result<Checked, Stop> {
+        let mut events = Vec::new();
+        let mut count = 0;
+        let mut index = self.events;
+        for raw in complete.split_inclusive(|&b| b == b'\n') {
+            count += 1;
+            let line = self.line + count;
+            let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+            if raw.len() > MAX_JSONL_LINE {
+                return Err(self.too_long(line));
+            }
+            let Ok(text) = std::str::from_utf8(raw) else {
+                return Err(Stop::Dataset(DatasetErrors(vec![DatasetError {
+                    file: self.name.to_owned(),
+                    location: Some(Location::line(line)),
+                    event: None,
+                    message: "the line is not valid UTF-8".to_owned(),
+                }])));
+            };
+            if text.trim().is_empty() {
+                continue;
+            }
+            self.lines.push(index, line);
+            let parsed = jsonl::parse_event(text, line);
+            if let Some(event) = self.checker.event(index, parsed) {
+                events.push(event);
+            }
+            index += 1;
+            if self.checker.failed() {
+                break;
+            }
+        }
+        // References to events not written yet break the rules now.
+        let filled = self.checker.settle()?;
+        Ok(Checked {
+            events,
+            lines: count,
+            filled,
+            bytes: Vec::new(),
+        })
+    }
+
+    /// Writes checked events and what they derive in one transaction; returns
+    /// whether the log was replayed again (a batch before the last replayed
+    /// instant). Nothing is written if a retraction matches nothing.
+    fn apply(&mut self, checked: &Checked, bytes: u64) -> Result<bool, Stop> {
+        let tx = self.conn.transaction()?;
+        let mut log = LogWriter::with_claims(&tx, std::mem::take(&mut self.claims))?;
+        let written = checked.events.iter().try_for_each(|e| log.write(e));
+        self.claims = log.into_claims();
+        written?;
+        let mut fill = tx.prepare("UPDATE events SET agent = ?2 WHERE seq = ?1")?;
+        for (seq, agent) in &checked.filled {
+            fill.execute(params![*seq as i64, agent])?;
+        }
+        drop(fill);
+        let mut slice: Vec<Event> = checked
+            .events
+            .iter()
+            .filter(|e| e.kind() != EventKind::Evidence)
+            .cloned()
+            .collect();
+        let first = slice.iter().map(Event::recorded_at).min();
+        let newest = slice.iter().map(Event::recorded_at).max();
+        let after_last = match (first, self.last) {
+            (Some(first), Some(last)) => first > last,
+            _ => true,
+        };
+        let replayed = !(after_last && checked.filled.is_empty());
+        if replayed {
+            // A fresh load of this file replays its log from the store: so does this.
+            tx.execute_batch(
+                "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;",
+            )?;
+            self.replay = replay_log(&tx, &self.header, SLICE, true)?;
+            self.replay.held().write(&tx)?;
+        } else if !slice.is_empty() {
+            // The slice may close or reconfirm held versions: their rows are
+            // written again with the new ones.
+            let closed = self.replay.slice(&mut slice);
+            tx.execute(
+                "DELETE FROM versions WHERE lifespan = 64 AND superseded_at = ?1",
+                [crate::time::OPEN],
+            )?;
+            closed.write(&tx)?;
+            self.replay.held().write(&tx)?;
+        }
+        unmatched(self.name, self.lines, self.replay.unmatched().to_vec())?;
+        self.last = self.last.max(newest);
+        tx.execute("DELETE FROM truths", [])?;
+        write::write_truths(&tx, &truths(&tx, &self.header)?)?;
+        super::scrub::write(&tx, &self.header)?;
+        let mut sha = self.sha.clone();
+        set_meta(&tx, self.offset + bytes, self.line + checked.lines, &{
+            sha.update(&checked.bytes);
+            hex(&sha.finalize())
+        })?;
+        tx.commit()?;
+        Ok(replayed)
+    }
+}
+
+/// Complete new lines, checked.
+struct Checked {
+    events: Vec<Event>,
+    lines: usize,
+    filled: Vec<(u64, String)>,
+    /// The lines' bytes.
+    bytes: Vec<u8>,
+}
+
+/// Checks a file's first lines as a load would, without writing (a follow
+/// taken up again carries the checker on).
+struct Check<'a> {
+    name: &'a str,
+    lines: &'a Lines,
+    checker: Option<Incremental<'a>>,
+    events: usize,
+}
+
+impl<'a> Sink for Check<'a> {
+    fn header(&mut self, header: RawHeader, line: usize) {
+        self.lines.header.set(line);
+        self.checker = Some(Incremental::new(self.name, header, self.lines));
+    }
+
+    fn event(&mut self, index: usize, line: usize, event: ParsedEvent) {
+        self.lines.push(index, line);
+        if let Some(checker) = self.checker.as_mut() {
+            checker.event(index, event);
+        }
+        self.events = index + 1;
+    }
+}
+
+/// A reader that hashes what passes through it and keeps its last bytes.
+struct Hashing<R> {
+    input: R,
+    sha: Sha256,
+    tail: Vec<u8>,
+}
+
+impl<R: std::io::BufRead> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.input.read(buf)?;
+        self.seen(&buf[..n]);
+        Ok(n)
+    }
+}
+
+impl<R: std::io::BufRead> std::io::BufRead for Hashing<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.input.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        // What is consumed is what the reader had buffered: hash it first.
+        if let Ok(buf) = self.input.fill_buf() {
+            let seen = buf[..amt.min(buf.len())].to_vec();
+            self.seen(&seen);
+        }
+        self.input.consume(amt);
+    }
+}
+
+impl<R> Hashing<R> {
+    fn seen(&mut self, bytes: &[u8]) {
+        self.sha.update(bytes);
+        self.tail.extend_from_slice(bytes);
+        if self.tail.len() > 2 * TAIL {
+            self.tail.drain(..self.tail.len() - TAIL);
+        }
+    }
+
+    fn tail(mut self) -> (Sha256, Vec<u8>) {
+        let keep = self.tail.len().min(TAIL);
+        self.tail.drain(..self.tail.len() - keep);
+        (self.sha, self.tail)
+    }
+}
+
+#[cfg(unix)]
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}

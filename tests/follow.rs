@@ -1,0 +1,363 @@
+//! `asof load --follow` (SPEC §10) against fresh loads: while a writer appends
+//! to a JSON Lines file (lines out of recorded order, lines split across
+//! writes), the store equals, table by table and row by row, a fresh load of
+//! the file's complete lines; a killed follow keeps what it committed and
+//! goes on where it stopped; a truncated, replaced or invalid file stops it.
+
+mod common;
+
+use common::{asof, generated};
+use rusqlite::Connection;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Every table's rows, sorted, but the meta rows that name the file or the
+/// follow position (a fresh load has its own).
+fn tables(db: &Path) -> BTreeMap<String, Vec<String>> {
+    let conn = Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .expect("open store");
+    let names: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    let mut out = BTreeMap::new();
+    for name in names {
+        // A fresh load names its own file and time, and follows nothing.
+        let filter = if name == "meta" {
+            " WHERE key NOT IN ('source', 'loaded_at', 'follow_offset', 'follow_lines', 'follow_sha256')"
+        } else {
+            ""
+        };
+        let mut stmt = conn
+            .prepare(&format!("SELECT * FROM {name}{filter}"))
+            .unwrap();
+        let n = stmt.column_count();
+        let mut rows: Vec<String> = stmt
+            .query_map([], |r| {
+                let cells: Vec<String> = (0..n)
+                    .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+                    .collect();
+                Ok(cells.join("|"))
+            })
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        rows.sort();
+        out.insert(name, rows);
+    }
+    out
+}
+
+/// The follow position a store records: bytes and lines applied.
+fn position(db: &Path) -> Option<(u64, usize)> {
+    let conn = Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
+    let get = |key: &str| -> Option<String> {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .ok()
+    };
+    Some((
+        get("follow_offset")?.parse().ok()?,
+        get("follow_lines")?.parse().ok()?,
+    ))
+}
+
+/// Waits until the store has applied the first `bytes` bytes of its file.
+fn wait_for(db: &Path, bytes: u64, follower: &mut Child) {
+    let start = Instant::now();
+    loop {
+        if position(db).is_some_and(|(b, _)| b == bytes) {
+            return;
+        }
+        if let Ok(Some(status)) = follower.try_wait() {
+            let mut err = String::new();
+            if let Some(e) = follower.stderr.as_mut() {
+                std::io::Read::read_to_string(e, &mut err).ok();
+            }
+            panic!("the follow ended ({status}) before byte {bytes}: {err}");
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the store did not reach byte {bytes} (at {:?})",
+            position(db)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A fresh load of the complete lines of `text`, compared with `db`.
+fn assert_equals_fresh_load(db: &Path, text: &[u8], dir: &Path, n: usize) {
+    let end = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let prefix = dir.join(format!("prefix-{n}.jsonl"));
+    std::fs::write(&prefix, &text[..end]).unwrap();
+    let fresh = dir.join(format!("fresh-{n}.db"));
+    asof()
+        .arg("load")
+        .arg(&prefix)
+        .arg("--db")
+        .arg(&fresh)
+        .assert()
+        .success();
+    let (ours, theirs) = (tables(db), tables(&fresh));
+    for (name, rows) in &theirs {
+        assert!(
+            ours.get(name) == Some(rows),
+            "table {name} differs from a fresh load of {end} bytes (moment {n}): {} rows against {}",
+            ours.get(name).map_or(0, Vec::len),
+            rows.len()
+        );
+    }
+    assert_eq!(ours.len(), theirs.len(), "the same tables");
+    asof().arg("check").arg(db).assert().success();
+}
+
+fn follower(file: &Path, db: &Path) -> Child {
+    Command::new(assert_cmd::cargo::cargo_bin("asof"))
+        .args(["load"])
+        .arg(file)
+        .arg("--db")
+        .arg(db)
+        .arg("--follow")
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start asof load --follow")
+}
+
+/// A generated log (header first) with some assertions held back a few lines,
+/// so they arrive recorded before events already applied. Only assertions no
+/// retraction names move (a retraction before its assertion is not yet valid).
+fn with_late_lines(text: &str, every: usize) -> Vec<String> {
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let named: Vec<String> = lines
+        .iter()
+        .filter(|l| l.starts_with(r#"{"retract""#))
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            Some(v["retract"]["assertion"].as_str()?.to_owned())
+        })
+        .collect();
+    let mut i = 1;
+    while i + 5 < lines.len() {
+        if i.is_multiple_of(every) && lines[i].starts_with(r#"{"believe""#) {
+            let v: serde_json::Value = serde_json::from_str(&lines[i]).unwrap();
+            let id = v["believe"]["id"].as_str().unwrap_or_default();
+            if !named.iter().any(|n| n == id) {
+                let late = lines.remove(i);
+                lines.insert(i + 4, late);
+            }
+        }
+        i += 1;
+    }
+    lines
+}
+
+#[test]
+fn while_a_writer_appends_the_store_is_a_fresh_load_of_the_lines_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.jsonl");
+    let db = dir.path().join("live.db");
+    let lines = with_late_lines(&generated(1500, 12, 3, 7), 37);
+    let all: Vec<u8> = lines
+        .iter()
+        .flat_map(|l| format!("{l}\n").into_bytes())
+        .collect();
+    // The header and the first 200 events before the follow starts.
+    let start: usize = lines[..201].iter().map(|l| l.len() + 1).sum();
+    std::fs::write(&file, &all[..start]).unwrap();
+    let mut child = follower(&file, &db);
+    wait_for(&db, start as u64, &mut child);
+    assert_equals_fresh_load(&db, &all[..start], dir.path(), 0);
+
+    // Chunks of varied sizes, cut anywhere (mid-line too), some compared at once.
+    let mut written = start;
+    let mut out = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    let mut step = 0usize;
+    while written < all.len() {
+        step += 1;
+        let size = [1, 700, 13, 4096, 90, 20_000, 333][step % 7];
+        let end = (written + size).min(all.len());
+        out.write_all(&all[written..end]).unwrap();
+        out.flush().unwrap();
+        written = end;
+        if step.is_multiple_of(3) || written == all.len() {
+            let complete = all[..written]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            wait_for(&db, complete as u64, &mut child);
+            assert_equals_fresh_load(&db, &all[..written], dir.path(), step);
+        }
+    }
+    child.kill().ok();
+    child.wait().ok();
+    assert_equals_fresh_load(&db, &all, dir.path(), usize::MAX);
+}
+
+#[test]
+fn a_killed_follow_keeps_its_batches_and_a_new_one_goes_on_without_duplicates() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.jsonl");
+    let db = dir.path().join("live.db");
+    let all = generated(4000, 20, 4, 11).into_bytes();
+    let cut = |n: usize| {
+        all.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(n)
+            .map_or(all.len(), |(i, _)| i + 1)
+    };
+    std::fs::write(&file, &all[..cut(100)]).unwrap();
+    let mut child = follower(&file, &db);
+    wait_for(&db, cut(100) as u64, &mut child);
+    // Append fast, then kill without warning while batches are being applied.
+    let mut out = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    let mut written = cut(100);
+    for n in (200..=4000).step_by(100) {
+        let end = cut(n);
+        out.write_all(&all[written..end]).unwrap();
+        out.flush().unwrap();
+        written = end;
+        std::thread::sleep(Duration::from_millis(7));
+        if n == 2500 {
+            child.kill().expect("SIGKILL the follow");
+            child.wait().unwrap();
+        }
+    }
+    // What it committed: a fresh load of the lines it says it applied.
+    let (bytes, _) = position(&db).expect("the store records its position");
+    assert!(bytes >= cut(100) as u64 && bytes <= written as u64);
+    assert_equals_fresh_load(&db, &all[..bytes as usize], dir.path(), 1);
+    // Started again, it reads on from there, and ends as a fresh load of the whole.
+    let mut child = follower(&file, &db);
+    wait_for(&db, all.len() as u64, &mut child);
+    child.kill().ok();
+    child.wait().ok();
+    assert_equals_fresh_load(&db, &all, dir.path(), 2);
+}
+
+/// Runs `load --follow` on `first`, then does `change` to the file; the follow
+/// must stop with exit 1 and a message containing `says`, keeping its store.
+fn stops(first: &str, change: impl FnOnce(&Path), says: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.jsonl");
+    let db = dir.path().join("live.db");
+    std::fs::write(&file, first).unwrap();
+    let mut child = follower(&file, &db);
+    wait_for(&db, first.len() as u64, &mut child);
+    let before = tables(&db);
+    change(&file);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the follow did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "exit 1; stderr: {err}");
+    assert!(err.contains(says), "stderr says `{says}`: {err}");
+    assert!(
+        err.trim_end().ends_with("events applied before it"),
+        "it says the follow stopped and what the store keeps: {err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(tables(&db), before, "what was applied stays");
+    asof().arg("check").arg(&db).assert().success();
+}
+
+#[test]
+fn a_truncated_file_stops_the_follow_and_keeps_the_store() {
+    let text = generated(300, 5, 2, 3);
+    stops(
+        &text,
+        |f| {
+            let len = std::fs::metadata(f).unwrap().len();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(f)
+                .unwrap()
+                .set_len(len / 2)
+                .unwrap();
+        },
+        "was truncated",
+    );
+}
+
+#[test]
+fn a_replaced_file_stops_the_follow() {
+    let text = generated(300, 5, 2, 3);
+    let again = text.clone();
+    stops(
+        &text,
+        move |f| {
+            let other = f.with_extension("new");
+            std::fs::write(&other, again + &generated(10, 5, 2, 4)).unwrap();
+            std::fs::rename(&other, f).unwrap();
+        },
+        "was replaced",
+    );
+}
+
+#[test]
+fn an_invalid_line_stops_the_follow_with_its_line() {
+    let text = generated(300, 5, 2, 3);
+    let lines = text.lines().count();
+    stops(
+        &text,
+        |f| {
+            let mut out = std::fs::OpenOptions::new().append(true).open(f).unwrap();
+            writeln!(
+                out,
+                r#"{{"believe":{{"id":"late","agent":"nobody","topic":"t0","claim":"x","valid_from":"2026-01-01","recorded_at":"2027-01-01"}}}}"#
+            )
+            .unwrap();
+        },
+        &format!(
+            "live.jsonl:{}: event late: agent `nobody` is not declared",
+            lines + 1
+        ),
+    );
+}
+
+#[test]
+fn a_store_cannot_follow_another_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.jsonl");
+    let db = dir.path().join("live.db");
+    let text = generated(200, 5, 2, 3);
+    std::fs::write(&file, &text).unwrap();
+    let mut child = follower(&file, &db);
+    wait_for(&db, text.len() as u64, &mut child);
+    child.kill().ok();
+    child.wait().ok();
+    let other: PathBuf = dir.path().join("other.jsonl");
+    std::fs::write(&other, generated(200, 5, 2, 9)).unwrap();
+    asof()
+        .arg("load")
+        .arg(&other)
+        .arg("--db")
+        .arg(&db)
+        .arg("--follow")
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("is not the file"));
+}

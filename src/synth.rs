@@ -59,9 +59,28 @@ struct Scope {
     fresh_last: Option<u64>,
 }
 
+/// A recorded clock for [`generate_with`]: the first event's instant and the
+/// step between events (still shared by one event in ten), instead of the
+/// default 2026-01-01 start and 1–90 s steps. `asof gen --follow-rate` uses it
+/// to record events at the pace they are written.
+#[derive(Debug, Clone, Copy)]
+pub struct Pace {
+    pub start: i64,
+    pub step: i64,
+}
+
 /// Writes a synthetic dataset of `config.events` events (header line included in
 /// neither count) to `out`.
 pub fn generate(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> {
+    generate_with(config, None, out)
+}
+
+/// [`generate`] on the recorded clock `pace` when given.
+pub fn generate_with(
+    config: GenConfig,
+    pace: Option<Pace>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     let topics = config.topics.max(1);
     let agents = config.agents.max(1);
     let mut rng = Rng(config.seed ^ 0x6173_6f66);
@@ -81,7 +100,7 @@ pub fn generate(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> 
     });
     writeln!(out, "{header}")?;
 
-    let mut now = START;
+    let mut now = pace.map_or(START, |p| p.start - p.step);
     let mut recent_evidence: Vec<(u64, i64)> = Vec::with_capacity(64);
     let mut scopes = vec![Scope::default(); (agents as usize) * (topics as usize)];
     let (mut evidence_n, mut assertion_n, mut retraction_n) = (0u64, 0u64, 0u64);
@@ -89,7 +108,10 @@ pub fn generate(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> 
     for _ in 0..config.events {
         // Recorded time moves 1-90 s per event; 10% of events share an instant.
         if !rng.chance(10) {
-            now += rng.below(90) as i64 * 1_000_000 + 1_000_000;
+            now += match pace {
+                Some(p) => p.step,
+                None => rng.below(90) as i64 * 1_000_000 + 1_000_000,
+            };
         }
         let roll = rng.below(100);
         if roll < 35 || recent_evidence.is_empty() {

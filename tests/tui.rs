@@ -1483,3 +1483,73 @@ fn screens_are_the_same_with_stored_and_with_short_checkpoints() {
         assert!(screens > 40, "{screens} screens");
     }
 }
+
+/// The demo's first `n` events in recorded order, as the TUI reads a store a
+/// follow has written so far.
+fn demo_prefix(n: usize) -> Timeline {
+    let mut log = demo_log();
+    log.events.sort_by_key(|e| e.recorded_at());
+    log.events.truncate(n);
+    let replay = asof::engine::replay(&log.header, &log.events);
+    Timeline::load(asof::store::Store::in_memory("live", &log, &replay).unwrap()).unwrap()
+}
+
+/// SPEC §10: a refresh moves a cursor at the newest event on to the new
+/// newest, leaves one the user moved back where it is (End follows again),
+/// and keeps the beliefs' and the evidence list's selections.
+#[test]
+fn a_live_refresh_follows_at_the_end_pins_when_scrubbed_back_and_keeps_selections() {
+    use asof::tui::live::Live;
+    let mut app = App::new(demo_prefix(40), Theme { color: false }, (120, 40));
+    app.go_live();
+    let newest = |t: &Timeline| t.span().unwrap().1;
+    assert_eq!(app.cursor, newest(&app.timeline));
+    assert!(text(&draw(&app)).contains("● live · newest"));
+
+    // At the end: the cursor follows.
+    assert!(app.live_news(Live::Refreshed(Box::new(demo_prefix(55)))));
+    assert_eq!(app.cursor, newest(&demo_prefix(55)));
+    assert_eq!(app.event_position.1, 55);
+
+    // Scrubbed back with a belief and an evidence item selected: pinned.
+    app.seek(at("2026-03-02T09:20:00Z"));
+    app.update(Action::FocusNext);
+    assert_eq!(app.focus, Focus::Beliefs);
+    app.update(Action::Down);
+    let belief = |app: &App| {
+        claim_of(
+            &app.timeline,
+            &app.beliefs.rows[app.beliefs.list.items()[app.beliefs.list.selected()]],
+        )
+        .to_owned()
+    };
+    assert_eq!(belief(&app), "Payments DB primary overloaded");
+    app.update(Action::FocusNext);
+    select_evidence(&mut app, "E2");
+    let pinned = app.cursor;
+    app.live_news(Live::Refreshed(Box::new(demo_prefix(70))));
+    assert_eq!(app.cursor, pinned, "a cursor moved back stays");
+    assert_eq!(app.event_position.1, 70, "the new events are counted");
+    assert_eq!(belief(&app), "Payments DB primary overloaded");
+    let evidence = app
+        .evidence
+        .list
+        .selected_item()
+        .map(|i| app.timeline.evidence_item(i).evidence.id.clone());
+    assert_eq!(evidence.as_deref(), Some("E2"));
+    let screen = text(&draw(&app));
+    assert!(screen.contains("● live · pinned, End follows"), "{screen}");
+
+    // End: following again, through the next refresh.
+    app.update(Action::End);
+    app.live_news(Live::Refreshed(Box::new(demo_prefix(85))));
+    assert_eq!(app.cursor, newest(&demo_prefix(85)));
+    assert!(!text(&draw(&app)).contains("pinned"));
+
+    // A stop keeps the screen and says why.
+    app.live_news(Live::Stopped("run.jsonl was truncated".to_owned()));
+    assert_eq!(app.event_position.1, 85);
+    let screen = text(&draw(&app));
+    assert!(screen.contains("○ follow stopped"), "{screen}");
+    assert!(screen.contains("run.jsonl was truncated"), "{screen}");
+}

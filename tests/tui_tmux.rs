@@ -144,3 +144,144 @@ fn a_panic_restores_the_terminal_too() {
         "0"
     );
 }
+
+/// SPEC §10 in a real terminal: `asof tui --follow FILE` shows a line the test
+/// appends; scrubbing back pins the cursor while events keep arriving; End
+/// follows again; truncating the file stops the follow with a message and
+/// keeps the screen. (How fast a line shows is measured by `cargo bench
+/// --bench follow`, not asserted here: machines are noisy.)
+#[test]
+fn tui_follow_shows_new_lines_pins_when_scrubbed_back_and_stops_on_truncation() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    let evidence = |n: u32, minute: u32| {
+        format!(
+            "{{\"evidence\":{{\"id\":\"E{n}\",\"kind\":\"log\",\"source\":\"app\",\"observed_at\":\"2026-03-03T12:{minute:02}:00Z\",\"recorded_at\":\"2026-03-03T12:{minute:02}:00Z\",\"summary\":\"line {n} of the run\"}}}}\n"
+        )
+    };
+    let mut text = String::from(
+        "{\"asof\":1,\"incident\":{\"id\":\"live\",\"title\":\"A run still going\"},\"agents\":[{\"id\":\"triage\"}],\"topics\":[{\"id\":\"root-cause\",\"question\":\"Why?\"}]}\n",
+    );
+    for n in 1..=3 {
+        text.push_str(&evidence(n, n * 2));
+    }
+    std::fs::write(&path, &text).unwrap();
+    let append = |line: &str| {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(line.as_bytes()).unwrap();
+    };
+    let bin = env!("CARGO_BIN_EXE_asof");
+    let (_session, name) = start(
+        "follow",
+        &format!(
+            "NO_COLOR=1 {bin} tui --follow {}; echo asof-exited-$?; sleep 30",
+            path.display()
+        ),
+    );
+    let screen = wait_for(&name, "event 3/3");
+    assert!(screen.contains("● live · newest"), "{screen}");
+
+    // A new line, half now and half later: it shows once it is whole.
+    let line = evidence(4, 10);
+    let (first, second) = line.split_at(40);
+    append(first);
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(tmux(&["capture-pane", "-p", "-t", &name]).contains("event 3/3"));
+    let written = Instant::now();
+    append(second);
+    let screen = wait_for(&name, "event 4/4");
+    eprintln!("line written → on screen: {:?}", written.elapsed());
+    assert!(
+        screen.contains("recorded ▸ 2026-03-03T12:10:00Z"),
+        "{screen}"
+    );
+
+    // Scrubbing back pins the cursor; new events still arrive.
+    tmux(&["send-keys", "-t", &name, "Home"]);
+    wait_for(&name, "pinned, End follows");
+    append(&evidence(5, 12));
+    let screen = wait_for(&name, "event 1/5");
+    assert!(
+        screen.contains("recorded ▸ 2026-03-03T12:02:00Z"),
+        "{screen}"
+    );
+
+    // End follows again.
+    tmux(&["send-keys", "-t", &name, "End"]);
+    let screen = wait_for(&name, "event 5/5");
+    assert!(!screen.contains("pinned"), "{screen}");
+    append(&evidence(6, 14));
+    let screen = wait_for(&name, "event 6/6");
+    assert!(
+        screen.contains("recorded ▸ 2026-03-03T12:14:00Z"),
+        "{screen}"
+    );
+
+    // Truncation stops the follow; what was applied stays on screen.
+    std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+    let screen = wait_for(&name, "follow stopped");
+    assert!(screen.contains("event 6/6"), "{screen}");
+    assert!(screen.contains("truncated"), "{screen}");
+    tmux(&["send-keys", "-t", &name, "q"]);
+    wait_for(&name, "asof-exited-0");
+}
+
+/// `asof tui --follow STORE` watches a store that `asof load --follow` writes
+/// in another process.
+#[test]
+fn tui_follow_watches_a_store_another_process_follows_into() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    let store = dir.path().join("run.db");
+    let evidence = |n: u32| {
+        format!(
+            "{{\"evidence\":{{\"id\":\"E{n}\",\"kind\":\"log\",\"source\":\"app\",\"observed_at\":\"2026-03-03T12:{n:02}:00Z\",\"recorded_at\":\"2026-03-03T12:{n:02}:00Z\"}}}}\n"
+        )
+    };
+    let header = "{\"asof\":1,\"incident\":{\"id\":\"live\",\"title\":\"A run still going\"},\"agents\":[{\"id\":\"triage\"}],\"topics\":[{\"id\":\"root-cause\",\"question\":\"Why?\"}]}\n";
+    std::fs::write(&path, format!("{header}{}{}", evidence(1), evidence(2))).unwrap();
+    let bin = env!("CARGO_BIN_EXE_asof");
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _writer = Kill(
+        Command::new(bin)
+            .args(["load", "--follow", "--db"])
+            .arg(&store)
+            .arg(&path)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let started = Instant::now();
+    while !store.exists() {
+        assert!(started.elapsed() < Duration::from_secs(15), "no store");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (_session, name) = start(
+        "follow-store",
+        &format!(
+            "NO_COLOR=1 {bin} tui --follow {}; echo asof-exited-$?; sleep 30",
+            store.display()
+        ),
+    );
+    let screen = wait_for(&name, "● live");
+    assert!(screen.contains("/2 │"), "{screen}");
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(evidence(3).as_bytes()).unwrap();
+    wait_for(&name, "event 3/3");
+    tmux(&["send-keys", "-t", &name, "q"]);
+    wait_for(&name, "asof-exited-0");
+}

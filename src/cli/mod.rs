@@ -169,6 +169,16 @@ pub struct TuiArgs {
     /// directory). Marks already there are shown. The store is never written.
     #[arg(long)]
     pub review: Option<PathBuf>,
+    /// Follow a source that is still being written (SPEC §10): a JSON Lines
+    /// dataset (followed into --db, or into a temporary store), or a store that
+    /// `asof load --follow` is writing. The cursor follows the newest event
+    /// while it is at the end; End resumes following.
+    #[arg(long)]
+    pub follow: bool,
+    /// With --follow on a dataset: the store to follow it into, kept after the
+    /// TUI ends (followed on where an earlier follow of the same file stopped).
+    #[arg(long, requires = "follow")]
+    pub db: Option<PathBuf>,
 }
 
 /// The review file a TUI on `source` writes by default.
@@ -233,7 +243,88 @@ fn interactive(
         crate::tui::app::App::new(timeline, crate::tui::theme::Theme::from_env(), (80, 24));
     app.review = Some(review);
     let store_path = source.filter(|p| source::is_store(p)).map(|p| p.to_owned());
-    crate::tui::run(app, load, store_path).map_err(|e| CliError::Runtime(format!("terminal: {e}")))
+    crate::tui::run(app, load, store_path, None)
+        .map_err(|e| CliError::Runtime(format!("terminal: {e}")))
+}
+
+/// `asof tui --follow SOURCE`: a store another process writes is watched; a
+/// JSON Lines dataset is followed into a store first (SPEC §10).
+fn live(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
+    use std::io::IsTerminal;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    let Some(source) = args.source.source.as_deref() else {
+        return Err(CliError::Input(
+            "--follow needs a SOURCE: a JSON Lines dataset being written, or a store `asof load --follow` writes".to_owned(),
+        ));
+    };
+    if !std::io::stdout().is_terminal() {
+        writeln!(
+            out,
+            "asof: not a terminal, so no TUI; `asof load {} --db STORE --follow` follows it headless",
+            source.display()
+        )?;
+        return Ok(());
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    // A temporary store lives as long as the TUI.
+    let mut _temporary = None;
+    let (store_path, news) = if source::is_store(source) {
+        (source.to_owned(), None)
+    } else {
+        if crate::dataset::Format::from_path(source) != Some(crate::dataset::Format::Jsonl) {
+            return Err(CliError::Input(format!(
+                "{}: --follow reads an asof JSON Lines dataset (.jsonl) or a store (.db)",
+                source.display()
+            )));
+        }
+        let (path, fresh) = match &args.db {
+            Some(db) => (db.clone(), false),
+            None => {
+                let dir = tempfile::tempdir().map_err(|e| {
+                    CliError::Runtime(format!("cannot make a temporary store: {e}"))
+                })?;
+                let path = dir.path().join("live.db");
+                _temporary = Some(dir);
+                (path, true)
+            }
+        };
+        let (send, news) = std::sync::mpsc::channel();
+        crate::tui::live::follow_file(source, &path, fresh, stop.clone(), move |item| {
+            send.send(item).is_ok()
+        })
+        .map_err(|stop| match stop {
+            crate::store::follow::Stop::Store(e) => CliError::from(e),
+            other => CliError::Input(other.to_string()),
+        })?;
+        (path, Some(news))
+    };
+    let store = crate::store::Store::open(&store_path)?;
+    let path = store_path.clone();
+    let load: crate::tui::whatif::LoadLog =
+        Box::new(move || crate::store::Store::open(&path).and_then(|s| s.log()));
+    let mut timeline = crate::query::timeline::Timeline::load(store)?;
+    if news.is_some() {
+        timeline.label = match &args.db {
+            Some(db) => format!("{} → {}", source.display(), db.display()),
+            None => source.display().to_string(),
+        };
+    }
+    let review = args.review.unwrap_or_else(|| default_review(Some(source)));
+    if review.exists() {
+        timeline.add_review(&review)?;
+    }
+    let mut app =
+        crate::tui::app::App::new(timeline, crate::tui::theme::Theme::from_env(), (80, 24));
+    app.review = Some(review);
+    app.go_live();
+    let live = crate::tui::LiveSource {
+        store: store_path.clone(),
+        stop,
+        news,
+    };
+    crate::tui::run(app, load, Some(store_path), Some(live))
+        .map_err(|e| CliError::Runtime(format!("terminal: {e}")))
 }
 
 /// Runs one parsed command line, printing to stdout.
@@ -241,6 +332,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match cli.command {
         None => interactive(None, None, &mut out),
+        Some(Command::Tui(args)) if args.follow => live(args, &mut out),
         Some(Command::Tui(args)) => {
             interactive(args.source.source.as_deref(), args.review, &mut out)
         }

@@ -1,7 +1,7 @@
 //! `asof gen`: synthetic incidents for benchmarks and scale tests.
 
 use super::CliError;
-use crate::synth::{GenConfig, generate, otlp};
+use crate::synth::{GenConfig, Pace, generate, generate_with, otlp};
 use clap::Args;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -27,6 +27,75 @@ pub struct GenArgs {
     /// Write to this .jsonl file instead of standard output.
     #[arg(short = 'o', long = "out")]
     pub out: Option<PathBuf>,
+    /// Write the lines at this many events per second, recorded as they are
+    /// written (the first event now), as a running agent would: a source for
+    /// `asof tui --follow` and `asof load --follow` demos. Needs --out.
+    #[arg(long, value_name = "N", requires = "out", conflicts_with = "otlp")]
+    pub follow_rate: Option<u32>,
+}
+
+/// Writes complete lines to the file no faster than `rate` lines a second
+/// after the first (the header), as they come due.
+struct Paced<W: Write> {
+    inner: W,
+    pending: Vec<u8>,
+    /// Complete lines written or pending.
+    lines: u64,
+    rate: u32,
+    started: Option<std::time::Instant>,
+}
+
+impl<W: Write> Paced<W> {
+    fn new(inner: W, rate: u32) -> Self {
+        Paced {
+            inner,
+            pending: Vec::new(),
+            lines: 0,
+            rate,
+            started: None,
+        }
+    }
+
+    /// When the `n`th event line (1-based) is due.
+    fn due(&self, n: u64) -> Option<std::time::Instant> {
+        let started = self.started?;
+        Some(started + std::time::Duration::from_micros(n * 1_000_000 / u64::from(self.rate)))
+    }
+}
+
+impl<W: Write> Write for Paced<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for line in buf.split_inclusive(|&b| b == b'\n') {
+            self.pending.extend_from_slice(line);
+            if !line.ends_with(b"\n") {
+                continue;
+            }
+            self.lines += 1;
+            if self.started.is_none() {
+                // The header goes out at once and starts the clock.
+                self.flush()?;
+                self.started = Some(std::time::Instant::now());
+                continue;
+            }
+            if let Some(next) = self.due(self.lines) {
+                let now = std::time::Instant::now();
+                if next > now {
+                    std::thread::sleep(next - now);
+                    self.flush()?;
+                } else if self.pending.len() >= 1 << 16 {
+                    // Behind the pace: write what is due in big pieces.
+                    self.flush()?;
+                }
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.write_all(&self.pending)?;
+        self.pending.clear();
+        self.inner.flush()
+    }
 }
 
 pub fn gen_command(args: GenArgs, stdout: &mut impl Write) -> Result<(), CliError> {
@@ -41,6 +110,27 @@ pub fn gen_command(args: GenArgs, stdout: &mut impl Write) -> Result<(), CliErro
         agents: args.agents,
         seed: args.seed,
     };
+    if let Some(rate) = args.follow_rate {
+        let path = args.out.as_deref().unwrap_or(std::path::Path::new("-"));
+        if rate == 0 {
+            return Err(CliError::Input(
+                "--follow-rate must be at least 1".to_owned(),
+            ));
+        }
+        let file = std::fs::File::create(path).map_err(|e| {
+            CliError::Runtime(format!("{}: cannot create the file: {e}", path.display()))
+        })?;
+        // One event in ten shares the instant before it: step so that the
+        // recorded clock keeps pace with the wall clock.
+        let pace = Pace {
+            start: crate::time::now(),
+            step: (1_000_000 * 10 / 9 / i64::from(rate)).max(1),
+        };
+        let mut w = Paced::new(file, rate);
+        generate_with(config, Some(pace), &mut w)?;
+        w.flush()?;
+        return Ok(());
+    }
     match &args.out {
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| {

@@ -548,8 +548,15 @@ fn check_length(path: &Path) -> Result<()> {
     let pages = u64::from(u32::from_be_bytes([
         header[28], header[29], header[30], header[31],
     ]));
-    // The page count is valid only when "version-valid-for" equals the change counter.
-    let valid = header[92..96] == header[24..28];
+    // The page count is valid only when "version-valid-for" equals the change
+    // counter, and not while a WAL store is being written: a checkpoint writes
+    // the header's page first and the pages after it later (`load --follow`).
+    let wal = header[18] == 2 && {
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        Path::new(&wal).exists()
+    };
+    let valid = header[92..96] == header[24..28] && !wal;
     if valid && pages > 0 && length < pages * page_size {
         return Err(StoreError::Damaged {
             path: path.to_owned(),

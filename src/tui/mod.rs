@@ -9,6 +9,7 @@ pub mod action;
 pub mod app;
 pub mod keymap;
 pub mod layout;
+pub mod live;
 pub mod plane;
 pub mod state;
 pub mod text;
@@ -42,6 +43,8 @@ pub enum Msg {
     Forked(Box<Result<whatif::ForkResult, crate::fork::whatif::WhatIfError>>),
     /// A worker finished the influence ranking.
     Influence(Vec<crate::fork::influence::Influence>),
+    /// News from a live source (SPEC §10).
+    Live(live::Live),
 }
 
 /// Turns a terminal event into an action, given what is open.
@@ -73,6 +76,7 @@ fn apply(app: &mut App, msg: Msg) -> bool {
             app.influence_ready(ranking);
             return true;
         }
+        Msg::Live(news) => return app.live_news(news),
     };
     action.is_some_and(|a| app.update(a))
 }
@@ -156,10 +160,19 @@ pub const INFLUENCE_AUTO_EVENTS: usize = 200_000;
 /// parent's log for the influence column and in-memory forks; `store` is SOURCE
 /// when it is a store file: forks then copy it (see
 /// [`whatif::run_fork_of_store`]) instead of replaying its log in memory.
+/// A live source for [`run`]: the store to watch, the flag that stops its
+/// threads when the UI ends, and news from a follow thread writing it.
+pub struct LiveSource {
+    pub store: std::path::PathBuf,
+    pub stop: Arc<AtomicBool>,
+    pub news: Option<Receiver<live::Live>>,
+}
+
 pub fn run(
     mut app: App,
     log: whatif::LoadLog,
     store: Option<std::path::PathBuf>,
+    live_source: Option<LiveSource>,
 ) -> io::Result<()> {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -182,7 +195,29 @@ pub fn run(
     spawn_input(tx.clone());
     spawn_clock(tx.clone(), playing.clone());
     let parent = Arc::new(whatif::Parent::new(log));
-    if app.timeline.mark_count() <= INFLUENCE_AUTO_EVENTS {
+    let stop = live_source.as_ref().map(|l| l.stop.clone());
+    if let Some(source) = live_source {
+        let send = tx.clone();
+        live::watch(source.store, source.stop, move |news| {
+            send.send(Msg::Live(news)).is_ok()
+        });
+        if let Some(news) = source.news {
+            let send = tx.clone();
+            std::thread::spawn(move || {
+                for item in news {
+                    if send.send(Msg::Live(item)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    }
+    if app.live.is_some() {
+        app.status = Some(
+            "live: influence is not ranked while the log grows; `asof influence` ranks it headless"
+                .to_owned(),
+        );
+    } else if app.timeline.mark_count() <= INFLUENCE_AUTO_EVENTS {
         let (tx, parent) = (tx.clone(), parent.clone());
         std::thread::spawn(move || {
             if let Ok((log, replay)) = parent.get() {
@@ -214,7 +249,11 @@ pub fn run(
             });
         }
     };
-    run_loop(&mut terminal, &mut app, &rx, &playing, &mut dispatch)?;
+    let ran = run_loop(&mut terminal, &mut app, &rx, &playing, &mut dispatch);
+    if let Some(stop) = stop {
+        stop.store(true, Ordering::Relaxed);
+    }
+    ran?;
     terminal.show_cursor()?;
     Ok(())
 }

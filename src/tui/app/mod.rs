@@ -85,6 +85,17 @@ pub struct App {
     pub review: Option<std::path::PathBuf>,
     /// Marks written this session (numbers their ids).
     review_marks: usize,
+    /// Set when the source is live (SPEC §10).
+    pub live: Option<LiveState>,
+}
+
+/// What the header shows of a live source.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LiveState {
+    /// How long ago the newest event was recorded (`12s`), as of the last news.
+    pub age: String,
+    /// Why following stopped, once it has.
+    pub stopped: Option<String>,
 }
 
 impl App {
@@ -117,6 +128,7 @@ impl App {
             event_position: (0, 0),
             review: None,
             review_marks: 0,
+            live: None,
         };
         app.cursor_moved();
         app.sync_plane(true);
@@ -352,6 +364,91 @@ impl App {
             None => self.playing = false,
         }
         true
+    }
+
+    /// Marks the source as live (SPEC §10): the header shows it and the age of
+    /// the newest event.
+    pub fn go_live(&mut self) {
+        self.live = Some(LiveState::default());
+        self.live_age();
+    }
+
+    /// Applies news from a live source; returns whether the screen changed.
+    pub fn live_news(&mut self, news: crate::tui::live::Live) -> bool {
+        use crate::tui::live::Live;
+        let before = self.live.clone();
+        match news {
+            Live::Refreshed(timeline) => {
+                self.refresh(*timeline);
+                return true;
+            }
+            Live::Quiet => self.live_age(),
+            Live::Stopped(why) => {
+                if let Some(live) = self.live.as_mut() {
+                    live.stopped = Some(why.clone());
+                }
+                self.status = Some(why);
+                return true;
+            }
+        }
+        self.live != before
+    }
+
+    /// Whether the recorded cursor is at the newest event (or there is none),
+    /// so a live refresh moves it on to the new newest.
+    pub fn following(&self) -> bool {
+        self.timeline
+            .span()
+            .is_none_or(|(_, last)| self.cursor >= last)
+    }
+
+    fn live_age(&mut self) {
+        let newest = self.timeline.span().map(|(_, last)| last);
+        if let Some(live) = self.live.as_mut() {
+            live.age = newest.map_or_else(String::new, |t| {
+                crate::time::format_duration((crate::time::now() - t).max(0))
+            });
+        }
+    }
+
+    /// Swaps in `timeline`, the same store read again after it grew (SPEC §10).
+    /// A cursor at the newest event follows it to the new newest; one the user
+    /// moved back stays where it is. The evidence selection stays on the same
+    /// item, the beliefs selection on the same belief (or agent, or topic).
+    pub fn refresh(&mut self, timeline: Timeline) {
+        let following = self.following();
+        let evidence = self
+            .evidence
+            .list
+            .selected_item()
+            .and_then(|i| self.timeline.cached_evidence(i))
+            .map(|e| e.evidence.id.clone());
+        let zoomed = self.scrubber.view != self.scrubber.full;
+        let view = self.scrubber.view;
+        let label = std::mem::take(&mut self.timeline.label);
+        self.timeline = timeline;
+        self.timeline.label = label;
+        self.scrubber = ScrubberState::new(self.timeline.span());
+        if zoomed {
+            self.scrubber.view = view;
+        }
+        self.claim_index = beliefs::claim_index(&self.timeline);
+        self.looks = beliefs::looks(&self.timeline, &self.claim_index);
+        self.evidence = EvidenceState::new(&self.timeline);
+        let rows = self.list_rows().1;
+        if let Some((i, _)) = evidence.and_then(|id| self.timeline.evidence_by_id(&id))
+            && let Some(position) = self.evidence.list.items().iter().position(|&x| x == i)
+        {
+            self.evidence.list.select(position, rows);
+        }
+        let cursor = match self.timeline.span() {
+            Some((_, last)) if following => last,
+            _ => self.cursor,
+        };
+        self.move_cursor(cursor);
+        self.sync_plane(true);
+        self.live_age();
+        self.prefetch();
     }
 
     /// Moves the recorded cursor, keeps it in view, recomputes what it shows

@@ -74,6 +74,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
         play,
         sep.clone(),
     ];
+    if let Some(live) = live_span(app) {
+        // Before the title, where a what-if badge goes: it says what the
+        // screen is and must not be cut off at the right.
+        mode.insert(0, Span::raw(" "));
+        mode.insert(0, live);
+    }
     let lines = if compact {
         let line: Vec<Span> = mode
             .into_iter()
@@ -102,6 +108,31 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
         vec![Line::from(first), Line::from(second), Line::from(third)]
     };
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// `● live · newest 4s ago` while following (`pinned` once the cursor was
+/// moved back from the newest event; End follows again), `○ follow stopped`
+/// once it stopped (the status line says why).
+fn live_span(app: &App) -> Option<Span<'static>> {
+    let live = app.live.as_ref()?;
+    let theme = &app.theme;
+    if live.stopped.is_some() {
+        return Some(Span::styled("○ follow stopped", theme.warning()));
+    }
+    let pinned = if app.following() {
+        ""
+    } else {
+        "pinned, End follows · "
+    };
+    let age = if live.age.is_empty() {
+        "no events yet".to_owned()
+    } else {
+        format!("newest {} ago", live.age)
+    };
+    Some(Span::styled(
+        format!("● live · {pinned}{age}"),
+        theme.good(),
+    ))
 }
 
 fn speed_label(ms: u64) -> String {

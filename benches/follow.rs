@@ -1,0 +1,221 @@
+//! The live-review benchmark (SPEC §10): a generated incident is appended to a
+//! JSON Lines file at `--rate` events/s for `--seconds` seconds while
+//! `store::follow` follows it into a store (as `asof load --follow` does) and a
+//! watcher redraws a TUI on it (as `asof tui --follow STORE` does: the
+//! store's data_version polled, the timeline read again, refreshed, drawn
+//! into a TestBackend). For every line: written → committed in the store, and
+//! written → first frame that counts it.
+//!
+//!     cargo bench --bench follow                          # 1,000 events/s for 60 s
+//!     cargo bench --bench follow -- --rate 200 --seconds 10
+//!
+//! Prints one JSON object; nothing is asserted.
+
+use asof::synth::{GenConfig, Pace, generate_with};
+use asof::tui::app::App;
+use asof::tui::live::{Live, POLL, watch};
+use serde_json::json;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn arg(name: &str, default: u64) -> u64 {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// p50, p99 and max, in ms, of line latencies: for each line, the first
+/// moment in `seen` (instant, events counted) that counts it, minus when it
+/// was written.
+fn latencies(written: &[Instant], seen: &[(Instant, usize)]) -> serde_json::Value {
+    let mut lags = Vec::with_capacity(written.len());
+    let mut j = 0;
+    for (i, at) in written.iter().enumerate() {
+        while j < seen.len() && seen[j].1 < i + 1 {
+            j += 1;
+        }
+        match seen.get(j) {
+            Some((when, _)) => lags.push(when.saturating_duration_since(*at)),
+            None => break,
+        }
+    }
+    let missing = written.len() - lags.len();
+    lags.sort();
+    let ms = |d: Duration| (d.as_secs_f64() * 1e6).round() / 1e3;
+    let p = |q: f64| ms(lags[((lags.len() as f64 - 1.0) * q).round() as usize]);
+    if lags.is_empty() {
+        return json!({"lines": 0, "never_seen": missing});
+    }
+    json!({
+        "lines": lags.len(),
+        "never_seen": missing,
+        "p50_ms": p(0.5),
+        "p99_ms": p(0.99),
+        "max_ms": ms(lags[lags.len() - 1]),
+        "target_p99_ms": 1000,
+    })
+}
+
+fn main() {
+    asof::store::settle_malloc();
+    let rate = arg("--rate", 1000).max(1);
+    let seconds = arg("--seconds", 60).max(1);
+    let events = rate * seconds;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let jsonl = dir.path().join("live.jsonl");
+    let db = dir.path().join("live.db");
+
+    let step = (1_000_000 * 10 / 9 / rate as i64).max(1);
+    let config = GenConfig {
+        events,
+        topics: 100,
+        agents: 4,
+        seed: 7,
+    };
+    let mut bytes = Vec::new();
+    generate_with(
+        config,
+        Some(Pace {
+            start: asof::time::now(),
+            step,
+        }),
+        &mut bytes,
+    )
+    .expect("generate");
+    let mut lines = bytes.split_inclusive(|&b| b == b'\n');
+    let header = lines.next().expect("a header line");
+    let mut file = std::fs::File::create(&jsonl).expect("create the file");
+    // The header and a first event, so the follow and the watcher start.
+    let first = lines.next().expect("an event");
+    file.write_all(header).expect("write");
+    file.write_all(first).expect("write");
+    let lines: Vec<&[u8]> = lines.collect();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let committed = Arc::new(Mutex::new(Vec::<(Instant, usize)>::new()));
+    let follower = {
+        let (jsonl, db, stop, committed) =
+            (jsonl.clone(), db.clone(), stop.clone(), committed.clone());
+        std::thread::spawn(move || {
+            asof::store::follow::follow(&jsonl, &db, true, POLL, |batch| {
+                if let Ok(mut c) = committed.lock() {
+                    c.push((Instant::now(), batch.total));
+                }
+                !stop.load(Ordering::Relaxed)
+            })
+        })
+    };
+    let started = Instant::now();
+    while committed.lock().map_or(true, |c| c.is_empty()) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the follow never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+
+    // The screen: what `asof tui --follow STORE` runs.
+    let store = asof::store::Store::open(&db).expect("open the store");
+    let timeline = asof::query::timeline::Timeline::load(store).expect("timeline");
+    let mut app = App::new(
+        timeline,
+        asof::tui::theme::Theme { color: false },
+        (120, 40),
+    );
+    app.go_live();
+    let (send, news) = std::sync::mpsc::channel();
+    watch(db.clone(), stop.clone(), move |item| {
+        send.send(item).is_ok()
+    });
+    let screen = std::thread::spawn(move || {
+        let mut terminal =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).expect("backend");
+        let mut drawn = Vec::new();
+        let mut refreshes = Vec::new();
+        for item in news {
+            if let Live::Stopped(why) = &item {
+                eprintln!("the watcher stopped: {why}");
+            }
+            let begun = Instant::now();
+            let live = matches!(item, Live::Refreshed(_));
+            app.live_news(item);
+            terminal
+                .draw(|f| asof::tui::ui::render(&app, f))
+                .expect("draw");
+            if live {
+                refreshes.push(begun.elapsed());
+                drawn.push((Instant::now(), app.event_position.1));
+            }
+        }
+        (drawn, refreshes)
+    });
+
+    // The writer: line i at started + i/rate, as a running agent would.
+    let mut written = Vec::with_capacity(lines.len());
+    let started = Instant::now();
+    for (i, line) in lines.iter().enumerate() {
+        let due = started + Duration::from_micros((i as u64 + 1) * 1_000_000 / rate);
+        if let Some(wait) = due.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+        file.write_all(line).expect("write");
+        written.push(Instant::now());
+    }
+    let writing = started.elapsed();
+    // Let the last lines arrive, then stop both threads.
+    let total = lines.len() + 1;
+    let waited = Instant::now();
+    while committed
+        .lock()
+        .map_or(true, |c| c.last().is_none_or(|l| l.1 < total))
+        && waited.elapsed() < Duration::from_secs(30)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    stop.store(true, Ordering::Relaxed);
+    let followed = follower.join().expect("the follow thread");
+    let (drawn, refreshes) = screen.join().expect("the screen thread");
+    let committed = committed.lock().expect("lock").clone();
+    // Line i (0-based, after the first event) is event i + 2 of the file.
+    let shift = |seen: &[(Instant, usize)]| -> Vec<(Instant, usize)> {
+        seen.iter()
+            .map(|&(t, n)| (t, n.saturating_sub(1)))
+            .collect()
+    };
+    let mut refresh_ms: Vec<f64> = refreshes.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+    refresh_ms.sort_by(f64::total_cmp);
+    let check = asof::store::Store::open(&db)
+        .and_then(|s| s.check())
+        .map(|r| {
+            if r.differences.is_empty() {
+                format!("ok: {} versions", r.versions)
+            } else {
+                format!("{} differences: {}", r.differences.len(), r.differences[0])
+            }
+        })
+        .unwrap_or_else(|e| e.to_string());
+    let report = json!({
+        "rate_events_per_s": rate,
+        "seconds": seconds,
+        "lines_written": lines.len(),
+        "writing_s": writing.as_secs_f64(),
+        "follow_result": format!("{followed:?}"),
+        "batches": committed.len(),
+        "in_the_store": latencies(&written, &shift(&committed)),
+        "on_screen": latencies(&written, &shift(&drawn)),
+        "screen_refreshes": refresh_ms.len(),
+        "refresh_and_draw_ms_p50": refresh_ms.get(refresh_ms.len() / 2),
+        "refresh_and_draw_ms_max": refresh_ms.last(),
+        "check": check,
+    });
+    println!("{}", serde_json::to_string_pretty(&report).expect("json"));
+}

@@ -73,7 +73,6 @@ fn main() {
     let jsonl = dir.path().join("live.jsonl");
     let db = dir.path().join("live.db");
 
-    let step = (1_000_000 * 10 / 9 / rate as i64).max(1);
     let config = GenConfig {
         events,
         topics: 100,
@@ -81,15 +80,7 @@ fn main() {
         seed: 7,
     };
     let mut bytes = Vec::new();
-    generate_with(
-        config,
-        Some(Pace {
-            start: asof::time::now(),
-            step,
-        }),
-        &mut bytes,
-    )
-    .expect("generate");
+    generate_with(config, Some(Pace::at_rate(rate as u32)), &mut bytes).expect("generate");
     let mut lines = bytes.split_inclusive(|&b| b == b'\n');
     let header = lines.next().expect("a header line");
     let mut file = std::fs::File::create(&jsonl).expect("create the file");

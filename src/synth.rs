@@ -75,6 +75,17 @@ pub fn generate(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> 
     generate_with(config, None, out)
 }
 
+impl Pace {
+    /// Events recorded from now at `rate` a second: one event in ten shares
+    /// the instant before it, so the step is a ninth longer than 1/rate.
+    pub fn at_rate(rate: u32) -> Pace {
+        Pace {
+            start: crate::time::now(),
+            step: (1_000_000 * 10 / 9 / i64::from(rate.max(1))).max(1),
+        }
+    }
+}
+
 /// [`generate`] on the recorded clock `pace` when given.
 pub fn generate_with(
     config: GenConfig,

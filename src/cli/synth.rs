@@ -120,12 +120,7 @@ pub fn gen_command(args: GenArgs, stdout: &mut impl Write) -> Result<(), CliErro
         let file = std::fs::File::create(path).map_err(|e| {
             CliError::Runtime(format!("{}: cannot create the file: {e}", path.display()))
         })?;
-        // One event in ten shares the instant before it: step so that the
-        // recorded clock keeps pace with the wall clock.
-        let pace = Pace {
-            start: crate::time::now(),
-            step: (1_000_000 * 10 / 9 / i64::from(rate)).max(1),
-        };
+        let pace = Pace::at_rate(rate);
         let mut w = Paced::new(file, rate);
         generate_with(config, Some(pace), &mut w)?;
         w.flush()?;

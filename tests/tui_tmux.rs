@@ -49,15 +49,28 @@ fn start(label: &str, command: &str) -> (Session, String) {
 }
 
 fn wait_for(session: &str, needle: &str) -> String {
+    wait_until(session, &format!("`{needle}` to appear"), |s| {
+        s.contains(needle)
+    })
+}
+
+/// Waits (up to 15 s) until `needle` is no longer on screen.
+fn wait_gone(session: &str, needle: &str) -> String {
+    wait_until(session, &format!("`{needle}` to go"), |s| {
+        !s.contains(needle)
+    })
+}
+
+fn wait_until(session: &str, what: &str, done: impl Fn(&str) -> bool) -> String {
     let started = Instant::now();
     loop {
         let screen = tmux(&["capture-pane", "-p", "-t", session]);
-        if screen.contains(needle) {
+        if done(&screen) {
             return screen;
         }
         assert!(
             started.elapsed() < Duration::from_secs(15),
-            "`{needle}` never appeared:\n{screen}"
+            "waited 15 s for {what}:\n{screen}"
         );
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -94,6 +107,9 @@ fn the_tui_starts_answers_keys_and_restores_the_terminal() {
     tmux(&["send-keys", "-t", &name, "End"]);
     wait_for(&name, "nothing changes");
     tmux(&["send-keys", "-t", &name, "Escape"]);
+    // Two Escapes sent at once can reach the TUI as one Alt+Esc sequence: the
+    // second waits until the first closed the help.
+    wait_gone(&name, "Esc closes");
     // Esc with nothing open does not quit; it says what does.
     tmux(&["send-keys", "-t", &name, "Escape"]);
     wait_for(&name, "nothing to close: q quits");
@@ -104,6 +120,7 @@ fn the_tui_starts_answers_keys_and_restores_the_terminal() {
     let prompt = wait_for(&name, "is not a time");
     assert!(prompt.contains("> xq"), "{prompt}");
     tmux(&["send-keys", "-t", &name, "Escape"]);
+    wait_gone(&name, "Jump to recorded time");
     tmux(&["resize-window", "-t", &name, "-x", "50", "-y", "12"]);
     wait_for(&name, "Terminal too small");
     tmux(&["resize-window", "-t", &name, "-x", "100", "-y", "30"]);

@@ -121,7 +121,7 @@ fn follow_rate_writes_a_loadable_incident_recorded_at_its_pace() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "--follow-rate must be at least 1",
+            "invalid value '0' for '--follow-rate <N>': 0 is not in 1..",
         ));
     asof()
         .args(["gen", "--events", "5", "--follow-rate", "10"])

@@ -30,7 +30,13 @@ pub struct GenArgs {
     /// Write the lines at this many events per second, recorded as they are
     /// written (the first event now), as a running agent would: a source for
     /// `asof tui --follow` and `asof load --follow` demos. Needs --out.
-    #[arg(long, value_name = "N", requires = "out", conflicts_with = "otlp")]
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "out",
+        conflicts_with = "otlp",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
     pub follow_rate: Option<u32>,
 }
 
@@ -110,13 +116,8 @@ pub fn gen_command(args: GenArgs, stdout: &mut impl Write) -> Result<(), CliErro
         agents: args.agents,
         seed: args.seed,
     };
-    if let Some(rate) = args.follow_rate {
-        let path = args.out.as_deref().unwrap_or(std::path::Path::new("-"));
-        if rate == 0 {
-            return Err(CliError::Input(
-                "--follow-rate must be at least 1".to_owned(),
-            ));
-        }
+    // clap makes --follow-rate at least 1 and needs --out with it.
+    if let (Some(rate), Some(path)) = (args.follow_rate, args.out.as_deref()) {
         let file = std::fs::File::create(path).map_err(|e| {
             CliError::Runtime(format!("{}: cannot create the file: {e}", path.display()))
         })?;

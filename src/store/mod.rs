@@ -698,3 +698,51 @@ pub fn settle_malloc() {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A WAL-mode SQLite file of several pages, closed (checkpointed).
+    fn wal_file(dir: &Path) -> PathBuf {
+        let path = dir.join("s.db");
+        let conn = Connection::open(&path).expect("opens");
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+            .expect("WAL");
+        conn.execute_batch(
+            "CREATE TABLE t (x TEXT);
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+             INSERT INTO t SELECT printf('%0200d', i) FROM n;",
+        )
+        .expect("fills");
+        drop(conn);
+        path
+    }
+
+    fn cut(path: &Path, keep: u64) {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .expect("opens");
+        file.set_len(keep).expect("truncates");
+    }
+
+    #[test]
+    fn a_truncated_file_is_refused_unless_a_wal_beside_it_is_mid_checkpoint() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = wal_file(dir.path());
+        check_length(&path).expect("a whole file passes");
+        let length = std::fs::metadata(&path).expect("metadata").len();
+        cut(&path, length / 2);
+        let refused = check_length(&path).expect_err("a short file is refused");
+        assert!(refused.to_string().contains("truncated"), "{refused}");
+        // While a writer's -wal exists, a checkpoint may have written the
+        // header's page count before the pages: not a truncation.
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        std::fs::write(&wal, b"").expect("writes the -wal");
+        check_length(&path).expect("a WAL store being checkpointed passes");
+        std::fs::remove_file(&wal).expect("removes the -wal");
+        assert!(check_length(&path).is_err());
+    }
+}

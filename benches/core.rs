@@ -10,6 +10,9 @@ use asof::dataset;
 use asof::query::{self, Filter};
 use asof::store::Store;
 use asof::synth::{GenConfig, generate};
+mod common;
+
+use common::arg;
 use serde_json::json;
 use std::io::BufWriter;
 use std::time::{Duration, Instant};
@@ -17,15 +20,6 @@ use std::time::{Duration, Instant};
 // What the `asof` binary uses (src/main.rs), so the numbers are the binary's.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-fn arg(name: &str, default: u64) -> u64 {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;

@@ -14,6 +14,9 @@
 use asof::synth::{GenConfig, Pace, generate_with};
 use asof::tui::app::App;
 use asof::tui::live::{Live, POLL, watch};
+mod common;
+
+use common::arg;
 use serde_json::json;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,15 +25,6 @@ use std::time::{Duration, Instant};
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-fn arg(name: &str, default: u64) -> u64 {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// p50, p99 and max, in ms, of line latencies: for each line, the first
 /// moment in `seen` (instant, events counted) that counts it, minus when it

@@ -82,6 +82,9 @@ pub fn follow(
     poll: std::time::Duration,
     mut go_on: impl FnMut(&Batch) -> bool,
 ) -> Result<(), Stop> {
+    // The file followed is the one at `dataset` now: one renamed over it
+    // later, even while the first load runs, is another file.
+    let started = identity(&std::fs::metadata(dataset).map_err(|e| io(dataset, e))?);
     if !store.exists() || force {
         let len = wait_for_a_line(dataset, poll, &mut go_on)?;
         let Some(len) = len else {
@@ -101,7 +104,7 @@ pub fn follow(
     Store::open(store)?;
     let name = dataset.display().to_string();
     let lines = Lines::default();
-    let mut f = Follower::resume(&name, dataset, store, &lines)?;
+    let mut f = Follower::resume(&name, dataset, started, store, &lines)?;
     let mut batch = Batch {
         total: f.events,
         line: f.line,
@@ -201,7 +204,7 @@ struct Follower<'a> {
     sha: Sha256,
     /// The last bytes applied, to notice a file rewritten in place.
     tail: Vec<u8>,
-    #[cfg(unix)]
+    /// The device and inode of the file followed.
     identity: (u64, u64),
     events: usize,
 }
@@ -216,6 +219,7 @@ impl<'a> Follower<'a> {
     fn resume(
         name: &'a str,
         dataset: &'a Path,
+        started: (u64, u64),
         store: &Path,
         lines: &'a Lines,
     ) -> Result<Self, Stop> {
@@ -240,7 +244,11 @@ impl<'a> Follower<'a> {
             }));
         };
         let file = std::fs::File::open(dataset).map_err(|e| io(dataset, e))?;
-        let len = file.metadata().map_err(|e| io(dataset, e))?.len();
+        let opened = file.metadata().map_err(|e| io(dataset, e))?;
+        if identity(&opened) != started {
+            return Err(replaced(name));
+        }
+        let len = opened.len();
         let changed = || {
             Stop::File(format!(
                 "{name}: is not the file {} was following (its first {offset} bytes differ); pass --force to load it again",
@@ -306,8 +314,7 @@ impl<'a> Follower<'a> {
             line,
             sha: hasher,
             tail,
-            #[cfg(unix)]
-            identity: identity(&std::fs::metadata(dataset).map_err(|e| io(dataset, e))?),
+            identity: started,
             events: check.events,
             conn,
         })
@@ -316,11 +323,14 @@ impl<'a> Follower<'a> {
     /// Reads what was written since the last poll and applies its complete lines.
     fn poll(&mut self) -> Result<Batch, Stop> {
         let name = self.name;
-        let meta = std::fs::metadata(self.path)
-            .map_err(|e| Stop::File(format!("{name}: can no longer be read ({e})")))?;
-        #[cfg(unix)]
+        // Open first and ask the open file: a rename between a stat of the
+        // path and the open would otherwise read the new file as the old one.
+        let unreadable =
+            |e: std::io::Error| Stop::File(format!("{name}: can no longer be read ({e})"));
+        let mut file = std::fs::File::open(self.path).map_err(unreadable)?;
+        let meta = file.metadata().map_err(unreadable)?;
         if identity(&meta) != self.identity {
-            return Err(Stop::File(format!("{name}: was replaced by another file")));
+            return Err(replaced(name));
         }
         if meta.len() < self.offset {
             return Err(Stop::File(format!(
@@ -329,7 +339,6 @@ impl<'a> Follower<'a> {
                 self.offset
             )));
         }
-        let mut file = std::fs::File::open(self.path).map_err(|e| io(self.path, e))?;
         let from = self.offset - self.tail.len() as u64;
         file.seek(SeekFrom::Start(from))
             .map_err(|e| io(self.path, e))?;
@@ -572,4 +581,14 @@ impl<R> Hashing<R> {
 fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
     use std::os::unix::fs::MetadataExt;
     (meta.dev(), meta.ino())
+}
+
+/// Where files have no inode, a replaced file is noticed by its bytes alone.
+#[cfg(not(unix))]
+fn identity(_: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
+}
+
+fn replaced(name: &str) -> Stop {
+    Stop::File(format!("{name}: was replaced by another file"))
 }

@@ -361,3 +361,236 @@ fn a_store_cannot_follow_another_file() {
         .code(2)
         .stderr(predicates::str::contains("is not the file"));
 }
+
+// ---- OTLP traces: every batch imports the complete lines so far again ----
+
+/// `asof load live.jsonl --db live.db --follow ARGS`, run in `dir` (names as
+/// a user types them, so the import summary names the file the same way).
+fn trace_follower(dir: &Path, args: &[&str]) -> Child {
+    Command::new(assert_cmd::cargo::cargo_bin("asof"))
+        .current_dir(dir)
+        .args(["load", "live.jsonl", "--db", "live.db", "--follow"])
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start asof load --follow")
+}
+
+/// `db` against `asof import otlp ARGS` of the complete lines of `text`,
+/// table by table and row by row (the import summary included).
+fn assert_equals_import(db: &Path, text: &[u8], args: &[&str], n: usize) {
+    let end = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("live.jsonl"), &text[..end]).unwrap();
+    asof()
+        .current_dir(dir.path())
+        .args(["import", "otlp", "live.jsonl", "--db", "fresh.db"])
+        .args(args)
+        .assert()
+        .success();
+    let (ours, theirs) = (tables(db), tables(&dir.path().join("fresh.db")));
+    assert_eq!(
+        ours.keys().collect::<Vec<_>>(),
+        theirs.keys().collect::<Vec<_>>(),
+        "the same tables"
+    );
+    for (name, rows) in &theirs {
+        assert!(
+            ours.get(name) == Some(rows),
+            "table {name} differs from an import of {end} bytes (moment {n}):\n{:?}\nagainst\n{rows:?}",
+            ours.get(name)
+        );
+    }
+    asof().arg("check").arg(db).assert().success();
+}
+
+fn sre_trace() -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/sre-agent.otlp.jsonl"))
+        .unwrap()
+}
+
+#[test]
+fn while_an_agent_exports_a_trace_the_store_is_an_import_of_the_lines_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.jsonl");
+    let db = dir.path().join("live.db");
+    let all = sre_trace();
+    let ends: Vec<usize> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert!(ends.len() >= 3, "the trace has several export batches");
+    // The follow starts on an empty file, as an agent's exporter leaves it.
+    std::fs::write(&file, b"").unwrap();
+    let mut child = trace_follower(dir.path(), &[]);
+    let mut out = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    let mut written = 0;
+    for (n, &end) in ends.iter().enumerate() {
+        // Half a line first: nothing changes until the line is complete.
+        let half = written + (end - written) / 2;
+        out.write_all(&all[written..half]).unwrap();
+        out.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(400));
+        if n > 0 {
+            assert_eq!(position(&db).map(|p| p.0), Some(written as u64));
+            assert_equals_import(&db, &all[..written], &[], n * 2);
+        } else {
+            assert!(!db.exists(), "no store before the first complete line");
+        }
+        out.write_all(&all[half..end]).unwrap();
+        out.flush().unwrap();
+        written = end;
+        wait_for(&db, end as u64, &mut child);
+        assert_equals_import(&db, &all[..end], &[], n * 2 + 1);
+    }
+    child.kill().ok();
+    let output = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        said.starts_with("waiting for the first complete line of live.jsonl"),
+        "{said}"
+    );
+    assert!(
+        said.contains("following live.jsonl into live.db: "),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_trace_follow_goes_on_after_a_kill_with_the_options_given_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.jsonl");
+    let db = dir.path().join("live.db");
+    let all = sre_trace();
+    let first = all.iter().position(|&b| b == b'\n').unwrap() + 1;
+    std::fs::write(&file, &all[..first]).unwrap();
+    let mut child = trace_follower(dir.path(), &[]);
+    wait_for(&db, first as u64, &mut child);
+    child.kill().ok();
+    child.wait().ok();
+    assert_equals_import(&db, &all[..first], &[], 0);
+    // Started again with other options, it converts what it had with them,
+    // then reads on.
+    let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/sre-agent.rules.yaml");
+    let rules = rules.to_str().unwrap();
+    let args = ["--rules", rules, "--agent", "on-call-bot"];
+    let mut child = trace_follower(dir.path(), &args);
+    let agents = || -> Option<String> {
+        let conn =
+            Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
+        conn.query_row("SELECT group_concat(id) FROM agents", [], |r| r.get(0))
+            .ok()
+    };
+    let start = Instant::now();
+    while agents().as_deref() != Some("on-call-bot") {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "--agent was not applied to the lines read before: {:?}",
+            agents()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_equals_import(&db, &all[..first], &args, 1);
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap()
+        .write_all(&all[first..])
+        .unwrap();
+    wait_for(&db, all.len() as u64, &mut child);
+    child.kill().ok();
+    child.wait().ok();
+    assert_equals_import(&db, &all, &args, 2);
+}
+
+#[test]
+fn a_truncated_trace_stops_the_follow_and_keeps_the_store() {
+    stops(
+        std::str::from_utf8(&sre_trace()).unwrap(),
+        |f| {
+            let len = std::fs::metadata(f).unwrap().len();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(f)
+                .unwrap()
+                .set_len(len - 10)
+                .unwrap();
+        },
+        "was truncated",
+    );
+}
+
+#[test]
+fn a_trace_line_that_is_not_json_is_left_out_and_said_as_import_otlp_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.jsonl");
+    let db = dir.path().join("live.db");
+    let all = sre_trace();
+    std::fs::write(&file, &all).unwrap();
+    let mut child = trace_follower(dir.path(), &[]);
+    wait_for(&db, all.len() as u64, &mut child);
+    let mut bad = all.clone();
+    bad.extend_from_slice(b"{\"resourceSpans\": [}\n");
+    let mut out = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    out.write_all(b"{\"resourceSpans\": [}\n").unwrap();
+    out.flush().unwrap();
+    wait_for(&db, bad.len() as u64, &mut child);
+    assert_equals_import(&db, &bad, &[], 0);
+    child.kill().ok();
+    let output = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        said.contains("1 record of the trace left out, `asof export live.db --format md` says why"),
+        "{said}"
+    );
+}
+
+#[test]
+fn what_cannot_be_followed_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    // A trace written as one request over many lines.
+    let one: serde_json::Value =
+        serde_json::from_slice(sre_trace().split(|&b| b == b'\n').next().unwrap()).unwrap();
+    let pretty = dir.path().join("pretty.json");
+    std::fs::write(&pretty, serde_json::to_string_pretty(&one).unwrap() + "\n").unwrap();
+    let yaml = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/payment-outage.yaml");
+    let jsonl = dir.path().join("log.jsonl");
+    std::fs::write(&jsonl, generated(20, 2, 1, 1)).unwrap();
+    let cases: [(&Path, &[&str], &str); 3] = [
+        (
+            &pretty,
+            &[],
+            "pretty.json:1: is not a whole OTLP/JSON request",
+        ),
+        (&yaml, &[], "not YAML"),
+        (
+            &jsonl,
+            &["--agent", "x"],
+            "log.jsonl: --agent is for reading an OTLP trace, and this is an asof dataset",
+        ),
+    ];
+    for (file, args, says) in cases {
+        asof()
+            .arg("load")
+            .arg(file)
+            .arg("--db")
+            .arg(dir.path().join("x.db"))
+            .arg("--follow")
+            .args(args)
+            .timeout(Duration::from_secs(30))
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(says));
+        assert!(!dir.path().join("x.db").exists());
+    }
+}

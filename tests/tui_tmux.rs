@@ -162,6 +162,18 @@ fn a_panic_restores_the_terminal_too() {
     );
 }
 
+/// `asof tui --follow SOURCE` in a new session; the shell says how it exited.
+fn start_follow(label: &str, source: &std::path::Path) -> (Session, String) {
+    start(
+        label,
+        &format!(
+            "NO_COLOR=1 {} tui --follow {}; echo asof-exited-$?; sleep 30",
+            env!("CARGO_BIN_EXE_asof"),
+            source.display()
+        ),
+    )
+}
+
 /// SPEC §10 in a real terminal: `asof tui --follow FILE` shows a line the test
 /// appends; scrubbing back pins the cursor while events keep arriving; End
 /// follows again; truncating the file stops the follow with a message and
@@ -191,14 +203,7 @@ fn tui_follow_shows_new_lines_pins_when_scrubbed_back_and_stops_on_truncation() 
             .unwrap();
         file.write_all(line.as_bytes()).unwrap();
     };
-    let bin = env!("CARGO_BIN_EXE_asof");
-    let (_session, name) = start(
-        "follow",
-        &format!(
-            "NO_COLOR=1 {bin} tui --follow {}; echo asof-exited-$?; sleep 30",
-            path.display()
-        ),
-    );
+    let (_session, name) = start_follow("follow", &path);
     let screen = wait_for(&name, "event 3/3");
     assert!(screen.contains("● live · newest"), "{screen}");
 
@@ -284,13 +289,7 @@ fn tui_follow_watches_a_store_another_process_follows_into() {
         assert!(started.elapsed() < Duration::from_secs(15), "no store");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let (_session, name) = start(
-        "follow-store",
-        &format!(
-            "NO_COLOR=1 {bin} tui --follow {}; echo asof-exited-$?; sleep 30",
-            store.display()
-        ),
-    );
+    let (_session, name) = start_follow("follow-store", &store);
     let screen = wait_for(&name, "● live");
     assert!(screen.contains("/2 │"), "{screen}");
     let mut file = std::fs::OpenOptions::new()
@@ -299,6 +298,42 @@ fn tui_follow_watches_a_store_another_process_follows_into() {
         .unwrap();
     file.write_all(evidence(3).as_bytes()).unwrap();
     wait_for(&name, "event 3/3");
+    tmux(&["send-keys", "-t", &name, "q"]);
+    wait_for(&name, "asof-exited-0");
+}
+
+/// `asof tui --follow TRACE` on an OpenTelemetry trace an agent is exporting:
+/// the file is empty when the TUI starts (it waits, saying so), and each
+/// export batch shows as the import of the lines so far.
+#[test]
+fn tui_follow_reads_a_trace_as_it_is_exported() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    std::fs::write(&path, b"").unwrap();
+    let trace = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/datasets/sre-agent.otlp.jsonl"
+    ))
+    .unwrap();
+    let lines: Vec<&str> = trace.lines().collect();
+    let (_session, name) = start_follow("follow-trace", &path);
+    wait_for(&name, "waiting for the first complete line");
+    let append = |line: &str| {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        writeln!(file, "{line}").unwrap();
+    };
+    append(lines[0]);
+    let screen = wait_for(&name, "event 9/9");
+    assert!(screen.contains("● live"), "{screen}");
+    append(lines[1]);
+    wait_for(&name, "event 16/16");
+    append(lines[2]);
+    let screen = wait_for(&name, "event 18/18");
+    assert!(screen.contains("sre-agent"), "{screen}");
     tmux(&["send-keys", "-t", &name, "q"]);
     wait_for(&name, "asof-exited-0");
 }

@@ -26,29 +26,40 @@ pub enum ImportCommand {
 pub struct OtlpArgs {
     /// The OTLP/JSON trace file.
     pub input: PathBuf,
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    #[command(flatten)]
+    pub target: Target,
+}
+
+/// How an OpenTelemetry trace is read (SPEC §8.3): by `import otlp`, and by
+/// `load`, `validate` and `tui` when their file is a trace.
+#[derive(Debug, Default, Args)]
+#[command(next_help_heading = "Reading an OTLP trace")]
+pub struct TraceArgs {
     /// A rules file that reads beliefs from the agent's prose (docs/import.md).
     #[arg(long)]
     pub rules: Option<PathBuf>,
     /// The agent of every span (default: the nearest agent span's name, else service.name).
     #[arg(long)]
     pub agent: Option<String>,
-    /// The tool whose calls record a belief (arguments: topic, claim, confidence, …).
-    #[arg(long, default_value = "record_belief")]
-    pub belief_tool: String,
-    /// The tool whose calls retract a belief (arguments: topic, claim, reason, …).
-    #[arg(long, default_value = "retract_belief")]
-    pub retract_tool: String,
-    /// Where beliefs naming no valid_from start: a time, or `trace-start`.
-    #[arg(long, default_value = "trace-start", value_parser = parse_valid_from)]
-    pub valid_from: otlp::ValidFrom,
+    /// The tool whose calls record a belief (arguments: topic, claim, confidence, …)
+    /// [default: record_belief].
+    #[arg(long)]
+    pub belief_tool: Option<String>,
+    /// The tool whose calls retract a belief (arguments: topic, claim, reason, …)
+    /// [default: retract_belief].
+    #[arg(long)]
+    pub retract_tool: Option<String>,
+    /// Where beliefs naming no valid_from start: a time, or `trace-start` [default: trace-start].
+    #[arg(long, value_parser = parse_valid_from)]
+    pub valid_from: Option<otlp::ValidFrom>,
     /// Multi-valued topics, comma-separated.
     #[arg(long, value_delimiter = ',')]
     pub many: Vec<String>,
-    #[command(flatten)]
-    pub target: Target,
 }
 
-impl OtlpArgs {
+impl TraceArgs {
     /// The import options, with the rules file read.
     pub fn options(&self) -> Result<otlp::Options, CliError> {
         let rules = match &self.rules {
@@ -59,14 +70,34 @@ impl OtlpArgs {
             }
             None => Vec::new(),
         };
+        let defaults = otlp::Options::default();
         Ok(otlp::Options {
             agent: self.agent.clone(),
-            belief_tool: self.belief_tool.clone(),
-            retract_tool: self.retract_tool.clone(),
-            valid_from: self.valid_from,
+            belief_tool: self.belief_tool.clone().unwrap_or(defaults.belief_tool),
+            retract_tool: self.retract_tool.clone().unwrap_or(defaults.retract_tool),
+            valid_from: self.valid_from.unwrap_or(defaults.valid_from),
             many: self.many.clone(),
             rules,
         })
+    }
+
+    /// Refuses these options for `file`, which is not a trace, when any was given.
+    pub fn refuse_for(&self, file: &std::path::Path) -> Result<(), CliError> {
+        let given = [
+            ("--rules", self.rules.is_some()),
+            ("--agent", self.agent.is_some()),
+            ("--belief-tool", self.belief_tool.is_some()),
+            ("--retract-tool", self.retract_tool.is_some()),
+            ("--valid-from", self.valid_from.is_some()),
+            ("--many", !self.many.is_empty()),
+        ];
+        match given.iter().find(|(_, given)| *given) {
+            Some((flag, _)) => Err(CliError::Input(format!(
+                "{}: {flag} is for reading an OTLP trace, and this is an asof dataset",
+                file.display()
+            ))),
+            None => Ok(()),
+        }
     }
 }
 
@@ -152,7 +183,7 @@ pub fn run(command: ImportCommand, out: &mut impl Write) -> Result<(), CliError>
             (facts::read(&args.input, &options)?, args.target)
         }
         ImportCommand::Otlp(args) => {
-            let options = args.options()?;
+            let options = args.trace.options()?;
             let name = args.input.display().to_string();
             let text = import::read_text(&args.input, otlp::MAX_BYTES)?;
             (otlp::read(&name, &text, &options)?, args.target)
@@ -161,12 +192,12 @@ pub fn run(command: ImportCommand, out: &mut impl Write) -> Result<(), CliError>
     store(draft, &target, out)
 }
 
-/// `asof load` and `asof validate` of an OTLP trace: the import with its
-/// default options.
-pub fn otlp_default(path: &std::path::Path) -> Result<import::Draft, CliError> {
+/// `asof load` and `asof validate` of an OTLP trace: the import with `trace`'s options.
+pub fn otlp_draft(path: &std::path::Path, trace: &TraceArgs) -> Result<import::Draft, CliError> {
     let name = path.display().to_string();
+    let options = trace.options()?;
     let text = import::read_text(path, otlp::MAX_BYTES)?;
-    Ok(otlp::read(&name, &text, &otlp::Options::default())?)
+    Ok(otlp::read(&name, &text, &options)?)
 }
 
 /// Validates and replays an importer's draft, writes the store and prints the summary.

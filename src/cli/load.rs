@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct LoadArgs {
-    /// The dataset (.yaml, .yml or .jsonl), or an OTLP/JSON trace (imported with
-    /// `asof import otlp`'s defaults).
+    /// The dataset (.yaml, .yml or .jsonl), or an OTLP/JSON trace (imported as
+    /// `asof import otlp` imports it, with the options below).
     pub dataset: PathBuf,
     /// The store to create (must not exist unless --force).
     #[arg(long)]
@@ -24,18 +24,23 @@ pub struct LoadArgs {
     /// into the new store after the dataset's events.
     #[arg(long)]
     pub review: Option<PathBuf>,
-    /// Keep reading a JSON Lines dataset that is still being written: each
-    /// complete new line is checked and applied, one transaction per batch,
-    /// until the file is truncated, replaced or turned invalid (exit 1) or
-    /// Ctrl-C. Run again on the same store and file, it goes on where it stopped.
+    /// Keep reading a JSON Lines dataset, or an OTLP trace in JSON Lines, that
+    /// is still being written: each batch of complete new lines is checked and
+    /// applied in one transaction, until the file is truncated, replaced or
+    /// turned invalid (exit 1) or Ctrl-C. Run again on the same store and file,
+    /// it goes on where it stopped.
     #[arg(long, conflicts_with = "review")]
     pub follow: bool,
+    #[command(flatten)]
+    pub trace: super::import::TraceArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// The dataset (.yaml, .yml or .jsonl).
+    /// The dataset (.yaml, .yml or .jsonl), or an OTLP/JSON trace.
     pub dataset: PathBuf,
+    #[command(flatten)]
+    pub trace: super::import::TraceArgs,
 }
 
 #[derive(Debug, Args)]
@@ -48,10 +53,13 @@ pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
     if args.follow {
         return follow(&args, out);
     }
-    // An OTLP trace is imported with the default options (`asof import otlp`
-    // takes the others).
+    // An OTLP trace is imported as `asof import otlp` imports it.
+    let trace = super::source::is_otlp(&args.dataset);
+    if !trace {
+        args.trace.refuse_for(&args.dataset)?;
+    }
     if let Some(review) = &args.review {
-        if super::source::is_otlp(&args.dataset) {
+        if trace {
             return Err(CliError::Input(format!(
                 "{}: --review merges into an asof dataset (.yaml, .yml or .jsonl), not into a trace",
                 args.dataset.display()
@@ -74,8 +82,8 @@ pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
         )?;
         return Ok(());
     }
-    if super::source::is_otlp(&args.dataset) {
-        let draft = super::import::otlp_default(&args.dataset)?;
+    if trace {
+        let draft = super::import::otlp_draft(&args.dataset, &args.trace)?;
         let target = super::import::Target {
             db: args.db,
             force: args.force,
@@ -113,35 +121,52 @@ const FOLLOW_POLL: std::time::Duration = std::time::Duration::from_millis(100);
 /// `load --follow`: a line per batch applied; a stop after the start is a
 /// runtime failure (exit 1), a refusal at the start bad input (exit 2).
 fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
-    if dataset::Format::from_path(&args.dataset) != Some(dataset::Format::Jsonl) {
-        return Err(CliError::Input(format!(
-            "{}: --follow reads an asof JSON Lines dataset (.jsonl) as it is written",
-            args.dataset.display()
-        )));
-    }
+    // Started: the store holds the file's first lines (line 0 is still waiting).
     let mut started = false;
+    let mut waiting = false;
     let mut applied = 0;
     let mut failed = None;
-    let followed =
-        crate::store::follow::follow(&args.dataset, &args.db, args.force, FOLLOW_POLL, |batch| {
+    let followed = super::follow::run(
+        &args.dataset,
+        &args.db,
+        args.force,
+        FOLLOW_POLL,
+        &args.trace,
+        |batch| {
             applied = batch.total;
-            let line = if !started {
+            let left_out = match batch.skipped {
+                0 => String::new(),
+                n => format!(
+                    "; {n} record{} of the trace left out, `asof export {} --format md` says why",
+                    if n == 1 { "" } else { "s" },
+                    args.db.display()
+                ),
+            };
+            let line = if batch.line == 0 {
+                if std::mem::replace(&mut waiting, true) {
+                    return true;
+                }
+                format!(
+                    "waiting for the first complete line of {}; Ctrl-C stops",
+                    args.dataset.display()
+                )
+            } else if !started {
                 started = true;
                 format!(
-                    "following {} into {}: {} events (line {}); Ctrl-C stops",
+                    "following {} into {}: {} events (line {}{left_out}); Ctrl-C stops",
                     args.dataset.display(),
                     args.db.display(),
                     batch.total,
                     batch.line
                 )
-            } else if batch.events > 0 {
+            } else if batch.lines > 0 {
                 let again = if batch.replayed {
                     "; recorded before the last applied instant: the log was replayed again"
                 } else {
                     ""
                 };
                 format!(
-                    "+{} events (line {}, {} in all{again})",
+                    "+{} events (line {}, {} in all{again}{left_out})",
                     batch.events, batch.line, batch.total
                 )
             } else {
@@ -154,7 +179,8 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
                     false
                 }
             }
-        });
+        },
+    );
     if let Some(e) = failed {
         return Err(e.into());
     }
@@ -171,7 +197,7 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
 
 pub fn validate(args: ValidateArgs, out: &mut impl Write) -> Result<(), CliError> {
     if super::source::is_otlp(&args.dataset) {
-        let draft = super::import::otlp_default(&args.dataset)?;
+        let draft = super::import::otlp_draft(&args.dataset, &args.trace)?;
         let file = draft.report.input.clone();
         let (_, report, replay) = crate::import::finish(&file, draft)?;
         writeln!(
@@ -183,6 +209,7 @@ pub fn validate(args: ValidateArgs, out: &mut impl Write) -> Result<(), CliError
         write!(out, "{}", crate::export::summary::details(&report, false))?;
         return Ok(());
     }
+    args.trace.refuse_for(&args.dataset)?;
     // JSON Lines in recorded order are checked as they stream; others whole.
     if dataset::Format::from_path(&args.dataset) == Some(dataset::Format::Jsonl)
         && let Some(checked) = crate::store::stream::validate_jsonl(&args.dataset)?

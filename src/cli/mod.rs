@@ -3,6 +3,7 @@
 //! [`OutputFormat`] so table, JSON and Markdown stay in step.
 
 mod export;
+mod follow;
 mod import;
 mod load;
 mod queries;
@@ -154,13 +155,13 @@ pub struct FormatArg {
     pub format: OutputFormat,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct SourceArg {
     /// A store (.db), a dataset (.yaml/.yml/.jsonl), or omitted for the bundled demo.
     pub source: Option<PathBuf>,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Default, clap::Args)]
 pub struct TuiArgs {
     #[command(flatten)]
     pub source: SourceArg,
@@ -179,6 +180,8 @@ pub struct TuiArgs {
     /// TUI ends (followed on where an earlier follow of the same file stopped).
     #[arg(long, requires = "follow")]
     pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub trace: import::TraceArgs,
 }
 
 /// The review file a TUI on `source` writes by default.
@@ -205,13 +208,18 @@ pub fn parse_time_arg(text: &str) -> Result<i64, String> {
 }
 
 /// Opens the TUI on SOURCE; when stdout is not a terminal, prints a hint instead.
-fn interactive(
-    source: Option<&std::path::Path>,
-    review: Option<PathBuf>,
-    out: &mut impl std::io::Write,
-) -> Result<(), CliError> {
+fn interactive(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
     use std::io::IsTerminal;
-    let store = source::open(source)?;
+    let source = args.source.source.as_deref();
+    let store = match source {
+        Some(path) if source::is_otlp(path) => source::open_with(source, &args.trace.options()?)?,
+        _ => {
+            if let Some(path) = source {
+                args.trace.refuse_for(path)?;
+            }
+            source::open(source)?
+        }
+    };
     if !std::io::stdout().is_terminal() {
         writeln!(
             out,
@@ -224,17 +232,37 @@ fn interactive(
     }
     // A store file is read again by the worker that first needs its log; a
     // dataset or the demo is in memory already.
-    let load: crate::tui::whatif::LoadLog = match source.filter(|p| source::is_store(p)) {
-        Some(path) => {
-            let path = path.to_owned();
-            Box::new(move || crate::store::Store::open(&path).and_then(|s| s.log()))
-        }
+    let store_path = source.filter(|p| source::is_store(p)).map(|p| p.to_owned());
+    let load = match &store_path {
+        Some(path) => log_of(path),
         None => {
             let log = store.log()?;
             Box::new(move || Ok(log.clone()))
         }
     };
+    let app = app_on(store, None, source, args.review)?;
+    crate::tui::run(app, load, store_path, None)
+        .map_err(|e| CliError::Runtime(format!("terminal: {e}")))
+}
+
+/// What-if forks read the log of the store at `path` again, on their worker.
+fn log_of(path: &std::path::Path) -> crate::tui::whatif::LoadLog {
+    let path = path.to_owned();
+    Box::new(move || crate::store::Store::open(&path).and_then(|s| s.log()))
+}
+
+/// The TUI's state on `store` (titled `label` when given), with the marks of
+/// its review file (`review`, else SOURCE's default) shown.
+fn app_on(
+    store: crate::store::Store,
+    label: Option<String>,
+    source: Option<&std::path::Path>,
+    review: Option<PathBuf>,
+) -> Result<crate::tui::app::App, CliError> {
     let mut timeline = crate::query::timeline::Timeline::load(store)?;
+    if let Some(label) = label {
+        timeline.label = label;
+    }
     let review = review.unwrap_or_else(|| default_review(source));
     if review.exists() {
         timeline.add_review(&review)?;
@@ -242,20 +270,18 @@ fn interactive(
     let mut app =
         crate::tui::app::App::new(timeline, crate::tui::theme::Theme::from_env(), (80, 24));
     app.review = Some(review);
-    let store_path = source.filter(|p| source::is_store(p)).map(|p| p.to_owned());
-    crate::tui::run(app, load, store_path, None)
-        .map_err(|e| CliError::Runtime(format!("terminal: {e}")))
+    Ok(app)
 }
 
 /// `asof tui --follow SOURCE`: a store another process writes is watched; a
-/// JSON Lines dataset is followed into a store first (SPEC §10).
+/// dataset or trace being written is followed into a store first (SPEC §10).
 fn live(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
     use std::io::IsTerminal;
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
     let Some(source) = args.source.source.as_deref() else {
         return Err(CliError::Input(
-            "--follow needs a SOURCE: a JSON Lines dataset being written, or a store `asof load --follow` writes".to_owned(),
+            "--follow needs a SOURCE: a JSON Lines dataset or trace being written, or a store `asof load --follow` writes".to_owned(),
         ));
     };
     if !std::io::stdout().is_terminal() {
@@ -269,15 +295,10 @@ fn live(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
     let stop = Arc::new(AtomicBool::new(false));
     // A temporary store lives as long as the TUI.
     let mut _temporary = None;
-    let (store_path, news) = if source::is_store(source) {
-        (source.to_owned(), None)
+    let (store_path, news, label) = if source::is_store(source) {
+        args.trace.refuse_for(source)?;
+        (source.to_owned(), None, None)
     } else {
-        if crate::dataset::Format::from_path(source) != Some(crate::dataset::Format::Jsonl) {
-            return Err(CliError::Input(format!(
-                "{}: --follow reads an asof JSON Lines dataset (.jsonl) or a store (.db)",
-                source.display()
-            )));
-        }
         let (path, fresh) = match &args.db {
             Some(db) => (db.clone(), false),
             None => {
@@ -290,40 +311,39 @@ fn live(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
             }
         };
         let (send, news) = std::sync::mpsc::channel();
-        crate::tui::live::follow_file(source, &path, fresh, stop.clone(), move |item| {
-            send.send(item).is_ok()
-        })
-        .map_err(|stop| match stop {
-            crate::store::follow::Stop::Store(e) => CliError::from(e),
-            other => CliError::Input(other.to_string()),
-        })?;
-        (path, Some(news))
-    };
-    let store = crate::store::Store::open(&store_path)?;
-    let path = store_path.clone();
-    let load: crate::tui::whatif::LoadLog =
-        Box::new(move || crate::store::Store::open(&path).and_then(|s| s.log()));
-    let mut timeline = crate::query::timeline::Timeline::load(store)?;
-    if news.is_some() {
-        timeline.label = match &args.db {
+        let (file, db, trace) = (source.to_owned(), path.clone(), args.trace);
+        let follow = move |go_on: &mut dyn FnMut(&crate::store::follow::Batch) -> bool| {
+            let mut told = false;
+            follow::run(&file, &db, fresh, crate::tui::live::POLL, &trace, |batch| {
+                if batch.line == 0 && !std::mem::replace(&mut told, true) {
+                    eprintln!(
+                        "asof: waiting for the first complete line of {} (Ctrl-C stops)",
+                        file.display()
+                    );
+                }
+                go_on(batch)
+            })
+        };
+        crate::tui::live::follow_file(follow, stop.clone(), move |item| send.send(item).is_ok())
+            .map_err(|stop| match stop {
+                crate::store::follow::Stop::Store(e) => CliError::from(e),
+                other => CliError::Input(other.to_string()),
+            })?;
+        let label = match &args.db {
             Some(db) => format!("{} → {}", source.display(), db.display()),
             None => source.display().to_string(),
         };
-    }
-    let review = args.review.unwrap_or_else(|| default_review(Some(source)));
-    if review.exists() {
-        timeline.add_review(&review)?;
-    }
-    let mut app =
-        crate::tui::app::App::new(timeline, crate::tui::theme::Theme::from_env(), (80, 24));
-    app.review = Some(review);
+        (path, Some(news), Some(label))
+    };
+    let store = crate::store::Store::open(&store_path)?;
+    let mut app = app_on(store, label, Some(source), args.review)?;
     app.go_live();
     let live = crate::tui::LiveSource {
         store: store_path.clone(),
         stop,
         news,
     };
-    crate::tui::run(app, load, Some(store_path), Some(live))
+    crate::tui::run(app, log_of(&store_path), Some(store_path), Some(live))
         .map_err(|e| CliError::Runtime(format!("terminal: {e}")))
 }
 
@@ -331,11 +351,9 @@ fn live(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
 pub fn run(cli: Cli) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match cli.command {
-        None => interactive(None, None, &mut out),
+        None => interactive(TuiArgs::default(), &mut out),
         Some(Command::Tui(args)) if args.follow => live(args, &mut out),
-        Some(Command::Tui(args)) => {
-            interactive(args.source.source.as_deref(), args.review, &mut out)
-        }
+        Some(Command::Tui(args)) => interactive(args, &mut out),
         Some(Command::Load(args)) => load::load(args, &mut out),
         Some(Command::Validate(args)) => load::validate(args, &mut out),
         Some(Command::Believed(args)) => queries::believed(args, &mut out),

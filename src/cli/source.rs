@@ -15,13 +15,18 @@ pub const DEMO_NAME: &str = "payment-outage.yaml (bundled demo)";
 
 /// Opens SOURCE read-only: a `.db` store, a dataset loaded into memory, or the demo.
 pub fn open(source: Option<&Path>) -> Result<Store, CliError> {
+    open_with(source, &otlp::Options::default())
+}
+
+/// [`open`], reading a trace with `options`.
+pub fn open_with(source: Option<&Path>, options: &otlp::Options) -> Result<Store, CliError> {
     let Some(path) = source else {
         return demo();
     };
     if is_otlp(path) {
         let name = path.display().to_string();
         let text = import::read_text(path, otlp::MAX_BYTES)?;
-        let draft = otlp::read(&name, &text, &otlp::Options::default())?;
+        let draft = otlp::read(&name, &text, options)?;
         let (parsed, _, replay) = import::finish(&name, draft)?;
         return Ok(Store::in_memory(&parsed.file, &parsed.dataset, &replay)?);
     }

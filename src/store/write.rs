@@ -84,6 +84,33 @@ pub(super) fn write_head(
     Ok(())
 }
 
+/// Writes `dataset` (replayed as `replay`) over everything the store on `conn`
+/// holds, in one transaction: every table is dropped and written again as a
+/// new store's would be, so a reader sees the old store or the new one.
+pub(super) fn rewrite(
+    conn: &mut Connection,
+    dataset: &Dataset,
+    source: &str,
+    replay: &Replay,
+    meta: &[(&'static str, String)],
+) -> rusqlite::Result<()> {
+    let truths = truths_of(dataset, replay);
+    conn.execute_batch(BULK)?;
+    let tx = conn.transaction()?;
+    let tables: Vec<String> = tx
+        .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for table in tables {
+        tx.execute_batch(&format!("DROP TABLE \"{}\"", table.replace('"', "\"\"")))?;
+    }
+    write_log(&tx, dataset, source, meta)?;
+    write_derived(&tx, dataset, replay, &truths)?;
+    tx.commit()
+}
+
 /// The second phase: what replay derived from `dataset`, and its indexes.
 pub(super) fn write_derived(
     tx: &Transaction,

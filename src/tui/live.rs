@@ -13,7 +13,8 @@
 
 use crate::query::timeline::Timeline;
 use crate::store::Store;
-use std::path::{Path, PathBuf};
+use crate::store::follow::{Batch, Stop};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -86,24 +87,24 @@ pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool +
     });
 }
 
-/// Follows the JSON Lines file `dataset` into the store at `store` on a thread
-/// (see [`crate::store::follow::follow`]; loaded again first if `fresh`,
-/// else followed on where an earlier follow stopped) until `stop` is set.
-/// Returns once the store holds the file's first lines, or with the reason it
-/// could not. A later stop is sent through `send`.
+/// Runs a follow of a file into a store on a thread (`follow` is handed the
+/// callback each batch calls, as [`crate::store::follow::follow`] takes it)
+/// until `stop` is set. Returns once the store holds the file's first lines
+/// (a batch past line 0),
+/// or with the reason it could not. A later stop is sent through `send`.
 pub fn follow_file(
-    dataset: &Path,
-    store: &Path,
-    fresh: bool,
+    follow: impl FnOnce(&mut dyn FnMut(&Batch) -> bool) -> Result<(), Stop> + Send + 'static,
     stop: Arc<AtomicBool>,
     send: impl Fn(Live) -> bool + Send + 'static,
-) -> Result<(), crate::store::follow::Stop> {
+) -> Result<(), Stop> {
     let (ready, started) = std::sync::mpsc::channel();
-    let (dataset, store) = (dataset.to_owned(), store.to_owned());
     std::thread::spawn(move || {
         let mut first = Some(ready);
-        let result = crate::store::follow::follow(&dataset, &store, fresh, POLL, |_| {
-            if let Some(ready) = first.take() {
+        let result = follow(&mut |batch| {
+            // Line 0: still waiting for the file's first line, so no store yet.
+            if batch.line > 0
+                && let Some(ready) = first.take()
+            {
                 let _ = ready.send(Ok(()));
             }
             !stop.load(Ordering::Relaxed)
@@ -124,7 +125,7 @@ pub fn follow_file(
     match started.recv() {
         Ok(result) => result,
         // The thread ended without a word: only by panicking.
-        Err(_) => Err(crate::store::follow::Stop::File(
+        Err(_) => Err(Stop::File(
             "the follow thread ended unexpectedly".to_owned(),
         )),
     }

@@ -33,6 +33,9 @@ use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+mod whole;
+pub use whole::{Converted, follow_whole};
+
 /// What one batch applied.
 #[derive(Debug, Clone, Default)]
 pub struct Batch {
@@ -42,6 +45,10 @@ pub struct Batch {
     pub total: usize,
     /// The last line read.
     pub line: usize,
+    /// Lines this batch read.
+    pub lines: usize,
+    /// Records the conversion of a trace left out, in all (0 for a dataset).
+    pub skipped: usize,
     /// Whether the batch went back before the last replayed instant (the log
     /// was replayed again).
     pub replayed: bool,
@@ -121,7 +128,7 @@ pub fn follow(
 
 /// Waits until `dataset` holds a complete first line; returns the length of
 /// its complete lines (`None` when `go_on` said stop first).
-fn wait_for_a_line(
+pub fn wait_for_a_line(
     dataset: &Path,
     poll: std::time::Duration,
     go_on: &mut impl FnMut(&Batch) -> bool,
@@ -186,6 +193,92 @@ fn set_meta(conn: &Connection, offset: u64, lines: usize, sha: &str) -> rusqlite
     Ok(())
 }
 
+/// A connection that writes a followed store: WAL, so readers (a TUI) see
+/// each batch's commit whole and are never blocked.
+fn open_writer(store: &Path) -> Result<Connection, Stop> {
+    let conn = Connection::open(store)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+    Ok(conn)
+}
+
+/// The follow position `store` records: bytes and lines applied, and the
+/// SHA-256 of those bytes.
+fn recorded(conn: &Connection, store: &Path, name: &str) -> Result<(u64, usize, String), Stop> {
+    let meta = |key: &str| -> rusqlite::Result<Option<String>> {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+    };
+    let (Some(offset), Some(line), Some(sha)) = (meta(OFFSET)?, meta(LINES)?, meta(SHA256)?) else {
+        return Err(Stop::File(format!(
+            "{}: was not written by a follow (`asof load --follow`); pass --force to load {name} into it again",
+            store.display()
+        )));
+    };
+    let (Ok(offset), Ok(line)) = (offset.parse::<u64>(), line.parse::<usize>()) else {
+        return Err(Stop::Store(StoreError::Damaged {
+            path: store.to_owned(),
+            reason: "its follow position does not read as numbers".to_owned(),
+        }));
+    };
+    Ok((offset, line, sha))
+}
+
+fn not_followed(name: &str, store: &Path, offset: u64) -> Stop {
+    Stop::File(format!(
+        "{name}: is not the file {} was following (its first {offset} bytes differ); pass --force to load it again",
+        store.display()
+    ))
+}
+
+/// What was written after the `offset` bytes applied, up to its last complete
+/// line, once the file is checked to be the one followed: the same file
+/// (`followed`), no shorter, and still holding `tail` just before `offset`.
+/// Returns those bytes (none when no line was completed) and the length of
+/// the incomplete line after them.
+fn read_on(
+    name: &str,
+    path: &Path,
+    followed: (u64, u64),
+    offset: u64,
+    tail: &[u8],
+) -> Result<(Vec<u8>, usize), Stop> {
+    // Open first and ask the open file: a rename between a stat of the path
+    // and the open would otherwise read the new file as the old one.
+    let unreadable = |e: std::io::Error| Stop::File(format!("{name}: can no longer be read ({e})"));
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    if identity(&meta) != followed {
+        return Err(replaced(name));
+    }
+    if meta.len() < offset {
+        return Err(Stop::File(format!(
+            "{name}: was truncated to {} bytes after {offset} were applied",
+            meta.len()
+        )));
+    }
+    let from = offset - tail.len() as u64;
+    file.seek(SeekFrom::Start(from)).map_err(|e| io(path, e))?;
+    let mut bytes = Vec::new();
+    file.take(meta.len() - from)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io(path, e))?;
+    if !bytes.starts_with(tail) {
+        return Err(Stop::File(format!(
+            "{name}: was rewritten before byte {offset}"
+        )));
+    }
+    let mut new = bytes.split_off(tail.len());
+    match new.iter().rposition(|&b| b == b'\n') {
+        Some(end) => {
+            let pending = new.len() - end - 1;
+            new.truncate(end + 1);
+            Ok((new, pending))
+        }
+        None => Ok((Vec::new(), new.len())),
+    }
+}
+
 /// The state a follow carries between batches.
 struct Follower<'a> {
     name: &'a str,
@@ -223,39 +316,15 @@ impl<'a> Follower<'a> {
         store: &Path,
         lines: &'a Lines,
     ) -> Result<Self, Stop> {
-        let conn = Connection::open(store)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
-        let meta = |key: &str| -> rusqlite::Result<Option<String>> {
-            conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-                .optional()
-        };
-        let (Some(offset), Some(line), Some(sha)) = (meta(OFFSET)?, meta(LINES)?, meta(SHA256)?)
-        else {
-            return Err(Stop::File(format!(
-                "{}: was not written by `asof load --follow`; pass --force to load {name} into it again",
-                store.display()
-            )));
-        };
-        let (Ok(offset), Ok(line)) = (offset.parse::<u64>(), line.parse::<usize>()) else {
-            return Err(Stop::Store(StoreError::Damaged {
-                path: store.to_owned(),
-                reason: "its follow position does not read as numbers".to_owned(),
-            }));
-        };
+        let conn = open_writer(store)?;
+        let (offset, line, sha) = recorded(&conn, store, name)?;
         let file = std::fs::File::open(dataset).map_err(|e| io(dataset, e))?;
         let opened = file.metadata().map_err(|e| io(dataset, e))?;
         if identity(&opened) != started {
             return Err(replaced(name));
         }
-        let len = opened.len();
-        let changed = || {
-            Stop::File(format!(
-                "{name}: is not the file {} was following (its first {offset} bytes differ); pass --force to load it again",
-                store.display()
-            ))
-        };
-        if len < offset {
+        let changed = || not_followed(name, store, offset);
+        if opened.len() < offset {
             return Err(changed());
         }
         // Every rule over what was applied, to carry the checker's state on.
@@ -322,44 +391,15 @@ impl<'a> Follower<'a> {
 
     /// Reads what was written since the last poll and applies its complete lines.
     fn poll(&mut self) -> Result<Batch, Stop> {
-        let name = self.name;
-        // Open first and ask the open file: a rename between a stat of the
-        // path and the open would otherwise read the new file as the old one.
-        let unreadable =
-            |e: std::io::Error| Stop::File(format!("{name}: can no longer be read ({e})"));
-        let mut file = std::fs::File::open(self.path).map_err(unreadable)?;
-        let meta = file.metadata().map_err(unreadable)?;
-        if identity(&meta) != self.identity {
-            return Err(replaced(name));
-        }
-        if meta.len() < self.offset {
-            return Err(Stop::File(format!(
-                "{name}: was truncated to {} bytes after {} were applied",
-                meta.len(),
-                self.offset
-            )));
-        }
-        let from = self.offset - self.tail.len() as u64;
-        file.seek(SeekFrom::Start(from))
-            .map_err(|e| io(self.path, e))?;
-        let mut bytes = Vec::new();
-        file.take(meta.len() - from)
-            .read_to_end(&mut bytes)
-            .map_err(|e| io(self.path, e))?;
-        if !bytes.starts_with(&self.tail) {
-            return Err(Stop::File(format!(
-                "{name}: was rewritten before byte {}",
-                self.offset
-            )));
-        }
-        let new = &bytes[self.tail.len()..];
-        let Some(end) = new.iter().rposition(|&b| b == b'\n') else {
-            if new.len() > MAX_JSONL_LINE {
+        let (complete, pending) =
+            read_on(self.name, self.path, self.identity, self.offset, &self.tail)?;
+        if complete.is_empty() {
+            if pending > MAX_JSONL_LINE {
                 return Err(self.too_long(self.line + 1));
             }
-            return Ok(self.batch(0, false));
-        };
-        let complete = &new[..=end];
+            return Ok(self.batch(0, 0, false));
+        }
+        let complete = &complete[..];
         let mut checked = self.check(complete)?;
         checked.bytes = complete.to_vec();
         let replayed = self.apply(&checked, complete.len() as u64)?;
@@ -372,14 +412,16 @@ impl<'a> Follower<'a> {
         let mut tail = std::mem::take(&mut self.tail);
         tail.extend_from_slice(&complete[complete.len() - keep..]);
         self.tail = tail.split_off(tail.len().saturating_sub(TAIL));
-        Ok(self.batch(events.len(), replayed))
+        Ok(self.batch(events.len(), checked.lines, replayed))
     }
 
-    fn batch(&self, events: usize, replayed: bool) -> Batch {
+    fn batch(&self, events: usize, lines: usize, replayed: bool) -> Batch {
         Batch {
             events,
             total: self.events,
             line: self.line,
+            lines,
+            skipped: 0,
             replayed,
         }
     }

@@ -1,0 +1,96 @@
+//! `--follow` of a file still being written (SPEC §10): an asof JSON Lines
+//! dataset, or an OpenTelemetry trace in JSON Lines (one OTLP/JSON request a
+//! line, as the Collector's file exporter writes it), read with the §8.3
+//! options. Which one is decided once the file's first line is complete: an
+//! agent's file is often empty when the follow starts.
+
+use super::import::TraceArgs;
+use crate::dataset::{self, DatasetErrors, Location};
+use crate::import::{self, otlp};
+use crate::store::follow::{self, Batch, Converted, Stop};
+use std::path::Path;
+
+/// Follows `file` into `store` (see [`follow::follow`] and
+/// [`follow::follow_whole`]), calling `go_on` after each batch.
+pub fn run(
+    file: &Path,
+    store: &Path,
+    force: bool,
+    poll: std::time::Duration,
+    trace: &TraceArgs,
+    mut go_on: impl FnMut(&Batch) -> bool,
+) -> Result<(), Stop> {
+    if dataset::Format::from_path(file) == Some(dataset::Format::Yaml) {
+        return Err(Stop::File(format!(
+            "{}: --follow reads a file written line by line (an asof JSON Lines dataset, or an OTLP trace in JSON Lines), not YAML",
+            file.display()
+        )));
+    }
+    // A rules file is read (and refused) before any waiting.
+    let options = trace
+        .options()
+        .map_err(|e| Stop::File(e.message().to_owned()))?;
+    if follow::wait_for_a_line(file, poll, &mut go_on)?.is_none() {
+        return Ok(());
+    }
+    if !super::source::is_otlp(file) {
+        if dataset::Format::from_path(file) != Some(dataset::Format::Jsonl) {
+            return Err(Stop::File(format!(
+                "{}: --follow reads an asof JSON Lines dataset (.jsonl) or an OTLP trace in JSON Lines, and this is neither",
+                file.display()
+            )));
+        }
+        trace
+            .refuse_for(file)
+            .map_err(|e| Stop::File(e.message().to_owned()))?;
+        return follow::follow(file, store, force, poll, go_on);
+    }
+    one_request_a_line(file)?;
+    let name = file.display().to_string();
+    let convert = |bytes: &[u8]| convert(&name, bytes, &options);
+    follow::follow_whole(file, store, force, poll, otlp::MAX_BYTES, convert, go_on)
+}
+
+/// What `asof import otlp` makes of the complete lines `bytes`.
+fn convert(name: &str, bytes: &[u8], options: &otlp::Options) -> Result<Converted, Stop> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        DatasetErrors(vec![import::error(
+            name,
+            Some(Location::line(line)),
+            "not valid UTF-8",
+        )])
+    })?;
+    let draft = otlp::read(name, text, options)?;
+    let (parsed, report, replay) = import::finish(name, draft)?;
+    let json = serde_json::to_string(&report).map_err(|e| Stop::File(e.to_string()))?;
+    Ok(Converted {
+        parsed,
+        replay,
+        meta: vec![("import_report", json)],
+        skipped: report.skipped.len(),
+    })
+}
+
+/// A trace is followed a line at a time only when each line is a whole
+/// request: a pretty-printed request being written is refused at once.
+fn one_request_a_line(file: &Path) -> Result<(), Stop> {
+    use std::io::{BufRead, Read};
+    let unreadable = |e: std::io::Error| Stop::File(format!("{}: {e}", file.display()));
+    let mut first = Vec::new();
+    std::fs::File::open(file)
+        .map(|f| std::io::BufReader::new(f.take(otlp::MAX_BYTES)))
+        .and_then(|mut f| f.read_until(b'\n', &mut first))
+        .map_err(unreadable)?;
+    if serde_json::from_slice::<serde::de::IgnoredAny>(&first).is_err() {
+        return Err(Stop::File(format!(
+            "{}:1: is not a whole OTLP/JSON request; --follow reads a trace written one request a line (the Collector's file exporter), not one request over many lines",
+            file.display()
+        )));
+    }
+    Ok(())
+}

@@ -594,3 +594,70 @@ fn what_cannot_be_followed_is_refused_at_once() {
         assert!(!dir.path().join("x.db").exists());
     }
 }
+
+/// Batches that end between two events of one recorded instant, where the
+/// instant's events close, supersede at zero width, reconfirm and retract
+/// what was held: the instant is replayed again with each batch that adds to
+/// it, and the store stays a fresh load of the lines so far.
+#[test]
+fn batches_that_split_one_instant_equal_a_fresh_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.jsonl");
+    let db = dir.path().join("live.db");
+    let header = r#"{"asof":1,"incident":{"id":"split","title":"One instant, many batches"},"agents":[{"id":"a"},{"id":"b"}],"topics":[{"id":"t","question":"What?","cardinality":"one","resolution":"z"},{"id":"u","question":"Which?","cardinality":"many"}]}"#;
+    let believe = |id: &str, agent: &str, topic: &str, claim: &str, at: &str| {
+        format!(
+            r#"{{"believe":{{"id":"{id}","agent":"{agent}","topic":"{topic}","claim":"{claim}","valid_from":"2026-05-01T00:00:00Z","recorded_at":"2026-05-01T10:{at}:00Z","supported_by":["E1"]}}}}"#
+        )
+    };
+    let retract = |id: &str, agent: &str, topic: &str, at: &str| {
+        format!(
+            r#"{{"retract":{{"id":"{id}","agent":"{agent}","topic":"{topic}","because":["E1"],"recorded_at":"2026-05-01T10:{at}:00Z"}}}}"#
+        )
+    };
+    let batches: Vec<Vec<String>> = vec![
+        vec![
+            header.to_owned(),
+            r#"{"evidence":{"id":"E1","kind":"log","source":"app","observed_at":"2026-05-01T09:00:00Z","recorded_at":"2026-05-01T09:00:00Z"}}"#.to_owned(),
+            believe("B1", "a", "t", "x", "00"),
+            believe("B2", "b", "u", "p", "00"),
+            // 10:05 begins: B1's version is closed at it.
+            believe("B3", "a", "t", "y", "05"),
+        ],
+        // More at 10:05: B3's version, recorded at 10:05, goes at zero width.
+        vec![believe("B4", "a", "t", "z", "05")],
+        // Still 10:05: a reconfirmation, a second claim of a many-valued topic.
+        vec![
+            believe("B5", "a", "t", "z", "05"),
+            believe("B6", "b", "u", "q", "05"),
+        ],
+        // 10:05 again, and a later instant in the same batch.
+        vec![
+            retract("R1", "b", "u", "05"),
+            believe("B7", "b", "u", "r", "07"),
+        ],
+        // 10:07 again: a retraction of what 10:07 asserted.
+        vec![retract("R2", "b", "u", "07")],
+        vec![believe("B8", "a", "t", "w", "09")],
+    ];
+    let mut all = String::new();
+    let mut child = None;
+    std::fs::write(&file, "").unwrap();
+    let mut out = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    for (n, batch) in batches.iter().enumerate() {
+        let text: String = batch.iter().map(|line| format!("{line}\n")).collect();
+        out.write_all(text.as_bytes()).unwrap();
+        out.flush().unwrap();
+        all.push_str(&text);
+        let child = child.get_or_insert_with(|| follower(&file, &db));
+        wait_for(&db, all.len() as u64, child);
+        assert_equals_fresh_load(&db, all.as_bytes(), dir.path(), n);
+    }
+    if let Some(mut child) = child {
+        child.kill().ok();
+        child.wait().ok();
+    }
+}

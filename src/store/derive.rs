@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 pub(super) const SLICE: usize = 1 << 16;
 
 /// What replaying a log derived, beyond the rows it wrote.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct Derived {
     pub versions: usize,
     /// Retractions that matched nothing: seq and id.
@@ -33,28 +33,24 @@ pub(super) fn derive(
     header: &Header,
     slice_len: usize,
 ) -> rusqlite::Result<Derived> {
-    let replay = replay_log(tx, header, slice_len, true)?;
+    let replay = replay_log(tx, header, slice_len, true, None)?;
     let (last, derived) = replay.finish();
     last.write(tx)?;
     Ok(derived)
 }
 
-/// Replays the log stored in `tx` as [`derive`] does, writing what each slice
-/// closes if `write`, and returns the replay with the versions still held
-/// (not written).
+/// Replays the log stored in `tx` as [`derive`] does (only the events
+/// recorded before `until`, when given), writing what each slice closes if
+/// `write`, and returns the replay with the versions still held (not written).
 pub(super) fn replay_log(
     tx: &Transaction,
     header: &Header,
     slice_len: usize,
     write: bool,
+    until: Option<Micros>,
 ) -> rusqlite::Result<Sliced> {
-    let mut stmt = tx.prepare(&format!(
-        "SELECT {EVENT_COLUMNS},
-            (SELECT group_concat(c.evidence, char(31) ORDER BY c.pos) FROM citations c
-              WHERE c.seq = events.seq)
-         FROM events WHERE kind <> 'evidence' ORDER BY recorded_at, seq"
-    ))?;
-    let mut rows = stmt.query([])?;
+    let mut stmt = tx.prepare(&log_query("AND recorded_at < ?1 ORDER BY recorded_at, seq"))?;
+    let mut rows = stmt.query([until.unwrap_or(OPEN)])?;
     let mut replay = Sliced::new(header.clone());
     let mut slice: Vec<Event> = Vec::with_capacity(slice_len.min(SLICE));
     let flush = |replay: &mut Sliced, slice: &mut Vec<Event>| {
@@ -74,6 +70,32 @@ pub(super) fn replay_log(
     Ok(replay)
 }
 
+/// A query of the replayed events of the stored log (evidence is not
+/// replayed) with their citations, as [`read::event`] reads them, narrowed
+/// and ordered by `rest`.
+fn log_query(rest: &str) -> String {
+    format!(
+        "SELECT {EVENT_COLUMNS},
+            (SELECT group_concat(c.evidence, char(31) ORDER BY c.pos) FROM citations c
+              WHERE c.seq = events.seq)
+         FROM events WHERE kind <> 'evidence' {rest}"
+    )
+}
+
+/// The replayed events of the stored log recorded at `instant`, in replay order.
+pub(super) fn events_at(tx: &Transaction, instant: Micros) -> rusqlite::Result<Vec<Event>> {
+    let mut stmt = tx.prepare(&log_query("AND recorded_at = ?1 ORDER BY seq"))?;
+    let mut rows = stmt.query([instant])?;
+    let mut events = Vec::new();
+    while let Some(r) = rows.next()? {
+        events.push(read::event(
+            r,
+            crate::store::codec::split(r.get(EVENT_COLUMN_COUNT)?),
+        )?);
+    }
+    Ok(events)
+}
+
 /// The derived indexes and the truths table, once every version is written.
 pub(super) fn finish_derived(tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
     tx.execute_batch(DERIVED_INDEXES)?;
@@ -82,6 +104,7 @@ pub(super) fn finish_derived(tx: &Transaction, header: &Header) -> rusqlite::Res
 }
 
 /// A replay going through the log a slice at a time.
+#[derive(Clone)]
 pub(super) struct Sliced {
     header: Header,
     /// Versions held after the last slice.

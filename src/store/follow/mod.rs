@@ -17,7 +17,7 @@
 //! lines and a SHA-256 of them), so a follow started again on the same store
 //! and file goes on where the last one stopped.
 
-use super::derive::{SLICE, Sliced, replay_log, truths};
+use super::derive::{SLICE, Sliced, events_at, replay_log, truths};
 use super::stream::{Lines, load_jsonl_upto, unmatched};
 use super::write::{self, LogWriter};
 use super::{LoadError, Store, StoreError};
@@ -279,6 +279,41 @@ fn read_on(
     }
 }
 
+/// The events of the newest recorded instant replayed, and the replay before
+/// them: a slice must hold whole instants, so a batch that adds events at that
+/// instant replays it again from there.
+struct Newest {
+    before: Sliced,
+    events: Vec<Event>,
+}
+
+/// Replays the stored log up to `last`, its newest recorded instant (writing
+/// what it closes if `write`); returns the replay and what [`Newest`] keeps.
+fn replay_stored(
+    tx: &rusqlite::Transaction,
+    header: &Header,
+    last: Option<Micros>,
+    write: bool,
+) -> rusqlite::Result<(Sliced, Newest)> {
+    let before = replay_log(tx, header, SLICE, write, last)?;
+    let mut events = match last {
+        Some(instant) => events_at(tx, instant)?,
+        None => Vec::new(),
+    };
+    let mut now = before.clone();
+    let newest = Newest {
+        before,
+        events: events.clone(),
+    };
+    if !events.is_empty() {
+        let closed = now.slice(&mut events);
+        if write {
+            closed.write(tx)?;
+        }
+    }
+    Ok((now, newest))
+}
+
 /// The state a follow carries between batches.
 struct Follower<'a> {
     name: &'a str,
@@ -288,6 +323,8 @@ struct Follower<'a> {
     header: Header,
     checker: Incremental<'a>,
     replay: Sliced,
+    /// The replay before the newest instant, and that instant's events.
+    newest: Newest,
     /// The last recorded instant replayed (evidence is not replayed).
     last: Option<Micros>,
     claims: HashSet<String>,
@@ -354,12 +391,12 @@ impl<'a> Follower<'a> {
         checker.settle()?;
         let header = checker.header().clone();
         let tx = conn.unchecked_transaction()?;
-        let replay = replay_log(&tx, &header, SLICE, false)?;
         let last: Option<Micros> = tx.query_row(
             "SELECT max(recorded_at) FROM events WHERE kind <> 'evidence'",
             [],
             |r| r.get(0),
         )?;
+        let (replay, newest) = replay_stored(&tx, &header, last, false)?;
         let claims = {
             let mut stmt = tx.prepare("SELECT text FROM claims ORDER BY code")?;
             stmt.query_map([], |r| r.get(0))?
@@ -377,6 +414,7 @@ impl<'a> Follower<'a> {
             header,
             checker,
             replay,
+            newest,
             last,
             claims,
             offset,
@@ -507,23 +545,58 @@ impl<'a> Follower<'a> {
             (Some(first), Some(last)) => first > last,
             _ => true,
         };
-        let replayed = !(after_last && checked.filled.is_empty());
+        // The batch begins at the newest instant applied (a writer's batch
+        // often ends between two events of one instant).
+        let continues = first.is_some() && first == self.last;
+        let replayed = !((after_last || continues) && checked.filled.is_empty());
         if replayed {
             // A fresh load of this file replays its log from the store: so does this.
             tx.execute_batch(
                 "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;",
             )?;
-            self.replay = replay_log(&tx, &self.header, SLICE, true)?;
+            (self.replay, self.newest) =
+                replay_stored(&tx, &self.header, self.last.max(newest), true)?;
             self.replay.held().write(&tx)?;
         } else if !slice.is_empty() {
-            // The slice may close or reconfirm held versions: their rows are
-            // written again with the new ones.
-            let closed = self.replay.slice(&mut slice);
-            tx.execute(
-                "DELETE FROM versions WHERE lifespan = 64 AND superseded_at = ?1",
-                [crate::time::OPEN],
-            )?;
-            closed.write(&tx)?;
+            if let (true, Some(last)) = (continues, self.last) {
+                // What that instant derived is undone and replayed again,
+                // with the new events, from the state before it.
+                tx.execute(
+                    "DELETE FROM versions WHERE superseded_at = ?1 OR (lifespan = 64 AND superseded_at = ?2)",
+                    params![last, crate::time::OPEN],
+                )?;
+                let mut outcome = tx.prepare("DELETE FROM outcomes WHERE seq = ?1")?;
+                let mut reconfirmed = tx.prepare("DELETE FROM reconfirmations WHERE seq = ?1")?;
+                for e in &self.newest.events {
+                    outcome.execute([e.seq as i64])?;
+                    reconfirmed.execute([e.seq as i64])?;
+                }
+                self.replay = self.newest.before.clone();
+                let mut events = std::mem::take(&mut self.newest.events);
+                events.append(&mut slice);
+                slice = events;
+            } else {
+                // The slice may close or reconfirm held versions: their rows
+                // are written again with the new ones.
+                tx.execute(
+                    "DELETE FROM versions WHERE lifespan = 64 AND superseded_at = ?1",
+                    [crate::time::OPEN],
+                )?;
+            }
+            // The instants before the newest, then the newest on its own, so
+            // the replay before it is kept for a batch that adds to it.
+            let newest = slice.iter().map(Event::recorded_at).max();
+            let (mut earlier, mut at_newest): (Vec<Event>, Vec<Event>) = slice
+                .into_iter()
+                .partition(|e| Some(e.recorded_at()) < newest);
+            if !earlier.is_empty() {
+                self.replay.slice(&mut earlier).write(&tx)?;
+            }
+            self.newest = Newest {
+                before: self.replay.clone(),
+                events: at_newest.clone(),
+            };
+            self.replay.slice(&mut at_newest).write(&tx)?;
             self.replay.held().write(&tx)?;
         }
         unmatched(self.name, self.lines, self.replay.unmatched().to_vec())?;

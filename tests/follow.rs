@@ -406,6 +406,13 @@ fn assert_equals_import(db: &Path, text: &[u8], args: &[&str], n: usize) {
     asof().arg("check").arg(db).assert().success();
 }
 
+/// Kills a follow and returns what it printed.
+fn stop_and_read(mut child: Child) -> String {
+    child.kill().ok();
+    let output = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 fn sre_trace() -> Vec<u8> {
     std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/sre-agent.otlp.jsonl"))
         .unwrap()
@@ -450,9 +457,7 @@ fn while_an_agent_exports_a_trace_the_store_is_an_import_of_the_lines_so_far() {
         wait_for(&db, end as u64, &mut child);
         assert_equals_import(&db, &all[..end], &[], n * 2 + 1);
     }
-    child.kill().ok();
-    let output = child.wait_with_output().unwrap();
-    let said = String::from_utf8_lossy(&output.stdout);
+    let said = stop_and_read(child);
     assert!(
         said.starts_with("waiting for the first complete line of live.jsonl"),
         "{said}"
@@ -546,9 +551,7 @@ fn a_trace_line_that_is_not_json_is_left_out_and_said_as_import_otlp_does() {
     out.flush().unwrap();
     wait_for(&db, bad.len() as u64, &mut child);
     assert_equals_import(&db, &bad, &[], 0);
-    child.kill().ok();
-    let output = child.wait_with_output().unwrap();
-    let said = String::from_utf8_lossy(&output.stdout);
+    let said = stop_and_read(child);
     assert!(
         said.contains("1 record of the trace left out, `asof export live.db --format md` says why"),
         "{said}"

@@ -600,8 +600,9 @@ fn what_cannot_be_followed_is_refused_at_once() {
 
 /// Batches that end between two events of one recorded instant, where the
 /// instant's events close, supersede at zero width, reconfirm and retract
-/// what was held: the instant is replayed again with each batch that adds to
-/// it, and the store stays a fresh load of the lines so far.
+/// what was held, and batches recorded before what was applied: each is
+/// replayed again from a kept replay before its first instant, and the store
+/// stays a fresh load of the lines so far.
 #[test]
 fn batches_that_split_one_instant_equal_a_fresh_load() {
     let dir = tempfile::tempdir().unwrap();
@@ -642,6 +643,13 @@ fn batches_that_split_one_instant_equal_a_fresh_load() {
         // 10:07 again: a retraction of what 10:07 asserted.
         vec![retract("R2", "b", "u", "07")],
         vec![believe("B8", "a", "t", "w", "09")],
+        // Late: 10:06 comes after 10:09 was applied, with a later one.
+        vec![
+            believe("B9", "b", "u", "s", "06"),
+            believe("B10", "a", "t", "v", "10"),
+        ],
+        // Late again, back to the split instant itself.
+        vec![retract("R3", "a", "t", "05")],
     ];
     let mut all = String::new();
     let mut child = None;

@@ -161,7 +161,7 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
                 )
             } else if batch.lines > 0 {
                 let again = if batch.replayed {
-                    "; recorded before the last applied instant: the log was replayed again"
+                    "; recorded before the last applied instant: replayed again from there"
                 } else {
                     ""
                 };

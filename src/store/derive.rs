@@ -33,25 +33,32 @@ pub(super) fn derive(
     header: &Header,
     slice_len: usize,
 ) -> rusqlite::Result<Derived> {
-    let replay = replay_log(tx, header, slice_len, true, None)?;
+    let replay = replay_log(tx, header, slice_len, true, None, |_, _| {})?;
     let (last, derived) = replay.finish();
     last.write(tx)?;
     Ok(derived)
 }
 
-/// Replays the log stored in `tx` as [`derive`] does (only the events
-/// recorded before `until`, when given), writing what each slice closes if
-/// `write`, and returns the replay with the versions still held (not written).
+/// Replays the log stored in `tx` as [`derive`] does — or, given `from`
+/// (an instant and the replay of every event recorded before it), only the
+/// events recorded at or after that instant, onto that replay — writing what
+/// each slice closes if `write`. Calls `cut(instant, replay)` with the replay
+/// of the events recorded before `instant` at each slice's end and before the
+/// newest instant (a follow keeps some, to replay again from there). Returns
+/// the replay with the versions still held (not written).
 pub(super) fn replay_log(
     tx: &Transaction,
     header: &Header,
     slice_len: usize,
     write: bool,
-    until: Option<Micros>,
+    from: Option<(Micros, Sliced)>,
+    mut cut: impl FnMut(Micros, &Sliced),
 ) -> rusqlite::Result<Sliced> {
-    let mut stmt = tx.prepare(&log_query("AND recorded_at < ?1 ORDER BY recorded_at, seq"))?;
-    let mut rows = stmt.query([until.unwrap_or(OPEN)])?;
-    let mut replay = Sliced::new(header.clone());
+    let (start, mut replay) = from.unwrap_or_else(|| (Micros::MIN, Sliced::new(header.clone())));
+    let mut stmt = tx.prepare(&log_query(
+        "AND recorded_at >= ?1 ORDER BY recorded_at, seq",
+    ))?;
+    let mut rows = stmt.query([start])?;
     let mut slice: Vec<Event> = Vec::with_capacity(slice_len.min(SLICE));
     let flush = |replay: &mut Sliced, slice: &mut Vec<Event>| {
         let closed = replay.slice(slice);
@@ -63,37 +70,32 @@ pub(super) fn replay_log(
             && slice.last().map(Event::recorded_at) != Some(event.recorded_at())
         {
             flush(&mut replay, &mut slice)?;
+            cut(event.recorded_at(), &replay);
         }
         slice.push(event);
     }
-    flush(&mut replay, &mut slice)?;
+    // The newest instant on its own, after the replay before it is cut.
+    if let Some(newest) = slice.last().map(Event::recorded_at) {
+        let mut at_newest = slice.split_off(slice.partition_point(|e| e.recorded_at() < newest));
+        if !slice.is_empty() {
+            flush(&mut replay, &mut slice)?;
+        }
+        cut(newest, &replay);
+        flush(&mut replay, &mut at_newest)?;
+    }
     Ok(replay)
 }
 
 /// A query of the replayed events of the stored log (evidence is not
 /// replayed) with their citations, as [`read::event`] reads them, narrowed
 /// and ordered by `rest`.
-fn log_query(rest: &str) -> String {
+pub(super) fn log_query(rest: &str) -> String {
     format!(
         "SELECT {EVENT_COLUMNS},
             (SELECT group_concat(c.evidence, char(31) ORDER BY c.pos) FROM citations c
               WHERE c.seq = events.seq)
          FROM events WHERE kind <> 'evidence' {rest}"
     )
-}
-
-/// The replayed events of the stored log recorded at `instant`, in replay order.
-pub(super) fn events_at(tx: &Transaction, instant: Micros) -> rusqlite::Result<Vec<Event>> {
-    let mut stmt = tx.prepare(&log_query("AND recorded_at = ?1 ORDER BY seq"))?;
-    let mut rows = stmt.query([instant])?;
-    let mut events = Vec::new();
-    while let Some(r) = rows.next()? {
-        events.push(read::event(
-            r,
-            crate::store::codec::split(r.get(EVENT_COLUMN_COUNT)?),
-        )?);
-    }
-    Ok(events)
 }
 
 /// The derived indexes and the truths table, once every version is written.

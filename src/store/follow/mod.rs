@@ -5,8 +5,8 @@
 //!                                   │
 //!   store ◀── one transaction ──────┘ log rows · versions · truths · scrub · how far
 //!              per batch              (a batch after the last replayed instant resumes
-//!                                      the replay's held set; one before it replays the
-//!                                      log again)
+//!                                      the replay's held set; one at or before it is
+//!                                      replayed again from a kept replay, rewind.rs)
 //! ```
 //!
 //! The store is at every commit what a fresh load of the file's complete lines
@@ -17,7 +17,7 @@
 //! lines and a SHA-256 of them), so a follow started again on the same store
 //! and file goes on where the last one stopped.
 
-use super::derive::{SLICE, Sliced, events_at, replay_log, truths};
+use super::derive::{SLICE, Sliced, replay_log, truths};
 use super::stream::{Lines, load_jsonl_upto, unmatched};
 use super::write::{self, LogWriter};
 use super::{LoadError, Store, StoreError};
@@ -33,7 +33,9 @@ use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+mod rewind;
 mod whole;
+use rewind::{Snapshots, undo_from};
 pub use whole::{Converted, follow_whole};
 
 /// What one batch applied.
@@ -49,8 +51,8 @@ pub struct Batch {
     pub lines: usize,
     /// Records the conversion of a trace left out, in all (0 for a dataset).
     pub skipped: usize,
-    /// Whether the batch went back before the last replayed instant (the log
-    /// was replayed again).
+    /// Whether the batch went back before the last replayed instant (it was
+    /// replayed again from a kept replay before its first instant).
     pub replayed: bool,
 }
 
@@ -279,41 +281,6 @@ fn read_on(
     }
 }
 
-/// The events of the newest recorded instant replayed, and the replay before
-/// them: a slice must hold whole instants, so a batch that adds events at that
-/// instant replays it again from there.
-struct Newest {
-    before: Sliced,
-    events: Vec<Event>,
-}
-
-/// Replays the stored log up to `last`, its newest recorded instant (writing
-/// what it closes if `write`); returns the replay and what [`Newest`] keeps.
-fn replay_stored(
-    tx: &rusqlite::Transaction,
-    header: &Header,
-    last: Option<Micros>,
-    write: bool,
-) -> rusqlite::Result<(Sliced, Newest)> {
-    let before = replay_log(tx, header, SLICE, write, last)?;
-    let mut events = match last {
-        Some(instant) => events_at(tx, instant)?,
-        None => Vec::new(),
-    };
-    let mut now = before.clone();
-    let newest = Newest {
-        before,
-        events: events.clone(),
-    };
-    if !events.is_empty() {
-        let closed = now.slice(&mut events);
-        if write {
-            closed.write(tx)?;
-        }
-    }
-    Ok((now, newest))
-}
-
 /// The state a follow carries between batches.
 struct Follower<'a> {
     name: &'a str,
@@ -323,8 +290,8 @@ struct Follower<'a> {
     header: Header,
     checker: Incremental<'a>,
     replay: Sliced,
-    /// The replay before the newest instant, and that instant's events.
-    newest: Newest,
+    /// The replay as it was before some instants, to replay again from.
+    snapshots: Snapshots,
     /// The last recorded instant replayed (evidence is not replayed).
     last: Option<Micros>,
     claims: HashSet<String>,
@@ -396,7 +363,10 @@ impl<'a> Follower<'a> {
             [],
             |r| r.get(0),
         )?;
-        let (replay, newest) = replay_stored(&tx, &header, last, false)?;
+        let mut snapshots = Snapshots::default();
+        let replay = replay_log(&tx, &header, SLICE, false, None, |bound, state| {
+            snapshots.keep(bound, state)
+        })?;
         let claims = {
             let mut stmt = tx.prepare("SELECT text FROM claims ORDER BY code")?;
             stmt.query_map([], |r| r.get(0))?
@@ -414,7 +384,7 @@ impl<'a> Follower<'a> {
             header,
             checker,
             replay,
-            newest,
+            snapshots,
             last,
             claims,
             offset,
@@ -520,8 +490,8 @@ impl<'a> Follower<'a> {
     }
 
     /// Writes checked events and what they derive in one transaction; returns
-    /// whether the log was replayed again (a batch before the last replayed
-    /// instant). Nothing is written if a retraction matches nothing.
+    /// whether it went back before the last replayed instant (a late batch,
+    /// replayed again from there). Nothing is written if a retraction matches nothing.
     fn apply(&mut self, checked: &Checked, bytes: u64) -> Result<bool, Stop> {
         let tx = self.conn.transaction()?;
         let mut log = LogWriter::with_claims(&tx, std::mem::take(&mut self.claims))?;
@@ -533,70 +503,55 @@ impl<'a> Follower<'a> {
             fill.execute(params![*seq as i64, agent])?;
         }
         drop(fill);
-        let mut slice: Vec<Event> = checked
-            .events
-            .iter()
-            .filter(|e| e.kind() != EventKind::Evidence)
-            .cloned()
-            .collect();
-        let first = slice.iter().map(Event::recorded_at).min();
-        let newest = slice.iter().map(Event::recorded_at).max();
-        let after_last = match (first, self.last) {
-            (Some(first), Some(last)) => first > last,
-            _ => true,
+        let replayed = || {
+            checked
+                .events
+                .iter()
+                .filter(|e| e.kind() != EventKind::Evidence)
+                .map(Event::recorded_at)
         };
-        // The batch begins at the newest instant applied (a writer's batch
-        // often ends between two events of one instant).
-        let continues = first.is_some() && first == self.last;
-        let replayed = !((after_last || continues) && checked.filled.is_empty());
-        if replayed {
-            // A fresh load of this file replays its log from the store: so does this.
-            tx.execute_batch(
-                "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;",
-            )?;
-            (self.replay, self.newest) =
-                replay_stored(&tx, &self.header, self.last.max(newest), true)?;
-            self.replay.held().write(&tx)?;
-        } else if !slice.is_empty() {
-            if let (true, Some(last)) = (continues, self.last) {
-                // What that instant derived is undone and replayed again,
-                // with the new events, from the state before it.
-                tx.execute(
-                    "DELETE FROM versions WHERE superseded_at = ?1 OR (lifespan = 64 AND superseded_at = ?2)",
-                    params![last, crate::time::OPEN],
-                )?;
-                let mut outcome = tx.prepare("DELETE FROM outcomes WHERE seq = ?1")?;
-                let mut reconfirmed = tx.prepare("DELETE FROM reconfirmations WHERE seq = ?1")?;
-                for e in &self.newest.events {
-                    outcome.execute([e.seq as i64])?;
-                    reconfirmed.execute([e.seq as i64])?;
-                }
-                self.replay = self.newest.before.clone();
-                let mut events = std::mem::take(&mut self.newest.events);
-                events.append(&mut slice);
-                slice = events;
-            } else {
-                // The slice may close or reconfirm held versions: their rows
-                // are written again with the new ones.
-                tx.execute(
-                    "DELETE FROM versions WHERE lifespan = 64 AND superseded_at = ?1",
-                    [crate::time::OPEN],
+        let (first, newest) = (replayed().min(), replayed().max());
+        let late = matches!((first, self.last), (Some(first), Some(last)) if first < last);
+        // Where the replay goes on from: after the last instant applied, the
+        // replay as it is; at or before it, a kept replay from before an
+        // instant no later than the batch's first; else (or when the batch
+        // names the agent of earlier retractions) the whole log again, as a
+        // fresh load of this file replays it.
+        let start = match first {
+            _ if !checked.filled.is_empty() => Some(None),
+            // Evidence only: nothing to replay.
+            None => None,
+            Some(first) if self.last.is_none_or(|last| first > last) => {
+                Some(Some((first, self.replay.clone())))
+            }
+            Some(first) => Some(self.snapshots.rewind(first)),
+        };
+        let replays = start.is_some();
+        match start {
+            None => {}
+            Some(Some((from, state))) => {
+                undo_from(&tx, from)?;
+                let kept = &mut self.snapshots;
+                self.replay = replay_log(
+                    &tx,
+                    &self.header,
+                    SLICE,
+                    true,
+                    Some((from, state)),
+                    |b, s| kept.keep(b, s),
                 )?;
             }
-            // The instants before the newest, then the newest on its own, so
-            // the replay before it is kept for a batch that adds to it.
-            let newest = slice.iter().map(Event::recorded_at).max();
-            let (mut earlier, mut at_newest): (Vec<Event>, Vec<Event>) = slice
-                .into_iter()
-                .partition(|e| Some(e.recorded_at()) < newest);
-            if !earlier.is_empty() {
-                self.replay.slice(&mut earlier).write(&tx)?;
+            Some(None) => {
+                tx.execute_batch(
+                    "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;",
+                )?;
+                let kept = &mut self.snapshots;
+                *kept = Snapshots::default();
+                self.replay =
+                    replay_log(&tx, &self.header, SLICE, true, None, |b, s| kept.keep(b, s))?;
             }
-            self.newest = Newest {
-                before: self.replay.clone(),
-                events: at_newest.clone(),
-            };
-            self.replay.slice(&mut at_newest).write(&tx)?;
+        }
+        if replays {
             self.replay.held().write(&tx)?;
         }
         unmatched(self.name, self.lines, self.replay.unmatched().to_vec())?;
@@ -610,7 +565,7 @@ impl<'a> Follower<'a> {
             hex(&sha.finalize())
         })?;
         tx.commit()?;
-        Ok(replayed)
+        Ok(late)
     }
 }
 

@@ -1,0 +1,106 @@
+//! Replaying a followed log again from a recorded instant. A batch may hold
+//! events recorded at or before the last instant applied: a writer's batch
+//! often ends between two events of one instant, and some lines arrive late.
+//! A slice of the replay must hold whole instants, so the follower keeps the
+//! replay as it was before some instants ([`Snapshots`]); such a batch undoes
+//! what was derived from the latest kept instant at or before its earliest
+//! event ([`undo_from`]) and replays the stored events since
+//! ([`crate::store::derive::replay_log`] from there) — the cost is the events
+//! since that instant, not the log.
+
+use crate::store::derive::Sliced;
+use crate::time::Micros;
+use rusqlite::Transaction;
+
+/// How many replays are kept at most; past that the older half is thinned,
+/// so they thin out towards the start (late lines are mostly a little late).
+const KEPT: usize = 32;
+
+/// Replays kept from before recorded instants: `(bound, the replay of every
+/// event recorded before bound)`, in bound order.
+#[derive(Default)]
+pub(super) struct Snapshots(Vec<(Micros, Sliced)>);
+
+impl Snapshots {
+    /// The replay kept from before `instant`, or from before the latest kept
+    /// instant before it, and that instant. Later ones are dropped: what they
+    /// hold goes stale once events recorded at or after `instant` arrive.
+    pub(super) fn rewind(&mut self, instant: Micros) -> Option<(Micros, Sliced)> {
+        self.0.retain(|(bound, _)| *bound <= instant);
+        self.0.last().map(|(bound, state)| (*bound, state.clone()))
+    }
+
+    /// Keeps `state`, the replay of the events recorded before `bound`.
+    pub(super) fn keep(&mut self, bound: Micros, state: &Sliced) {
+        // The replay before an instant is one state: kept once.
+        if self.0.last().is_some_and(|(last, _)| *last >= bound) {
+            return;
+        }
+        self.0.push((bound, state.clone()));
+        if self.0.len() > KEPT {
+            let half = self.0.len() / 2;
+            let mut i = 0;
+            self.0.retain(|_| {
+                i += 1;
+                i > half || i % 2 == 1
+            });
+        }
+    }
+}
+
+/// Deletes what replaying the events recorded at or after `from` derived:
+/// the versions those events closed or created (held rows included) and the
+/// events' outcomes and reconfirmations.
+pub(super) fn undo_from(tx: &Transaction, from: Micros) -> rusqlite::Result<()> {
+    tx.execute("DELETE FROM versions WHERE superseded_at >= ?1", [from])?;
+    for table in ["outcomes", "reconfirmations"] {
+        tx.execute(
+            &format!(
+                "DELETE FROM {table} WHERE seq IN (SELECT seq FROM events WHERE recorded_at >= ?1)"
+            ),
+            [from],
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> Sliced {
+        let header = r#"{"incident": {"id": "t", "title": "t"}, "agents": [], "topics": []}"#;
+        Sliced::new(serde_json::from_str(header).expect("a header"))
+    }
+
+    #[test]
+    fn rewind_finds_the_latest_kept_instant_at_or_before_and_drops_the_later() {
+        let mut kept = Snapshots::default();
+        for bound in [10, 20, 30] {
+            kept.keep(bound, &state());
+        }
+        kept.keep(30, &state());
+        assert_eq!(kept.0.len(), 3, "an instant is kept once");
+        assert_eq!(kept.rewind(25).map(|(b, _)| b), Some(20));
+        assert_eq!(kept.0.iter().map(|(b, _)| *b).collect::<Vec<_>>(), [10, 20]);
+        assert_eq!(kept.rewind(20).map(|(b, _)| b), Some(20));
+        assert_eq!(kept.rewind(5).map(|(b, _)| b), None);
+        assert!(kept.0.is_empty());
+    }
+
+    #[test]
+    fn past_the_limit_the_older_half_thins_and_the_newest_stay() {
+        let mut kept = Snapshots::default();
+        for bound in 0..200 {
+            kept.keep(bound, &state());
+        }
+        let bounds: Vec<Micros> = kept.0.iter().map(|(b, _)| *b).collect();
+        assert!(bounds.len() <= KEPT, "{bounds:?}");
+        assert_eq!(bounds.last(), Some(&199));
+        assert_eq!(bounds.first(), Some(&0), "the start stays reachable");
+        assert!(bounds.windows(2).all(|w| w[0] < w[1]));
+        // Consecutive at the end, spread out towards the start.
+        assert_eq!(bounds[bounds.len() - 2], 198);
+        assert!(bounds[1] - bounds[0] > 1, "{bounds:?}");
+    }
+}

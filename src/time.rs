@@ -258,15 +258,17 @@ pub fn parse_user(text: &str, now: Micros, today: Micros) -> Result<Micros, Stri
     if text.eq_ignore_ascii_case("now") {
         return Ok(now);
     }
-    match parse(text) {
-        Ok(t) => return Ok(t),
-        Err(e @ (TimeError::NoOffset(_) | TimeError::OutOfRange(_))) => return Err(e.to_string()),
-        Err(TimeError::Malformed(_)) => {}
-    }
+    // A date and a clock time with a space between are UTC, seconds or not
+    // (with a `T` and no offset, a time is refused as a dataset refuses it).
     for fmt in ["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"] {
         if let Ok(naive) = chrono::NaiveDateTime::parse_from_str(text, fmt) {
             return Ok(naive.and_utc().timestamp_micros());
         }
+    }
+    match parse(text) {
+        Ok(t) => return Ok(t),
+        Err(e @ (TimeError::NoOffset(_) | TimeError::OutOfRange(_))) => return Err(e.to_string()),
+        Err(TimeError::Malformed(_)) => {}
     }
     for fmt in ["%H:%M:%S", "%H:%M"] {
         if let Ok(clock) = chrono::NaiveTime::parse_from_str(text, fmt) {

@@ -2,6 +2,7 @@
 //! Each command family lives in its own file; all of them print through
 //! [`OutputFormat`] so table, JSON and Markdown stay in step.
 
+mod ask;
 mod export;
 mod follow;
 mod import;
@@ -138,6 +139,16 @@ pub enum Command {
     Import(import::ImportCommand),
     /// Write an audit report (Markdown) or a topic's plane (SVG).
     Export(export::ExportArgs),
+    /// Answer a plain question ("what was the root cause at 2026-03-03 12:00?") with
+    /// the query that answers it; an unknown question gets the forms understood.
+    Ask(ask::AskArgs),
+    /// Print a shell's completion script for asof (see the README to install it).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print asof's manual page (roff): `asof man > asof.1; man -l asof.1`.
+    Man,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -369,5 +380,19 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Influence(args)) => whatif::influence_command(args, &mut out),
         Some(Command::Import(command)) => import::run(command, &mut out),
         Some(Command::Export(args)) => export::run(args, &mut out),
+        Some(Command::Ask(args)) => ask::run(args, &mut out),
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(
+                shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "asof",
+                &mut out,
+            );
+            Ok(())
+        }
+        Some(Command::Man) => {
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut out)?;
+            Ok(())
+        }
     }
 }

@@ -46,6 +46,9 @@ pub struct InfluenceArgs {
     /// Show only the first N items.
     #[arg(long)]
     pub top: Option<usize>,
+    /// Only the evidence this agent's assertions and retractions cite.
+    #[arg(long)]
+    pub agent: Option<String>,
     #[command(flatten)]
     pub format: FormatArg,
 }
@@ -408,6 +411,25 @@ pub fn influence_command(args: InfluenceArgs, out: &mut impl Write) -> Result<()
     let log = store.log()?;
     let replay = store.replay()?;
     let mut ranking = crate::fork::influence::influence(&log, &replay);
+    if let Some(agent) = &args.agent {
+        if !log.header.agents.iter().any(|a| &a.id == agent) {
+            return Err(CliError::Input(format!(
+                "{}: no agent `{agent}`",
+                store.label()
+            )));
+        }
+        let cited: std::collections::HashSet<&str> = log
+            .events
+            .iter()
+            .flat_map(|e| match &e.body {
+                crate::model::EventBody::Believe(a) if &a.agent == agent => &a.supported_by[..],
+                crate::model::EventBody::Retract(r) if &r.agent == agent => &r.because[..],
+                _ => &[],
+            })
+            .map(String::as_str)
+            .collect();
+        ranking.retain(|item| cited.contains(item.evidence.as_str()));
+    }
     if let Some(n) = args.top {
         ranking.truncate(n);
     }

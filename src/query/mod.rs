@@ -1,6 +1,7 @@
 //! Queries over a store (SPEC §3). The same functions serve the CLI, the TUI,
 //! forks and export; JSON shapes (SPEC §5.1) live beside them in [`json`].
 
+pub mod ask;
 pub mod json;
 pub mod quality;
 pub mod timeline;

@@ -1,0 +1,240 @@
+//! `asof ask [SOURCE] "QUESTION"` (SPEC §11): a plain question read into
+//! the query that answers it ([`crate::query::ask`]), which is run as its own
+//! command runs; the answer says which query it was.
+
+use super::queries::{self, AnswerArgs, BelievedArgs, HistoryArgs};
+use super::whatif::{self, InfluenceArgs};
+use super::{CliError, FormatArg, OutputFormat, SourceArg, parse_time_arg, source};
+use crate::export::table::Table;
+use crate::model::EventBody;
+use crate::query::ask::{self, Question};
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// `[SOURCE] QUESTION`: a store or dataset (omitted: the bundled demo),
+    /// then the question in quotes, e.g. "what was the root cause at 2026-03-03 12:00?".
+    #[arg(value_name = "[SOURCE] QUESTION", num_args = 1..=2, required = true)]
+    pub words: Vec<String>,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let (source, question) = match args.words.as_slice() {
+        [question] => (None, question.clone()),
+        [source, question] => (Some(PathBuf::from(source)), question.clone()),
+        _ => return Err(CliError::Input("ask takes [SOURCE] QUESTION".to_owned())),
+    };
+    let now = parse_time_arg("now").map_err(CliError::Input)?;
+    let store = source::open(source.as_deref())?;
+    let asked = ask::parse(&question, store.header(), now)
+        .map_err(|e| CliError::Input(format!("{}: {e}", store.label())))?;
+    let format = args.format.format;
+    let sourced = || SourceArg {
+        source: source.clone(),
+    };
+    let as_asked = FormatArg { format };
+    let mut answer = Vec::new();
+    match &asked {
+        Question::Believed { agent, topic, at } => queries::believed(
+            BelievedArgs {
+                source: sourced(),
+                at: *at,
+                about: None,
+                agent: Some(agent.clone()),
+                topic: topic.clone(),
+                format: as_asked,
+            },
+            &mut answer,
+        )?,
+        Question::Answer { topic, at } => {
+            let answer_as = |format| AnswerArgs {
+                source: sourced(),
+                topic: topic.clone(),
+                at: *at,
+                about: None,
+                agent: None,
+                format: FormatArg { format },
+            };
+            queries::answer(answer_as(format), &mut answer)?;
+            // The evidence each agent's answer rests on, after it.
+            let mut json = Vec::new();
+            queries::answer(answer_as(OutputFormat::Json), &mut json)?;
+            let v: serde_json::Value =
+                serde_json::from_slice(&json).map_err(|e| CliError::Runtime(e.to_string()))?;
+            let named: Vec<&str> = v["agents"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|a| a["assertion"].as_str())
+                .collect();
+            answer = with_evidence(&store, answer, &named, format)?;
+        }
+        Question::Changes { agent, topic } => queries::history(
+            HistoryArgs {
+                source: sourced(),
+                topic: Some(topic.clone()),
+                agent: Some(agent.clone()),
+                format: as_asked,
+            },
+            &mut answer,
+        )?,
+        Question::Why { agent, claim } => why(&store, agent, claim, format, &mut answer)?,
+        Question::Misled { agent } => whatif::influence_command(
+            InfluenceArgs {
+                source: sourced(),
+                top: None,
+                agent: agent.clone(),
+                format: as_asked,
+            },
+            &mut answer,
+        )?,
+    }
+    if format == OutputFormat::Json {
+        let result: serde_json::Value =
+            serde_json::from_slice(&answer).map_err(|e| CliError::Runtime(e.to_string()))?;
+        let v = serde_json::json!({
+            "question": question,
+            "parsed": asked,
+            "query": asked.command(),
+            "result": result,
+        });
+        writeln!(out, "{}", pretty(&v)?)?;
+        return Ok(());
+    }
+    writeln!(out, "→ {}", asked.command())?;
+    out.write_all(&answer)?;
+    Ok(())
+}
+
+fn pretty(v: &serde_json::Value) -> Result<String, CliError> {
+    serde_json::to_string_pretty(v).map_err(|e| CliError::Runtime(e.to_string()))
+}
+
+/// `answer` followed by the evidence each of the `named` assertions cites
+/// (in JSON, as `evidence` beside the answer's own fields).
+fn with_evidence(
+    store: &crate::store::Store,
+    answer: Vec<u8>,
+    named: &[&str],
+    format: OutputFormat,
+) -> Result<Vec<u8>, CliError> {
+    let log = store.log()?;
+    let evidence: std::collections::HashMap<&str, &crate::model::Evidence> = log
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Evidence(ev) => Some((ev.id.as_str(), ev)),
+            _ => None,
+        })
+        .collect();
+    let cited: Vec<(&str, Vec<&crate::model::Evidence>)> = named
+        .iter()
+        .filter_map(|id| {
+            log.events.iter().find_map(|e| match &e.body {
+                EventBody::Believe(a) if a.id == *id => Some((
+                    a.id.as_str(),
+                    a.supported_by
+                        .iter()
+                        .filter_map(|ev| evidence.get(ev.as_str()).copied())
+                        .collect(),
+                )),
+                _ => None,
+            })
+        })
+        .collect();
+    let mut with = Vec::new();
+    if format == OutputFormat::Json {
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&answer).map_err(|e| CliError::Runtime(e.to_string()))?;
+        v["evidence"] = cited
+            .iter()
+            .map(|(assertion, cites)| {
+                let cites: Vec<serde_json::Value> = cites
+                    .iter()
+                    .map(|ev| serde_json::json!({"id": ev.id, "summary": ev.summary}))
+                    .collect();
+                serde_json::json!({"assertion": assertion, "cites": cites})
+            })
+            .collect();
+        writeln!(with, "{}", pretty(&v)?)?;
+        return Ok(with);
+    }
+    with.extend_from_slice(&answer);
+    let mut t = Table::new(vec!["ASSERTION", "EVIDENCE", "SUMMARY"]);
+    for (assertion, cites) in &cited {
+        for ev in cites {
+            t.row(vec![
+                assertion.to_string(),
+                ev.id.clone(),
+                ev.summary.clone(),
+            ]);
+        }
+    }
+    if !t.is_empty() {
+        let table = if format == OutputFormat::Md {
+            t.markdown()
+        } else {
+            t.text()
+        };
+        write!(with, "\non the evidence:\n{table}")?;
+    }
+    Ok(with)
+}
+
+/// "why did AGENT believe CLAIM?": the assertions, their rationale and evidence.
+fn why(
+    store: &crate::store::Store,
+    agent: &str,
+    claim: &str,
+    format: OutputFormat,
+    out: &mut Vec<u8>,
+) -> Result<(), CliError> {
+    let reasons = ask::why(&store.log()?, agent, claim);
+    if reasons.is_empty() {
+        return Err(CliError::Input(format!(
+            "{}: {agent} never asserted a claim containing `{claim}`",
+            store.label()
+        )));
+    }
+    if format == OutputFormat::Json {
+        writeln!(
+            out,
+            "{}",
+            pretty(&serde_json::json!({"assertions": reasons}))?
+        )?;
+        return Ok(());
+    }
+    for r in &reasons {
+        writeln!(
+            out,
+            "{} ({}, recorded {}): \"{}\" at {:.2}, valid from {}{}",
+            r.assertion,
+            r.topic,
+            r.recorded_at,
+            r.claim,
+            r.confidence,
+            r.valid_from,
+            r.valid_to
+                .as_ref()
+                .map(|t| format!(" to {t}"))
+                .unwrap_or_default()
+        )?;
+        writeln!(
+            out,
+            "  because: {}",
+            r.rationale.as_deref().unwrap_or("(no rationale recorded)")
+        )?;
+        for ev in &r.evidence {
+            writeln!(
+                out,
+                "  on {} ({}, {}): {}",
+                ev.id, ev.kind, ev.recorded_at, ev.summary
+            )?;
+        }
+    }
+    Ok(())
+}

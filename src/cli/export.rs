@@ -1,7 +1,8 @@
-//! `export`: an audit report (Markdown) or a topic's plane (SVG), to a file or stdout.
+//! `export`: an audit report (Markdown, or self-contained HTML) or a topic's
+//! plane (SVG), to a file or stdout.
 
 use super::{CliError, SourceArg, source};
-use crate::export::{ExportError, markdown, svg};
+use crate::export::{ExportError, html, markdown, svg};
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,6 +11,8 @@ use std::path::PathBuf;
 pub enum ExportFormat {
     /// The audit report.
     Md,
+    /// The report as one self-contained HTML file with a recorded-time slider (for sharing).
+    Html,
     /// One topic's valid × recorded plane (needs --topic).
     Svg,
 }
@@ -27,6 +30,10 @@ pub struct ExportArgs {
     /// The agent whose beliefs to draw (svg; default: the first holding any).
     #[arg(long)]
     pub agent: Option<String>,
+    /// With --format html: a what-if fork of SOURCE whose divergence and time to the
+    /// truth the report adds.
+    #[arg(long)]
+    pub fork: Option<PathBuf>,
     /// The file to write (default: standard output). Written atomically.
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
@@ -39,8 +46,40 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
         ExportError::Store(e) => CliError::from(e),
         other => CliError::Input(format!("{label}: {other}")),
     };
+    if args.fork.is_some() && args.format != ExportFormat::Html {
+        return Err(CliError::Input(
+            "--fork adds a fork's divergence to the HTML report: use it with --format html (a fork's own Markdown report has its diff: `asof export FORK.db --format md`)".into(),
+        ));
+    }
     let text = match args.format {
         ExportFormat::Md => markdown::report(&store).map_err(failed)?,
+        ExportFormat::Html => {
+            let diff = match &args.fork {
+                Some(fork) => {
+                    let mut json = Vec::new();
+                    super::whatif::diff_command(
+                        super::whatif::DiffArgs {
+                            parent: args
+                                .source
+                                .source
+                                .clone()
+                                .unwrap_or_else(|| PathBuf::from("demo")),
+                            fork: fork.clone(),
+                            format: super::FormatArg {
+                                format: super::OutputFormat::Json,
+                            },
+                        },
+                        &mut json,
+                    )?;
+                    Some(
+                        serde_json::from_slice(&json)
+                            .map_err(|e| CliError::Runtime(e.to_string()))?,
+                    )
+                }
+                None => None,
+            };
+            html::report(&store, diff.as_ref()).map_err(failed)?
+        }
         ExportFormat::Svg => {
             let Some(topic) = args.topic.as_deref() else {
                 return Err(CliError::Input(

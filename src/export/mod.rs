@@ -1,7 +1,9 @@
 //! Audit artefacts written from a store: a Markdown report a person can read
-//! without the TUI, and a topic's valid × recorded plane as a standalone SVG.
+//! without the TUI, a self-contained HTML report with a recorded-time slider,
+//! and a topic's valid × recorded plane as a standalone SVG.
 //! Both are built from the same queries the CLI and TUI use.
 
+pub mod html;
 pub mod markdown;
 pub mod summary;
 pub mod svg;
@@ -13,6 +15,9 @@ pub enum ExportError {
     UnknownTopic(String, String),
     #[error("no agent {0} holds beliefs about {1}")]
     UnknownAgent(String, String),
+    /// The HTML report would not serve (too many events to embed).
+    #[error("{0}")]
+    Html(String),
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
 }

@@ -340,7 +340,7 @@ fn truncate(text: &str, max: usize) -> String {
 }
 
 /// Text safe inside XML content and double-quoted attributes.
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

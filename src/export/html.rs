@@ -1,0 +1,332 @@
+//! The shareable report (SPEC §11): one self-contained HTML file — inline
+//! CSS, SVG and a little script, nothing fetched — that a manager opens from
+//! an email. A recorded-time slider shows the beliefs held at each event
+//! (the rows `asof believed --at` prints, embedded as its JSON per event),
+//! each topic's plane (the SVG export) with the reading under the pointer,
+//! the evidence with its lags, and for a fork the divergence and time to
+//! the truth. `#step=N` in the address opens it at event N.
+
+use super::ExportError;
+use super::svg::{self, escape};
+use crate::model::EventBody;
+use crate::query::{self, Filter, json, quality};
+use crate::store::Store;
+use crate::time;
+use std::fmt::Write;
+
+/// Events past which the report is refused: it embeds the beliefs held at
+/// each one, and a browser should open it at once.
+pub const MAX_STEPS: usize = 5_000;
+
+/// The report of `store`; with `fork`, the JSON `asof diff` prints for it.
+pub fn report(store: &Store, fork: Option<&serde_json::Value>) -> Result<String, ExportError> {
+    let log = store.log()?;
+    let mut events: Vec<&crate::model::Event> = log.events.iter().collect();
+    events.sort_by_key(|e| (e.recorded_at(), e.seq));
+    if events.len() > MAX_STEPS {
+        return Err(ExportError::Html(format!(
+            "the HTML report embeds the beliefs held at each event, and this store has {} events (the most is {MAX_STEPS}); `--format md` writes the whole report",
+            events.len()
+        )));
+    }
+    let ledger = quality::ledger(store)?;
+    let mut steps = Vec::with_capacity(events.len());
+    for e in &events {
+        let at = e.recorded_at();
+        let beliefs = query::believed(store, at, None, &Filter::default())?;
+        let believed = serde_json::to_value(json::believed(at, None, &beliefs, &ledger))
+            .map_err(|e| ExportError::Html(e.to_string()))?;
+        steps.push(serde_json::json!({
+            "event": e.id(),
+            "kind": e.kind().as_str(),
+            "at": time::format(at),
+            "believed": believed,
+        }));
+    }
+    let header = store.header();
+    let data = serde_json::json!({
+        "incident": {"id": header.incident.id, "title": header.incident.title},
+        "steps": steps,
+    });
+    // JSON in a script element: `</` would end the element.
+    let data = serde_json::to_string(&data)
+        .map_err(|e| ExportError::Html(e.to_string()))?
+        .replace("</", "<\\/");
+
+    let mut h = String::new();
+    let title = format!("{} — asof report", header.incident.title);
+    let _ = write!(
+        h,
+        r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{}</title>
+<style>{CSS}</style></head><body>
+<header><h1>{}</h1>
+<p class="sub">incident <code>{}</code> · {} agents · {} topics · {} events · {} · made by asof {}</p></header>
+"#,
+        escape(&title),
+        escape(&header.incident.title),
+        escape(&header.incident.id),
+        header.agents.len(),
+        header.topics.len(),
+        events.len(),
+        escape(store.label()),
+        env!("CARGO_PKG_VERSION"),
+    );
+    // The slider and what was believed at its event.
+    let last = events.len().saturating_sub(1);
+    let _ = write!(
+        h,
+        r#"<section id="believed"><h2>What was believed, event by event</h2>
+<div class="slider"><label for="step">recorded time</label>
+<input id="step" type="range" min="0" max="{last}" value="{last}" step="1" aria-describedby="when">
+<span id="when" aria-live="polite"></span></div>
+<p class="keys">Drag the slider, or focus it and use ← → (Home, End). The rows are those of <code>asof believed --at</code> that instant.</p>
+<table class="beliefs"><thead><tr><th>topic</th><th>agent</th><th>claim</th><th>conf.</th><th>valid</th><th>since</th><th>evidence</th><th>assertion</th><th>freshness</th></tr></thead>
+<tbody id="rows"></tbody></table></section>
+"#
+    );
+    // Each topic's plane.
+    let _ = writeln!(
+        h,
+        r#"<section id="planes"><h2>Planes: valid time × recorded time</h2>"#
+    );
+    for topic in &header.topics {
+        match svg::plane(store, &topic.id, None) {
+            Ok(plane) => {
+                let plane = plane
+                    .split_once("?>")
+                    .map_or(plane.as_str(), |(_, svg)| svg)
+                    .trim();
+                let _ = writeln!(
+                    h,
+                    r#"<figure class="plane">{plane}<figcaption class="reading">Point at the plane to read it.</figcaption></figure>"#
+                );
+            }
+            Err(ExportError::UnknownAgent(..)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let _ = writeln!(h, "</section>");
+    // Evidence.
+    let _ = writeln!(
+        h,
+        r#"<section id="evidence"><h2>Evidence</h2><table><thead><tr><th>id</th><th>kind</th><th>source</th><th>observed</th><th>recorded</th><th>lag</th><th>cited by</th><th>summary</th></tr></thead><tbody>"#
+    );
+    for item in query::evidence(store)? {
+        let e = &item.evidence;
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&e.id),
+            escape(&e.kind),
+            escape(&e.source),
+            time::format(e.observed_at),
+            time::format(e.recorded_at),
+            time::format_duration(e.lag()),
+            escape(&item.cited_by.join(", ")),
+            escape(&e.summary),
+        );
+    }
+    let _ = writeln!(h, "</tbody></table></section>");
+    if let Some(diff) = fork {
+        fork_section(&mut h, diff);
+    }
+    let verified = log
+        .events
+        .iter()
+        .filter(|e| matches!(e.body, EventBody::Verify(_)))
+        .count();
+    let _ = write!(
+        h,
+        r#"<footer>{verified} verification marks in the log. Times are UTC. Open offline; nothing is fetched.</footer>
+<script type="application/json" id="asof-data">{data}</script>
+<script>{SCRIPT}</script>
+</body></html>
+"#
+    );
+    Ok(h)
+}
+
+/// A fork's divergence windows and time to the truth, from `asof diff`'s JSON.
+fn fork_section(h: &mut String, diff: &serde_json::Value) {
+    let text = |v: &serde_json::Value| -> String {
+        match v {
+            serde_json::Value::String(s) => escape(s),
+            serde_json::Value::Null => "—".into(),
+            other => escape(&other.to_string()),
+        }
+    };
+    let ids = |v: &serde_json::Value| -> String {
+        let list: Vec<String> = v
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(&text)
+            .collect();
+        if list.is_empty() {
+            "none".into()
+        } else {
+            list.join(", ")
+        }
+    };
+    let _ = writeln!(
+        h,
+        r#"<section id="fork"><h2>What-if: {} without {}</h2><p>fork <code>{}</code> · lineage {} · policy: {} · assertions dropped: {}</p>"#,
+        text(&diff["parent"]),
+        ids(&diff["removed"]),
+        text(&diff["fork"]),
+        if diff["lineage_verified"] == true {
+            "verified"
+        } else {
+            "not verified"
+        },
+        text(&diff["policy"]),
+        ids(&diff["dropped"]),
+    );
+    let _ = writeln!(
+        h,
+        "<h3>Where the answers diverge</h3><table><thead><tr><th>agent</th><th>topic</th><th>from</th><th>to</th><th>parent held</th><th>fork held</th></tr></thead><tbody>"
+    );
+    for pair in diff["divergence"].as_array().into_iter().flatten() {
+        for w in pair["windows"].as_array().into_iter().flatten() {
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                text(&pair["agent"]),
+                text(&pair["topic"]),
+                text(&w["from"]),
+                text(&w["to"]),
+                text(&w["parent"]),
+                text(&w["fork"]),
+            );
+        }
+    }
+    let _ = writeln!(
+        h,
+        "</tbody></table><h3>Time to the truth</h3><table><thead><tr><th>agent</th><th>topic</th><th>parent converged</th><th>parent wrong for</th><th>fork converged</th><th>fork wrong for</th></tr></thead><tbody>"
+    );
+    let wrong = |v: &serde_json::Value| -> String {
+        v.as_i64()
+            .map_or_else(|| "—".into(), |ms| time::format_duration(ms * 1000))
+    };
+    for t in diff["truth"].as_array().into_iter().flatten() {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            text(&t["agent"]),
+            text(&t["topic"]),
+            text(&t["parent"]["converged_at"]),
+            wrong(&t["parent"]["time_wrong_ms"]),
+            text(&t["fork"]["converged_at"]),
+            wrong(&t["fork"]["time_wrong_ms"]),
+        );
+    }
+    let _ = writeln!(h, "</tbody></table></section>");
+}
+
+const CSS: &str = r#"
+:root { color-scheme: light; --ink: #1d1d1f; --mute: #5b5b60; --rule: #d6d6da; --accent: #1f5fae; }
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); margin: 0 auto; max-width: 1200px; padding: 1.5rem; }
+h1 { font-size: 1.6rem; margin: 0; } h2 { font-size: 1.2rem; margin-top: 2rem; border-bottom: 1px solid var(--rule); }
+.sub, .keys, footer, figcaption { color: var(--mute); font-size: 0.9rem; }
+table { border-collapse: collapse; width: 100%; font-size: 0.88rem; }
+th, td { text-align: left; padding: 0.25rem 0.5rem; border-bottom: 1px solid var(--rule); vertical-align: top; }
+th { background: #f3f3f5; }
+.slider { display: flex; gap: 1rem; align-items: center; position: sticky; top: 0; background: white; padding: 0.5rem 0; }
+.slider input { flex: 1; accent-color: var(--accent); }
+#when { font-variant-numeric: tabular-nums; min-width: 22rem; }
+figure.plane { margin: 1rem 0; } figure.plane svg { max-width: 100%; height: auto; }
+.cursor { stroke: var(--accent); stroke-width: 1.5; stroke-dasharray: 6 3; }
+.stale { color: #9a6700; } .empty { color: var(--mute); font-style: italic; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 11px; }
+  .slider input, .keys, figcaption { display: none; }
+  .slider { position: static; }
+  section { break-inside: avoid-page; } figure.plane { break-inside: avoid; }
+  a { color: inherit; text-decoration: none; }
+}
+"#;
+
+const SCRIPT: &str = r#"
+(function () {
+  var data = JSON.parse(document.getElementById('asof-data').textContent);
+  var slider = document.getElementById('step');
+  var rows = document.getElementById('rows');
+  var when = document.getElementById('when');
+  var ms = function (text) { return text === 'open' || text === null ? Infinity : Date.parse(text); };
+  function cell(tr, text) { var td = document.createElement('td'); td.textContent = text; tr.appendChild(td); }
+  function show(i) {
+    var step = data.steps[i];
+    if (!step) { return; }
+    slider.value = String(i);
+    when.textContent = step.at + ' · event ' + (i + 1) + '/' + data.steps.length + ' (' + step.event + ', ' + step.kind + ')';
+    rows.textContent = '';
+    var beliefs = step.believed.beliefs;
+    if (beliefs.length === 0) {
+      var tr = document.createElement('tr'); tr.className = 'empty';
+      var td = document.createElement('td'); td.colSpan = 9; td.textContent = 'no beliefs held yet';
+      tr.appendChild(td); rows.appendChild(tr);
+    }
+    beliefs.forEach(function (b) {
+      var tr = document.createElement('tr');
+      tr.className = 'belief' + (b.freshness === 'stale' ? ' stale' : '');
+      tr.dataset.topic = b.topic; tr.dataset.agent = b.agent; tr.dataset.claim = b.claim;
+      tr.dataset.assertion = b.assertion; tr.dataset.validFrom = b.valid_from; tr.dataset.validTo = b.valid_to || '';
+      cell(tr, b.topic); cell(tr, b.agent); cell(tr, b.claim);
+      cell(tr, b.effective_confidence.toFixed(2));
+      cell(tr, '[' + b.valid_from + ', ' + (b.valid_to || '∞') + ')');
+      cell(tr, b.recorded_at); cell(tr, b.supported_by.join(', ')); cell(tr, b.assertion); cell(tr, b.freshness);
+      rows.appendChild(tr);
+    });
+    var at = Date.parse(step.at) * 1000;
+    document.querySelectorAll('figure.plane svg').forEach(function (svg) { cursor(svg, at); });
+    if (history.replaceState) { history.replaceState(null, '', '#step=' + i); }
+  }
+  function geometry(svg) {
+    var p = svg.dataset.plot.split(' ').map(Number);
+    return { left: p[0], top: p[1], width: p[2], height: p[3],
+      v0: +svg.dataset.validMin, v1: +svg.dataset.validMax, r0: +svg.dataset.recordedMin, r1: +svg.dataset.recordedMax };
+  }
+  function cursor(svg, at) {
+    var g = geometry(svg);
+    var line = svg.querySelector('line.cursor');
+    if (!line) {
+      line = document.createElementNS('http://www.w3.org/2000/svg', 'line');
+      line.setAttribute('class', 'cursor'); svg.appendChild(line);
+    }
+    var y = g.top + (g.r1 - Math.min(Math.max(at, g.r0), g.r1)) / (g.r1 - g.r0) * g.height;
+    line.setAttribute('x1', g.left); line.setAttribute('x2', g.left + g.width);
+    line.setAttribute('y1', y); line.setAttribute('y2', y);
+  }
+  function read(svg, event) {
+    var g = geometry(svg);
+    var box = svg.getBoundingClientRect();
+    var sx = svg.viewBox.baseVal.width / box.width, sy = svg.viewBox.baseVal.height / box.height;
+    var x = (event.clientX - box.left) * sx, y = (event.clientY - box.top) * sy;
+    var caption = svg.parentNode.querySelector('figcaption');
+    if (x < g.left || x > g.left + g.width || y < g.top || y > g.top + g.height) {
+      caption.textContent = 'Point at the plane to read it.'; return;
+    }
+    var valid = (g.v0 + (x - g.left) / g.width * (g.v1 - g.v0)) / 1000;
+    var recorded = (g.r1 - (y - g.top) / g.height * (g.r1 - g.r0)) / 1000;
+    var held = [];
+    svg.querySelectorAll('rect.version').forEach(function (r) {
+      var d = r.dataset;
+      if (ms(d.validFrom) <= valid && valid < ms(d.validTo) && ms(d.recordedAt) <= recorded && recorded < ms(d.supersededAt)) {
+        held.push(d.claim + ' (' + d.assertion + ')');
+      }
+    });
+    var iso = function (t) { return new Date(t).toISOString().replace('.000Z', 'Z'); };
+    caption.textContent = 'At ' + iso(recorded) + ', ' + svg.dataset.agent + ' believed about ' + iso(valid) + ': ' +
+      (held.length ? held.join('; ') : 'nothing');
+  }
+  document.querySelectorAll('figure.plane svg').forEach(function (svg) {
+    svg.addEventListener('mousemove', function (e) { read(svg, e); });
+  });
+  slider.addEventListener('input', function () { show(+slider.value); });
+  var asked = /step=(\d+)/.exec(location.hash);
+  show(asked ? Math.min(+asked[1], data.steps.length - 1) : data.steps.length - 1);
+})();
+"#;

@@ -1553,3 +1553,79 @@ fn a_live_refresh_follows_at_the_end_pins_when_scrubbed_back_and_keeps_selection
     assert!(screen.contains("○ follow stopped"), "{screen}");
     assert!(screen.contains("run.jsonl was truncated"), "{screen}");
 }
+
+/// `y` copies the selected row as text: the loop hands the OSC 52 sequence of
+/// exactly that text to the terminal, and the status line says so.
+#[test]
+fn y_copies_the_selected_row_through_osc_52() {
+    use asof::tui::app::copy::osc52;
+    use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    let mut app = demo(false, (120, 40));
+    app.seek(at("2026-03-03T12:00:00Z"));
+    // The evidence panel, its first item at the cursor.
+    while app.focus != Focus::Evidence {
+        app.update(Action::FocusNext);
+    }
+    app.update(Action::Top);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let key = |c| {
+        asof::tui::Msg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::NONE,
+        )))
+    };
+    tx.send(key('y')).unwrap();
+    drop(tx);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let playing = std::sync::atomic::AtomicBool::new(false);
+    let mut sent = Vec::new();
+    asof::tui::run_loop(
+        &mut terminal,
+        &mut app,
+        &rx,
+        &playing,
+        &mut |_| {},
+        &mut |text| sent.push(osc52(text)),
+    )
+    .unwrap();
+    assert_eq!(sent.len(), 1, "one copy");
+    let item = app
+        .timeline
+        .evidence_item(app.evidence.list.selected_item().unwrap());
+    let e = &item.evidence;
+    assert!(sent[0].starts_with("\x1b]52;c;") && sent[0].ends_with('\x07'));
+    let copied = format!(
+        "{} · {} from {} · observed {} · recorded {}",
+        e.id,
+        e.kind,
+        e.source,
+        asof::time::format(e.observed_at),
+        asof::time::format(e.recorded_at)
+    );
+    // What the sequence carries is that row's text.
+    let mut app2 = demo(false, (120, 40));
+    app2.seek(at("2026-03-03T12:00:00Z"));
+    while app2.focus != Focus::Evidence {
+        app2.update(Action::FocusNext);
+    }
+    app2.update(Action::Top);
+    app2.update(Action::Copy);
+    let text = app2.take_clipboard().expect("y set the clipboard");
+    assert!(text.starts_with(&copied), "{text}");
+    assert!(text.ends_with(&e.summary), "{text}");
+    assert_eq!(sent[0], osc52(&text));
+    assert!(self::text(&draw(&app)).contains("copied to the clipboard (OSC 52)"));
+
+    // A belief row copies its version; nothing selected says so.
+    while app2.focus != Focus::Beliefs {
+        app2.update(Action::FocusNext);
+    }
+    app2.update(Action::Top);
+    app2.update(Action::Down);
+    app2.update(Action::Copy);
+    let belief = app2.take_clipboard().expect("a belief row copies");
+    assert!(
+        belief.contains(" believed “") && belief.contains("· valid ["),
+        "{belief}"
+    );
+}

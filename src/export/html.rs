@@ -159,12 +159,7 @@ fn fork_section(h: &mut String, diff: &serde_json::Value) {
         }
     };
     let ids = |v: &serde_json::Value| -> String {
-        let list: Vec<String> = v
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(&text)
-            .collect();
+        let list: Vec<String> = v.as_array().into_iter().flatten().map(&text).collect();
         if list.is_empty() {
             "none".into()
         } else {

@@ -8,6 +8,8 @@ pub enum Action {
     /// `m`: mark the selected evidence's verification state at the cursor
     /// (written to the review file, never to the loaded store).
     Mark,
+    /// `y`: the selected row as text, to the terminal's clipboard (OSC 52).
+    Copy,
     /// `c`: compare view → the fork in the panels → the parent again.
     Compare,
     /// `v`: free the valid cursor from the diagonal, or let it follow again.

@@ -301,6 +301,14 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         context: Global,
+        keys: &[Char('y')],
+        label: "y",
+        help: "copy the selected belief, version or evidence (or the latest event) as text, via OSC 52",
+        action: Action::Copy,
+        hint: None,
+    },
+    Binding {
+        context: Global,
         keys: &[Char('c')],
         label: "c",
         help: "compare parent and fork → show the fork in the panels → back to the parent",

@@ -83,13 +83,15 @@ fn apply(app: &mut App, msg: Msg) -> bool {
 
 /// Runs until the user quits or the channel closes. Draws first, then after
 /// every batch of messages that changed something. Fork requests go to
-/// `dispatch`, which must not block (it starts a worker).
+/// `dispatch`, which must not block (it starts a worker); text to copy goes
+/// to `copy` (the terminal's OSC 52).
 pub fn run_loop<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
     rx: &Receiver<Msg>,
     playing: &AtomicBool,
     dispatch: &mut dyn FnMut(String),
+    copy: &mut dyn FnMut(&str),
 ) -> Result<(), B::Error> {
     terminal.draw(|f| ui::render(app, f))?;
     while let Ok(msg) = rx.recv() {
@@ -102,6 +104,9 @@ pub fn run_loop<B: Backend>(
         }
         if let Some(evidence) = app.take_fork_request() {
             dispatch(evidence);
+        }
+        if let Some(text) = app.take_clipboard() {
+            copy(&text);
         }
         // The clock also ticks while background work runs, for the spinner.
         playing.store(app.playing || app.whatif.busy.is_some(), Ordering::Relaxed);
@@ -249,7 +254,21 @@ pub fn run(
             });
         }
     };
-    let ran = run_loop(&mut terminal, &mut app, &rx, &playing, &mut dispatch);
+    let mut copy = |text: &str| {
+        use std::io::Write;
+        let mut out = io::stdout();
+        let _ = out
+            .write_all(app::copy::osc52(text).as_bytes())
+            .and_then(|()| out.flush());
+    };
+    let ran = run_loop(
+        &mut terminal,
+        &mut app,
+        &rx,
+        &playing,
+        &mut dispatch,
+        &mut copy,
+    );
     if let Some(stop) = stop {
         stop.store(true, Ordering::Relaxed);
     }

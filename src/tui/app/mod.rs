@@ -4,6 +4,7 @@
 //! changes this state; every query runs here, when the cursor or the selection
 //! moves, and its text is formatted once for the views to copy.
 
+pub mod copy;
 mod mouse;
 mod popups;
 mod review;
@@ -87,6 +88,8 @@ pub struct App {
     review_marks: usize,
     /// Set when the source is live (SPEC §10).
     pub live: Option<LiveState>,
+    /// Text `y` asked to put on the clipboard, for the loop to send.
+    clipboard: Option<String>,
 }
 
 /// What the header shows of a live source.
@@ -129,6 +132,7 @@ impl App {
             review: None,
             review_marks: 0,
             live: None,
+            clipboard: None,
         };
         app.cursor_moved();
         app.sync_plane(true);
@@ -316,6 +320,7 @@ impl App {
             Action::Wheel(down, x, y) => self.wheel(down, x, y),
             Action::Fork => self.fork(),
             Action::Mark => self.ask_mark(),
+            Action::Copy => self.copy(),
             Action::Compare => match (&self.whatif.fork, self.whatif.showing_fork) {
                 (None, _) => self.status = Some("no fork yet: select evidence and press w".into()),
                 (Some(_), true) => self.swap_timelines(),

@@ -322,6 +322,17 @@ impl Dataset {
         let first = times.next()?;
         Some(times.fold((first, first), |(lo, hi), t| (lo.min(t), hi.max(t))))
     }
+
+    /// The log's evidence items by id.
+    pub fn evidence_by_id(&self) -> std::collections::HashMap<&str, &Evidence> {
+        self.events
+            .iter()
+            .filter_map(|e| match &e.body {
+                EventBody::Evidence(ev) => Some((ev.id.as_str(), ev)),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

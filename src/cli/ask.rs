@@ -123,14 +123,7 @@ fn with_evidence(
     format: OutputFormat,
 ) -> Result<Vec<u8>, CliError> {
     let log = store.log()?;
-    let evidence: std::collections::HashMap<&str, &crate::model::Evidence> = log
-        .events
-        .iter()
-        .filter_map(|e| match &e.body {
-            EventBody::Evidence(ev) => Some((ev.id.as_str(), ev)),
-            _ => None,
-        })
-        .collect();
+    let evidence = log.evidence_by_id();
     let cited: Vec<(&str, Vec<&crate::model::Evidence>)> = named
         .iter()
         .filter_map(|id| {

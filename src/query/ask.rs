@@ -252,14 +252,7 @@ pub struct Cited {
 /// it cites and its rationale.
 pub fn why(log: &crate::model::Dataset, agent: &str, claim: &str) -> Vec<Reason> {
     use crate::model::EventBody;
-    let evidence: std::collections::HashMap<&str, &crate::model::Evidence> = log
-        .events
-        .iter()
-        .filter_map(|e| match &e.body {
-            EventBody::Evidence(ev) => Some((ev.id.as_str(), ev)),
-            _ => None,
-        })
-        .collect();
+    let evidence = log.evidence_by_id();
     let wanted = claim.to_lowercase();
     let mut reasons: Vec<Reason> = log
         .events

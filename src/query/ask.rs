@@ -190,12 +190,7 @@ fn agent(name: &str, header: &Header) -> Result<String, AskError> {
         .map(|a| a.id.clone())
         .ok_or_else(|| AskError::Agent {
             name: name.to_owned(),
-            known: header
-                .agents
-                .iter()
-                .map(|a| a.id.clone())
-                .collect::<Vec<_>>()
-                .join(", "),
+            known: crate::model::known_ids(header.agents.iter().map(|a| a.id.as_str()), name),
         })
 }
 
@@ -212,12 +207,7 @@ fn topic(name: &str, header: &Header) -> Result<String, AskError> {
         .map(|t| t.id.clone())
         .ok_or_else(|| AskError::Topic {
             name: name.to_owned(),
-            known: header
-                .topics
-                .iter()
-                .map(|t| t.id.clone())
-                .collect::<Vec<_>>()
-                .join(", "),
+            known: crate::model::known_ids(header.topics.iter().map(|t| t.id.as_str()), name),
         })
 }
 

@@ -281,3 +281,34 @@ fn in_a_real_browser_the_slider_shows_believed_at_three_instants() {
         png.len()
     );
 }
+
+/// An agent's text is data, never markup: a claim that tries to end the
+/// script element or inject a tag stays inside the embedded JSON.
+#[test]
+fn markup_in_the_agents_text_stays_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/datasets/payment-outage.yaml"
+    ))
+    .unwrap()
+    .replace(
+        "Payments DB primary overloaded",
+        "</script><script>alert(1)</script><!--<script> & \\\"quotes\\\"",
+    );
+    let file = dir.path().join("hostile.yaml");
+    std::fs::write(&file, yaml).unwrap();
+    let html = export(dir.path(), &[file.to_str().unwrap()]);
+    assert!(!html.contains("<script>alert(1)"), "markup got through");
+    assert_eq!(
+        html.matches("</script>").count(),
+        2,
+        "only the page's own script elements end"
+    );
+    let data = embedded(&html);
+    let claims = data.to_string();
+    assert!(
+        claims.contains("</script><script>alert(1)</script><!--<script> &"),
+        "the claim survives as text"
+    );
+}

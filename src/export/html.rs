@@ -48,10 +48,13 @@ pub fn report(store: &Store, fork: Option<&serde_json::Value>) -> Result<String,
         "incident": {"id": header.incident.id, "title": header.incident.title},
         "steps": steps,
     });
-    // JSON in a script element: `</` would end the element.
+    // JSON in a script element: the agent's text must not end the element or
+    // open a comment (`</script>`, `<!--`), so markup characters are escaped.
     let data = serde_json::to_string(&data)
         .map_err(|e| ExportError::Html(e.to_string()))?
-        .replace("</", "<\\/");
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026");
 
     let mut h = String::new();
     let title = format!("{} — asof report", header.incident.title);

@@ -1579,14 +1579,11 @@ fn y_copies_the_selected_row_through_osc_52() {
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     let playing = std::sync::atomic::AtomicBool::new(false);
     let mut sent = Vec::new();
-    asof::tui::run_loop(
-        &mut terminal,
-        &mut app,
-        &rx,
-        &playing,
-        &mut |_| {},
-        &mut |text| sent.push(osc52(text)),
-    )
+    asof::tui::run_loop(&mut terminal, &mut app, &rx, &playing, &mut |effect| {
+        if let asof::tui::Effect::Copy(text) = effect {
+            sent.push(osc52(&text))
+        }
+    })
     .unwrap();
     assert_eq!(sent.len(), 1, "one copy");
     let item = app
@@ -1628,4 +1625,75 @@ fn y_copies_the_selected_row_through_osc_52() {
         belief.contains(" believed “") && belief.contains("· valid ["),
         "{belief}"
     );
+}
+
+/// `s` saves the what-if fork as a store: the loop hands out where from and
+/// where to, and the saved file is a store that passes `asof check` and
+/// holds the fork's lineage.
+#[test]
+fn s_saves_the_fork_as_a_store_that_passes_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = demo(false, (120, 40));
+    app.update(Action::SaveFork);
+    assert!(
+        app.status
+            .as_deref()
+            .unwrap_or("")
+            .contains("no fork to save yet")
+    );
+    let log = source::demo().unwrap().log().unwrap();
+    let parent = asof::engine::replay(&log.header, &log.events);
+    app.fork_finished(asof::tui::whatif::run_fork(&log, &parent, "demo", "E15"));
+    app.update(Action::Back);
+    let (tx, rx) = std::sync::mpsc::channel();
+    tx.send(asof::tui::Msg::Input(
+        ratatui::crossterm::event::Event::Key(ratatui::crossterm::event::KeyEvent::new(
+            ratatui::crossterm::event::KeyCode::Char('s'),
+            ratatui::crossterm::event::KeyModifiers::NONE,
+        )),
+    ))
+    .unwrap();
+    drop(tx);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let playing = std::sync::atomic::AtomicBool::new(false);
+    let mut asked = Vec::new();
+    asof::tui::run_loop(&mut terminal, &mut app, &rx, &playing, &mut |effect| {
+        asked.push(effect)
+    })
+    .unwrap();
+    let [asof::tui::Effect::SaveFork { fork, to }] = asked.as_slice() else {
+        panic!("one save asked: {asked:?}");
+    };
+    // Named as `asof fork` names it (numbered on if that file exists here).
+    let name = to.to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("payment-outage-without-E15") && name.ends_with(".db"),
+        "{name}"
+    );
+    assert!(!to.exists());
+    assert!(text(&draw(&app)).contains(&format!("saving the what-if fork to {name}")));
+    // The worker's part, into a directory of the test's own.
+    let saved = dir.path().join("saved.db");
+    asof::tui::whatif::save_fork(fork, &saved).unwrap();
+    app.fork_saved(Ok(saved.clone()));
+    assert!(text(&draw(&app)).contains("saved the what-if fork as"));
+    let check = std::process::Command::new(env!("CARGO_BIN_EXE_asof"))
+        .arg("check")
+        .arg(&saved)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let store = asof::store::Store::open(&saved).unwrap();
+    assert!(
+        store.meta("fork_report").unwrap().is_some(),
+        "the lineage is kept"
+    );
+    // Saving over an existing file is refused, and leaves it as it was.
+    let before = std::fs::read(&saved).unwrap();
+    assert!(asof::tui::whatif::save_fork(fork, &saved).is_err());
+    assert_eq!(std::fs::read(&saved).unwrap(), before);
 }

@@ -10,6 +10,8 @@ pub enum Action {
     Mark,
     /// `y`: the selected row as text, to the terminal's clipboard (OSC 52).
     Copy,
+    /// `s`: save the what-if fork as a store.
+    SaveFork,
     /// `c`: compare view → the fork in the panels → the parent again.
     Compare,
     /// `v`: free the valid cursor from the diagonal, or let it follow again.

@@ -301,6 +301,14 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         context: Global,
+        keys: &[Char('s')],
+        label: "s",
+        help: "save the what-if fork as a store (STEM-without-E15.db in the current directory)",
+        action: Action::SaveFork,
+        hint: None,
+    },
+    Binding {
+        context: Global,
         keys: &[Char('y')],
         label: "y",
         help: "copy the selected belief, version or evidence (or the latest event) as text, via OSC 52",

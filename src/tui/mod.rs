@@ -45,6 +45,22 @@ pub enum Msg {
     Influence(Vec<crate::fork::influence::Influence>),
     /// News from a live source (SPEC §10).
     Live(live::Live),
+    /// A worker finished saving the fork (`s`): where, or why not.
+    Saved(Result<std::path::PathBuf, String>),
+}
+
+/// Work the app asks of the world outside it, handed out by [`run_loop`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// A what-if fork without this evidence, on a worker.
+    Fork(String),
+    /// This text to the terminal's clipboard (OSC 52).
+    Copy(String),
+    /// The fork's store file copied to a new store, on a worker.
+    SaveFork {
+        fork: std::path::PathBuf,
+        to: std::path::PathBuf,
+    },
 }
 
 /// Turns a terminal event into an action, given what is open.
@@ -77,21 +93,24 @@ fn apply(app: &mut App, msg: Msg) -> bool {
             return true;
         }
         Msg::Live(news) => return app.live_news(news),
+        Msg::Saved(result) => {
+            app.fork_saved(result);
+            return true;
+        }
     };
     action.is_some_and(|a| app.update(a))
 }
 
 /// Runs until the user quits or the channel closes. Draws first, then after
-/// every batch of messages that changed something. Fork requests go to
-/// `dispatch`, which must not block (it starts a worker); text to copy goes
-/// to `copy` (the terminal's OSC 52).
+/// every batch of messages that changed something. What the app asks of the
+/// world ([`Effect`]) goes to `effect`, which must not block (it starts a
+/// worker, or writes a few bytes to the terminal).
 pub fn run_loop<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
     rx: &Receiver<Msg>,
     playing: &AtomicBool,
-    dispatch: &mut dyn FnMut(String),
-    copy: &mut dyn FnMut(&str),
+    effect: &mut dyn FnMut(Effect),
 ) -> Result<(), B::Error> {
     terminal.draw(|f| ui::render(app, f))?;
     while let Ok(msg) = rx.recv() {
@@ -103,10 +122,13 @@ pub fn run_loop<B: Backend>(
             }
         }
         if let Some(evidence) = app.take_fork_request() {
-            dispatch(evidence);
+            effect(Effect::Fork(evidence));
         }
         if let Some(text) = app.take_clipboard() {
-            copy(&text);
+            effect(Effect::Copy(text));
+        }
+        if let Some((fork, to)) = app.take_save_request() {
+            effect(Effect::SaveFork { fork, to });
         }
         // The clock also ticks while background work runs, for the spinner.
         playing.store(app.playing || app.whatif.busy.is_some(), Ordering::Relaxed);
@@ -236,7 +258,7 @@ pub fn run(
         ));
     }
     let label = app.timeline.label.clone();
-    let mut dispatch = |evidence: String| match &store {
+    let dispatch = |evidence: String| match &store {
         Some(path) => {
             let (tx, label, path) = (tx.clone(), label.clone(), path.clone());
             std::thread::spawn(move || {
@@ -254,21 +276,26 @@ pub fn run(
             });
         }
     };
-    let mut copy = |text: &str| {
-        use std::io::Write;
-        let mut out = io::stdout();
-        let _ = out
-            .write_all(app::copy::osc52(text).as_bytes())
-            .and_then(|()| out.flush());
+    let mut effect = |effect: Effect| match effect {
+        Effect::Fork(evidence) => dispatch(evidence),
+        Effect::Copy(text) => {
+            use std::io::Write;
+            let mut out = io::stdout();
+            let _ = out
+                .write_all(app::copy::osc52(&text).as_bytes())
+                .and_then(|()| out.flush());
+        }
+        Effect::SaveFork { fork, to } => {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                let saved = whatif::save_fork(&fork, &to)
+                    .map(|()| to)
+                    .map_err(|e| e.to_string());
+                let _ = tx.send(Msg::Saved(saved));
+            });
+        }
     };
-    let ran = run_loop(
-        &mut terminal,
-        &mut app,
-        &rx,
-        &playing,
-        &mut dispatch,
-        &mut copy,
-    );
+    let ran = run_loop(&mut terminal, &mut app, &rx, &playing, &mut effect);
     if let Some(stop) = stop {
         stop.store(true, Ordering::Relaxed);
     }

@@ -28,6 +28,8 @@ pub struct ForkResult {
     pub lanes: Vec<Lane>,
     /// The parent log's first and last recorded instants.
     pub span: (i64, i64),
+    /// The fork's store file (in a temporary directory the timeline keeps).
+    pub path: std::path::PathBuf,
 }
 
 /// Forks the log held in memory (a dataset, the demo, a trace; `replay` is its
@@ -107,6 +109,21 @@ fn fork_then_read(
         diff: made.diff,
         lanes,
         span,
+        path,
+    })
+}
+
+/// Copies the fork's store at `fork` to a new store at `to` (`s` in the TUI),
+/// atomically: `to` must not exist, and nothing is left there on failure.
+pub fn save_fork(fork: &std::path::Path, to: &std::path::Path) -> Result<(), StoreError> {
+    crate::store::write_atomically(to, false, |file| -> Result<(), StoreError> {
+        let conn = rusqlite::Connection::open_with_flags(
+            fork,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )?;
+        // A clean copy of the whole store, into the empty temporary file.
+        conn.execute("VACUUM INTO ?1", [file.path().to_string_lossy()])?;
+        Ok(())
     })
 }
 

@@ -321,6 +321,7 @@ impl App {
             Action::Fork => self.fork(),
             Action::Mark => self.ask_mark(),
             Action::Copy => self.copy(),
+            Action::SaveFork => self.save_fork(),
             Action::Compare => match (&self.whatif.fork, self.whatif.showing_fork) {
                 (None, _) => self.status = Some("no fork yet: select evidence and press w".into()),
                 (Some(_), true) => self.swap_timelines(),

@@ -34,6 +34,42 @@ impl App {
         self.prefetch();
     }
 
+    /// Where the loop should save the fork, if the user asked (taken once).
+    pub fn take_save_request(&mut self) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+        self.whatif.save.take()
+    }
+
+    /// `s`: save the what-if fork as a store, beside the current directory's
+    /// files, under a name that says what it left out.
+    pub(super) fn save_fork(&mut self) {
+        let Some(fork) = &self.whatif.fork else {
+            self.status = Some("no fork to save yet: select evidence and press w".into());
+            return;
+        };
+        let parent = if self.whatif.showing_fork {
+            self.whatif
+                .other
+                .as_ref()
+                .map_or("store", |t| t.label.as_str())
+        } else {
+            self.timeline.label.as_str()
+        };
+        let to = free_name(parent, &fork.removed);
+        self.status = Some(format!("saving the what-if fork to {}…", to.display()));
+        self.whatif.save = Some((fork.path.clone(), to));
+    }
+
+    /// A worker finished saving the fork.
+    pub fn fork_saved(&mut self, result: Result<std::path::PathBuf, String>) {
+        self.status = Some(match result {
+            Ok(path) => format!(
+                "saved the what-if fork as {} (a store: asof diff, asof export, asof tui read it)",
+                path.display()
+            ),
+            Err(e) => format!("could not save the fork: {e}"),
+        });
+    }
+
     /// The influence ranking arrived from the background.
     pub fn influence_ready(&mut self, ranking: Vec<crate::fork::influence::Influence>) {
         self.whatif.influence_ready(ranking);
@@ -73,4 +109,25 @@ impl App {
             }
         }
     }
+}
+
+/// `STEM-without-E15.db` in the current directory, STEM from the parent's
+/// label (its file's stem), numbered on when that file exists.
+fn free_name(parent: &str, removed: &str) -> std::path::PathBuf {
+    let first = parent.split_whitespace().next().unwrap_or("store");
+    let stem = std::path::Path::new(first)
+        .file_stem()
+        .map_or_else(|| "store".to_owned(), |s| s.to_string_lossy().into_owned());
+    let name = |n: usize| {
+        let suffix = if n == 1 {
+            String::new()
+        } else {
+            format!("-{n}")
+        };
+        std::path::PathBuf::from(format!("{stem}-without-{removed}{suffix}.db"))
+    };
+    (1..)
+        .map(name)
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| name(1))
 }

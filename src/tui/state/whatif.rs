@@ -20,6 +20,8 @@ pub struct WhatIfState {
     pub spinner: usize,
     /// Evidence to fork without, for the event loop to hand to a worker.
     pub request: Option<String>,
+    /// The fork's store and where `s` saves it, for the event loop.
+    pub save: Option<(std::path::PathBuf, std::path::PathBuf)>,
     /// Evidence id → its influence in the parent, once computed in the background.
     pub influence: HashMap<String, String>,
 }

@@ -1697,3 +1697,85 @@ fn s_saves_the_fork_as_a_store_that_passes_check() {
     assert!(asof::tui::whatif::save_fork(fork, &saved).is_err());
     assert_eq!(std::fs::read(&saved).unwrap(), before);
 }
+
+/// `e` asks md or html in a prompt (html offered), and the report of what is
+/// shown is written where the status line says; a fork shown writes the
+/// fork's report.
+#[test]
+fn e_writes_the_report_of_what_is_shown() {
+    use asof::tui::action::Edit;
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = demo(false, (120, 40));
+    app.update(Action::Export);
+    let screen = text(&draw(&app));
+    assert!(
+        screen.contains("Write the report of what is shown: md or html [FILE]"),
+        "{screen}"
+    );
+    app.update(Action::Open);
+    let report = app
+        .take_export_request()
+        .expect("Enter asks for the report");
+    assert_eq!(report.fork, None);
+    assert!(report.html);
+    assert_eq!(
+        report.to,
+        std::path::Path::new("payment-outage.report.html")
+    );
+    assert!(text(&draw(&app)).contains("writing the report to payment-outage.report.html"));
+    let html = dir.path().join("r.html");
+    asof::tui::write_report(&source::demo().unwrap(), true, &html).unwrap();
+    assert!(
+        std::fs::read_to_string(&html)
+            .unwrap()
+            .contains(r#"<input id="step" type="range""#)
+    );
+    app.report_written(Ok(html.clone()));
+    assert!(text(&draw(&app)).contains("wrote the report to"));
+
+    // Markdown, to a named file; a word that is neither is refused in place.
+    let md = dir.path().join("r.md");
+    app.update(Action::Export);
+    for _ in 0..4 {
+        app.update(Action::Edit(Edit::Backspace));
+    }
+    for c in "pdf".chars() {
+        app.update(Action::Type(c));
+    }
+    app.update(Action::Open);
+    assert!(app.take_export_request().is_none());
+    assert!(text(&draw(&app)).contains("write md or html"));
+    for _ in 0..3 {
+        app.update(Action::Edit(Edit::Backspace));
+    }
+    for c in format!("md {}", md.display()).chars() {
+        app.update(Action::Type(c));
+    }
+    app.update(Action::Open);
+    let report = app.take_export_request().expect("md with a file");
+    assert!(!report.html);
+    assert_eq!(report.to, md);
+
+    // With the fork in the panels, the fork's store is the one reported.
+    let log = source::demo().unwrap().log().unwrap();
+    let parent = asof::engine::replay(&log.header, &log.events);
+    app.fork_finished(asof::tui::whatif::run_fork(&log, &parent, "demo", "E15"));
+    app.update(Action::Back);
+    app.update(Action::Compare);
+    app.update(Action::Compare);
+    app.update(Action::Export);
+    app.update(Action::Open);
+    let report = app.take_export_request().expect("the fork's report");
+    let fork = report.fork.expect("of the fork's store");
+    assert!(
+        report
+            .to
+            .to_string_lossy()
+            .contains("-without-E15.report.html"),
+        "{:?}",
+        report.to
+    );
+    let store = asof::store::Store::open(&fork).unwrap();
+    asof::tui::write_report(&store, false, &md).unwrap();
+    assert!(std::fs::read_to_string(&md).unwrap().contains("E15"));
+}

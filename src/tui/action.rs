@@ -12,6 +12,8 @@ pub enum Action {
     Copy,
     /// `s`: save the what-if fork as a store.
     SaveFork,
+    /// `e`: write the report (Markdown or HTML) of what is shown to a file.
+    Export,
     /// `c`: compare view → the fork in the panels → the parent again.
     Compare,
     /// `v`: free the valid cursor from the diagonal, or let it follow again.

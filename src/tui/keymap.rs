@@ -301,6 +301,14 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         context: Global,
+        keys: &[Char('e')],
+        label: "e",
+        help: "write the report of the store or fork shown (Markdown or HTML) to a file",
+        action: Action::Export,
+        hint: None,
+    },
+    Binding {
+        context: Global,
         keys: &[Char('s')],
         label: "s",
         help: "save the what-if fork as a store (STEM-without-E15.db in the current directory)",

@@ -47,6 +47,52 @@ pub enum Msg {
     Live(live::Live),
     /// A worker finished saving the fork (`s`): where, or why not.
     Saved(Result<std::path::PathBuf, String>),
+    /// A worker finished writing a report (`e`).
+    Exported(Result<std::path::PathBuf, String>),
+}
+
+/// A report `e` asked for: of the fork's store (when the fork is shown) or
+/// of the parent, as HTML or Markdown, to this file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub fork: Option<std::path::PathBuf>,
+    pub html: bool,
+    pub to: std::path::PathBuf,
+}
+
+/// Writes the report of `store` to `to` atomically (a worker's part of `e`).
+pub fn write_report(
+    store: &crate::store::Store,
+    html: bool,
+    to: &std::path::Path,
+) -> Result<(), String> {
+    let text = if html {
+        crate::export::html::report(store, None)
+    } else {
+        crate::export::markdown::report(store)
+    }
+    .map_err(|e| e.to_string())?;
+    let dir = match to.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".asof-report-");
+    // A report is for sharing: the usual file mode, not a temporary file's 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    let mut tmp = builder
+        .tempfile_in(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    use std::io::Write;
+    tmp.write_all(text.as_bytes())
+        .map_err(|e| format!("{}: {e}", to.display()))?;
+    tmp.persist(to)
+        .map_err(|e| format!("{}: {}", to.display(), e.error))?;
+    Ok(())
 }
 
 /// Work the app asks of the world outside it, handed out by [`run_loop`].
@@ -56,6 +102,8 @@ pub enum Effect {
     Fork(String),
     /// This text to the terminal's clipboard (OSC 52).
     Copy(String),
+    /// A report written, on a worker.
+    Export(Report),
     /// The fork's store file copied to a new store, on a worker.
     SaveFork {
         fork: std::path::PathBuf,
@@ -97,6 +145,10 @@ fn apply(app: &mut App, msg: Msg) -> bool {
             app.fork_saved(result);
             return true;
         }
+        Msg::Exported(result) => {
+            app.report_written(result);
+            return true;
+        }
     };
     action.is_some_and(|a| app.update(a))
 }
@@ -129,6 +181,9 @@ pub fn run_loop<B: Backend>(
         }
         if let Some((fork, to)) = app.take_save_request() {
             effect(Effect::SaveFork { fork, to });
+        }
+        if let Some(report) = app.take_export_request() {
+            effect(Effect::Export(report));
         }
         // The clock also ticks while background work runs, for the spinner.
         playing.store(app.playing || app.whatif.busy.is_some(), Ordering::Relaxed);
@@ -284,6 +339,31 @@ pub fn run(
             let _ = out
                 .write_all(app::copy::osc52(&text).as_bytes())
                 .and_then(|()| out.flush());
+        }
+        Effect::Export(report) => {
+            let (tx, parent, store, label) =
+                (tx.clone(), parent.clone(), store.clone(), label.clone());
+            std::thread::spawn(move || {
+                // The fork shown, the parent's store file, or the log in memory.
+                let opened = match (&report.fork, &store) {
+                    (Some(path), _) | (None, Some(path)) => {
+                        crate::store::Store::open(path).map_err(|e| e.to_string())
+                    }
+                    (None, None) => {
+                        parent
+                            .get()
+                            .map_err(|e| e.to_string())
+                            .and_then(|(log, replay)| {
+                                crate::store::Store::in_memory(&label, log, replay)
+                                    .map_err(|e| e.to_string())
+                            })
+                    }
+                };
+                let written = opened
+                    .and_then(|s| write_report(&s, report.html, &report.to))
+                    .map(|()| report.to);
+                let _ = tx.send(Msg::Exported(written));
+            });
         }
         Effect::SaveFork { fork, to } => {
             let tx = tx.clone();

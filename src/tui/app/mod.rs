@@ -322,6 +322,12 @@ impl App {
             Action::Mark => self.ask_mark(),
             Action::Copy => self.copy(),
             Action::SaveFork => self.save_fork(),
+            Action::Export => {
+                self.popup = Some(Popup::Prompt(Prompt::new(
+                    PromptKind::Export,
+                    "html".into(),
+                )))
+            }
             Action::Compare => match (&self.whatif.fork, self.whatif.showing_fork) {
                 (None, _) => self.status = Some("no fork yet: select evidence and press w".into()),
                 (Some(_), true) => self.swap_timelines(),

@@ -39,7 +39,11 @@ impl App {
                 }
                 self.set_filter(focus, text);
             }
-            Effect::Filter(PromptKind::Jump | PromptKind::Verify(_), _) => {}
+            Effect::Filter(PromptKind::Jump | PromptKind::Verify(_) | PromptKind::Export, _) => {}
+            Effect::Export(html, file) => {
+                self.popup = None;
+                self.export(html, file);
+            }
             Effect::Verify(n, state, note) => {
                 if let Err(e) = self.mark(n, state, note) {
                     // The text stays, to be mended (or Esc).

@@ -59,6 +59,41 @@ impl App {
         self.whatif.save = Some((fork.path.clone(), to));
     }
 
+    /// The report the loop should write, if the user asked (taken once).
+    pub fn take_export_request(&mut self) -> Option<crate::tui::Report> {
+        self.whatif.export.take()
+    }
+
+    /// `e` read a format: the report of what is shown (the fork's store while
+    /// the fork is in the panels), to `file` or `STEM.report.EXT` here.
+    pub(super) fn export(&mut self, html: bool, file: Option<String>) {
+        let fork = self
+            .whatif
+            .fork
+            .as_ref()
+            .filter(|_| self.whatif.showing_fork)
+            .map(|f| f.path.clone());
+        let ext = if html { "html" } else { "md" };
+        let to = file.map(std::path::PathBuf::from).unwrap_or_else(|| {
+            let stem = stem_of(&self.timeline.label);
+            let stem = match &self.whatif.fork {
+                Some(f) if self.whatif.showing_fork => format!("{stem}-without-{}", f.removed),
+                _ => stem,
+            };
+            std::path::PathBuf::from(format!("{stem}.report.{ext}"))
+        });
+        self.status = Some(format!("writing the report to {}…", to.display()));
+        self.whatif.export = Some(crate::tui::Report { fork, html, to });
+    }
+
+    /// A worker finished writing a report.
+    pub fn report_written(&mut self, result: Result<std::path::PathBuf, String>) {
+        self.status = Some(match result {
+            Ok(path) => format!("wrote the report to {}", path.display()),
+            Err(e) => format!("could not write the report: {e}"),
+        });
+    }
+
     /// A worker finished saving the fork.
     pub fn fork_saved(&mut self, result: Result<std::path::PathBuf, String>) {
         self.status = Some(match result {
@@ -114,10 +149,7 @@ impl App {
 /// `STEM-without-E15.db` in the current directory, STEM from the parent's
 /// label (its file's stem), numbered on when that file exists.
 fn free_name(parent: &str, removed: &str) -> std::path::PathBuf {
-    let first = parent.split_whitespace().next().unwrap_or("store");
-    let stem = std::path::Path::new(first)
-        .file_stem()
-        .map_or_else(|| "store".to_owned(), |s| s.to_string_lossy().into_owned());
+    let stem = stem_of(parent);
     let name = |n: usize| {
         let suffix = if n == 1 {
             String::new()
@@ -130,4 +162,13 @@ fn free_name(parent: &str, removed: &str) -> std::path::PathBuf {
         .map(name)
         .find(|p| !p.exists())
         .unwrap_or_else(|| name(1))
+}
+
+/// The file stem of a label's first word (`payment-outage.yaml (bundled
+/// demo)` → `payment-outage`).
+fn stem_of(label: &str) -> String {
+    let first = label.split_whitespace().next().unwrap_or("store");
+    std::path::Path::new(first)
+        .file_stem()
+        .map_or_else(|| "store".to_owned(), |s| s.to_string_lossy().into_owned())
 }

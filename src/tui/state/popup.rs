@@ -93,6 +93,8 @@ pub enum PromptKind {
     Filter(crate::tui::app::Focus),
     /// The verification state (and a note) for evidence item `n` of the timeline.
     Verify(usize),
+    /// `e`: the report's format (`md` or `html`) and, optionally, its file.
+    Export,
 }
 
 /// A one-line prompt: the text, where the caret is, and the last error (the
@@ -194,6 +196,8 @@ pub enum Effect {
     Filter(PromptKind, String),
     /// The mark prompt read a state and a note for evidence item `n`.
     Verify(usize, VerifyState, Option<String>),
+    /// The export prompt read a format (`true`: HTML) and maybe a file name.
+    Export(bool, Option<String>),
 }
 
 impl Popup {
@@ -240,7 +244,22 @@ impl Prompt {
     fn update(&mut self, action: Action, now: Micros, cursor: Micros) -> Effect {
         match (action, self.kind) {
             (Action::Back, PromptKind::Filter(_)) => Effect::Filter(self.kind, String::new()),
-            (Action::Back, PromptKind::Jump | PromptKind::Verify(_)) => Effect::Close,
+            (Action::Back, PromptKind::Jump | PromptKind::Verify(_) | PromptKind::Export) => {
+                Effect::Close
+            }
+            (Action::Open, PromptKind::Export) => {
+                let mut words = self.text.split_whitespace();
+                let format = words.next().map(str::to_ascii_lowercase);
+                let file = words.next().map(str::to_owned);
+                match format.as_deref() {
+                    Some("md" | "markdown") => Effect::Export(false, file),
+                    Some("html") => Effect::Export(true, file),
+                    _ => {
+                        self.error = Some("write md or html, then a file name if you like".into());
+                        Effect::Handled
+                    }
+                }
+            }
             (Action::Open, PromptKind::Verify(n)) => match parse_mark(&self.text) {
                 Ok((state, note)) => Effect::Verify(n, state, note),
                 Err(e) => {

@@ -22,6 +22,8 @@ pub struct WhatIfState {
     pub request: Option<String>,
     /// The fork's store and where `s` saves it, for the event loop.
     pub save: Option<(std::path::PathBuf, std::path::PathBuf)>,
+    /// The report `e` asked for, for the event loop.
+    pub export: Option<crate::tui::Report>,
     /// Evidence id → its influence in the parent, once computed in the background.
     pub influence: HashMap<String, String>,
 }

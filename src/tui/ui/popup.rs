@@ -70,6 +70,7 @@ pub fn render_prompt(app: &App, prompt: &Prompt, frame: &mut Frame, screen: Rect
         PromptKind::Verify(_) => {
             " Mark at the cursor: rejected|stale|conflicted|claim-supported|direct-read|candidate [note] "
         }
+        PromptKind::Export => " Write the report of what is shown: md or html [FILE] ",
     };
     let popup = layout::prompt_popup(screen);
     frame.render_widget(Clear, popup);

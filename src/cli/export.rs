@@ -94,24 +94,8 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
     match &args.output {
         None => out.write_all(text.as_bytes())?,
         Some(path) => {
-            let dir = match path.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
-                _ => PathBuf::from("."),
-            };
-            let cannot = |e: std::io::Error| {
-                CliError::Input(format!("{}: cannot write: {e}", path.display()))
-            };
-            let mut builder = tempfile::Builder::new();
-            builder.prefix(".asof-export-");
-            // A report is for sharing: the usual file mode, not a temporary file's 0600.
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                builder.permissions(std::fs::Permissions::from_mode(0o644));
-            }
-            let mut tmp = builder.tempfile_in(&dir).map_err(cannot)?;
-            tmp.write_all(text.as_bytes()).map_err(cannot)?;
-            tmp.persist(path).map_err(|e| cannot(e.error))?;
+            crate::export::write_shared(path, &text)
+                .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))?;
             writeln!(out, "wrote {}", path.display())?;
         }
     }

@@ -27,3 +27,25 @@ impl From<rusqlite::Error> for ExportError {
         ExportError::Store(e.into())
     }
 }
+
+/// Writes `text` to `path` atomically (a temporary file beside it, renamed
+/// over it), with the usual file mode rather than a temporary file's 0600:
+/// a report is for sharing.
+pub fn write_shared(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".asof-export-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    let mut tmp = builder.tempfile_in(&dir)?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}

@@ -72,27 +72,7 @@ pub fn write_report(
         crate::export::markdown::report(store)
     }
     .map_err(|e| e.to_string())?;
-    let dir = match to.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".asof-report-");
-    // A report is for sharing: the usual file mode, not a temporary file's 0600.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    let mut tmp = builder
-        .tempfile_in(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?;
-    use std::io::Write;
-    tmp.write_all(text.as_bytes())
-        .map_err(|e| format!("{}: {e}", to.display()))?;
-    tmp.persist(to)
-        .map_err(|e| format!("{}: {}", to.display(), e.error))?;
-    Ok(())
+    crate::export::write_shared(to, &text).map_err(|e| format!("{}: {e}", to.display()))
 }
 
 /// Work the app asks of the world outside it, handed out by [`run_loop`].

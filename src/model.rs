@@ -372,6 +372,9 @@ impl CloseKind {
 /// share them instead of each owning a copy.
 pub type Name = std::sync::Arc<str>;
 
+/// Evidence ids an event cites, shared by every version descending from it.
+pub type Cited = std::sync::Arc<[String]>;
+
 /// Hands out one shared copy of each distinct name.
 #[derive(Debug, Default)]
 pub struct Names(std::collections::HashSet<Name, ShortKeys>);

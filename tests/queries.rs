@@ -251,3 +251,68 @@ fn lifespan_ranges_find_exactly_the_versions_a_full_scan_finds() {
         assert_eq!(ids(&c.closed), closed, "closed in ({after}, {until}]");
     }
 }
+
+/// A long answer (the rows counted into their (topic, agent) pairs, then
+/// compared within each) comes in reading order: topics and agents as the
+/// header lists them, then valid start, recorded time and id; and every piece
+/// of one assertion carries that assertion's citations.
+#[test]
+fn a_long_answer_is_in_reading_order_with_each_assertions_citations() {
+    let store = common::generated_store(6000, 20, 4, 3);
+    let header = store.header();
+    let place = |ids: Vec<&str>, id: &str| ids.iter().position(|i| *i == id).unwrap();
+    let topics = || {
+        header
+            .topics
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect::<Vec<_>>()
+    };
+    let agents = || {
+        header
+            .agents
+            .iter()
+            .map(|a| a.id.as_str())
+            .collect::<Vec<_>>()
+    };
+    let log = store.log().unwrap();
+    let cites: std::collections::HashMap<&str, &Vec<String>> = log
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            asof::model::EventBody::Believe(a) => Some((a.id.as_str(), &a.supported_by)),
+            _ => None,
+        })
+        .collect();
+    let (first, last) = query::recorded_span(&store).unwrap().unwrap();
+    let mut longest = 0;
+    for i in 1..40 {
+        let at = first + (last - first) * i / 40;
+        let got = query::believed(&store, at, None, &Filter::default()).unwrap();
+        longest = longest.max(got.len());
+        let mut expected = got.clone();
+        expected.sort_by_key(|b| {
+            let v = &b.version;
+            (
+                place(topics(), &v.topic),
+                place(agents(), &v.agent),
+                v.valid.from,
+                v.recorded_at,
+                v.id,
+            )
+        });
+        assert_eq!(got, expected, "believed(at {at}) out of reading order");
+        for b in &got {
+            assert_eq!(
+                &*b.supported_by,
+                cites[&*b.version.assertion].as_slice(),
+                "version {} cites",
+                b.version.id
+            );
+        }
+    }
+    assert!(
+        longest > 200,
+        "answers long enough to be counted into pairs: {longest}"
+    );
+}

@@ -18,8 +18,7 @@ use rusqlite::{params_from_iter, types::Value};
 /// "late-arriving": marked in the TUI, listed apart in the audit report.
 pub const LATE: i64 = 3_600_000_000;
 
-/// Evidence ids an event cites, shared by every version descending from it.
-pub type Cited = std::sync::Arc<[String]>;
+pub use crate::model::Cited;
 
 /// A version with the evidence its assertion cited.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,8 +142,48 @@ fn push_filter(store: &Store, filter: &Filter, clauses: &mut Vec<String>, args: 
 
 /// Orders rows as people read them: topics and agents in dataset order (the
 /// rows code them by header position), then valid time, recorded time, id.
-fn sort_for_reading(rows: &mut [VersionRow]) {
-    rows.sort_unstable_by_key(|r| (r.topic, r.agent, r.valid_from, r.recorded_at, r.id));
+///
+/// A long answer holds a few rows per (topic, agent) pair, so the rows are
+/// counted into their pairs first (one pass, no comparisons) and only each
+/// pair's few are compared; a row coded outside the header (a damaged store,
+/// refused when decoded) sends all of them through one comparison sort.
+fn sort_for_reading(rows: Vec<VersionRow>, topics: usize, agents: usize) -> Vec<VersionRow> {
+    let by_time = |r: &VersionRow| (r.valid_from, r.recorded_at, r.id);
+    let pair = |r: &VersionRow| {
+        let (t, a) = (
+            usize::try_from(r.topic).ok()?,
+            usize::try_from(r.agent).ok()?,
+        );
+        (t < topics && a < agents).then_some(t * agents + a)
+    };
+    let pairs = topics.saturating_mul(agents);
+    if rows.len() < 64
+        || pairs > rows.len().saturating_mul(4)
+        || rows.iter().any(|r| pair(r).is_none())
+    {
+        let mut rows = rows;
+        rows.sort_unstable_by_key(|r| (r.topic, r.agent, by_time(r)));
+        return rows;
+    }
+    // starts[p]: where pair p's rows begin in the sorted answer.
+    let mut starts = vec![0usize; pairs + 1];
+    for r in &rows {
+        starts[pair(r).unwrap_or(0) + 1] += 1;
+    }
+    for p in 0..pairs {
+        starts[p + 1] += starts[p];
+    }
+    let mut next = starts.clone();
+    let mut sorted = rows.clone();
+    for r in rows {
+        let p = pair(&r).unwrap_or(0);
+        sorted[next[p]] = r;
+        next[p] += 1;
+    }
+    for w in starts.windows(2) {
+        sorted[w[0]..w[1]].sort_unstable_by_key(by_time);
+    }
+    sorted
 }
 
 /// `believed(T′)` and `believed(T′, about T)`: versions held at recorded time `at`
@@ -177,8 +216,9 @@ pub fn believed(
         ]);
     }
     push_filter(store, filter, &mut clauses, &mut args);
-    let (mut rows, bytes) = read_rows(store, &select_beliefs(&from, &clauses), args)?;
-    sort_for_reading(&mut rows);
+    let (rows, bytes) = read_rows(store, &select_beliefs(&from, &clauses), args)?;
+    let header = store.header();
+    let rows = sort_for_reading(rows, header.topics.len(), header.agents.len());
     decode_rows(store, &rows, &bytes)
 }
 

@@ -1,10 +1,11 @@
 //! Reading a store back into the model.
 
 use crate::model::{
-    Agent, Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Evidence, Header,
+    Agent, Assertion, Cardinality, Cited, CloseKind, Closure, Event, EventBody, Evidence, Header,
     Incident, Name, Names, Origin, RetractTarget, Retraction, Topic, Verification, VerifyState,
     Version,
 };
+use crate::store::codec::{Rest, Texts};
 use crate::time::{Interval, OPEN};
 use rusqlite::{Connection, OptionalExtension, Row};
 
@@ -174,6 +175,9 @@ pub struct Decoder {
     topics: std::sync::Arc<[Name]>,
     claims: std::collections::HashMap<i64, Name>,
     names: Names,
+    /// The assertion id and citations of each assertion met, by its seq: the
+    /// split pieces of one assertion share them instead of copying each.
+    assertions: std::collections::HashMap<i64, (Name, Cited), crate::model::ShortKeys>,
     /// The buffer [`read_version`] reads one row's packed fields into.
     scratch: Vec<u8>,
     /// Share event ids through `names` (a history's split pieces repeat them)
@@ -208,6 +212,7 @@ impl Decoder {
             topics,
             claims: std::collections::HashMap::new(),
             names: Names::default(),
+            assertions: Default::default(),
             scratch: Vec::new(),
             share_ids,
         }
@@ -242,6 +247,26 @@ impl Decoder {
             .into();
         self.claims.insert(code, name.clone());
         Ok(name)
+    }
+
+    /// The assertion `rest` descends from and the evidence it cites, shared
+    /// with earlier rows of the same assertion (a row whose fields disagree
+    /// with the first one's, as in a damaged store, gets its own).
+    fn assertion(&mut self, rest: &Rest<'_, Texts<'_>>) -> (Name, Cited) {
+        let seq = rest.assertion_seq;
+        if let Some((name, cites)) = self.assertions.get(&seq)
+            && **name == *rest.assertion
+            && cites.len() == rest.supported_by.len()
+            && cites.iter().map(String::as_str).eq(rest.supported_by)
+        {
+            return (name.clone(), cites.clone());
+        }
+        let shared = (
+            self.id(rest.assertion),
+            rest.supported_by.map(str::to_owned).collect::<Cited>(),
+        );
+        self.assertions.insert(seq, shared.clone());
+        shared
     }
 
     fn id(&mut self, text: &str) -> Name {
@@ -304,7 +329,7 @@ impl VersionRow {
         bytes: &[u8],
         conn: &Connection,
         d: &mut Decoder,
-    ) -> rusqlite::Result<(Version, std::sync::Arc<[String]>)> {
+    ) -> rusqlite::Result<(Version, Cited)> {
         let agent = Decoder::coded(&d.agents, self.agent, "agent")?;
         let topic = Decoder::coded(&d.topics, self.topic, "topic")?;
         let claim = d.claim(conn, self.claim)?;
@@ -312,6 +337,7 @@ impl VersionRow {
             .get(self.rest.0 as usize..self.rest.1 as usize)
             .and_then(crate::store::codec::unpack)
             .ok_or_else(|| damaged("a version's packed fields (rest) do not decode".into()))?;
+        let (assertion, cites) = d.assertion(&rest);
         let closed = rest.closed.map(|(seq, by, retracted)| Closure {
             seq,
             event: d.id(by),
@@ -330,7 +356,7 @@ impl VersionRow {
             valid: Interval::new(self.valid_from, self.valid_to),
             recorded_at: self.recorded_at,
             superseded_at: self.superseded_at,
-            assertion: d.id(rest.assertion),
+            assertion,
             origin: if rest.split {
                 Origin::Split
             } else {
@@ -343,7 +369,6 @@ impl VersionRow {
             supported_at: rest.supported_at,
             reconfirmed: rest.reconfirmed,
         };
-        let cites = rest.supported_by.map(str::to_owned).collect();
         Ok((version, cites))
     }
 }
@@ -354,7 +379,7 @@ pub fn read_version(
     r: &Row,
     conn: &Connection,
     d: &mut Decoder,
-) -> rusqlite::Result<(Version, std::sync::Arc<[String]>)> {
+) -> rusqlite::Result<(Version, Cited)> {
     let mut bytes = std::mem::take(&mut d.scratch);
     bytes.clear();
     let read = VersionRow::read(r, &mut bytes).and_then(|row| row.decode(&bytes, conn, d));

@@ -33,13 +33,13 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
     let asked = ask::parse(&question, store.header(), now)
         .map_err(|e| CliError::Input(format!("{}: {e}", store.label())))?;
     let format = args.format.format;
-    let sourced = || SourceArg {
-        source: source.clone(),
-    };
+    // The query named runs on the store opened here (`source` is not read again).
+    let sourced = || SourceArg { source: None };
     let as_asked = FormatArg { format };
     let mut answer = Vec::new();
     match &asked {
-        Question::Believed { agent, topic, at } => queries::believed(
+        Question::Believed { agent, topic, at } => queries::believed_on(
+            &store,
             BelievedArgs {
                 source: sourced(),
                 at: *at,
@@ -51,29 +51,20 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
             &mut answer,
         )?,
         Question::Answer { topic, at } => {
-            let answer_as = |format| AnswerArgs {
+            let args = AnswerArgs {
                 source: sourced(),
                 topic: topic.clone(),
                 at: *at,
                 about: None,
                 agent: None,
-                format: FormatArg { format },
+                format: as_asked,
             };
-            queries::answer(answer_as(format), &mut answer)?;
             // The evidence each agent's answer rests on, after it.
-            let mut json = Vec::new();
-            queries::answer(answer_as(OutputFormat::Json), &mut json)?;
-            let v: serde_json::Value =
-                serde_json::from_slice(&json).map_err(|e| CliError::Runtime(e.to_string()))?;
-            let named: Vec<&str> = v["agents"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|a| a["assertion"].as_str())
-                .collect();
+            let named = queries::answer_on(&store, args, &mut answer)?;
             answer = with_evidence(&store, answer, &named, format)?;
         }
-        Question::Changes { agent, topic } => queries::history(
+        Question::Changes { agent, topic } => queries::history_on(
+            &store,
             HistoryArgs {
                 source: sourced(),
                 topic: Some(topic.clone()),
@@ -83,7 +74,8 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
             &mut answer,
         )?,
         Question::Why { agent, claim } => why(&store, agent, claim, format, &mut answer)?,
-        Question::Misled { agent } => whatif::influence_command(
+        Question::Misled { agent } => whatif::influence_on(
+            &store,
             InfluenceArgs {
                 source: sourced(),
                 top: None,
@@ -119,24 +111,32 @@ fn pretty(v: &serde_json::Value) -> Result<String, CliError> {
 fn with_evidence(
     store: &crate::store::Store,
     answer: Vec<u8>,
-    named: &[&str],
+    named: &[String],
     format: OutputFormat,
 ) -> Result<Vec<u8>, CliError> {
     let log = store.log()?;
     let evidence = log.evidence_by_id();
+    // One pass over the log for every named assertion, in the order named.
+    let mut cites: std::collections::HashMap<&str, Option<&[String]>> =
+        named.iter().map(|id| (id.as_str(), None)).collect();
+    for e in &log.events {
+        if let EventBody::Believe(a) = &e.body
+            && let Some(slot) = cites.get_mut(a.id.as_str())
+        {
+            *slot = Some(&a.supported_by);
+        }
+    }
     let cited: Vec<(&str, Vec<&crate::model::Evidence>)> = named
         .iter()
         .filter_map(|id| {
-            log.events.iter().find_map(|e| match &e.body {
-                EventBody::Believe(a) if a.id == *id => Some((
-                    a.id.as_str(),
-                    a.supported_by
-                        .iter()
-                        .filter_map(|ev| evidence.get(ev.as_str()).copied())
-                        .collect(),
-                )),
-                _ => None,
-            })
+            let (id, list) = cites.get_key_value(id.as_str())?;
+            let list = (*list)?;
+            Some((
+                *id,
+                list.iter()
+                    .filter_map(|ev| evidence.get(ev.as_str()).copied())
+                    .collect(),
+            ))
         })
         .collect();
     let mut with = Vec::new();

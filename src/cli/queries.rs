@@ -224,14 +224,22 @@ fn print_json(out: &mut impl Write, value: &impl serde::Serialize) -> Result<(),
 }
 
 pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let store = source::open(args.source.source.as_deref())?;
-    check_filter(&store, args.agent.as_deref(), args.topic.as_deref())?;
+    believed_on(&source::open(args.source.source.as_deref())?, args, out)
+}
+
+/// [`believed`] on a store already open (`args.source` is not read).
+pub fn believed_on(
+    store: &crate::store::Store,
+    args: BelievedArgs,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    check_filter(store, args.agent.as_deref(), args.topic.as_deref())?;
     let filter = Filter {
         agent: args.agent,
         topic: args.topic,
     };
-    let beliefs = query::believed(&store, args.at, args.about, &filter)?;
-    let ledger = quality::ledger(&store)?;
+    let beliefs = query::believed(store, args.at, args.about, &filter)?;
+    let ledger = quality::ledger(store)?;
     let table = || {
         beliefs_table(&beliefs, |b| {
             ledger.quality(&b.version, &b.supported_by, args.at)
@@ -249,7 +257,7 @@ pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError
             writeln!(
                 out,
                 "{} — {title}: {} belief(s)",
-                source_title(&store),
+                source_title(store),
                 beliefs.len()
             )?;
             if !beliefs.is_empty() {
@@ -329,8 +337,16 @@ fn history_table(h: &query::History, ledger: &Ledger, end: i64) -> (Table, Table
     (t, notes)
 }
 
-pub fn history(mut args: HistoryArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let store = source::open(args.source.source.as_deref())?;
+pub fn history(args: HistoryArgs, out: &mut impl Write) -> Result<(), CliError> {
+    history_on(&source::open(args.source.source.as_deref())?, args, out)
+}
+
+/// [`history`] on a store already open (`args.source` is not read).
+pub fn history_on(
+    store: &crate::store::Store,
+    mut args: HistoryArgs,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
     let topic = match args.topic.take() {
         Some(t) => t,
         None => match store.header().topics.as_slice() {
@@ -357,10 +373,10 @@ pub fn history(mut args: HistoryArgs, out: &mut impl Write) -> Result<(), CliErr
         ..args
     };
     let topic = args.topic.as_deref().unwrap_or_default();
-    check_filter(&store, args.agent.as_deref(), Some(topic))?;
-    let h = query::history(&store, topic, args.agent.as_deref())?;
-    let ledger = quality::ledger(&store)?;
-    let end = quality::end_of_log(&store)?;
+    check_filter(store, args.agent.as_deref(), Some(topic))?;
+    let h = query::history(store, topic, args.agent.as_deref())?;
+    let ledger = quality::ledger(store)?;
+    let end = quality::end_of_log(store)?;
     let (versions, notes) = history_table(&h, &ledger, end);
     match args.format.format {
         OutputFormat::Json => print_json(
@@ -376,7 +392,7 @@ pub fn history(mut args: HistoryArgs, out: &mut impl Write) -> Result<(), CliErr
             writeln!(
                 out,
                 "{} — history of `{}`: {question}",
-                source_title(&store),
+                source_title(store),
                 topic
             )?;
             write!(out, "{}", versions.text())?;
@@ -511,14 +527,23 @@ pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> 
 /// `asof answer`: what the agents answered on a topic (SPEC §9) — one claim,
 /// or every agent's claim when they differ, never one picked.
 pub fn answer(args: AnswerArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let store = source::open(args.source.source.as_deref())?;
-    check_filter(&store, args.agent.as_deref(), Some(&args.topic))?;
+    answer_on(&source::open(args.source.source.as_deref())?, args, out).map(|_| ())
+}
+
+/// [`answer`] on a store already open (`args.source` is not read); returns the
+/// assertions the agents' answers rest on.
+pub fn answer_on(
+    store: &crate::store::Store,
+    args: AnswerArgs,
+    out: &mut impl Write,
+) -> Result<Vec<String>, CliError> {
+    check_filter(store, args.agent.as_deref(), Some(&args.topic))?;
     let filter = Filter {
         agent: args.agent.clone(),
         topic: Some(args.topic.clone()),
     };
-    let held = query::believed(&store, args.at, None, &filter)?;
-    let ledger = quality::ledger(&store)?;
+    let held = query::believed(store, args.at, None, &filter)?;
+    let ledger = quality::ledger(store)?;
     let (at, about) = (args.at, args.about);
     let answer = rules::answer(
         &ledger,
@@ -557,13 +582,18 @@ pub fn answer(args: AnswerArgs, out: &mut impl Write) -> Result<(), CliError> {
             format!("⚠ conflicted: {}", claims.join("; "))
         }
     };
-    match args.format.format {
+    let named = answer
+        .agents
+        .iter()
+        .map(|c| c.assertion.to_string())
+        .collect();
+    let written = match args.format.format {
         OutputFormat::Json => print_json(out, &json::answer(&args.topic, at, about, &answer)),
         OutputFormat::Table => {
             writeln!(
                 out,
                 "{} — `{}` {when}: {verdict}",
-                source_title(&store),
+                source_title(store),
                 args.topic
             )?;
             if !t.is_empty() {
@@ -578,5 +608,6 @@ pub fn answer(args: AnswerArgs, out: &mut impl Write) -> Result<(), CliError> {
             }
             Ok(())
         }
-    }
+    };
+    written.map(|()| named)
 }

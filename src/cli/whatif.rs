@@ -407,7 +407,15 @@ fn to_json(
 }
 
 pub fn influence_command(args: InfluenceArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let store = source::open(args.source.source.as_deref())?;
+    influence_on(&source::open(args.source.source.as_deref())?, args, out)
+}
+
+/// [`influence_command`] on a store already open (`args.source` is not read).
+pub fn influence_on(
+    store: &crate::store::Store,
+    args: InfluenceArgs,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
     let log = store.log()?;
     let replay = store.replay()?;
     let mut ranking = crate::fork::influence::influence(&log, &replay);

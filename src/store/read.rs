@@ -167,6 +167,9 @@ pub fn event(r: &Row, cited: Vec<String>) -> rusqlite::Result<Event> {
 pub const VERSION_COLUMNS: &str = "v.id, v.agent, v.topic, v.claim, v.valid_from, v.valid_to,
     v.recorded_at, v.superseded_at, v.rest";
 
+/// How many assertions' ids and citations a [`Decoder`] keeps to share.
+const ASSERTIONS_KEPT: usize = 1 << 16;
+
 /// Turns the codes of version rows back into names: agents and topics by
 /// their position in the header, claims by their code in the `claims` table
 /// (each read the first time it is met), event ids shared or copied.
@@ -265,6 +268,11 @@ impl Decoder {
             self.id(rest.assertion),
             rest.supported_by.map(str::to_owned).collect::<Cited>(),
         );
+        // A long-lived decoder (the TUI's) keeps a bounded number: sharing
+        // matters among the rows of one answer, not across a whole session.
+        if self.assertions.len() >= ASSERTIONS_KEPT {
+            self.assertions.clear();
+        }
         self.assertions.insert(seq, shared.clone());
         shared
     }

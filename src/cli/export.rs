@@ -57,18 +57,11 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
             let diff = match &args.fork {
                 Some(fork) => {
                     let mut json = Vec::new();
-                    super::whatif::diff_command(
-                        super::whatif::DiffArgs {
-                            parent: args
-                                .source
-                                .source
-                                .clone()
-                                .unwrap_or_else(|| PathBuf::from("demo")),
-                            fork: fork.clone(),
-                            format: super::FormatArg {
-                                format: super::OutputFormat::Json,
-                            },
-                        },
+                    super::whatif::diff_on(
+                        &store,
+                        args.source.source.as_deref(),
+                        fork,
+                        super::OutputFormat::Json,
                         &mut json,
                     )?;
                     Some(

@@ -172,32 +172,33 @@ pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError
 pub fn diff_command(args: DiffArgs, out: &mut impl Write) -> Result<(), CliError> {
     let parent_path = (args.parent.as_os_str() != "demo").then_some(args.parent.as_path());
     let parent = source::open(parent_path)?;
-    let fork_store = Store::open(&args.fork)?;
+    diff_on(&parent, parent_path, &args.fork, args.format.format, out)
+}
+
+/// [`diff_command`] with the parent already open (`parent_path`: its file,
+/// `None` for the bundled demo), in `format`.
+pub fn diff_on(
+    parent: &Store,
+    parent_path: Option<&std::path::Path>,
+    fork: &std::path::Path,
+    format: super::OutputFormat,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let fork_store = Store::open(fork)?;
     let report: PolicyReport = match fork_store.meta("fork_report")? {
         Some(text) => serde_json::from_str(&text).map_err(|e| {
-            CliError::Input(format!(
-                "{}: damaged fork lineage: {e}",
-                args.fork.display()
-            ))
+            CliError::Input(format!("{}: damaged fork lineage: {e}", fork.display()))
         })?,
         None => {
             return Err(CliError::Input(format!(
                 "{}: not a fork (no lineage); make one with `asof fork --without …`",
-                args.fork.display()
+                fork.display()
             )));
         }
     };
     let sha = parent_sha(parent_path)?;
-    let d = diff::compare_stores(&parent, &sha, &fork_store)?;
-    print(
-        &parent,
-        &fork_store,
-        &report,
-        &d,
-        Some(&sha),
-        args.format.format,
-        out,
-    )
+    let d = diff::compare_stores(parent, &sha, &fork_store)?;
+    print(parent, &fork_store, &report, &d, Some(&sha), format, out)
 }
 
 fn instant(t: Micros) -> Value {

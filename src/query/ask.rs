@@ -223,12 +223,12 @@ pub struct Reason {
     /// `null`: open.
     pub valid_to: Option<String>,
     pub rationale: Option<String>,
-    pub evidence: Vec<Cited>,
+    pub evidence: Vec<CitedEvidence>,
 }
 
 /// An evidence item an assertion cites.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Cited {
+pub struct CitedEvidence {
     pub id: String,
     pub kind: String,
     pub source: String,
@@ -244,7 +244,7 @@ pub fn why(log: &crate::model::Dataset, agent: &str, claim: &str) -> Vec<Reason>
     use crate::model::EventBody;
     let evidence = log.evidence_by_id();
     let wanted = claim.to_lowercase();
-    let mut reasons: Vec<Reason> = log
+    let mut asserted: Vec<&crate::model::Assertion> = log
         .events
         .iter()
         .filter_map(|e| match &e.body {
@@ -255,6 +255,11 @@ pub fn why(log: &crate::model::Dataset, agent: &str, claim: &str) -> Vec<Reason>
             }
             _ => None,
         })
+        .collect();
+    // Recorded order; the sort is stable, so file order breaks ties.
+    asserted.sort_by_key(|a| a.recorded_at);
+    asserted
+        .into_iter()
         .map(|a| Reason {
             assertion: a.id.clone(),
             topic: a.topic.clone(),
@@ -268,7 +273,7 @@ pub fn why(log: &crate::model::Dataset, agent: &str, claim: &str) -> Vec<Reason>
                 .supported_by
                 .iter()
                 .filter_map(|id| evidence.get(id.as_str()))
-                .map(|ev| Cited {
+                .map(|ev| CitedEvidence {
                     id: ev.id.clone(),
                     kind: ev.kind.clone(),
                     source: ev.source.clone(),
@@ -278,9 +283,7 @@ pub fn why(log: &crate::model::Dataset, agent: &str, claim: &str) -> Vec<Reason>
                 })
                 .collect(),
         })
-        .collect();
-    reasons.sort_by(|a, b| a.recorded_at.cmp(&b.recorded_at));
-    reasons
+        .collect()
 }
 
 #[cfg(test)]

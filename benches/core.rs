@@ -112,7 +112,10 @@ fn main() {
     }
     one_topic.sort();
 
+    // All topics from the version pages (the CLI's path), and at the same
+    // instants, interleaved, from the version rows they replaced.
     let mut all_topics = Vec::with_capacity(200);
+    let mut all_topics_rows = Vec::with_capacity(200);
     for _ in 0..200 {
         let at = first + sample.next(span) as i64;
         let t = Instant::now();
@@ -120,8 +123,14 @@ fn main() {
             .expect("query")
             .len();
         all_topics.push(t.elapsed());
+        let t = Instant::now();
+        hits += query::believed_by_rows(&store, at, None, &Filter::default())
+            .expect("query")
+            .len();
+        all_topics_rows.push(t.elapsed());
     }
     all_topics.sort();
+    all_topics_rows.sort();
 
     // The CLI's `believed --format json` path with belief quality (SPEC §9):
     // the query, the ledger its beliefs need, every version's quality.
@@ -391,6 +400,7 @@ fn main() {
         },
         "believed_one_topic_about_ms": {"p50": percentile(&one_topic, 0.5), "p99": percentile(&one_topic, 0.99), "n": one_topic.len()},
         "believed_all_topics_ms": {"p50": percentile(&all_topics, 0.5), "p99": percentile(&all_topics, 0.99), "n": all_topics.len()},
+        "believed_all_topics_from_rows_ms": {"p50": percentile(&all_topics_rows, 0.5), "p99": percentile(&all_topics_rows, 0.99), "n": all_topics_rows.len()},
         "believed_all_topics_with_quality_ms": {"p50": percentile(&with_quality, 0.5), "p99": percentile(&with_quality, 0.99), "n": with_quality.len()},
         "believed_one_topic_with_quality_ms": {"p50": percentile(&quality_one, 0.5), "p99": percentile(&quality_one, 0.99), "n": quality_one.len()},
         "believed_all_topics_through_timeline_ms": {"p50": percentile(&all_topics_memory, 0.5), "p99": percentile(&all_topics_memory, 0.99), "n": all_topics_memory.len()},

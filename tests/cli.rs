@@ -315,10 +315,12 @@ fn check_detects_tampering_and_rebuild_repairs_it() {
         &db,
         &[
             "the version of triage/root-cause claiming \"db\" from 2026-03-02T09:05:00Z created by event #2 differs from its replay: claim: stored \"tampered\", replayed \"db\"",
-            // The scrub index was derived from the rows before they were tampered with.
+            // The scrub index and the pages were derived from the rows before
+            // they were tampered with.
             "the scrub index (table scrub) differs from a fresh computation",
+            "the version pages (table pages) differ from a fresh computation",
         ],
-        2,
+        3,
     );
     assert_eq!(
         versions(&db),

@@ -488,14 +488,30 @@ fn check_detects_tampered_support_times() {
         .map(|(id, _, _)| *id)
         .expect("the demo reconfirms some versions");
     // In a row's packed fields (src/store/codec.rs) supported_at is bytes
-    // 34–41, and the last reconfirmation instant the last eight.
+    // 34–41; after the closing seq (if closed) come the citation and
+    // reconfirmation counts (u32 each), then the reconfirmation instants.
     let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.execute_batch(&format!(
+    conn.execute(
         "UPDATE versions SET rest = CAST(substr(rest, 1, 33) || zeroblob(8) || substr(rest, 42) AS BLOB)
-           WHERE id = (SELECT min(id) FROM versions);
-         UPDATE versions SET rest = CAST(substr(rest, 1, length(rest) - 8) || zeroblob(8) AS BLOB)
-           WHERE id = {reconfirmed};"
-    ))
+           WHERE id = (SELECT min(id) FROM versions)",
+        [],
+    )
+    .unwrap();
+    let mut rest: Vec<u8> = conn
+        .query_row(
+            "SELECT rest FROM versions WHERE id = ?1",
+            [reconfirmed as i64],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let counts = 41 + if rest[0] & 2 != 0 { 8 } else { 0 };
+    let times = u32::from_le_bytes(rest[counts + 4..counts + 8].try_into().unwrap()) as usize;
+    let last = counts + 8 + 8 * (times - 1);
+    rest[last..last + 8].fill(0);
+    conn.execute(
+        "UPDATE versions SET rest = ?1 WHERE id = ?2",
+        rusqlite::params![rest, reconfirmed as i64],
+    )
     .unwrap();
     drop(conn);
     check_finds_then_rebuild_repairs(
@@ -503,8 +519,10 @@ fn check_detects_tampered_support_times() {
         &[
             "supported_at: stored 1970-01-01T00:00:00Z",
             "1970-01-01T00:00:00Z], replayed [",
+            // The pages were derived from the rows before they were tampered with.
+            "the version pages (table pages) differ from a fresh computation",
         ],
-        1,
+        2,
     );
     assert_eq!(
         supports(&db),

@@ -73,7 +73,14 @@ impl From<crate::store::LoadError> for CliError {
 
 impl From<rusqlite::Error> for CliError {
     fn from(e: rusqlite::Error) -> Self {
-        CliError::Runtime(format!("store query failed: {e}"))
+        match e {
+            // What the store's readers say of rows that do not decode (a
+            // damaged store: bad input, exit 2), in their own sentence.
+            rusqlite::Error::FromSqlConversionFailure(_, _, reason) => {
+                CliError::Input(format!("not a readable asof store: {reason}"))
+            }
+            e => CliError::Runtime(format!("store query failed: {e}")),
+        }
     }
 }
 

@@ -395,7 +395,7 @@ fn patch(
         let fresh = answers::truths(header, all.iter(), span.unwrap_or((0, 0)));
         write::write_truths(tx, &fresh)?;
     }
-    crate::store::scrub::write(tx, header)?;
+    crate::store::write_read_indexes(tx, header)?;
 
     let mut set = tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
     set.execute(params!["source", parent.label()])?;

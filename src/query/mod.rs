@@ -115,6 +115,7 @@ fn read_rows(
 fn decode_rows(store: &Store, rows: &[VersionRow], bytes: &[u8]) -> rusqlite::Result<Vec<Belief>> {
     let conn = store.connection();
     let mut decoder = store.decoder(false);
+    decoder.reserve(rows.len());
     let mut beliefs = Vec::with_capacity(rows.len());
     for row in rows {
         let (version, cites) = row.decode(bytes, conn, &mut decoder)?;
@@ -195,18 +196,18 @@ pub fn believed(
     about: Option<Micros>,
     filter: &Filter,
 ) -> rusqlite::Result<Vec<Belief>> {
+    // One topic: its covering index. Otherwise: the version pages, a short
+    // run of them per lifespan (see src/store/pages.rs).
+    if filter.topic.is_none() {
+        let agent = filter.agent.as_deref().map(|a| store.agent_code(a));
+        let (rows, bytes) = crate::store::pages::held_at(store.connection(), at, about, agent)?;
+        return decode_for_reading(store, rows, &bytes);
+    }
     let mut args = vec![Value::Integer(at)];
-    let mut clauses = Vec::new();
-    // One topic: its covering index. Otherwise: one short range per lifespan.
-    let from = if filter.topic.is_some() {
-        clauses.extend([
-            "v.recorded_at <= ?1".to_owned(),
-            "v.superseded_at > ?1".to_owned(),
-        ]);
-        OF_TOPIC.to_owned()
-    } else {
-        held_at()
-    };
+    let mut clauses = vec![
+        "v.recorded_at <= ?1".to_owned(),
+        "v.superseded_at > ?1".to_owned(),
+    ];
     if let Some(t) = about {
         args.push(Value::Integer(t));
         let n = args.len();
@@ -216,10 +217,43 @@ pub fn believed(
         ]);
     }
     push_filter(store, filter, &mut clauses, &mut args);
-    let (rows, bytes) = read_rows(store, &select_beliefs(&from, &clauses), args)?;
+    let (rows, bytes) = read_rows(store, &select_beliefs(OF_TOPIC, &clauses), args)?;
+    decode_for_reading(store, rows, &bytes)
+}
+
+/// Rows of an answer as beliefs, in reading order.
+fn decode_for_reading(
+    store: &Store,
+    rows: Vec<VersionRow>,
+    bytes: &[u8],
+) -> rusqlite::Result<Vec<Belief>> {
     let header = store.header();
     let rows = sort_for_reading(rows, header.topics.len(), header.agents.len());
-    decode_rows(store, &rows, &bytes)
+    decode_rows(store, &rows, bytes)
+}
+
+/// [`believed`] for all topics read from the version rows, one range per
+/// lifespan, instead of the version pages: the path the pages replaced, kept
+/// as the reference they are tested against (and measured beside them).
+pub fn believed_by_rows(
+    store: &Store,
+    at: Micros,
+    about: Option<Micros>,
+    filter: &Filter,
+) -> rusqlite::Result<Vec<Belief>> {
+    let mut args = vec![Value::Integer(at)];
+    let mut clauses = Vec::new();
+    if let Some(t) = about {
+        args.push(Value::Integer(t));
+        let n = args.len();
+        clauses.extend([
+            format!("v.valid_from <= ?{n}"),
+            format!("v.valid_to > ?{n}"),
+        ]);
+    }
+    push_filter(store, filter, &mut clauses, &mut args);
+    let (rows, bytes) = read_rows(store, &select_beliefs(&held_at(), &clauses), args)?;
+    decode_for_reading(store, rows, &bytes)
 }
 
 /// `current`: what is believed now about now, with one captured `now`.

@@ -14,14 +14,16 @@ pub(crate) fn split(joined: Option<String>) -> Vec<String> {
 
 /// The rarely read fields of a version row, packed into its `rest` column so
 /// a row stays narrow (SQLite decodes a row's header once per column read; see
-/// docs/performance.md): little-endian numbers, strings and lists prefixed by
-/// their length (u32), in this order:
+/// docs/performance.md): little-endian numbers, then the strings' lengths
+/// (u32), then the strings themselves, one after another, so a reader checks
+/// their UTF-8 once for the row instead of once per string:
 ///
 /// ```text
 /// flags u8 (1 split · 2 closed · 4 retracted · 8 clipped) · confidence f64 ·
 /// created_by u64 · assertion_seq i64 · requested_valid_to i64 · supported_at i64 ·
-/// assertion str · [closed_seq u64 · closed_by str] · [clipped_by str] ·
-/// supported_by [str] · reconfirmed [i64]
+/// [closed_seq u64] · supported_by count u32 · reconfirmed count u32 ·
+/// reconfirmed [i64] · lengths u32 of: assertion, [closed_by], [clipped_by],
+/// each supported_by · the strings, in that order
 /// ```
 ///
 /// Packed from a list of cited ids; read back as [`Texts`], which yields them
@@ -42,25 +44,31 @@ pub(crate) struct Rest<'a, Cites = Vec<&'a str>> {
     pub reconfirmed: Vec<i64>,
 }
 
-/// Length-prefixed strings checked by [`unpack`] (each valid UTF-8, the
-/// count right), read on demand.
+/// Strings cut from text checked by [`unpack`] (valid UTF-8, each cut on a
+/// character boundary, the lengths adding up), read on demand.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Texts<'a> {
-    count: usize,
-    packed: &'a [u8],
+    /// Their lengths, u32 each.
+    lengths: &'a [u8],
+    text: &'a str,
 }
 
 impl<'a> Texts<'a> {
-    /// Reads `count` strings off the front of `b`.
-    fn take(b: &mut Reader<'a>, count: usize) -> Option<Texts<'a>> {
-        let start = b.0;
-        for _ in 0..count {
-            b.text()?;
+    /// Cuts the strings of `lengths` off the front of `text`: `None` when a
+    /// cut is not on a character boundary or the text is too short.
+    fn cut(lengths: &'a [u8], text: &mut &'a str) -> Option<Texts<'a>> {
+        let mut at = 0usize;
+        for n in lengths.chunks_exact(4) {
+            at = at.checked_add(u32::from_le_bytes(n.try_into().ok()?) as usize)?;
+            if !text.is_char_boundary(at) {
+                return None;
+            }
         }
-        let used = start.len() - b.0.len();
+        let (taken, after) = text.split_at_checked(at)?;
+        *text = after;
         Some(Texts {
-            count,
-            packed: &start[..used],
+            lengths,
+            text: taken,
         })
     }
 }
@@ -68,17 +76,17 @@ impl<'a> Texts<'a> {
 impl<'a> Iterator for Texts<'a> {
     type Item = &'a str;
     fn next(&mut self) -> Option<&'a str> {
-        if self.count == 0 {
-            return None;
-        }
-        self.count -= 1;
-        let mut b = Reader(self.packed);
-        let text = b.text();
-        self.packed = b.0;
-        text
+        let (n, lengths) = self.lengths.split_first_chunk::<4>()?;
+        self.lengths = lengths;
+        let (first, after) = self
+            .text
+            .split_at_checked(u32::from_le_bytes(*n) as usize)?;
+        self.text = after;
+        Some(first)
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.count, Some(self.count))
+        let n = self.lengths.len() / 4;
+        (n, Some(n))
     }
 }
 
@@ -105,25 +113,25 @@ impl Rest<'_> {
         ] {
             out.extend_from_slice(&n.to_le_bytes());
         }
-        let text = |out: &mut Vec<u8>, s: &str| {
-            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        };
-        text(out, self.assertion);
-        if let Some((seq, by, _)) = self.closed {
+        if let Some((seq, _, _)) = self.closed {
             out.extend_from_slice(&seq.to_le_bytes());
-            text(out, by);
-        }
-        if let Some(by) = self.clipped_by {
-            text(out, by);
         }
         out.extend_from_slice(&(self.supported_by.len() as u32).to_le_bytes());
-        for id in &self.supported_by {
-            text(out, id);
-        }
         out.extend_from_slice(&(self.reconfirmed.len() as u32).to_le_bytes());
         for t in &self.reconfirmed {
             out.extend_from_slice(&t.to_le_bytes());
+        }
+        let texts = || {
+            std::iter::once(self.assertion)
+                .chain(self.closed.map(|c| c.1))
+                .chain(self.clipped_by)
+                .chain(self.supported_by.iter().copied())
+        };
+        for s in texts() {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        }
+        for s in texts() {
+            out.extend_from_slice(s.as_bytes());
         }
     }
 }
@@ -137,27 +145,33 @@ pub(crate) fn unpack(bytes: &[u8]) -> Option<Rest<'_, Texts<'_>>> {
     let assertion_seq = i64::from_le_bytes(b.word()?);
     let requested_valid_to = i64::from_le_bytes(b.word()?);
     let supported_at = i64::from_le_bytes(b.word()?);
-    let assertion = b.text()?;
-    let closed = if flags & 2 != 0 {
-        let seq = u64::from_le_bytes(b.word()?);
-        Some((seq, b.text()?, flags & 4 != 0))
-    } else {
-        None
-    };
-    let clipped_by = if flags & 8 != 0 {
-        Some(b.text()?)
+    let closed_seq = if flags & 2 != 0 {
+        Some(u64::from_le_bytes(b.word()?))
     } else {
         None
     };
     let cites = b.len()?;
-    let supported_by = Texts::take(&mut b, cites)?;
     let times = b.len()?;
     let reconfirmed = (0..times)
         .map(|_| Some(i64::from_le_bytes(b.word()?)))
         .collect::<Option<Vec<_>>>()?;
-    if !b.0.is_empty() {
+    let clipped = flags & 8 != 0;
+    let own = 1 + usize::from(closed_seq.is_some()) + usize::from(clipped);
+    let lengths = b.take(cites.checked_add(own)?.checked_mul(4)?)?;
+    // Every string, checked once.
+    let mut text = std::str::from_utf8(b.0).ok()?;
+    let (own, cited) = lengths.split_at(own * 4);
+    let mut own = Texts::cut(own, &mut text)?;
+    let supported_by = Texts::cut(cited, &mut text)?;
+    if !text.is_empty() {
         return None;
     }
+    let assertion = own.next()?;
+    let closed = match closed_seq {
+        Some(seq) => Some((seq, own.next()?, flags & 4 != 0)),
+        None => None,
+    };
+    let clipped_by = if clipped { Some(own.next()?) } else { None };
     Some(Rest {
         split: flags & 1 != 0,
         confidence,
@@ -178,19 +192,15 @@ struct Reader<'a>(&'a [u8]);
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let (head, tail) = self.0.split_at_checked(n)?;
-        self.0 = tail;
-        Some(head)
+        let (taken, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(taken)
     }
     fn word(&mut self) -> Option<[u8; 8]> {
         self.take(8)?.try_into().ok()
     }
     fn len(&mut self) -> Option<usize> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?) as usize)
-    }
-    fn text(&mut self) -> Option<&'a str> {
-        let n = self.len()?;
-        std::str::from_utf8(self.take(n)?).ok()
     }
 }
 

@@ -102,7 +102,7 @@ pub(super) fn log_query(rest: &str) -> String {
 pub(super) fn finish_derived(tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
     tx.execute_batch(DERIVED_INDEXES)?;
     write::write_truths(tx, &truths(tx, header)?)?;
-    super::scrub::write(tx, header)
+    super::write_read_indexes(tx, header)
 }
 
 /// A replay going through the log a slice at a time.

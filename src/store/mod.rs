@@ -7,6 +7,7 @@
 pub(crate) mod codec;
 mod derive;
 pub mod follow;
+pub mod pages;
 pub(crate) mod read;
 mod schema;
 pub mod scrub;
@@ -458,6 +459,12 @@ impl Store {
             ),
             Err(malformed) => differences.push(malformed.to_string()),
         }
+        if pages::differs(&self.conn)? {
+            differences.push(
+                "the version pages (table pages) differ from a fresh computation from the stored versions"
+                    .into(),
+            );
+        }
         Ok(CheckReport {
             versions: fresh.versions.len(),
             differences,
@@ -528,6 +535,14 @@ fn field_differences(stored: &Version, fresh: &Version) -> Vec<String> {
 
 /// Refuses a SQLite file shorter than its header says it is (a truncated copy or
 /// an interrupted download), before SQLite reads it and fails somewhere later.
+/// Writes afresh what queries read instead of rows — the scrub index and the
+/// version pages — from the stored versions: every writer of versions (load,
+/// rebuild, forks, follow) calls it once they are final.
+pub(crate) fn write_read_indexes(conn: &Connection, header: &Header) -> rusqlite::Result<()> {
+    scrub::write(conn, header)?;
+    pages::write(conn)
+}
+
 fn check_length(path: &Path) -> Result<()> {
     use std::io::Read;
     let io = |source| StoreError::Io {

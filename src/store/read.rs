@@ -176,7 +176,7 @@ const ASSERTIONS_KEPT: usize = 1 << 16;
 pub struct Decoder {
     agents: std::sync::Arc<[Name]>,
     topics: std::sync::Arc<[Name]>,
-    claims: std::collections::HashMap<i64, Name>,
+    claims: std::collections::HashMap<i64, Name, crate::model::ShortKeys>,
     names: Names,
     /// The assertion id and citations of each assertion met, by its seq: the
     /// split pieces of one assertion share them instead of copying each.
@@ -206,6 +206,12 @@ pub fn coded_names(header: &Header) -> (std::sync::Arc<[Name]>, std::sync::Arc<[
 }
 
 impl Decoder {
+    /// Room for the assertions of an answer of `rows` rows, so a long answer
+    /// does not grow the map step by step.
+    pub fn reserve(&mut self, rows: usize) {
+        self.assertions.reserve(rows.min(ASSERTIONS_KEPT));
+    }
+
     pub fn new(
         (agents, topics): (std::sync::Arc<[Name]>, std::sync::Arc<[Name]>),
         share_ids: bool,
@@ -213,7 +219,7 @@ impl Decoder {
         Decoder {
             agents,
             topics,
-            claims: std::collections::HashMap::new(),
+            claims: Default::default(),
             names: Names::default(),
             assertions: Default::default(),
             scratch: Vec::new(),
@@ -286,7 +292,7 @@ impl Decoder {
     }
 }
 
-fn damaged(reason: String) -> rusqlite::Error {
+pub(super) fn damaged(reason: String) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Blob, reason.into())
 }
 
@@ -307,27 +313,46 @@ pub struct VersionRow {
 }
 
 impl VersionRow {
-    /// Reads a row selected with [`VERSION_COLUMNS`], appending its `rest`
-    /// to `bytes`.
-    pub fn read(r: &Row, bytes: &mut Vec<u8>) -> rusqlite::Result<VersionRow> {
-        let rest = r.get_ref(8)?.as_blob()?;
+    /// A row from its fields (id, agent, topic, claim, valid from and to,
+    /// recorded and superseded instants) and packed `rest`, appended to `bytes`.
+    pub fn new(fields: [i64; 8], rest: &[u8], bytes: &mut Vec<u8>) -> rusqlite::Result<VersionRow> {
         let start = bytes.len();
         bytes.extend_from_slice(rest);
         let span = u32::try_from(start)
             .ok()
             .zip(u32::try_from(bytes.len()).ok())
             .ok_or_else(|| damaged("an answer's packed fields exceed 4 GiB".into()))?;
+        let [
+            id,
+            agent,
+            topic,
+            claim,
+            valid_from,
+            valid_to,
+            recorded_at,
+            superseded_at,
+        ] = fields;
         Ok(VersionRow {
-            id: r.get(0)?,
-            agent: r.get(1)?,
-            topic: r.get(2)?,
-            claim: r.get(3)?,
-            valid_from: r.get(4)?,
-            valid_to: r.get(5)?,
-            recorded_at: r.get(6)?,
-            superseded_at: r.get(7)?,
+            id,
+            agent,
+            topic,
+            claim,
+            valid_from,
+            valid_to,
+            recorded_at,
+            superseded_at,
             rest: span,
         })
+    }
+
+    /// Reads a row selected with [`VERSION_COLUMNS`], appending its `rest`
+    /// to `bytes`.
+    pub fn read(r: &Row, bytes: &mut Vec<u8>) -> rusqlite::Result<VersionRow> {
+        let mut fields = [0i64; 8];
+        for (i, f) in fields.iter_mut().enumerate() {
+            *f = r.get(i)?;
+        }
+        VersionRow::new(fields, r.get_ref(8)?.as_blob()?, bytes)
     }
 
     /// The row as a [`Version`] and the evidence its assertion cited (`bytes`:

@@ -4,7 +4,7 @@
 /// "asof" in ASCII.
 pub const APPLICATION_ID: i32 = 0x6173_6f66;
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: i32 = 6;
+pub const FORMAT_VERSION: i32 = 7;
 
 /// The canonical log (`events`, `citations`) is written once at load and never
 /// updated; `versions`, `outcomes` and `reconfirmations` are derived by replay and
@@ -141,6 +141,21 @@ CREATE TABLE scrub (
     part TEXT PRIMARY KEY,
     data BLOB NOT NULL
 );
+
+-- Derived: version pages (src/store/pages.rs), every version row again, 64 to
+-- a blob in the versions table's order, what `believed(T')` for all topics
+-- reads instead of tens of thousands of rows. `last` and `first` are the
+-- largest and smallest superseded_at of a page, `first_recorded` the
+-- recorded_at of its first row.
+CREATE TABLE pages (
+    lifespan       INTEGER NOT NULL CHECK (lifespan BETWEEN 1 AND 64),
+    last           INTEGER NOT NULL,
+    page           INTEGER NOT NULL,
+    first          INTEGER NOT NULL,
+    first_recorded INTEGER NOT NULL,
+    data           BLOB NOT NULL,
+    PRIMARY KEY (lifespan, last, page)
+) WITHOUT ROWID;
 "#;
 
 /// Indexes of the log, built after its bulk insert (sorting once beats a million

@@ -120,7 +120,7 @@ pub(super) fn write_derived(
 ) -> rusqlite::Result<()> {
     derived(tx, dataset, replay, truths)?;
     tx.execute_batch(DERIVED_INDEXES)?;
-    super::scrub::write(tx, &dataset.header)
+    super::write_read_indexes(tx, &dataset.header)
 }
 
 /// The `truths` rows of a whole log's replay (pure; a load computes them on the

@@ -558,7 +558,7 @@ impl<'a> Follower<'a> {
         self.last = self.last.max(newest);
         tx.execute("DELETE FROM truths", [])?;
         write::write_truths(&tx, &truths(&tx, &self.header)?)?;
-        super::scrub::write(&tx, &self.header)?;
+        super::write_read_indexes(&tx, &self.header)?;
         let mut sha = self.sha.clone();
         set_meta(&tx, self.offset + bytes, self.line + checked.lines, &{
             sha.update(&checked.bytes);

@@ -1,0 +1,232 @@
+//! The version pages (SPEC §12, src/store/pages.rs), which `believed(T′)` for
+//! all topics reads instead of the version rows: at the edges of every
+//! version's recorded interval its answers equal the rows' answer and a
+//! brute-force scan of every version, for stores written by a load, a
+//! rebuild and a fork; `check` finds a tampered page and `rebuild` mends it.
+//! (The follow tests compare every table, the pages among them, with a fresh
+//! load of the lines so far.)
+
+mod common;
+
+use asof::model::{EventBody, Version};
+use asof::query::{self, Filter};
+use asof::store::Store;
+use asof::time::OPEN;
+use common::asof;
+use proptest::prelude::*;
+use std::path::Path;
+
+/// The ids of the versions held at `at` (valid at `about`, of `agent`),
+/// worked out from every stored version.
+fn brute_force(versions: &[Version], at: i64, about: Option<i64>, agent: Option<&str>) -> Vec<u64> {
+    let mut ids: Vec<u64> = versions
+        .iter()
+        .filter(|v| v.recorded_at <= at && at < v.superseded_at)
+        .filter(|v| about.is_none_or(|t| v.valid.from <= t && t < v.valid.to))
+        .filter(|v| agent.is_none_or(|a| &*v.agent == a))
+        .map(|v| v.id)
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+/// At the edges of every version's recorded interval (and beside them),
+/// all-topics answers from the pages equal the rows' answer (beliefs, their
+/// citations and order) and the brute-force held set; at every fifth edge
+/// also with a valid time and an agent.
+fn assert_pages(db: &Path, what: &str) {
+    asof().arg("check").arg(db).assert().success();
+    let store = Store::open(db).unwrap();
+    let versions = store.versions().unwrap();
+    let mut edges: Vec<i64> = versions
+        .iter()
+        .flat_map(|v| [v.recorded_at, v.superseded_at])
+        .filter(|&t| t != OPEN)
+        .flat_map(|t| [t - 1, t, t + 1])
+        .collect();
+    edges.sort_unstable();
+    edges.dedup();
+    let abouts: Vec<Option<i64>> = std::iter::once(None)
+        .chain(versions.iter().take(3).map(|v| Some(v.valid.from)))
+        .collect();
+    let agents: Vec<Option<String>> = std::iter::once(None)
+        .chain(store.header().agents.first().map(|a| Some(a.id.clone())))
+        .collect();
+    let mut held_somewhere = false;
+    for (n, &at) in edges.iter().enumerate() {
+        for (i, &about) in abouts.iter().enumerate() {
+            for (j, agent) in agents.iter().enumerate() {
+                if (i, j) != (0, 0) && n % 5 != 0 {
+                    continue;
+                }
+                let filter = Filter {
+                    agent: agent.clone(),
+                    topic: None,
+                };
+                let pages = query::believed(&store, at, about, &filter).unwrap();
+                let rows = query::believed_by_rows(&store, at, about, &filter).unwrap();
+                assert_eq!(
+                    pages, rows,
+                    "{what}: at {at}, about {about:?}, agent {agent:?}"
+                );
+                let mut ids: Vec<u64> = pages.iter().map(|b| b.version.id).collect();
+                ids.sort_unstable();
+                assert_eq!(
+                    ids,
+                    brute_force(&versions, at, about, agent.as_deref()),
+                    "{what}: held at {at}, about {about:?}, agent {agent:?}"
+                );
+                held_somewhere |= !ids.is_empty();
+            }
+        }
+    }
+    assert!(
+        versions.is_empty() || held_somewhere,
+        "{what}: some version is held at some edge"
+    );
+}
+
+#[test]
+fn the_demo_and_its_fork_answer_from_their_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::load_demo(dir.path());
+    assert_pages(&db, "the demo");
+    let fork = dir.path().join("fork.db");
+    asof()
+        .arg("fork")
+        .arg(&db)
+        .args(["--without", "E2", "--out"])
+        .arg(&fork)
+        .assert()
+        .success();
+    assert_pages(&fork, "a fork of the demo");
+}
+
+/// A log long enough that lifespans fill several pages each (64 versions
+/// to a page), so an answer crosses page boundaries.
+#[test]
+fn answers_cross_page_boundaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = common::write(dir.path(), "gen.jsonl", &common::generated(1500, 2, 2, 7));
+    let db = dir.path().join("gen.db");
+    common::load(&jsonl, &db);
+    let pages: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row(
+            "SELECT count(*) FROM pages GROUP BY lifespan ORDER BY count(*) DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(pages >= 3, "one lifespan spans {pages} pages");
+    assert_pages(&db, "a long log");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    #[test]
+    fn load_rebuild_and_fork_answer_from_pages_as_from_rows(
+        seed in 0u64..10_000,
+        events in 50u64..400,
+        topics in 1u32..6,
+        agents in 1u32..4,
+        pick in any::<usize>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let jsonl = common::write(dir.path(), "gen.jsonl", &common::generated(events, topics, agents, seed));
+        let db = dir.path().join("gen.db");
+        common::load(&jsonl, &db);
+        assert_pages(&db, "a load");
+
+        asof().arg("rebuild").arg(&db).assert().success();
+        assert_pages(&db, "a rebuild");
+
+        let log = Store::open(&db).unwrap().log().unwrap();
+        let evidence: Vec<&str> = log.events.iter().filter_map(|e| match &e.body {
+            EventBody::Evidence(x) => Some(x.id.as_str()),
+            _ => None,
+        }).collect();
+        prop_assume!(!evidence.is_empty());
+        let fork = dir.path().join("fork.db");
+        asof().arg("fork").arg(&db).arg("--without").arg(evidence[pick % evidence.len()])
+            .arg("--out").arg(&fork).assert().success();
+        assert_pages(&fork, "a fork");
+    }
+}
+
+fn pages(db: &Path) -> Vec<(i64, i64, Vec<u8>)> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT lifespan, page, data FROM pages ORDER BY lifespan, last, page")
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// A page whose bytes changed but still decode, one cut short, one gone and
+/// one too many: `check` finds each and `rebuild` writes the pages again.
+#[test]
+fn check_detects_a_tampered_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::load_demo(dir.path());
+    let original = pages(&db);
+    assert!(!original.is_empty());
+    let found = "the version pages (table pages) differ from a fresh computation";
+    for sql in [
+        // Two pages' bytes swapped: both still decode.
+        "UPDATE pages SET data = (SELECT data FROM pages ORDER BY page DESC LIMIT 1)
+          WHERE page = (SELECT min(page) FROM pages)",
+        "UPDATE pages SET data = CAST(substr(data, 1, length(data) - 1) AS BLOB) WHERE page = (SELECT max(page) FROM pages)",
+        "DELETE FROM pages WHERE page = (SELECT min(page) FROM pages)",
+        "INSERT INTO pages SELECT lifespan, last, page + 1000, first, first_recorded, data FROM pages
+          WHERE page = (SELECT max(page) FROM pages)",
+    ] {
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute(sql, [])
+            .unwrap();
+        assert_ne!(pages(&db), original, "{sql} changed the pages");
+        common::check_finds_then_rebuild_repairs(&db, &[found], 1);
+        assert_eq!(pages(&db), original, "rebuild writes the same pages");
+    }
+    // One bit of one byte.
+    let (lifespan, page, mut data) = original[0].clone();
+    let last = data.len() - 1;
+    data[last] ^= 1;
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE pages SET data = ?3 WHERE lifespan = ?1 AND page = ?2",
+            rusqlite::params![lifespan, page, data],
+        )
+        .unwrap();
+    common::check_finds_then_rebuild_repairs(&db, &[found], 1);
+    assert_eq!(pages(&db), original, "rebuild writes the same pages");
+}
+
+/// A page that no longer decodes is a damaged store at the command line
+/// (exit 2, a sentence naming the pages and the remedy), never a panic.
+#[test]
+fn a_page_that_does_not_decode_is_a_damaged_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::load_demo(dir.path());
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE pages SET data = CAST(substr(data, 1, 20) AS BLOB) WHERE lifespan = 64",
+            [],
+        )
+        .unwrap();
+    asof()
+        .args(["believed"])
+        .arg(&db)
+        .args(["--at", "2026-03-02T12:00:00Z"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "a version page (lifespan 64) does not decode; run `asof rebuild`",
+        ));
+}

@@ -239,10 +239,40 @@ impl Decoder {
             })
     }
 
-    fn claim(&mut self, conn: &Connection, code: i64) -> rusqlite::Result<Name> {
+    /// Looks up each claim `codes` name that is not known yet, so that rows
+    /// naming only these decode without the connection
+    /// ([`VersionRow::decode_known`], on another thread).
+    pub fn resolve_claims(
+        &mut self,
+        conn: &Connection,
+        codes: impl IntoIterator<Item = i64>,
+    ) -> rusqlite::Result<()> {
+        for code in codes {
+            self.claim(Some(conn), code)?;
+        }
+        Ok(())
+    }
+
+    /// A decoder for another thread: the same names and the claims resolved
+    /// so far; the rest (shared ids, assertions) starts empty.
+    pub fn sibling(&self) -> Decoder {
+        Decoder {
+            claims: self.claims.clone(),
+            ..Decoder::new((self.agents.clone(), self.topics.clone()), self.share_ids)
+        }
+    }
+
+    /// A claim by its code, read from the store the first time (`conn`: `None`
+    /// when it must have been resolved already).
+    fn claim(&mut self, conn: Option<&Connection>, code: i64) -> rusqlite::Result<Name> {
         if let Some(c) = self.claims.get(&code) {
             return Ok(c.clone());
         }
+        let Some(conn) = conn else {
+            return Err(damaged(format!(
+                "a version names claim #{code}, which was not looked up"
+            )));
+        };
         let text: Option<String> = conn
             .prepare_cached("SELECT text FROM claims WHERE code = ?1")?
             .query_row([code], |r| r.get(0))
@@ -361,6 +391,25 @@ impl VersionRow {
         &self,
         bytes: &[u8],
         conn: &Connection,
+        d: &mut Decoder,
+    ) -> rusqlite::Result<(Version, Cited)> {
+        self.decode_with(bytes, Some(conn), d)
+    }
+
+    /// [`VersionRow::decode`] of a row whose claim `d` has resolved
+    /// ([`Decoder::resolve_claims`]): no connection needed, so any thread can.
+    pub fn decode_known(
+        &self,
+        bytes: &[u8],
+        d: &mut Decoder,
+    ) -> rusqlite::Result<(Version, Cited)> {
+        self.decode_with(bytes, None, d)
+    }
+
+    fn decode_with(
+        &self,
+        bytes: &[u8],
+        conn: Option<&Connection>,
         d: &mut Decoder,
     ) -> rusqlite::Result<(Version, Cited)> {
         let agent = Decoder::coded(&d.agents, self.agent, "agent")?;

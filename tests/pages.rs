@@ -158,7 +158,7 @@ proptest! {
 fn pages(db: &Path) -> Vec<(i64, i64, Vec<u8>)> {
     let conn = rusqlite::Connection::open(db).unwrap();
     let mut stmt = conn
-        .prepare("SELECT lifespan, page, data FROM pages ORDER BY lifespan, last, page")
+        .prepare("SELECT lifespan, bucket, data FROM pages ORDER BY lifespan, bucket")
         .unwrap();
     stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .unwrap()
@@ -166,67 +166,141 @@ fn pages(db: &Path) -> Vec<(i64, i64, Vec<u8>)> {
         .collect()
 }
 
-/// A page whose bytes changed but still decode, one cut short, one gone and
-/// one too many: `check` finds each and `rebuild` writes the pages again.
+/// A page whose bytes changed but still decode, one cut short, one gone, one
+/// too many and a width changed: `check` finds each and `rebuild` writes the
+/// pages again.
 #[test]
 fn check_detects_a_tampered_page() {
     let dir = tempfile::tempdir().unwrap();
     let db = common::load_demo(dir.path());
     let original = pages(&db);
-    assert!(!original.is_empty());
+    assert!(original.len() > 1);
     let found = "the version pages (table pages) differ from a fresh computation";
-    for sql in [
+    let first = "(SELECT lifespan FROM pages ORDER BY lifespan, bucket LIMIT 1)";
+    let last = "(SELECT lifespan FROM pages ORDER BY lifespan DESC, bucket DESC LIMIT 1)";
+    for (sql, found) in [
         // Two pages' bytes swapped: both still decode.
-        "UPDATE pages SET data = (SELECT data FROM pages ORDER BY page DESC LIMIT 1)
-          WHERE page = (SELECT min(page) FROM pages)",
-        "UPDATE pages SET data = CAST(substr(data, 1, length(data) - 1) AS BLOB) WHERE page = (SELECT max(page) FROM pages)",
-        "DELETE FROM pages WHERE page = (SELECT min(page) FROM pages)",
-        "INSERT INTO pages SELECT lifespan, last, page + 1000, first, first_recorded, data FROM pages
-          WHERE page = (SELECT max(page) FROM pages)",
+        (
+            format!(
+                "UPDATE pages SET data = (SELECT data FROM pages ORDER BY lifespan DESC, bucket DESC LIMIT 1)
+                  WHERE lifespan = {first}"
+            ),
+            found,
+        ),
+        (
+            format!(
+                "UPDATE pages SET data = CAST(substr(data, 1, length(data) - 1) AS BLOB) WHERE lifespan = {last}"
+            ),
+            found,
+        ),
+        (format!("DELETE FROM pages WHERE lifespan = {first}"), found),
+        (
+            format!(
+                "INSERT INTO pages SELECT lifespan, bucket + 1000000, data FROM pages WHERE lifespan = {last}"
+            ),
+            found,
+        ),
+        // Pages written at one width, checked at another.
+        (
+            format!("UPDATE page_widths SET shift = shift + 1 WHERE lifespan = {last}"),
+            found,
+        ),
+        (
+            "UPDATE page_widths SET shift = 99 WHERE lifespan = 1".to_owned(),
+            "the page width of lifespan 1 is 99; run `asof rebuild`",
+        ),
     ] {
         rusqlite::Connection::open(&db)
             .unwrap()
-            .execute(sql, [])
+            .execute(&sql, [])
             .unwrap();
-        assert_ne!(pages(&db), original, "{sql} changed the pages");
         common::check_finds_then_rebuild_repairs(&db, &[found], 1);
         assert_eq!(pages(&db), original, "rebuild writes the same pages");
     }
     // One bit of one byte.
-    let (lifespan, page, mut data) = original[0].clone();
-    let last = data.len() - 1;
-    data[last] ^= 1;
+    let (lifespan, bucket, mut data) = original[0].clone();
+    let end = data.len() - 1;
+    data[end] ^= 1;
     rusqlite::Connection::open(&db)
         .unwrap()
         .execute(
-            "UPDATE pages SET data = ?3 WHERE lifespan = ?1 AND page = ?2",
-            rusqlite::params![lifespan, page, data],
+            "UPDATE pages SET data = ?3 WHERE lifespan = ?1 AND bucket = ?2",
+            rusqlite::params![lifespan, bucket, data],
         )
         .unwrap();
     common::check_finds_then_rebuild_repairs(&db, &[found], 1);
     assert_eq!(pages(&db), original, "rebuild writes the same pages");
 }
 
-/// A page that no longer decodes is a damaged store at the command line
-/// (exit 2, a sentence naming the pages and the remedy), never a panic.
+/// A page that no longer decodes, or a width out of range, is a damaged
+/// store at the command line (exit 2, a sentence naming the pages and the
+/// remedy), never a panic.
 #[test]
 fn a_page_that_does_not_decode_is_a_damaged_store() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = common::load_demo(dir.path());
-    rusqlite::Connection::open(&db)
-        .unwrap()
-        .execute(
+    for (sql, says) in [
+        (
             "UPDATE pages SET data = CAST(substr(data, 1, 20) AS BLOB) WHERE lifespan = 64",
-            [],
-        )
+            "not a readable asof store: a version page (lifespan 64) does not decode; run `asof rebuild`",
+        ),
+        (
+            "UPDATE page_widths SET shift = -1 WHERE lifespan = 64",
+            "not a readable asof store: the page width of lifespan 64 is -1; run `asof rebuild`",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = common::load_demo(dir.path());
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute(sql, [])
+            .unwrap();
+        asof()
+            .args(["believed"])
+            .arg(&db)
+            .args(["--at", "2026-03-02T12:00:00Z"])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(says));
+    }
+}
+
+/// A fork rewrites only the pages of the versions it replaced: the others
+/// are the parent's, byte for byte, and its pages equal a fresh computation.
+#[test]
+fn a_fork_patches_only_the_pages_it_touches() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = common::write(
+        dir.path(),
+        "gen.jsonl",
+        &common::generated(4000, 200, 2, 11),
+    );
+    let db = dir.path().join("gen.db");
+    common::load(&jsonl, &db);
+    let log = Store::open(&db).unwrap().log().unwrap();
+    let evidence = log
+        .events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::Evidence(x) => Some(x.id.clone()),
+            _ => None,
+        })
         .unwrap();
+    let fork = dir.path().join("fork.db");
     asof()
-        .args(["believed"])
+        .arg("fork")
         .arg(&db)
-        .args(["--at", "2026-03-02T12:00:00Z"])
+        .args(["--without", &evidence, "--out"])
+        .arg(&fork)
         .assert()
-        .code(2)
-        .stderr(predicates::str::contains(
-            "a version page (lifespan 64) does not decode; run `asof rebuild`",
-        ));
+        .success();
+    asof().arg("check").arg(&fork).assert().success();
+    let (before, after) = (pages(&db), pages(&fork));
+    let kept = after.iter().filter(|p| before.contains(p)).count();
+    assert!(
+        kept * 2 > after.len() && kept < after.len(),
+        "{kept} of {} pages kept from the parent's {}",
+        after.len(),
+        before.len()
+    );
+    // check: the patched pages equal a fresh computation, whose answers
+    // the tests above hold to the rows' and a brute-force scan.
 }

@@ -357,12 +357,29 @@ fn patch(
 
     // Derived rows of the replayed pairs.
     // Version rows name topics and agents by header position.
+    // The instants of every version replaced or written, for the pages.
+    let mut changed: Vec<(i64, i64)> = Vec::new();
+    let mut replaced = tx.prepare(
+        "SELECT recorded_at, superseded_at FROM versions WHERE topic = ?1 AND agent = ?2",
+    )?;
     let mut versions = tx.prepare("DELETE FROM versions WHERE topic = ?1 AND agent = ?2")?;
     let mut truths = tx.prepare("DELETE FROM truths WHERE topic = ?1 AND agent = ?2")?;
     for (agent, topic) in &plan.pairs {
-        versions.execute(params![parent.topic_code(topic), parent.agent_code(agent)])?;
+        let pair = params![parent.topic_code(topic), parent.agent_code(agent)];
+        let mut rows = replaced.query(pair)?;
+        while let Some(r) = rows.next()? {
+            changed.push((r.get(0)?, r.get(1)?));
+        }
+        versions.execute(pair)?;
         truths.execute(params![topic, agent])?;
     }
+    changed.extend(
+        plan.fork
+            .replay
+            .versions
+            .iter()
+            .map(|v| (v.recorded_at, v.superseded_at)),
+    );
     let mut outcome = tx.prepare("DELETE FROM outcomes WHERE seq = ?1")?;
     let mut reconfirmation = tx.prepare("DELETE FROM reconfirmations WHERE seq = ?1")?;
     for e in &plan.original {
@@ -395,7 +412,9 @@ fn patch(
         let fresh = answers::truths(header, all.iter(), span.unwrap_or((0, 0)));
         write::write_truths(tx, &fresh)?;
     }
-    crate::store::write_read_indexes(tx, header)?;
+    // The scrub index afresh; the pages only where versions changed.
+    crate::store::scrub::write(tx, header)?;
+    crate::store::pages::patch(tx, &changed)?;
 
     let mut set = tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
     set.execute(params!["source", parent.label()])?;

@@ -459,11 +459,8 @@ impl Store {
             ),
             Err(malformed) => differences.push(malformed.to_string()),
         }
-        if pages::differs(&self.conn)? {
-            differences.push(
-                "the version pages (table pages) differ from a fresh computation from the stored versions"
-                    .into(),
-            );
+        if let Some(difference) = pages::differs(&self.conn)? {
+            differences.push(difference);
         }
         Ok(CheckReport {
             versions: fresh.versions.len(),

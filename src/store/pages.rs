@@ -1,14 +1,14 @@
-//! Version pages: every version row again, [`PAGE`] to a blob, in the
-//! versions table's own order (lifespan, superseded_at, recorded_at, id), so
-//! that `believed(T′)` for all topics steps through about a thousand blobs
+//! Version pages: every version row again, grouped into blobs by where it
+//! sits in the versions table's own order (lifespan, then closing instant),
+//! so that `believed(T′)` for all topics steps through about a thousand blobs
 //! instead of seventy thousand rows (SPEC §12: SQLite's per-row stepping and
 //! column reads alone were above the 20 ms target; see docs/performance.md).
 //!
 //! ```text
-//! pages(lifespan, last, page)     first, first_recorded, data
-//!       └ key: a lifespan's pages in order; `last` is the largest superseded_at
-//!         of the page, `first` the smallest, `first_recorded` the recorded_at
-//!         of its first row (lifespan 64, still held, is ordered by it)
+//! page_widths(lifespan)   shift: a page of this lifespan spans 2^shift µs
+//! pages(lifespan, bucket) data: the versions whose key >> shift is bucket,
+//!                         key = superseded_at (lifespan 64, still held:
+//!                         recorded_at), in the table's order
 //! data  one record per version: recorded_at · superseded_at (i64 LE) ·
 //!       length of the rest (LEB128) · valid_from · valid_to (i64 LE) · id ·
 //!       topic · agent · claim (LEB128, the signed ones zigzagged) · the
@@ -16,22 +16,26 @@
 //! ```
 //!
 //! A version of lifespan k held at T′ was closed in (T′, T′ + 2^k] (see the
-//! versions table's schema), so [`held_at`] reads, for each lifespan, the pages
-//! from the first whose `last` is after T′ up to the first whose `first` is
-//! past T′ + 2^k — the rows the row path would read, plus at most a page at
-//! each end.
+//! versions table's schema), so [`held_at`] reads, for each lifespan, the
+//! buckets over that range — the rows the row path would read, plus at most a
+//! bucket at each end. A page's bounds are fixed by its bucket, not by how many
+//! versions came before it, so a change to a few versions (a fork's replayed
+//! pairs) rewrites only the pages holding them ([`patch`]). The widths are
+//! chosen from the versions when the pages are written afresh (about
+//! [`PAGE`] versions to a page, never wider than 2^lifespan) and kept by a
+//! patch.
 //!
-//! Like the scrub index this is derived from the stored versions and written
-//! by every writer of them ([`write`]: load, rebuild, forks, follow);
-//! `check` compares the stored pages with a fresh computation, page by page
-//! ([`differs`]), and `rebuild` writes them afresh.
+//! Like the scrub index this is derived from the stored versions: load,
+//! rebuild and follow write it afresh ([`write`]), a fork patches it;
+//! `check` compares the stored pages with a fresh computation at the stored
+//! widths, page by page ([`differs`]), and `rebuild` writes them again.
 
 use super::read::VersionRow;
 use crate::time::{Micros, OPEN};
 use rusqlite::{Connection, params};
 
-/// Versions per page.
-pub const PAGE: usize = 64;
+/// About how many versions a page holds, when widths are chosen.
+pub const PAGE: i64 = 64;
 
 /// The lifespan of versions still held (superseded_at is [`OPEN`]).
 const HELD: i64 = 64;
@@ -40,11 +44,97 @@ const HELD: i64 = 64;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page {
     pub lifespan: i64,
-    pub last: i64,
-    pub page: i64,
-    pub first: i64,
-    pub first_recorded: i64,
+    pub bucket: i64,
     pub data: Vec<u8>,
+}
+
+/// Each lifespan's page width, as a shift (index: lifespan; 0 where none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Widths([u32; 65]);
+
+impl Widths {
+    fn shift(&self, lifespan: i64) -> u32 {
+        usize::try_from(lifespan)
+            .ok()
+            .and_then(|l| self.0.get(l))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The bucket of a version of `lifespan` recorded and closed at these instants.
+    fn bucket(&self, lifespan: i64, recorded_at: i64, superseded_at: i64) -> i64 {
+        let key = if lifespan == HELD {
+            recorded_at
+        } else {
+            superseded_at
+        };
+        key >> self.shift(lifespan)
+    }
+
+    /// Widths for the stored versions: a lifespan's versions spread over its
+    /// keys' range, about [`PAGE`] to a page, a page no wider than 2^lifespan
+    /// µs (a query then reads at most a page beyond each end of its range).
+    pub fn choose(conn: &Connection) -> rusqlite::Result<Widths> {
+        let mut widths = [0u32; 65];
+        let mut stmt = conn.prepare(
+            "SELECT lifespan, count(*), min(superseded_at), max(superseded_at),
+                    min(recorded_at), max(recorded_at)
+               FROM versions GROUP BY lifespan",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let lifespan: i64 = r.get(0)?;
+            let count: i64 = r.get(1)?;
+            let (lo, hi): (i64, i64) = if lifespan == HELD {
+                (r.get(4)?, r.get(5)?)
+            } else {
+                (r.get(2)?, r.get(3)?)
+            };
+            let range = u128::try_from(i128::from(hi) - i128::from(lo) + 1).unwrap_or(1);
+            let pages = u128::try_from((count / PAGE).max(1)).unwrap_or(1);
+            let width = (range / pages).max(1);
+            let shift = (127 - width.leading_zeros()).min(lifespan.clamp(0, 62) as u32);
+            if let Some(w) = usize::try_from(lifespan)
+                .ok()
+                .and_then(|l| widths.get_mut(l))
+            {
+                *w = shift;
+            }
+        }
+        Ok(Widths(widths))
+    }
+
+    /// The stored widths (a lifespan not stored: 0).
+    pub fn read(conn: &Connection) -> rusqlite::Result<Widths> {
+        let mut widths = [0u32; 65];
+        let mut stmt = conn.prepare_cached("SELECT lifespan, shift FROM page_widths")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let (lifespan, shift): (i64, i64) = (r.get(0)?, r.get(1)?);
+            let slot = usize::try_from(lifespan)
+                .ok()
+                .and_then(|l| widths.get_mut(l));
+            match (slot, u32::try_from(shift)) {
+                (Some(w), Ok(s)) if s < 63 => *w = s,
+                _ => {
+                    return Err(super::read::damaged(format!(
+                        "the page width of lifespan {lifespan} is {shift}; run `asof rebuild`"
+                    )));
+                }
+            }
+        }
+        Ok(Widths(widths))
+    }
+
+    fn write(&self, conn: &Connection) -> rusqlite::Result<()> {
+        conn.execute("DELETE FROM page_widths", [])?;
+        let mut insert =
+            conn.prepare("INSERT INTO page_widths (lifespan, shift) VALUES (?1, ?2)")?;
+        for (lifespan, shift) in self.0.iter().enumerate().skip(1) {
+            insert.execute(params![lifespan as i64, i64::from(*shift)])?;
+        }
+        Ok(())
+    }
 }
 
 /// One version of a page, its packed `rest` borrowed from the page.
@@ -176,21 +266,19 @@ impl<'a> Iterator for Records<'a> {
     }
 }
 
-/// Every page of the stored versions, in key order, handed to `each` as it
-/// fills (memory: one page).
-pub fn compute(
-    conn: &Connection,
+/// The columns a page is built from, in the versions table's order.
+const SELECT: &str = "SELECT lifespan, id, recorded_at, superseded_at, valid_from, valid_to,
+        topic, agent, claim, rest FROM versions";
+const ORDER: &str = "ORDER BY lifespan, superseded_at, recorded_at, id";
+
+/// The pages of the versions `rows` yields (in the table's order), handed to
+/// `each` as they fill (memory: one page).
+fn pages_of(
+    rows: &mut rusqlite::Rows<'_>,
+    widths: &Widths,
     mut each: impl FnMut(Page) -> rusqlite::Result<()>,
 ) -> rusqlite::Result<()> {
-    // The table's own order: no sort.
-    let mut stmt = conn.prepare(
-        "SELECT lifespan, id, recorded_at, superseded_at, valid_from, valid_to, topic, agent,
-                claim, rest
-           FROM versions ORDER BY lifespan, superseded_at, recorded_at, id",
-    )?;
-    let mut rows = stmt.query([])?;
     let mut page: Option<Page> = None;
-    let (mut count, mut number) = (0usize, 0i64);
     while let Some(r) = rows.next()? {
         let lifespan: i64 = r.get(0)?;
         let record = Record {
@@ -204,28 +292,20 @@ pub fn compute(
             claim: r.get(8)?,
             rest: r.get_ref(9)?.as_blob()?,
         };
+        let bucket = widths.bucket(lifespan, record.recorded_at, record.superseded_at);
         if page
             .as_ref()
-            .is_some_and(|p| p.lifespan != lifespan || count == PAGE)
+            .is_some_and(|p| (p.lifespan, p.bucket) != (lifespan, bucket))
             && let Some(full) = page.take()
         {
             each(full)?;
         }
-        let p = page.get_or_insert_with(|| {
-            count = 0;
-            number += 1;
-            Page {
-                lifespan,
-                last: record.superseded_at,
-                page: number,
-                first: record.superseded_at,
-                first_recorded: record.recorded_at,
-                data: Vec::with_capacity(PAGE * 128),
-            }
+        let p = page.get_or_insert_with(|| Page {
+            lifespan,
+            bucket,
+            data: Vec::new(),
         });
-        p.last = record.superseded_at;
         record.pack(&mut p.data);
-        count += 1;
     }
     if let Some(last) = page {
         each(last)?;
@@ -233,54 +313,106 @@ pub fn compute(
     Ok(())
 }
 
-/// Writes the pages afresh from the stored versions.
+/// Every page of the stored versions at `widths`, in key order.
+pub fn compute(
+    conn: &Connection,
+    widths: &Widths,
+    each: impl FnMut(Page) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
+    // The table's own order: no sort.
+    let mut stmt = conn.prepare(&format!("{SELECT} {ORDER}"))?;
+    pages_of(&mut stmt.query([])?, widths, each)
+}
+
+fn inserter(conn: &Connection) -> rusqlite::Result<rusqlite::Statement<'_>> {
+    conn.prepare("INSERT INTO pages (lifespan, bucket, data) VALUES (?1, ?2, ?3)")
+}
+
+/// Writes the widths and pages afresh from the stored versions.
 pub fn write(conn: &Connection) -> rusqlite::Result<()> {
+    let widths = Widths::choose(conn)?;
+    widths.write(conn)?;
     conn.execute("DELETE FROM pages", [])?;
-    let mut insert = conn.prepare(
-        "INSERT INTO pages (lifespan, last, page, first, first_recorded, data)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?;
-    compute(conn, |p| {
-        insert.execute(params![
-            p.lifespan,
-            p.last,
-            p.page,
-            p.first,
-            p.first_recorded,
-            p.data
-        ])?;
+    let mut insert = inserter(conn)?;
+    compute(conn, &widths, |p| {
+        insert.execute(params![p.lifespan, p.bucket, p.data])?;
         Ok(())
     })
 }
 
-/// Whether the stored pages differ from a fresh computation (compared page
-/// by page, so memory stays at two pages).
-pub fn differs(conn: &Connection) -> rusqlite::Result<bool> {
-    let mut stmt = conn.prepare(
-        "SELECT lifespan, last, page, first, first_recorded, data FROM pages
-          ORDER BY lifespan, last, page",
-    )?;
+/// Writes again, at the stored widths, the pages that held or now hold a
+/// version recorded and closed at one of `changed` (recorded_at,
+/// superseded_at): what a fork that replaced some versions calls.
+pub fn patch(conn: &Connection, changed: &[(i64, i64)]) -> rusqlite::Result<()> {
+    let widths = Widths::read(conn)?;
+    let mut touched: Vec<(i64, i64)> = changed
+        .iter()
+        .map(|&(recorded, superseded)| {
+            let lifespan = super::write::lifespan(recorded, superseded);
+            (lifespan, widths.bucket(lifespan, recorded, superseded))
+        })
+        .collect();
+    touched.sort_unstable();
+    touched.dedup();
+    let mut delete = conn.prepare("DELETE FROM pages WHERE lifespan = ?1 AND bucket = ?2")?;
+    let mut insert = inserter(conn)?;
+    let mut closed = conn.prepare(&format!(
+        "{SELECT} WHERE lifespan = ?1 AND superseded_at BETWEEN ?2 AND ?3 {ORDER}"
+    ))?;
+    let mut held = conn.prepare(&format!(
+        "{SELECT} WHERE lifespan = {HELD} AND superseded_at = {OPEN}
+            AND recorded_at BETWEEN ?2 AND ?3 {ORDER}"
+    ))?;
+    for (lifespan, bucket) in touched {
+        delete.execute(params![lifespan, bucket])?;
+        let shift = widths.shift(lifespan);
+        let lo = bucket << shift;
+        let hi = lo.saturating_add((1i64 << shift) - 1);
+        let stmt = if lifespan == HELD {
+            &mut held
+        } else {
+            &mut closed
+        };
+        pages_of(&mut stmt.query(params![lifespan, lo, hi])?, &widths, |p| {
+            insert.execute(params![p.lifespan, p.bucket, p.data])?;
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// Whether the stored pages differ from a fresh computation at the stored
+/// widths (compared page by page, so memory stays at two pages).
+pub fn differs(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    let widths = match Widths::read(conn) {
+        Err(rusqlite::Error::FromSqlConversionFailure(_, _, reason)) => {
+            return Ok(Some(reason.to_string()));
+        }
+        read => read?,
+    };
+    let mut stmt =
+        conn.prepare("SELECT lifespan, bucket, data FROM pages ORDER BY lifespan, bucket")?;
     let mut stored = stmt.query([])?;
     let mut differs = false;
-    compute(conn, |fresh| {
+    compute(conn, &widths, |fresh| {
         if differs {
             return Ok(());
         }
         match stored.next()? {
             Some(r) => {
                 let same = r.get::<_, i64>(0)? == fresh.lifespan
-                    && r.get::<_, i64>(1)? == fresh.last
-                    && r.get::<_, i64>(2)? == fresh.page
-                    && r.get::<_, i64>(3)? == fresh.first
-                    && r.get::<_, i64>(4)? == fresh.first_recorded
-                    && matches!(r.get_ref(5)?, rusqlite::types::ValueRef::Blob(d) if d == fresh.data);
+                    && r.get::<_, i64>(1)? == fresh.bucket
+                    && matches!(r.get_ref(2)?, rusqlite::types::ValueRef::Blob(d) if d == fresh.data);
                 differs = !same;
             }
             None => differs = true,
         }
         Ok(())
     })?;
-    Ok(differs || stored.next()?.is_some())
+    Ok((differs || stored.next()?.is_some()).then(|| {
+        "the version pages (table pages) differ from a fresh computation from the stored versions"
+            .to_owned()
+    }))
 }
 
 /// The versions held at recorded time `at` (`recorded_at ≤ at <
@@ -293,30 +425,30 @@ pub fn held_at(
     about: Option<Micros>,
     agent: Option<i64>,
 ) -> rusqlite::Result<(Vec<VersionRow>, Vec<u8>)> {
+    let widths = Widths::read(conn)?;
     let mut stmt = conn.prepare_cached(
-        "SELECT first, first_recorded, data FROM pages WHERE lifespan = ?1 AND last > ?2
-          ORDER BY last, page",
+        "SELECT data FROM pages WHERE lifespan = ?1 AND bucket BETWEEN ?2 AND ?3",
     )?;
     let (mut out, mut bytes) = (Vec::new(), Vec::new());
     for lifespan in 1..=HELD {
-        // Lifespan 64 is still held: its pages are in recorded order.
-        let closed_by = if lifespan < HELD {
-            at.saturating_add_unsigned(1u64 << lifespan)
+        let shift = widths.shift(lifespan);
+        // Lifespan 64 is still held: its pages are by recorded time.
+        let (lo, hi) = if lifespan < HELD {
+            (
+                at.saturating_add(1),
+                at.saturating_add_unsigned(1u64 << lifespan),
+            )
         } else {
-            OPEN
+            (i64::MIN, at)
         };
-        let mut pages = stmt.query(params![lifespan, at])?;
+        let mut pages = stmt.query(params![lifespan, lo >> shift, hi >> shift])?;
         while let Some(r) = pages.next()? {
-            let (first, first_recorded): (i64, i64) = (r.get(0)?, r.get(1)?);
-            if first > closed_by || (lifespan == HELD && first_recorded > at) {
-                break;
-            }
             let damaged = || {
                 super::read::damaged(format!(
                     "a version page (lifespan {lifespan}) does not decode; run `asof rebuild`"
                 ))
             };
-            let mut records = Records(r.get_ref(2)?.as_blob()?);
+            let mut records = Records(r.get_ref(0)?.as_blob()?);
             while !records.0.is_empty() {
                 let (recorded_at, superseded_at, body) = records.next_raw().ok_or_else(damaged)?;
                 if !(recorded_at <= at && at < superseded_at) {

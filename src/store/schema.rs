@@ -142,19 +142,20 @@ CREATE TABLE scrub (
     data BLOB NOT NULL
 );
 
--- Derived: version pages (src/store/pages.rs), every version row again, 64 to
--- a blob in the versions table's order, what `believed(T')` for all topics
--- reads instead of tens of thousands of rows. `last` and `first` are the
--- largest and smallest superseded_at of a page, `first_recorded` the
--- recorded_at of its first row.
+-- Derived: version pages (src/store/pages.rs), every version row again, a
+-- blob per lifespan and bucket of its key (superseded_at; for lifespan 64,
+-- still held, recorded_at) shifted right by the lifespan's width, what
+-- `believed(T')` for all topics reads instead of tens of thousands of rows.
+CREATE TABLE page_widths (
+    lifespan INTEGER PRIMARY KEY CHECK (lifespan BETWEEN 1 AND 64),
+    shift    INTEGER NOT NULL
+);
+
 CREATE TABLE pages (
-    lifespan       INTEGER NOT NULL CHECK (lifespan BETWEEN 1 AND 64),
-    last           INTEGER NOT NULL,
-    page           INTEGER NOT NULL,
-    first          INTEGER NOT NULL,
-    first_recorded INTEGER NOT NULL,
-    data           BLOB NOT NULL,
-    PRIMARY KEY (lifespan, last, page)
+    lifespan INTEGER NOT NULL CHECK (lifespan BETWEEN 1 AND 64),
+    bucket   INTEGER NOT NULL,
+    data     BLOB NOT NULL,
+    PRIMARY KEY (lifespan, bucket)
 ) WITHOUT ROWID;
 "#;
 

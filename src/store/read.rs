@@ -254,11 +254,18 @@ impl Decoder {
     }
 
     /// A decoder for another thread: the same names and the claims resolved
-    /// so far; the rest (shared ids, assertions) starts empty.
+    /// so far, as copies of their own — two threads counting references to
+    /// one name would pass its cache line back and forth for every row; the
+    /// rest (shared ids, assertions) starts empty.
     pub fn sibling(&self) -> Decoder {
+        let copy = |names: &[Name]| names.iter().map(|n| Name::from(&**n)).collect();
         Decoder {
-            claims: self.claims.clone(),
-            ..Decoder::new((self.agents.clone(), self.topics.clone()), self.share_ids)
+            claims: self
+                .claims
+                .iter()
+                .map(|(&code, name)| (code, Name::from(&**name)))
+                .collect(),
+            ..Decoder::new((copy(&self.agents), copy(&self.topics)), self.share_ids)
         }
     }
 

@@ -88,18 +88,7 @@ fn assert_pages(db: &Path, what: &str) {
 
 #[test]
 fn the_demo_and_its_fork_answer_from_their_pages() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = common::load_demo(dir.path());
-    assert_pages(&db, "the demo");
-    let fork = dir.path().join("fork.db");
-    asof()
-        .arg("fork")
-        .arg(&db)
-        .args(["--without", "E2", "--out"])
-        .arg(&fork)
-        .assert()
-        .success();
-    assert_pages(&fork, "a fork of the demo");
+    common::demo_and_its_fork(assert_pages);
 }
 
 /// A log long enough that lifespans fill several pages each (64 versions
@@ -133,25 +122,8 @@ proptest! {
         agents in 1u32..4,
         pick in any::<usize>(),
     ) {
-        let dir = tempfile::tempdir().unwrap();
-        let jsonl = common::write(dir.path(), "gen.jsonl", &common::generated(events, topics, agents, seed));
-        let db = dir.path().join("gen.db");
-        common::load(&jsonl, &db);
-        assert_pages(&db, "a load");
-
-        asof().arg("rebuild").arg(&db).assert().success();
-        assert_pages(&db, "a rebuild");
-
-        let log = Store::open(&db).unwrap().log().unwrap();
-        let evidence: Vec<&str> = log.events.iter().filter_map(|e| match &e.body {
-            EventBody::Evidence(x) => Some(x.id.as_str()),
-            _ => None,
-        }).collect();
-        prop_assume!(!evidence.is_empty());
-        let fork = dir.path().join("fork.db");
-        asof().arg("fork").arg(&db).arg("--without").arg(evidence[pick % evidence.len()])
-            .arg("--out").arg(&fork).assert().success();
-        assert_pages(&fork, "a fork");
+        let forked = common::load_rebuild_and_fork((events, topics, agents, seed), pick, assert_pages);
+        prop_assume!(forked);
     }
 }
 

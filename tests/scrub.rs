@@ -182,30 +182,9 @@ fn assert_index(db: &Path, what: &str) {
     }
 }
 
-fn load(jsonl: &str, db: &Path) {
-    asof()
-        .arg("load")
-        .arg(jsonl)
-        .arg("--db")
-        .arg(db)
-        .assert()
-        .success();
-}
-
 #[test]
 fn the_demo_and_its_fork_hold_their_index() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = common::load_demo(dir.path());
-    assert_index(&db, "the demo");
-    let fork = dir.path().join("fork.db");
-    asof()
-        .arg("fork")
-        .arg(&db)
-        .args(["--without", "E2", "--out"])
-        .arg(&fork)
-        .assert()
-        .success();
-    assert_index(&fork, "a fork of the demo");
+    common::demo_and_its_fork(assert_index);
 }
 
 proptest! {
@@ -219,25 +198,8 @@ proptest! {
         agents in 1u32..4,
         pick in any::<usize>(),
     ) {
-        let dir = tempfile::tempdir().unwrap();
-        let jsonl = common::write(dir.path(), "gen.jsonl", &common::generated(events, topics, agents, seed));
-        let db = dir.path().join("gen.db");
-        load(jsonl.to_str().unwrap(), &db);
-        assert_index(&db, "a load");
-
-        asof().arg("rebuild").arg(&db).assert().success();
-        assert_index(&db, "a rebuild");
-
-        let log = Store::open(&db).unwrap().log().unwrap();
-        let evidence: Vec<&str> = log.events.iter().filter_map(|e| match &e.body {
-            EventBody::Evidence(x) => Some(x.id.as_str()),
-            _ => None,
-        }).collect();
-        prop_assume!(!evidence.is_empty());
-        let fork = dir.path().join("fork.db");
-        asof().arg("fork").arg(&db).arg("--without").arg(evidence[pick % evidence.len()])
-            .arg("--out").arg(&fork).assert().success();
-        assert_index(&fork, "a fork");
+        let forked = common::load_rebuild_and_fork((events, topics, agents, seed), pick, assert_index);
+        prop_assume!(forked);
     }
 }
 

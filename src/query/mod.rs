@@ -250,11 +250,24 @@ pub fn believed(
         let (rows, bytes) = crate::store::pages::held_at(store.connection(), at, about, agent)?;
         return decode_for_reading(store, rows, &bytes);
     }
-    let mut args = vec![Value::Integer(at)];
-    let mut clauses = vec![
+    let held = vec![
         "v.recorded_at <= ?1".to_owned(),
         "v.superseded_at > ?1".to_owned(),
     ];
+    beliefs_where(store, OF_TOPIC, held, at, about, filter)
+}
+
+/// The beliefs `from` selects (`?1`: the recorded time `at`) narrowed by
+/// `clauses`, the valid time `about` and `filter`, in reading order.
+fn beliefs_where(
+    store: &Store,
+    from: &str,
+    mut clauses: Vec<String>,
+    at: Micros,
+    about: Option<Micros>,
+    filter: &Filter,
+) -> rusqlite::Result<Vec<Belief>> {
+    let mut args = vec![Value::Integer(at)];
     if let Some(t) = about {
         args.push(Value::Integer(t));
         let n = args.len();
@@ -264,7 +277,7 @@ pub fn believed(
         ]);
     }
     push_filter(store, filter, &mut clauses, &mut args);
-    let (rows, bytes) = read_rows(store, &select_beliefs(OF_TOPIC, &clauses), args)?;
+    let (rows, bytes) = read_rows(store, &select_beliefs(from, &clauses), args)?;
     decode_for_reading(store, rows, &bytes)
 }
 
@@ -288,19 +301,7 @@ pub fn believed_by_rows(
     about: Option<Micros>,
     filter: &Filter,
 ) -> rusqlite::Result<Vec<Belief>> {
-    let mut args = vec![Value::Integer(at)];
-    let mut clauses = Vec::new();
-    if let Some(t) = about {
-        args.push(Value::Integer(t));
-        let n = args.len();
-        clauses.extend([
-            format!("v.valid_from <= ?{n}"),
-            format!("v.valid_to > ?{n}"),
-        ]);
-    }
-    push_filter(store, filter, &mut clauses, &mut args);
-    let (rows, bytes) = read_rows(store, &select_beliefs(&held_at(), &clauses), args)?;
-    decode_for_reading(store, rows, &bytes)
+    beliefs_where(store, &held_at(), Vec::new(), at, about, filter)
 }
 
 /// `current`: what is believed now about now, with one captured `now`.

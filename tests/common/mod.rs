@@ -206,3 +206,68 @@ pub fn check_finds_then_rebuild_repairs(db: &Path, found: &[&str], disagreements
     asof().arg("rebuild").arg(db).assert().success();
     asof().arg("check").arg(db).assert().success();
 }
+
+/// The demo loaded, then forked without E2: `assert` runs on each store with
+/// what made it.
+pub fn demo_and_its_fork(assert: impl Fn(&Path, &str)) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = load_demo(dir.path());
+    assert(&db, "the demo");
+    let fork = dir.path().join("fork.db");
+    asof()
+        .arg("fork")
+        .arg(&db)
+        .args(["--without", "E2", "--out"])
+        .arg(&fork)
+        .assert()
+        .success();
+    assert(&fork, "a fork of the demo");
+}
+
+/// A generated log (`events`, `topics`, `agents`, `seed`) loaded, rebuilt,
+/// then forked without its `pick`th evidence item (modulo how many there
+/// are): `assert` runs on the store after each, with what made it. False when
+/// the log holds no evidence to fork without.
+pub fn load_rebuild_and_fork(
+    (events, topics, agents, seed): (u64, u32, u32, u64),
+    pick: usize,
+    assert: impl Fn(&Path, &str),
+) -> bool {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = write(
+        dir.path(),
+        "gen.jsonl",
+        &generated(events, topics, agents, seed),
+    );
+    let db = dir.path().join("gen.db");
+    load(&jsonl, &db);
+    assert(&db, "a load");
+
+    asof().arg("rebuild").arg(&db).assert().success();
+    assert(&db, "a rebuild");
+
+    let log = asof::store::Store::open(&db).unwrap().log().unwrap();
+    let evidence: Vec<&str> = log
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            asof::model::EventBody::Evidence(x) => Some(x.id.as_str()),
+            _ => None,
+        })
+        .collect();
+    if evidence.is_empty() {
+        return false;
+    }
+    let fork = dir.path().join("fork.db");
+    asof()
+        .arg("fork")
+        .arg(&db)
+        .arg("--without")
+        .arg(evidence[pick % evidence.len()])
+        .arg("--out")
+        .arg(&fork)
+        .assert()
+        .success();
+    assert(&fork, "a fork");
+    true
+}

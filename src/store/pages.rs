@@ -30,27 +30,27 @@
 //! `check` compares the stored pages with a fresh computation at the stored
 //! widths, page by page ([`differs`]), and `rebuild` writes them again.
 
-use super::read::VersionRow;
+use super::read::{VERSION_COLUMNS, VersionRow};
 use crate::time::{Micros, OPEN};
 use rusqlite::{Connection, params};
 
 /// About how many versions a page holds, when widths are chosen.
-pub const PAGE: i64 = 64;
+const PAGE: i64 = 64;
 
 /// The lifespan of versions still held (superseded_at is [`OPEN`]).
 const HELD: i64 = 64;
 
 /// One page as stored.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Page {
-    pub lifespan: i64,
-    pub bucket: i64,
-    pub data: Vec<u8>,
+struct Page {
+    lifespan: i64,
+    bucket: i64,
+    data: Vec<u8>,
 }
 
 /// Each lifespan's page width, as a shift (index: lifespan; 0 where none).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Widths([u32; 65]);
+struct Widths([u32; 65]);
 
 impl Widths {
     fn shift(&self, lifespan: i64) -> u32 {
@@ -74,7 +74,7 @@ impl Widths {
     /// Widths for the stored versions: a lifespan's versions spread over its
     /// keys' range, about [`PAGE`] to a page, a page no wider than 2^lifespan
     /// µs (a query then reads at most a page beyond each end of its range).
-    pub fn choose(conn: &Connection) -> rusqlite::Result<Widths> {
+    fn choose(conn: &Connection) -> rusqlite::Result<Widths> {
         let mut widths = [0u32; 65];
         let mut stmt = conn.prepare(
             "SELECT lifespan, count(*), min(superseded_at), max(superseded_at),
@@ -105,7 +105,7 @@ impl Widths {
     }
 
     /// The stored widths (a lifespan not stored: 0).
-    pub fn read(conn: &Connection) -> rusqlite::Result<Widths> {
+    fn read(conn: &Connection) -> rusqlite::Result<Widths> {
         let mut widths = [0u32; 65];
         let mut stmt = conn.prepare_cached("SELECT lifespan, shift FROM page_widths")?;
         let mut rows = stmt.query([])?;
@@ -137,38 +137,23 @@ impl Widths {
     }
 }
 
-/// One version of a page, its packed `rest` borrowed from the page.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Record<'a> {
-    id: i64,
-    recorded_at: i64,
-    superseded_at: i64,
-    valid_from: i64,
-    valid_to: i64,
-    topic: i64,
-    agent: i64,
-    claim: i64,
-    rest: &'a [u8],
-}
-
-impl Record<'_> {
-    /// The held test's two instants first (fixed-width: µs since the epoch
-    /// take eight bytes as varints too, and read faster so), then the length
-    /// of the rest, so a reader skips a version not held without decoding it.
-    fn pack(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.recorded_at.to_le_bytes());
-        out.extend_from_slice(&self.superseded_at.to_le_bytes());
-        let mut body = Vec::with_capacity(self.rest.len() + 24);
-        body.extend_from_slice(&self.valid_from.to_le_bytes());
-        body.extend_from_slice(&self.valid_to.to_le_bytes());
-        unsigned(&mut body, self.id as u64);
-        for n in [self.topic, self.agent, self.claim] {
-            signed(&mut body, n);
-        }
-        body.extend_from_slice(self.rest);
-        unsigned(out, body.len() as u64);
-        out.extend_from_slice(&body);
+/// Appends one version's record: the held test's two instants first
+/// (fixed-width: µs since the epoch take eight bytes as varints too, and read
+/// faster so), then the length of the rest, so a reader skips a version not
+/// held without decoding it.
+fn pack(row: &VersionRow, rest: &[u8], out: &mut Vec<u8>) {
+    out.extend_from_slice(&row.recorded_at.to_le_bytes());
+    out.extend_from_slice(&row.superseded_at.to_le_bytes());
+    let mut body = Vec::with_capacity(rest.len() + 24);
+    body.extend_from_slice(&row.valid_from.to_le_bytes());
+    body.extend_from_slice(&row.valid_to.to_le_bytes());
+    unsigned(&mut body, row.id as u64);
+    for n in [row.topic, row.agent, row.claim] {
+        signed(&mut body, n);
     }
+    body.extend_from_slice(rest);
+    unsigned(out, body.len() as u64);
+    out.extend_from_slice(&body);
 }
 
 fn unsigned(out: &mut Vec<u8>, mut n: u64) {
@@ -183,8 +168,7 @@ fn signed(out: &mut Vec<u8>, n: i64) {
     unsigned(out, ((n << 1) ^ (n >> 63)) as u64);
 }
 
-/// Reads a page's records front to back; `None` at the end, or (through
-/// `Some(None)`) where the bytes are not a record.
+/// Reads a page's records front to back.
 struct Records<'a>(&'a [u8]);
 
 impl<'a> Records<'a> {
@@ -225,74 +209,52 @@ impl<'a> Records<'a> {
         Some((recorded_at, superseded_at, Records(body)))
     }
 
-    /// A record's body, read to its end (the rest is the packed `rest`).
-    fn body(mut self, recorded_at: i64, superseded_at: i64) -> Option<Record<'a>> {
+    /// A record's body, read to its end: the version's fields in the order
+    /// [`VersionRow::new`] takes them, and its packed `rest`.
+    fn body(mut self, recorded_at: i64, superseded_at: i64) -> Option<([i64; 8], &'a [u8])> {
         let valid_from = self.word()?;
         let valid_to = self.word()?;
         let id = i64::try_from(self.unsigned()?).ok()?;
         let topic = self.signed()?;
         let agent = self.signed()?;
         let claim = self.signed()?;
-        Some(Record {
+        let fields = [
             id,
-            recorded_at,
-            superseded_at,
+            agent,
+            topic,
+            claim,
             valid_from,
             valid_to,
-            topic,
-            agent,
-            claim,
-            rest: self.0,
-        })
-    }
-
-    fn record(&mut self) -> Option<Record<'a>> {
-        let (recorded_at, superseded_at, body) = self.next_raw()?;
-        body.body(recorded_at, superseded_at)
+            recorded_at,
+            superseded_at,
+        ];
+        Some((fields, self.0))
     }
 }
 
-impl<'a> Iterator for Records<'a> {
-    type Item = Option<Record<'a>>;
-    fn next(&mut self) -> Option<Option<Record<'a>>> {
-        if self.0.is_empty() {
-            return None;
-        }
-        let record = self.record();
-        if record.is_none() {
-            self.0 = &[];
-        }
-        Some(record)
-    }
+/// The columns a page is built from (a version row as [`VersionRow::read`]
+/// reads it, then its lifespan), in the versions table's order.
+fn select(condition: &str) -> String {
+    format!(
+        "SELECT {VERSION_COLUMNS}, v.lifespan FROM versions v {condition}
+          ORDER BY v.lifespan, v.superseded_at, v.recorded_at, v.id"
+    )
 }
 
-/// The columns a page is built from, in the versions table's order.
-const SELECT: &str = "SELECT lifespan, id, recorded_at, superseded_at, valid_from, valid_to,
-        topic, agent, claim, rest FROM versions";
-const ORDER: &str = "ORDER BY lifespan, superseded_at, recorded_at, id";
-
-/// The pages of the versions `rows` yields (in the table's order), handed to
-/// `each` as they fill (memory: one page).
+/// The pages of the versions `rows` yields (selected by [`select`]), handed
+/// to `each` as they fill (memory: one page).
 fn pages_of(
     rows: &mut rusqlite::Rows<'_>,
     widths: &Widths,
     mut each: impl FnMut(Page) -> rusqlite::Result<()>,
 ) -> rusqlite::Result<()> {
     let mut page: Option<Page> = None;
+    let mut rest = Vec::new();
     while let Some(r) = rows.next()? {
-        let lifespan: i64 = r.get(0)?;
-        let record = Record {
-            id: r.get(1)?,
-            recorded_at: r.get(2)?,
-            superseded_at: r.get(3)?,
-            valid_from: r.get(4)?,
-            valid_to: r.get(5)?,
-            topic: r.get(6)?,
-            agent: r.get(7)?,
-            claim: r.get(8)?,
-            rest: r.get_ref(9)?.as_blob()?,
-        };
-        let bucket = widths.bucket(lifespan, record.recorded_at, record.superseded_at);
+        rest.clear();
+        let row = VersionRow::read(r, &mut rest)?;
+        let lifespan: i64 = r.get(9)?;
+        let bucket = widths.bucket(lifespan, row.recorded_at, row.superseded_at);
         if page
             .as_ref()
             .is_some_and(|p| (p.lifespan, p.bucket) != (lifespan, bucket))
@@ -305,7 +267,7 @@ fn pages_of(
             bucket,
             data: Vec::new(),
         });
-        record.pack(&mut p.data);
+        pack(&row, &rest, &mut p.data);
     }
     if let Some(last) = page {
         each(last)?;
@@ -314,13 +276,13 @@ fn pages_of(
 }
 
 /// Every page of the stored versions at `widths`, in key order.
-pub fn compute(
+fn compute(
     conn: &Connection,
     widths: &Widths,
     each: impl FnMut(Page) -> rusqlite::Result<()>,
 ) -> rusqlite::Result<()> {
     // The table's own order: no sort.
-    let mut stmt = conn.prepare(&format!("{SELECT} {ORDER}"))?;
+    let mut stmt = conn.prepare(&select(""))?;
     pages_of(&mut stmt.query([])?, widths, each)
 }
 
@@ -356,13 +318,12 @@ pub fn patch(conn: &Connection, changed: &[(i64, i64)]) -> rusqlite::Result<()> 
     touched.dedup();
     let mut delete = conn.prepare("DELETE FROM pages WHERE lifespan = ?1 AND bucket = ?2")?;
     let mut insert = inserter(conn)?;
-    let mut closed = conn.prepare(&format!(
-        "{SELECT} WHERE lifespan = ?1 AND superseded_at BETWEEN ?2 AND ?3 {ORDER}"
+    let mut closed = conn.prepare(&select(
+        "WHERE v.lifespan = ?1 AND v.superseded_at BETWEEN ?2 AND ?3",
     ))?;
-    let mut held = conn.prepare(&format!(
-        "{SELECT} WHERE lifespan = {HELD} AND superseded_at = {OPEN}
-            AND recorded_at BETWEEN ?2 AND ?3 {ORDER}"
-    ))?;
+    let mut held = conn.prepare(&select(&format!(
+        "WHERE v.lifespan = ?1 AND v.superseded_at = {OPEN} AND v.recorded_at BETWEEN ?2 AND ?3"
+    )))?;
     for (lifespan, bucket) in touched {
         delete.execute(params![lifespan, bucket])?;
         let shift = widths.shift(lifespan);
@@ -454,23 +415,11 @@ pub fn held_at(
                 if !(recorded_at <= at && at < superseded_at) {
                     continue;
                 }
-                let v = body.body(recorded_at, superseded_at).ok_or_else(damaged)?;
-                let valid = about.is_none_or(|t| v.valid_from <= t && t < v.valid_to);
-                if valid && agent.is_none_or(|a| a == v.agent) {
-                    out.push(VersionRow::new(
-                        [
-                            v.id,
-                            v.agent,
-                            v.topic,
-                            v.claim,
-                            v.valid_from,
-                            v.valid_to,
-                            v.recorded_at,
-                            v.superseded_at,
-                        ],
-                        v.rest,
-                        &mut bytes,
-                    )?);
+                let (fields, rest) = body.body(recorded_at, superseded_at).ok_or_else(damaged)?;
+                let [_, v_agent, _, _, valid_from, valid_to, ..] = fields;
+                let valid = about.is_none_or(|t| valid_from <= t && t < valid_to);
+                if valid && agent.is_none_or(|a| a == v_agent) {
+                    out.push(VersionRow::new(fields, rest, &mut bytes)?);
                 }
             }
         }
@@ -482,30 +431,35 @@ pub fn held_at(
 mod tests {
     use super::*;
 
+    /// Every record of `data`, decoded; `None` where one does not decode.
+    fn records(data: &[u8]) -> Vec<Option<([i64; 8], &[u8])>> {
+        let mut records = Records(data);
+        let mut out = Vec::new();
+        while !records.0.is_empty() {
+            let record = records.next_raw().and_then(|(r, s, body)| body.body(r, s));
+            out.push(record);
+            if record.is_none() {
+                break;
+            }
+        }
+        out
+    }
+
     #[test]
     fn records_round_trip_and_any_cut_is_refused() {
         let rest = b"packed fields";
-        let record = Record {
-            id: 7,
-            recorded_at: -5,
-            superseded_at: OPEN,
-            valid_from: i64::MIN,
-            valid_to: 1_700_000_000_000_000,
-            topic: 3,
-            agent: 0,
-            claim: 129,
-            rest,
-        };
+        // id, agent, topic, claim, valid from and to, recorded, superseded.
+        let fields = [7, 0, 3, 129, i64::MIN, 1_700_000_000_000_000, -5, OPEN];
+        let mut bytes = Vec::new();
+        let row = VersionRow::new(fields, rest, &mut bytes).expect("a row");
         let mut data = Vec::new();
-        record.pack(&mut data);
-        record.pack(&mut data);
-        let read: Vec<_> = Records(&data).collect();
-        assert_eq!(read, vec![Some(record), Some(record)]);
-        let one = data.len() / 2;
-        for cut in 1..one {
-            let read: Vec<_> = Records(&data[..cut]).collect();
+        pack(&row, rest, &mut data);
+        pack(&row, rest, &mut data);
+        let one = Some((fields, &rest[..]));
+        assert_eq!(records(&data), vec![one, one]);
+        for cut in 1..data.len() / 2 {
             assert_eq!(
-                read,
+                records(&data[..cut]),
                 vec![None],
                 "a record cut at byte {cut} must not decode"
             );
@@ -514,7 +468,8 @@ mod tests {
 
     #[test]
     fn an_overlong_varint_is_refused() {
-        let data = [0xffu8; 11];
-        assert_eq!(Records(&data).next(), Some(None));
+        let mut data = vec![0u8; 16];
+        data.extend([0xffu8; 11]);
+        assert_eq!(records(&data), vec![None]);
     }
 }

@@ -382,6 +382,11 @@ impl VersionRow {
         })
     }
 
+    /// The row's packed `rest` in `bytes`, the buffer it was appended to.
+    pub fn packed<'a>(&self, bytes: &'a [u8]) -> Option<&'a [u8]> {
+        bytes.get(self.rest.0 as usize..self.rest.1 as usize)
+    }
+
     /// Reads a row selected with [`VERSION_COLUMNS`], appending its `rest`
     /// to `bytes`.
     pub fn read(r: &Row, bytes: &mut Vec<u8>) -> rusqlite::Result<VersionRow> {
@@ -422,8 +427,8 @@ impl VersionRow {
         let agent = Decoder::coded(&d.agents, self.agent, "agent")?;
         let topic = Decoder::coded(&d.topics, self.topic, "topic")?;
         let claim = d.claim(conn, self.claim)?;
-        let rest = bytes
-            .get(self.rest.0 as usize..self.rest.1 as usize)
+        let rest = self
+            .packed(bytes)
             .and_then(crate::store::codec::unpack)
             .ok_or_else(|| damaged("a version's packed fields (rest) do not decode".into()))?;
         let (assertion, cites) = d.assertion(&rest);

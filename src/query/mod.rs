@@ -118,8 +118,8 @@ const TWO_THREADS: usize = 8192;
 ///
 /// Building an owned belief per row is most of a long answer's time (all
 /// topics at 1M events: ~35,000 of them), so a long answer is decoded in two
-/// halves on two threads where the machine has two cores; the claims are
-/// looked up first, as the connection stays on this thread.
+/// halves on two threads where the machine has two cores. The claims the
+/// rows name are looked up first, on the connection's thread.
 fn decode_rows(store: &Store, rows: &[VersionRow], bytes: &[u8]) -> rusqlite::Result<Vec<Belief>> {
     decode_rows_from(store, rows, bytes, TWO_THREADS)
 }
@@ -131,29 +131,27 @@ fn decode_rows_from(
     bytes: &[u8],
     two_threads: usize,
 ) -> rusqlite::Result<Vec<Belief>> {
-    let conn = store.connection();
     let mut decoder = store.decoder(false);
-    let two = rows.len() >= two_threads
-        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
-    if !two {
-        decoder.reserve(rows.len());
-        let mut beliefs = Vec::with_capacity(rows.len());
-        for row in rows {
-            beliefs.push(belief(row.decode(bytes, conn, &mut decoder)?));
-        }
-        return Ok(beliefs);
-    }
-    decoder.resolve_claims(conn, rows.iter().map(|r| r.claim))?;
-    let mut other = decoder.sibling();
-    let (first, second) = rows.split_at(rows.len() / 2);
+    decoder.resolve_claims(store.connection(), rows.iter().map(|r| r.claim))?;
     let decode = |rows: &[VersionRow], d: &mut Decoder, capacity: usize| {
         d.reserve(rows.len());
         let mut beliefs = Vec::with_capacity(capacity);
         for row in rows {
-            beliefs.push(belief(row.decode_known(bytes, d)?));
+            let (version, supported_by) = row.decode_known(bytes, d)?;
+            beliefs.push(Belief {
+                version,
+                supported_by,
+            });
         }
         Ok::<_, rusqlite::Error>(beliefs)
     };
+    let two = rows.len() >= two_threads
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    if !two {
+        return decode(rows, &mut decoder, rows.len());
+    }
+    let mut other = decoder.sibling();
+    let (first, second) = rows.split_at(rows.len() / 2);
     let (beliefs, rest) = std::thread::scope(|s| {
         let rest = s.spawn(|| decode(second, &mut other, second.len()));
         let beliefs = decode(first, &mut decoder, rows.len());
@@ -165,13 +163,6 @@ fn decode_rows_from(
     let mut beliefs = beliefs?;
     beliefs.extend(rest?);
     Ok(beliefs)
-}
-
-fn belief((version, supported_by): (Version, Cited)) -> Belief {
-    Belief {
-        version,
-        supported_by,
-    }
 }
 
 /// Adds `filter`'s clauses, with numbered parameters (a clause may appear in

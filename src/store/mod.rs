@@ -7,7 +7,7 @@
 pub(crate) mod codec;
 mod derive;
 pub mod follow;
-pub mod pages;
+pub(crate) mod pages;
 pub(crate) mod read;
 mod schema;
 pub mod scrub;
@@ -530,16 +530,17 @@ fn field_differences(stored: &Version, fresh: &Version) -> Vec<String> {
     out
 }
 
-/// Refuses a SQLite file shorter than its header says it is (a truncated copy or
-/// an interrupted download), before SQLite reads it and fails somewhere later.
 /// Writes afresh what queries read instead of rows — the scrub index and the
-/// version pages — from the stored versions: every writer of versions (load,
-/// rebuild, forks, follow) calls it once they are final.
+/// version pages — from the stored versions: load, rebuild and follow call it
+/// once the versions are final (a fork writes the scrub index and patches the
+/// pages instead).
 pub(crate) fn write_read_indexes(conn: &Connection, header: &Header) -> rusqlite::Result<()> {
     scrub::write(conn, header)?;
     pages::write(conn)
 }
 
+/// Refuses a SQLite file shorter than its header says it is (a truncated copy or
+/// an interrupted download), before SQLite reads it and fails somewhere later.
 fn check_length(path: &Path) -> Result<()> {
     use std::io::Read;
     let io = |source| StoreError::Io {

@@ -19,23 +19,30 @@
 //! versions table's schema), so [`held_at`] reads, for each lifespan, the
 //! buckets over that range — the rows the row path would read, plus at most a
 //! bucket at each end. A page's bounds are fixed by its bucket, not by how many
-//! versions came before it, so a change to a few versions (a fork's replayed
-//! pairs) rewrites only the pages holding them ([`patch`]). The widths are
-//! chosen from the versions when the pages are written afresh (about
-//! [`PAGE`] versions to a page, never wider than 2^lifespan) and kept by a
-//! patch.
+//! versions came before it, and the widths are fixed by the lifespan alone
+//! (a lifespan-k page spans 2^(k-5) µs, see [`Widths::fixed`]), so a change to
+//! some versions rewrites only the pages holding them and still equals a
+//! fresh computation: a fork's replayed pairs ([`patch`]), a follow's batch
+//! (the pages closing at or after its first instant, [`patch_since`]).
 //!
-//! Like the scrub index this is derived from the stored versions: load,
-//! rebuild and follow write it afresh ([`write`]), a fork patches it;
+//! Like the scrub index this is derived from the stored versions: load and
+//! rebuild write it afresh ([`write`]), a fork and a follow patch it;
 //! `check` compares the stored pages with a fresh computation at the stored
 //! widths, page by page ([`differs`]), and `rebuild` writes them again.
+//! (Stores written before the widths were fixed chose them from the versions,
+//! about 64 to a page; they read and check at their stored widths, and a
+//! follow writes their pages afresh once, at the fixed widths.)
 
 use super::read::{VERSION_COLUMNS, VersionRow};
 use crate::time::{Micros, OPEN};
 use rusqlite::{Connection, params};
 
-/// About how many versions a page holds, when widths are chosen.
-const PAGE: i64 = 64;
+/// A lifespan-k page spans 2^(k - SPLIT) µs of closing instants.
+const SPLIT: u32 = 5;
+
+/// A page of versions still held spans 2^HELD_SHIFT µs (about 12.7 days) of
+/// recorded instants.
+const HELD_SHIFT: u32 = 40;
 
 /// The lifespan of versions still held (superseded_at is [`OPEN`]).
 const HELD: i64 = 64;
@@ -71,37 +78,19 @@ impl Widths {
         key >> self.shift(lifespan)
     }
 
-    /// Widths for the stored versions: a lifespan's versions spread over its
-    /// keys' range, about [`PAGE`] to a page, a page no wider than 2^lifespan
-    /// µs (a query then reads at most a page beyond each end of its range).
-    fn choose(conn: &Connection) -> rusqlite::Result<Widths> {
+    /// The widths pages are written at, whatever the versions: a lifespan-k
+    /// page spans 2^(k - [`SPLIT`]) µs, so the range a query reads for it,
+    /// (T′, T′ + 2^k], covers 2^SPLIT pages and at most one more; pages of
+    /// versions still held span 2^[`HELD_SHIFT`] µs of recorded time. Fixed
+    /// widths let a change rewrite only the pages it touches (a fork, a
+    /// follow's batch) and still equal a fresh computation.
+    fn fixed() -> Widths {
         let mut widths = [0u32; 65];
-        let mut stmt = conn.prepare(
-            "SELECT lifespan, count(*), min(superseded_at), max(superseded_at),
-                    min(recorded_at), max(recorded_at)
-               FROM versions GROUP BY lifespan",
-        )?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let lifespan: i64 = r.get(0)?;
-            let count: i64 = r.get(1)?;
-            let (lo, hi): (i64, i64) = if lifespan == HELD {
-                (r.get(4)?, r.get(5)?)
-            } else {
-                (r.get(2)?, r.get(3)?)
-            };
-            let range = u128::try_from(i128::from(hi) - i128::from(lo) + 1).unwrap_or(1);
-            let pages = u128::try_from((count / PAGE).max(1)).unwrap_or(1);
-            let width = (range / pages).max(1);
-            let shift = (127 - width.leading_zeros()).min(lifespan.clamp(0, 62) as u32);
-            if let Some(w) = usize::try_from(lifespan)
-                .ok()
-                .and_then(|l| widths.get_mut(l))
-            {
-                *w = shift;
-            }
+        for (lifespan, w) in widths.iter_mut().enumerate().take(HELD as usize) {
+            *w = (lifespan as u32).saturating_sub(SPLIT);
         }
-        Ok(Widths(widths))
+        widths[HELD as usize] = HELD_SHIFT;
+        Widths(widths)
     }
 
     /// The stored widths (a lifespan not stored: 0).
@@ -292,7 +281,7 @@ fn inserter(conn: &Connection) -> rusqlite::Result<rusqlite::Statement<'_>> {
 
 /// Writes the widths and pages afresh from the stored versions.
 pub fn write(conn: &Connection) -> rusqlite::Result<()> {
-    let widths = Widths::choose(conn)?;
+    let widths = Widths::fixed();
     widths.write(conn)?;
     conn.execute("DELETE FROM pages", [])?;
     let mut insert = inserter(conn)?;
@@ -300,6 +289,42 @@ pub fn write(conn: &Connection) -> rusqlite::Result<()> {
         insert.execute(params![p.lifespan, p.bucket, p.data])?;
         Ok(())
     })
+}
+
+/// Brings the pages up to date after every version closed at or after
+/// `from` and every version still held were deleted and written again (a
+/// follow's batch, which replays from `from`): writes again, at the stored
+/// widths, each lifespan's pages from the one holding `from` on, and the
+/// pages of versions still held. The work is that of the versions written
+/// again, not of the store; a store at other widths is written afresh.
+pub fn patch_since(conn: &Connection, from: Micros) -> rusqlite::Result<()> {
+    let widths = Widths::read(conn)?;
+    if widths != Widths::fixed() {
+        return write(conn);
+    }
+    let mut delete = conn.prepare("DELETE FROM pages WHERE lifespan = ?1 AND bucket >= ?2")?;
+    let mut insert = inserter(conn)?;
+    let mut since = conn.prepare(&select("WHERE v.lifespan = ?1 AND v.superseded_at >= ?2"))?;
+    for lifespan in 1..=HELD {
+        let shift = widths.shift(lifespan);
+        // Still held: every page (keyed by recorded time, all written again).
+        let bucket = if lifespan == HELD {
+            i64::MIN
+        } else {
+            from >> shift
+        };
+        delete.execute(params![lifespan, bucket])?;
+        let first = if lifespan == HELD {
+            OPEN
+        } else {
+            bucket << shift
+        };
+        pages_of(&mut since.query(params![lifespan, first])?, &widths, |p| {
+            insert.execute(params![p.lifespan, p.bucket, p.data])?;
+            Ok(())
+        })?;
+    }
+    Ok(())
 }
 
 /// Writes again, at the stored widths, the pages that held or now hold a

@@ -527,9 +527,13 @@ impl<'a> Follower<'a> {
             Some(first) => Some(self.snapshots.rewind(first)),
         };
         let replays = start.is_some();
+        // What the version pages need: nothing (no replay), the pages since
+        // the replay's first instant, or all of them (the whole log replayed).
+        let mut pages = Pages::Kept;
         match start {
             None => {}
             Some(Some((from, state))) => {
+                pages = Pages::Since(from);
                 undo_from(&tx, from)?;
                 let kept = &mut self.snapshots;
                 self.replay = replay_log(
@@ -542,6 +546,7 @@ impl<'a> Follower<'a> {
                 )?;
             }
             Some(None) => {
+                pages = Pages::All;
                 tx.execute_batch(
                     "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;",
                 )?;
@@ -558,7 +563,12 @@ impl<'a> Follower<'a> {
         self.last = self.last.max(newest);
         tx.execute("DELETE FROM truths", [])?;
         write::write_truths(&tx, &truths(&tx, &self.header)?)?;
-        super::write_read_indexes(&tx, &self.header)?;
+        super::scrub::write(&tx, &self.header)?;
+        match pages {
+            Pages::Kept => {}
+            Pages::Since(from) => super::pages::patch_since(&tx, from)?,
+            Pages::All => super::pages::write(&tx)?,
+        }
         let mut sha = self.sha.clone();
         set_meta(&tx, self.offset + bytes, self.line + checked.lines, &{
             sha.update(&checked.bytes);
@@ -567,6 +577,17 @@ impl<'a> Follower<'a> {
         tx.commit()?;
         Ok(late)
     }
+}
+
+/// How a batch changed the stored versions, for their pages.
+enum Pages {
+    /// Not at all (evidence only).
+    Kept,
+    /// Those closed at or after this instant, and those still held, were
+    /// written again.
+    Since(Micros),
+    /// All were written again.
+    All,
 }
 
 /// Complete new lines, checked.

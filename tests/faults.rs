@@ -363,3 +363,35 @@ fn temporaries_left_by_killed_writers_are_removed_by_the_next_write() {
     assert!(other.exists(), "files that are not asof temporaries stay");
     drop(held_file);
 }
+
+/// A store deleted while SQLite's write-ahead log beside it still held pages
+/// (a killed `--follow`): a new store loaded at that path must not take the
+/// old log for its own and come out damaged.
+#[test]
+fn a_new_store_ignores_the_write_ahead_log_a_deleted_store_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = common::write(dir.path(), "small.yaml", common::SMALL);
+    let generated = common::write(dir.path(), "gen.jsonl", &common::generated(300, 5, 2, 3));
+    let db = dir.path().join("s.db");
+    let wal = dir.path().join("s.db-wal");
+    common::load(&generated, &db);
+    // Pages written to the log and not copied back, as a killed writer leaves them.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+        .unwrap();
+    conn.execute_batch("PRAGMA wal_autocheckpoint = 0; DELETE FROM scrub; DELETE FROM pages;")
+        .unwrap();
+    let left = std::fs::read(&wal).unwrap();
+    assert!(
+        left.len() > 4096,
+        "the log holds pages ({} bytes)",
+        left.len()
+    );
+    drop(conn);
+    std::fs::remove_file(&db).unwrap();
+    std::fs::write(&wal, &left).unwrap();
+
+    common::load(&small, &db);
+    asof().arg("check").arg(&db).assert().success();
+    assert!(!wal.exists(), "the old log is removed with the old store");
+}

@@ -582,6 +582,23 @@ fn check_length(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Removes SQLite's companion files of the store at `path` (`-wal`, `-shm`,
+/// `-journal`) before a new store is linked there: left by a store that was
+/// deleted, or by the one being replaced, SQLite would take them for the new
+/// store's and write another file's pages into it (found when a deleted
+/// store's `--follow` left its write-ahead log beside the path).
+fn remove_companions(path: &Path) -> std::io::Result<()> {
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut companion = path.as_os_str().to_owned();
+        companion.push(suffix);
+        match std::fs::remove_file(&companion) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Creates the file at `path` atomically: `fill` writes a temporary file beside it,
 /// which is synced and then linked into place (replacing an existing file only
 /// with `force`). On any error nothing is left at `path`, or what was there stays.
@@ -619,6 +636,7 @@ pub(crate) fn write_atomically<E: From<StoreError>>(
     tmp.as_file().try_lock().map_err(|e| io(e.into()))?;
     fill(&mut tmp)?;
     tmp.as_file().sync_all().map_err(io)?;
+    remove_companions(path).map_err(io)?;
     if force {
         tmp.persist(path).map_err(|e| io(e.error))?;
     } else {

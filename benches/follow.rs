@@ -4,10 +4,13 @@
 //! watcher redraws a TUI on it (as `asof tui --follow STORE` does: the
 //! store's data_version polled, the timeline read again, refreshed, drawn
 //! into a TestBackend). For every line: written → committed in the store, and
-//! written → first frame that counts it.
+//! written → first frame that counts it. With `--preload N` the file holds
+//! its first N events before the follow starts (a long agent run taken up
+//! live), so the cost of a batch on a big store shows.
 //!
 //!     cargo bench --bench follow                          # 1,000 events/s for 60 s
 //!     cargo bench --bench follow -- --rate 200 --seconds 10
+//!     cargo bench --bench follow -- --preload 1000000 --seconds 30
 //!
 //! Prints one JSON object; nothing is asserted.
 
@@ -62,7 +65,9 @@ fn main() {
     asof::store::settle_malloc();
     let rate = arg("--rate", 1000).max(1);
     let seconds = arg("--seconds", 60).max(1);
-    let events = rate * seconds;
+    // At least a first event, so the follow and the watcher start.
+    let preload = arg("--preload", 1).max(1);
+    let events = preload + rate * seconds;
     let dir = tempfile::tempdir().expect("temporary directory");
     let jsonl = dir.path().join("live.jsonl");
     let db = dir.path().join("live.db");
@@ -78,10 +83,11 @@ fn main() {
     let mut lines = bytes.split_inclusive(|&b| b == b'\n');
     let header = lines.next().expect("a header line");
     let mut file = std::fs::File::create(&jsonl).expect("create the file");
-    // The header and a first event, so the follow and the watcher start.
-    let first = lines.next().expect("an event");
     file.write_all(header).expect("write");
-    file.write_all(first).expect("write");
+    for _ in 0..preload {
+        file.write_all(lines.next().expect("an event"))
+            .expect("write");
+    }
     let lines: Vec<&[u8]> = lines.collect();
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -101,7 +107,7 @@ fn main() {
     let started = Instant::now();
     while committed.lock().map_or(true, |c| c.is_empty()) {
         assert!(
-            started.elapsed() < Duration::from_secs(60),
+            started.elapsed() < Duration::from_secs(60 + preload / 10_000),
             "the follow never started"
         );
         std::thread::sleep(Duration::from_millis(10));
@@ -156,7 +162,7 @@ fn main() {
     }
     let writing = started.elapsed();
     // Let the last lines arrive, then stop both threads.
-    let total = lines.len() + 1;
+    let total = lines.len() + preload as usize;
     let waited = Instant::now();
     while committed
         .lock()
@@ -170,10 +176,10 @@ fn main() {
     let followed = follower.join().expect("the follow thread");
     let (drawn, refreshes) = screen.join().expect("the screen thread");
     let committed = committed.lock().expect("lock").clone();
-    // Line i (0-based, after the first event) is event i + 2 of the file.
+    // Line i (0-based, after the preloaded events) is event preload + i + 1.
     let shift = |seen: &[(Instant, usize)]| -> Vec<(Instant, usize)> {
         seen.iter()
-            .map(|&(t, n)| (t, n.saturating_sub(1)))
+            .map(|&(t, n)| (t, n.saturating_sub(preload as usize)))
             .collect()
     };
     let mut refresh_ms: Vec<f64> = refreshes.iter().map(|d| d.as_secs_f64() * 1e3).collect();
@@ -191,6 +197,7 @@ fn main() {
     let report = json!({
         "rate_events_per_s": rate,
         "seconds": seconds,
+        "preloaded_events": preload,
         "lines_written": lines.len(),
         "writing_s": writing.as_secs_f64(),
         "follow_result": format!("{followed:?}"),

@@ -131,8 +131,9 @@ fn follower(file: &Path, db: &Path) -> Child {
 }
 
 /// A generated log (header first) with some assertions held back a few lines,
-/// so they arrive recorded before events already applied. Only assertions no
-/// retraction names move (a retraction before its assertion is not yet valid).
+/// so they arrive recorded before events already applied, and evidence
+/// recorded before lines already applied. Only assertions no retraction
+/// names move (a retraction before its assertion is not yet valid).
 fn with_late_lines(text: &str, every: usize) -> Vec<String> {
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let named: Vec<String> = lines
@@ -154,6 +155,25 @@ fn with_late_lines(text: &str, every: usize) -> Vec<String> {
             }
         }
         i += 1;
+    }
+    // Evidence recorded before events already applied: a copy of an earlier
+    // item under a new id, every `2 * every` lines (evidence is not replayed,
+    // so its mark goes in among the earlier ones).
+    let mut i = 60;
+    while i < lines.len() {
+        let earlier = lines[..i - 30]
+            .iter()
+            .rposition(|l| l.starts_with(r#"{"evidence""#));
+        if let Some(j) = earlier {
+            let mut v: serde_json::Value = serde_json::from_str(&lines[j]).unwrap();
+            let id = format!(
+                "late-{}-{i}",
+                v["evidence"]["id"].as_str().unwrap_or_default()
+            );
+            v["evidence"]["id"] = serde_json::Value::String(id);
+            lines.insert(i, v.to_string());
+        }
+        i += 2 * every;
     }
     lines
 }

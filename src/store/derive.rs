@@ -230,12 +230,13 @@ impl Sliced {
 }
 
 /// What the working answer reads of a version, from the topic index.
-struct Piece {
-    recorded_at: Micros,
-    superseded_at: Micros,
-    valid_from: Micros,
-    id: u64,
-    claim: Name,
+#[derive(Clone, PartialEq)]
+pub(super) struct Piece {
+    pub(super) recorded_at: Micros,
+    pub(super) superseded_at: Micros,
+    pub(super) valid_from: Micros,
+    pub(super) id: u64,
+    pub(super) claim: Name,
 }
 
 impl Stint for Piece {

@@ -19,13 +19,14 @@
 //! ```
 //!
 //! Every writer of derived rows (load, rebuild, fork) calls [`write`] once the
-//! versions are final; `check` compares the stored index with [`compute`] on
-//! the same tables, byte for byte, and `rebuild` writes it afresh. The blobs
+//! versions are final, and a follow grows the index it keeps ([`Growing`]);
+//! `check` compares the stored index with [`compute`] on the same tables,
+//! byte for byte, and `rebuild` writes it afresh. The blobs
 //! are little-endian fixed-width records; a blob of the wrong length is a
 //! damaged store, never a panic.
 
 use crate::engine::EffectKind;
-use crate::model::Header;
+use crate::model::{Header, ShortKeys};
 use crate::time::{Micros, OPEN};
 use rusqlite::{Connection, params};
 use std::collections::HashMap;
@@ -154,162 +155,342 @@ pub fn compute_with(
     header: &Header,
     stride: usize,
 ) -> rusqlite::Result<ScrubIndex> {
-    let stride = stride.max(1);
-    let topics = positions(header.topics.iter().map(|t| t.id.as_str()));
-    let agents = positions(header.agents.iter().map(|a| a.id.as_str()));
-    let position =
-        |map: &Positions, s: Option<&str>| s.and_then(|s| map.get(s).copied()).unwrap_or(NONE);
+    Ok(Growing::compute_with(conn, header, stride)?.index)
+}
 
-    // Versions (rows code topics and agents by header position), with claim
-    // texts numbered in order of first appearance by id.
-    let mut texts: HashMap<i64, String> = HashMap::new();
-    let mut stmt = conn.prepare("SELECT code, text FROM claims")?;
-    let mut q = stmt.query([])?;
-    while let Some(r) = q.next()? {
-        texts.insert(r.get(0)?, r.get(1)?);
-    }
-    let code = |c: i64, n: usize| u32::try_from(c).ok().filter(|&c| (c as usize) < n);
-    let mut rows: Vec<(VersionKey, i64)> = Vec::new();
-    let mut stmt = conn.prepare(
-        "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from FROM versions",
-    )?;
-    let mut q = stmt.query([])?;
-    while let Some(r) = q.next()? {
-        rows.push((
-            VersionKey {
-                id: r.get::<_, i64>(0)? as u64,
-                topic: code(r.get(1)?, header.topics.len()).unwrap_or(NONE),
-                agent: code(r.get(2)?, header.agents.len()).unwrap_or(NONE),
-                claim: 0,
-                recorded_at: r.get(4)?,
-                superseded_at: r.get(5)?,
-                valid_from: r.get(6)?,
-            },
-            r.get(3)?,
-        ));
-    }
-    rows.sort_unstable_by_key(|(v, _)| v.id);
-    let mut claims: Vec<String> = Vec::new();
-    let mut claim_code: HashMap<i64, u32, crate::model::ShortKeys> = HashMap::default();
-    let versions: Vec<VersionKey> = rows
-        .into_iter()
-        .map(|(mut v, stored)| {
-            let next = claims.len() as u32;
-            v.claim = *claim_code.entry(stored).or_insert_with(|| {
-                claims.push(texts.get(&stored).cloned().unwrap_or_default());
-                next
-            });
-            v
-        })
-        .collect();
+/// The index with what it takes to bring it up to date as a follow appends
+/// to the log (SPEC §10), in time proportional to what was appended, not to
+/// the store: [`Growing::grow`] reads only the events after the last seq it
+/// has seen and the versions closed since the batch's first replayed
+/// instant (and those still held). [`compute`] is a growth from nothing, so
+/// a grown index equals a fresh computation by construction; the follow
+/// tests hold it to a fresh load's as well.
+pub(crate) struct Growing {
+    index: ScrubIndex,
+    /// Stored claim code → its position in `index.claims`.
+    claim_code: HashMap<i64, u32, ShortKeys>,
+    /// Evidence id → its seq.
+    evidence_seq: HashMap<String, i64, ShortKeys>,
+    /// Evidence seq → its id and source widths, and how many citations name
+    /// it and the sum of the citing events' id widths.
+    evidence: HashMap<i64, (EvidenceWidths, usize, usize), ShortKeys>,
+    /// The last event seq seen (events are appended in seq order).
+    last_seq: i64,
+    /// How many versions are still held.
+    held: usize,
+}
 
-    let mut by_recorded: Vec<u32> = (0..versions.len() as u32).collect();
-    by_recorded.sort_unstable_by_key(|&i| {
-        let v = &versions[i as usize];
-        (v.recorded_at, v.id)
-    });
-    let mut by_superseded: Vec<u32> = (0..versions.len() as u32)
-        .filter(|&i| versions[i as usize].superseded_at != OPEN)
-        .collect();
-    by_superseded.sort_unstable_by_key(|&i| {
-        let v = &versions[i as usize];
-        (v.superseded_at, v.id)
-    });
-    let checkpoints = checkpoints(&versions, &by_recorded, stride);
+/// A follow's batch did not only append (a version changed other than by
+/// being closed, or ids or instants went back): compute the index afresh.
+#[derive(Debug)]
+struct NotAppended;
 
-    // Marks: a retraction of an assertion takes that assertion's topic; a
-    // verification's agent is who judged.
-    let mut effects: HashMap<i64, EffectKind> = HashMap::new();
-    let mut stmt = conn.prepare("SELECT seq, effect FROM outcomes")?;
-    let mut q = stmt.query([])?;
-    while let Some(r) = q.next()? {
-        effects.insert(r.get(0)?, EffectKind::parse(r.get_ref(1)?.as_str()?));
+impl Growing {
+    /// The index of the store, from nothing.
+    pub(crate) fn compute(conn: &Connection, header: &Header) -> rusqlite::Result<Growing> {
+        Self::compute_with(conn, header, CHECKPOINT)
     }
-    let mut stmt = conn.prepare(
-        "SELECT e.seq, e.kind, e.recorded_at, e.agent, e.source,
-                COALESCE(e.topic, (SELECT a.topic FROM events a
-                                    WHERE e.kind = 'retract' AND a.id = e.assertion
-                                      AND a.kind = 'believe')),
-                e.id
-         FROM events e ORDER BY e.seq",
-    )?;
-    let mut marks = Vec::new();
-    // Per-event facts by slot: an event's place in seq order (seqs can have
-    // gaps, a fork's, and are any integers a damaged file holds).
-    let mut seqs: Vec<i64> = Vec::new();
-    let width = |s: &str| s.chars().count().min(usize::from(u16::MAX)) as u16;
-    let mut id_width: Vec<u16> = Vec::new();
-    let mut evidence_at: HashMap<String, usize, crate::model::ShortKeys> = HashMap::default();
-    let mut widths: Vec<EvidenceWidths> = Vec::new();
-    let mut q = stmt.query([])?;
-    while let Some(r) = q.next()? {
-        let seq: i64 = r.get(0)?;
-        let kind = r.get_ref(1)?.as_str()?;
-        let id = r.get_ref(6)?.as_str()?;
-        let slot = seqs.len();
-        seqs.push(seq);
-        id_width.push(width(id));
-        widths.push(EvidenceWidths::default());
-        if kind == "evidence" {
-            evidence_at.insert(id.to_owned(), slot);
-            widths[slot] = EvidenceWidths {
-                id: width(id),
-                source: width(r.get_ref(4)?.as_str_or_null()?.unwrap_or("")),
-                cited: 0,
-            };
-        }
-        // Absent from `outcomes`: recorded (evidence, verify) or applied.
-        let effect = effects.get(&seq).copied().unwrap_or(match kind {
-            "evidence" | "verify" => EffectKind::Recorded,
-            _ => EffectKind::Applied,
-        });
-        let mark = MarkKind::of(kind, effect);
-        let agent = if mark == MarkKind::Verification { 4 } else { 3 };
-        marks.push(MarkKey {
-            seq: seq as u64,
-            recorded_at: r.get(2)?,
-            kind: mark,
-            effect,
-            topic: position(&topics, r.get_ref(5)?.as_str_or_null()?),
-            agent: position(&agents, r.get_ref(agent)?.as_str_or_null()?),
-        });
-    }
-    marks.sort_unstable_by_key(|m| (m.recorded_at, m.seq));
-    let slot_of = |seq: i64| seqs.binary_search(&seq).ok();
-    let mut citing: Vec<(usize, usize)> = vec![(0, 0); seqs.len()];
-    let mut stmt = conn.prepare("SELECT seq, evidence FROM citations")?;
-    let mut q = stmt.query([])?;
-    while let Some(r) = q.next()? {
-        let seq: i64 = r.get(0)?;
-        if let (Some(&e), Some(s)) = (evidence_at.get(r.get_ref(1)?.as_str()?), slot_of(seq)) {
-            let (count, chars) = &mut citing[e];
-            *count += 1;
-            *chars += usize::from(id_width[s]);
+
+    fn compute_with(
+        conn: &Connection,
+        header: &Header,
+        stride: usize,
+    ) -> rusqlite::Result<Growing> {
+        let mut index = ScrubIndex {
+            stride: stride.max(1),
+            ..ScrubIndex::default()
+        };
+        index.checkpoints.push(Vec::new());
+        let mut growing = Growing {
+            index,
+            claim_code: HashMap::default(),
+            evidence_seq: HashMap::default(),
+            evidence: HashMap::default(),
+            last_seq: i64::MIN,
+            held: 0,
+        };
+        match growing.grow_or_not(conn, header, Some(i64::MIN)) {
+            Ok(Ok(())) => Ok(growing),
+            Err(e) => Err(e),
+            // Nothing to append to: unreachable, but never a panic.
+            Ok(Err(NotAppended)) => Err(super::read::damaged(
+                "the versions table holds one version id twice".to_owned(),
+            )),
         }
     }
-    let evidence = marks
-        .iter()
-        .filter(|m| m.kind == MarkKind::Evidence)
-        .filter_map(|m| slot_of(m.seq as i64))
-        .map(|slot| {
-            let mut w = widths[slot];
-            let (count, chars) = citing[slot];
-            if count > 0 {
-                w.cited = (chars + count - 1).min(usize::from(u16::MAX)) as u16;
+
+    /// The index as it stands.
+    pub(crate) fn index(&self) -> &ScrubIndex {
+        &self.index
+    }
+
+    /// Brings the index up to date after a follow's batch appended events
+    /// and, if `since` is given, deleted every version closed at or after it
+    /// (and every one still held) and wrote them again, replaying from that
+    /// instant on (`None`: the versions did not change). The batch must have
+    /// replayed after every instant replayed before, as an appending writer's
+    /// does; otherwise (or on any sign it did not) the index is computed
+    /// afresh.
+    pub(crate) fn grow(
+        self,
+        conn: &Connection,
+        header: &Header,
+        since: Option<Micros>,
+    ) -> rusqlite::Result<Growing> {
+        let stride = self.index.stride;
+        let mut growing = self;
+        match growing.grow_or_not(conn, header, since)? {
+            Ok(()) => Ok(growing),
+            Err(NotAppended) => Self::compute_with(conn, header, stride),
+        }
+    }
+
+    fn grow_or_not(
+        &mut self,
+        conn: &Connection,
+        header: &Header,
+        since: Option<Micros>,
+    ) -> rusqlite::Result<Result<(), NotAppended>> {
+        if let Some(since) = since
+            && let Err(e) = self.versions(conn, header, since)?
+        {
+            return Ok(Err(e));
+        }
+        self.events(conn, header)?;
+        Ok(Ok(()))
+    }
+
+    /// Versions closed at or after `since` and those still held, as stored.
+    fn versions(
+        &mut self,
+        conn: &Connection,
+        header: &Header,
+        since: Micros,
+    ) -> rusqlite::Result<Result<(), NotAppended>> {
+        let code = |c: i64, n: usize| u32::try_from(c).ok().filter(|&c| (c as usize) < n);
+        // One range per lifespan of the versions table's key.
+        let mut stmt = conn.prepare_cached(
+            "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from FROM versions
+              WHERE lifespan = ?1 AND superseded_at >= ?2",
+        )?;
+        let mut rows: Vec<(VersionKey, i64)> = Vec::new();
+        for lifespan in 1..=64i64 {
+            let mut q = stmt.query(rusqlite::params![lifespan, since])?;
+            while let Some(r) = q.next()? {
+                rows.push((
+                    VersionKey {
+                        id: r.get::<_, i64>(0)? as u64,
+                        topic: code(r.get(1)?, header.topics.len()).unwrap_or(NONE),
+                        agent: code(r.get(2)?, header.agents.len()).unwrap_or(NONE),
+                        claim: 0,
+                        recorded_at: r.get(4)?,
+                        superseded_at: r.get(5)?,
+                        valid_from: r.get(6)?,
+                    },
+                    r.get(3)?,
+                ));
             }
-            w
-        })
-        .collect();
-    Ok(ScrubIndex {
-        stride,
-        versions,
-        claims,
-        by_recorded,
-        by_superseded,
-        checkpoints,
-        marks,
-        evidence,
-    })
+        }
+        rows.sort_unstable_by_key(|(v, _)| v.id);
+        let known = self.index.versions.len();
+        let last_id = self.index.versions.last().map(|v| v.id);
+        let split = rows.partition_point(|(v, _)| last_id.is_some_and(|last| v.id <= last));
+        // The versions known before: only those still held may change, by
+        // being closed, and every one of them was written again.
+        let mut closed: Vec<u32> = Vec::new();
+        let mut held_again = 0;
+        for (v, stored) in &rows[..split] {
+            let Ok(at) = self.index.versions.binary_search_by_key(&v.id, |k| k.id) else {
+                return Ok(Err(NotAppended));
+            };
+            let old = &mut self.index.versions[at];
+            let claim = self.claim_code.get(stored).copied();
+            let same = old.recorded_at == v.recorded_at
+                && old.valid_from == v.valid_from
+                && (old.topic, old.agent, Some(old.claim)) == (v.topic, v.agent, claim);
+            if !same || (old.superseded_at != OPEN && old.superseded_at != v.superseded_at) {
+                return Ok(Err(NotAppended));
+            }
+            if old.superseded_at == OPEN {
+                held_again += 1;
+                if v.superseded_at != OPEN {
+                    old.superseded_at = v.superseded_at;
+                    closed.push(at as u32);
+                    self.held -= 1;
+                }
+            }
+        }
+        if held_again != self.held + closed.len() {
+            return Ok(Err(NotAppended));
+        }
+        // New versions, numbering their new claims in order of id.
+        let mut texts = conn.prepare_cached("SELECT text FROM claims WHERE code = ?1")?;
+        for (mut v, stored) in rows.drain(split..) {
+            let next = self.index.claims.len() as u32;
+            v.claim = match self.claim_code.get(&stored) {
+                Some(&c) => c,
+                None => {
+                    let text: Option<String> = texts
+                        .query_row([stored], |r| r.get(0))
+                        .map(Some)
+                        .or_else(|e| match e {
+                            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                            e => Err(e),
+                        })?;
+                    self.index.claims.push(text.unwrap_or_default());
+                    self.claim_code.insert(stored, next);
+                    next
+                }
+            };
+            let at = self.index.versions.len() as u32;
+            if v.superseded_at == OPEN {
+                self.held += 1;
+            } else {
+                closed.push(at);
+            }
+            self.index.versions.push(v);
+        }
+        let versions = &self.index.versions;
+        let recorded = |i: &u32| (versions[*i as usize].recorded_at, versions[*i as usize].id);
+        let superseded = |i: &u32| {
+            (
+                versions[*i as usize].superseded_at,
+                versions[*i as usize].id,
+            )
+        };
+        let mut by_recorded: Vec<u32> = (known as u32..versions.len() as u32).collect();
+        by_recorded.sort_unstable_by_key(recorded);
+        closed.sort_unstable_by_key(superseded);
+        let after = |list: &[u32], new: &[u32], key: &dyn Fn(&u32) -> (Micros, u64)| matches!((list.last(), new.first()), (Some(a), Some(b)) if key(a) > key(b));
+        if after(&self.index.by_recorded, &by_recorded, &recorded)
+            || after(&self.index.by_superseded, &closed, &superseded)
+        {
+            return Ok(Err(NotAppended));
+        }
+        self.index.by_recorded.extend(by_recorded);
+        self.index.by_superseded.extend(closed);
+        let index = &mut self.index;
+        extend_checkpoints(
+            &index.versions,
+            &index.by_recorded,
+            index.stride,
+            &mut index.checkpoints,
+        );
+        Ok(Ok(()))
+    }
+
+    /// Events after the last seq seen: their marks, and their citations'
+    /// share of the evidence widths.
+    fn events(&mut self, conn: &Connection, header: &Header) -> rusqlite::Result<()> {
+        let topics = positions(header.topics.iter().map(|t| t.id.as_str()));
+        let agents = positions(header.agents.iter().map(|a| a.id.as_str()));
+        let position =
+            |map: &Positions, s: Option<&str>| s.and_then(|s| map.get(s).copied()).unwrap_or(NONE);
+        let after = self.last_seq;
+        // Absent from `outcomes`: recorded (evidence, verify) or applied.
+        let mut effects: HashMap<i64, EffectKind> = HashMap::new();
+        let mut stmt = conn.prepare_cached("SELECT seq, effect FROM outcomes WHERE seq > ?1")?;
+        let mut q = stmt.query([after])?;
+        while let Some(r) = q.next()? {
+            effects.insert(r.get(0)?, EffectKind::parse(r.get_ref(1)?.as_str()?));
+        }
+        // A retraction of an assertion takes that assertion's topic; a
+        // verification's agent is who judged.
+        let mut stmt = conn.prepare_cached(
+            "SELECT e.seq, e.kind, e.recorded_at, e.agent, e.source,
+                    COALESCE(e.topic, (SELECT a.topic FROM events a
+                                        WHERE e.kind = 'retract' AND a.id = e.assertion
+                                          AND a.kind = 'believe')),
+                    e.id
+             FROM events e WHERE e.seq > ?1 ORDER BY e.seq",
+        )?;
+        let width = |s: &str| s.chars().count().min(usize::from(u16::MAX)) as u16;
+        // The new events' seqs and id widths, in seq order.
+        let mut id_widths: Vec<(i64, u16)> = Vec::new();
+        let mut marks = Vec::new();
+        let mut q = stmt.query([after])?;
+        while let Some(r) = q.next()? {
+            let seq: i64 = r.get(0)?;
+            let kind = r.get_ref(1)?.as_str()?;
+            let id = r.get_ref(6)?.as_str()?;
+            id_widths.push((seq, width(id)));
+            if kind == "evidence" {
+                self.evidence_seq.insert(id.to_owned(), seq);
+                let own = EvidenceWidths {
+                    id: width(id),
+                    source: width(r.get_ref(4)?.as_str_or_null()?.unwrap_or("")),
+                    cited: 0,
+                };
+                self.evidence.insert(seq, (own, 0, 0));
+            }
+            let effect = effects.get(&seq).copied().unwrap_or(match kind {
+                "evidence" | "verify" => EffectKind::Recorded,
+                _ => EffectKind::Applied,
+            });
+            let mark = MarkKind::of(kind, effect);
+            let agent = if mark == MarkKind::Verification { 4 } else { 3 };
+            marks.push(MarkKey {
+                seq: seq as u64,
+                recorded_at: r.get(2)?,
+                kind: mark,
+                effect,
+                topic: position(&topics, r.get_ref(5)?.as_str_or_null()?),
+                agent: position(&agents, r.get_ref(agent)?.as_str_or_null()?),
+            });
+        }
+        if let Some(&(last, _)) = id_widths.last() {
+            self.last_seq = last;
+        }
+        let mut stmt = conn.prepare_cached("SELECT seq, evidence FROM citations WHERE seq > ?1")?;
+        let mut q = stmt.query([after])?;
+        while let Some(r) = q.next()? {
+            let seq: i64 = r.get(0)?;
+            let citing = id_widths.binary_search_by_key(&seq, |&(s, _)| s);
+            let cited = self.evidence_seq.get(r.get_ref(1)?.as_str()?);
+            if let (Ok(citing), Some(cited)) = (citing, cited)
+                && let Some((_, count, chars)) = self.evidence.get_mut(cited)
+            {
+                *count += 1;
+                *chars += usize::from(id_widths[citing].1);
+            }
+        }
+        // New marks into their place by (recorded_at, seq): at the end, for
+        // a log written in recorded order.
+        marks.sort_unstable_by_key(|m| (m.recorded_at, m.seq));
+        let key = |m: &MarkKey| (m.recorded_at, m.seq);
+        let old = &mut self.index.marks;
+        if old
+            .last()
+            .zip(marks.first())
+            .is_some_and(|(a, b)| key(a) > key(b))
+        {
+            let mut merged = Vec::with_capacity(old.len() + marks.len());
+            let (mut a, mut b) = (old.drain(..).peekable(), marks.into_iter().peekable());
+            while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+                let next = if key(x) <= key(y) { a.next() } else { b.next() };
+                merged.extend(next);
+            }
+            merged.extend(a);
+            merged.extend(b);
+            *old = merged;
+        } else {
+            old.extend(marks);
+        }
+        self.index.evidence = self
+            .index
+            .marks
+            .iter()
+            .filter(|m| m.kind == MarkKind::Evidence)
+            .filter_map(|m| self.evidence.get(&(m.seq as i64)))
+            .map(|&(mut w, count, chars)| {
+                if count > 0 {
+                    w.cited = (chars + count - 1).min(usize::from(u16::MAX)) as u16;
+                }
+                w
+            })
+            .collect();
+        Ok(())
+    }
 }
 
 impl ScrubIndex {
@@ -345,22 +526,39 @@ fn positions<'a>(ids: impl Iterator<Item = &'a str>) -> Positions<'a> {
 /// holds from that prefix in this set.
 pub fn checkpoints(versions: &[VersionKey], by_recorded: &[u32], stride: usize) -> Vec<Vec<u32>> {
     let mut out = vec![Vec::new()];
-    let mut alive: Vec<u32> = Vec::new();
-    for chunk in by_recorded.chunks_exact(stride) {
+    extend_checkpoints(versions, by_recorded, stride, &mut out);
+    out
+}
+
+/// Adds to `checkpoints` (at least the first, empty) those of the strides of
+/// `by_recorded` it lacks, carrying on from its last.
+fn extend_checkpoints(
+    versions: &[VersionKey],
+    by_recorded: &[u32],
+    stride: usize,
+    checkpoints: &mut Vec<Vec<u32>>,
+) {
+    let done = checkpoints.len().saturating_sub(1);
+    let mut alive: Vec<u32> = checkpoints.last().cloned().unwrap_or_default();
+    let rest = by_recorded.get(done * stride..).unwrap_or_default();
+    for chunk in rest.chunks_exact(stride) {
         alive.extend_from_slice(chunk);
         let t = versions[chunk[stride - 1] as usize].recorded_at;
         alive.retain(|&i| versions[i as usize].superseded_at > t);
-        out.push(alive.clone());
+        checkpoints.push(alive.clone());
     }
-    out
 }
 
 /// Replaces the stored index with a fresh computation.
 pub fn write(conn: &Connection, header: &Header) -> rusqlite::Result<()> {
-    let index = compute(conn, header)?;
+    store(conn, &compute(conn, header)?)
+}
+
+/// Replaces the stored index with `index`.
+pub(crate) fn store(conn: &Connection, index: &ScrubIndex) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM scrub", [])?;
     let mut insert = conn.prepare("INSERT INTO scrub (part, data) VALUES (?1, ?2)")?;
-    for (part, data) in encode(&index) {
+    for (part, data) in encode(index) {
         insert.execute(params![part, data])?;
     }
     Ok(())
@@ -671,6 +869,30 @@ mod tests {
             Err("versions"),
             "a claim code beyond the list"
         );
+    }
+
+    /// What a follow's batches do: checkpoints carried on from the last one
+    /// as versions are appended equal those computed at once.
+    #[test]
+    fn checkpoints_carried_on_equal_checkpoints_computed_at_once() {
+        let index = index(200);
+        for stride in [1, 3, 7, 64] {
+            let whole = checkpoints(&index.versions, &index.by_recorded, stride);
+            assert!(whole.len() > 2 || stride == 64, "stride {stride}");
+            let mut grown = vec![Vec::new()];
+            let mut ends = [0, 1, 5, stride, stride + 1, 3 * stride + 2, 150, 200];
+            ends.sort_unstable();
+            for end in ends {
+                let prefix = &index.by_recorded[..end.min(200)];
+                extend_checkpoints(&index.versions, prefix, stride, &mut grown);
+                assert_eq!(
+                    grown,
+                    checkpoints(&index.versions, prefix, stride),
+                    "stride {stride}, {end} versions"
+                );
+            }
+            assert_eq!(grown, whole, "stride {stride}");
+        }
     }
 
     #[test]

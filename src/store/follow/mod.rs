@@ -17,9 +17,10 @@
 //! lines and a SHA-256 of them), so a follow started again on the same store
 //! and file goes on where the last one stopped.
 
-use super::derive::{SLICE, Sliced, replay_log, truths};
+use super::derive::{SLICE, Sliced, replay_log};
+use super::scrub::Growing;
 use super::stream::{Lines, load_jsonl_upto, unmatched};
-use super::write::{self, LogWriter};
+use super::write::LogWriter;
 use super::{LoadError, Store, StoreError};
 use crate::dataset::jsonl::{self, ParsedEvent, Sink};
 use crate::dataset::raw::RawHeader;
@@ -32,8 +33,10 @@ use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+use truths::Truths;
 
 mod rewind;
+mod truths;
 mod whole;
 use rewind::{Snapshots, undo_from};
 pub use whole::{Converted, follow_whole};
@@ -295,6 +298,11 @@ struct Follower<'a> {
     /// The last recorded instant replayed (evidence is not replayed).
     last: Option<Micros>,
     claims: HashSet<String>,
+    /// The scrub index as committed (`None` after a batch that failed: the
+    /// next computes it afresh).
+    scrub: Option<Growing>,
+    /// The truths as committed (`None` likewise).
+    truths: Option<Truths>,
     /// Bytes and lines applied, and the SHA-256 of those bytes.
     offset: u64,
     line: usize,
@@ -373,6 +381,8 @@ impl<'a> Follower<'a> {
                 .collect::<rusqlite::Result<HashSet<String>>>()?
         };
         let stored: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
+        let scrub = Growing::compute(&tx, &header)?;
+        let truths = Truths::read(&tx, &header)?;
         tx.finish()?;
         if stored as usize != check.events {
             return Err(changed());
@@ -387,6 +397,8 @@ impl<'a> Follower<'a> {
             snapshots,
             last,
             claims,
+            scrub: Some(scrub),
+            truths: Some(truths),
             offset,
             line,
             sha: hasher,
@@ -512,6 +524,11 @@ impl<'a> Follower<'a> {
         };
         let (first, newest) = (replayed().min(), replayed().max());
         let late = matches!((first, self.last), (Some(first), Some(last)) if first < last);
+        // Replays only after every instant replayed before (as an appending
+        // writer's batch does): the scrub index grows instead of being
+        // computed afresh.
+        let appends = checked.filled.is_empty()
+            && first.is_some_and(|first| self.last.is_none_or(|last| first > last));
         // Where the replay goes on from: after the last instant applied, the
         // replay as it is; at or before it, a kept replay from before an
         // instant no later than the batch's first; else (or when the batch
@@ -527,13 +544,14 @@ impl<'a> Follower<'a> {
             Some(first) => Some(self.snapshots.rewind(first)),
         };
         let replays = start.is_some();
-        // What the version pages need: nothing (no replay), the pages since
-        // the replay's first instant, or all of them (the whole log replayed).
-        let mut pages = Pages::Kept;
+        // Which versions were written again: none (no replay), those closed
+        // since the replay's first instant and those held, or all (the whole
+        // log replayed).
+        let mut rewritten = Rewritten::Kept;
         match start {
             None => {}
             Some(Some((from, state))) => {
-                pages = Pages::Since(from);
+                rewritten = Rewritten::Since(from);
                 undo_from(&tx, from)?;
                 let kept = &mut self.snapshots;
                 self.replay = replay_log(
@@ -546,7 +564,7 @@ impl<'a> Follower<'a> {
                 )?;
             }
             Some(None) => {
-                pages = Pages::All;
+                rewritten = Rewritten::All;
                 tx.execute_batch(
                     "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;",
                 )?;
@@ -561,13 +579,34 @@ impl<'a> Follower<'a> {
         }
         unmatched(self.name, self.lines, self.replay.unmatched().to_vec())?;
         self.last = self.last.max(newest);
-        tx.execute("DELETE FROM truths", [])?;
-        write::write_truths(&tx, &truths(&tx, &self.header)?)?;
-        super::scrub::write(&tx, &self.header)?;
-        match pages {
-            Pages::Kept => {}
-            Pages::Since(from) => super::pages::patch_since(&tx, from)?,
-            Pages::All => super::pages::write(&tx)?,
+        let since = match rewritten {
+            Rewritten::Kept => None,
+            Rewritten::Since(from) => Some(from),
+            Rewritten::All => Some(Micros::MIN),
+        };
+        let truths = match self.truths.take() {
+            Some(mut truths) => {
+                truths.write(&tx, &self.header, since)?;
+                truths
+            }
+            None => {
+                let truths = Truths::read(&tx, &self.header)?;
+                truths.rewrite(&tx, &self.header)?;
+                truths
+            }
+        };
+        let scrub = match (&rewritten, self.scrub.take()) {
+            (Rewritten::Kept, Some(growing)) => growing.grow(&tx, &self.header, None)?,
+            (Rewritten::Since(from), Some(growing)) if appends => {
+                growing.grow(&tx, &self.header, Some(*from))?
+            }
+            _ => Growing::compute(&tx, &self.header)?,
+        };
+        super::scrub::store(&tx, scrub.index())?;
+        match rewritten {
+            Rewritten::Kept => {}
+            Rewritten::Since(from) => super::pages::patch_since(&tx, from)?,
+            Rewritten::All => super::pages::write(&tx)?,
         }
         let mut sha = self.sha.clone();
         set_meta(&tx, self.offset + bytes, self.line + checked.lines, &{
@@ -575,12 +614,15 @@ impl<'a> Follower<'a> {
             hex(&sha.finalize())
         })?;
         tx.commit()?;
+        self.scrub = Some(scrub);
+        self.truths = Some(truths);
         Ok(late)
     }
 }
 
-/// How a batch changed the stored versions, for their pages.
-enum Pages {
+/// How a batch changed the stored versions, for what is derived from them
+/// (the pages, the truths, the scrub index).
+enum Rewritten {
     /// Not at all (evidence only).
     Kept,
     /// Those closed at or after this instant, and those still held, were

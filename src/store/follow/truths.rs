@@ -1,0 +1,199 @@
+//! The `truths` table as a follow keeps it: each (agent, topic) pair of a
+//! topic with a resolution, its versions' stints and answer steps in memory,
+//! so a batch reads only the versions it wrote again (those closed at or
+//! after its first replayed instant, and those still held), recomputes the
+//! steps of the pairs whose stints changed, and writes only the rows whose
+//! truth changed. Every pair's truth is taken again from its steps, because
+//! the log's span grows with every batch and a wrong answer's time wrong
+//! with it. The result is the same `truths` table [`super::super::derive`]
+//! computes for a fresh load, topic by topic; the follow tests compare the two.
+
+use super::super::derive::Piece;
+use super::super::read;
+use super::super::write::write_truths;
+use crate::engine::answers::{self, Steps, Truth};
+use crate::model::{Header, Names};
+use crate::time::Micros;
+use rusqlite::{Transaction, params};
+use std::collections::HashMap;
+
+/// One pair's stints (in no order), its answer steps, and its stored truth.
+#[derive(Default)]
+struct Pair {
+    pieces: Vec<Piece>,
+    steps: Steps,
+    truth: Option<Truth>,
+}
+
+/// Every pair's stints and truth, by (topic, agent) header positions.
+#[derive(Default)]
+pub(super) struct Truths {
+    pairs: HashMap<(usize, usize), Pair>,
+    names: Names,
+}
+
+impl Truths {
+    /// The truths of the stored versions, from nothing; writes none.
+    pub(super) fn read(tx: &Transaction, header: &Header) -> rusqlite::Result<Truths> {
+        let mut truths = Truths::default();
+        truths.update(tx, header, Some(i64::MIN), false)?;
+        Ok(truths)
+    }
+
+    /// Writes the `truths` table afresh from these truths.
+    pub(super) fn rewrite(&self, tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
+        tx.execute("DELETE FROM truths", [])?;
+        let rows: Vec<_> = self
+            .pairs
+            .iter()
+            .filter_map(|(&(topic, agent), pair)| {
+                let (t, a) = (header.topics.get(topic)?, header.agents.get(agent)?);
+                Some(((a.id.clone(), t.id.clone()), pair.truth?))
+            })
+            .collect();
+        write_truths(tx, &rows)
+    }
+
+    /// Brings the `truths` table up to date after a batch deleted every
+    /// version closed at or after `since` (and every one still held) and wrote
+    /// them again; `None`: the versions did not change, but the span may have.
+    pub(super) fn write(
+        &mut self,
+        tx: &Transaction,
+        header: &Header,
+        since: Option<Micros>,
+    ) -> rusqlite::Result<()> {
+        self.update(tx, header, since, true)
+    }
+
+    fn update(
+        &mut self,
+        tx: &Transaction,
+        header: &Header,
+        since: Option<Micros>,
+        write: bool,
+    ) -> rusqlite::Result<()> {
+        if let Some(since) = since {
+            self.written_again(tx, header, since)?;
+        }
+        self.truths(tx, header, write)
+    }
+
+    /// Replaces each pair's stints closed at or after `since` (and those
+    /// still held) with those stored now, and takes its steps again where
+    /// they differ.
+    fn written_again(
+        &mut self,
+        tx: &Transaction,
+        header: &Header,
+        since: Micros,
+    ) -> rusqlite::Result<()> {
+        let resolved = |topic: usize| {
+            header
+                .topics
+                .get(topic)
+                .is_some_and(|t| t.resolution.is_some())
+        };
+        let mut again: HashMap<(usize, usize), Vec<Piece>> = HashMap::new();
+        let mut stmt = tx.prepare_cached(
+            "SELECT v.topic, v.agent, c.text, v.valid_from, v.recorded_at, v.superseded_at, v.id
+               FROM versions v JOIN claims c ON c.code = v.claim
+              WHERE v.lifespan = ?1 AND v.superseded_at >= ?2",
+        )?;
+        for lifespan in 1..=64i64 {
+            let mut rows = stmt.query(params![lifespan, since])?;
+            while let Some(r) = rows.next()? {
+                let topic = r.get::<_, i64>(0)? as usize;
+                if !resolved(topic) {
+                    continue;
+                }
+                let agent = r.get::<_, i64>(1)? as usize;
+                again.entry((topic, agent)).or_default().push(Piece {
+                    claim: self.names.get(r.get_ref(2)?.as_str()?),
+                    valid_from: r.get(3)?,
+                    recorded_at: r.get(4)?,
+                    superseded_at: r.get(5)?,
+                    id: r.get::<_, i64>(6)? as u64,
+                });
+            }
+        }
+        let order = |p: &Piece| (p.id, p.recorded_at, p.superseded_at);
+        for (key, pair) in self.pairs.iter_mut() {
+            let mut old: Vec<Piece> = Vec::new();
+            pair.pieces.retain(|p| {
+                let keep = p.superseded_at < since;
+                if !keep {
+                    old.push(p.clone());
+                }
+                keep
+            });
+            let mut new = again.remove(key).unwrap_or_default();
+            old.sort_unstable_by_key(order);
+            new.sort_unstable_by_key(order);
+            let changed = old != new;
+            pair.pieces.extend(new);
+            if changed {
+                let list: Vec<&Piece> = pair.pieces.iter().collect();
+                pair.steps = answers::steps_of(&list);
+            }
+        }
+        for (key, pieces) in again {
+            let list: Vec<&Piece> = pieces.iter().collect();
+            let steps = answers::steps_of(&list);
+            self.pairs.insert(
+                key,
+                Pair {
+                    pieces,
+                    steps,
+                    truth: None,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// Every pair's truth over the log's span now; writes (if `write`) the
+    /// rows that changed and deletes those of pairs left without versions.
+    fn truths(&mut self, tx: &Transaction, header: &Header, write: bool) -> rusqlite::Result<()> {
+        let resolved = |topic: usize| {
+            header
+                .topics
+                .get(topic)
+                .and_then(|t| t.resolution.as_deref())
+        };
+        let span = read::span(tx)?.unwrap_or((0, 0));
+        let mut changed = Vec::new();
+        let mut gone = Vec::new();
+        for (&(topic, agent), pair) in self.pairs.iter_mut() {
+            let (Some(resolution), Some(t), Some(a)) = (
+                resolved(topic),
+                header.topics.get(topic),
+                header.agents.get(agent),
+            ) else {
+                continue;
+            };
+            let ids = (a.id.clone(), t.id.clone());
+            if pair.pieces.is_empty() {
+                if pair.truth.take().is_some() {
+                    gone.push(ids);
+                }
+                continue;
+            }
+            let truth = answers::truth(&pair.steps, resolution, span);
+            if pair.truth != Some(truth) {
+                pair.truth = Some(truth);
+                changed.push((ids, truth));
+            }
+        }
+        self.pairs.retain(|_, pair| !pair.pieces.is_empty());
+        if write {
+            let mut delete =
+                tx.prepare_cached("DELETE FROM truths WHERE topic = ?1 AND agent = ?2")?;
+            for (agent, topic) in gone {
+                delete.execute(params![topic, agent])?;
+            }
+            write_truths(tx, &changed)?;
+        }
+        Ok(())
+    }
+}

@@ -33,16 +33,29 @@ pub(super) fn derive(
     header: &Header,
     slice_len: usize,
 ) -> rusqlite::Result<Derived> {
-    let replay = replay_log(tx, header, slice_len, true, None, |_, _| {})?;
+    let replay = replay_log(tx, header, slice_len, Write::Rows, None, |_, _| {})?;
     let (last, derived) = replay.finish();
     last.write(tx)?;
     Ok(derived)
 }
 
+/// What [`replay_log`] does with the versions each slice closes.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Write {
+    /// Nothing (the replay is wanted for its held versions).
+    Not,
+    /// Inserts them.
+    Rows,
+    /// Inserts each in place of its row as a held version, if the store has
+    /// one (a follow's batch that replays after every instant replayed
+    /// before leaves the held rows in place).
+    OverHeld,
+}
+
 /// Replays the log stored in `tx` as [`derive`] does — or, given `from`
 /// (an instant and the replay of every event recorded before it), only the
 /// events recorded at or after that instant, onto that replay — writing what
-/// each slice closes if `write`. Calls `cut(instant, replay)` with the replay
+/// each slice closes as `write` says. Calls `cut(instant, replay)` with the replay
 /// of the events recorded before `instant` at each slice's end and before the
 /// newest instant (a follow keeps some, to replay again from there). Returns
 /// the replay with the versions still held (not written).
@@ -50,7 +63,7 @@ pub(super) fn replay_log(
     tx: &Transaction,
     header: &Header,
     slice_len: usize,
-    write: bool,
+    write: Write,
     from: Option<(Micros, Sliced)>,
     mut cut: impl FnMut(Micros, &Sliced),
 ) -> rusqlite::Result<Sliced> {
@@ -62,7 +75,11 @@ pub(super) fn replay_log(
     let mut slice: Vec<Event> = Vec::with_capacity(slice_len.min(SLICE));
     let flush = |replay: &mut Sliced, slice: &mut Vec<Event>| {
         let closed = replay.slice(slice);
-        if write { closed.write(tx) } else { Ok(()) }
+        match write {
+            Write::Not => Ok(()),
+            Write::Rows => closed.write(tx),
+            Write::OverHeld => closed.write_over_held(tx),
+        }
     };
     while let Some(r) = rows.next()? {
         let event = read::event(r, crate::store::codec::split(r.get(EVENT_COLUMN_COUNT)?))?;
@@ -132,6 +149,19 @@ impl Closed {
             .map(|(id, (seq, cites))| (id.as_str(), AssertionRef { seq: *seq, cites }))
             .collect();
         write::replayed(tx, &self.replay, 0, &origins)
+    }
+
+    /// Writes these versions, each in place of the store's row of it as a
+    /// held version (if any): one key look-up per version.
+    pub(super) fn write_over_held(&self, tx: &Transaction) -> rusqlite::Result<()> {
+        let mut delete = tx.prepare_cached(&format!(
+            "DELETE FROM versions WHERE lifespan = 64 AND superseded_at = {OPEN}
+               AND recorded_at = ?1 AND id = ?2"
+        ))?;
+        for v in &self.replay.versions {
+            delete.execute(rusqlite::params![v.recorded_at, v.id as i64])?;
+        }
+        self.write(tx)
     }
 }
 
@@ -210,6 +240,33 @@ impl Sliced {
         Closed {
             replay: Replay {
                 versions: self.held.clone(),
+                outcomes: Vec::new(),
+            },
+            origins,
+        }
+    }
+
+    /// The versions held now that `before` did not hold as they are now
+    /// (new, or changed since: reconfirmed), ready to write over their rows.
+    pub(super) fn held_changed_from(&self, before: &Sliced) -> Closed {
+        let was: HashMap<u64, &crate::model::Version> =
+            before.held.iter().map(|v| (v.id, v)).collect();
+        let versions: Vec<crate::model::Version> = self
+            .held
+            .iter()
+            .filter(|v| was.get(&v.id) != Some(v))
+            .cloned()
+            .collect();
+        let origins = versions
+            .iter()
+            .filter_map(|v| {
+                let (id, origin) = self.origins.get_key_value(&*v.assertion)?;
+                Some((id.clone(), origin.clone()))
+            })
+            .collect();
+        Closed {
+            replay: Replay {
+                versions,
                 outcomes: Vec::new(),
             },
             origins,

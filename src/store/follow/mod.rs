@@ -17,7 +17,7 @@
 //! lines and a SHA-256 of them), so a follow started again on the same store
 //! and file goes on where the last one stopped.
 
-use super::derive::{SLICE, Sliced, replay_log};
+use super::derive::{SLICE, Sliced, Write, replay_log};
 use super::scrub::Growing;
 use super::stream::{Lines, load_jsonl_upto, unmatched};
 use super::write::LogWriter;
@@ -372,7 +372,7 @@ impl<'a> Follower<'a> {
             |r| r.get(0),
         )?;
         let mut snapshots = Snapshots::default();
-        let replay = replay_log(&tx, &header, SLICE, false, None, |bound, state| {
+        let replay = replay_log(&tx, &header, SLICE, Write::Not, None, |bound, state| {
             snapshots.keep(bound, state)
         })?;
         let claims = {
@@ -543,7 +543,6 @@ impl<'a> Follower<'a> {
             }
             Some(first) => Some(self.snapshots.rewind(first)),
         };
-        let replays = start.is_some();
         // Which versions were written again: none (no replay), those closed
         // since the replay's first instant and those held, or all (the whole
         // log replayed).
@@ -552,16 +551,32 @@ impl<'a> Follower<'a> {
             None => {}
             Some(Some((from, state))) => {
                 rewritten = Rewritten::Since(from);
-                undo_from(&tx, from)?;
+                // After every instant replayed before, only the held rows
+                // reach past `from`: they stay, and each is written over as it
+                // is closed or changes. Otherwise all that reaches past goes.
+                let write = if appends {
+                    Write::OverHeld
+                } else {
+                    undo_from(&tx, from)?;
+                    Write::Rows
+                };
                 let kept = &mut self.snapshots;
-                self.replay = replay_log(
+                let replay = replay_log(
                     &tx,
                     &self.header,
                     SLICE,
-                    true,
+                    write,
                     Some((from, state)),
                     |b, s| kept.keep(b, s),
                 )?;
+                if appends {
+                    replay
+                        .held_changed_from(&self.replay)
+                        .write_over_held(&tx)?;
+                } else {
+                    replay.held().write(&tx)?;
+                }
+                self.replay = replay;
             }
             Some(None) => {
                 rewritten = Rewritten::All;
@@ -570,12 +585,11 @@ impl<'a> Follower<'a> {
                 )?;
                 let kept = &mut self.snapshots;
                 *kept = Snapshots::default();
-                self.replay =
-                    replay_log(&tx, &self.header, SLICE, true, None, |b, s| kept.keep(b, s))?;
+                self.replay = replay_log(&tx, &self.header, SLICE, Write::Rows, None, |b, s| {
+                    kept.keep(b, s)
+                })?;
+                self.replay.held().write(&tx)?;
             }
-        }
-        if replays {
-            self.replay.held().write(&tx)?;
         }
         unmatched(self.name, self.lines, self.replay.unmatched().to_vec())?;
         self.last = self.last.max(newest);

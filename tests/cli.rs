@@ -346,7 +346,7 @@ fn check_detects_a_tampered_scrub_index() {
             .collect()
     };
     let original = scrub(&db);
-    assert_eq!(original.len(), 7, "every part is stored");
+    assert_eq!(original.len(), 8, "every part is stored");
     for (sql, found) in [
         // The topic of the first mark (evidence, of no topic) becomes the first topic.
         (
@@ -360,6 +360,11 @@ fn check_detects_a_tampered_scrub_index() {
         (
             "DELETE FROM scrub WHERE part = 'by_recorded'",
             "the scrub index's part",
+        ),
+        // The first version's closing instant (its own part since format 8).
+        (
+            "UPDATE scrub SET data = CAST(x'0100000000000000' || substr(data, 9) AS BLOB) WHERE part = 'superseded'",
+            "the scrub index (table scrub) differs from a fresh computation",
         ),
     ] {
         rusqlite::Connection::open(&db)

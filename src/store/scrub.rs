@@ -1,11 +1,15 @@
 //! The scrub index: what the TUI's timeline needs to open a store without
 //! reading every row (SPEC §12), derived from the stored log and versions and
-//! kept in the `scrub` table (one blob per part).
+//! kept in the `scrub` table: each part's blob in chunks of [`CHUNK`] bytes,
+//! chunk 0 under the part's name and chunk k under "name/k" (store format 8),
+//! so a follow's batch writes again only the chunks it changed.
 //!
 //! ```text
 //! part           one entry per           holds
-//! versions       version, by id          id, recorded, superseded, valid from,
+//! versions       version, by id          id, recorded, valid from,
 //!                                        topic · agent (header positions), claim
+//! superseded     version, by id          its closing instant (apart: the one
+//!                                        field a follow changes in place)
 //! claims         distinct claim          its text (codes above index this list)
 //! by_recorded    version                 position, ordered by (recorded_at, id)
 //! by_superseded  closed version          position, ordered by (superseded_at, id)
@@ -178,6 +182,8 @@ pub(crate) struct Growing {
     last_seq: i64,
     /// How many versions are still held.
     held: usize,
+    /// The parts as this index last stored them (`None`: not stored yet).
+    written: Option<HashMap<&'static str, Vec<u8>>>,
 }
 
 /// A follow's batch did not only append (a version changed other than by
@@ -208,6 +214,7 @@ impl Growing {
             evidence: HashMap::default(),
             last_seq: i64::MIN,
             held: 0,
+            written: None,
         };
         match growing.grow_or_not(conn, header, Some(i64::MIN)) {
             Ok(Ok(())) => Ok(growing),
@@ -219,9 +226,13 @@ impl Growing {
         }
     }
 
-    /// The index as it stands.
-    pub(crate) fn index(&self) -> &ScrubIndex {
-        &self.index
+    /// Stores the index: the first time whole, in place of what the store
+    /// held; after that only the chunks whose bytes changed since.
+    pub(crate) fn store(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        let parts: HashMap<&'static str, Vec<u8>> = encode(&self.index).into_iter().collect();
+        store_parts(conn, &parts, self.written.as_ref())?;
+        self.written = Some(parts);
+        Ok(())
     }
 
     /// Brings the index up to date after a follow's batch appended events
@@ -556,10 +567,38 @@ pub fn write(conn: &Connection, header: &Header) -> rusqlite::Result<()> {
 
 /// Replaces the stored index with `index`.
 pub(crate) fn store(conn: &Connection, index: &ScrubIndex) -> rusqlite::Result<()> {
-    conn.execute("DELETE FROM scrub", [])?;
-    let mut insert = conn.prepare("INSERT INTO scrub (part, data) VALUES (?1, ?2)")?;
-    for (part, data) in encode(index) {
-        insert.execute(params![part, data])?;
+    store_parts(conn, &encode(index).into_iter().collect(), None)
+}
+
+/// Stores encoded `parts` as chunks: given what was stored `before` (encoded
+/// the same way), only the chunks that differ from it, and the chunks it had
+/// beyond a part's new end are deleted; otherwise in place of every row.
+fn store_parts(
+    conn: &Connection,
+    parts: &HashMap<&'static str, Vec<u8>>,
+    before: Option<&HashMap<&'static str, Vec<u8>>>,
+) -> rusqlite::Result<()> {
+    if before.is_none() {
+        conn.execute("DELETE FROM scrub", [])?;
+    }
+    let mut put =
+        conn.prepare_cached("INSERT OR REPLACE INTO scrub (part, data) VALUES (?1, ?2)")?;
+    let mut delete = conn.prepare_cached("DELETE FROM scrub WHERE part = ?1")?;
+    for name in PARTS {
+        let data = parts.get(name).map_or(&[][..], Vec::as_slice);
+        let old: Vec<(String, &[u8])> = match before.and_then(|b| b.get(name)) {
+            Some(old) => chunks(name, old).collect(),
+            None => Vec::new(),
+        };
+        let new: Vec<(String, &[u8])> = chunks(name, data).collect();
+        for (k, (row, chunk)) in new.iter().enumerate() {
+            if old.get(k).is_none_or(|(_, was)| was != chunk) {
+                put.execute(params![row, chunk])?;
+            }
+        }
+        for (row, _) in old.iter().skip(new.len()) {
+            delete.execute([row])?;
+        }
     }
     Ok(())
 }
@@ -572,21 +611,69 @@ pub struct Malformed(pub &'static str);
 /// The stored index, decoded; a missing or malformed part is a [`Malformed`]
 /// naming it.
 pub fn read(conn: &Connection) -> rusqlite::Result<Result<ScrubIndex, Malformed>> {
-    let mut parts: HashMap<String, Vec<u8>> = HashMap::new();
+    // Chunk k of a part, by the part's name.
+    let mut chunks: HashMap<String, Vec<(usize, Vec<u8>)>> = HashMap::new();
     let mut stmt = conn.prepare("SELECT part, data FROM scrub")?;
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
-        let part: String = r.get(0)?;
-        // A part stored as anything but a blob does not decode.
-        if let rusqlite::types::ValueRef::Blob(data) = r.get_ref(1)? {
-            parts.insert(part, data.to_vec());
+        let row: String = r.get(0)?;
+        let (name, k) = match row.split_once('/') {
+            None => (row.as_str(), Some(0)),
+            Some((name, k)) => (name, k.parse().ok().filter(|&k| k > 0)),
+        };
+        // A chunk stored as anything but a blob, or numbered oddly, does not decode.
+        let data = match r.get_ref(1)? {
+            rusqlite::types::ValueRef::Blob(data) => Some(data.to_vec()),
+            _ => None,
+        };
+        let list = chunks.entry(name.to_owned()).or_default();
+        match (k, data) {
+            (Some(k), Some(data)) => list.push((k, data)),
+            _ => list.push((usize::MAX, Vec::new())),
+        }
+    }
+    let mut parts: HashMap<String, Vec<u8>> = HashMap::new();
+    for (name, mut list) in chunks {
+        list.sort_unstable_by_key(|&(k, _)| k);
+        // Chunks 0, 1, … without a gap; each but the last full.
+        let whole = list
+            .iter()
+            .enumerate()
+            .all(|(i, (k, data))| *k == i && (i + 1 == list.len() || data.len() == CHUNK));
+        if whole {
+            parts.insert(name, list.into_iter().flat_map(|(_, d)| d).collect());
         }
     }
     Ok(decode(&parts).map_err(Malformed))
 }
 
-const PARTS: [&str; 7] = [
+/// Bytes per stored chunk of a part: a follow's batch writes again only the
+/// chunks whose bytes changed (most parts grow at their end).
+const CHUNK: usize = 1 << 18;
+
+/// The rows a part is stored as: chunk 0 under its name, chunk k under
+/// "name/k"; an empty part is one empty chunk.
+fn chunks<'a>(name: &str, data: &'a [u8]) -> impl Iterator<Item = (String, &'a [u8])> {
+    let empty: &[u8] = &[];
+    let pieces: Vec<&[u8]> = if data.is_empty() {
+        vec![empty]
+    } else {
+        data.chunks(CHUNK).collect()
+    };
+    let name = name.to_owned();
+    pieces.into_iter().enumerate().map(move |(k, piece)| {
+        let row = if k == 0 {
+            name.clone()
+        } else {
+            format!("{name}/{k}")
+        };
+        (row, piece)
+    })
+}
+
+const PARTS: [&str; 8] = [
     "versions",
+    "superseded",
     "claims",
     "by_recorded",
     "by_superseded",
@@ -596,15 +683,19 @@ const PARTS: [&str; 7] = [
 ];
 
 fn encode(index: &ScrubIndex) -> Vec<(&'static str, Vec<u8>)> {
-    let mut versions = Vec::with_capacity(index.versions.len() * 44);
+    // A version's closing instant on its own: the one field a follow's
+    // batch changes in place (as it closes held versions anywhere in the log).
+    let mut versions = Vec::with_capacity(index.versions.len() * 36);
+    let mut superseded = Vec::with_capacity(index.versions.len() * 8);
     for v in &index.versions {
         versions.extend_from_slice(&v.id.to_le_bytes());
-        for t in [v.recorded_at, v.superseded_at, v.valid_from] {
+        for t in [v.recorded_at, v.valid_from] {
             versions.extend_from_slice(&t.to_le_bytes());
         }
         for c in [v.topic, v.agent, v.claim] {
             versions.extend_from_slice(&c.to_le_bytes());
         }
+        superseded.extend_from_slice(&v.superseded_at.to_le_bytes());
     }
     let claims = index.claims.join("\u{1f}").into_bytes();
     let u32s = |list: &[u32]| {
@@ -634,15 +725,16 @@ fn encode(index: &ScrubIndex) -> Vec<(&'static str, Vec<u8>)> {
         .flat_map(|w| [w.id, w.source, w.cited])
         .flat_map(u16::to_le_bytes)
         .collect();
-    let [p0, p1, p2, p3, p4, p5, p6] = PARTS;
+    let [p0, p1, p2, p3, p4, p5, p6, p7] = PARTS;
     vec![
         (p0, versions),
-        (p1, claims),
-        (p2, u32s(&index.by_recorded)),
-        (p3, u32s(&index.by_superseded)),
-        (p4, checkpoints),
-        (p5, marks),
-        (p6, evidence),
+        (p1, superseded),
+        (p2, claims),
+        (p3, u32s(&index.by_recorded)),
+        (p4, u32s(&index.by_superseded)),
+        (p5, checkpoints),
+        (p6, marks),
+        (p7, evidence),
     ]
 }
 
@@ -689,19 +781,30 @@ impl Bytes<'_> {
 
 fn decode(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> {
     let part = |name: &'static str| parts.get(name).map(|b| Bytes(b)).ok_or(name);
+    let superseded = part("superseded")?
+        .records(8, |b| b.i64())
+        .ok_or("superseded")?;
     let versions = part("versions")?
-        .records(44, |b| {
+        .records(36, |b| {
             Some(VersionKey {
                 id: b.u64()?,
                 recorded_at: b.i64()?,
-                superseded_at: b.i64()?,
                 valid_from: b.i64()?,
                 topic: b.u32()?,
                 agent: b.u32()?,
                 claim: b.u32()?,
+                superseded_at: OPEN,
             })
         })
         .ok_or("versions")?;
+    if superseded.len() != versions.len() {
+        return Err("superseded");
+    }
+    let versions: Vec<VersionKey> = versions
+        .into_iter()
+        .zip(superseded)
+        .map(|(v, superseded_at)| VersionKey { superseded_at, ..v })
+        .collect();
     let claims = parts.get("claims").ok_or("claims")?;
     let claims: Vec<String> = match std::str::from_utf8(claims).map_err(|_| "claims")? {
         "" if versions.is_empty() => Vec::new(),
@@ -869,6 +972,96 @@ mod tests {
             Err("versions"),
             "a claim code beyond the list"
         );
+    }
+
+    fn stored(conn: &Connection) -> Vec<(String, Vec<u8>)> {
+        let mut stmt = conn
+            .prepare("SELECT part, data FROM scrub ORDER BY part")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    fn scrub_table() -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE scrub (part TEXT PRIMARY KEY, data BLOB NOT NULL);")
+            .unwrap();
+        conn
+    }
+
+    /// Parts longer than a chunk are stored as several rows, read back whole;
+    /// a follow's store writes only the chunks that changed, and the rows
+    /// come out as a store of the new index from scratch would write them.
+    #[test]
+    fn chunks_round_trip_and_only_changed_ones_are_written() {
+        let n = CHUNK / 36 * 2 + 100;
+        let before = index(n);
+        let conn = scrub_table();
+        store(&conn, &before).unwrap();
+        let rows = stored(&conn);
+        assert!(
+            rows.iter().any(|(p, _)| p == "versions/2"),
+            "three chunks of versions"
+        );
+        assert_eq!(read(&conn).unwrap(), Ok(before.clone()));
+
+        // Closed in the first chunk, appended at the end, a part shortened.
+        let mut after = before.clone();
+        after.versions[5].superseded_at = 99;
+        after.versions.truncate(n - 1);
+        after.by_recorded.truncate(n - 1);
+        after.by_superseded.retain(|&i| (i as usize) < n - 1);
+        after.marks.truncate(CHUNK / 26 - 3);
+        after.evidence = after
+            .marks
+            .iter()
+            .filter(|m| m.kind == MarkKind::Evidence)
+            .map(|_| EvidenceWidths::default())
+            .collect();
+        let old: HashMap<&'static str, Vec<u8>> = encode(&before).into_iter().collect();
+        let new: HashMap<&'static str, Vec<u8>> = encode(&after).into_iter().collect();
+        let changes_before = conn.total_changes();
+        store_parts(&conn, &new, Some(&old)).unwrap();
+        let written = conn.total_changes() - changes_before;
+        assert_eq!(read(&conn).unwrap(), Ok(after.clone()));
+        let fresh = scrub_table();
+        store(&fresh, &after).unwrap();
+        assert_eq!(
+            stored(&conn),
+            stored(&fresh),
+            "the same rows as written afresh"
+        );
+        let all = stored(&fresh).len() as u64;
+        assert!(
+            written < all,
+            "{written} rows written or deleted of {all}: unchanged chunks stay"
+        );
+    }
+
+    #[test]
+    fn a_missing_or_short_chunk_is_malformed() {
+        let index = index(CHUNK / 36 * 2 + 100);
+        let conn = scrub_table();
+        store(&conn, &index).unwrap();
+        conn.execute("DELETE FROM scrub WHERE part = 'versions/1'", [])
+            .unwrap();
+        assert_eq!(read(&conn).unwrap(), Err(Malformed("versions")));
+        store(&conn, &index).unwrap();
+        conn.execute(
+            "UPDATE scrub SET data = substr(data, 1, 100) WHERE part = 'versions'",
+            [],
+        )
+        .unwrap();
+        assert_eq!(read(&conn).unwrap(), Err(Malformed("versions")));
+        store(&conn, &index).unwrap();
+        conn.execute(
+            "UPDATE scrub SET part = 'versions/x' WHERE part = 'versions/2'",
+            [],
+        )
+        .unwrap();
+        assert_eq!(read(&conn).unwrap(), Err(Malformed("versions")));
     }
 
     /// What a follow's batches do: checkpoints carried on from the last one

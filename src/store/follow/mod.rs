@@ -609,14 +609,14 @@ impl<'a> Follower<'a> {
                 truths
             }
         };
-        let scrub = match (&rewritten, self.scrub.take()) {
+        let mut scrub = match (&rewritten, self.scrub.take()) {
             (Rewritten::Kept, Some(growing)) => growing.grow(&tx, &self.header, None)?,
             (Rewritten::Since(from), Some(growing)) if appends => {
                 growing.grow(&tx, &self.header, Some(*from))?
             }
             _ => Growing::compute(&tx, &self.header)?,
         };
-        super::scrub::store(&tx, scrub.index())?;
+        scrub.store(&tx)?;
         match rewritten {
             Rewritten::Kept => {}
             Rewritten::Since(from) => super::pages::patch_since(&tx, from)?,

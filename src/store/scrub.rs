@@ -226,10 +226,19 @@ impl Growing {
         }
     }
 
-    /// Stores the index: the first time whole, in place of what the store
-    /// held; after that only the chunks whose bytes changed since.
+    /// Stores the index, writing only the chunks whose bytes differ from
+    /// what it stored last — the first time, from what the store holds (if
+    /// every part of it is stored whole; else the whole index in its place).
     pub(crate) fn store(&mut self, conn: &Connection) -> rusqlite::Result<()> {
         let parts: HashMap<&'static str, Vec<u8>> = encode(&self.index).into_iter().collect();
+        if self.written.is_none() {
+            let mut stored = stored_parts(conn)?;
+            let whole: Option<HashMap<&'static str, Vec<u8>>> = PARTS
+                .iter()
+                .map(|&name| stored.remove(name).map(|data| (name, data)))
+                .collect();
+            self.written = whole;
+        }
         store_parts(conn, &parts, self.written.as_ref())?;
         self.written = Some(parts);
         Ok(())
@@ -611,6 +620,13 @@ pub struct Malformed(pub &'static str);
 /// The stored index, decoded; a missing or malformed part is a [`Malformed`]
 /// naming it.
 pub fn read(conn: &Connection) -> rusqlite::Result<Result<ScrubIndex, Malformed>> {
+    Ok(decode(&stored_parts(conn)?).map_err(Malformed))
+}
+
+/// The stored parts whose chunks are whole (0, 1, … without a gap, each but
+/// the last full), each chunks' bytes joined; a part stored otherwise is left
+/// out, as if missing.
+fn stored_parts(conn: &Connection) -> rusqlite::Result<HashMap<String, Vec<u8>>> {
     // Chunk k of a part, by the part's name.
     let mut chunks: HashMap<String, Vec<(usize, Vec<u8>)>> = HashMap::new();
     let mut stmt = conn.prepare("SELECT part, data FROM scrub")?;
@@ -635,7 +651,6 @@ pub fn read(conn: &Connection) -> rusqlite::Result<Result<ScrubIndex, Malformed>
     let mut parts: HashMap<String, Vec<u8>> = HashMap::new();
     for (name, mut list) in chunks {
         list.sort_unstable_by_key(|&(k, _)| k);
-        // Chunks 0, 1, … without a gap; each but the last full.
         let whole = list
             .iter()
             .enumerate()
@@ -644,7 +659,7 @@ pub fn read(conn: &Connection) -> rusqlite::Result<Result<ScrubIndex, Malformed>
             parts.insert(name, list.into_iter().flat_map(|(_, d)| d).collect());
         }
     }
-    Ok(decode(&parts).map_err(Malformed))
+    Ok(parts)
 }
 
 /// Bytes per stored chunk of a part: a follow's batch writes again only the

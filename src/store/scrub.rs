@@ -219,9 +219,9 @@ impl Growing {
         match growing.grow_or_not(conn, header, Some(i64::MIN)) {
             Ok(Ok(())) => Ok(growing),
             Err(e) => Err(e),
-            // Nothing to append to: unreachable, but never a panic.
+            // A growth from nothing only appends: unreachable, but never a panic.
             Ok(Err(NotAppended)) => Err(super::read::damaged(
-                "the versions table holds one version id twice".to_owned(),
+                "the scrub index does not follow from the stored versions".to_owned(),
             )),
         }
     }
@@ -245,9 +245,9 @@ impl Growing {
     }
 
     /// Brings the index up to date after a follow's batch appended events
-    /// and, if `since` is given, deleted every version closed at or after it
-    /// (and every one still held) and wrote them again, replaying from that
-    /// instant on (`None`: the versions did not change). The batch must have
+    /// and, if `since` is given, replayed from that instant on: every version
+    /// closed at or after it, and every one still held, is as the batch left
+    /// it (`None`: the versions did not change). The batch must have
     /// replayed after every instant replayed before, as an appending writer's
     /// does; otherwise (or on any sign it did not) the index is computed
     /// afresh.

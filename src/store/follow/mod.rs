@@ -639,8 +639,8 @@ impl<'a> Follower<'a> {
 enum Rewritten {
     /// Not at all (evidence only).
     Kept,
-    /// Those closed at or after this instant, and those still held, were
-    /// written again.
+    /// Those closed at or after this instant, and those still held, may
+    /// have changed (replayed from it); the others did not.
     Since(Micros),
     /// All were written again.
     All,

@@ -54,9 +54,10 @@ impl Truths {
         write_truths(tx, &rows)
     }
 
-    /// Brings the `truths` table up to date after a batch deleted every
-    /// version closed at or after `since` (and every one still held) and wrote
-    /// them again; `None`: the versions did not change, but the span may have.
+    /// Brings the `truths` table up to date after a batch replayed from
+    /// `since`: every version closed at or after it, and every one still
+    /// held, is as the batch left it; `None`: the versions did not change,
+    /// but the span may have.
     pub(super) fn write(
         &mut self,
         tx: &Transaction,

@@ -226,18 +226,25 @@ impl Growing {
         }
     }
 
+    /// Takes what the store holds as what this index last stored, if every
+    /// part of it is stored whole (a follow does it as it starts, so its
+    /// first batch does not read the stored index on a line's way in).
+    pub(crate) fn read_stored(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        let mut stored = stored_parts(conn)?;
+        self.written = PARTS
+            .iter()
+            .map(|&name| stored.remove(name).map(|data| (name, data)))
+            .collect();
+        Ok(())
+    }
+
     /// Stores the index, writing only the chunks whose bytes differ from
     /// what it stored last — the first time, from what the store holds (if
     /// every part of it is stored whole; else the whole index in its place).
     pub(crate) fn store(&mut self, conn: &Connection) -> rusqlite::Result<()> {
         let parts: HashMap<&'static str, Vec<u8>> = encode(&self.index).into_iter().collect();
         if self.written.is_none() {
-            let mut stored = stored_parts(conn)?;
-            let whole: Option<HashMap<&'static str, Vec<u8>>> = PARTS
-                .iter()
-                .map(|&name| stored.remove(name).map(|data| (name, data)))
-                .collect();
-            self.written = whole;
+            self.read_stored(conn)?;
         }
         store_parts(conn, &parts, self.written.as_ref())?;
         self.written = Some(parts);

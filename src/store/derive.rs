@@ -214,6 +214,16 @@ impl Sliced {
         outcomes: Vec<engine::Outcome>,
     ) -> Closed {
         self.derived.versions += versions.len();
+        self.ready(versions, outcomes)
+    }
+
+    /// `versions` and `outcomes` ready to write, with the seqs and citations
+    /// of the versions' assertions.
+    fn ready(
+        &self,
+        versions: Vec<crate::model::Version>,
+        outcomes: Vec<engine::Outcome>,
+    ) -> Closed {
         let origins = versions
             .iter()
             .filter_map(|v| {
@@ -229,21 +239,7 @@ impl Sliced {
 
     /// The versions held now, ready to write (the replay goes on).
     pub(super) fn held(&self) -> Closed {
-        let origins = self
-            .held
-            .iter()
-            .filter_map(|v| {
-                let (id, origin) = self.origins.get_key_value(&*v.assertion)?;
-                Some((id.clone(), origin.clone()))
-            })
-            .collect();
-        Closed {
-            replay: Replay {
-                versions: self.held.clone(),
-                outcomes: Vec::new(),
-            },
-            origins,
-        }
+        self.ready(self.held.clone(), Vec::new())
     }
 
     /// The versions held now that `before` did not hold as they are now
@@ -251,26 +247,13 @@ impl Sliced {
     pub(super) fn held_changed_from(&self, before: &Sliced) -> Closed {
         let was: HashMap<u64, &crate::model::Version> =
             before.held.iter().map(|v| (v.id, v)).collect();
-        let versions: Vec<crate::model::Version> = self
+        let versions = self
             .held
             .iter()
             .filter(|v| was.get(&v.id) != Some(v))
             .cloned()
             .collect();
-        let origins = versions
-            .iter()
-            .filter_map(|v| {
-                let (id, origin) = self.origins.get_key_value(&*v.assertion)?;
-                Some((id.clone(), origin.clone()))
-            })
-            .collect();
-        Closed {
-            replay: Replay {
-                versions,
-                outcomes: Vec::new(),
-            },
-            origins,
-        }
+        self.ready(versions, Vec::new())
     }
 
     /// Retractions that matched nothing so far: seq and id.

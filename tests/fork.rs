@@ -440,13 +440,7 @@ events:
     parents.push(tail_db);
     // A fork of a fork: its log has retractions that find nothing.
     let grand = dir.path().join("demo-without-E12.db");
-    asof()
-        .arg("fork")
-        .arg(&parents[0])
-        .args(["--without", "E12", "--out"])
-        .arg(&grand)
-        .assert()
-        .success();
+    common::fork(&parents[0], "E12", &grand);
     parents.push(grand);
 
     let mut compared = 0;
@@ -545,13 +539,7 @@ fn a_copied_fork_does_not_keep_the_removed_evidence_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let parent = load_demo(dir.path());
     let fork = dir.path().join("f.db");
-    asof()
-        .arg("fork")
-        .arg(&parent)
-        .args(["--without", "E15", "--out"])
-        .arg(&fork)
-        .assert()
-        .success();
+    common::fork(&parent, "E15", &fork);
     let summary = b"Checkout error rate fell from 31% to 18%";
     let has = |bytes: &[u8]| bytes.windows(summary.len()).any(|w| w == summary);
     assert!(has(&bytes(&parent)));

@@ -257,13 +257,7 @@ fn a_fork_patches_only_the_pages_it_touches() {
         })
         .unwrap();
     let fork = dir.path().join("fork.db");
-    asof()
-        .arg("fork")
-        .arg(&db)
-        .args(["--without", &evidence, "--out"])
-        .arg(&fork)
-        .assert()
-        .success();
+    common::fork(&db, &evidence, &fork);
     asof().arg("check").arg(&fork).assert().success();
     let (before, after) = (pages(&db), pages(&fork));
     let kept = after.iter().filter(|p| before.contains(p)).count();

@@ -207,21 +207,26 @@ pub fn check_finds_then_rebuild_repairs(db: &Path, found: &[&str], disagreements
     asof().arg("check").arg(db).assert().success();
 }
 
+/// `asof fork PARENT --without EVIDENCE --out OUT`, which must succeed.
+pub fn fork(parent: &Path, without: &str, out: &Path) {
+    asof()
+        .arg("fork")
+        .arg(parent)
+        .args(["--without", without, "--out"])
+        .arg(out)
+        .assert()
+        .success();
+}
+
 /// The demo loaded, then forked without E2: `assert` runs on each store with
 /// what made it.
 pub fn demo_and_its_fork(assert: impl Fn(&Path, &str)) {
     let dir = tempfile::tempdir().unwrap();
     let db = load_demo(dir.path());
     assert(&db, "the demo");
-    let fork = dir.path().join("fork.db");
-    asof()
-        .arg("fork")
-        .arg(&db)
-        .args(["--without", "E2", "--out"])
-        .arg(&fork)
-        .assert()
-        .success();
-    assert(&fork, "a fork of the demo");
+    let forked = dir.path().join("fork.db");
+    fork(&db, "E2", &forked);
+    assert(&forked, "a fork of the demo");
 }
 
 /// A generated log (`events`, `topics`, `agents`, `seed`) loaded, rebuilt,
@@ -258,16 +263,8 @@ pub fn load_rebuild_and_fork(
     if evidence.is_empty() {
         return false;
     }
-    let fork = dir.path().join("fork.db");
-    asof()
-        .arg("fork")
-        .arg(&db)
-        .arg("--without")
-        .arg(evidence[pick % evidence.len()])
-        .arg("--out")
-        .arg(&fork)
-        .assert()
-        .success();
-    assert(&fork, "a fork");
+    let forked = dir.path().join("fork.db");
+    fork(&db, evidence[pick % evidence.len()], &forked);
+    assert(&forked, "a fork");
     true
 }

@@ -279,6 +279,28 @@ pub(super) struct Piece {
     pub(super) claim: Name,
 }
 
+impl Piece {
+    /// The columns [`Piece::read`] reads, then the version's topic and agent
+    /// codes, from `versions v JOIN claims c ON c.code = v.claim`.
+    pub(super) const COLUMNS: &str =
+        "c.text, v.valid_from, v.recorded_at, v.superseded_at, v.id, v.topic, v.agent";
+
+    /// A row selected with [`Piece::COLUMNS`]: the piece, its topic and agent codes.
+    pub(super) fn read(
+        r: &rusqlite::Row,
+        names: &mut Names,
+    ) -> rusqlite::Result<(Piece, i64, i64)> {
+        let piece = Piece {
+            claim: names.get(r.get_ref(0)?.as_str()?),
+            valid_from: r.get(1)?,
+            recorded_at: r.get(2)?,
+            superseded_at: r.get(3)?,
+            id: r.get::<_, i64>(4)? as u64,
+        };
+        Ok((piece, r.get(5)?, r.get(6)?))
+    }
+}
+
 impl Stint for Piece {
     fn recorded_at(&self) -> Micros {
         self.recorded_at
@@ -304,11 +326,11 @@ pub(super) fn truths(
     header: &Header,
 ) -> rusqlite::Result<Vec<((String, String), Truth)>> {
     let span = read::span(tx)?.unwrap_or((0, 0));
-    let mut stmt = tx.prepare(
-        "SELECT v.topic, v.agent, c.text, v.valid_from, v.recorded_at, v.superseded_at, v.id
-         FROM versions v JOIN claims c ON c.code = v.claim
+    let mut stmt = tx.prepare(&format!(
+        "SELECT {} FROM versions v JOIN claims c ON c.code = v.claim
          WHERE v.topic IN (SELECT idx FROM topics WHERE resolution IS NOT NULL) ORDER BY v.topic",
-    )?;
+        Piece::COLUMNS
+    ))?;
     let mut rows = stmt.query([])?;
     let mut names = Names::default();
     let mut out = Vec::new();
@@ -332,19 +354,13 @@ pub(super) fn truths(
         }
     };
     while let Some(r) = rows.next()? {
-        let this = r.get::<_, i64>(0)? as usize;
+        let (piece, this, agent) = Piece::read(r, &mut names)?;
+        let this = this as usize;
         if topic != Some(this) {
             flush(topic, &mut by_agent);
             topic = Some(this);
         }
-        let agent = r.get::<_, i64>(1)? as usize;
-        by_agent.entry(agent).or_default().push(Piece {
-            claim: names.get(r.get_ref(2)?.as_str()?),
-            valid_from: r.get(3)?,
-            recorded_at: r.get(4)?,
-            superseded_at: r.get(5)?,
-            id: r.get::<_, i64>(6)? as u64,
-        });
+        by_agent.entry(agent as usize).or_default().push(piece);
     }
     flush(topic, &mut by_agent);
     Ok(out)

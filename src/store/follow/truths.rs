@@ -96,26 +96,21 @@ impl Truths {
                 .is_some_and(|t| t.resolution.is_some())
         };
         let mut again: HashMap<(usize, usize), Vec<Piece>> = HashMap::new();
-        let mut stmt = tx.prepare_cached(
-            "SELECT v.topic, v.agent, c.text, v.valid_from, v.recorded_at, v.superseded_at, v.id
-               FROM versions v JOIN claims c ON c.code = v.claim
+        let mut stmt = tx.prepare_cached(&format!(
+            "SELECT {} FROM versions v JOIN claims c ON c.code = v.claim
               WHERE v.lifespan = ?1 AND v.superseded_at >= ?2",
-        )?;
+            Piece::COLUMNS
+        ))?;
         for lifespan in 1..=64i64 {
             let mut rows = stmt.query(params![lifespan, since])?;
             while let Some(r) = rows.next()? {
-                let topic = r.get::<_, i64>(0)? as usize;
-                if !resolved(topic) {
-                    continue;
+                let (piece, topic, agent) = Piece::read(r, &mut self.names)?;
+                if resolved(topic as usize) {
+                    again
+                        .entry((topic as usize, agent as usize))
+                        .or_default()
+                        .push(piece);
                 }
-                let agent = r.get::<_, i64>(1)? as usize;
-                again.entry((topic, agent)).or_default().push(Piece {
-                    claim: self.names.get(r.get_ref(2)?.as_str()?),
-                    valid_from: r.get(3)?,
-                    recorded_at: r.get(4)?,
-                    superseded_at: r.get(5)?,
-                    id: r.get::<_, i64>(6)? as u64,
-                });
             }
         }
         let order = |p: &Piece| (p.id, p.recorded_at, p.superseded_at);

@@ -539,9 +539,7 @@ impl<'a> Follower<'a> {
             _ if !checked.filled.is_empty() => Some(None),
             // Evidence only: nothing to replay.
             None => None,
-            Some(first) if self.last.is_none_or(|last| first > last) => {
-                Some(Some((first, self.replay.clone())))
-            }
+            Some(first) if appends => Some(Some((first, self.replay.clone()))),
             Some(first) => Some(self.snapshots.rewind(first)),
         };
         // Which versions were written again: none (no replay), those closed

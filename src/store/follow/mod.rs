@@ -102,7 +102,7 @@ pub fn follow(
         let Some(len) = len else {
             return Ok(());
         };
-        load_jsonl_upto(dataset, len, store, force, SLICE).map_err(|e| match e {
+        let loaded = load_jsonl_upto(dataset, len, store, force, SLICE).map_err(|e| match e {
             LoadError::Dataset(d) => Stop::Dataset(d),
             LoadError::Store(s) => Stop::Store(s),
         })?;
@@ -111,6 +111,21 @@ pub fn follow(
         let lines = count_lines(dataset, len)?;
         let sha = hash_prefix(dataset, len)?;
         set_meta(&conn, len, lines, &sha)?;
+        // The store holds the first lines: said before anything can stop the
+        // follow (the file replaced at once, say), so that a stop says what
+        // the store keeps.
+        let events =
+            loaded.evidence + loaded.assertions + loaded.retractions + loaded.verifications;
+        let first = Batch {
+            events,
+            total: events,
+            line: lines,
+            lines,
+            ..Batch::default()
+        };
+        if !go_on(&first) {
+            return Ok(());
+        }
     }
     // A store and its format are checked as every command checks them.
     Store::open(store)?;

@@ -22,7 +22,7 @@ use super::{Fork, ForkError, PolicyReport, transform};
 use crate::engine;
 use crate::engine::answers;
 use crate::model::{Event, EventBody};
-use crate::store::{self, Store, StoreError, read, write};
+use crate::store::{self, Store, StoreError, read, scrub, write};
 use crate::time::Micros;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -412,8 +412,30 @@ fn patch(
         let fresh = answers::truths(header, all.iter(), span.unwrap_or((0, 0)));
         write::write_truths(tx, &fresh)?;
     }
-    // The scrub index afresh; the pages only where versions changed.
-    crate::store::scrub::write(tx, header)?;
+    // The scrub index and the pages only where versions and marks changed.
+    let replaced = scrub::Replaced {
+        pairs: plan
+            .pairs
+            .iter()
+            .filter_map(|(agent, topic)| {
+                let code = |c: i64| u32::try_from(c).ok();
+                Some((
+                    code(parent.topic_code(topic))?,
+                    code(parent.agent_code(agent))?,
+                ))
+            })
+            .collect(),
+        events: (plan.original.iter().map(|e| e.seq))
+            .chain(plan.removed_seqs.iter().copied())
+            .collect(),
+        cited: plan
+            .original
+            .iter()
+            .flat_map(Event::cites)
+            .map(String::as_str)
+            .collect(),
+    };
+    scrub::patch(tx, header, &replaced)?;
     crate::store::pages::patch(tx, &changed)?;
 
     let mut set = tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;

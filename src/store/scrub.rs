@@ -287,6 +287,78 @@ impl Growing {
         Ok(Ok(()))
     }
 
+    /// The position in the index's claims of stored claim `code`, its text
+    /// added at the end the first time.
+    fn claim(&mut self, conn: &Connection, code: i64) -> rusqlite::Result<u32> {
+        if let Some(&c) = self.claim_code.get(&code) {
+            return Ok(c);
+        }
+        let mut texts = conn.prepare_cached("SELECT text FROM claims WHERE code = ?1")?;
+        let text: Option<String> = texts.query_row([code], |r| r.get(0)).optional()?;
+        let next = self.index.claims.len() as u32;
+        self.index.claims.push(text.unwrap_or_default());
+        self.claim_code.insert(code, next);
+        Ok(next)
+    }
+
+    /// Brings the index up to date after a follow's batch went back before
+    /// the last instant replayed (SPEC §10: a line recorded earlier than
+    /// events applied) and replayed from `from` again: every version closed
+    /// at or after it, and every one still held, was deleted and written
+    /// anew, and the events recorded since were replayed again. Those
+    /// versions and marks are taken again, then the new events as
+    /// [`Growing::grow`] takes them — the work of what was replayed, plus a
+    /// pass over the index in memory. On any sign the store is otherwise,
+    /// the index is computed afresh.
+    pub(crate) fn rewound(
+        self,
+        conn: &Connection,
+        header: &Header,
+        from: Micros,
+    ) -> rusqlite::Result<Growing> {
+        let stride = self.index.stride;
+        let mut growing = self;
+        match growing.rewind(conn, header, from)? {
+            Ok(()) => {
+                growing.events(conn, header)?;
+                Ok(growing)
+            }
+            Err(NotAppended) => Self::compute_with(conn, header, stride),
+        }
+    }
+
+    fn rewind(
+        &mut self,
+        conn: &Connection,
+        header: &Header,
+        from: Micros,
+    ) -> rusqlite::Result<Result<(), NotAppended>> {
+        let rows = versions_since(conn, header, from)?;
+        let mut new = Vec::with_capacity(rows.len());
+        for (mut v, code) in rows {
+            v.claim = self.claim(conn, code)?;
+            new.push(v);
+        }
+        let Some(number) = self
+            .index
+            .replace_versions(|v| v.superseded_at >= from, new)
+        else {
+            return Ok(Err(NotAppended));
+        };
+        self.claim_code.retain(|_, c| {
+            *c = number[*c as usize];
+            *c != u32::MAX
+        });
+        self.held = (self.index.versions.iter())
+            .filter(|v| v.superseded_at == OPEN)
+            .count();
+        // The events seen before and recorded since `from`: replayed again.
+        let at = self.index.marks.partition_point(|m| m.recorded_at < from);
+        let again: Vec<u64> = self.index.marks[at..].iter().map(|m| m.seq).collect();
+        self.index.replace_marks(conn, header, &again, &[])?;
+        Ok(Ok(()))
+    }
+
     /// Versions closed at or after `since` and those still held, as stored.
     fn versions(
         &mut self,
@@ -294,30 +366,7 @@ impl Growing {
         header: &Header,
         since: Micros,
     ) -> rusqlite::Result<Result<(), NotAppended>> {
-        let code = |c: i64, n: usize| u32::try_from(c).ok().filter(|&c| (c as usize) < n);
-        // One range per lifespan of the versions table's key.
-        let mut stmt = conn.prepare_cached(
-            "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from FROM versions
-              WHERE lifespan = ?1 AND superseded_at >= ?2",
-        )?;
-        let mut rows: Vec<(VersionKey, i64)> = Vec::new();
-        for lifespan in 1..=64i64 {
-            let mut q = stmt.query(rusqlite::params![lifespan, since])?;
-            while let Some(r) = q.next()? {
-                rows.push((
-                    VersionKey {
-                        id: r.get::<_, i64>(0)? as u64,
-                        topic: code(r.get(1)?, header.topics.len()).unwrap_or(NONE),
-                        agent: code(r.get(2)?, header.agents.len()).unwrap_or(NONE),
-                        claim: 0,
-                        recorded_at: r.get(4)?,
-                        superseded_at: r.get(5)?,
-                        valid_from: r.get(6)?,
-                    },
-                    r.get(3)?,
-                ));
-            }
-        }
+        let mut rows = versions_since(conn, header, since)?;
         rows.sort_unstable_by_key(|(v, _)| v.id);
         let known = self.index.versions.len();
         let last_id = self.index.versions.last().map(|v| v.id);
@@ -351,24 +400,8 @@ impl Growing {
             return Ok(Err(NotAppended));
         }
         // New versions, numbering their new claims in order of id.
-        let mut texts = conn.prepare_cached("SELECT text FROM claims WHERE code = ?1")?;
         for (mut v, stored) in rows.drain(split..) {
-            let next = self.index.claims.len() as u32;
-            v.claim = match self.claim_code.get(&stored) {
-                Some(&c) => c,
-                None => {
-                    let text: Option<String> = texts
-                        .query_row([stored], |r| r.get(0))
-                        .map(Some)
-                        .or_else(|e| match e {
-                            rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                            e => Err(e),
-                        })?;
-                    self.index.claims.push(text.unwrap_or_default());
-                    self.claim_code.insert(stored, next);
-                    next
-                }
-            };
+            v.claim = self.claim(conn, stored)?;
             let at = self.index.versions.len() as u32;
             if v.superseded_at == OPEN {
                 self.held += 1;
@@ -468,6 +501,45 @@ impl Growing {
             .collect();
         Ok(())
     }
+}
+
+/// Versions closed at or after `since` and those still held, as stored,
+/// each with its stored claim code: one range per lifespan of the versions
+/// table's key.
+fn versions_since(
+    conn: &Connection,
+    header: &Header,
+    since: Micros,
+) -> rusqlite::Result<Vec<(VersionKey, i64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from FROM versions
+          WHERE lifespan = ?1 AND superseded_at >= ?2",
+    )?;
+    let mut rows = Vec::new();
+    for lifespan in 1..=64i64 {
+        let mut q = stmt.query(params![lifespan, since])?;
+        while let Some(r) = q.next()? {
+            rows.push(version_key(r, header)?);
+        }
+    }
+    Ok(rows)
+}
+
+/// A version's key from a row of (id, topic, agent, claim, recorded_at,
+/// superseded_at, valid_from), with its stored claim code beside it (its
+/// claim is left 0).
+fn version_key(r: &rusqlite::Row, header: &Header) -> rusqlite::Result<(VersionKey, i64)> {
+    let code = |c: i64, n: usize| u32::try_from(c).ok().filter(|&c| (c as usize) < n);
+    let key = VersionKey {
+        id: r.get::<_, i64>(0)? as u64,
+        topic: code(r.get(1)?, header.topics.len()).unwrap_or(NONE),
+        agent: code(r.get(2)?, header.agents.len()).unwrap_or(NONE),
+        claim: 0,
+        recorded_at: r.get(4)?,
+        superseded_at: r.get(5)?,
+        valid_from: r.get(6)?,
+    };
+    Ok((key, r.get(3)?))
 }
 
 /// The columns an event's mark is read from ([`MarkReader::read`]). A
@@ -658,8 +730,8 @@ pub struct Replaced<'a> {
 /// them — the same index as a fresh [`compute`], at the cost of decoding
 /// and encoding the index and of the pairs and events read, rather than of
 /// every row. It writes only the chunks that changed. An index that does
-/// not decode, or whose new versions would not come last by id, is
-/// computed afresh (then it returns `false`).
+/// not decode, or where a new version's id is taken, is computed afresh
+/// (then it returns `false`).
 pub(crate) fn patch(
     conn: &Connection,
     header: &Header,
@@ -670,7 +742,12 @@ pub(crate) fn patch(
         Ok(index) if index.stride == CHECKPOINT => index,
         _ => return write(conn, header).map(|()| false),
     };
-    if !index.replace_versions(conn, header, &replaced.pairs)? {
+    let new = index.versions_of_pairs(conn, header, &replaced.pairs)?;
+    let pairs = &replaced.pairs;
+    if index
+        .replace_versions(|v| pairs.contains(&(v.topic, v.agent)), new)
+        .is_none()
+    {
         return write(conn, header).map(|()| false);
     }
     index.replace_marks(conn, header, &replaced.events, &replaced.cited)?;
@@ -683,73 +760,77 @@ pub(crate) fn patch(
 }
 
 impl ScrubIndex {
-    /// Drops the versions of `pairs` and adds theirs as `conn` stores them,
-    /// with ids after every other version's (`false`, changing nothing,
-    /// when they are not); every order, the checkpoints and the claims'
-    /// numbering follow.
-    fn replace_versions(
+    /// The versions of `pairs` as `conn` stores them, each with its claim
+    /// as a position in `claims` (texts it lacks added at its end).
+    fn versions_of_pairs(
         &mut self,
         conn: &Connection,
         header: &Header,
         pairs: &HashSet<(u32, u32)>,
-    ) -> rusqlite::Result<bool> {
+    ) -> rusqlite::Result<Vec<VersionKey>> {
         let mut stmt = conn.prepare_cached(
-            "SELECT id, claim, recorded_at, superseded_at, valid_from FROM versions
-              WHERE topic = ?1 AND agent = ?2",
+            "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from
+               FROM versions WHERE topic = ?1 AND agent = ?2",
         )?;
         let mut new: Vec<(VersionKey, i64)> = Vec::new();
         for &(topic, agent) in pairs {
-            if topic as usize >= header.topics.len() || agent as usize >= header.agents.len() {
-                continue;
-            }
             let mut q = stmt.query(params![topic, agent])?;
             while let Some(r) = q.next()? {
-                let v = VersionKey {
-                    id: r.get::<_, i64>(0)? as u64,
-                    recorded_at: r.get(2)?,
-                    superseded_at: r.get(3)?,
-                    valid_from: r.get(4)?,
-                    topic,
-                    agent,
-                    claim: 0,
-                };
-                new.push((v, r.get(1)?));
+                new.push(version_key(r, header)?);
             }
         }
-        new.sort_unstable_by_key(|(v, _)| v.id);
-        let gone = |v: &VersionKey| pairs.contains(&(v.topic, v.agent));
-        let last_kept = self.versions.iter().rev().find(|v| !gone(v)).map(|v| v.id);
-        if last_kept
-            .zip(new.first())
-            .is_some_and(|(kept, (v, _))| kept >= v.id)
-        {
-            return Ok(false);
-        }
-        // The new versions' claims, as positions in the list (new texts at its end).
         let mut by_text: HashMap<String, u32> = (self.claims.iter().cloned()).zip(0..).collect();
         let mut texts = conn.prepare_cached("SELECT text FROM claims WHERE code = ?1")?;
-        for (v, code) in &mut new {
+        let mut keys = Vec::with_capacity(new.len());
+        for (mut v, code) in new {
             let text: String = texts
-                .query_row([*code], |r| r.get(0))
+                .query_row([code], |r| r.get(0))
                 .optional()?
                 .unwrap_or_default();
             v.claim = *by_text.entry(text).or_insert_with_key(|text| {
                 self.claims.push(text.clone());
                 self.claims.len() as u32 - 1
             });
+            keys.push(v);
         }
-        // Old position → new (`u32::MAX`: dropped).
+        Ok(keys)
+    }
+
+    /// Drops the versions `gone` selects and puts `new` (claims as
+    /// positions in `claims`) in their places by id; every order, the
+    /// checkpoints and the claims' numbering follow. Returns each old claim
+    /// position's new one (`u32::MAX`: no version has it now), or `None`
+    /// when a new id is already taken (the index is then left unusable).
+    fn replace_versions(
+        &mut self,
+        gone: impl Fn(&VersionKey) -> bool,
+        mut new: Vec<VersionKey>,
+    ) -> Option<Vec<u32>> {
+        new.sort_unstable_by_key(|v| v.id);
+        // Old position → new (`u32::MAX`: dropped), and where the new ones went.
         let old = std::mem::take(&mut self.versions);
         let mut remap = vec![u32::MAX; old.len()];
+        let mut added: Vec<u32> = Vec::with_capacity(new.len());
         let mut versions = Vec::with_capacity(old.len() + new.len());
+        let mut new = new.into_iter().peekable();
         for (i, v) in old.into_iter().enumerate() {
-            if !gone(&v) {
-                remap[i] = versions.len() as u32;
-                versions.push(v);
+            if gone(&v) {
+                continue;
             }
+            while let Some(n) = new.next_if(|n| n.id < v.id) {
+                added.push(versions.len() as u32);
+                versions.push(n);
+            }
+            remap[i] = versions.len() as u32;
+            versions.push(v);
         }
-        let known = versions.len() as u32;
-        versions.extend(new.into_iter().map(|(v, _)| v));
+        for n in new {
+            added.push(versions.len() as u32);
+            versions.push(n);
+        }
+        if versions.windows(2).any(|w| w[0].id >= w[1].id) {
+            return None;
+        }
         // Claims numbered in order of first use by id, as a fresh computation does.
         let mut number = vec![u32::MAX; self.claims.len()];
         let mut claims = Vec::new();
@@ -773,17 +854,16 @@ impl ScrubIndex {
             let v = &versions[*i as usize];
             (v.superseded_at, v.id)
         };
-        let mut added: Vec<u32> = (known..versions.len() as u32).collect();
-        added.sort_unstable_by_key(recorded);
-        self.by_recorded = merge_by_key(kept(&self.by_recorded), added, recorded);
-        let mut closed: Vec<u32> = (known..versions.len() as u32)
+        let mut closed: Vec<u32> = (added.iter().copied())
             .filter(|&i| versions[i as usize].superseded_at != OPEN)
             .collect();
+        added.sort_unstable_by_key(recorded);
+        self.by_recorded = merge_by_key(kept(&self.by_recorded), added, recorded);
         closed.sort_unstable_by_key(superseded);
         self.by_superseded = merge_by_key(kept(&self.by_superseded), closed, superseded);
         self.checkpoints = checkpoints(&versions, &self.by_recorded, self.stride);
         self.versions = versions;
-        Ok(true)
+        Some(number)
     }
 
     /// Drops the marks of `events` and adds those still stored, as stored,

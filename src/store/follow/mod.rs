@@ -628,6 +628,7 @@ impl<'a> Follower<'a> {
             (Rewritten::Since(from), Some(growing)) if appends => {
                 growing.grow(&tx, &self.header, Some(*from))?
             }
+            (Rewritten::Since(from), Some(growing)) => growing.rewound(&tx, &self.header, *from)?,
             _ => Growing::compute(&tx, &self.header)?,
         };
         scrub.store(&tx)?;

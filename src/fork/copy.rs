@@ -6,7 +6,9 @@
 //! way for its lineage); in the copy, one transaction deletes the removed and
 //! dropped events, rewrites changed citations and scaled confidences, and replaces
 //! the versions, outcomes, reconfirmations and truths of those pairs with a replay
-//! of their events alone. The rows are those of a fork written from scratch except
+//! of their events alone, and patches what queries read instead of rows (the
+//! scrub index and the version pages) where those versions and events changed.
+//! The rows are those of a fork written from scratch except
 //! for version ids, which continue after the parent's (`Store::check` matches
 //! versions by what they are). Deleted rows are overwritten (`secure_delete`), so
 //! removed evidence does not linger in the fork's free pages.

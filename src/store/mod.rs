@@ -532,8 +532,8 @@ fn field_differences(stored: &Version, fresh: &Version) -> Vec<String> {
 
 /// Writes afresh what queries read instead of rows — the scrub index and the
 /// version pages — from the stored versions: load and rebuild call it once the
-/// versions are final (a fork writes the scrub index and patches the pages; a
-/// follow grows the one and patches the other).
+/// versions are final (a fork patches both; a follow grows the one and patches
+/// the other).
 pub(crate) fn write_read_indexes(conn: &Connection, header: &Header) -> rusqlite::Result<()> {
     scrub::write(conn, header)?;
     pages::write(conn)

@@ -97,6 +97,8 @@ pub fn follow(
     // The file followed is the one at `dataset` now: one renamed over it
     // later, even while the first load runs, is another file.
     let started = identity(&std::fs::metadata(dataset).map_err(|e| io(dataset, e))?);
+    // What a load of the first lines did, when this follow began with one.
+    let mut first = None;
     if !store.exists() || force {
         let len = wait_for_a_line(dataset, poll, &mut go_on)?;
         let Some(len) = len else {
@@ -111,27 +113,32 @@ pub fn follow(
         let lines = count_lines(dataset, len)?;
         let sha = hash_prefix(dataset, len)?;
         set_meta(&conn, len, lines, &sha)?;
-        // The store holds the first lines: said before anything can stop the
-        // follow (the file replaced at once, say), so that a stop says what
-        // the store keeps.
         let events =
             loaded.evidence + loaded.assertions + loaded.retractions + loaded.verifications;
-        let first = Batch {
+        first = Some(Batch {
             events,
             total: events,
             line: lines,
             lines,
             ..Batch::default()
-        };
-        if !go_on(&first) {
-            return Ok(());
-        }
+        });
     }
     // A store and its format are checked as every command checks them.
     Store::open(store)?;
     let name = dataset.display().to_string();
     let lines = Lines::default();
-    let mut f = Follower::resume(&name, dataset, started, store, &lines)?;
+    let mut f = match Follower::resume(&name, dataset, started, store, &lines) {
+        Ok(f) => f,
+        Err(stop) => {
+            // The store holds the first lines, loaded above: said before the
+            // stop (the file replaced at once, say), so the stop says what
+            // the store keeps.
+            if let Some(first) = first {
+                go_on(&first);
+            }
+            return Err(stop);
+        }
+    };
     let mut batch = Batch {
         total: f.events,
         line: f.line,

@@ -374,6 +374,11 @@ impl Timeline {
         self.claim_text(self.index.versions[i].claim)
     }
 
+    /// A version's claim code (see [`Timeline::claim_text`]).
+    pub fn claim_code_of(&self, i: usize) -> u32 {
+        self.index.versions[i].claim
+    }
+
     /// The text of a claim code.
     pub fn claim_text(&self, code: u32) -> &str {
         self.index

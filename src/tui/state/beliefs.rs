@@ -466,13 +466,23 @@ pub fn confidence_cell(stated: f64, q: Option<&Quality>) -> String {
 }
 
 /// Per topic, claim text → its glyph and colour index, in order of first version.
+/// Runs at every open and live refresh over every version, so it looks each
+/// claim up by its code, and by its text only the first time in a topic.
 pub fn claim_index(timeline: &Timeline) -> Vec<HashMap<String, usize>> {
     let mut index: Vec<HashMap<String, usize>> = vec![HashMap::new(); timeline.header.topics.len()];
+    // Per claim code, the last topic (position + 1) it was seen in.
+    let mut seen: Vec<usize> = Vec::new();
     for (t, map) in index.iter_mut().enumerate() {
         for &i in timeline.topic_positions(t) {
-            let claim = timeline.claim_of(i as usize);
-            if !map.contains_key(claim) {
-                map.insert(claim.to_owned(), map.len());
+            let code = timeline.claim_code_of(i as usize) as usize;
+            if seen.len() <= code {
+                seen.resize(code + 1, 0);
+            }
+            if seen[code] != t + 1 {
+                seen[code] = t + 1;
+                let next = map.len();
+                map.entry(timeline.claim_text(code as u32).to_owned())
+                    .or_insert(next);
             }
         }
     }

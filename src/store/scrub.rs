@@ -1001,45 +1001,67 @@ pub fn read(conn: &Connection) -> rusqlite::Result<Result<ScrubIndex, Malformed>
 /// the last full), each chunks' bytes joined; a part stored otherwise is left
 /// out, as if missing.
 fn stored_parts(conn: &Connection) -> rusqlite::Result<HashMap<String, Vec<u8>>> {
-    // Chunk k of a part, by the part's name.
-    let mut chunks: HashMap<String, Vec<(usize, Vec<u8>)>> = HashMap::new();
-    let mut stmt = conn.prepare("SELECT part, data FROM scrub")?;
+    // Two reads of the table, of one state of it (a follow may commit between).
+    let _snapshot = match conn.is_autocommit() {
+        true => Some(conn.unchecked_transaction()?),
+        false => None,
+    };
+    // Which parts are whole, and how long, from the chunks' names and
+    // lengths alone (SQLite reads a blob's length without its bytes).
+    let mut chunks: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+    let mut stmt = conn.prepare("SELECT part, typeof(data) = 'blob', length(data) FROM scrub")?;
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
-        let row: String = r.get(0)?;
-        let (name, k) = match row.split_once('/') {
-            None => (row.as_str(), Some(0)),
-            Some((name, k)) => (name, k.parse().ok().filter(|&k| k > 0)),
-        };
+        let row = r.get_ref(0)?.as_str()?;
+        let (name, k) = chunk_of(row);
         // A chunk stored as anything but a blob, or numbered oddly, does not decode.
-        let data = match r.get_ref(1)? {
-            rusqlite::types::ValueRef::Blob(data) => Some(data.to_vec()),
-            _ => None,
+        let chunk = match (k, r.get::<_, bool>(1)?) {
+            (Some(k), true) => (k, r.get::<_, i64>(2)? as usize),
+            _ => (usize::MAX, 0),
         };
-        let list = chunks.entry(name.to_owned()).or_default();
-        match (k, data) {
-            (Some(k), Some(data)) => list.push((k, data)),
-            _ => list.push((usize::MAX, Vec::new())),
-        }
+        chunks.entry(name.to_owned()).or_default().push(chunk);
     }
-    let mut parts: HashMap<String, Vec<u8>> = HashMap::new();
+    // Each whole part's bytes, and how many of its chunks are still to come.
+    let mut parts: HashMap<String, (Vec<u8>, usize)> = HashMap::new();
     for (name, mut list) in chunks {
         list.sort_unstable_by_key(|&(k, _)| k);
         let whole = list
             .iter()
             .enumerate()
-            .all(|(i, (k, data))| *k == i && (i + 1 == list.len() || data.len() == CHUNK));
+            .all(|(i, &(k, len))| k == i && (i + 1 == list.len() || len == CHUNK));
         if whole {
-            parts.insert(
-                name,
-                list.into_iter()
-                    .map(|(_, d)| d)
-                    .collect::<Vec<_>>()
-                    .concat(),
-            );
+            let len = list.iter().map(|&(_, len)| len).sum();
+            parts.insert(name, (vec![0; len], list.len()));
         }
     }
-    Ok(parts)
+    // Then each whole part's chunks, each copied once into its place.
+    let mut stmt = conn.prepare("SELECT part, data FROM scrub")?;
+    let mut q = stmt.query([])?;
+    while let Some(r) = q.next()? {
+        let (name, k) = chunk_of(r.get_ref(0)?.as_str()?);
+        if let (Some((part, left)), Some(k), rusqlite::types::ValueRef::Blob(data)) =
+            (parts.get_mut(name), k, r.get_ref(1)?)
+            && let Some(place) = part.get_mut(k * CHUNK..k * CHUNK + data.len())
+        {
+            place.copy_from_slice(data);
+            *left = left.saturating_sub(1);
+        }
+    }
+    // Every chunk found in its place, or the part is left out.
+    Ok(parts
+        .into_iter()
+        .filter(|(_, (_, left))| *left == 0)
+        .map(|(name, (data, _))| (name, data))
+        .collect())
+}
+
+/// The part a stored chunk's row belongs to and its number (`None`: not a
+/// chunk number).
+fn chunk_of(row: &str) -> (&str, Option<usize>) {
+    match row.split_once('/') {
+        None => (row, Some(0)),
+        Some((name, k)) => (name, k.parse().ok().filter(|&k| k > 0)),
+    }
 }
 
 /// Bytes per stored chunk of a part: a follow's batch writes again only the

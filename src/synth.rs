@@ -75,6 +75,19 @@ pub fn generate(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> 
     generate_with(config, None, out)
 }
 
+/// A store in memory of the log [`generate`] writes for `config` (unit tests).
+#[cfg(test)]
+pub(crate) fn store_of(config: GenConfig) -> crate::store::Store {
+    let mut jsonl = Vec::new();
+    generate(config, &mut jsonl).expect("generate");
+    let text = String::from_utf8(jsonl).expect("UTF-8");
+    let log = crate::dataset::read_str("gen.jsonl", crate::dataset::Format::Jsonl, &text)
+        .expect("valid")
+        .dataset;
+    let replay = crate::engine::replay(&log.header, &log.events);
+    crate::store::Store::in_memory("gen", &log, &replay).expect("store")
+}
+
 impl Pace {
     /// Events recorded from now at `rate` a second: one event in ten shares
     /// the instant before it, so the step is a ninth longer than 1/rate.

@@ -508,23 +508,12 @@ mod tests {
     /// one: the same beliefs, citations and order, whatever the split.
     #[test]
     fn two_threads_decode_what_one_does() {
-        let mut jsonl = Vec::new();
-        crate::synth::generate(
-            crate::synth::GenConfig {
-                events: 4000,
-                topics: 40,
-                agents: 3,
-                seed: 3,
-            },
-            &mut jsonl,
-        )
-        .expect("generate");
-        let text = String::from_utf8(jsonl).expect("UTF-8");
-        let log = crate::dataset::read_str("gen.jsonl", crate::dataset::Format::Jsonl, &text)
-            .expect("valid")
-            .dataset;
-        let replay = crate::engine::replay(&log.header, &log.events);
-        let store = Store::in_memory("gen", &log, &replay).expect("store");
+        let store = crate::synth::store_of(crate::synth::GenConfig {
+            events: 4000,
+            topics: 40,
+            agents: 3,
+            seed: 3,
+        });
         let (first, last) = recorded_span(&store).expect("span").expect("events");
         let at = first + (last - first) / 2;
         let (rows, bytes) =

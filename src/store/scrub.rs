@@ -1481,24 +1481,6 @@ mod tests {
         assert_eq!(read(&conn).unwrap(), Err(Malformed("versions")));
     }
 
-    /// A store of a generated log, with its index.
-    fn generated() -> crate::store::Store {
-        let mut jsonl = Vec::new();
-        let config = crate::synth::GenConfig {
-            events: 3000,
-            topics: 12,
-            agents: 3,
-            seed: 5,
-        };
-        crate::synth::generate(config, &mut jsonl).expect("generate");
-        let text = String::from_utf8(jsonl).expect("UTF-8");
-        let log = crate::dataset::read_str("gen.jsonl", crate::dataset::Format::Jsonl, &text)
-            .expect("valid")
-            .dataset;
-        let replay = crate::engine::replay(&log.header, &log.events);
-        crate::store::Store::in_memory("gen", &log, &replay).expect("store")
-    }
-
     /// What a fork does to its copy of the parent, done by hand: two pairs'
     /// versions written again with later ids (one with a claim no version
     /// had, one version fewer), an evidence item and an assertion deleted
@@ -1506,7 +1488,12 @@ mod tests {
     /// fresh computation, and was patched, not computed afresh.
     #[test]
     fn a_patched_index_equals_a_fresh_computation() {
-        let store = generated();
+        let store = crate::synth::store_of(crate::synth::GenConfig {
+            events: 3000,
+            topics: 12,
+            agents: 3,
+            seed: 5,
+        });
         let (conn, header) = (store.connection(), store.header());
         let one = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).expect(sql) };
         let before = read(conn).expect("reads").expect("decodes");

@@ -352,9 +352,13 @@ impl Growing {
         self.held = (self.index.versions.iter())
             .filter(|v| v.superseded_at == OPEN)
             .count();
-        // The events seen before and recorded since `from`: replayed again.
+        // The events seen before and recorded since `from`: replayed again
+        // (evidence is not replayed; its marks and widths stay).
         let at = self.index.marks.partition_point(|m| m.recorded_at < from);
-        let again: Vec<u64> = self.index.marks[at..].iter().map(|m| m.seq).collect();
+        let again: Vec<u64> = (self.index.marks[at..].iter())
+            .filter(|m| m.kind != MarkKind::Evidence)
+            .map(|m| m.seq)
+            .collect();
         self.index.replace_marks(conn, header, &again, &[])?;
         Ok(Ok(()))
     }
@@ -891,7 +895,8 @@ impl ScrubIndex {
         let mut mark = conn.prepare_cached(&format!("{MARK_QUERY} WHERE e.seq = ?1"))?;
         let mut outcome = conn.prepare_cached("SELECT effect FROM outcomes WHERE seq = ?1")?;
         let mut again = Vec::new();
-        let mut evidence: Vec<String> = cited.iter().map(|&id| id.to_owned()).collect();
+        // Each evidence item once, however many events cite it.
+        let mut evidence: HashSet<String> = cited.iter().map(|&id| id.to_owned()).collect();
         for &seq in &events {
             let effect: Option<String> =
                 outcome.query_row([seq as i64], |r| r.get(0)).optional()?;

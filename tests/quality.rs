@@ -487,32 +487,78 @@ fn check_detects_tampered_support_times() {
         .find(|(_, _, r)| !r.is_empty())
         .map(|(id, _, _)| *id)
         .expect("the demo reconfirms some versions");
-    // In a row's packed fields (src/store/codec.rs) supported_at is bytes
-    // 34–41; after the closing seq (if closed) come the citation and
-    // reconfirmation counts (u32 each), then the reconfirmation instants.
+    // A row's packed fields (src/store/codec.rs): flags, confidence (8
+    // bytes), then LEB128 numbers: created_by, assertion_seq, the valid end
+    // asked for (unless flag 16), recorded_at - supported_at, the closing seq
+    // (if flag 2), the citation and reconfirmation counts, recorded_at minus
+    // each reconfirmation. Each tampered instant is set to the epoch.
     let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.execute(
-        "UPDATE versions SET rest = CAST(substr(rest, 1, 33) || zeroblob(8) || substr(rest, 42) AS BLOB)
-           WHERE id = (SELECT min(id) FROM versions)",
-        [],
-    )
-    .unwrap();
-    let mut rest: Vec<u8> = conn
-        .query_row(
-            "SELECT rest FROM versions WHERE id = ?1",
-            [reconfirmed as i64],
-            |r| r.get(0),
+    let read = |id: i64| -> (Vec<u8>, i64) {
+        conn.query_row(
+            "SELECT rest, recorded_at FROM versions WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
+    };
+    let write = |id: i64, rest: &[u8]| {
+        conn.execute(
+            "UPDATE versions SET rest = ?1 WHERE id = ?2",
+            rusqlite::params![rest, id],
         )
         .unwrap();
-    let counts = 41 + if rest[0] & 2 != 0 { 8 } else { 0 };
-    let times = u32::from_le_bytes(rest[counts + 4..counts + 8].try_into().unwrap()) as usize;
-    let last = counts + 8 + 8 * (times - 1);
-    rest[last..last + 8].fill(0);
-    conn.execute(
-        "UPDATE versions SET rest = ?1 WHERE id = ?2",
-        rusqlite::params![rest, reconfirmed as i64],
-    )
-    .unwrap();
+    };
+    // The position after the LEB128 number at `at`, and the number.
+    let next = |rest: &[u8], at: usize| -> (usize, u64) {
+        let (mut n, mut shift, mut i) = (0u64, 0, at);
+        loop {
+            n |= u64::from(rest[i] & 0x7f) << shift;
+            i += 1;
+            shift += 7;
+            if rest[i - 1] & 0x80 == 0 {
+                return (i, n);
+            }
+        }
+    };
+    // The position of the support instant's distance.
+    let support = |rest: &[u8]| -> usize {
+        let (mut at, _) = next(rest, 9);
+        at = next(rest, at).0;
+        if rest[0] & 16 == 0 {
+            at = next(rest, at).0;
+        }
+        at
+    };
+    let epoch_from = |recorded_at: i64| -> Vec<u8> {
+        let mut n = ((recorded_at << 1) ^ (recorded_at >> 63)) as u64;
+        let mut out = Vec::new();
+        while n >= 0x80 {
+            out.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+        out
+    };
+    let replace = |rest: &[u8], from: usize, recorded_at: i64| -> Vec<u8> {
+        let to = next(rest, from).0;
+        [&rest[..from], &epoch_from(recorded_at)[..], &rest[to..]].concat()
+    };
+    let first: i64 = conn
+        .query_row("SELECT min(id) FROM versions", [], |r| r.get(0))
+        .unwrap();
+    let (rest, recorded_at) = read(first);
+    write(first, &replace(&rest, support(&rest), recorded_at));
+    let (rest, recorded_at) = read(reconfirmed as i64);
+    let mut at = next(&rest, support(&rest)).0;
+    if rest[0] & 2 != 0 {
+        at = next(&rest, at).0;
+    }
+    at = next(&rest, at).0;
+    let (mut at, times) = next(&rest, at);
+    for _ in 1..times {
+        at = next(&rest, at).0;
+    }
+    write(reconfirmed as i64, &replace(&rest, at, recorded_at));
     drop(conn);
     check_finds_then_rebuild_repairs(
         &db,

@@ -12,22 +12,64 @@ pub(crate) fn split(joined: Option<String>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Appends `n` as LEB128: seven bits a byte, low bits first, the top bit set
+/// on every byte but the last.
+pub(crate) fn put_unsigned(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// Appends `n` zigzagged (0, -1, 1, -2, … as 0, 1, 2, 3, …) as LEB128, so a
+/// small number of either sign takes a byte or two.
+pub(crate) fn put_signed(out: &mut Vec<u8>, n: i64) {
+    put_unsigned(out, ((n << 1) ^ (n >> 63)) as u64);
+}
+
+/// Takes a LEB128 number off the front of `bytes`; `None` when it is cut
+/// short or runs past ten bytes.
+pub(crate) fn take_unsigned(bytes: &mut &[u8]) -> Option<u64> {
+    let mut n = 0u64;
+    for shift in (0..64).step_by(7) {
+        let (&byte, rest) = bytes.split_first()?;
+        *bytes = rest;
+        n |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Some(n);
+        }
+    }
+    None
+}
+
+/// Takes a number written by [`put_signed`] off the front of `bytes`.
+pub(crate) fn take_signed(bytes: &mut &[u8]) -> Option<i64> {
+    let n = take_unsigned(bytes)?;
+    Some(((n >> 1) as i64) ^ -((n & 1) as i64))
+}
+
 /// The rarely read fields of a version row, packed into its `rest` column so
-/// a row stays narrow (SQLite decodes a row's header once per column read; see
-/// docs/performance.md): little-endian numbers, then the strings' lengths
-/// (u32), then the strings themselves, one after another, so a reader checks
-/// their UTF-8 once for the row instead of once per string:
+/// a row stays narrow (SQLite decodes a row's header once per column it reads;
+/// see docs/performance.md). Numbers are LEB128 (the signed ones zigzagged,
+/// [`put_signed`]) and instants are written as their distance from the row's
+/// own columns ([`Anchor`]), so most take one to three bytes; then come the
+/// strings' lengths, then the strings themselves, one after another, so a
+/// reader checks their UTF-8 once for the row instead of once per string:
 ///
 /// ```text
-/// flags u8 (1 split · 2 closed · 4 retracted · 8 clipped) · confidence f64 ·
-/// created_by u64 · assertion_seq i64 · requested_valid_to i64 · supported_at i64 ·
-/// [closed_seq u64] · supported_by count u32 · reconfirmed count u32 ·
-/// reconfirmed [i64] · lengths u32 of: assertion, [closed_by], [clipped_by],
-/// each supported_by · the strings, in that order
+/// flags u8 (1 split · 2 closed · 4 retracted · 8 clipped · 16 the valid end
+/// asked for is the row's) · confidence f64 LE · created_by · assertion_seq
+/// (signed) · [valid_to − requested_valid_to (signed), unless flag 16] ·
+/// recorded_at − supported_at (signed) · [closed_seq] · supported_by count ·
+/// reconfirmed count · each recorded_at − reconfirmed (signed) · lengths of:
+/// assertion, [closed_by], [clipped_by], each supported_by · the strings, in
+/// that order
 /// ```
 ///
-/// Packed from a list of cited ids; read back as [`Texts`], which yields them
-/// without collecting them first.
+/// Differences wrap, so any instants round-trip. Packed from a list of cited
+/// ids; read back as [`Texts`], which yields them without collecting them
+/// first.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Rest<'a, Cites = Vec<&'a str>> {
     pub split: bool,
@@ -44,22 +86,35 @@ pub(crate) struct Rest<'a, Cites = Vec<&'a str>> {
     pub reconfirmed: Vec<i64>,
 }
 
+/// The columns of a version's row its packed [`Rest`] is written relative
+/// to: a rest reads back only beside the row it was packed for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Anchor {
+    pub recorded_at: i64,
+    pub valid_to: i64,
+}
+
 /// Strings cut from text checked by [`unpack`] (valid UTF-8, each cut on a
 /// character boundary, the lengths adding up), read on demand.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Texts<'a> {
-    /// Their lengths, u32 each.
+    /// Their lengths, LEB128 each.
     lengths: &'a [u8],
+    /// How many there are still to read.
+    count: usize,
     text: &'a str,
 }
 
 impl<'a> Texts<'a> {
-    /// Cuts the strings of `lengths` off the front of `text`: `None` when a
+    /// Takes `count` lengths off the front of `lengths` and cuts their
+    /// strings off the front of `text`: `None` when a length is cut short, a
     /// cut is not on a character boundary or the text is too short.
-    fn cut(lengths: &'a [u8], text: &mut &'a str) -> Option<Texts<'a>> {
+    fn cut(lengths: &mut &'a [u8], count: usize, text: &mut &'a str) -> Option<Texts<'a>> {
+        let mine = *lengths;
         let mut at = 0usize;
-        for n in lengths.chunks_exact(4) {
-            at = at.checked_add(u32::from_le_bytes(n.try_into().ok()?) as usize)?;
+        for _ in 0..count {
+            let n = usize::try_from(take_unsigned(lengths)?).ok()?;
+            at = at.checked_add(n)?;
             if !text.is_char_boundary(at) {
                 return None;
             }
@@ -67,7 +122,8 @@ impl<'a> Texts<'a> {
         let (taken, after) = text.split_at_checked(at)?;
         *text = after;
         Some(Texts {
-            lengths,
+            lengths: &mine[..mine.len() - lengths.len()],
+            count,
             text: taken,
         })
     }
@@ -76,25 +132,24 @@ impl<'a> Texts<'a> {
 impl<'a> Iterator for Texts<'a> {
     type Item = &'a str;
     fn next(&mut self) -> Option<&'a str> {
-        let (n, lengths) = self.lengths.split_first_chunk::<4>()?;
-        self.lengths = lengths;
-        let (first, after) = self
-            .text
-            .split_at_checked(u32::from_le_bytes(*n) as usize)?;
+        self.count = self.count.checked_sub(1)?;
+        let n = usize::try_from(take_unsigned(&mut self.lengths)?).ok()?;
+        let (first, after) = self.text.split_at_checked(n)?;
         self.text = after;
         Some(first)
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.lengths.len() / 4;
-        (n, Some(n))
+        (self.count, Some(self.count))
     }
 }
 
 impl ExactSizeIterator for Texts<'_> {}
 
 impl Rest<'_> {
-    pub(crate) fn pack(&self, out: &mut Vec<u8>) {
+    /// Packs the fields of the version whose row has `anchor` into `out`.
+    pub(crate) fn pack(&self, anchor: Anchor, out: &mut Vec<u8>) {
         out.clear();
+        let asked_is_row = self.requested_valid_to == anchor.valid_to;
         let flags = u8::from(self.split)
             | if self.closed.is_some() { 2 } else { 0 }
             | if self.closed.is_some_and(|c| c.2) {
@@ -102,24 +157,23 @@ impl Rest<'_> {
             } else {
                 0
             }
-            | if self.clipped_by.is_some() { 8 } else { 0 };
+            | if self.clipped_by.is_some() { 8 } else { 0 }
+            | if asked_is_row { 16 } else { 0 };
         out.push(flags);
         out.extend_from_slice(&self.confidence.to_le_bytes());
-        out.extend_from_slice(&self.created_by.to_le_bytes());
-        for n in [
-            self.assertion_seq,
-            self.requested_valid_to,
-            self.supported_at,
-        ] {
-            out.extend_from_slice(&n.to_le_bytes());
+        put_unsigned(out, self.created_by);
+        put_signed(out, self.assertion_seq);
+        if !asked_is_row {
+            put_signed(out, anchor.valid_to.wrapping_sub(self.requested_valid_to));
         }
+        put_signed(out, anchor.recorded_at.wrapping_sub(self.supported_at));
         if let Some((seq, _, _)) = self.closed {
-            out.extend_from_slice(&seq.to_le_bytes());
+            put_unsigned(out, seq);
         }
-        out.extend_from_slice(&(self.supported_by.len() as u32).to_le_bytes());
-        out.extend_from_slice(&(self.reconfirmed.len() as u32).to_le_bytes());
+        put_unsigned(out, self.supported_by.len() as u64);
+        put_unsigned(out, self.reconfirmed.len() as u64);
         for t in &self.reconfirmed {
-            out.extend_from_slice(&t.to_le_bytes());
+            put_signed(out, anchor.recorded_at.wrapping_sub(*t));
         }
         let texts = || {
             std::iter::once(self.assertion)
@@ -128,7 +182,7 @@ impl Rest<'_> {
                 .chain(self.supported_by.iter().copied())
         };
         for s in texts() {
-            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            put_unsigned(out, s.len() as u64);
         }
         for s in texts() {
             out.extend_from_slice(s.as_bytes());
@@ -136,33 +190,52 @@ impl Rest<'_> {
     }
 }
 
-/// A packed [`Rest`] read back; `None` when the bytes are not one.
-pub(crate) fn unpack(bytes: &[u8]) -> Option<Rest<'_, Texts<'_>>> {
-    let mut b = Reader(bytes);
-    let flags = b.take(1)?[0];
-    let confidence = f64::from_le_bytes(b.word()?);
-    let created_by = u64::from_le_bytes(b.word()?);
-    let assertion_seq = i64::from_le_bytes(b.word()?);
-    let requested_valid_to = i64::from_le_bytes(b.word()?);
-    let supported_at = i64::from_le_bytes(b.word()?);
+/// A [`Rest`] packed for the row with `anchor`, read back; `None` when the
+/// bytes are not one.
+pub(crate) fn unpack(bytes: &[u8], anchor: Anchor) -> Option<Rest<'_, Texts<'_>>> {
+    let b = &mut &bytes[..];
+    let (&flags, after) = b.split_first()?;
+    *b = after;
+    if flags & !31 != 0 {
+        return None;
+    }
+    let (confidence, after) = b.split_first_chunk::<8>()?;
+    *b = after;
+    let confidence = f64::from_le_bytes(*confidence);
+    let created_by = take_unsigned(b)?;
+    let assertion_seq = take_signed(b)?;
+    let requested_valid_to = if flags & 16 != 0 {
+        anchor.valid_to
+    } else {
+        anchor.valid_to.wrapping_sub(take_signed(b)?)
+    };
+    let supported_at = anchor.recorded_at.wrapping_sub(take_signed(b)?);
     let closed_seq = if flags & 2 != 0 {
-        Some(u64::from_le_bytes(b.word()?))
+        Some(take_unsigned(b)?)
     } else {
         None
     };
-    let cites = b.len()?;
-    let times = b.len()?;
+    let cites = usize::try_from(take_unsigned(b)?).ok()?;
+    let times = usize::try_from(take_unsigned(b)?).ok()?;
+    // Each takes a byte at least: a count past the bytes left is no rest.
+    if times > b.len() || cites > b.len() {
+        return None;
+    }
     let reconfirmed = (0..times)
-        .map(|_| Some(i64::from_le_bytes(b.word()?)))
+        .map(|_| Some(anchor.recorded_at.wrapping_sub(take_signed(b)?)))
         .collect::<Option<Vec<_>>>()?;
     let clipped = flags & 8 != 0;
     let own = 1 + usize::from(closed_seq.is_some()) + usize::from(clipped);
-    let lengths = b.take(cites.checked_add(own)?.checked_mul(4)?)?;
-    // Every string, checked once.
-    let mut text = std::str::from_utf8(b.0).ok()?;
-    let (own, cited) = lengths.split_at(own * 4);
-    let mut own = Texts::cut(own, &mut text)?;
-    let supported_by = Texts::cut(cited, &mut text)?;
+    // The lengths run up to the first byte that ends the last of them; the
+    // strings follow. Every string is checked once.
+    let mut lengths = *b;
+    for _ in 0..own.checked_add(cites)? {
+        take_unsigned(&mut lengths)?;
+    }
+    let mut text = std::str::from_utf8(lengths).ok()?;
+    let mut lengths = &b[..b.len() - text.len()];
+    let mut own = Texts::cut(&mut lengths, own, &mut text)?;
+    let supported_by = Texts::cut(&mut lengths, cites, &mut text)?;
     if !text.is_empty() {
         return None;
     }
@@ -187,34 +260,19 @@ pub(crate) fn unpack(bytes: &[u8]) -> Option<Rest<'_, Texts<'_>>> {
     })
 }
 
-/// Reads a packed [`Rest`] front to back.
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let (taken, rest) = self.0.split_at_checked(n)?;
-        self.0 = rest;
-        Some(taken)
-    }
-    fn word(&mut self) -> Option<[u8; 8]> {
-        self.take(8)?.try_into().ok()
-    }
-    fn len(&mut self) -> Option<usize> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?) as usize)
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn a_version_row_rest_round_trips_and_any_cut_is_refused() {
-        let rests = [
-            super::Rest {
+    use super::{Anchor, Rest};
+    use crate::time::OPEN;
+
+    fn rests() -> [Rest<'static>; 3] {
+        [
+            Rest {
                 split: true,
                 confidence: 0.35,
                 created_by: 7,
                 assertion_seq: 3,
-                requested_valid_to: i64::MAX,
+                requested_valid_to: OPEN,
                 supported_at: -12,
                 assertion: "B1",
                 closed: Some((9, "R2", true)),
@@ -222,7 +280,7 @@ mod tests {
                 supported_by: vec!["E1", "E22"],
                 reconfirmed: vec![5, 6],
             },
-            super::Rest {
+            Rest {
                 split: false,
                 confidence: 1.0,
                 created_by: 1,
@@ -235,31 +293,133 @@ mod tests {
                 supported_by: Vec::new(),
                 reconfirmed: Vec::new(),
             },
-        ];
-        let mut bytes = Vec::new();
-        for rest in rests {
-            rest.pack(&mut bytes);
-            let back = super::unpack(&bytes).expect("packed rest decodes");
-            let back = super::Rest {
-                split: back.split,
-                confidence: back.confidence,
-                created_by: back.created_by,
-                assertion_seq: back.assertion_seq,
-                requested_valid_to: back.requested_valid_to,
-                supported_at: back.supported_at,
-                assertion: back.assertion,
-                closed: back.closed,
-                clipped_by: back.clipped_by,
-                supported_by: back.supported_by.collect::<Vec<_>>(),
-                reconfirmed: back.reconfirmed,
-            };
-            assert_eq!(back, rest);
-            for cut in 0..bytes.len() {
-                assert!(super::unpack(&bytes[..cut]).is_none(), "cut at {cut}");
-            }
-            let mut longer = bytes.clone();
-            longer.push(0);
-            assert!(super::unpack(&longer).is_none());
+            Rest {
+                split: false,
+                confidence: f64::MIN_POSITIVE,
+                created_by: u64::MAX,
+                assertion_seq: i64::MIN,
+                requested_valid_to: i64::MIN,
+                supported_at: OPEN,
+                assertion: "B\u{1F600}",
+                closed: None,
+                clipped_by: None,
+                supported_by: vec!["", "E9"],
+                reconfirmed: vec![i64::MIN, OPEN, 0],
+            },
+        ]
+    }
+
+    fn anchors() -> [Anchor; 4] {
+        [
+            Anchor {
+                recorded_at: 0,
+                valid_to: 10,
+            },
+            Anchor {
+                recorded_at: 1_767_225_600_000_000,
+                valid_to: OPEN,
+            },
+            Anchor {
+                recorded_at: i64::MIN,
+                valid_to: i64::MIN,
+            },
+            Anchor {
+                recorded_at: OPEN,
+                valid_to: -5,
+            },
+        ]
+    }
+
+    fn back(bytes: &[u8], anchor: Anchor) -> Rest<'_> {
+        let back = super::unpack(bytes, anchor).expect("packed rest decodes");
+        Rest {
+            split: back.split,
+            confidence: back.confidence,
+            created_by: back.created_by,
+            assertion_seq: back.assertion_seq,
+            requested_valid_to: back.requested_valid_to,
+            supported_at: back.supported_at,
+            assertion: back.assertion,
+            closed: back.closed,
+            clipped_by: back.clipped_by,
+            supported_by: back.supported_by.collect::<Vec<_>>(),
+            reconfirmed: back.reconfirmed,
         }
+    }
+
+    #[test]
+    fn a_version_row_rest_round_trips_and_any_cut_is_refused() {
+        let mut bytes = Vec::new();
+        for rest in rests() {
+            for anchor in anchors() {
+                rest.pack(anchor, &mut bytes);
+                assert_eq!(back(&bytes, anchor), rest, "{anchor:?}");
+                for cut in 0..bytes.len() {
+                    assert!(
+                        super::unpack(&bytes[..cut], anchor).is_none(),
+                        "cut at {cut}"
+                    );
+                }
+                let mut longer = bytes.clone();
+                longer.push(0);
+                assert!(super::unpack(&longer, anchor).is_none());
+                let mut flagged = bytes.clone();
+                flagged[0] |= 32;
+                assert!(super::unpack(&flagged, anchor).is_none());
+            }
+        }
+    }
+
+    /// Instants are written as distances from the row's own: a typical
+    /// closed version's fields, beside its row, take a few bytes each.
+    #[test]
+    fn a_rest_beside_its_row_is_small() {
+        let recorded_at = 1_767_225_600_000_000;
+        let rest = Rest {
+            split: false,
+            confidence: 0.8,
+            created_by: 812_345,
+            assertion_seq: 812_345,
+            requested_valid_to: OPEN,
+            supported_at: recorded_at,
+            assertion: "B812345",
+            closed: Some((912_345, "B912345", false)),
+            clipped_by: None,
+            supported_by: vec!["E700001", "E700002"],
+            reconfirmed: Vec::new(),
+        };
+        let anchor = Anchor {
+            recorded_at,
+            valid_to: OPEN,
+        };
+        let mut bytes = Vec::new();
+        rest.pack(anchor, &mut bytes);
+        // flags, confidence, two ids of three bytes, the support instant,
+        // the closing seq, two counts, four lengths, 28 bytes of ids.
+        assert_eq!(bytes.len(), 1 + 8 + 3 + 3 + 1 + 3 + 2 + 4 + 28);
+        assert_eq!(back(&bytes, anchor), rest);
+        // Read beside another row, it reads other instants.
+        let elsewhere = Anchor {
+            recorded_at: recorded_at - 1,
+            valid_to: 5,
+        };
+        let moved = back(&bytes, elsewhere);
+        assert_eq!(
+            (moved.supported_at, moved.requested_valid_to),
+            (recorded_at - 1, 5)
+        );
+    }
+
+    #[test]
+    fn varints_round_trip_and_an_overlong_one_is_refused() {
+        for n in [0, 1, -1, 63, -64, 64, i64::MAX, i64::MIN, 1 << 40] {
+            let mut out = Vec::new();
+            super::put_signed(&mut out, n);
+            let mut b = &out[..];
+            assert_eq!(super::take_signed(&mut b), Some(n));
+            assert!(b.is_empty());
+        }
+        assert_eq!(super::take_unsigned(&mut &[0xffu8; 11][..]), None);
+        assert_eq!(super::take_unsigned(&mut &[0x80u8][..]), None);
     }
 }

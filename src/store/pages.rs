@@ -33,6 +33,7 @@
 //! about 64 to a page; they read and check at their stored widths, and a
 //! follow writes their pages afresh once, at the fixed widths.)
 
+use super::codec::{put_signed, put_unsigned, take_signed, take_unsigned};
 use super::read::{VERSION_COLUMNS, VersionRow};
 use crate::time::{Micros, OPEN};
 use rusqlite::{Connection, params};
@@ -136,25 +137,13 @@ fn pack(row: &VersionRow, rest: &[u8], out: &mut Vec<u8>) {
     let mut body = Vec::with_capacity(rest.len() + 24);
     body.extend_from_slice(&row.valid_from.to_le_bytes());
     body.extend_from_slice(&row.valid_to.to_le_bytes());
-    unsigned(&mut body, row.id as u64);
+    put_unsigned(&mut body, row.id as u64);
     for n in [row.topic, row.agent, row.claim] {
-        signed(&mut body, n);
+        put_signed(&mut body, n);
     }
     body.extend_from_slice(rest);
-    unsigned(out, body.len() as u64);
+    put_unsigned(out, body.len() as u64);
     out.extend_from_slice(&body);
-}
-
-fn unsigned(out: &mut Vec<u8>, mut n: u64) {
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-fn signed(out: &mut Vec<u8>, n: i64) {
-    unsigned(out, ((n << 1) ^ (n >> 63)) as u64);
 }
 
 /// Reads a page's records front to back.
@@ -162,16 +151,7 @@ struct Records<'a>(&'a [u8]);
 
 impl<'a> Records<'a> {
     fn unsigned(&mut self) -> Option<u64> {
-        let mut n = 0u64;
-        for shift in (0..64).step_by(7) {
-            let (&byte, rest) = self.0.split_first()?;
-            self.0 = rest;
-            n |= u64::from(byte & 0x7f) << shift;
-            if byte & 0x80 == 0 {
-                return Some(n);
-            }
-        }
-        None
+        take_unsigned(&mut self.0)
     }
 
     fn word(&mut self) -> Option<i64> {
@@ -181,8 +161,7 @@ impl<'a> Records<'a> {
     }
 
     fn signed(&mut self) -> Option<i64> {
-        let n = self.unsigned()?;
-        Some(((n >> 1) as i64) ^ -((n & 1) as i64))
+        take_signed(&mut self.0)
     }
 
     /// The next record's two instants and its body (undecoded).

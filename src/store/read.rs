@@ -5,7 +5,7 @@ use crate::model::{
     Incident, Name, Names, Origin, RetractTarget, Retraction, Topic, Verification, VerifyState,
     Version,
 };
-use crate::store::codec::{Rest, Texts};
+use crate::store::codec::{Anchor, Rest, Texts};
 use crate::time::{Interval, OPEN};
 use rusqlite::{Connection, OptionalExtension, Row};
 
@@ -429,7 +429,15 @@ impl VersionRow {
         let claim = d.claim(conn, self.claim)?;
         let rest = self
             .packed(bytes)
-            .and_then(crate::store::codec::unpack)
+            .and_then(|rest| {
+                crate::store::codec::unpack(
+                    rest,
+                    Anchor {
+                        recorded_at: self.recorded_at,
+                        valid_to: self.valid_to,
+                    },
+                )
+            })
             .ok_or_else(|| damaged("a version's packed fields (rest) do not decode".into()))?;
         let (assertion, cites) = d.assertion(&rest);
         let closed = rest.closed.map(|(seq, by, retracted)| Closure {

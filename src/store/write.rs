@@ -393,7 +393,13 @@ pub(crate) fn replayed(
                 .collect(),
             reconfirmed: v.reconfirmed.clone(),
         }
-        .pack(&mut rest);
+        .pack(
+            crate::store::codec::Anchor {
+                recorded_at: v.recorded_at,
+                valid_to: v.valid.to,
+            },
+            &mut rest,
+        );
         version.execute(params![
             span,
             (v.id + id_offset) as i64,

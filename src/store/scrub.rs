@@ -184,6 +184,47 @@ pub(crate) struct Growing {
     held: usize,
     /// The parts as this index last stored them (`None`: not stored yet).
     written: Option<HashMap<&'static str, Vec<u8>>>,
+    /// What changed in the index since it was last stored.
+    dirty: Dirty,
+}
+
+/// What changed in a [`Growing`] index since it was last stored, so storing
+/// it encodes and writes only that: for each part that grows record by
+/// record, the first record that may differ, and the versions whose closing
+/// instant changed in place. Any other change, or an index not yet stored
+/// whole, stores every part ([`Dirty::all`]).
+#[derive(Debug, Clone, PartialEq)]
+struct Dirty {
+    versions: usize,
+    by_recorded: usize,
+    by_superseded: usize,
+    marks: usize,
+    /// Versions before `versions` closed since.
+    closed: Vec<u32>,
+}
+
+impl Dirty {
+    /// Every part may differ from what is stored.
+    fn all() -> Dirty {
+        Dirty {
+            versions: 0,
+            by_recorded: 0,
+            by_superseded: 0,
+            marks: 0,
+            closed: Vec::new(),
+        }
+    }
+
+    /// Nothing changed in an index of these lengths.
+    fn none(index: &ScrubIndex) -> Dirty {
+        Dirty {
+            versions: index.versions.len(),
+            by_recorded: index.by_recorded.len(),
+            by_superseded: index.by_superseded.len(),
+            marks: index.marks.len(),
+            closed: Vec::new(),
+        }
+    }
 }
 
 /// A follow's batch did not only append (a version changed other than by
@@ -215,6 +256,7 @@ impl Growing {
             last_seq: i64::MIN,
             held: 0,
             written: None,
+            dirty: Dirty::all(),
         };
         match growing.grow_or_not(conn, header, Some(i64::MIN)) {
             Ok(Ok(())) => Ok(growing),
@@ -235,19 +277,30 @@ impl Growing {
             .iter()
             .map(|&name| stored.remove(name).map(|data| (name, data)))
             .collect();
+        // What is stored need not be this index: compare every part once.
+        self.dirty = Dirty::all();
         Ok(())
     }
 
     /// Stores the index, writing only the chunks whose bytes differ from
     /// what it stored last — the first time, from what the store holds (if
     /// every part of it is stored whole; else the whole index in its place).
+    /// After a growth, only what grew is encoded and compared
+    /// ([`Growing::store_grown`]).
     pub(crate) fn store(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-        let parts: HashMap<&'static str, Vec<u8>> = encode(&self.index).into_iter().collect();
-        if self.written.is_none() {
-            self.read_stored(conn)?;
+        if self.dirty != Dirty::all()
+            && let Some(written) = self.written.as_mut()
+        {
+            store_grown(conn, &self.index, &self.dirty, written)?;
+        } else {
+            let parts: HashMap<&'static str, Vec<u8>> = encode(&self.index).into_iter().collect();
+            if self.written.is_none() {
+                self.read_stored(conn)?;
+            }
+            store_parts(conn, &parts, self.written.as_ref())?;
+            self.written = Some(parts);
         }
-        store_parts(conn, &parts, self.written.as_ref())?;
-        self.written = Some(parts);
+        self.dirty = Dirty::none(&self.index);
         Ok(())
     }
 
@@ -333,6 +386,8 @@ impl Growing {
         header: &Header,
         from: Micros,
     ) -> rusqlite::Result<Result<(), NotAppended>> {
+        // Versions and marks are replaced anywhere: store every part.
+        self.dirty = Dirty::all();
         let rows = versions_since(conn, header, from)?;
         let mut new = Vec::with_capacity(rows.len());
         for (mut v, code) in rows {
@@ -431,6 +486,13 @@ impl Growing {
         {
             return Ok(Err(NotAppended));
         }
+        let dirty = &mut self.dirty;
+        dirty.versions = dirty.versions.min(known);
+        dirty.by_recorded = dirty.by_recorded.min(self.index.by_recorded.len());
+        dirty.by_superseded = dirty.by_superseded.min(self.index.by_superseded.len());
+        dirty
+            .closed
+            .extend(closed.iter().filter(|&&at| (at as usize) < known));
         self.index.by_recorded.extend(by_recorded);
         self.index.by_superseded.extend(closed);
         let index = &mut self.index;
@@ -491,6 +553,11 @@ impl Growing {
         // a log written in recorded order.
         marks.sort_unstable_by_key(|m| (m.recorded_at, m.seq));
         let old = std::mem::take(&mut self.index.marks);
+        if let Some(first) = marks.first() {
+            let at =
+                old.partition_point(|m| (m.recorded_at, m.seq) < (first.recorded_at, first.seq));
+            self.dirty.marks = self.dirty.marks.min(at);
+        }
         self.index.marks = merge_by_key(old, marks, |m| (m.recorded_at, m.seq));
         self.index.evidence = self
             .index
@@ -969,24 +1036,180 @@ fn store_parts(
     if before.is_none() {
         conn.execute("DELETE FROM scrub", [])?;
     }
+    for name in PARTS {
+        let data = parts.get(name).map_or(&[][..], Vec::as_slice);
+        let old = before.and_then(|b| b.get(name)).map(Vec::as_slice);
+        store_part(conn, name, data, old)?;
+    }
+    Ok(())
+}
+
+/// Stores part `name` as chunks: those that differ from what was stored
+/// `old` (all, if `None`), deleting the chunks `old` had past its new end.
+fn store_part(
+    conn: &Connection,
+    name: &str,
+    data: &[u8],
+    old: Option<&[u8]>,
+) -> rusqlite::Result<()> {
     let mut put =
         conn.prepare_cached("INSERT OR REPLACE INTO scrub (part, data) VALUES (?1, ?2)")?;
     let mut delete = conn.prepare_cached("DELETE FROM scrub WHERE part = ?1")?;
-    for name in PARTS {
-        let data = parts.get(name).map_or(&[][..], Vec::as_slice);
-        let old: Vec<(String, &[u8])> = match before.and_then(|b| b.get(name)) {
-            Some(old) => chunks(name, old).collect(),
-            None => Vec::new(),
+    let old: Vec<(String, &[u8])> = match old {
+        Some(old) => chunks(name, old).collect(),
+        None => Vec::new(),
+    };
+    let new: Vec<(String, &[u8])> = chunks(name, data).collect();
+    for (k, (row, chunk)) in new.iter().enumerate() {
+        if old.get(k).is_none_or(|(_, was)| was != chunk) {
+            put.execute(params![row, chunk])?;
+        }
+    }
+    for (row, _) in old.iter().skip(new.len()) {
+        delete.execute([row])?;
+    }
+    Ok(())
+}
+
+/// Stores what changed in `index` since `written` (the parts as last
+/// stored, brought up to date in place), as `dirty` tells: each part that
+/// grows record by record encoded from its first changed record on, with
+/// the closing instants changed in place; the small parts (claims,
+/// checkpoints, evidence) encoded whole and compared. Only the chunks that
+/// hold a changed byte are written.
+fn store_grown(
+    conn: &Connection,
+    index: &ScrubIndex,
+    dirty: &Dirty,
+    written: &mut HashMap<&'static str, Vec<u8>>,
+) -> rusqlite::Result<()> {
+    for (name, data) in encode_small(index) {
+        store_part(conn, name, &data, written.get(name).map(Vec::as_slice))?;
+        written.insert(name, data);
+    }
+    let closed: Vec<usize> = dirty.closed.iter().map(|&at| at as usize).collect();
+    let (versions, marks) = (&index.versions, &index.marks);
+    let (recorded, superseded) = (&index.by_recorded, &index.by_superseded);
+    let u32_at = |list: &[u32], i: usize, out: &mut Vec<u8>| {
+        out.extend_from_slice(&list[i].to_le_bytes());
+    };
+    let grown: [Grown; 5] = [
+        (
+            "versions",
+            36,
+            dirty.versions,
+            versions.len(),
+            &[],
+            &|i, out| {
+                put_version(out, &versions[i]);
+            },
+        ),
+        (
+            "superseded",
+            8,
+            dirty.versions,
+            versions.len(),
+            &closed,
+            &|i, out| {
+                out.extend_from_slice(&versions[i].superseded_at.to_le_bytes());
+            },
+        ),
+        (
+            "by_recorded",
+            4,
+            dirty.by_recorded,
+            recorded.len(),
+            &[],
+            &|i, out| {
+                u32_at(recorded, i, out);
+            },
+        ),
+        (
+            "by_superseded",
+            4,
+            dirty.by_superseded,
+            superseded.len(),
+            &[],
+            &|i, out| {
+                u32_at(superseded, i, out);
+            },
+        ),
+        ("marks", 26, dirty.marks, marks.len(), &[], &|i, out| {
+            put_mark(out, &marks[i]);
+        }),
+    ];
+    for (name, width, from, count, touched, put) in grown {
+        let data = written.entry(name).or_default();
+        grow_part(conn, name, data, width, (from, count), touched, put)?;
+    }
+    Ok(())
+}
+
+/// A part that grows record by record, as [`store_grown`] stores it: its
+/// name, record width, first changed record, record count, records changed
+/// in place before that, and how record i is encoded.
+type Grown<'a> = (
+    &'static str,
+    usize,
+    usize,
+    usize,
+    &'a [usize],
+    &'a dyn Fn(usize, &mut Vec<u8>),
+);
+
+/// Brings part `name` as stored (`data`, records of `width` bytes) up to
+/// date with `count` records: those from `from` on, and those at `touched`,
+/// encoded again by `put`. Writes the chunks holding a byte that changed and
+/// deletes those past the part's new end. A part whose stored length is not
+/// what its records take is encoded and written whole.
+fn grow_part(
+    conn: &Connection,
+    name: &str,
+    data: &mut Vec<u8>,
+    width: usize,
+    (from, count): (usize, usize),
+    touched: &[usize],
+    put: &dyn Fn(usize, &mut Vec<u8>),
+) -> rusqlite::Result<()> {
+    let mut record = Vec::with_capacity(width);
+    let old_len = data.len();
+    let from_byte = from.saturating_mul(width);
+    let grows = from <= count && old_len.is_multiple_of(width) && old_len >= from_byte;
+    if !grows {
+        // Empty now, or not stored as records before `from`: whole.
+        let mut whole = Vec::with_capacity(count * width);
+        (0..count).for_each(|i| put(i, &mut whole));
+        let before = std::mem::replace(data, whole);
+        return store_part(conn, name, data, Some(&before));
+    }
+    data.truncate(from_byte);
+    (from..count).for_each(|i| put(i, data));
+    let mut changed: Vec<usize> = Vec::new();
+    for &i in touched.iter().filter(|&&i| i < from) {
+        record.clear();
+        put(i, &mut record);
+        let Some(place) = data.get_mut(i * width..(i + 1) * width) else {
+            continue;
         };
-        let new: Vec<(String, &[u8])> = chunks(name, data).collect();
-        for (k, (row, chunk)) in new.iter().enumerate() {
-            if old.get(k).is_none_or(|(_, was)| was != chunk) {
-                put.execute(params![row, chunk])?;
-            }
-        }
-        for (row, _) in old.iter().skip(new.len()) {
-            delete.execute([row])?;
-        }
+        place.copy_from_slice(&record);
+        changed.push(i * width / CHUNK);
+    }
+    let chunks_of = |len: usize| len.div_ceil(CHUNK).max(1);
+    let (old_chunks, new_chunks) = (chunks_of(old_len), chunks_of(data.len()));
+    changed.extend(from_byte / CHUNK..new_chunks);
+    changed.sort_unstable();
+    changed.dedup();
+    let mut put_row =
+        conn.prepare_cached("INSERT OR REPLACE INTO scrub (part, data) VALUES (?1, ?2)")?;
+    for k in changed.into_iter().filter(|&k| k < new_chunks) {
+        let chunk = data
+            .get(k * CHUNK..((k + 1) * CHUNK).min(data.len()))
+            .unwrap_or(&[]);
+        put_row.execute(params![chunk_row(name, k), chunk])?;
+    }
+    let mut delete = conn.prepare_cached("DELETE FROM scrub WHERE part = ?1")?;
+    for k in new_chunks..old_chunks {
+        delete.execute([chunk_row(name, k)])?;
     }
     Ok(())
 }
@@ -1083,14 +1306,19 @@ fn chunks<'a>(name: &str, data: &'a [u8]) -> impl Iterator<Item = (String, &'a [
         data.chunks(CHUNK).collect()
     };
     let name = name.to_owned();
-    pieces.into_iter().enumerate().map(move |(k, piece)| {
-        let row = if k == 0 {
-            name.clone()
-        } else {
-            format!("{name}/{k}")
-        };
-        (row, piece)
-    })
+    pieces
+        .into_iter()
+        .enumerate()
+        .map(move |(k, piece)| (chunk_row(&name, k), piece))
+}
+
+/// The row chunk `k` of part `name` is stored under.
+fn chunk_row(name: &str, k: usize) -> String {
+    if k == 0 {
+        name.to_owned()
+    } else {
+        format!("{name}/{k}")
+    }
 }
 
 const PARTS: [&str; 8] = [
@@ -1110,21 +1338,28 @@ fn encode(index: &ScrubIndex) -> Vec<(&'static str, Vec<u8>)> {
     let mut versions = Vec::with_capacity(index.versions.len() * 36);
     let mut superseded = Vec::with_capacity(index.versions.len() * 8);
     for v in &index.versions {
-        versions.extend_from_slice(&v.id.to_le_bytes());
-        for t in [v.recorded_at, v.valid_from] {
-            versions.extend_from_slice(&t.to_le_bytes());
-        }
-        for c in [v.topic, v.agent, v.claim] {
-            versions.extend_from_slice(&c.to_le_bytes());
-        }
+        put_version(&mut versions, v);
         superseded.extend_from_slice(&v.superseded_at.to_le_bytes());
     }
+    let mut marks = Vec::with_capacity(index.marks.len() * 26);
+    for m in &index.marks {
+        put_mark(&mut marks, m);
+    }
+    let [p0, p1, _, p3, p4, _, p6, _] = PARTS;
+    let mut parts = vec![
+        (p0, versions),
+        (p1, superseded),
+        (p3, u32s(&index.by_recorded)),
+        (p4, u32s(&index.by_superseded)),
+        (p6, marks),
+    ];
+    parts.extend(encode_small(index));
+    parts
+}
+
+/// The parts a follow's batch encodes whole: claims, checkpoints, evidence.
+fn encode_small(index: &ScrubIndex) -> [(&'static str, Vec<u8>); 3] {
     let claims = index.claims.join("\u{1f}").into_bytes();
-    let u32s = |list: &[u32]| {
-        list.iter()
-            .flat_map(|x| x.to_le_bytes())
-            .collect::<Vec<u8>>()
-    };
     let mut checkpoints = u32s(&[index.stride as u32, index.checkpoints.len() as u32]);
     for c in &index.checkpoints {
         checkpoints.extend_from_slice(&(c.len() as u32).to_le_bytes());
@@ -1132,32 +1367,40 @@ fn encode(index: &ScrubIndex) -> Vec<(&'static str, Vec<u8>)> {
     for c in &index.checkpoints {
         checkpoints.extend(u32s(c));
     }
-    let mut marks = Vec::with_capacity(index.marks.len() * 26);
-    for m in &index.marks {
-        marks.extend_from_slice(&m.seq.to_le_bytes());
-        marks.extend_from_slice(&m.recorded_at.to_le_bytes());
-        marks.push(m.kind.index() as u8);
-        marks.push(EFFECTS.iter().position(|&e| e == m.effect).unwrap_or(1) as u8);
-        marks.extend_from_slice(&m.topic.to_le_bytes());
-        marks.extend_from_slice(&m.agent.to_le_bytes());
-    }
     let evidence: Vec<u8> = index
         .evidence
         .iter()
         .flat_map(|w| [w.id, w.source, w.cited])
         .flat_map(u16::to_le_bytes)
         .collect();
-    let [p0, p1, p2, p3, p4, p5, p6, p7] = PARTS;
-    vec![
-        (p0, versions),
-        (p1, superseded),
-        (p2, claims),
-        (p3, u32s(&index.by_recorded)),
-        (p4, u32s(&index.by_superseded)),
-        (p5, checkpoints),
-        (p6, marks),
-        (p7, evidence),
-    ]
+    let [_, _, p2, _, _, p5, _, p7] = PARTS;
+    [(p2, claims), (p5, checkpoints), (p7, evidence)]
+}
+
+fn u32s(list: &[u32]) -> Vec<u8> {
+    list.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// A version's record in the `versions` part (36 bytes; its closing
+/// instant is in `superseded`).
+fn put_version(out: &mut Vec<u8>, v: &VersionKey) {
+    out.extend_from_slice(&v.id.to_le_bytes());
+    for t in [v.recorded_at, v.valid_from] {
+        out.extend_from_slice(&t.to_le_bytes());
+    }
+    for c in [v.topic, v.agent, v.claim] {
+        out.extend_from_slice(&c.to_le_bytes());
+    }
+}
+
+/// A mark's record in the `marks` part (26 bytes).
+fn put_mark(out: &mut Vec<u8>, m: &MarkKey) {
+    out.extend_from_slice(&m.seq.to_le_bytes());
+    out.extend_from_slice(&m.recorded_at.to_le_bytes());
+    out.push(m.kind.index() as u8);
+    out.push(EFFECTS.iter().position(|&e| e == m.effect).unwrap_or(1) as u8);
+    out.extend_from_slice(&m.topic.to_le_bytes());
+    out.extend_from_slice(&m.agent.to_le_bytes());
 }
 
 /// A little-endian reader over one blob; `None` when it runs out.

@@ -285,8 +285,8 @@ impl Growing {
     /// Stores the index, writing only the chunks whose bytes differ from
     /// what it stored last — the first time, from what the store holds (if
     /// every part of it is stored whole; else the whole index in its place).
-    /// After a growth, only what grew is encoded and compared
-    /// ([`Growing::store_grown`]).
+    /// After a growth, only what grew is encoded and written
+    /// ([`store_grown`]).
     pub(crate) fn store(&mut self, conn: &Connection) -> rusqlite::Result<()> {
         if self.dirty != Dirty::all()
             && let Some(written) = self.written.as_mut()
@@ -1176,7 +1176,7 @@ fn grow_part(
     let from_byte = from.saturating_mul(width);
     let grows = from <= count && old_len.is_multiple_of(width) && old_len >= from_byte;
     if !grows {
-        // Empty now, or not stored as records before `from`: whole.
+        // Not stored as whole records up to `from`: encoded and compared whole.
         let mut whole = Vec::with_capacity(count * width);
         (0..count).for_each(|i| put(i, &mut whole));
         let before = std::mem::replace(data, whole);

@@ -113,8 +113,7 @@ pub fn follow(
         let lines = count_lines(dataset, len)?;
         let sha = hash_prefix(dataset, len)?;
         set_meta(&conn, len, lines, &sha)?;
-        let events =
-            loaded.evidence + loaded.assertions + loaded.retractions + loaded.verifications;
+        let events = loaded.events();
         first = Some(Batch {
             events,
             total: events,

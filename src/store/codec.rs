@@ -226,14 +226,14 @@ pub(crate) fn unpack(bytes: &[u8], anchor: Anchor) -> Option<Rest<'_, Texts<'_>>
         .collect::<Option<Vec<_>>>()?;
     let clipped = flags & 8 != 0;
     let own = 1 + usize::from(closed_seq.is_some()) + usize::from(clipped);
-    // The lengths run up to the first byte that ends the last of them; the
-    // strings follow. Every string is checked once.
-    let mut lengths = *b;
+    // The lengths, then the strings: where the last length ends, the
+    // strings begin. Every string is checked once.
+    let mut strings = *b;
     for _ in 0..own.checked_add(cites)? {
-        take_unsigned(&mut lengths)?;
+        take_unsigned(&mut strings)?;
     }
-    let mut text = std::str::from_utf8(lengths).ok()?;
-    let mut lengths = &b[..b.len() - text.len()];
+    let mut lengths = &b[..b.len() - strings.len()];
+    let mut text = std::str::from_utf8(strings).ok()?;
     let mut own = Texts::cut(&mut lengths, own, &mut text)?;
     let supported_by = Texts::cut(&mut lengths, cites, &mut text)?;
     if !text.is_empty() {

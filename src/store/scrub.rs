@@ -184,40 +184,28 @@ pub(crate) struct Growing {
     held: usize,
     /// The parts as this index last stored them (`None`: not stored yet).
     written: Option<HashMap<&'static str, Vec<u8>>>,
-    /// What changed in the index since it was last stored.
-    dirty: Dirty,
+    /// What grew since the index was last stored (`None`: anything may
+    /// have changed, or it was not stored whole: every part is compared).
+    grown: Option<Grown>,
 }
 
-/// What changed in a [`Growing`] index since it was last stored, so storing
-/// it encodes and writes only that: for each part that grows record by
-/// record, the first record that may differ, and the versions whose closing
-/// instant changed in place. Any other change, or an index not yet stored
-/// whole, stores every part ([`Dirty::all`]).
-#[derive(Debug, Clone, PartialEq)]
-struct Dirty {
+/// What grew in a [`Growing`] index since it was last stored, so storing it
+/// encodes and writes only that: for each part that grows record by record,
+/// the first record that may differ, and the versions before those whose
+/// closing instant changed in place.
+#[derive(Debug, Clone)]
+struct Grown {
     versions: usize,
     by_recorded: usize,
     by_superseded: usize,
     marks: usize,
-    /// Versions before `versions` closed since.
-    closed: Vec<u32>,
+    closed: Vec<usize>,
 }
 
-impl Dirty {
-    /// Every part may differ from what is stored.
-    fn all() -> Dirty {
-        Dirty {
-            versions: 0,
-            by_recorded: 0,
-            by_superseded: 0,
-            marks: 0,
-            closed: Vec::new(),
-        }
-    }
-
-    /// Nothing changed in an index of these lengths.
-    fn none(index: &ScrubIndex) -> Dirty {
-        Dirty {
+impl Grown {
+    /// Nothing grew yet in an index of these lengths.
+    fn from(index: &ScrubIndex) -> Grown {
+        Grown {
             versions: index.versions.len(),
             by_recorded: index.by_recorded.len(),
             by_superseded: index.by_superseded.len(),
@@ -256,7 +244,7 @@ impl Growing {
             last_seq: i64::MIN,
             held: 0,
             written: None,
-            dirty: Dirty::all(),
+            grown: None,
         };
         match growing.grow_or_not(conn, header, Some(i64::MIN)) {
             Ok(Ok(())) => Ok(growing),
@@ -278,7 +266,7 @@ impl Growing {
             .map(|&name| stored.remove(name).map(|data| (name, data)))
             .collect();
         // What is stored need not be this index: compare every part once.
-        self.dirty = Dirty::all();
+        self.grown = None;
         Ok(())
     }
 
@@ -288,10 +276,8 @@ impl Growing {
     /// After a growth, only what grew is encoded and written
     /// ([`store_grown`]).
     pub(crate) fn store(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-        if self.dirty != Dirty::all()
-            && let Some(written) = self.written.as_mut()
-        {
-            store_grown(conn, &self.index, &self.dirty, written)?;
+        if let (Some(grown), Some(written)) = (&self.grown, self.written.as_mut()) {
+            store_grown(conn, &self.index, grown, written)?;
         } else {
             let parts: HashMap<&'static str, Vec<u8>> = encode(&self.index).into_iter().collect();
             if self.written.is_none() {
@@ -300,7 +286,7 @@ impl Growing {
             store_parts(conn, &parts, self.written.as_ref())?;
             self.written = Some(parts);
         }
-        self.dirty = Dirty::none(&self.index);
+        self.grown = Some(Grown::from(&self.index));
         Ok(())
     }
 
@@ -387,7 +373,7 @@ impl Growing {
         from: Micros,
     ) -> rusqlite::Result<Result<(), NotAppended>> {
         // Versions and marks are replaced anywhere: store every part.
-        self.dirty = Dirty::all();
+        self.grown = None;
         let rows = versions_since(conn, header, from)?;
         let mut new = Vec::with_capacity(rows.len());
         for (mut v, code) in rows {
@@ -486,13 +472,16 @@ impl Growing {
         {
             return Ok(Err(NotAppended));
         }
-        let dirty = &mut self.dirty;
-        dirty.versions = dirty.versions.min(known);
-        dirty.by_recorded = dirty.by_recorded.min(self.index.by_recorded.len());
-        dirty.by_superseded = dirty.by_superseded.min(self.index.by_superseded.len());
-        dirty
-            .closed
-            .extend(closed.iter().filter(|&&at| (at as usize) < known));
+        if let Some(grown) = &mut self.grown {
+            grown.versions = grown.versions.min(known);
+            grown.by_recorded = grown.by_recorded.min(self.index.by_recorded.len());
+            grown.by_superseded = grown.by_superseded.min(self.index.by_superseded.len());
+            let before = closed
+                .iter()
+                .map(|&at| at as usize)
+                .filter(|&at| at < known);
+            grown.closed.extend(before);
+        }
         self.index.by_recorded.extend(by_recorded);
         self.index.by_superseded.extend(closed);
         let index = &mut self.index;
@@ -553,10 +542,10 @@ impl Growing {
         // a log written in recorded order.
         marks.sort_unstable_by_key(|m| (m.recorded_at, m.seq));
         let old = std::mem::take(&mut self.index.marks);
-        if let Some(first) = marks.first() {
+        if let (Some(grown), Some(first)) = (&mut self.grown, marks.first()) {
             let at =
                 old.partition_point(|m| (m.recorded_at, m.seq) < (first.recorded_at, first.seq));
-            self.dirty.marks = self.dirty.marks.min(at);
+            grown.marks = grown.marks.min(at);
         }
         self.index.marks = merge_by_key(old, marks, |m| (m.recorded_at, m.seq));
         self.index.evidence = self
@@ -1072,7 +1061,7 @@ fn store_part(
 }
 
 /// Stores what changed in `index` since `written` (the parts as last
-/// stored, brought up to date in place), as `dirty` tells: each part that
+/// stored, brought up to date in place), as `grown` tells: each part that
 /// grows record by record encoded from its first changed record on, with
 /// the closing instants changed in place; the small parts (claims,
 /// checkpoints, evidence) encoded whole and compared. Only the chunks that
@@ -1080,24 +1069,23 @@ fn store_part(
 fn store_grown(
     conn: &Connection,
     index: &ScrubIndex,
-    dirty: &Dirty,
+    grown: &Grown,
     written: &mut HashMap<&'static str, Vec<u8>>,
 ) -> rusqlite::Result<()> {
     for (name, data) in encode_small(index) {
         store_part(conn, name, &data, written.get(name).map(Vec::as_slice))?;
         written.insert(name, data);
     }
-    let closed: Vec<usize> = dirty.closed.iter().map(|&at| at as usize).collect();
     let (versions, marks) = (&index.versions, &index.marks);
     let (recorded, superseded) = (&index.by_recorded, &index.by_superseded);
     let u32_at = |list: &[u32], i: usize, out: &mut Vec<u8>| {
         out.extend_from_slice(&list[i].to_le_bytes());
     };
-    let grown: [Grown; 5] = [
+    let parts: [GrowingPart; 5] = [
         (
             "versions",
             36,
-            dirty.versions,
+            grown.versions,
             versions.len(),
             &[],
             &|i, out| {
@@ -1107,9 +1095,9 @@ fn store_grown(
         (
             "superseded",
             8,
-            dirty.versions,
+            grown.versions,
             versions.len(),
-            &closed,
+            &grown.closed,
             &|i, out| {
                 out.extend_from_slice(&versions[i].superseded_at.to_le_bytes());
             },
@@ -1117,7 +1105,7 @@ fn store_grown(
         (
             "by_recorded",
             4,
-            dirty.by_recorded,
+            grown.by_recorded,
             recorded.len(),
             &[],
             &|i, out| {
@@ -1127,18 +1115,18 @@ fn store_grown(
         (
             "by_superseded",
             4,
-            dirty.by_superseded,
+            grown.by_superseded,
             superseded.len(),
             &[],
             &|i, out| {
                 u32_at(superseded, i, out);
             },
         ),
-        ("marks", 26, dirty.marks, marks.len(), &[], &|i, out| {
+        ("marks", 26, grown.marks, marks.len(), &[], &|i, out| {
             put_mark(out, &marks[i]);
         }),
     ];
-    for (name, width, from, count, touched, put) in grown {
+    for (name, width, from, count, touched, put) in parts {
         let data = written.entry(name).or_default();
         grow_part(conn, name, data, width, (from, count), touched, put)?;
     }
@@ -1148,7 +1136,7 @@ fn store_grown(
 /// A part that grows record by record, as [`store_grown`] stores it: its
 /// name, record width, first changed record, record count, records changed
 /// in place before that, and how record i is encoded.
-type Grown<'a> = (
+type GrowingPart<'a> = (
     &'static str,
     usize,
     usize,

@@ -175,9 +175,8 @@ pub(crate) struct Growing {
     claim_code: HashMap<i64, u32, ShortKeys>,
     /// Evidence id → its seq.
     evidence_seq: HashMap<String, i64, ShortKeys>,
-    /// Evidence seq → its id and source widths, and how many citations name
-    /// it and the sum of the citing events' id widths.
-    evidence: HashMap<i64, (EvidenceWidths, usize, usize), ShortKeys>,
+    /// Evidence seq → its widths (each citation adds to `cited`, [`cite`]).
+    evidence: HashMap<i64, EvidenceWidths, ShortKeys>,
     /// The last event seq seen (events are appended in seq order).
     last_seq: i64,
     /// How many versions are still held.
@@ -518,7 +517,7 @@ impl Growing {
             id_widths.push((seq, read.id_width));
             if let Some((id, own)) = read.evidence {
                 self.evidence_seq.insert(id, seq);
-                self.evidence.insert(seq, (own, 0, 0));
+                self.evidence.insert(seq, own);
             }
             marks.push(read.mark);
         }
@@ -532,10 +531,9 @@ impl Growing {
             let citing = id_widths.binary_search_by_key(&seq, |&(s, _)| s);
             let cited = self.evidence_seq.get(r.get_ref(1)?.as_str()?);
             if let (Ok(citing), Some(cited)) = (citing, cited)
-                && let Some((_, count, chars)) = self.evidence.get_mut(cited)
+                && let Some(w) = self.evidence.get_mut(cited)
             {
-                *count += 1;
-                *chars += usize::from(id_widths[citing].1);
+                w.cited = cite(w.cited, id_widths[citing].1);
             }
         }
         // New marks into their place by (recorded_at, seq): at the end, for
@@ -554,10 +552,7 @@ impl Growing {
             .iter()
             .filter(|m| m.kind == MarkKind::Evidence)
             .filter_map(|m| self.evidence.get(&(m.seq as i64)))
-            .map(|&(mut w, count, chars)| {
-                w.cited = cited_width(count, chars);
-                w
-            })
+            .copied()
             .collect();
         Ok(())
     }
@@ -678,12 +673,15 @@ fn width(s: &str) -> u16 {
     s.chars().count().min(usize::from(u16::MAX)) as u16
 }
 
-/// The width of the ids citing an evidence item, comma-separated: `count`
-/// of them, whose widths add up to `chars`.
-fn cited_width(count: usize, chars: usize) -> u16 {
-    match count {
-        0 => 0,
-        _ => (chars + count - 1).min(usize::from(u16::MAX)) as u16,
+/// The width of the ids citing an evidence item, comma-separated, once one
+/// more id of width `id` cites it: the list's width `cited`, a comma and
+/// the id (capped). Ids are never empty (validation refuses them), so a
+/// width of 0 is a list of none, and the width is the list's whatever order
+/// the ids come in.
+fn cite(cited: u16, id: u16) -> u16 {
+    match cited {
+        0 => id,
+        _ => cited.saturating_add(1).saturating_add(id),
     }
 }
 
@@ -979,16 +977,15 @@ impl ScrubIndex {
                 .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
                 .optional()?;
             let Some((seq, source)) = found else { continue };
-            let (mut count, mut chars) = (0, 0);
+            let mut cited = 0;
             let mut q = citing.query([id])?;
             while let Some(r) = q.next()? {
-                count += 1;
-                chars += usize::from(width(r.get_ref(0)?.as_str()?));
+                cited = cite(cited, width(r.get_ref(0)?.as_str()?));
             }
             let w = EvidenceWidths {
                 id: width(id),
                 source: width(source.as_deref().unwrap_or("")),
-                cited: cited_width(count, chars),
+                cited,
             };
             fresh.insert(seq as u64, w);
         }

@@ -255,6 +255,71 @@ impl Growing {
         }
     }
 
+    /// The index the store holds, with what it takes to grow it, read rather
+    /// than computed (a follow taking a store up: its index was written with
+    /// its rows, by the load or the batch before): the parts decoded, the
+    /// claims' stored codes and the evidence items' seqs read. The first
+    /// store compares every part. An index that does not decode, or names a
+    /// claim the store lacks, is computed afresh.
+    pub(crate) fn stored(conn: &Connection, header: &Header) -> rusqlite::Result<Growing> {
+        let mut parts = stored_parts(conn)?;
+        let index = match decode(&parts) {
+            Ok(index) if index.stride == CHECKPOINT => index,
+            _ => return Self::computed_over_stored(conn, header),
+        };
+        let mut codes: HashMap<String, i64> = HashMap::new();
+        let mut stmt = conn.prepare("SELECT text, code FROM claims")?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            codes.insert(r.get(0)?, r.get(1)?);
+        }
+        let claim_code: Option<HashMap<i64, u32, ShortKeys>> = (index.claims.iter().enumerate())
+            .map(|(at, text)| Some((*codes.get(text)?, at as u32)))
+            .collect();
+        let evidence_marks = index.marks.iter().filter(|m| m.kind == MarkKind::Evidence);
+        let (Some(claim_code), true) = (
+            claim_code,
+            evidence_marks.clone().count() == index.evidence.len(),
+        ) else {
+            return Self::computed_over_stored(conn, header);
+        };
+        let evidence = evidence_marks
+            .zip(&index.evidence)
+            .map(|(m, w)| (m.seq as i64, *w))
+            .collect();
+        let mut evidence_seq = HashMap::default();
+        let mut stmt = conn.prepare("SELECT id, seq FROM events WHERE kind = 'evidence'")?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            evidence_seq.insert(r.get(0)?, r.get(1)?);
+        }
+        let last_seq: Option<i64> =
+            conn.query_row("SELECT max(seq) FROM events", [], |r| r.get(0))?;
+        let held = (index.versions.iter())
+            .filter(|v| v.superseded_at == OPEN)
+            .count();
+        Ok(Growing {
+            written: PARTS
+                .iter()
+                .map(|&name| parts.remove(name).map(|data| (name, data)))
+                .collect(),
+            index,
+            claim_code,
+            evidence_seq,
+            evidence,
+            last_seq: last_seq.unwrap_or(i64::MIN),
+            held,
+            grown: None,
+        })
+    }
+
+    /// [`Growing::compute`], taking what the store holds as last stored.
+    fn computed_over_stored(conn: &Connection, header: &Header) -> rusqlite::Result<Growing> {
+        let mut growing = Self::compute(conn, header)?;
+        growing.read_stored(conn)?;
+        Ok(growing)
+    }
+
     /// Takes what the store holds as what this index last stored, if every
     /// part of it is stored whole (a follow does it as it starts, so its
     /// first batch does not read the stored index on a line's way in).
@@ -1719,6 +1784,37 @@ mod tests {
     /// had, one version fewer), an evidence item and an assertion deleted
     /// with their citations, an outcome changed. The patched index equals a
     /// fresh computation, and was patched, not computed afresh.
+    /// A follow takes a store up by reading its index: what it reads is
+    /// what a computation from the rows holds, maps included, and the store
+    /// it then makes writes nothing (the first store compares every part).
+    #[test]
+    fn an_index_read_back_is_the_one_computed() {
+        let store = crate::synth::store_of(crate::synth::GenConfig {
+            events: 3000,
+            topics: 12,
+            agents: 3,
+            seed: 5,
+        });
+        let (conn, header) = (store.connection(), store.header());
+        let computed = Growing::compute(conn, header).expect("computes");
+        let mut stored = Growing::stored(conn, header).expect("reads");
+        assert_eq!(stored.index, computed.index);
+        assert_eq!(stored.claim_code, computed.claim_code);
+        assert_eq!(stored.evidence_seq, computed.evidence_seq);
+        assert_eq!(stored.evidence, computed.evidence);
+        assert_eq!(
+            (stored.last_seq, stored.held),
+            (computed.last_seq, computed.held)
+        );
+        assert!(
+            stored.grown.is_none(),
+            "the first store compares every part"
+        );
+        let changes = conn.total_changes();
+        stored.store(conn).expect("stores");
+        assert_eq!(conn.total_changes(), changes, "nothing differed");
+    }
+
     #[test]
     fn a_patched_index_equals_a_fresh_computation() {
         let store = crate::synth::store_of(crate::synth::GenConfig {

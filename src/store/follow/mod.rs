@@ -402,8 +402,7 @@ impl<'a> Follower<'a> {
                 .collect::<rusqlite::Result<HashSet<String>>>()?
         };
         let stored: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
-        let mut scrub = Growing::compute(&tx, &header)?;
-        scrub.read_stored(&tx)?;
+        let scrub = Growing::stored(&tx, &header)?;
         let truths = Truths::read(&tx, &header)?;
         tx.finish()?;
         if stored as usize != check.events {

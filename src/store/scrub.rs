@@ -175,8 +175,9 @@ pub(crate) struct Growing {
     claim_code: HashMap<i64, u32, ShortKeys>,
     /// Evidence id → its seq.
     evidence_seq: HashMap<String, i64, ShortKeys>,
-    /// Evidence seq → its widths (each citation adds to `cited`, [`cite`]).
-    evidence: HashMap<i64, EvidenceWidths, ShortKeys>,
+    /// Evidence seq → its position in `index.evidence` (each citation adds
+    /// to its `cited`, [`cite`]).
+    evidence_at: HashMap<i64, usize, ShortKeys>,
     /// The last event seq seen (events are appended in seq order).
     last_seq: i64,
     /// How many versions are still held.
@@ -239,7 +240,7 @@ impl Growing {
             index,
             claim_code: HashMap::default(),
             evidence_seq: HashMap::default(),
-            evidence: HashMap::default(),
+            evidence_at: HashMap::default(),
             last_seq: i64::MIN,
             held: 0,
             written: None,
@@ -283,10 +284,7 @@ impl Growing {
         ) else {
             return Self::computed_over_stored(conn, header);
         };
-        let evidence = evidence_marks
-            .zip(&index.evidence)
-            .map(|(m, w)| (m.seq as i64, *w))
-            .collect();
+        let evidence_at = evidence_positions(&index);
         let mut evidence_seq = HashMap::default();
         let mut stmt = conn.prepare("SELECT id, seq FROM events WHERE kind = 'evidence'")?;
         let mut q = stmt.query([])?;
@@ -306,7 +304,7 @@ impl Growing {
             index,
             claim_code,
             evidence_seq,
-            evidence,
+            evidence_at,
             last_seq: last_seq.unwrap_or(i64::MIN),
             held,
             grown: None,
@@ -465,6 +463,7 @@ impl Growing {
             .map(|m| m.seq)
             .collect();
         self.index.replace_marks(conn, header, &again, &[])?;
+        self.evidence_at = evidence_positions(&self.index);
         Ok(Ok(()))
     }
 
@@ -575,6 +574,8 @@ impl Growing {
         // The new events' seqs and id widths, in seq order.
         let mut id_widths: Vec<(i64, u16)> = Vec::new();
         let mut marks = Vec::new();
+        // The new evidence items' widths.
+        let mut fresh: HashMap<i64, EvidenceWidths, ShortKeys> = HashMap::default();
         let mut q = stmt.query([after])?;
         while let Some(r) = q.next()? {
             let seq: i64 = r.get(0)?;
@@ -582,7 +583,7 @@ impl Growing {
             id_widths.push((seq, read.id_width));
             if let Some((id, own)) = read.evidence {
                 self.evidence_seq.insert(id, seq);
-                self.evidence.insert(seq, own);
+                fresh.insert(seq, own);
             }
             marks.push(read.mark);
         }
@@ -593,34 +594,72 @@ impl Growing {
         let mut q = stmt.query([after])?;
         while let Some(r) = q.next()? {
             let seq: i64 = r.get(0)?;
-            let citing = id_widths.binary_search_by_key(&seq, |&(s, _)| s);
-            let cited = self.evidence_seq.get(r.get_ref(1)?.as_str()?);
-            if let (Ok(citing), Some(cited)) = (citing, cited)
-                && let Some(w) = self.evidence.get_mut(cited)
-            {
-                w.cited = cite(w.cited, id_widths[citing].1);
-            }
+            let Ok(citing) = id_widths.binary_search_by_key(&seq, |&(s, _)| s) else {
+                continue;
+            };
+            let Some(&cited) = self.evidence_seq.get(r.get_ref(1)?.as_str()?) else {
+                continue;
+            };
+            let known = self.evidence_at.get(&cited);
+            let w = match known.and_then(|&at| self.index.evidence.get_mut(at)) {
+                Some(w) => w,
+                None => match fresh.get_mut(&cited) {
+                    Some(w) => w,
+                    None => continue,
+                },
+            };
+            w.cited = cite(w.cited, id_widths[citing].1);
         }
         // New marks into their place by (recorded_at, seq): at the end, for
-        // a log written in recorded order.
+        // a log written in recorded order; so are the new evidence items'
+        // widths, which follow the evidence marks' order.
         marks.sort_unstable_by_key(|m| (m.recorded_at, m.seq));
         let old = std::mem::take(&mut self.index.marks);
-        if let (Some(grown), Some(first)) = (&mut self.grown, marks.first()) {
-            let at =
-                old.partition_point(|m| (m.recorded_at, m.seq) < (first.recorded_at, first.seq));
+        let at = marks.first().map_or(old.len(), |first| {
+            old.partition_point(|m| (m.recorded_at, m.seq) < (first.recorded_at, first.seq))
+        });
+        if let Some(grown) = &mut self.grown {
             grown.marks = grown.marks.min(at);
         }
+        let appended = at == old.len();
         self.index.marks = merge_by_key(old, marks, |m| (m.recorded_at, m.seq));
-        self.index.evidence = self
-            .index
-            .marks
-            .iter()
-            .filter(|m| m.kind == MarkKind::Evidence)
-            .filter_map(|m| self.evidence.get(&(m.seq as i64)))
-            .copied()
-            .collect();
+        if appended {
+            let new = self.index.marks[at..].iter();
+            for m in new.filter(|m| m.kind == MarkKind::Evidence) {
+                if let Some(w) = fresh.remove(&(m.seq as i64)) {
+                    self.evidence_at
+                        .insert(m.seq as i64, self.index.evidence.len());
+                    self.index.evidence.push(w);
+                }
+            }
+        } else {
+            // A mark went in before others: the list again, in marks order.
+            let old = std::mem::take(&mut self.index.evidence);
+            let evidence = (self.index.marks.iter())
+                .filter(|m| m.kind == MarkKind::Evidence)
+                .filter_map(|m| {
+                    let seq = m.seq as i64;
+                    fresh.remove(&seq).or_else(|| {
+                        let at = *self.evidence_at.get(&seq)?;
+                        old.get(at).copied()
+                    })
+                })
+                .collect();
+            self.index.evidence = evidence;
+            self.evidence_at = evidence_positions(&self.index);
+        }
         Ok(())
     }
+}
+
+/// Each evidence item's position in `index.evidence`, by seq: the evidence
+/// marks' order.
+fn evidence_positions(index: &ScrubIndex) -> HashMap<i64, usize, ShortKeys> {
+    (index.marks.iter())
+        .filter(|m| m.kind == MarkKind::Evidence)
+        .enumerate()
+        .map(|(at, m)| (m.seq as i64, at))
+        .collect()
 }
 
 /// Versions closed at or after `since` and those still held, as stored,
@@ -1801,7 +1840,7 @@ mod tests {
         assert_eq!(stored.index, computed.index);
         assert_eq!(stored.claim_code, computed.claim_code);
         assert_eq!(stored.evidence_seq, computed.evidence_seq);
-        assert_eq!(stored.evidence, computed.evidence);
+        assert_eq!(stored.evidence_at, computed.evidence_at);
         assert_eq!(
             (stored.last_seq, stored.held),
             (computed.last_seq, computed.held)

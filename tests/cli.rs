@@ -329,6 +329,78 @@ fn check_detects_tampering_and_rebuild_repairs_it() {
     );
 }
 
+/// The packed header (SPEC §12: what opening a store reads instead of a row
+/// per topic) is derived from the header rows: a row changed under it is
+/// found by `check`, and a packed row damaged or missing is refused by every
+/// reading command with the way out; `rebuild` packs it again from the rows
+/// in both cases.
+#[test]
+fn check_and_open_detect_a_tampered_packed_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::load_demo(dir.path());
+    let sql = |sql: &str| {
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap();
+    };
+    let question = |db: &Path| -> String {
+        // The table's title line names the topic's question.
+        let out = asof()
+            .arg("history")
+            .arg(db)
+            .args(["--topic", "root-cause"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let out = String::from_utf8(out.stdout).unwrap();
+        out.lines().next().unwrap_or_default().to_owned()
+    };
+    let before = question(&db);
+    assert!(
+        before.contains("What is causing checkout payment failures?"),
+        "{before}"
+    );
+    sql(
+        "UPDATE topics SET question = 'A question changed under the packed header?' WHERE id = 'root-cause'",
+    );
+    // Reading commands read the packed header: still the question loaded.
+    assert_eq!(question(&db), before);
+    check_finds_then_rebuild_repairs(
+        &db,
+        &[
+            "the packed header (table header_packed) differs from the incident, agents and topics rows",
+        ],
+        1,
+    );
+    let after = question(&db);
+    assert!(
+        after.contains("A question changed under the packed header?"),
+        "rebuild packs the rows: {after}"
+    );
+
+    for damage in [
+        "UPDATE header_packed SET data = CAST(substr(data, 1, length(data) - 1) AS BLOB)",
+        "UPDATE header_packed SET data = CAST(data || x'00' AS BLOB)",
+        "DELETE FROM header_packed",
+    ] {
+        sql(damage);
+        for command in ["believed", "check"] {
+            let mut cmd = asof();
+            cmd.arg(command).arg(&db);
+            if command == "believed" {
+                cmd.args(["--at", "now"]);
+            }
+            cmd.assert().code(2).stdout("").stderr(predicates::str::contains(
+                "not a readable asof store: the packed header (table header_packed) is missing or damaged; `asof rebuild` packs it again from its rows",
+            ));
+        }
+        asof().arg("rebuild").arg(&db).assert().success();
+        asof().arg("check").arg(&db).assert().success();
+        assert_eq!(question(&db), after, "rebuild mends {damage}");
+    }
+}
+
 /// The scrub index (SPEC §12) is derived data too: a byte changed in one of
 /// its parts, or a part cut short, is found by `check` and mended by `rebuild`.
 #[test]

@@ -7,6 +7,7 @@
 pub(crate) mod codec;
 mod derive;
 pub mod follow;
+mod heading;
 pub(crate) mod pages;
 pub(crate) mod read;
 mod schema;
@@ -124,7 +125,11 @@ impl Store {
         }
         let damaged = |e: rusqlite::Error| StoreError::Damaged {
             path: path.to_owned(),
-            reason: e.to_string(),
+            // A reason of asof's own (read::damaged) without SQLite's prefix.
+            reason: match e {
+                rusqlite::Error::FromSqlConversionFailure(_, _, reason) => reason.to_string(),
+                e => e.to_string(),
+            },
         };
         check_length(path)?;
         let conn = Connection::open_with_flags(path, flags).map_err(damaged)?;
@@ -153,7 +158,15 @@ impl Store {
                 ),
             });
         }
-        let header = read::header(&conn).map_err(damaged)?;
+        // `rebuild`, the one writer of an open store, packs the header again
+        // from its rows, so it reads them: a damaged packed row is mended, not
+        // in the way.
+        let header = if flags.contains(OpenFlags::SQLITE_OPEN_READ_WRITE) {
+            read::header_from_rows(&conn)
+        } else {
+            read::header(&conn)
+        };
+        let header = header.map_err(damaged)?;
         Ok(Store {
             conn,
             label: path.display().to_string(),
@@ -307,16 +320,23 @@ impl Store {
     /// The log is read back in replay order and replayed a slice at a time, as a
     /// load does, so memory does not grow with the log.
     pub fn rebuild(&mut self) -> Result<usize> {
-        let header = self.header.clone();
         let tx = self.conn.transaction()?;
+        let header = read::header_from_rows(&tx)?;
         tx.execute_batch(
             "DROP INDEX versions_by_topic; DROP INDEX versions_by_id;
              DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;
-             DELETE FROM truths;",
+             DELETE FROM truths; DELETE FROM header_packed;",
+        )?;
+        tx.execute(
+            "INSERT INTO header_packed (data) VALUES (?1)",
+            [heading::pack(&header)],
         )?;
         let derived = derive::derive(&tx, &header, derive::SLICE)?;
         derive::finish_derived(&tx, &header)?;
         tx.commit()?;
+        self.ranks = Ranks::of(&header);
+        self.coded = read::coded_names(&header);
+        self.header = header;
         Ok(derived.versions)
     }
 
@@ -432,6 +452,13 @@ impl Store {
             differences.push(format!(
                 "the reconfirmations recorded for event #{seq} differ from its replay"
             ));
+        }
+
+        // The packed header, against the rows it packs.
+        if read::header_from_rows(&self.conn)? != self.header {
+            differences.push(
+                "the packed header (table header_packed) differs from the incident, agents and topics rows".into(),
+            );
         }
 
         // Truths.

@@ -14,7 +14,22 @@ pub(super) fn meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<Stri
         .optional()
 }
 
+const UNPACKED: &str = "the packed header (table header_packed) is missing or damaged; `asof rebuild` packs it again from its rows";
+
+/// The header as opening a store reads it: its packed row
+/// (src/store/heading.rs). A row that is missing or not a packed header is
+/// damage, said as such.
 pub(super) fn header(conn: &Connection) -> rusqlite::Result<Header> {
+    let packed: Option<Vec<u8>> = conn
+        .query_row("SELECT data FROM header_packed", [], |r| r.get(0))
+        .optional()?;
+    let packed = packed.ok_or_else(|| damaged(UNPACKED.into()))?;
+    super::heading::unpack(&packed).ok_or_else(|| damaged(UNPACKED.into()))
+}
+
+/// The header from its rows (`meta`, `agents`, `topics`): what `check`
+/// compares the packed row with and `rebuild` packs again.
+pub(super) fn header_from_rows(conn: &Connection) -> rusqlite::Result<Header> {
     let incident = Incident {
         id: meta(conn, "incident_id")?.unwrap_or_default(),
         title: meta(conn, "incident_title")?.unwrap_or_default(),

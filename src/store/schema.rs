@@ -4,7 +4,7 @@
 /// "asof" in ASCII.
 pub const APPLICATION_ID: i32 = 0x6173_6f66;
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: i32 = 9;
+pub const FORMAT_VERSION: i32 = 10;
 
 /// The canonical log (`events`, `citations`) is written once at load and never
 /// updated; `versions`, `outcomes` and `reconfirmations` are derived by replay and
@@ -29,6 +29,12 @@ CREATE TABLE topics (
     resolution  TEXT,
     half_life   INTEGER CHECK (half_life > 0),   -- µs (SPEC §9)
     stale_after INTEGER CHECK (stale_after > 0)  -- µs
+);
+
+-- Derived: the incident, agents and topics above packed in one row
+-- (src/store/heading.rs), what opening a store reads instead of their rows.
+CREATE TABLE header_packed (
+    data BLOB NOT NULL
 );
 
 -- The event log exactly as loaded; seq is the position in the file (1-based).

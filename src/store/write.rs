@@ -81,6 +81,10 @@ pub(super) fn write_head(
             t.stale_after
         ])?;
     }
+    tx.execute(
+        "INSERT INTO header_packed (data) VALUES (?1)",
+        [super::heading::pack(header)],
+    )?;
     Ok(())
 }
 

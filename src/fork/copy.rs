@@ -82,24 +82,39 @@ pub fn fork_file(
         let mut report = plan.fork.report.clone();
         report.noop_retractions = noop_retractions(parent, &plan)?;
         store::write_atomically(out, force, |file| -> Result<(), StoreError> {
-            sha = copy_hashed(parent_path, file)?;
-            let mut rows = meta(&sha, &report)?;
-            // Which pairs differ from the parent at all: `asof diff` compares only these
-            // when the parent's SHA-256 still matches.
-            let pairs: Vec<&Pair> = plan.pairs.iter().collect();
-            rows.push((
-                "fork_pairs",
-                serde_json::to_string(&pairs).unwrap_or_default(),
-            ));
-            let mut conn = Connection::open(file.path())?;
-            conn.execute_batch(
-                "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA secure_delete = ON;",
-            )?;
-            let tx = conn.transaction()?;
-            patch(&tx, parent, &plan, parent_span, &rows)?;
-            tx.commit()?;
-            conn.close().map_err(|(_, e)| e)?;
-            Ok(())
+            // The parent's SHA-256 (its lineage) takes longer than the copy:
+            // a second thread reads the parent from the page cache while the
+            // kernel copies it and the copy is patched, and the lineage rows
+            // go in last.
+            std::thread::scope(|scope| {
+                let hashing = scope.spawn(|| {
+                    std::fs::File::open(parent_path)
+                        .and_then(super::sha256_of)
+                        .map_err(io_error(parent_path))
+                });
+                copy(parent_path, file)?;
+                let mut conn = Connection::open(file.path())?;
+                conn.execute_batch(
+                    "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA secure_delete = ON;",
+                )?;
+                let tx = conn.transaction()?;
+                patch(&tx, parent, &plan, parent_span)?;
+                sha = hashing
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+                let mut rows = meta(&sha, &report)?;
+                // Which pairs differ from the parent at all: `asof diff` compares only these
+                // when the parent's SHA-256 still matches.
+                let pairs: Vec<&Pair> = plan.pairs.iter().collect();
+                rows.push((
+                    "fork_pairs",
+                    serde_json::to_string(&pairs).unwrap_or_default(),
+                ));
+                write_meta(&tx, parent, &rows)?;
+                tx.commit()?;
+                conn.close().map_err(|(_, e)| e)?;
+                Ok(())
+            })
         })?;
         let diff = diff::compare_pairs(parent, &plan.pairs, &plan.fork.replay.versions)?;
         Ok(Made {
@@ -277,38 +292,24 @@ fn noop_retractions(parent: &Store, plan: &Plan) -> Result<Vec<String>, CopyErro
     Ok(found.into_iter().map(|(_, _, id)| id).collect())
 }
 
-/// Copies the parent file into `file`, returning its SHA-256 as lowercase hex.
-/// The kernel copies (`copy_file_range` where the platform has it) while a second
-/// thread hashes the parent from the page cache.
-fn copy_hashed(parent: &Path, file: &mut tempfile::NamedTempFile) -> Result<String, StoreError> {
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| StoreError::Io { path, source }
-    };
-    std::thread::scope(|scope| {
-        let hashing = scope.spawn(|| {
-            std::fs::File::open(parent)
-                .and_then(super::sha256_of)
-                .map_err(io(parent))
-        });
-        let copied = std::fs::copy(parent, file.path())
-            .map_err(io(parent))
-            .and_then(|_| {
-                // The copy took the parent's permissions; the fork is a new, writable file.
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::PermissionsExt;
-                    std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(0o644))
-                        .map_err(io(file.path()))?;
-                }
-                Ok(())
-            });
-        let sha = hashing
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        copied?;
-        sha
-    })
+/// A path's I/O error as a store error naming it.
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError {
+    let path = path.to_owned();
+    move |source| StoreError::Io { path, source }
+}
+
+/// Copies the parent file into `file` (the kernel copies, with
+/// `copy_file_range` where the platform has it).
+fn copy(parent: &Path, file: &tempfile::NamedTempFile) -> Result<(), StoreError> {
+    std::fs::copy(parent, file.path()).map_err(io_error(parent))?;
+    // The copy took the parent's permissions; the fork is a new, writable file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(io_error(file.path()))?;
+    }
+    Ok(())
 }
 
 /// Turns the parent's rows in the copy into the fork's.
@@ -317,7 +318,6 @@ fn patch(
     parent: &Store,
     plan: &Plan,
     parent_span: Option<(Micros, Micros)>,
-    meta: &[(&'static str, String)],
 ) -> Result<(), StoreError> {
     // The log: removed and dropped events go, changed citations and confidences change.
     let kept: HashMap<u64, &Event> = plan
@@ -439,7 +439,16 @@ fn patch(
     };
     scrub::patch(tx, header, &replaced)?;
     crate::store::pages::patch(tx, &changed)?;
+    Ok(())
+}
 
+/// The fork's `meta`: where it came from, when, by which asof, and `meta`
+/// (its lineage).
+fn write_meta(
+    tx: &Transaction,
+    parent: &Store,
+    meta: &[(&'static str, String)],
+) -> Result<(), StoreError> {
     let mut set = tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
     set.execute(params!["source", parent.label()])?;
     set.execute(params![

@@ -23,6 +23,10 @@ pub fn open_with(source: Option<&Path>, options: &otlp::Options) -> Result<Store
     let Some(path) = source else {
         return demo();
     };
+    // A SQLite file is a store (and is not read as text to find out).
+    if is_sqlite(path) {
+        return Store::open(path).map_err(CliError::from);
+    }
     if is_otlp(path) {
         let name = path.display().to_string();
         let text = import::read_text(path, otlp::MAX_BYTES)?;

@@ -231,7 +231,46 @@ fn a_page_that_does_not_decode_is_a_damaged_store() {
             .args(["--at", "2026-03-02T12:00:00Z"])
             .assert()
             .code(2)
-            .stderr(predicates::str::contains(says));
+            .stderr(predicates::str::contains(format!(
+                "asof: {}: {says}",
+                db.display()
+            )));
+    }
+}
+
+/// A version row that does not decode is a damaged store too, named with
+/// its path (exit 2), by every command that reads the row.
+#[test]
+fn a_version_row_that_does_not_decode_names_its_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::load_demo(dir.path());
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute("UPDATE versions SET rest = x'ff'", [])
+        .unwrap();
+    let says = format!(
+        "asof: {}: not a readable asof store: a version's packed fields (rest) do not decode",
+        db.display()
+    );
+    for args in [
+        &[
+            "believed",
+            "--topic",
+            "root-cause",
+            "--at",
+            "2026-03-02T12:00:00Z",
+        ][..],
+        &["history", "--topic", "root-cause"],
+        &["check"],
+    ] {
+        asof()
+            .arg(args[0])
+            .arg(&db)
+            .args(&args[1..])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicates::str::contains(says.clone()));
     }
 }
 

@@ -27,12 +27,15 @@ pub enum CliError {
     /// Standard output was closed by its reader (`asof history | head`): not
     /// an error worth a message.
     ClosedOutput,
+    /// A row of a store does not decode (a damaged store: bad input, exit 2),
+    /// said by the store's reader; [`run`] names the store.
+    Damaged(String),
 }
 
 impl CliError {
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::Input(_) => 2,
+            CliError::Input(_) | CliError::Damaged(_) => 2,
             CliError::Runtime(_) => 1,
             CliError::ClosedOutput => 0,
         }
@@ -40,7 +43,7 @@ impl CliError {
 
     pub fn message(&self) -> &str {
         match self {
-            CliError::Input(m) | CliError::Runtime(m) => m,
+            CliError::Input(m) | CliError::Runtime(m) | CliError::Damaged(m) => m,
             CliError::ClosedOutput => "",
         }
     }
@@ -54,6 +57,9 @@ impl From<DatasetErrors> for CliError {
 
 impl From<StoreError> for CliError {
     fn from(e: StoreError) -> Self {
+        if let StoreError::Sqlite(e @ rusqlite::Error::FromSqlConversionFailure(..)) = e {
+            return e.into();
+        }
         if e.is_input_error() {
             CliError::Input(e.to_string())
         } else {
@@ -77,7 +83,7 @@ impl From<rusqlite::Error> for CliError {
             // What the store's readers say of rows that do not decode (a
             // damaged store: bad input, exit 2), in their own sentence.
             rusqlite::Error::FromSqlConversionFailure(_, _, reason) => {
-                CliError::Input(format!("not a readable asof store: {reason}"))
+                CliError::Damaged(reason.to_string())
             }
             e => CliError::Runtime(format!("store query failed: {e}")),
         }
@@ -367,6 +373,55 @@ fn live(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
 
 /// Runs one parsed command line, printing to stdout.
 pub fn run(cli: Cli) -> Result<(), CliError> {
+    let stores = cli.command.as_ref().map_or_else(Vec::new, Command::stores);
+    dispatch(cli).map_err(|e| match e {
+        CliError::Damaged(reason) if stores.is_empty() => {
+            CliError::Input(format!("not a readable asof store: {reason}"))
+        }
+        CliError::Damaged(reason) => CliError::Input(format!(
+            "{}: not a readable asof store: {reason}",
+            stores.join(" or ")
+        )),
+        e => e,
+    })
+}
+
+impl Command {
+    /// The stores the command reads, as the user named them: the place a
+    /// damaged row's error names.
+    fn stores(&self) -> Vec<String> {
+        let source = |s: &SourceArg| {
+            s.source
+                .as_ref()
+                .map_or_else(|| "demo".to_owned(), |p| p.display().to_string())
+        };
+        match self {
+            Command::Tui(a) => vec![source(&a.source)],
+            Command::Believed(a) => vec![source(&a.source)],
+            Command::History(a) => vec![source(&a.source)],
+            Command::Evidence(a) => vec![source(&a.source)],
+            Command::Answer(a) => vec![source(&a.source)],
+            Command::Changes(a) => vec![source(&a.source)],
+            Command::Rebuild(a) | Command::Check(a) => vec![a.store.display().to_string()],
+            Command::Fork(a) => vec![source(&a.source)],
+            Command::Diff(a) => vec![a.parent.display().to_string(), a.fork.display().to_string()],
+            Command::Influence(a) => vec![source(&a.source)],
+            Command::Export(a) => vec![source(&a.source)],
+            Command::Ask(a) => match a.words.as_slice() {
+                [source, _] => vec![source.clone()],
+                _ => vec!["demo".to_owned()],
+            },
+            Command::Load(_)
+            | Command::Validate(_)
+            | Command::Gen(_)
+            | Command::Import(_)
+            | Command::Completions { .. }
+            | Command::Man => Vec::new(),
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match cli.command {
         None => interactive(TuiArgs::default(), &mut out),

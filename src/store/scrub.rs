@@ -1818,22 +1818,12 @@ mod tests {
         assert_eq!(read(&conn).unwrap(), Err(Malformed("versions")));
     }
 
-    /// What a fork does to its copy of the parent, done by hand: two pairs'
-    /// versions written again with later ids (one with a claim no version
-    /// had, one version fewer), an evidence item and an assertion deleted
-    /// with their citations, an outcome changed. The patched index equals a
-    /// fresh computation, and was patched, not computed afresh.
     /// A follow takes a store up by reading its index: what it reads is
     /// what a computation from the rows holds, maps included, and the store
     /// it then makes writes nothing (the first store compares every part).
     #[test]
     fn an_index_read_back_is_the_one_computed() {
-        let store = crate::synth::store_of(crate::synth::GenConfig {
-            events: 3000,
-            topics: 12,
-            agents: 3,
-            seed: 5,
-        });
+        let store = small_store();
         let (conn, header) = (store.connection(), store.header());
         let computed = Growing::compute(conn, header).expect("computes");
         let mut stored = Growing::stored(conn, header).expect("reads");
@@ -1854,14 +1844,24 @@ mod tests {
         assert_eq!(conn.total_changes(), changes, "nothing differed");
     }
 
-    #[test]
-    fn a_patched_index_equals_a_fresh_computation() {
-        let store = crate::synth::store_of(crate::synth::GenConfig {
+    /// A generated store of 3,000 events, 12 topics and 3 agents.
+    fn small_store() -> crate::store::Store {
+        crate::synth::store_of(crate::synth::GenConfig {
             events: 3000,
             topics: 12,
             agents: 3,
             seed: 5,
-        });
+        })
+    }
+
+    /// What a fork does to its copy of the parent, done by hand: two pairs'
+    /// versions written again with later ids (one with a claim no version
+    /// had, one version fewer), an evidence item and an assertion deleted
+    /// with their citations, an outcome changed. The patched index equals a
+    /// fresh computation, and was patched, not computed afresh.
+    #[test]
+    fn a_patched_index_equals_a_fresh_computation() {
+        let store = small_store();
         let (conn, header) = (store.connection(), store.header());
         let one = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).expect(sql) };
         let before = read(conn).expect("reads").expect("decodes");

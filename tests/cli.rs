@@ -338,12 +338,6 @@ fn check_detects_tampering_and_rebuild_repairs_it() {
 fn check_and_open_detect_a_tampered_packed_header() {
     let dir = tempfile::tempdir().unwrap();
     let db = common::load_demo(dir.path());
-    let sql = |sql: &str| {
-        rusqlite::Connection::open(&db)
-            .unwrap()
-            .execute_batch(sql)
-            .unwrap();
-    };
     let question = |db: &Path| -> String {
         // The table's title line names the topic's question.
         let out = asof()
@@ -361,7 +355,8 @@ fn check_and_open_detect_a_tampered_packed_header() {
         before.contains("What is causing checkout payment failures?"),
         "{before}"
     );
-    sql(
+    common::tamper(
+        &db,
         "UPDATE topics SET question = 'A question changed under the packed header?' WHERE id = 'root-cause'",
     );
     // Reading commands read the packed header: still the question loaded.
@@ -384,7 +379,7 @@ fn check_and_open_detect_a_tampered_packed_header() {
         "UPDATE header_packed SET data = CAST(data || x'00' AS BLOB)",
         "DELETE FROM header_packed",
     ] {
-        sql(damage);
+        common::tamper(&db, damage);
         for command in ["believed", "check"] {
             let mut cmd = asof();
             cmd.arg(command).arg(&db);
@@ -439,10 +434,7 @@ fn check_detects_a_tampered_scrub_index() {
             "the scrub index (table scrub) differs from a fresh computation",
         ),
     ] {
-        rusqlite::Connection::open(&db)
-            .unwrap()
-            .execute(sql, [])
-            .unwrap();
+        common::tamper(&db, sql);
         assert_ne!(scrub(&db), original, "{sql} changed the index");
         check_finds_then_rebuild_repairs(&db, &[found], 1);
         assert_eq!(

@@ -182,10 +182,7 @@ fn check_detects_a_tampered_page() {
             "the page width of lifespan 1 is 99; run `asof rebuild`",
         ),
     ] {
-        rusqlite::Connection::open(&db)
-            .unwrap()
-            .execute(&sql, [])
-            .unwrap();
+        common::tamper(&db, &sql);
         common::check_finds_then_rebuild_repairs(&db, &[found], 1);
         assert_eq!(pages(&db), original, "rebuild writes the same pages");
     }
@@ -221,10 +218,7 @@ fn a_page_that_does_not_decode_is_a_damaged_store() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         let db = common::load_demo(dir.path());
-        rusqlite::Connection::open(&db)
-            .unwrap()
-            .execute(sql, [])
-            .unwrap();
+        common::tamper(&db, sql);
         asof()
             .args(["believed"])
             .arg(&db)
@@ -244,10 +238,7 @@ fn a_page_that_does_not_decode_is_a_damaged_store() {
 fn a_version_row_that_does_not_decode_names_its_store() {
     let dir = tempfile::tempdir().unwrap();
     let db = common::load_demo(dir.path());
-    rusqlite::Connection::open(&db)
-        .unwrap()
-        .execute("UPDATE versions SET rest = x'ff'", [])
-        .unwrap();
+    common::tamper(&db, "UPDATE versions SET rest = x'ff'");
     let says = format!(
         "asof: {}: not a readable asof store: a version's packed fields (rest) do not decode",
         db.display()

@@ -209,10 +209,7 @@ proptest! {
 fn a_damaged_index_refuses_the_timeline_until_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
     let db = common::load_demo(dir.path());
-    rusqlite::Connection::open(&db)
-        .unwrap()
-        .execute("UPDATE scrub SET data = x'00' WHERE part = 'versions'", [])
-        .unwrap();
+    common::tamper(&db, "UPDATE scrub SET data = x'00' WHERE part = 'versions'");
     let error = asof::query::timeline::Timeline::load(Store::open(&db).unwrap()).unwrap_err();
     assert!(error.is_input_error(), "{error}");
     assert_eq!(
@@ -239,10 +236,10 @@ fn rows_that_cannot_be_read_any_more_show_as_unreadable() {
     let timeline = asof::query::timeline::Timeline::load(Store::open(&db).unwrap()).unwrap();
     let read_before = timeline.belief(0);
     assert_ne!(&*read_before.version.assertion, "(unreadable)");
-    rusqlite::Connection::open(&db)
-        .unwrap()
-        .execute_batch("DROP TABLE versions; DELETE FROM events WHERE kind = 'evidence';")
-        .unwrap();
+    common::tamper(
+        &db,
+        "DROP TABLE versions; DELETE FROM events WHERE kind = 'evidence';",
+    );
     assert_eq!(timeline.belief(0), read_before, "a row read before stays");
     let last = timeline.version_count() - 1;
     let broken = timeline.belief(last);

@@ -193,6 +193,14 @@ pub fn load_demo(dir: &Path) -> PathBuf {
     db
 }
 
+/// Runs `sql` on the store at `db`, as someone changing it behind asof's back.
+pub fn tamper(db: &Path, sql: &str) {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .execute_batch(sql)
+        .unwrap();
+}
+
 /// `asof check DB` fails (exit 2) naming each of `found` on standard output
 /// and counting `disagreements`; then `asof rebuild DB` makes it pass again.
 pub fn check_finds_then_rebuild_repairs(db: &Path, found: &[&str], disagreements: usize) {

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 /// One pair's stints in closing order (those still held last), its answer
 /// steps, and its stored truth.
-#[derive(Default)]
+#[derive(Default, PartialEq)]
 struct Pair {
     /// Sorted by [`closing`]: a batch replaces a tail of them.
     pieces: Vec<Piece>,
@@ -144,15 +144,7 @@ impl Truths {
         }
         Ok(())
     }
-}
 
-/// The order a pair's stints are kept in: by closing instant (held ones,
-/// closed at [`crate::time::OPEN`], last), then by key.
-fn closing(p: &Piece) -> (Micros, Micros, u64) {
-    (p.superseded_at, p.recorded_at, p.id)
-}
-
-impl Truths {
     /// Every pair's truth over the log's span now; writes (if `write`) the
     /// rows that changed and deletes those of pairs left without versions.
     fn truths(&mut self, tx: &Transaction, header: &Header, write: bool) -> rusqlite::Result<()> {
@@ -199,21 +191,16 @@ impl Truths {
     }
 }
 
+/// The order a pair's stints are kept in: by closing instant (held ones,
+/// closed at [`crate::time::OPEN`], last), then by key.
+fn closing(p: &Piece) -> (Micros, Micros, u64) {
+    (p.superseded_at, p.recorded_at, p.id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::Truths;
     use crate::synth::{GenConfig, store_of};
-
-    /// Whether two readings hold the same pairs: stints in the same order,
-    /// steps and truths.
-    fn same(a: &Truths, b: &Truths) -> bool {
-        a.pairs.len() == b.pairs.len()
-            && a.pairs.iter().all(|(key, p)| {
-                b.pairs.get(key).is_some_and(|q| {
-                    p.pieces == q.pieces && p.steps == q.steps && p.truth == q.truth
-                })
-            })
-    }
 
     /// A batch replays from any instant (a late line rewinds): taking again,
     /// from an unchanged store, the stints closed at or after any instant,
@@ -250,12 +237,12 @@ mod tests {
             again
                 .update(&tx, &header, Some(since), false)
                 .expect("update");
-            assert!(same(&again, &fresh), "from {since}");
+            assert!(again.pairs == fresh.pairs, "from {since}");
             let earlier = closings[i / 2];
             again
                 .update(&tx, &header, Some(earlier), false)
                 .expect("update");
-            assert!(same(&again, &fresh), "from {since}, then {earlier}");
+            assert!(again.pairs == fresh.pairs, "from {since}, then {earlier}");
         }
     }
 }

@@ -277,14 +277,11 @@ impl Growing {
         let claim_code: Option<HashMap<i64, u32, ShortKeys>> = (index.claims.iter().enumerate())
             .map(|(at, text)| Some((*codes.get(text)?, at as u32)))
             .collect();
-        let evidence_marks = index.marks.iter().filter(|m| m.kind == MarkKind::Evidence);
-        let (Some(claim_code), true) = (
-            claim_code,
-            evidence_marks.clone().count() == index.evidence.len(),
-        ) else {
+        let evidence_at = evidence_positions(&index);
+        let (Some(claim_code), true) = (claim_code, evidence_at.len() == index.evidence.len())
+        else {
             return Self::computed_over_stored(conn, header);
         };
-        let evidence_at = evidence_positions(&index);
         let mut evidence_seq = HashMap::default();
         let mut stmt = conn.prepare("SELECT id, seq FROM events WHERE kind = 'evidence'")?;
         let mut q = stmt.query([])?;
@@ -1185,7 +1182,7 @@ fn store_grown(
     let parts: [GrowingPart; 5] = [
         (
             "versions",
-            36,
+            VERSION_BYTES,
             grown.versions,
             versions.len(),
             &[],
@@ -1223,9 +1220,16 @@ fn store_grown(
                 u32_at(superseded, i, out);
             },
         ),
-        ("marks", 26, grown.marks, marks.len(), &[], &|i, out| {
-            put_mark(out, &marks[i]);
-        }),
+        (
+            "marks",
+            MARK_BYTES,
+            grown.marks,
+            marks.len(),
+            &[],
+            &|i, out| {
+                put_mark(out, &marks[i]);
+            },
+        ),
     ];
     for (name, width, from, count, touched, put) in parts {
         let data = written.entry(name).or_default();
@@ -1424,13 +1428,13 @@ const PARTS: [&str; 8] = [
 fn encode(index: &ScrubIndex) -> Vec<(&'static str, Vec<u8>)> {
     // A version's closing instant on its own: the one field a follow's
     // batch changes in place (as it closes held versions anywhere in the log).
-    let mut versions = Vec::with_capacity(index.versions.len() * 36);
+    let mut versions = Vec::with_capacity(index.versions.len() * VERSION_BYTES);
     let mut superseded = Vec::with_capacity(index.versions.len() * 8);
     for v in &index.versions {
         put_version(&mut versions, v);
         superseded.extend_from_slice(&v.superseded_at.to_le_bytes());
     }
-    let mut marks = Vec::with_capacity(index.marks.len() * 26);
+    let mut marks = Vec::with_capacity(index.marks.len() * MARK_BYTES);
     for m in &index.marks {
         put_mark(&mut marks, m);
     }
@@ -1470,8 +1474,13 @@ fn u32s(list: &[u32]) -> Vec<u8> {
     list.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// A version's record in the `versions` part (36 bytes; its closing
-/// instant is in `superseded`).
+/// The bytes of a version's record in the `versions` part ([`put_version`]).
+const VERSION_BYTES: usize = 36;
+/// The bytes of a mark's record in the `marks` part ([`put_mark`]).
+const MARK_BYTES: usize = 26;
+
+/// A version's record in the `versions` part ([`VERSION_BYTES`]; its
+/// closing instant is in `superseded`).
 fn put_version(out: &mut Vec<u8>, v: &VersionKey) {
     out.extend_from_slice(&v.id.to_le_bytes());
     for t in [v.recorded_at, v.valid_from] {
@@ -1482,7 +1491,7 @@ fn put_version(out: &mut Vec<u8>, v: &VersionKey) {
     }
 }
 
-/// A mark's record in the `marks` part (26 bytes).
+/// A mark's record in the `marks` part ([`MARK_BYTES`]).
 fn put_mark(out: &mut Vec<u8>, m: &MarkKey) {
     out.extend_from_slice(&m.seq.to_le_bytes());
     out.extend_from_slice(&m.recorded_at.to_le_bytes());
@@ -1539,7 +1548,7 @@ fn decode(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> 
         .records(8, |b| b.i64())
         .ok_or("superseded")?;
     let versions = part("versions")?
-        .records(36, |b| {
+        .records(VERSION_BYTES, |b| {
             Some(VersionKey {
                 id: b.u64()?,
                 recorded_at: b.i64()?,
@@ -1587,7 +1596,7 @@ fn decode(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> 
         .filter(|_| b.0.is_empty())
         .ok_or("checkpoints")?;
     let marks = part("marks")?
-        .records(26, |b| {
+        .records(MARK_BYTES, |b| {
             Some(MarkKey {
                 seq: b.u64()?,
                 recorded_at: b.i64()?,
@@ -1750,7 +1759,7 @@ mod tests {
     /// come out as a store of the new index from scratch would write them.
     #[test]
     fn chunks_round_trip_and_only_changed_ones_are_written() {
-        let n = CHUNK / 36 * 2 + 100;
+        let n = CHUNK / VERSION_BYTES * 2 + 100;
         let before = index(n);
         let conn = scrub_table();
         store(&conn, &before).unwrap();
@@ -1767,7 +1776,7 @@ mod tests {
         after.versions.truncate(n - 1);
         after.by_recorded.truncate(n - 1);
         after.by_superseded.retain(|&i| (i as usize) < n - 1);
-        after.marks.truncate(CHUNK / 26 - 3);
+        after.marks.truncate(CHUNK / MARK_BYTES - 3);
         after.evidence = after
             .marks
             .iter()
@@ -1796,7 +1805,7 @@ mod tests {
 
     #[test]
     fn a_missing_or_short_chunk_is_malformed() {
-        let index = index(CHUNK / 36 * 2 + 100);
+        let index = index(CHUNK / VERSION_BYTES * 2 + 100);
         let conn = scrub_table();
         store(&conn, &index).unwrap();
         conn.execute("DELETE FROM scrub WHERE part = 'versions/1'", [])

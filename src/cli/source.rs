@@ -34,7 +34,9 @@ pub fn open_with(source: Option<&Path>, options: &otlp::Options) -> Result<Store
         let (parsed, _, replay) = import::finish(&name, draft)?;
         return Ok(Store::in_memory(&parsed.file, &parsed.dataset, &replay)?);
     }
-    if is_store(path) {
+    // Neither SQLite nor a trace: a dataset by its name, else a store (which
+    // SQLite then refuses in its own words).
+    if Format::from_path(path).is_none() {
         return Store::open(path).map_err(CliError::from);
     }
     let parsed = dataset::read_path(path)?;

@@ -22,6 +22,17 @@ const RESOLUTION: u8 = 2;
 const HALF_LIFE: u8 = 4;
 const STALE_AFTER: u8 = 8;
 
+/// Stores `header` packed as the store's one `header_packed` row, in place
+/// of any there was.
+pub(crate) fn write(conn: &rusqlite::Connection, header: &Header) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM header_packed", [])?;
+    conn.execute(
+        "INSERT INTO header_packed (data) VALUES (?1)",
+        [pack(header)],
+    )?;
+    Ok(())
+}
+
 /// `header` packed (see the module's documentation).
 pub(crate) fn pack(header: &Header) -> Vec<u8> {
     let mut out = Vec::new();

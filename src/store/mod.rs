@@ -326,12 +326,9 @@ impl Store {
         tx.execute_batch(
             "DROP INDEX versions_by_topic; DROP INDEX versions_by_id;
              DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;
-             DELETE FROM truths; DELETE FROM header_packed;",
+             DELETE FROM truths;",
         )?;
-        tx.execute(
-            "INSERT INTO header_packed (data) VALUES (?1)",
-            [heading::pack(&header)],
-        )?;
+        heading::write(&tx, &header)?;
         let derived = derive::derive(&tx, &header, derive::SLICE)?;
         derive::finish_derived(&tx, &header)?;
         tx.commit()?;

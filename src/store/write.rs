@@ -81,11 +81,7 @@ pub(super) fn write_head(
             t.stale_after
         ])?;
     }
-    tx.execute(
-        "INSERT INTO header_packed (data) VALUES (?1)",
-        [super::heading::pack(header)],
-    )?;
-    Ok(())
+    super::heading::write(tx, header)
 }
 
 /// Writes `dataset` (replayed as `replay`) over everything the store on `conn`

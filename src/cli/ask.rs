@@ -22,10 +22,20 @@ pub struct AskArgs {
     pub format: FormatArg,
 }
 
+impl AskArgs {
+    /// SOURCE, when the words name one before the question.
+    pub(super) fn source(&self) -> Option<&str> {
+        match self.words.as_slice() {
+            [source, _] => Some(source),
+            _ => None,
+        }
+    }
+}
+
 pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let (source, question) = match args.words.as_slice() {
-        [question] => (None, question.clone()),
-        [source, question] => (Some(PathBuf::from(source)), question.clone()),
+    let source = args.source().map(PathBuf::from);
+    let question = match args.words.as_slice() {
+        [question] | [_, question] => question.clone(),
         _ => return Err(CliError::Input("ask takes [SOURCE] QUESTION".to_owned())),
     };
     let now = parse_time_arg("now").map_err(CliError::Input)?;

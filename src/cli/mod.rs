@@ -407,10 +407,7 @@ impl Command {
             Command::Diff(a) => vec![a.parent.display().to_string(), a.fork.display().to_string()],
             Command::Influence(a) => vec![source(&a.source)],
             Command::Export(a) => vec![source(&a.source)],
-            Command::Ask(a) => match a.words.as_slice() {
-                [source, _] => vec![source.clone()],
-                _ => vec!["demo".to_owned()],
-            },
+            Command::Ask(a) => vec![a.source().unwrap_or("demo").to_owned()],
             Command::Load(_)
             | Command::Validate(_)
             | Command::Gen(_)

@@ -131,7 +131,7 @@ impl Store {
                 e => e.to_string(),
             },
         };
-        let in_header = check_length(path)?;
+        let in_header = check_file_header(path)?;
         let conn = Connection::open_with_flags(path, flags).map_err(damaged)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(damaged)?;
@@ -577,7 +577,7 @@ fn pragmas(conn: &Connection) -> rusqlite::Result<(i32, i32)> {
 /// Returns the application id and format version the header holds when the
 /// file's header is the store's last committed one (no write-ahead log
 /// beside it), so that opening it need not ask SQLite for them again.
-fn check_length(path: &Path) -> Result<Option<(i32, i32)>> {
+fn check_file_header(path: &Path) -> Result<Option<(i32, i32)>> {
     use std::io::Read;
     let io = |source| StoreError::Io {
         path: path.to_owned(),
@@ -812,19 +812,19 @@ mod tests {
     fn a_truncated_file_is_refused_unless_a_wal_beside_it_is_mid_checkpoint() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = wal_file(dir.path());
-        check_length(&path).expect("a whole file passes");
+        check_file_header(&path).expect("a whole file passes");
         let length = std::fs::metadata(&path).expect("metadata").len();
         cut(&path, length / 2);
-        let refused = check_length(&path).expect_err("a short file is refused");
+        let refused = check_file_header(&path).expect_err("a short file is refused");
         assert!(refused.to_string().contains("truncated"), "{refused}");
         // While a writer's -wal exists, a checkpoint may have written the
         // header's page count before the pages: not a truncation.
         let mut wal = path.as_os_str().to_owned();
         wal.push("-wal");
         std::fs::write(&wal, b"").expect("writes the -wal");
-        check_length(&path).expect("a WAL store being checkpointed passes");
+        check_file_header(&path).expect("a WAL store being checkpointed passes");
         std::fs::remove_file(&wal).expect("removes the -wal");
-        assert!(check_length(&path).is_err());
+        assert!(check_file_header(&path).is_err());
     }
 
     /// The header's application id and format version spare an open two
@@ -839,17 +839,17 @@ mod tests {
                 .expect("sets both");
         }
         assert_eq!(
-            check_length(&path).expect("a whole file passes"),
+            check_file_header(&path).expect("a whole file passes"),
             Some((1234, 56))
         );
         let mut wal = path.as_os_str().to_owned();
         wal.push("-wal");
         std::fs::write(&wal, b"").expect("writes the -wal");
-        assert_eq!(check_length(&path).expect("passes"), None);
+        assert_eq!(check_file_header(&path).expect("passes"), None);
         std::fs::remove_file(&wal).expect("removes the -wal");
         // Not SQLite: nothing to say.
         let text = dir.path().join("t.db");
         std::fs::write(&text, "not a store").expect("writes");
-        assert_eq!(check_length(&text).expect("passes"), None);
+        assert_eq!(check_file_header(&text).expect("passes"), None);
     }
 }

@@ -146,9 +146,8 @@ impl<'a> Iterator for Texts<'a> {
 impl ExactSizeIterator for Texts<'_> {}
 
 impl Rest<'_> {
-    /// Packs the fields of the version whose row has `anchor` into `out`.
+    /// Packs the fields of the version whose row has `anchor` onto the end of `out`.
     pub(crate) fn pack(&self, anchor: Anchor, out: &mut Vec<u8>) {
-        out.clear();
         let asked_is_row = self.requested_valid_to == anchor.valid_to;
         let flags = u8::from(self.split)
             | if self.closed.is_some() { 2 } else { 0 }
@@ -352,6 +351,7 @@ mod tests {
         let mut bytes = Vec::new();
         for rest in rests() {
             for anchor in anchors() {
+                bytes.clear();
                 rest.pack(anchor, &mut bytes);
                 assert_eq!(back(&bytes, anchor), rest, "{anchor:?}");
                 for cut in 0..bytes.len() {

@@ -143,12 +143,19 @@ pub(super) struct Closed {
 
 impl Closed {
     pub(super) fn write(&self, tx: &Transaction) -> rusqlite::Result<()> {
+        let codes = write::Codes::load(tx)?;
+        self.ready(&codes.header).write_with(tx, codes)
+    }
+
+    /// These rows ready to insert (see [`write::Ready`]), agents and topics
+    /// coded by `codes`.
+    pub(super) fn ready(&self, codes: &write::HeaderCodes) -> write::Ready {
         let origins: HashMap<&str, AssertionRef> = self
             .origins
             .iter()
             .map(|(id, (seq, cites))| (id.as_str(), AssertionRef { seq: *seq, cites }))
             .collect();
-        write::replayed(tx, &self.replay, 0, &origins)
+        write::Ready::of(&self.replay, 0, &origins, codes)
     }
 
     /// Writes these versions, each in place of the store's row of it as a

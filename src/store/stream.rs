@@ -18,9 +18,9 @@
 //! memory is the held set, one small entry per event id (for references), the
 //! current slice, and SQLite's page cache — not the log and not its versions.
 
-use super::derive::{Closed, Derived, SLICE, Sliced, derive, finish_derived};
+use super::derive::{Derived, SLICE, Sliced, derive, finish_derived};
 use super::schema::LOG_INDEXES;
-use super::write::{self, LogWriter};
+use super::write::{self, HeaderCodes, LogWriter, Ready};
 use super::{LoadError, StoreError, write_atomically};
 use crate::dataset::jsonl::{self, ParsedEvent, Sink};
 use crate::dataset::raw::RawHeader;
@@ -333,7 +333,8 @@ struct Inline {
     /// store replays the log once it is written.
     abandoned: bool,
     to_replay: Option<std::sync::mpsc::SyncSender<Vec<Event>>>,
-    closed: std::sync::mpsc::Receiver<Closed>,
+    /// What each slice closed, packed into rows on the replay thread.
+    closed: std::sync::mpsc::Receiver<Ready>,
     replaying: std::thread::JoinHandle<Derived>,
 }
 
@@ -342,14 +343,16 @@ impl Inline {
         let (to_replay, slices) = std::sync::mpsc::sync_channel::<Vec<Event>>(1);
         let (send_closed, closed) = std::sync::mpsc::channel();
         let replaying = std::thread::spawn(move || {
+            let codes = HeaderCodes::of(&header);
             let mut replay = Sliced::new(header);
             for mut slice in slices {
-                if send_closed.send(replay.slice(&mut slice)).is_err() {
+                let ready = replay.slice(&mut slice).ready(&codes);
+                if send_closed.send(ready).is_err() {
                     break;
                 }
             }
             let (last, derived) = replay.finish();
-            let _ = send_closed.send(last);
+            let _ = send_closed.send(last.ready(&codes));
             derived
         });
         Inline {
@@ -368,7 +371,7 @@ impl Inline {
     fn push(
         &mut self,
         event: Event,
-        on_closed: impl FnMut(Closed) -> rusqlite::Result<()>,
+        on_closed: impl FnMut(Ready) -> rusqlite::Result<()>,
     ) -> rusqlite::Result<()> {
         let recorded_at = event.recorded_at();
         let unresolved = matches!(&event.body, EventBody::Retract(r) if r.agent.is_empty());
@@ -406,7 +409,7 @@ impl Inline {
     /// replayed.
     fn finish(
         mut self,
-        on_closed: impl FnMut(Closed) -> rusqlite::Result<()>,
+        on_closed: impl FnMut(Ready) -> rusqlite::Result<()>,
     ) -> rusqlite::Result<Derived> {
         self.flush();
         self.closed.iter().try_for_each(on_closed)?;

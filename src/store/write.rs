@@ -354,94 +354,213 @@ pub(crate) fn replayed(
     id_offset: u64,
     origins: &HashMap<&str, AssertionRef>,
 ) -> rusqlite::Result<()> {
-    let mut version = tx.prepare(
-        "INSERT INTO versions (lifespan, id, recorded_at, superseded_at, valid_from, valid_to,
-            topic, agent, claim, rest)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?;
-    let mut codes = Codes::load(tx)?;
-    // In primary-key order, so every insert appends to the table's B-tree.
-    let mut ordered: Vec<(i64, &crate::model::Version)> = replay
-        .versions
-        .iter()
-        .map(|v| (lifespan(v.recorded_at, v.superseded_at), v))
-        .collect();
-    ordered.sort_unstable_by_key(|&(span, v)| (span, v.superseded_at, v.recorded_at, v.id));
-    let mut rest = Vec::new();
-    for (span, v) in ordered {
-        let origin = origins.get(&*v.assertion);
-        crate::store::codec::Rest {
-            split: v.origin == crate::model::Origin::Split,
-            confidence: v.confidence,
-            created_by: v.created_by,
-            assertion_seq: origin.map_or(0, |o| o.seq),
-            requested_valid_to: v.requested_valid_to,
-            supported_at: v.supported_at,
-            assertion: &v.assertion,
-            closed: v.closed.as_ref().map(|c| {
+    let codes = Codes::load(tx)?;
+    Ready::of(replay, id_offset, origins, &codes.header).write_with(tx, codes)
+}
+
+/// One replay's rows made ready to insert away from the connection (a load
+/// packs them on its replay thread): each version's fields, codes and packed
+/// `rest`, in the versions table's key order, but its claim still as text —
+/// only the store can code a claim (the first time the log names it).
+pub(crate) struct Ready {
+    versions: Vec<ReadyVersion>,
+    /// Each version's packed `rest`, end to end.
+    rest: Vec<u8>,
+    /// Outcomes worth a row, and the (shifted) ids each reconfirmed.
+    outcomes: Vec<(i64, &'static str, i64, i64, Vec<i64>)>,
+}
+
+struct ReadyVersion {
+    /// lifespan, id, recorded_at, superseded_at, valid_from, valid_to, topic, agent.
+    fields: [i64; 8],
+    claim: crate::model::Name,
+    /// Its `rest`: this range of [`Ready::rest`].
+    rest: std::ops::Range<usize>,
+}
+
+impl Ready {
+    /// `replay`'s rows (ids shifted by `id_offset`; `origins` maps assertion
+    /// ids to their seqs and citations), agents and topics coded by `codes`.
+    pub(crate) fn of(
+        replay: &Replay,
+        id_offset: u64,
+        origins: &HashMap<&str, AssertionRef>,
+        codes: &HeaderCodes,
+    ) -> Ready {
+        // In primary-key order, so every insert appends to the table's B-tree.
+        let mut ordered: Vec<(i64, &crate::model::Version)> = replay
+            .versions
+            .iter()
+            .map(|v| (lifespan(v.recorded_at, v.superseded_at), v))
+            .collect();
+        ordered.sort_unstable_by_key(|&(span, v)| (span, v.superseded_at, v.recorded_at, v.id));
+        let mut rest = Vec::new();
+        let mut versions = Vec::with_capacity(ordered.len());
+        for (span, v) in ordered {
+            let origin = origins.get(&*v.assertion);
+            let start = rest.len();
+            crate::store::codec::Rest {
+                split: v.origin == crate::model::Origin::Split,
+                confidence: v.confidence,
+                created_by: v.created_by,
+                assertion_seq: origin.map_or(0, |o| o.seq),
+                requested_valid_to: v.requested_valid_to,
+                supported_at: v.supported_at,
+                assertion: &v.assertion,
+                closed: v.closed.as_ref().map(|c| {
+                    (
+                        c.seq,
+                        &*c.event,
+                        c.kind == crate::model::CloseKind::Retracted,
+                    )
+                }),
+                clipped_by: v.clipped_by.as_deref(),
+                supported_by: origin
+                    .map_or(&[][..], |o| o.cites)
+                    .iter()
+                    .map(String::as_str)
+                    .collect(),
+                reconfirmed: v.reconfirmed.clone(),
+            }
+            .pack(
+                crate::store::codec::Anchor {
+                    recorded_at: v.recorded_at,
+                    valid_to: v.valid.to,
+                },
+                &mut rest,
+            );
+            versions.push(ReadyVersion {
+                fields: [
+                    span,
+                    (v.id + id_offset) as i64,
+                    v.recorded_at,
+                    v.superseded_at,
+                    v.valid.from,
+                    v.valid.to,
+                    codes.topic(&v.topic),
+                    codes.agent(&v.agent),
+                ],
+                claim: v.claim.clone(),
+                rest: start..rest.len(),
+            });
+        }
+        let outcomes = replay
+            .outcomes
+            .iter()
+            // Evidence is only recorded and most assertions simply apply: the
+            // table keeps the outcomes worth showing (absent = recorded or applied).
+            .filter(|o| !matches!(o.effect, Effect::Recorded | Effect::Applied { .. }))
+            .map(|o| {
+                let (inserted, closed) = match &o.effect {
+                    Effect::Applied { inserted, closed } => (*inserted, *closed),
+                    Effect::ZeroWidth { closed } => (0, *closed),
+                    _ => (0, 0),
+                };
+                let reconfirmed = match &o.effect {
+                    Effect::Reconfirmed { versions } => {
+                        versions.iter().map(|id| (id + id_offset) as i64).collect()
+                    }
+                    _ => Vec::new(),
+                };
                 (
-                    c.seq,
-                    &*c.event,
-                    c.kind == crate::model::CloseKind::Retracted,
+                    o.seq as i64,
+                    o.effect.as_str(),
+                    inserted as i64,
+                    closed as i64,
+                    reconfirmed,
                 )
-            }),
-            clipped_by: v.clipped_by.as_deref(),
-            supported_by: origin
-                .map_or(&[][..], |o| o.cites)
-                .iter()
-                .map(String::as_str)
-                .collect(),
-            reconfirmed: v.reconfirmed.clone(),
-        }
-        .pack(
-            crate::store::codec::Anchor {
-                recorded_at: v.recorded_at,
-                valid_to: v.valid.to,
-            },
-            &mut rest,
-        );
-        version.execute(params![
-            span,
-            (v.id + id_offset) as i64,
-            v.recorded_at,
-            v.superseded_at,
-            v.valid.from,
-            v.valid.to,
-            codes.topic(&v.topic),
-            codes.agent(&v.agent),
-            codes.claim(tx, &v.claim)?,
+            })
+            .collect();
+        Ready {
+            versions,
             rest,
-        ])?;
-    }
-    let mut outcome =
-        tx.prepare("INSERT INTO outcomes (seq, effect, inserted, closed) VALUES (?1, ?2, ?3, ?4)")?;
-    let mut reconfirm = tx.prepare("INSERT INTO reconfirmations (seq, version) VALUES (?1, ?2)")?;
-    for o in &replay.outcomes {
-        // Evidence is only recorded and most assertions simply apply: the table
-        // keeps the outcomes worth showing (absent = recorded or applied).
-        if matches!(o.effect, Effect::Recorded | Effect::Applied { .. }) {
-            continue;
+            outcomes,
         }
-        let (inserted, closed) = match &o.effect {
-            Effect::Applied { inserted, closed } => (*inserted, *closed),
-            Effect::ZeroWidth { closed } => (0, *closed),
-            _ => (0, 0),
-        };
-        outcome.execute(params![o.seq as i64, o.effect.as_str(), inserted, closed])?;
-        if let Effect::Reconfirmed { versions } = &o.effect {
-            for id in versions {
-                reconfirm.execute(params![o.seq as i64, (*id + id_offset) as i64])?;
+    }
+
+    /// Inserts the rows, coding each claim through the store's `claims`.
+    pub(crate) fn write(&self, tx: &Transaction) -> rusqlite::Result<()> {
+        self.write_with(tx, Codes::load(tx)?)
+    }
+
+    /// [`Ready::write`] with the store's `codes`, loaded already.
+    pub(crate) fn write_with(&self, tx: &Transaction, mut codes: Codes) -> rusqlite::Result<()> {
+        let mut version = tx.prepare_cached(
+            "INSERT INTO versions (lifespan, id, recorded_at, superseded_at, valid_from, valid_to,
+                topic, agent, claim, rest)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )?;
+        for v in &self.versions {
+            let [
+                span,
+                id,
+                recorded_at,
+                superseded_at,
+                valid_from,
+                valid_to,
+                topic,
+                agent,
+            ] = v.fields;
+            version.execute(params![
+                span,
+                id,
+                recorded_at,
+                superseded_at,
+                valid_from,
+                valid_to,
+                topic,
+                agent,
+                codes.claim(tx, &v.claim)?,
+                &self.rest[v.rest.clone()],
+            ])?;
+        }
+        let mut outcome = tx.prepare_cached(
+            "INSERT INTO outcomes (seq, effect, inserted, closed) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        let mut reconfirm =
+            tx.prepare_cached("INSERT INTO reconfirmations (seq, version) VALUES (?1, ?2)")?;
+        for (seq, effect, inserted, closed, reconfirmed) in &self.outcomes {
+            outcome.execute(params![seq, effect, inserted, closed])?;
+            for id in reconfirmed {
+                reconfirm.execute(params![seq, id])?;
             }
         }
+        Ok(())
     }
-    Ok(())
+}
+
+/// Agents' and topics' codes in version rows: their header positions.
+pub(crate) struct HeaderCodes {
+    agents: HashMap<String, i64>,
+    topics: HashMap<String, i64>,
+}
+
+impl HeaderCodes {
+    pub(crate) fn of(header: &Header) -> HeaderCodes {
+        HeaderCodes {
+            agents: (header.agents.iter().map(|a| a.id.clone()))
+                .zip(0..)
+                .collect(),
+            topics: (header.topics.iter().map(|t| t.id.clone()))
+                .zip(0..)
+                .collect(),
+        }
+    }
+
+    /// An agent's code (-1 for one not in the header, which validation prevents).
+    pub(crate) fn agent(&self, id: &str) -> i64 {
+        self.agents.get(id).copied().unwrap_or(-1)
+    }
+
+    pub(crate) fn topic(&self, id: &str) -> i64 {
+        self.topics.get(id).copied().unwrap_or(-1)
+    }
 }
 
 /// The codes version rows use for agents and topics (their header positions)
 /// and claims (the `claims` table, which a writer extends with each new claim).
 pub(crate) struct Codes {
-    agents: HashMap<String, i64>,
-    topics: HashMap<String, i64>,
+    pub(crate) header: HeaderCodes,
     claims: HashMap<String, i64>,
     next_claim: i64,
 }
@@ -456,20 +575,13 @@ impl Codes {
         };
         let claims = map("SELECT text, code FROM claims")?;
         Ok(Codes {
-            agents: map("SELECT id, idx FROM agents")?,
-            topics: map("SELECT id, idx FROM topics")?,
+            header: HeaderCodes {
+                agents: map("SELECT id, idx FROM agents")?,
+                topics: map("SELECT id, idx FROM topics")?,
+            },
             next_claim: claims.values().max().map_or(0, |&c| c + 1),
             claims,
         })
-    }
-
-    /// An agent's code (-1 for one not in the header, which validation prevents).
-    pub(crate) fn agent(&self, id: &str) -> i64 {
-        self.agents.get(id).copied().unwrap_or(-1)
-    }
-
-    pub(crate) fn topic(&self, id: &str) -> i64 {
-        self.topics.get(id).copied().unwrap_or(-1)
     }
 
     /// A claim's code, adding the claim to the store the first time.

@@ -122,6 +122,64 @@ pub(super) fn finish_derived(tx: &Transaction, header: &Header) -> rusqlite::Res
     super::write_read_indexes(tx, header)
 }
 
+/// [`finish_derived`] for a new store at `path` that `conn` alone writes,
+/// its log, the log's indexes and its versions committed. The scrub index
+/// (about a third of this work) is computed on a second connection while
+/// `conn` builds the derived indexes and the truths; meanwhile the store is
+/// in write-ahead-log mode, so the reader sees the committed rows as the
+/// writer adds to them. The store leaves that mode (its log checkpointed
+/// and removed) before the pages and the scrub index are written.
+pub(super) fn finish_derived_beside(
+    conn: &mut rusqlite::Connection,
+    path: &std::path::Path,
+    header: &Header,
+) -> rusqlite::Result<()> {
+    let mode = |conn: &rusqlite::Connection, mode: &str| -> rusqlite::Result<bool> {
+        let now: String =
+            conn.query_row(&format!("PRAGMA journal_mode = {mode}"), [], |r| r.get(0))?;
+        Ok(now.eq_ignore_ascii_case(mode))
+    };
+    // A file system without the shared memory that mode needs: one connection.
+    if !mode(conn, "WAL")? {
+        let tx = conn.transaction()?;
+        finish_derived(&tx, header)?;
+        return tx.commit();
+    }
+    conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")?;
+    let computed = std::thread::scope(|s| -> rusqlite::Result<_> {
+        let computing = s.spawn(|| -> rusqlite::Result<_> {
+            use rusqlite::OpenFlags;
+            let reader = rusqlite::Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )?;
+            // One snapshot for the whole computation.
+            let snapshot = reader.unchecked_transaction()?;
+            let index = super::scrub::compute(&snapshot, header)?;
+            snapshot.finish()?;
+            Ok(index)
+        });
+        let tx = conn.transaction()?;
+        tx.execute_batch(DERIVED_INDEXES)?;
+        write::write_truths(&tx, &truths(&tx, header)?)?;
+        tx.commit()?;
+        computing
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
+    // The reader is closed: nothing stops the checkpoint.
+    if !mode(conn, "OFF")? {
+        return Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some("the new store could not leave write-ahead-log mode".to_owned()),
+        ));
+    }
+    let tx = conn.transaction()?;
+    super::scrub::store(&tx, &computed)?;
+    super::pages::write(&tx)?;
+    tx.commit()
+}
+
 /// A replay going through the log a slice at a time.
 #[derive(Clone)]
 pub(super) struct Sliced {

@@ -18,7 +18,7 @@
 //! memory is the held set, one small entry per event id (for references), the
 //! current slice, and SQLite's page cache — not the log and not its versions.
 
-use super::derive::{Derived, SLICE, Sliced, derive, finish_derived};
+use super::derive::{Derived, SLICE, Sliced, derive, finish_derived_beside};
 use super::schema::LOG_INDEXES;
 use super::write::{self, HeaderCodes, LogWriter, Ready};
 use super::{LoadError, StoreError, write_atomically};
@@ -144,7 +144,7 @@ pub(super) fn load_jsonl_upto(
         )
         .map_err(StoreError::from)?;
         let tx = conn.transaction().map_err(StoreError::from)?;
-        load_into(
+        let header = load_into(
             &tx,
             &name,
             std::io::BufReader::new(input),
@@ -152,19 +152,25 @@ pub(super) fn load_jsonl_upto(
             &mut loaded,
         )?;
         tx.commit().map_err(StoreError::from)?;
+        // The rest is derived from what is committed: the scrub index is
+        // computed by a second connection beside the derived indexes.
+        finish_derived_beside(&mut conn, file.path(), &header).map_err(StoreError::from)?;
         conn.close().map_err(|(_, e)| StoreError::from(e))?;
         Ok(())
     })?;
     Ok(loaded)
 }
 
+/// Reads, checks and writes the log at `input` and the versions its replay
+/// derives, with the log's indexes; returns the header. What is derived from
+/// the versions is left to [`finish_derived_beside`].
 fn load_into(
     tx: &Transaction,
     name: &str,
     input: impl std::io::BufRead + Send,
     slice: usize,
     loaded: &mut Loaded,
-) -> Result<(), LoadError> {
+) -> Result<Header, LoadError> {
     let sql = |e: rusqlite::Error| LoadError::Store(StoreError::from(e));
     let lines = Lines::default();
     let Read {
@@ -202,11 +208,10 @@ fn load_into(
         None => derive(tx, &header, slice).map_err(sql)?,
     };
     unmatched(name, &lines, derived.unmatched)?;
-    finish_derived(tx, &header).map_err(sql)?;
     loaded.versions = derived.versions;
     loaded.agents = header.agents.len();
     loaded.topics = header.topics.len();
-    Ok(())
+    Ok(header)
 }
 
 /// The dataset file and the name its errors carry.

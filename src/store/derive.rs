@@ -134,13 +134,14 @@ pub(super) fn finish_derived_beside(
     path: &std::path::Path,
     header: &Header,
 ) -> rusqlite::Result<()> {
-    let mode = |conn: &rusqlite::Connection, mode: &str| -> rusqlite::Result<bool> {
+    // Whether the journal mode is now `to` (SQLite keeps the old one when it cannot).
+    let set_mode = |conn: &rusqlite::Connection, to: &str| -> rusqlite::Result<bool> {
         let now: String =
-            conn.query_row(&format!("PRAGMA journal_mode = {mode}"), [], |r| r.get(0))?;
-        Ok(now.eq_ignore_ascii_case(mode))
+            conn.query_row(&format!("PRAGMA journal_mode = {to}"), [], |r| r.get(0))?;
+        Ok(now.eq_ignore_ascii_case(to))
     };
     // A file system without the shared memory that mode needs: one connection.
-    if !mode(conn, "WAL")? {
+    if !set_mode(conn, "WAL")? {
         let tx = conn.transaction()?;
         finish_derived(&tx, header)?;
         return tx.commit();
@@ -168,7 +169,7 @@ pub(super) fn finish_derived_beside(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })?;
     // The reader is closed: nothing stops the checkpoint.
-    if !mode(conn, "OFF")? {
+    if !set_mode(conn, "OFF")? {
         return Err(rusqlite::Error::SqliteFailure(
             rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
             Some("the new store could not leave write-ahead-log mode".to_owned()),

@@ -17,6 +17,11 @@
 //! slice's closed versions and carrying only the held ones. What stays in
 //! memory is the held set, one small entry per event id (for references), the
 //! current slice, and SQLite's page cache — not the log and not its versions.
+//! The replay thread hands each slice's versions back packed into rows
+//! (`write::Ready`), so the connection's thread, the load's limit, only inserts
+//! them. Once the log and the versions are committed, the derived indexes and
+//! truths are built while a second connection computes the scrub index
+//! (`derive::finish_derived_beside`).
 
 use super::derive::{Derived, SLICE, Sliced, derive, finish_derived_beside};
 use super::schema::LOG_INDEXES;

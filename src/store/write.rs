@@ -371,7 +371,8 @@ pub(crate) struct Ready {
 }
 
 struct ReadyVersion {
-    /// lifespan, id, recorded_at, superseded_at, valid_from, valid_to, topic, agent.
+    /// The first eight columns of its row, in order: lifespan, id,
+    /// recorded_at, superseded_at, valid_from, valid_to, topic, agent.
     fields: [i64; 8],
     claim: crate::model::Name,
     /// Its `rest`: this range of [`Ready::rest`].
@@ -491,28 +492,13 @@ impl Ready {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )?;
         for v in &self.versions {
-            let [
-                span,
-                id,
-                recorded_at,
-                superseded_at,
-                valid_from,
-                valid_to,
-                topic,
-                agent,
-            ] = v.fields;
-            version.execute(params![
-                span,
-                id,
-                recorded_at,
-                superseded_at,
-                valid_from,
-                valid_to,
-                topic,
-                agent,
-                codes.claim(tx, &v.claim)?,
-                &self.rest[v.rest.clone()],
-            ])?;
+            // The fields in the columns' order, then the claim and rest.
+            for (at, field) in v.fields.iter().enumerate() {
+                version.raw_bind_parameter(at + 1, field)?;
+            }
+            version.raw_bind_parameter(9, codes.claim(tx, &v.claim)?)?;
+            version.raw_bind_parameter(10, &self.rest[v.rest.clone()])?;
+            version.raw_execute()?;
         }
         let mut outcome = tx.prepare_cached(
             "INSERT INTO outcomes (seq, effect, inserted, closed) VALUES (?1, ?2, ?3, ?4)",

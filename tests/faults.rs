@@ -342,6 +342,12 @@ fn temporaries_left_by_killed_writers_are_removed_by_the_next_write() {
     let (held, held_file) = temporary(".asof-new-held.tmp", Some(old));
     held_file.lock().unwrap();
     let (other, _) = temporary("notes.tmp", Some(old));
+    // A load derives in write-ahead-log mode for a while: SQLite's files
+    // beside a temporary go with it, or once it is gone.
+    let (stale_wal, _) = temporary(".asof-new-stale.tmp-wal", Some(old));
+    let (stale_shm, _) = temporary(".asof-new-stale.tmp-shm", Some(old));
+    let (orphan_wal, _) = temporary(".asof-new-gone.tmp-wal", Some(old));
+    let (held_wal, _) = temporary(".asof-new-held.tmp-wal", Some(old));
 
     let small = common::write(dir.path(), "small.yaml", common::SMALL);
     asof()
@@ -361,6 +367,12 @@ fn temporaries_left_by_killed_writers_are_removed_by_the_next_write() {
         "a temporary a writer holds stays, however old"
     );
     assert!(other.exists(), "files that are not asof temporaries stay");
+    assert!(!stale_wal.exists() && !stale_shm.exists());
+    assert!(
+        !orphan_wal.exists(),
+        "a temporary's log outlives it only a minute"
+    );
+    assert!(held_wal.exists(), "a live writer's log stays");
     drop(held_file);
 }
 

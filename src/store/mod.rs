@@ -699,30 +699,50 @@ const TEMPORARY_SUFFIX: &str = ".tmp";
 const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Removes the temporaries that writers killed mid-way left in `dir`: those no
-/// live writer holds a lock on and that have not changed for a minute. Best
+/// live writer holds a lock on and that have not changed for a minute, with
+/// the write-ahead log and shared memory SQLite kept beside them. Best
 /// effort: anything it cannot read, lock or remove stays.
 #[cfg(unix)]
 fn remove_stale_temporaries(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
+    let unchanged_a_while = |path: &Path| {
+        std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= STALE_AFTER)
+    };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if !(name.starts_with(TEMPORARY_PREFIX) && name.ends_with(TEMPORARY_SUFFIX)) {
+        if !name.starts_with(TEMPORARY_PREFIX) {
+            continue;
+        }
+        // A load derives in write-ahead-log mode for a while (decisions.md):
+        // a temporary's log and shared memory go with it, or once it is gone.
+        let base = (name
+            .strip_suffix("-wal")
+            .or_else(|| name.strip_suffix("-shm")))
+        .filter(|base| base.ends_with(TEMPORARY_SUFFIX));
+        if let Some(base) = base {
+            if !dir.join(base).exists() && unchanged_a_while(&entry.path()) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+            continue;
+        }
+        if !name.ends_with(TEMPORARY_SUFFIX) {
             continue;
         }
         let Ok(file) = std::fs::File::open(entry.path()) else {
             continue;
         };
-        let old = file
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age >= STALE_AFTER);
-        if old && file.try_lock().is_ok() {
+        if unchanged_a_while(&entry.path()) && file.try_lock().is_ok() {
             let _ = std::fs::remove_file(entry.path());
+            for sidecar in ["-wal", "-shm"] {
+                let _ = std::fs::remove_file(dir.join(format!("{name}{sidecar}")));
+            }
         }
     }
 }

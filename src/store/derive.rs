@@ -208,7 +208,7 @@ impl Closed {
 
     /// These rows ready to insert (see [`write::Ready`]), agents and topics
     /// coded by `codes`.
-    pub(super) fn ready(&self, codes: &write::HeaderCodes) -> write::Ready {
+    pub(super) fn ready(&self, codes: &super::Ranks) -> write::Ready {
         let origins: HashMap<&str, AssertionRef> = self
             .origins
             .iter()

@@ -77,28 +77,35 @@ pub struct Store {
     coded: (std::sync::Arc<[Name]>, std::sync::Arc<[Name]>),
 }
 
+/// Each agent's and topic's position in the header, by id: the codes version
+/// rows name them by, and the order answers are read in.
 #[derive(Debug, Default)]
-struct Ranks {
+pub(crate) struct Ranks {
     topics: std::collections::HashMap<String, usize, crate::model::ShortKeys>,
     agents: std::collections::HashMap<String, usize, crate::model::ShortKeys>,
 }
 
 impl Ranks {
-    fn of(header: &Header) -> Ranks {
+    pub(crate) fn of(header: &Header) -> Ranks {
         Ranks {
-            topics: header
-                .topics
-                .iter()
-                .enumerate()
+            topics: (header.topics.iter().enumerate())
                 .map(|(i, t)| (t.id.clone(), i))
                 .collect(),
-            agents: header
-                .agents
-                .iter()
-                .enumerate()
+            agents: (header.agents.iter().enumerate())
                 .map(|(i, a)| (a.id.clone(), i))
                 .collect(),
         }
+    }
+
+    /// A topic's code in version rows (-1 for one not in the header, which
+    /// validation prevents).
+    pub(crate) fn topic(&self, id: &str) -> i64 {
+        self.topics.get(id).map_or(-1, |&i| i as i64)
+    }
+
+    /// An agent's code in version rows (see [`Ranks::topic`]).
+    pub(crate) fn agent(&self, id: &str) -> i64 {
+        self.agents.get(id).map_or(-1, |&i| i as i64)
     }
 }
 
@@ -273,12 +280,12 @@ impl Store {
     /// A topic's code in version rows (its header position; -1, which no row
     /// holds, for an unknown id).
     pub fn topic_code(&self, id: &str) -> i64 {
-        self.ranks.topics.get(id).map_or(-1, |&i| i as i64)
+        self.ranks.topic(id)
     }
 
     /// An agent's code in version rows (see [`Store::topic_code`]).
     pub fn agent_code(&self, id: &str) -> i64 {
-        self.ranks.agents.get(id).map_or(-1, |&i| i as i64)
+        self.ranks.agent(id)
     }
 
     pub fn connection(&self) -> &Connection {

@@ -23,9 +23,10 @@
 //! truths are built while a second connection computes the scrub index
 //! (`derive::finish_derived_beside`).
 
+use super::Ranks;
 use super::derive::{Derived, SLICE, Sliced, derive, finish_derived_beside};
 use super::schema::LOG_INDEXES;
-use super::write::{self, HeaderCodes, LogWriter, Ready};
+use super::write::{self, LogWriter, Ready};
 use super::{LoadError, StoreError, write_atomically};
 use crate::dataset::jsonl::{self, ParsedEvent, Sink};
 use crate::dataset::raw::RawHeader;
@@ -353,7 +354,7 @@ impl Inline {
         let (to_replay, slices) = std::sync::mpsc::sync_channel::<Vec<Event>>(1);
         let (send_closed, closed) = std::sync::mpsc::channel();
         let replaying = std::thread::spawn(move || {
-            let codes = HeaderCodes::of(&header);
+            let codes = Ranks::of(&header);
             let mut replay = Sliced::new(header);
             for mut slice in slices {
                 let ready = replay.slice(&mut slice).ready(&codes);

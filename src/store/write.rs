@@ -1,5 +1,6 @@
 //! Writing a store: the log as loaded, then the derived rows, in one transaction.
 
+use super::Ranks;
 use super::schema::{APPLICATION_ID, DERIVED_INDEXES, FORMAT_VERSION, LOG_INDEXES, SCHEMA};
 use crate::engine::answers::{self, Truth};
 use crate::engine::{Effect, Replay};
@@ -386,7 +387,7 @@ impl Ready {
         replay: &Replay,
         id_offset: u64,
         origins: &HashMap<&str, AssertionRef>,
-        codes: &HeaderCodes,
+        codes: &Ranks,
     ) -> Ready {
         // In primary-key order, so every insert appends to the table's B-tree.
         let mut ordered: Vec<(i64, &crate::model::Version)> = replay
@@ -515,38 +516,10 @@ impl Ready {
     }
 }
 
-/// Agents' and topics' codes in version rows: their header positions.
-pub(crate) struct HeaderCodes {
-    agents: HashMap<String, i64>,
-    topics: HashMap<String, i64>,
-}
-
-impl HeaderCodes {
-    pub(crate) fn of(header: &Header) -> HeaderCodes {
-        HeaderCodes {
-            agents: (header.agents.iter().map(|a| a.id.clone()))
-                .zip(0..)
-                .collect(),
-            topics: (header.topics.iter().map(|t| t.id.clone()))
-                .zip(0..)
-                .collect(),
-        }
-    }
-
-    /// An agent's code (-1 for one not in the header, which validation prevents).
-    pub(crate) fn agent(&self, id: &str) -> i64 {
-        self.agents.get(id).copied().unwrap_or(-1)
-    }
-
-    pub(crate) fn topic(&self, id: &str) -> i64 {
-        self.topics.get(id).copied().unwrap_or(-1)
-    }
-}
-
 /// The codes version rows use for agents and topics (their header positions)
 /// and claims (the `claims` table, which a writer extends with each new claim).
 pub(crate) struct Codes {
-    pub(crate) header: HeaderCodes,
+    pub(crate) header: Ranks,
     claims: HashMap<String, i64>,
     next_claim: i64,
 }
@@ -554,17 +527,12 @@ pub(crate) struct Codes {
 impl Codes {
     /// The codes of the store `tx` writes (loaded once per batch of rows).
     pub(crate) fn load(tx: &Transaction) -> rusqlite::Result<Codes> {
-        let map = |sql: &str| -> rusqlite::Result<HashMap<String, i64>> {
-            let mut stmt = tx.prepare(sql)?;
-            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            rows.collect()
-        };
-        let claims = map("SELECT text, code FROM claims")?;
+        let mut stmt = tx.prepare("SELECT text, code FROM claims")?;
+        let claims: HashMap<String, i64> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
         Ok(Codes {
-            header: HeaderCodes {
-                agents: map("SELECT id, idx FROM agents")?,
-                topics: map("SELECT id, idx FROM topics")?,
-            },
+            header: Ranks::of(&super::read::header_from_rows(tx)?),
             next_claim: claims.values().max().map_or(0, |&c| c + 1),
             claims,
         })

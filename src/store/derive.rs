@@ -117,9 +117,14 @@ pub(super) fn log_query(rest: &str) -> String {
 
 /// The derived indexes and the truths table, once every version is written.
 pub(super) fn finish_derived(tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
-    tx.execute_batch(DERIVED_INDEXES)?;
-    write::write_truths(tx, &truths(tx, header)?)?;
+    indexes_and_truths(tx, header)?;
     super::write_read_indexes(tx, header)
+}
+
+/// The derived indexes, then the truths (read through the topic index).
+fn indexes_and_truths(tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
+    tx.execute_batch(DERIVED_INDEXES)?;
+    write::write_truths(tx, &truths(tx, header)?)
 }
 
 /// [`finish_derived`] for a new store at `path` that `conn` alone writes,
@@ -161,8 +166,7 @@ pub(super) fn finish_derived_beside(
             Ok(index)
         });
         let tx = conn.transaction()?;
-        tx.execute_batch(DERIVED_INDEXES)?;
-        write::write_truths(&tx, &truths(&tx, header)?)?;
+        indexes_and_truths(&tx, header)?;
         tx.commit()?;
         computing
             .join()

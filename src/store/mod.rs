@@ -175,13 +175,18 @@ impl Store {
             read::header(&conn)
         };
         let header = header.map_err(damaged)?;
-        Ok(Store {
+        Ok(Store::of(conn, path.display().to_string(), header))
+    }
+
+    /// A store on `conn` with `header`, and what is derived from it.
+    fn of(conn: Connection, label: String, header: Header) -> Store {
+        Store {
             conn,
-            label: path.display().to_string(),
+            label,
             ranks: Ranks::of(&header),
             coded: read::coded_names(&header),
             header,
-        })
+        }
     }
 
     /// Builds an in-memory store from a parsed dataset (a dataset given as SOURCE,
@@ -196,13 +201,7 @@ impl Store {
         };
         write::write_all(&mut conn, &contents)?;
         let header = read::header(&conn)?;
-        Ok(Store {
-            conn,
-            label: label.to_owned(),
-            ranks: Ranks::of(&header),
-            coded: read::coded_names(&header),
-            header,
-        })
+        Ok(Store::of(conn, label.to_owned(), header))
     }
 
     /// Loads a validated dataset into a new store file at `path`, atomically: on any
@@ -328,8 +327,10 @@ impl Store {
     /// The log is read back in replay order and replayed a slice at a time, as a
     /// load does, so memory does not grow with the log.
     pub fn rebuild(&mut self) -> Result<usize> {
+        // Opened for writing, the store's header is the one its rows hold
+        // (see `open_with`), which the packed row is written from again.
+        let header = self.header.clone();
         let tx = self.conn.transaction()?;
-        let header = read::header_from_rows(&tx)?;
         tx.execute_batch(
             "DROP INDEX versions_by_topic; DROP INDEX versions_by_id;
              DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;
@@ -339,9 +340,6 @@ impl Store {
         let derived = derive::derive(&tx, &header, derive::SLICE)?;
         derive::finish_derived(&tx, &header)?;
         tx.commit()?;
-        self.ranks = Ranks::of(&header);
-        self.coded = read::coded_names(&header);
-        self.header = header;
         Ok(derived.versions)
     }
 

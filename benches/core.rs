@@ -425,39 +425,40 @@ fn main() {
     let mut believed_process: Vec<Duration> =
         (0..55).map(|_| run(&believed_args)).skip(5).collect();
     believed_process.sort();
-    let mut fork_process: Vec<Duration> = (0..3)
-        .map(|n| {
-            let out = dir.path().join(format!("process-fork{n}.db"));
-            let took = run(&[
-                "fork".as_ref(),
-                db.as_os_str(),
-                "--without".as_ref(),
-                removed[0].as_ref(),
-                "--out".as_ref(),
-                out.as_os_str(),
-            ]);
-            std::fs::remove_file(&out).expect("remove the fork");
-            took
-        })
-        .collect();
-    fork_process.sort();
-    // Three imports, as for the fork: the median of them.
-    let mut import_process: Vec<Duration> = (0..3)
-        .map(|_| {
-            let out = dir.path().join("otlp-process.db");
-            let took = run(&[
-                "import".as_ref(),
-                "otlp".as_ref(),
-                trace.as_os_str(),
-                "--db".as_ref(),
-                out.as_os_str(),
-            ]);
-            std::fs::remove_file(&out).expect("remove the imported store");
-            took
-        })
-        .collect();
-    import_process.sort();
-    let import_process = import_process[1];
+    // Three runs of a command whose last argument is the store it writes
+    // (removed after each), sorted: the benchmark reports the median.
+    let three_runs = |args: &[&std::ffi::OsStr], name: &str| -> Vec<Duration> {
+        let out = dir.path().join(name);
+        let args: Vec<&std::ffi::OsStr> = args.iter().copied().chain([out.as_os_str()]).collect();
+        let mut runs: Vec<Duration> = (0..3)
+            .map(|_| {
+                let took = run(&args);
+                std::fs::remove_file(&out).expect("remove the store written");
+                took
+            })
+            .collect();
+        runs.sort();
+        runs
+    };
+    let fork_process = three_runs(
+        &[
+            "fork".as_ref(),
+            db.as_os_str(),
+            "--without".as_ref(),
+            removed[0].as_ref(),
+            "--out".as_ref(),
+        ],
+        "process-fork.db",
+    );
+    let import_process = three_runs(
+        &[
+            "import".as_ref(),
+            "otlp".as_ref(),
+            trace.as_os_str(),
+            "--db".as_ref(),
+        ],
+        "otlp-process.db",
+    )[1];
 
     let mut report = json!({
         "events": events,
@@ -642,8 +643,6 @@ fn targets(r: &serde_json::Value) -> Vec<serde_json::Value> {
     rows
 }
 
-/// The physical limit: the same event and version rows inserted by a bare
-/// rusqlite loop (one transaction, prepared statements, one index), nothing else.
 /// Flushes the file at `path` to the disk, outside every timing: a timed
 /// phase should not pay for the write-back of what the bench wrote before it
 /// (a user's trace or store has long been on the disk).
@@ -654,6 +653,8 @@ fn settle(path: &std::path::Path) {
     }
 }
 
+/// The physical limit: the same event and version rows inserted by a bare
+/// rusqlite loop (one transaction, prepared statements, one index), nothing else.
 fn bare_insert(
     path: &std::path::Path,
     log: &asof::model::Dataset,

@@ -34,7 +34,7 @@ pub(crate) fn write(conn: &rusqlite::Connection, header: &Header) -> rusqlite::R
 }
 
 /// `header` packed (see the module's documentation).
-pub(crate) fn pack(header: &Header) -> Vec<u8> {
+fn pack(header: &Header) -> Vec<u8> {
     let mut out = Vec::new();
     put_unsigned(&mut out, header.agents.len() as u64);
     put_unsigned(&mut out, header.topics.len() as u64);

@@ -691,15 +691,15 @@ fn bare_insert(
         for x in &replay.versions {
             v.execute(rusqlite::params![
                 x.id as i64,
-                x.agent,
-                x.topic,
-                x.claim,
+                x.agent.as_str(),
+                x.topic.as_str(),
+                x.claim.as_str(),
                 x.confidence,
                 x.valid.from,
                 x.valid.to,
                 x.recorded_at,
                 x.superseded_at,
-                x.assertion
+                x.assertion.as_str()
             ])
             .expect("insert");
         }

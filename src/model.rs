@@ -369,11 +369,14 @@ impl CloseKind {
 
 /// A shared, immutable name: an agent, topic, claim or event id held by many
 /// versions. A million versions name a few thousand distinct strings, so they
-/// share them instead of each owning a copy.
-pub type Name = std::sync::Arc<str>;
+/// share them instead of each owning a copy. Names of up to 23 bytes (ids,
+/// most agents and topics) are held inline: making or copying one allocates
+/// nothing and counts no references, which is most of what building a long
+/// answer's versions costs; a longer one (a claim in words) is one shared copy.
+pub type Name = smol_str::SmolStr;
 
 /// Evidence ids an event cites, shared by every version descending from it.
-pub type Cited = std::sync::Arc<[String]>;
+pub type Cited = std::sync::Arc<[Name]>;
 
 /// Hands out one shared copy of each distinct name.
 #[derive(Debug, Default)]

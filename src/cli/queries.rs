@@ -143,11 +143,14 @@ fn confidence(c: f64) -> String {
     format!("{c:.2}")
 }
 
-fn ids(list: &[String]) -> String {
+fn ids<S: AsRef<str>>(list: &[S]) -> String {
     if list.is_empty() {
         "-".to_owned()
     } else {
-        list.join(",")
+        list.iter()
+            .map(AsRef::as_ref)
+            .collect::<Vec<&str>>()
+            .join(",")
     }
 }
 

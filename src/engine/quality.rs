@@ -209,7 +209,7 @@ impl Ledger {
     }
 
     /// The support of a version citing `cited`, at `at`.
-    pub fn support(&self, cited: &[String], at: Micros) -> Support {
+    pub fn support(&self, cited: &[Name], at: Micros) -> Support {
         if cited.is_empty() {
             return Support::Ok;
         }
@@ -224,7 +224,7 @@ impl Ledger {
     }
 
     /// The quality at `at` of `v` (held at `at`), citing `cited`.
-    pub fn quality(&self, v: &Version, cited: &[String], at: Micros) -> Quality {
+    pub fn quality(&self, v: &Version, cited: &[Name], at: Micros) -> Quality {
         let aging = self.aging(&v.topic);
         let last_support = v.last_support(at);
         let age = at.saturating_sub(last_support).max(0);
@@ -242,7 +242,7 @@ impl Ledger {
 
     /// The quality shown in a history: a closed version as it was when it was
     /// closed (its freshness says how), a held one at `end` (the log's end).
-    pub fn quality_in_history(&self, v: &Version, cited: &[String], end: Micros) -> Quality {
+    pub fn quality_in_history(&self, v: &Version, cited: &[Name], end: Micros) -> Quality {
         match &v.closed {
             None => self.quality(v, cited, end.max(v.recorded_at)),
             Some(c) => Quality {
@@ -318,7 +318,7 @@ impl Answer {
 }
 
 /// A version with the evidence it cites.
-type Cited<'a> = (&'a Version, &'a [String]);
+type Cited<'a> = (&'a Version, &'a [Name]);
 
 /// The answer across agents (SPEC §9) from `held`, the versions of one topic
 /// held at `at` (each with its citations), in reading order (agents in
@@ -328,7 +328,7 @@ type Cited<'a> = (&'a Version, &'a [String]);
 /// whose working answer is a set, every claim the agent holds.
 pub fn answer<'a>(
     ledger: &Ledger,
-    held: impl IntoIterator<Item = (&'a Version, &'a [String])>,
+    held: impl IntoIterator<Item = (&'a Version, &'a [Name])>,
     cardinality: Cardinality,
     at: Micros,
     about: Option<Micros>,
@@ -461,7 +461,7 @@ events:
     #[test]
     fn support_needs_every_cited_item_rejected_or_stale() {
         let (l, _) = ledger();
-        let both = ["E1".to_owned(), "E2".to_owned()];
+        let both = [Name::from("E1"), Name::from("E2")];
         // 05:00: E1 rejected, E2 still a candidate: one of two is not enough.
         assert_eq!(l.support(&both, at("2026-01-01T05:00:00Z")), Support::Ok);
         // 06:00: E2 stale too: every cited item withdrawn.
@@ -485,7 +485,7 @@ events:
     fn freshness_turns_stale_at_exactly_stale_after_and_a_reconfirmation_resets_it() {
         let (l, replay) = ledger();
         let v = version(&replay, "t");
-        let cited = ["E1".to_owned()];
+        let cited = [Name::from("E1")];
         let just_before = l.quality(v, &cited, at("2026-01-01T11:59:59Z"));
         assert_eq!(just_before.freshness, Freshness::Current);
         let exactly = l.quality(v, &cited, at("2026-01-01T12:00:00Z"));
@@ -525,7 +525,7 @@ events:
     #[test]
     fn answer_agrees_conflicts_or_is_silent_and_never_picks() {
         let (l, replay) = ledger();
-        let held: Vec<(&Version, &[String])> = replay
+        let held: Vec<(&Version, &[Name])> = replay
             .versions
             .iter()
             .filter(|v| &*v.topic == "t")

@@ -622,14 +622,17 @@ fn interval(v: Interval) -> String {
 }
 
 /// Evidence ids with their locators: `E4 (PD-48213)`.
-fn cited(ids: &[String], locator: &HashMap<&str, &EvidenceItem>) -> String {
+fn cited<S: AsRef<str>>(ids: &[S], locator: &HashMap<&str, &EvidenceItem>) -> String {
     if ids.is_empty() {
         return "—".into();
     }
     ids.iter()
-        .map(|id| match locator.get(id.as_str()) {
-            Some(item) => format!("{id} ({})", item.evidence.locator),
-            None => id.clone(),
+        .map(|id| {
+            let id = id.as_ref();
+            match locator.get(id) {
+                Some(item) => format!("{id} ({})", item.evidence.locator),
+                None => id.to_owned(),
+            }
         })
         .collect::<Vec<_>>()
         .join(", ")

@@ -32,7 +32,7 @@ pub struct VersionJson<'a> {
     requested_valid_to: Option<String>,
     superseded_at: Option<String>,
     support: &'static str,
-    supported_by: &'a [String],
+    supported_by: &'a [crate::model::Name],
     topic: &'a str,
     valid_from: Option<String>,
     valid_to: Option<String>,
@@ -244,7 +244,7 @@ pub fn evidence(items: &[EvidenceItem], ledger: &Ledger, at: Micros) -> Value {
 mod tests {
     use super::*;
     use crate::engine::quality::{Freshness, Support};
-    use crate::model::{CloseKind, Closure, Origin, Version};
+    use crate::model::{CloseKind, Closure, Name, Origin, Version};
     use crate::time::{Interval, OPEN};
 
     fn belief() -> Belief {
@@ -271,7 +271,7 @@ mod tests {
                 supported_at: 1_500_000,
                 reconfirmed: Vec::new(),
             },
-            supported_by: vec!["E1".to_owned(), "E2".to_owned()].into(),
+            supported_by: vec![Name::from("E1"), Name::from("E2")].into(),
         }
     }
 

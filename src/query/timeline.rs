@@ -729,13 +729,18 @@ impl Timeline {
                 let (agent, claim, cites) = match key.kind {
                     MarkKind::Verification => {
                         let judged: Option<String> = r.get(6)?;
-                        let cites: Cited = judged.into_iter().collect::<Vec<_>>().into();
+                        let cites: Cited = judged.into_iter().map(Name::from).collect();
                         (name(5)?, name(7)?, cites)
                     }
                     _ => (
                         name(2)?,
                         name(4)?,
-                        cites.remove(&seq).unwrap_or_default().into(),
+                        cites
+                            .remove(&seq)
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(Name::from)
+                            .collect(),
                     ),
                 };
                 cache.insert(

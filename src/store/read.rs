@@ -318,13 +318,13 @@ impl Decoder {
         if let Some((name, cites)) = self.assertions.get(&seq)
             && **name == *rest.assertion
             && cites.len() == rest.supported_by.len()
-            && cites.iter().map(String::as_str).eq(rest.supported_by)
+            && cites.iter().map(Name::as_str).eq(rest.supported_by)
         {
             return (name.clone(), cites.clone());
         }
         let shared = (
             self.id(rest.assertion),
-            rest.supported_by.map(str::to_owned).collect::<Cited>(),
+            rest.supported_by.map(Name::from).collect::<Cited>(),
         );
         // A long-lived decoder (the TUI's) keeps a bounded number: sharing
         // matters among the rows of one answer, not across a whole session.

@@ -440,7 +440,12 @@ fn conflicted(answer: &quality::Answer) -> String {
 }
 
 /// "✗ unsupported: E15 rejected", "⚠ contested: E7 conflicted", or nothing.
-fn lost_support(timeline: &Timeline, cited: &[String], support: Support, t: Micros) -> String {
+fn lost_support(
+    timeline: &Timeline,
+    cited: &[crate::model::Name],
+    support: Support,
+    t: Micros,
+) -> String {
     let states = || {
         cited
             .iter()

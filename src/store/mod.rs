@@ -71,10 +71,13 @@ pub struct Store {
     conn: Connection,
     label: String,
     header: Header,
-    /// Header positions by id, for ordering rows as people read them.
-    ranks: Ranks,
-    /// The header's agent and topic ids by position (the codes of version rows).
-    coded: (std::sync::Arc<[Name]>, std::sync::Arc<[Name]>),
+    /// Header positions by id, for ordering rows as people read them. Made
+    /// when first asked for: a short command (one topic's answer) needs at
+    /// most one look-up, which a walk of the header answers sooner.
+    ranks: std::cell::OnceCell<Ranks>,
+    /// The header's agent and topic ids by position (the codes of version
+    /// rows), made when a first row is decoded.
+    coded: std::cell::OnceCell<read::CodedNames>,
 }
 
 /// Each agent's and topic's position in the header, by id: the codes version
@@ -107,6 +110,11 @@ impl Ranks {
     pub(crate) fn agent(&self, id: &str) -> i64 {
         self.agents.get(id).map_or(-1, |&i| i as i64)
     }
+}
+
+/// The position of `id` among `ids` as a version row's code (-1 if absent).
+fn code_of<'a>(mut ids: impl Iterator<Item = &'a str>, id: &str) -> i64 {
+    ids.position(|x| x == id).map_or(-1, |i| i as i64)
 }
 
 impl Store {
@@ -183,8 +191,8 @@ impl Store {
         Store {
             conn,
             label,
-            ranks: Ranks::of(&header),
-            coded: read::coded_names(&header),
+            ranks: std::cell::OnceCell::new(),
+            coded: std::cell::OnceCell::new(),
             header,
         }
     }
@@ -268,23 +276,34 @@ impl Store {
 
     /// A topic's position in the header (unknown ids sort last).
     pub fn topic_rank(&self, id: &str) -> usize {
-        self.ranks.topics.get(id).copied().unwrap_or(usize::MAX)
+        self.ranks().topics.get(id).copied().unwrap_or(usize::MAX)
     }
 
     /// An agent's position in the header (unknown ids sort last).
     pub fn agent_rank(&self, id: &str) -> usize {
-        self.ranks.agents.get(id).copied().unwrap_or(usize::MAX)
+        self.ranks().agents.get(id).copied().unwrap_or(usize::MAX)
+    }
+
+    fn ranks(&self) -> &Ranks {
+        self.ranks.get_or_init(|| Ranks::of(&self.header))
     }
 
     /// A topic's code in version rows (its header position; -1, which no row
-    /// holds, for an unknown id).
+    /// holds, for an unknown id). Callers look up a few (a query's filter, a
+    /// fork's pairs): before the ranks are made, the header is walked.
     pub fn topic_code(&self, id: &str) -> i64 {
-        self.ranks.topic(id)
+        match self.ranks.get() {
+            Some(ranks) => ranks.topic(id),
+            None => code_of(self.header.topics.iter().map(|t| t.id.as_str()), id),
+        }
     }
 
     /// An agent's code in version rows (see [`Store::topic_code`]).
     pub fn agent_code(&self, id: &str) -> i64 {
-        self.ranks.agent(id)
+        match self.ranks.get() {
+            Some(ranks) => ranks.agent(id),
+            None => code_of(self.header.agents.iter().map(|a| a.id.as_str()), id),
+        }
     }
 
     pub fn connection(&self) -> &Connection {
@@ -293,7 +312,8 @@ impl Store {
 
     /// A decoder of this store's version rows (`share_ids`: see [`read::Decoder`]).
     pub fn decoder(&self, share_ids: bool) -> read::Decoder {
-        read::Decoder::new(self.coded.clone(), share_ids)
+        let coded = self.coded.get_or_init(|| read::coded_names(&self.header));
+        read::Decoder::new(coded.clone(), share_ids)
     }
 
     /// A value from the `meta` table.
@@ -876,5 +896,31 @@ mod tests {
         let text = dir.path().join("t.db");
         std::fs::write(&text, "not a store").expect("writes");
         assert_eq!(check_file_header(&text).expect("passes"), None);
+    }
+
+    /// A code looked up before the ranks are made (a walk of the header) is
+    /// the one they give after, for every id and for an unknown one.
+    #[test]
+    fn codes_are_the_same_before_and_after_the_ranks_are_made() {
+        let store = crate::synth::store_of(crate::synth::GenConfig {
+            events: 200,
+            topics: 7,
+            agents: 3,
+            seed: 5,
+        });
+        let header = store.header().clone();
+        let walked: Vec<i64> = (header.topics.iter().map(|t| store.topic_code(&t.id)))
+            .chain(header.agents.iter().map(|a| store.agent_code(&a.id)))
+            .chain([store.topic_code("no such topic"), store.agent_code("nobody")])
+            .collect();
+        assert!(store.ranks.get().is_none(), "a code alone makes no ranks");
+        assert_eq!(walked, [0, 1, 2, 3, 4, 5, 6, 0, 1, 2, -1, -1]);
+        assert_eq!(store.topic_rank(&header.topics[3].id), 3);
+        assert!(store.ranks.get().is_some(), "a rank makes them");
+        let ranked: Vec<i64> = (header.topics.iter().map(|t| store.topic_code(&t.id)))
+            .chain(header.agents.iter().map(|a| store.agent_code(&a.id)))
+            .chain([store.topic_code("no such topic"), store.agent_code("nobody")])
+            .collect();
+        assert_eq!(ranked, walked);
     }
 }

@@ -203,9 +203,12 @@ pub struct Decoder {
     share_ids: bool,
 }
 
-/// The header's agent and topic ids as names, by position (what the codes of
-/// version rows index).
-pub fn coded_names(header: &Header) -> (std::sync::Arc<[Name]>, std::sync::Arc<[Name]>) {
+/// The header's agent and topic ids as names, by position: what the codes of
+/// version rows index.
+pub type CodedNames = (std::sync::Arc<[Name]>, std::sync::Arc<[Name]>);
+
+/// The [`CodedNames`] of `header`.
+pub fn coded_names(header: &Header) -> CodedNames {
     (
         header
             .agents
@@ -227,10 +230,7 @@ impl Decoder {
         self.assertions.reserve(rows.min(ASSERTIONS_KEPT));
     }
 
-    pub fn new(
-        (agents, topics): (std::sync::Arc<[Name]>, std::sync::Arc<[Name]>),
-        share_ids: bool,
-    ) -> Decoder {
+    pub fn new((agents, topics): CodedNames, share_ids: bool) -> Decoder {
         Decoder {
             agents,
             topics,

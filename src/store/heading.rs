@@ -79,17 +79,21 @@ pub(crate) fn unpack(mut bytes: &[u8]) -> Option<Header> {
     if agents > bytes.len() / 2 || topics > bytes.len() / 3 {
         return None;
     }
-    let agents = (0..agents)
-        .map(|_| {
-            Some(Agent {
-                id: take_str(bytes)?,
-                name: take_str(bytes)?,
-            })
-        })
-        .collect::<Option<Vec<_>>>()?;
-    let topics = (0..topics)
-        .map(|_| take_topic(bytes))
-        .collect::<Option<Vec<_>>>()?;
+    // Made at their size: grown by doubling, the thousand topics of a big
+    // store were copied twice over into fresh memory on every open.
+    let mut listed = Vec::with_capacity(agents);
+    for _ in 0..agents {
+        listed.push(Agent {
+            id: take_str(bytes)?,
+            name: take_str(bytes)?,
+        });
+    }
+    let agents = listed;
+    let mut listed = Vec::with_capacity(topics);
+    for _ in 0..topics {
+        listed.push(take_topic(bytes)?);
+    }
+    let topics = listed;
     bytes.is_empty().then_some(Header {
         incident,
         agents,

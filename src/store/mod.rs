@@ -909,18 +909,20 @@ mod tests {
             seed: 5,
         });
         let header = store.header().clone();
-        let walked: Vec<i64> = (header.topics.iter().map(|t| store.topic_code(&t.id)))
-            .chain(header.agents.iter().map(|a| store.agent_code(&a.id)))
-            .chain([store.topic_code("no such topic"), store.agent_code("nobody")])
-            .collect();
+        let codes = || -> Vec<i64> {
+            let topics = header.topics.iter().map(|t| store.topic_code(&t.id));
+            let agents = header.agents.iter().map(|a| store.agent_code(&a.id));
+            let unknown = [
+                store.topic_code("no such topic"),
+                store.agent_code("nobody"),
+            ];
+            topics.chain(agents).chain(unknown).collect()
+        };
+        let walked = codes();
         assert!(store.ranks.get().is_none(), "a code alone makes no ranks");
         assert_eq!(walked, [0, 1, 2, 3, 4, 5, 6, 0, 1, 2, -1, -1]);
         assert_eq!(store.topic_rank(&header.topics[3].id), 3);
         assert!(store.ranks.get().is_some(), "a rank makes them");
-        let ranked: Vec<i64> = (header.topics.iter().map(|t| store.topic_code(&t.id)))
-            .chain(header.agents.iter().map(|a| store.agent_code(&a.id)))
-            .chain([store.topic_code("no such topic"), store.agent_code("nobody")])
-            .collect();
-        assert_eq!(ranked, walked);
+        assert_eq!(codes(), walked);
     }
 }

@@ -238,7 +238,12 @@ pub fn believed(
     // run of them per lifespan (see src/store/pages.rs).
     if filter.topic.is_none() {
         let agent = filter.agent.as_deref().map(|a| store.agent_code(a));
-        let (rows, bytes) = crate::store::pages::held_at(store.connection(), at, about, agent)?;
+        let room = store.held_room.get();
+        let (rows, bytes) =
+            crate::store::pages::held_at(store.connection(), at, about, agent, room)?;
+        // The next answer is likely about as long: room for it, and an eighth more.
+        let more = |n: usize| n.saturating_add(n / 8);
+        store.held_room.set((more(rows.len()), more(bytes.len())));
         return decode_for_reading(store, rows, &bytes);
     }
     let held = vec![
@@ -517,7 +522,8 @@ mod tests {
         let (first, last) = recorded_span(&store).expect("span").expect("events");
         let at = first + (last - first) / 2;
         let (rows, bytes) =
-            crate::store::pages::held_at(store.connection(), at, None, None).expect("pages");
+            crate::store::pages::held_at(store.connection(), at, None, None, (0, 0))
+                .expect("pages");
         assert!(rows.len() > 100, "{} rows held", rows.len());
         let header = store.header();
         let rows = sort_for_reading(rows, header.topics.len(), header.agents.len());

@@ -78,6 +78,9 @@ pub struct Store {
     /// The header's agent and topic ids by position (the codes of version
     /// rows), made when a first row is decoded.
     coded: std::cell::OnceCell<read::CodedNames>,
+    /// Rows and bytes to make room for when reading the next answer from the
+    /// version pages (see [`pages::held_at`]); a capacity, never a limit.
+    pub(crate) held_room: std::cell::Cell<(usize, usize)>,
 }
 
 /// Each agent's and topic's position in the header, by id: the codes version
@@ -193,6 +196,7 @@ impl Store {
             label,
             ranks: std::cell::OnceCell::new(),
             coded: std::cell::OnceCell::new(),
+            held_room: std::cell::Cell::new((0, 0)),
             header,
         }
     }

@@ -384,17 +384,22 @@ pub fn differs(conn: &Connection) -> rusqlite::Result<Option<String>> {
 /// superseded_at`), narrowed to those valid at `about` and of agent code
 /// `agent` if given, as undecoded rows (their packed fields in the buffer),
 /// in no particular order.
+///
+/// `room`: how many rows and bytes of packed fields to make room for at once
+/// (an earlier answer's size: a long answer grown by doubling copies its
+/// few megabytes over again).
 pub fn held_at(
     conn: &Connection,
     at: Micros,
     about: Option<Micros>,
     agent: Option<i64>,
+    room: (usize, usize),
 ) -> rusqlite::Result<(Vec<VersionRow>, Vec<u8>)> {
     let widths = Widths::read(conn)?;
     let mut stmt = conn.prepare_cached(
         "SELECT data FROM pages WHERE lifespan = ?1 AND bucket BETWEEN ?2 AND ?3",
     )?;
-    let (mut out, mut bytes) = (Vec::new(), Vec::new());
+    let (mut out, mut bytes) = (Vec::with_capacity(room.0), Vec::with_capacity(room.1));
     for lifespan in 1..=HELD {
         let shift = widths.shift(lifespan);
         // Lifespan 64 is still held: its pages are by recorded time.

@@ -6,7 +6,7 @@ use crate::engine::answers::{self, Truth};
 use crate::engine::{Effect, Replay};
 use crate::model::{Dataset, Event, EventBody, Header, RetractTarget};
 use crate::time::OPEN;
-use rusqlite::{Connection, Statement, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Statement, Transaction, params};
 use std::collections::HashMap;
 
 /// Session settings for writing a whole store: a large page cache and in-memory
@@ -520,21 +520,28 @@ impl Ready {
 /// and claims (the `claims` table, which a writer extends with each new claim).
 pub(crate) struct Codes {
     pub(crate) header: Ranks,
+    /// Claims met by this writer, each looked up in the store (or added to
+    /// it) the first time: a batch of rows reads the claims it names, not
+    /// every claim of the store.
     claims: HashMap<String, i64>,
     next_claim: i64,
 }
 
+/// How many claims a [`Codes`] keeps; past that it starts again (a claim
+/// it no longer holds is looked up in the store).
+const CLAIMS_KEPT: usize = 1 << 16;
+
 impl Codes {
     /// The codes of the store `tx` writes (loaded once per batch of rows).
     pub(crate) fn load(tx: &Transaction) -> rusqlite::Result<Codes> {
-        let mut stmt = tx.prepare("SELECT text, code FROM claims")?;
-        let claims: HashMap<String, i64> = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
+        let next_claim =
+            tx.query_row("SELECT coalesce(max(code) + 1, 0) FROM claims", [], |r| {
+                r.get(0)
+            })?;
         Ok(Codes {
             header: Ranks::of(&super::read::header_from_rows(tx)?),
-            next_claim: claims.values().max().map_or(0, |&c| c + 1),
-            claims,
+            claims: HashMap::new(),
+            next_claim,
         })
     }
 
@@ -543,10 +550,23 @@ impl Codes {
         if let Some(&code) = self.claims.get(text) {
             return Ok(code);
         }
-        let code = self.next_claim;
-        self.next_claim += 1;
-        tx.prepare_cached("INSERT INTO claims (code, text) VALUES (?1, ?2)")?
-            .execute(params![code, text])?;
+        let stored: Option<i64> = tx
+            .prepare_cached("SELECT code FROM claims WHERE text = ?1")?
+            .query_row([text], |r| r.get(0))
+            .optional()?;
+        let code = match stored {
+            Some(code) => code,
+            None => {
+                let code = self.next_claim;
+                self.next_claim += 1;
+                tx.prepare_cached("INSERT INTO claims (code, text) VALUES (?1, ?2)")?
+                    .execute(params![code, text])?;
+                code
+            }
+        };
+        if self.claims.len() >= CLAIMS_KEPT {
+            self.claims.clear();
+        }
         self.claims.insert(text.to_owned(), code);
         Ok(code)
     }
@@ -569,6 +589,38 @@ pub(crate) fn write_truths(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A writer finds the claims the store holds, numbers new ones after
+    /// them, and a later writer finds those (a follow's next batch).
+    #[test]
+    fn claims_keep_their_codes_from_one_writer_to_the_next() {
+        let store = crate::synth::store_of(crate::synth::GenConfig {
+            events: 200,
+            topics: 3,
+            agents: 2,
+            seed: 1,
+        });
+        let tx = store.connection().unchecked_transaction().expect("tx");
+        let held: Vec<(i64, String)> = tx
+            .prepare("SELECT code, text FROM claims ORDER BY code")
+            .expect("prepare")
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("query")
+            .collect::<rusqlite::Result<_>>()
+            .expect("claims");
+        assert!(!held.is_empty());
+        let next = held.len() as i64;
+        let mut first = Codes::load(&tx).expect("codes");
+        for (code, text) in &held {
+            assert_eq!(first.claim(&tx, text).expect("code"), *code, "{text}");
+        }
+        assert_eq!(first.claim(&tx, "a new claim").expect("code"), next);
+        assert_eq!(first.claim(&tx, "a new claim").expect("code"), next);
+        let mut second = Codes::load(&tx).expect("codes");
+        assert_eq!(second.claim(&tx, "another").expect("code"), next + 1);
+        assert_eq!(second.claim(&tx, "a new claim").expect("code"), next);
+        assert_eq!(second.claim(&tx, &held[0].1).expect("code"), held[0].0);
+    }
 
     #[test]
     fn lifespan_is_the_bit_length_of_how_long_a_version_was_held() {

@@ -238,12 +238,7 @@ pub fn believed(
     // run of them per lifespan (see src/store/pages.rs).
     if filter.topic.is_none() {
         let agent = filter.agent.as_deref().map(|a| store.agent_code(a));
-        let room = store.held_room.get();
-        let (rows, bytes) =
-            crate::store::pages::held_at(store.connection(), at, about, agent, room)?;
-        // The next answer is likely about as long: room for it, and an eighth more.
-        let more = |n: usize| n.saturating_add(n / 8);
-        store.held_room.set((more(rows.len()), more(bytes.len())));
+        let (rows, bytes) = store.held_at(at, about, agent)?;
         return decode_for_reading(store, rows, &bytes);
     }
     let held = vec![

@@ -80,7 +80,7 @@ pub struct Store {
     coded: std::cell::OnceCell<read::CodedNames>,
     /// Rows and bytes to make room for when reading the next answer from the
     /// version pages (see [`pages::held_at`]); a capacity, never a limit.
-    pub(crate) held_room: std::cell::Cell<(usize, usize)>,
+    held_room: std::cell::Cell<(usize, usize)>,
 }
 
 /// Each agent's and topic's position in the header, by id: the codes version
@@ -308,6 +308,21 @@ impl Store {
             Some(ranks) => ranks.agent(id),
             None => code_of(self.header.agents.iter().map(|a| a.id.as_str()), id),
         }
+    }
+
+    /// [`pages::held_at`] on this store, with room made at once for as many
+    /// rows as the last answer read, and an eighth more (the next is likely
+    /// about as long).
+    pub(crate) fn held_at(
+        &self,
+        at: crate::time::Micros,
+        about: Option<crate::time::Micros>,
+        agent: Option<i64>,
+    ) -> rusqlite::Result<(Vec<read::VersionRow>, Vec<u8>)> {
+        let read = pages::held_at(&self.conn, at, about, agent, self.held_room.get())?;
+        let more = |n: usize| n.saturating_add(n / 8);
+        self.held_room.set((more(read.0.len()), more(read.1.len())));
+        Ok(read)
     }
 
     pub fn connection(&self) -> &Connection {

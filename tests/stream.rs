@@ -84,6 +84,13 @@ fn streamed_loads_equal_in_memory_loads_wherever_the_slices_fall() {
             assert!(!Path::new(&wal).exists());
         }
     }
+    // Nothing written on the way (the new store, the pages written apart) is left.
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 /// How many versions a store file holds.

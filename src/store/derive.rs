@@ -129,8 +129,10 @@ fn indexes_and_truths(tx: &Transaction, header: &Header) -> rusqlite::Result<()>
 
 /// [`finish_derived`] for a new store at `path` that `conn` alone writes,
 /// its log, the log's indexes and its versions committed. The scrub index
-/// (about a third of this work) is computed on a second connection while
-/// `conn` builds the derived indexes and the truths; meanwhile the store is
+/// (about a third of this work) and the version pages are computed on a
+/// second connection while `conn` builds the derived indexes and the truths
+/// (the pages into a temporary store of their own, moved in whole at the
+/// end: a reader cannot write them in place); meanwhile the store is
 /// in write-ahead-log mode, so the reader sees the committed rows as the
 /// writer adds to them. The store leaves that mode (its log checkpointed
 /// and removed) before the pages and the scrub index are written.
@@ -152,6 +154,17 @@ pub(super) fn finish_derived_beside(
         return tx.commit();
     }
     conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")?;
+    // The pages are written apart, beside the store (removed when dropped).
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let pages_apart = super::temporary_in(dir).map_err(|e| {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+            Some(format!("a temporary file beside the new store: {e}")),
+        )
+    })?;
     let computed = std::thread::scope(|s| -> rusqlite::Result<_> {
         let computing = s.spawn(|| -> rusqlite::Result<_> {
             use rusqlite::OpenFlags;
@@ -162,6 +175,8 @@ pub(super) fn finish_derived_beside(
             // One snapshot for the whole computation.
             let snapshot = reader.unchecked_transaction()?;
             let index = super::scrub::compute(&snapshot, header)?;
+            // The pages too: the writer's indexes and truths take longer.
+            super::pages::write_apart(&snapshot, pages_apart.path())?;
             snapshot.finish()?;
             Ok(index)
         });
@@ -181,8 +196,8 @@ pub(super) fn finish_derived_beside(
     }
     let tx = conn.transaction()?;
     super::scrub::store(&tx, &computed)?;
-    super::pages::write(&tx)?;
-    tx.commit()
+    tx.commit()?;
+    super::pages::take_apart(conn, pages_apart.path())
 }
 
 /// A replay going through the log a slice at a time.

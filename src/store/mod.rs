@@ -704,20 +704,7 @@ pub(crate) fn write_atomically<E: From<StoreError>>(
     };
     #[cfg(unix)]
     remove_stale_temporaries(&dir);
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(TEMPORARY_PREFIX).suffix(TEMPORARY_SUFFIX);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    let mut tmp = builder.tempfile_in(&dir).map_err(io)?;
-    // Held until the file is linked into place or dropped: a temporary nobody
-    // holds was left by a killed writer (see `remove_stale_temporaries`).
-    // Advisory on Unix (SQLite's own locks are separate); elsewhere locks are
-    // mandatory and would stop SQLite writing, so there is no sweep there.
-    #[cfg(unix)]
-    tmp.as_file().try_lock().map_err(|e| io(e.into()))?;
+    let mut tmp = temporary_in(&dir).map_err(io)?;
     fill(&mut tmp)?;
     tmp.as_file().sync_all().map_err(io)?;
     remove_companions(path).map_err(io)?;
@@ -733,6 +720,27 @@ pub(crate) fn write_atomically<E: From<StoreError>>(
         })?;
     }
     Ok(())
+}
+
+/// A new temporary file in `dir`, named and locked so that the sweep of a
+/// later write ([`remove_stale_temporaries`]) removes it if its writer is
+/// killed before it is linked into place or dropped.
+pub(crate) fn temporary_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(TEMPORARY_PREFIX).suffix(TEMPORARY_SUFFIX);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    let tmp = builder.tempfile_in(dir)?;
+    // Held until the file is linked into place or dropped: a temporary nobody
+    // holds was left by a killed writer (see `remove_stale_temporaries`).
+    // Advisory on Unix (SQLite's own locks are separate); elsewhere locks are
+    // mandatory and would stop SQLite writing, so there is no sweep there.
+    #[cfg(unix)]
+    tmp.as_file().try_lock().map_err(std::io::Error::from)?;
+    Ok(tmp)
 }
 
 const TEMPORARY_PREFIX: &str = ".asof-new-";

@@ -270,6 +270,54 @@ pub fn write(conn: &Connection) -> rusqlite::Result<()> {
     })
 }
 
+/// Writes the pages of the versions `from` holds into a new store of their
+/// own at `to`: a table like the store's `pages`, nothing else. A load
+/// computes them there beside the work of its writing connection, which then
+/// moves them in with [`take_apart`].
+pub fn write_apart(from: &Connection, to: &std::path::Path) -> rusqlite::Result<()> {
+    let apart = Connection::open(to)?;
+    apart.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
+    // The very table definition, so that SQLite can move its records whole.
+    let table: String = from.query_row(
+        "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'pages'",
+        [],
+        |r| r.get(0),
+    )?;
+    apart.execute_batch(&table)?;
+    let tx = apart.unchecked_transaction()?;
+    {
+        let mut insert = inserter(&tx)?;
+        compute(from, &Widths::fixed(), |p| {
+            insert.execute(params![p.lifespan, p.bucket, p.data])?;
+            Ok(())
+        })?;
+    }
+    tx.commit()?;
+    apart.close().map_err(|(_, e)| e)
+}
+
+/// Writes the widths and moves in the pages [`write_apart`] wrote at `from`:
+/// into an empty table of the same definition, SQLite copies their records
+/// as they are (its transfer optimisation), without decoding or sorting them.
+/// `conn` must not be in a transaction (a store is attached).
+pub fn take_apart(conn: &Connection, from: &std::path::Path) -> rusqlite::Result<()> {
+    let from = from
+        .to_str()
+        .ok_or_else(|| super::read::damaged("the pages' temporary path is not UTF-8".into()))?;
+    conn.execute("ATTACH DATABASE ?1 AS apart", [from])?;
+    let moved = (|| {
+        let tx = conn.unchecked_transaction()?;
+        Widths::fixed().write(&tx)?;
+        tx.execute_batch(
+            "DELETE FROM main.pages; INSERT INTO main.pages SELECT * FROM apart.pages;",
+        )?;
+        tx.commit()
+    })();
+    let detached = conn.execute("DETACH DATABASE apart", []);
+    moved?;
+    detached.map(|_| ())
+}
+
 /// Brings the pages up to date after every version closed at or after
 /// `from` and every version still held were deleted and written again (a
 /// follow's batch, which replays from `from`): writes again, at the stored

@@ -265,6 +265,7 @@ impl Sliced {
     /// instants) and empties it.
     pub(super) fn slice(&mut self, slice: &mut Vec<Event>) -> Closed {
         let held = std::mem::take(&mut self.held);
+        let held_before = held.len();
         let (replay, next_id) =
             engine::resume_from(&self.header, held, self.next_id, slice.iter().collect());
         self.next_id = next_id;
@@ -282,10 +283,16 @@ impl Sliced {
             }
         }
         slice.clear();
-        let (held, closed): (Vec<_>, Vec<_>) = replay
-            .versions
-            .into_iter()
-            .partition(|v| v.superseded_at == OPEN);
+        // As many held as before, about: each list made at its size once.
+        let mut held = Vec::with_capacity(held_before + held_before / 8);
+        let mut closed = Vec::with_capacity(replay.versions.len().saturating_sub(held_before));
+        for v in replay.versions {
+            if v.superseded_at == OPEN {
+                held.push(v);
+            } else {
+                closed.push(v);
+            }
+        }
         self.held = held;
         let closed = self.closing(closed, replay.outcomes);
         let keep: HashSet<&str> = self.held.iter().map(|v| &*v.assertion).collect();

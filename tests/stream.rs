@@ -225,3 +225,32 @@ fn validate_streams_files_in_recorded_order_and_reports_what_load_would() {
         "{stderr}"
     );
 }
+
+/// SQLite attaches a store by a UTF-8 name: in a directory named otherwise, a
+/// load computes its pages on the writer instead, and the store is the same.
+#[cfg(unix)]
+#[test]
+fn a_load_into_a_directory_not_named_in_utf8_writes_the_same_store() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"not-utf8-\xff"));
+    std::fs::create_dir(&odd).unwrap();
+    let path = dir.path().join("sorted.jsonl");
+    std::fs::write(&path, common::generated(3000, 7, 2, 5)).unwrap();
+    let parsed = asof::dataset::read_path(&path).unwrap();
+    let whole = dir.path().join("whole.db");
+    Store::load(&whole, &parsed, false, &[]).unwrap();
+    let streamed = odd.join("streamed.db");
+    asof::store::stream::load_jsonl_sliced(&path, &streamed, false, 97).unwrap();
+    // Compared under a name the comparison can attach.
+    let copy = dir.path().join("streamed-copy.db");
+    std::fs::copy(&streamed, &copy).unwrap();
+    assert_same_store(&whole, &copy);
+    let left: Vec<_> = std::fs::read_dir(&odd)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("streamed.db")]);
+}

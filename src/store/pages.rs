@@ -300,10 +300,7 @@ pub fn write_apart(from: &Connection, to: &std::path::Path) -> rusqlite::Result<
 /// into an empty table of the same definition, SQLite copies their records
 /// as they are (its transfer optimisation), without decoding or sorting them.
 /// `conn` must not be in a transaction (a store is attached).
-pub fn take_apart(conn: &Connection, from: &std::path::Path) -> rusqlite::Result<()> {
-    let from = from
-        .to_str()
-        .ok_or_else(|| super::read::damaged("the pages' temporary path is not UTF-8".into()))?;
+pub fn take_apart(conn: &Connection, from: &str) -> rusqlite::Result<()> {
     conn.execute("ATTACH DATABASE ?1 AS apart", [from])?;
     let moved = (|| {
         let tx = conn.unchecked_transaction()?;

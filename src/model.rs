@@ -68,6 +68,16 @@ impl Header {
         self.topics.iter().find(|t| t.id == id)
     }
 
+    /// A topic's position in the header (a walk, as [`Header::topic`]).
+    pub fn topic_position(&self, id: &str) -> Option<usize> {
+        self.topics.iter().position(|t| t.id == id)
+    }
+
+    /// An agent's position in the header (a walk of the list).
+    pub fn agent_position(&self, id: &str) -> Option<usize> {
+        self.agents.iter().position(|a| a.id == id)
+    }
+
     /// The resolution of each topic that has one, by topic id.
     pub fn resolutions(&self) -> std::collections::HashMap<&str, &str> {
         self.topics

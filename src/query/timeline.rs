@@ -245,7 +245,7 @@ impl Timeline {
         match agent {
             None => Some(None),
             Some(a) => {
-                let p = self.header.agents.iter().position(|x| x.id == a)?;
+                let p = self.header.agent_position(a)?;
                 Some(Some(p as u32))
             }
         }
@@ -530,7 +530,7 @@ impl Timeline {
         let positions: Vec<usize> = match &filter.topic {
             // One topic: scan only its versions recorded so far.
             Some(topic) => {
-                let Some(t) = self.header.topics.iter().position(|x| &x.id == topic) else {
+                let Some(t) = self.header.topic_position(topic) else {
                     return Vec::new();
                 };
                 let list = &self.lists.by_topic[t];

@@ -81,12 +81,7 @@ pub fn render(app: &App, scroll: &FilteredList, frame: &mut Frame, area: Rect) {
         .map(|c| column_time(fork.span, width, c))
         .collect();
     for lane in &fork.lanes {
-        let topic = app
-            .timeline
-            .header
-            .topics
-            .iter()
-            .position(|t| t.id == lane.topic);
+        let topic = app.timeline.header.topic_position(&lane.topic);
         let glyph = |steps: &Steps, t: Micros| -> (&'static str, Style) {
             match value_at(steps, t) {
                 None => ("·", theme.muted()),

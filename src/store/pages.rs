@@ -260,53 +260,53 @@ fn inserter(conn: &Connection) -> rusqlite::Result<rusqlite::Statement<'_>> {
 
 /// Writes the widths and pages afresh from the stored versions.
 pub fn write(conn: &Connection) -> rusqlite::Result<()> {
+    write_from(conn, conn)
+}
+
+/// Writes into `into` (empty of pages, or the same store as `from`) the
+/// widths and the pages of the versions `from` holds.
+fn write_from(from: &Connection, into: &Connection) -> rusqlite::Result<()> {
     let widths = Widths::fixed();
-    widths.write(conn)?;
-    conn.execute("DELETE FROM pages", [])?;
-    let mut insert = inserter(conn)?;
-    compute(conn, &widths, |p| {
+    widths.write(into)?;
+    into.execute("DELETE FROM pages", [])?;
+    let mut insert = inserter(into)?;
+    compute(from, &widths, |p| {
         insert.execute(params![p.lifespan, p.bucket, p.data])?;
         Ok(())
     })
 }
 
-/// Writes the pages of the versions `from` holds into a new store of their
-/// own at `to`: a table like the store's `pages`, nothing else. A load
-/// computes them there beside the work of its writing connection, which then
-/// moves them in with [`take_apart`].
+/// Writes the widths and pages of the versions `from` holds into a new store
+/// of their own at `to`: tables like the store's `page_widths` and `pages`,
+/// nothing else. A load computes them there beside the work of its writing
+/// connection, which then moves them in with [`take_apart`].
 pub fn write_apart(from: &Connection, to: &std::path::Path) -> rusqlite::Result<()> {
     let apart = Connection::open(to)?;
     apart.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
-    // The very table definition, so that SQLite can move its records whole.
-    let table: String = from.query_row(
-        "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'pages'",
-        [],
-        |r| r.get(0),
+    // The very table definitions, so that SQLite can move their records whole.
+    let mut tables = from.prepare(
+        "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name IN ('page_widths', 'pages')",
     )?;
-    apart.execute_batch(&table)?;
-    let tx = apart.unchecked_transaction()?;
-    {
-        let mut insert = inserter(&tx)?;
-        compute(from, &Widths::fixed(), |p| {
-            insert.execute(params![p.lifespan, p.bucket, p.data])?;
-            Ok(())
-        })?;
+    for table in tables.query_map([], |r| r.get::<_, String>(0))? {
+        apart.execute_batch(&table?)?;
     }
+    let tx = apart.unchecked_transaction()?;
+    write_from(from, &tx)?;
     tx.commit()?;
     apart.close().map_err(|(_, e)| e)
 }
 
-/// Writes the widths and moves in the pages [`write_apart`] wrote at `from`:
-/// into an empty table of the same definition, SQLite copies their records
-/// as they are (its transfer optimisation), without decoding or sorting them.
+/// Moves in the widths and pages [`write_apart`] wrote at `from`: into
+/// empty tables of the same definitions, SQLite copies their records as
+/// they are (its transfer optimisation), without decoding or sorting them.
 /// `conn` must not be in a transaction (a store is attached).
 pub fn take_apart(conn: &Connection, from: &str) -> rusqlite::Result<()> {
     conn.execute("ATTACH DATABASE ?1 AS apart", [from])?;
     let moved = (|| {
         let tx = conn.unchecked_transaction()?;
-        Widths::fixed().write(&tx)?;
         tx.execute_batch(
-            "DELETE FROM main.pages; INSERT INTO main.pages SELECT * FROM apart.pages;",
+            "DELETE FROM main.page_widths; INSERT INTO main.page_widths SELECT * FROM apart.page_widths;
+             DELETE FROM main.pages; INSERT INTO main.pages SELECT * FROM apart.pages;",
         )?;
         tx.commit()
     })();

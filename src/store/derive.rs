@@ -175,11 +175,7 @@ pub(super) fn finish_derived_beside(
     }
     conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")?;
     // The pages are written apart, beside the store (removed when dropped).
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => std::path::Path::new("."),
-    };
-    let pages_apart = super::temporary_in(dir).map_err(|e| {
+    let pages_apart = super::temporary_in(super::directory_of(path)).map_err(|e| {
         rusqlite::Error::SqliteFailure(
             rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
             Some(format!("a temporary file beside the new store: {e}")),

@@ -687,13 +687,10 @@ pub(crate) fn write_atomically<E: From<StoreError>>(
         path: path.to_owned(),
         source,
     };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
-        _ => PathBuf::from("."),
-    };
+    let dir = directory_of(path);
     #[cfg(unix)]
-    remove_stale_temporaries(&dir);
-    let mut tmp = temporary_in(&dir).map_err(io)?;
+    remove_stale_temporaries(dir);
+    let mut tmp = temporary_in(dir).map_err(io)?;
     fill(&mut tmp)?;
     tmp.as_file().sync_all().map_err(io)?;
     remove_companions(path).map_err(io)?;
@@ -709,6 +706,14 @@ pub(crate) fn write_atomically<E: From<StoreError>>(
         })?;
     }
     Ok(())
+}
+
+/// The directory a file at `path` is in (`.` for a bare file name).
+pub(crate) fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
 }
 
 /// A new temporary file in `dir`, named and locked so that the sweep of a

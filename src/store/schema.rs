@@ -192,9 +192,31 @@ CREATE INDEX versions_by_topic ON versions (topic, recorded_at, superseded_at, v
 CREATE UNIQUE INDEX versions_by_id ON versions (id);
 "#;
 
+/// The page cache, in KiB, while indexes are built (see [`build_indexes`]).
+const SORTING_CACHE_KIB: i64 = 4096;
+
+/// Runs `indexes` (`CREATE INDEX` statements) with a small page cache.
+///
+/// SQLite's sorter holds in memory as much as the page cache would, and sorts
+/// what it holds on the calling thread; beyond that it sorts runs of it on
+/// worker threads (`PRAGMA threads`) while the calling thread reads on, then
+/// merges them. With the load's 128 MiB cache every index of the 1M store fit
+/// in one run, sorted on one core; with 4 MiB the topic index builds in
+/// 1.2–1.3 s instead of 2.1–2.5 s (`sqlite3`, two threads). The cache size is
+/// put back afterwards, also when a build fails. Every index build goes
+/// through here; a session whose temporary store is in memory (`write::BULK`,
+/// a dataset already read whole) sorts in memory whatever the cache.
+pub(super) fn build_indexes(conn: &rusqlite::Connection, indexes: &str) -> rusqlite::Result<()> {
+    let cache: i64 = conn.query_row("PRAGMA cache_size", [], |r| r.get(0))?;
+    conn.execute_batch(&format!("PRAGMA cache_size = -{SORTING_CACHE_KIB};"))?;
+    let built = conn.execute_batch(indexes);
+    conn.execute_batch(&format!("PRAGMA cache_size = {cache};"))?;
+    built
+}
+
 #[cfg(test)]
 mod tests {
-    use super::SCHEMA;
+    use super::{SCHEMA, build_indexes};
     use rusqlite::Connection;
 
     /// The kind and state checks, spelled out with OR, still refuse what the
@@ -231,6 +253,33 @@ mod tests {
         assert!(insert(22, "verify", Some("verified")).is_err());
         let kept: i64 = conn.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
         assert_eq!(kept, 10);
+        Ok(())
+    }
+
+    #[test]
+    fn indexes_are_built_and_the_cache_size_put_back_even_when_a_build_fails()
+    -> rusqlite::Result<()> {
+        let conn = Connection::open_in_memory()?;
+        conn.execute_batch(
+            "PRAGMA cache_size = -131072; CREATE TABLE t (a INTEGER, b TEXT);
+             INSERT INTO t VALUES (2, 'x'), (1, 'y');",
+        )?;
+        let cache = |conn: &Connection| -> rusqlite::Result<i64> {
+            conn.query_row("PRAGMA cache_size", [], |r| r.get(0))
+        };
+        build_indexes(
+            &conn,
+            "CREATE INDEX t_a ON t (a); CREATE INDEX t_b ON t (b);",
+        )?;
+        let built: i64 = conn.query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 't'",
+            [],
+            |r| r.get(0),
+        )?;
+        assert_eq!(built, 2);
+        assert_eq!(cache(&conn)?, -131072);
+        assert!(build_indexes(&conn, "CREATE INDEX t_c ON t (c);").is_err());
+        assert_eq!(cache(&conn)?, -131072);
         Ok(())
     }
 }

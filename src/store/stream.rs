@@ -208,7 +208,7 @@ fn load_into(
     for (seq, agent) in agents {
         fill.execute(params![seq as i64, agent]).map_err(sql)?;
     }
-    super::derive::build_indexes(tx, LOG_INDEXES).map_err(sql)?;
+    super::schema::build_indexes(tx, LOG_INDEXES).map_err(sql)?;
     let derived = match inline {
         Some(inline) => inline.finish(|closed| closed.write(tx)).map_err(sql)?,
         None => derive(tx, &header, slice).map_err(sql)?,

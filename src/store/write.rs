@@ -37,7 +37,7 @@ pub(super) fn write_log(
     for event in &dataset.events {
         log.write(event)?;
     }
-    tx.execute_batch(LOG_INDEXES)
+    super::schema::build_indexes(tx, LOG_INDEXES)
 }
 
 /// Schema, meta and header rows: everything before the log.
@@ -120,7 +120,7 @@ pub(super) fn write_derived(
     truths: &[((String, String), Truth)],
 ) -> rusqlite::Result<()> {
     derived(tx, dataset, replay, truths)?;
-    tx.execute_batch(DERIVED_INDEXES)?;
+    super::schema::build_indexes(tx, DERIVED_INDEXES)?;
     super::write_read_indexes(tx, &dataset.header)
 }
 

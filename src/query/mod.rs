@@ -536,4 +536,58 @@ mod tests {
             assert!(error.to_string().contains("claim #999999"), "{error}");
         }
     }
+
+    /// The first answer for all topics turns on mapped reads (and answers as
+    /// the version rows do, mapped); one topic's answer leaves them off.
+    #[test]
+    fn an_answer_for_all_topics_maps_the_store_and_one_topics_does_not() {
+        let mut jsonl = Vec::new();
+        let config = crate::synth::GenConfig {
+            events: 3000,
+            topics: 12,
+            agents: 3,
+            seed: 9,
+        };
+        crate::synth::generate(config, &mut jsonl).expect("generates");
+        let text = String::from_utf8(jsonl).expect("UTF-8");
+        let log = crate::dataset::read_str("gen.jsonl", crate::dataset::Format::Jsonl, &text)
+            .expect("valid")
+            .dataset;
+        let replay = crate::engine::replay(&log.header, &log.events);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("s.db");
+        let contents = crate::store::Contents {
+            dataset: &log,
+            replay: &replay,
+            source: "test",
+            meta: Vec::new(),
+        };
+        Store::create_with(&path, &contents, false).expect("writes");
+        let store = Store::open(&path).expect("opens");
+        let mapped = || -> i64 {
+            let conn = store.connection();
+            conn.query_row("PRAGMA mmap_size", [], |r| r.get(0))
+                .expect("reads the pragma")
+        };
+        let (first, last) = recorded_span(&store).expect("span").expect("events");
+        let at = first + (last - first) / 2;
+        let one = Filter {
+            agent: None,
+            topic: Some(log.header.topics[1].id.clone()),
+        };
+        assert!(
+            !believed(&store, at, None, &one)
+                .expect("one topic")
+                .is_empty()
+        );
+        assert_eq!(mapped(), 0, "one topic's answer maps nothing");
+        let all = believed(&store, at, None, &Filter::default()).expect("all topics");
+        assert!(mapped() > 0, "an answer for all topics maps the store");
+        assert!(all.len() > 12, "{} beliefs", all.len());
+        for at in [first, at, last] {
+            let pages = believed(&store, at, None, &Filter::default()).expect("mapped");
+            let rows = believed_by_rows(&store, at, None, &Filter::default()).expect("rows");
+            assert_eq!(pages, rows, "at {at}");
+        }
+    }
 }

@@ -31,6 +31,13 @@ pub(crate) fn put_signed(out: &mut Vec<u8>, n: i64) {
 /// Takes a LEB128 number off the front of `bytes`; `None` when it is cut
 /// short or runs past ten bytes.
 pub(crate) fn take_unsigned(bytes: &mut &[u8]) -> Option<u64> {
+    // Most numbers are one byte.
+    if let Some((&byte, rest)) = bytes.split_first()
+        && byte < 0x80
+    {
+        *bytes = rest;
+        return Some(u64::from(byte));
+    }
     let mut n = 0u64;
     for shift in (0..64).step_by(7) {
         let (&byte, rest) = bytes.split_first()?;

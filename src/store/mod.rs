@@ -81,7 +81,14 @@ pub struct Store {
     /// Rows and bytes to make room for when reading the next answer from the
     /// version pages (see [`pages::held_at`]); a capacity, never a limit.
     held_room: std::cell::Cell<(usize, usize)>,
+    /// Whether reads are memory-mapped: turned on by the first answer read
+    /// from the version pages (see [`Store::held_at`]).
+    mapped: std::cell::Cell<bool>,
 }
+
+/// How much of a store a connection maps once an answer for all topics is
+/// asked for: more than any store (SQLite caps it at its own maximum).
+const MAPPED_BYTES: u64 = 1 << 40;
 
 /// Each agent's and topic's position in the header, by id: the codes version
 /// rows name them by, and the order answers are read in.
@@ -192,6 +199,7 @@ impl Store {
             ranks: std::cell::OnceCell::new(),
             coded: std::cell::OnceCell::new(),
             held_room: std::cell::Cell::new((0, 0)),
+            mapped: std::cell::Cell::new(false),
             header,
         }
     }
@@ -308,6 +316,15 @@ impl Store {
         about: Option<crate::time::Micros>,
         agent: Option<i64>,
     ) -> rusqlite::Result<(Vec<read::VersionRow>, Vec<u8>)> {
+        // An answer for all topics reads a few megabytes of pages, a
+        // different few each time: read in place from the file's mapping
+        // instead of copied through SQLite's cache by a system call per page
+        // (docs/performance.md, session 21). A short command that never asks
+        // one does not map at all, nor does the TUI, which answers from memory.
+        if !self.mapped.replace(true) {
+            self.conn
+                .execute_batch(&format!("PRAGMA mmap_size = {MAPPED_BYTES}"))?;
+        }
         let read = pages::held_at(&self.conn, at, about, agent, self.held_room.get())?;
         let more = |n: usize| n.saturating_add(n / 8);
         self.held_room.set((more(read.0.len()), more(read.1.len())));

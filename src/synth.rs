@@ -78,6 +78,13 @@ pub fn generate(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> 
 /// A store in memory of the log [`generate`] writes for `config` (unit tests).
 #[cfg(test)]
 pub(crate) fn store_of(config: GenConfig) -> crate::store::Store {
+    let (log, replay) = log_of(config);
+    crate::store::Store::in_memory("gen", &log, &replay).expect("store")
+}
+
+/// The log [`generate`] writes for `config`, read back, and its replay (unit tests).
+#[cfg(test)]
+pub(crate) fn log_of(config: GenConfig) -> (crate::model::Dataset, crate::engine::Replay) {
     let mut jsonl = Vec::new();
     generate(config, &mut jsonl).expect("generate");
     let text = String::from_utf8(jsonl).expect("UTF-8");
@@ -85,7 +92,7 @@ pub(crate) fn store_of(config: GenConfig) -> crate::store::Store {
         .expect("valid")
         .dataset;
     let replay = crate::engine::replay(&log.header, &log.events);
-    crate::store::Store::in_memory("gen", &log, &replay).expect("store")
+    (log, replay)
 }
 
 impl Pace {

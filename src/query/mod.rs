@@ -541,19 +541,12 @@ mod tests {
     /// the version rows do, mapped); one topic's answer leaves them off.
     #[test]
     fn an_answer_for_all_topics_maps_the_store_and_one_topics_does_not() {
-        let mut jsonl = Vec::new();
-        let config = crate::synth::GenConfig {
+        let (log, replay) = crate::synth::log_of(crate::synth::GenConfig {
             events: 3000,
             topics: 12,
             agents: 3,
             seed: 9,
-        };
-        crate::synth::generate(config, &mut jsonl).expect("generates");
-        let text = String::from_utf8(jsonl).expect("UTF-8");
-        let log = crate::dataset::read_str("gen.jsonl", crate::dataset::Format::Jsonl, &text)
-            .expect("valid")
-            .dataset;
-        let replay = crate::engine::replay(&log.header, &log.events);
+        });
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("s.db");
         let contents = crate::store::Contents {

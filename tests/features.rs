@@ -29,14 +29,25 @@ fn the_library_builds_without_the_front_ends() {
         String::from_utf8_lossy(&out.stderr)
     );
     // And it really is without them: no ratatui, crossterm or clap was built.
-    let deps = std::path::Path::new(target).join("debug/deps");
-    let built: Vec<String> = std::fs::read_dir(&deps)
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
+    // The build names its target (.cargo/config.toml), so the crates are in
+    // TARGET/<host tuple>/debug/deps (or TARGET/debug/deps, were it not named).
+    let names = |dir: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let built: Vec<String> = std::iter::once(String::new())
+        .chain(names(std::path::Path::new(target)))
+        .flat_map(|tuple| names(&std::path::Path::new(target).join(tuple).join("debug/deps")))
+        .collect();
+    assert!(
+        built.iter().any(|f| f.starts_with("libasof")),
+        "the core's build is not where the test looks: {built:?}"
+    );
     for front in ["libratatui", "libcrossterm", "libclap"] {
         assert!(
             !built.iter().any(|f| f.starts_with(front)),

@@ -226,8 +226,9 @@ fn validate_streams_files_in_recorded_order_and_reports_what_load_would() {
     );
 }
 
-/// SQLite attaches a store by a UTF-8 name: in a directory named otherwise, a
-/// load computes its pages on the writer instead, and the store is the same.
+/// SQLite takes the name of a store to attach as UTF-8: in a directory named
+/// otherwise, a load still moves in the pages computed beside it (attached by
+/// a URI), and the store is the same.
 #[cfg(unix)]
 #[test]
 fn a_load_into_a_directory_not_named_in_utf8_writes_the_same_store() {

@@ -161,9 +161,6 @@ pub(super) fn finish_derived_beside(
             Some(format!("a temporary file beside the new store: {e}")),
         )
     })?;
-    // SQLite attaches a store by a name in UTF-8; a directory named otherwise
-    // gets its pages computed on the writer, as before.
-    let apart = pages_apart.path().to_str();
     let computed = std::thread::scope(|s| -> rusqlite::Result<_> {
         let computing = s.spawn(|| -> rusqlite::Result<_> {
             use rusqlite::OpenFlags;
@@ -175,9 +172,7 @@ pub(super) fn finish_derived_beside(
             let snapshot = reader.unchecked_transaction()?;
             let index = super::scrub::compute(&snapshot, header)?;
             // The pages too: the writer's indexes and truths take longer.
-            if apart.is_some() {
-                super::pages::write_apart(&snapshot, pages_apart.path())?;
-            }
+            super::pages::write_apart(&snapshot, pages_apart.path())?;
             snapshot.finish()?;
             Ok(index)
         });
@@ -197,12 +192,8 @@ pub(super) fn finish_derived_beside(
     }
     let tx = conn.transaction()?;
     super::scrub::store(&tx, &computed)?;
-    let Some(apart) = apart else {
-        super::pages::write(&tx)?;
-        return tx.commit();
-    };
     tx.commit()?;
-    super::pages::take_apart(conn, apart)
+    super::pages::take_apart(conn, pages_apart.path())
 }
 
 /// A replay going through the log a slice at a time.

@@ -299,9 +299,10 @@ pub fn write_apart(from: &Connection, to: &std::path::Path) -> rusqlite::Result<
 /// Moves in the widths and pages [`write_apart`] wrote at `from`: into
 /// empty tables of the same definitions, SQLite copies their records as
 /// they are (its transfer optimisation), without decoding or sorting them.
-/// `conn` must not be in a transaction (a store is attached).
-pub fn take_apart(conn: &Connection, from: &str) -> rusqlite::Result<()> {
-    conn.execute("ATTACH DATABASE ?1 AS apart", [from])?;
+/// `conn` must not be in a transaction (a store is attached), and must
+/// accept URI file names (rusqlite's default flags).
+pub fn take_apart(conn: &Connection, from: &std::path::Path) -> rusqlite::Result<()> {
+    conn.execute("ATTACH DATABASE ?1 AS apart", [uri_of(from)])?;
     let moved = (|| {
         let tx = conn.unchecked_transaction()?;
         tx.execute_batch(
@@ -313,6 +314,21 @@ pub fn take_apart(conn: &Connection, from: &str) -> rusqlite::Result<()> {
     let detached = conn.execute("DETACH DATABASE apart", []);
     moved?;
     detached.map(|_| ())
+}
+
+/// `path` as an SQLite URI file name: SQLite takes a file name to attach as
+/// UTF-8 text, and a URI names any path, each byte but a letter, digit or
+/// `-._~` written as `%HH` (a `/` too, so no path reads as an authority).
+fn uri_of(path: &std::path::Path) -> String {
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
 }
 
 /// Brings the pages up to date after every version closed at or after
@@ -484,6 +500,32 @@ pub fn held_at(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A store is attached by its URI whatever its path holds: bytes that
+    /// are not UTF-8, URI delimiters, percent signs, a leading `//`.
+    #[cfg(unix)]
+    #[test]
+    fn any_path_attaches_by_its_uri() -> rusqlite::Result<()> {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let odd = dir
+            .path()
+            .join(std::ffi::OsStr::from_bytes(b"a?b#c%41 d\xff"));
+        std::fs::create_dir(&odd).expect("makes the directory");
+        let path = odd.join("s.db");
+        Connection::open(&path)?.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (7);")?;
+        // A path spelled from `//` (the same file) must not read as a host.
+        let slashes = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(
+            &[b"/", path.as_os_str().as_bytes()].concat(),
+        ));
+        for name in [path.clone(), slashes] {
+            let conn = Connection::open_in_memory()?;
+            conn.execute("ATTACH DATABASE ?1 AS apart", [uri_of(&name)])?;
+            let x: i64 = conn.query_row("SELECT x FROM apart.t", [], |r| r.get(0))?;
+            assert_eq!(x, 7, "{}", uri_of(&name));
+        }
+        Ok(())
+    }
 
     /// Every record of `data`, decoded; `None` where one does not decode.
     fn records(data: &[u8]) -> Vec<Option<([i64; 8], &[u8])>> {

@@ -93,6 +93,11 @@ pub fn fork_file(
                         .map_err(io_error(parent_path))
                 });
                 copy(parent_path, file)?;
+                // The copy's pages go to the disk while it is patched, so
+                // the sync before the fork is linked into place waits only
+                // for what the patch wrote.
+                let copied = file.as_file();
+                let flushing = scope.spawn(move || copied.sync_data());
                 let mut conn = Connection::open(file.path())?;
                 conn.execute_batch(
                     "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA secure_delete = ON;",
@@ -102,6 +107,10 @@ pub fn fork_file(
                 sha = hashing
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+                flushing
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    .map_err(io_error(file.path()))?;
                 let mut rows = meta(&sha, &report)?;
                 // Which pairs differ from the parent at all: `asof diff` compares only these
                 // when the parent's SHA-256 still matches.
@@ -298,17 +307,15 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError {
     move |source| StoreError::Io { path, source }
 }
 
-/// Copies the parent file into `file` (the kernel copies, with
-/// `copy_file_range` where the platform has it).
+/// Copies the parent file into the new, empty `file` through its open handle
+/// (the kernel copies, with `copy_file_range` where the platform has it). The
+/// fork keeps the new file's permissions, not the parent's (which may be
+/// read-only). Not `std::fs::copy`: it opens the target again with
+/// `O_TRUNC`, and ext4 writes a truncated file's pages back as soon as it
+/// is closed, on the closing thread (0.15–0.25 s of a 1M store's fork).
 fn copy(parent: &Path, file: &tempfile::NamedTempFile) -> Result<(), StoreError> {
-    std::fs::copy(parent, file.path()).map_err(io_error(parent))?;
-    // The copy took the parent's permissions; the fork is a new, writable file.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(0o644))
-            .map_err(io_error(file.path()))?;
-    }
+    let mut from = std::fs::File::open(parent).map_err(io_error(parent))?;
+    std::io::copy(&mut from, &mut file.as_file()).map_err(io_error(file.path()))?;
     Ok(())
 }
 

@@ -888,71 +888,167 @@ pub struct Replaced<'a> {
 /// pairs' versions and the events' marks, plus what the copy now holds of
 /// them — the same index as a fresh [`compute`], at the cost of decoding
 /// and encoding the index and of the pairs and events read, rather than of
-/// every row. It writes only the chunks that changed. An index that does
-/// not decode, or where a new version's id is taken, is computed afresh
-/// (then it returns `false`).
+/// every row. What the copy holds of them is read first; then the versions'
+/// parts change on this thread while the marks' change on another, and only
+/// the chunks that changed are written. An index that does not decode, or
+/// where a new version's id is taken, is computed afresh (then it returns
+/// `false`).
 pub(crate) fn patch(
     conn: &Connection,
     header: &Header,
     replaced: &Replaced,
 ) -> rusqlite::Result<bool> {
+    let new = versions_of_pairs(conn, header, &replaced.pairs)?;
+    let fresh = fresh_marks(conn, header, &replaced.events, &replaced.cited)?;
     let mut stored = stored_parts(conn)?;
-    let mut index = match decode(&stored) {
-        Ok(index) if index.stride == CHECKPOINT => index,
-        _ => return write(conn, header).map(|()| false),
-    };
-    let new = index.versions_of_pairs(conn, header, &replaced.pairs)?;
-    let pairs = &replaced.pairs;
-    if index
-        .replace_versions(|v| pairs.contains(&(v.topic, v.agent)), new)
-        .is_none()
-    {
+    let mut pairs: Vec<(u32, u32)> = replaced.pairs.iter().copied().collect();
+    pairs.sort_unstable();
+    let (versions, marks) = std::thread::scope(|scope| {
+        let marks = scope.spawn(|| {
+            let (marks, evidence) = decode_marks(&stored).ok()?;
+            let mut index = ScrubIndex {
+                marks,
+                evidence,
+                ..ScrubIndex::default()
+            };
+            index.apply_marks(&fresh);
+            Some(encode_marks(&index))
+        });
+        let versions = (|| {
+            let mut index = decode_versions(&stored)
+                .ok()
+                .filter(|index| index.stride == CHECKPOINT)?;
+            let new = index.with_claims(new);
+            index.replace_versions(|v| pairs.binary_search(&(v.topic, v.agent)).is_ok(), new)?;
+            Some(encode_versions(&index))
+        })();
+        let marks = marks
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (versions, marks)
+    });
+    let (Some(versions), Some(marks)) = (versions, marks) else {
         return write(conn, header).map(|()| false);
-    }
-    index.replace_marks(conn, header, &replaced.events, &replaced.cited)?;
+    };
     let before: HashMap<&'static str, Vec<u8>> = PARTS
         .iter()
         .filter_map(|&name| stored.remove(name).map(|data| (name, data)))
         .collect();
-    store_parts(conn, &encode(&index).into_iter().collect(), Some(&before))?;
+    let parts: HashMap<&'static str, Vec<u8>> = versions.into_iter().chain(marks).collect();
+    store_parts(conn, &parts, Some(&before))?;
     Ok(true)
 }
 
+/// The versions of `pairs` as `conn` stores them, each with its claim's text.
+fn versions_of_pairs(
+    conn: &Connection,
+    header: &Header,
+    pairs: &HashSet<(u32, u32)>,
+) -> rusqlite::Result<Vec<(VersionKey, String)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from
+           FROM versions WHERE topic = ?1 AND agent = ?2",
+    )?;
+    let mut texts = conn.prepare_cached("SELECT text FROM claims WHERE code = ?1")?;
+    let mut new = Vec::new();
+    for &(topic, agent) in pairs {
+        let mut q = stmt.query(params![topic, agent])?;
+        while let Some(r) = q.next()? {
+            let (v, code) = version_key(r, header)?;
+            let text: Option<String> = texts.query_row([code], |r| r.get(0)).optional()?;
+            new.push((v, text.unwrap_or_default()));
+        }
+    }
+    Ok(new)
+}
+
+/// What the store now holds of the events a change replaced (deleted or
+/// written again), read before the index changes so that the change itself
+/// needs no connection ([`ScrubIndex::apply_marks`]).
+struct FreshMarks {
+    /// The replaced events' seqs, sorted.
+    events: Vec<u64>,
+    /// The marks of those still stored, in (recorded_at, seq) order.
+    again: Vec<MarkKey>,
+    /// By seq, the widths of the evidence items whose citations may have
+    /// changed: those named, and those among the events.
+    widths: HashMap<u64, EvidenceWidths, ShortKeys>,
+}
+
+/// The marks of `events` as stored now, and the widths of the evidence
+/// items `cited` names (and of the evidence among `events`), as their
+/// citations now stand.
+fn fresh_marks(
+    conn: &Connection,
+    header: &Header,
+    events: &[u64],
+    cited: &[&str],
+) -> rusqlite::Result<FreshMarks> {
+    let mut events = events.to_vec();
+    events.sort_unstable();
+    events.dedup();
+    let reader = MarkReader::new(header);
+    let mut mark = conn.prepare_cached(&format!("{MARK_QUERY} WHERE e.seq = ?1"))?;
+    let mut outcome = conn.prepare_cached("SELECT effect FROM outcomes WHERE seq = ?1")?;
+    let mut again = Vec::new();
+    // Each evidence item once, however many events cite it.
+    let mut evidence: HashSet<String> = cited.iter().map(|&id| id.to_owned()).collect();
+    for &seq in &events {
+        let effect: Option<String> = outcome.query_row([seq as i64], |r| r.get(0)).optional()?;
+        let effect = effect.as_deref().map(EffectKind::parse);
+        if let Some(read) = mark
+            .query_row([seq as i64], |r| reader.read(r, effect))
+            .optional()?
+        {
+            evidence.extend(read.evidence.map(|(id, _)| id));
+            again.push(read.mark);
+        }
+    }
+    again.sort_unstable_by_key(|m| (m.recorded_at, m.seq));
+    let mut item =
+        conn.prepare_cached("SELECT seq, source FROM events WHERE id = ?1 AND kind = 'evidence'")?;
+    let mut citing = conn.prepare_cached(
+        "SELECT e.id FROM citations c JOIN events e ON e.seq = c.seq WHERE c.evidence = ?1",
+    )?;
+    let mut widths = HashMap::default();
+    for id in &evidence {
+        let found: Option<(i64, Option<String>)> = item
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let Some((seq, source)) = found else { continue };
+        let mut cited = 0;
+        let mut q = citing.query([id])?;
+        while let Some(r) = q.next()? {
+            cited = cite(cited, width(r.get_ref(0)?.as_str()?));
+        }
+        let w = EvidenceWidths {
+            id: width(id),
+            source: width(source.as_deref().unwrap_or("")),
+            cited,
+        };
+        widths.insert(seq as u64, w);
+    }
+    Ok(FreshMarks {
+        events,
+        again,
+        widths,
+    })
+}
+
 impl ScrubIndex {
-    /// The versions of `pairs` as `conn` stores them, each with its claim
-    /// as a position in `claims` (texts it lacks added at its end).
-    fn versions_of_pairs(
-        &mut self,
-        conn: &Connection,
-        header: &Header,
-        pairs: &HashSet<(u32, u32)>,
-    ) -> rusqlite::Result<Vec<VersionKey>> {
-        let mut stmt = conn.prepare_cached(
-            "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from
-               FROM versions WHERE topic = ?1 AND agent = ?2",
-        )?;
-        let mut new: Vec<(VersionKey, i64)> = Vec::new();
-        for &(topic, agent) in pairs {
-            let mut q = stmt.query(params![topic, agent])?;
-            while let Some(r) = q.next()? {
-                new.push(version_key(r, header)?);
-            }
-        }
+    /// `new` with each claim's text as its position in `claims` (texts it
+    /// lacks added at its end).
+    fn with_claims(&mut self, new: Vec<(VersionKey, String)>) -> Vec<VersionKey> {
         let mut by_text: HashMap<String, u32> = (self.claims.iter().cloned()).zip(0..).collect();
-        let mut texts = conn.prepare_cached("SELECT text FROM claims WHERE code = ?1")?;
-        let mut keys = Vec::with_capacity(new.len());
-        for (mut v, code) in new {
-            let text: String = texts
-                .query_row([code], |r| r.get(0))
-                .optional()?
-                .unwrap_or_default();
-            v.claim = *by_text.entry(text).or_insert_with_key(|text| {
-                self.claims.push(text.clone());
-                self.claims.len() as u32 - 1
-            });
-            keys.push(v);
-        }
-        Ok(keys)
+        new.into_iter()
+            .map(|(mut v, text)| {
+                v.claim = *by_text.entry(text).or_insert_with_key(|text| {
+                    self.claims.push(text.clone());
+                    self.claims.len() as u32 - 1
+                });
+                v
+            })
+            .collect()
     }
 
     /// Drops the versions `gone` selects and puts `new` (claims as
@@ -1034,76 +1130,42 @@ impl ScrubIndex {
         events: &[u64],
         cited: &[&str],
     ) -> rusqlite::Result<()> {
-        let events: HashSet<u64> = events.iter().copied().collect();
-        // The marks kept, each evidence mark with its widths.
-        let mut widths = std::mem::take(&mut self.evidence).into_iter();
-        let mut kept: Vec<(MarkKey, Option<EvidenceWidths>)> = Vec::new();
-        for m in std::mem::take(&mut self.marks) {
-            let w = (m.kind == MarkKind::Evidence)
-                .then(|| widths.next())
-                .flatten();
-            if !events.contains(&m.seq) {
-                kept.push((m, w));
-            }
-        }
-        let reader = MarkReader::new(header);
-        let mut mark = conn.prepare_cached(&format!("{MARK_QUERY} WHERE e.seq = ?1"))?;
-        let mut outcome = conn.prepare_cached("SELECT effect FROM outcomes WHERE seq = ?1")?;
-        let mut again = Vec::new();
-        // Each evidence item once, however many events cite it.
-        let mut evidence: HashSet<String> = cited.iter().map(|&id| id.to_owned()).collect();
-        for &seq in &events {
-            let effect: Option<String> =
-                outcome.query_row([seq as i64], |r| r.get(0)).optional()?;
-            let effect = effect.as_deref().map(EffectKind::parse);
-            if let Some(read) = mark
-                .query_row([seq as i64], |r| reader.read(r, effect))
-                .optional()?
-            {
-                evidence.extend(read.evidence.map(|(id, _)| id));
-                again.push((read.mark, None));
-            }
-        }
-        again.sort_unstable_by_key(|(m, _)| (m.recorded_at, m.seq));
-        let mut marks = merge_by_key(kept, again, |(m, _)| (m.recorded_at, m.seq));
-        // Those evidence items' widths, as their citations now stand.
-        let mut item = conn
-            .prepare_cached("SELECT seq, source FROM events WHERE id = ?1 AND kind = 'evidence'")?;
-        let mut citing = conn.prepare_cached(
-            "SELECT e.id FROM citations c JOIN events e ON e.seq = c.seq WHERE c.evidence = ?1",
-        )?;
-        let mut fresh: HashMap<u64, EvidenceWidths> = HashMap::new();
-        for id in &evidence {
-            let found: Option<(i64, Option<String>)> = item
-                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()?;
-            let Some((seq, source)) = found else { continue };
-            let mut cited = 0;
-            let mut q = citing.query([id])?;
-            while let Some(r) = q.next()? {
-                cited = cite(cited, width(r.get_ref(0)?.as_str()?));
-            }
-            let w = EvidenceWidths {
-                id: width(id),
-                source: width(source.as_deref().unwrap_or("")),
-                cited,
-            };
-            fresh.insert(seq as u64, w);
-        }
-        for (m, w) in &mut marks {
-            if m.kind == MarkKind::Evidence
-                && let Some(f) = fresh.get(&m.seq)
-            {
-                *w = Some(*f);
-            }
-        }
-        self.evidence = marks
-            .iter()
-            .filter(|(m, _)| m.kind == MarkKind::Evidence)
-            .map(|(_, w)| w.unwrap_or_default())
-            .collect();
-        self.marks = marks.into_iter().map(|(m, _)| m).collect();
+        let fresh = fresh_marks(conn, header, events, cited)?;
+        self.apply_marks(&fresh);
         Ok(())
+    }
+
+    /// Drops the marks of `fresh.events`, adds `fresh.again` in their
+    /// places, and takes the evidence widths `fresh.widths` gives.
+    fn apply_marks(&mut self, fresh: &FreshMarks) {
+        let old = std::mem::take(&mut self.marks);
+        let mut old_widths = std::mem::take(&mut self.evidence).into_iter();
+        let mut marks = Vec::with_capacity(old.len() + fresh.again.len());
+        let mut evidence = Vec::with_capacity(old_widths.len() + fresh.again.len());
+        let mut push = |m: MarkKey, was: Option<EvidenceWidths>| {
+            if m.kind == MarkKind::Evidence {
+                let w = fresh.widths.get(&m.seq).copied().or(was);
+                evidence.push(w.unwrap_or_default());
+            }
+            marks.push(m);
+        };
+        let key = |m: &MarkKey| (m.recorded_at, m.seq);
+        let mut again = fresh.again.iter().peekable();
+        for m in old {
+            let was = (m.kind == MarkKind::Evidence)
+                .then(|| old_widths.next())
+                .flatten();
+            if fresh.events.binary_search(&m.seq).is_ok() {
+                continue;
+            }
+            while let Some(a) = again.next_if(|a| key(a) < key(&m)) {
+                push(*a, None);
+            }
+            push(m, was);
+        }
+        again.for_each(|a| push(*a, None));
+        self.marks = marks;
+        self.evidence = evidence;
     }
 }
 
@@ -1139,8 +1201,6 @@ fn store_part(
     data: &[u8],
     old: Option<&[u8]>,
 ) -> rusqlite::Result<()> {
-    let mut put =
-        conn.prepare_cached("INSERT OR REPLACE INTO scrub (part, data) VALUES (?1, ?2)")?;
     let mut delete = conn.prepare_cached("DELETE FROM scrub WHERE part = ?1")?;
     let old: Vec<(String, &[u8])> = match old {
         Some(old) => chunks(name, old).collect(),
@@ -1148,13 +1208,42 @@ fn store_part(
     };
     let new: Vec<(String, &[u8])> = chunks(name, data).collect();
     for (k, (row, chunk)) in new.iter().enumerate() {
-        if old.get(k).is_none_or(|(_, was)| was != chunk) {
-            put.execute(params![row, chunk])?;
+        match old.get(k) {
+            Some((_, was)) if was == chunk => {}
+            was => put_chunk(conn, row, chunk, was.map(|(_, was)| was.len()))?,
         }
     }
     for (row, _) in old.iter().skip(new.len()) {
         delete.execute([row])?;
     }
+    Ok(())
+}
+
+/// Writes a chunk under `row`, whose stored chunk is `stored` bytes long
+/// (`None`: there is none). A chunk as long as the one stored is written
+/// over it in place (incremental blob I/O): no row is deleted and no page
+/// freed and taken again, which in a fork's copy of a 1M store halves the
+/// time to write the index back. Otherwise the row is replaced.
+fn put_chunk(
+    conn: &Connection,
+    row: &str,
+    chunk: &[u8],
+    stored: Option<usize>,
+) -> rusqlite::Result<()> {
+    if stored == Some(chunk.len()) && !chunk.is_empty() {
+        let rowid: Option<i64> = conn
+            .prepare_cached("SELECT rowid FROM scrub WHERE part = ?1 AND typeof(data) = 'blob'")?
+            .query_row([row], |r| r.get(0))
+            .optional()?;
+        if let Some(rowid) = rowid {
+            let mut blob = conn.blob_open(rusqlite::MAIN_DB, "scrub", "data", rowid, false)?;
+            if blob.len() == chunk.len() {
+                return blob.write_at(chunk, 0);
+            }
+        }
+    }
+    conn.prepare_cached("INSERT OR REPLACE INTO scrub (part, data) VALUES (?1, ?2)")?
+        .execute(params![row, chunk])?;
     Ok(())
 }
 
@@ -1292,13 +1381,12 @@ fn grow_part(
     changed.extend(from_byte / CHUNK..new_chunks);
     changed.sort_unstable();
     changed.dedup();
-    let mut put_row =
-        conn.prepare_cached("INSERT OR REPLACE INTO scrub (part, data) VALUES (?1, ?2)")?;
     for k in changed.into_iter().filter(|&k| k < new_chunks) {
         let chunk = data
             .get(k * CHUNK..((k + 1) * CHUNK).min(data.len()))
             .unwrap_or(&[]);
-        put_row.execute(params![chunk_row(name, k), chunk])?;
+        let stored = (k < old_chunks).then(|| old_len.min((k + 1) * CHUNK) - k * CHUNK);
+        put_chunk(conn, &chunk_row(name, k), chunk, stored)?;
     }
     let mut delete = conn.prepare_cached("DELETE FROM scrub WHERE part = ?1")?;
     for k in new_chunks..old_chunks {
@@ -1329,51 +1417,57 @@ fn stored_parts(conn: &Connection) -> rusqlite::Result<HashMap<String, Vec<u8>>>
     };
     // Which parts are whole, and how long, from the chunks' names and
     // lengths alone (SQLite reads a blob's length without its bytes).
-    let mut chunks: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
-    let mut stmt = conn.prepare("SELECT part, typeof(data) = 'blob', length(data) FROM scrub")?;
+    let mut chunks: HashMap<String, Vec<(usize, usize, i64)>> = HashMap::new();
+    let mut stmt =
+        conn.prepare("SELECT part, typeof(data) = 'blob', length(data), rowid FROM scrub")?;
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
         let row = r.get_ref(0)?.as_str()?;
         let (name, k) = chunk_of(row);
         // A chunk stored as anything but a blob, or numbered oddly, does not decode.
         let chunk = match (k, r.get::<_, bool>(1)?) {
-            (Some(k), true) => (k, r.get::<_, i64>(2)? as usize),
-            _ => (usize::MAX, 0),
+            (Some(k), true) => (k, r.get::<_, i64>(2)? as usize, r.get(3)?),
+            _ => (usize::MAX, 0, 0),
         };
         chunks.entry(name.to_owned()).or_default().push(chunk);
     }
-    // Each whole part's bytes, and how many of its chunks are still to come.
-    let mut parts: HashMap<String, (Vec<u8>, usize)> = HashMap::new();
+    // Then each whole part's chunks, each read straight into its place
+    // (incremental blob I/O: no copy of the value in between).
+    let mut parts = HashMap::new();
+    let mut blob: Option<rusqlite::blob::Blob> = None;
     for (name, mut list) in chunks {
-        list.sort_unstable_by_key(|&(k, _)| k);
+        list.sort_unstable_by_key(|&(k, _, _)| k);
         let whole = list
             .iter()
             .enumerate()
-            .all(|(i, &(k, len))| k == i && (i + 1 == list.len() || len == CHUNK));
-        if whole {
-            let len = list.iter().map(|&(_, len)| len).sum();
-            parts.insert(name, (vec![0; len], list.len()));
+            .all(|(i, &(k, len, _))| k == i && (i + 1 == list.len() || len == CHUNK));
+        if !whole {
+            continue;
         }
-    }
-    // Then each whole part's chunks, each copied once into its place.
-    let mut stmt = conn.prepare("SELECT part, data FROM scrub")?;
-    let mut q = stmt.query([])?;
-    while let Some(r) = q.next()? {
-        let (name, k) = chunk_of(r.get_ref(0)?.as_str()?);
-        if let (Some((part, left)), Some(k), rusqlite::types::ValueRef::Blob(data)) =
-            (parts.get_mut(name), k, r.get_ref(1)?)
-            && let Some(place) = part.get_mut(k * CHUNK..k * CHUNK + data.len())
-        {
-            place.copy_from_slice(data);
-            *left = left.saturating_sub(1);
+        let mut data = vec![0; list.iter().map(|&(_, len, _)| len).sum()];
+        for (k, len, rowid) in list {
+            let blob = match &mut blob {
+                Some(blob) => {
+                    blob.reopen(rowid)?;
+                    blob
+                }
+                None => {
+                    blob.insert(conn.blob_open(rusqlite::MAIN_DB, "scrub", "data", rowid, true)?)
+                }
+            };
+            let place = data.get_mut(k * CHUNK..k * CHUNK + len);
+            match place {
+                Some(place) if blob.len() == len => blob.read_at_exact(place, 0)?,
+                _ => {
+                    return Err(super::read::damaged(format!(
+                        "the scrub index's chunk {k} of part {name:?} changed while read"
+                    )));
+                }
+            }
         }
+        parts.insert(name, data);
     }
-    // Every chunk found in its place, or the part is left out.
-    Ok(parts
-        .into_iter()
-        .filter(|(_, (_, left))| *left == 0)
-        .map(|(name, (data, _))| (name, data))
-        .collect())
+    Ok(parts)
 }
 
 /// The part a stored chunk's row belongs to and its number (`None`: not a
@@ -1426,6 +1520,13 @@ const PARTS: [&str; 8] = [
 ];
 
 fn encode(index: &ScrubIndex) -> Vec<(&'static str, Vec<u8>)> {
+    let mut parts = encode_versions(index);
+    parts.extend(encode_marks(index));
+    parts
+}
+
+/// The parts of the versions: all but the marks and the evidence widths.
+fn encode_versions(index: &ScrubIndex) -> Vec<(&'static str, Vec<u8>)> {
     // A version's closing instant on its own: the one field a follow's
     // batch changes in place (as it closes held versions anywhere in the log).
     let mut versions = Vec::with_capacity(index.versions.len() * VERSION_BYTES);
@@ -1434,40 +1535,59 @@ fn encode(index: &ScrubIndex) -> Vec<(&'static str, Vec<u8>)> {
         put_version(&mut versions, v);
         superseded.extend_from_slice(&v.superseded_at.to_le_bytes());
     }
+    let [p0, p1, p2, p3, p4, p5, _, _] = PARTS;
+    vec![
+        (p0, versions),
+        (p1, superseded),
+        (p2, claims_bytes(index)),
+        (p3, u32s(&index.by_recorded)),
+        (p4, u32s(&index.by_superseded)),
+        (p5, checkpoints_bytes(index)),
+    ]
+}
+
+/// The parts of the marks: the marks and the evidence widths.
+fn encode_marks(index: &ScrubIndex) -> [(&'static str, Vec<u8>); 2] {
     let mut marks = Vec::with_capacity(index.marks.len() * MARK_BYTES);
     for m in &index.marks {
         put_mark(&mut marks, m);
     }
-    let [p0, p1, _, p3, p4, _, p6, _] = PARTS;
-    let mut parts = vec![
-        (p0, versions),
-        (p1, superseded),
-        (p3, u32s(&index.by_recorded)),
-        (p4, u32s(&index.by_superseded)),
-        (p6, marks),
-    ];
-    parts.extend(encode_small(index));
-    parts
+    let [_, _, _, _, _, _, p6, p7] = PARTS;
+    [(p6, marks), (p7, evidence_bytes(index))]
 }
 
 /// The parts a follow's batch encodes whole: claims, checkpoints, evidence.
 fn encode_small(index: &ScrubIndex) -> [(&'static str, Vec<u8>); 3] {
-    let claims = index.claims.join("\u{1f}").into_bytes();
-    let mut checkpoints = u32s(&[index.stride as u32, index.checkpoints.len() as u32]);
+    let [_, _, p2, _, _, p5, _, p7] = PARTS;
+    [
+        (p2, claims_bytes(index)),
+        (p5, checkpoints_bytes(index)),
+        (p7, evidence_bytes(index)),
+    ]
+}
+
+fn claims_bytes(index: &ScrubIndex) -> Vec<u8> {
+    index.claims.join("\u{1f}").into_bytes()
+}
+
+fn checkpoints_bytes(index: &ScrubIndex) -> Vec<u8> {
+    let ids: usize = index.checkpoints.iter().map(Vec::len).sum();
+    let mut out = Vec::with_capacity(4 * (2 + index.checkpoints.len() + ids));
+    out.extend(u32s(&[index.stride as u32, index.checkpoints.len() as u32]));
     for c in &index.checkpoints {
-        checkpoints.extend_from_slice(&(c.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(c.len() as u32).to_le_bytes());
     }
     for c in &index.checkpoints {
-        checkpoints.extend(u32s(c));
+        out.extend(u32s(c));
     }
-    let evidence: Vec<u8> = index
-        .evidence
-        .iter()
+    out
+}
+
+fn evidence_bytes(index: &ScrubIndex) -> Vec<u8> {
+    (index.evidence.iter())
         .flat_map(|w| [w.id, w.source, w.cited])
         .flat_map(u16::to_le_bytes)
-        .collect();
-    let [_, _, p2, _, _, p5, _, p7] = PARTS;
-    [(p2, claims), (p5, checkpoints), (p7, evidence)]
+        .collect()
 }
 
 fn u32s(list: &[u32]) -> Vec<u8> {
@@ -1543,6 +1663,18 @@ impl Bytes<'_> {
 }
 
 fn decode(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> {
+    let index = decode_versions(parts)?;
+    let (marks, evidence) = decode_marks(parts)?;
+    Ok(ScrubIndex {
+        marks,
+        evidence,
+        ..index
+    })
+}
+
+/// The parts of the versions (all but the marks and the evidence widths),
+/// decoded and checked against each other; the marks are left empty.
+fn decode_versions(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> {
     let part = |name: &'static str| parts.get(name).map(|b| Bytes(b)).ok_or(name);
     let superseded = part("superseded")?
         .records(8, |b| b.i64())
@@ -1595,6 +1727,30 @@ fn decode(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> 
         .collect::<Option<_>>()
         .filter(|_| b.0.is_empty())
         .ok_or("checkpoints")?;
+    let claims_ok = versions.iter().all(|v| (v.claim as usize) < claims.len());
+    if !claims_ok || by_recorded.len() != n {
+        return Err("versions");
+    }
+    if checkpoints.len() != n / stride + 1 {
+        return Err("checkpoints");
+    }
+    Ok(ScrubIndex {
+        stride,
+        versions,
+        claims,
+        by_recorded,
+        by_superseded,
+        checkpoints,
+        marks: Vec::new(),
+        evidence: Vec::new(),
+    })
+}
+
+/// The marks and the evidence widths, one per evidence mark.
+fn decode_marks(
+    parts: &HashMap<String, Vec<u8>>,
+) -> Result<(Vec<MarkKey>, Vec<EvidenceWidths>), &'static str> {
+    let part = |name: &'static str| parts.get(name).map(|b| Bytes(b)).ok_or(name);
     let marks = part("marks")?
         .records(MARK_BYTES, |b| {
             Some(MarkKey {
@@ -1623,23 +1779,7 @@ fn decode(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> 
                     .count()
         })
         .ok_or("evidence")?;
-    let claims_ok = versions.iter().all(|v| (v.claim as usize) < claims.len());
-    if !claims_ok || by_recorded.len() != n {
-        return Err("versions");
-    }
-    if checkpoints.len() != n / stride + 1 {
-        return Err("checkpoints");
-    }
-    Ok(ScrubIndex {
-        stride,
-        versions,
-        claims,
-        by_recorded,
-        by_superseded,
-        checkpoints,
-        marks,
-        evidence,
-    })
+    Ok((marks, evidence))
 }
 
 #[cfg(test)]
@@ -1801,6 +1941,40 @@ mod tests {
             written < all,
             "{written} rows written or deleted of {all}: unchanged chunks stay"
         );
+    }
+
+    /// A chunk as long as the stored one is written over it in place (the
+    /// row keeps its rowid); a longer, shorter or new one replaces the row.
+    #[test]
+    fn a_chunk_of_the_same_length_is_written_in_place() {
+        let conn = scrub_table();
+        let row = |part: &str| -> (i64, Vec<u8>) {
+            conn.query_row(
+                "SELECT rowid, data FROM scrub WHERE part = ?1",
+                [part],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+        };
+        put_chunk(&conn, "marks", &[1, 2, 3], None).unwrap();
+        put_chunk(&conn, "marks/1", &[9], None).unwrap();
+        let (rowid, data) = row("marks");
+        assert_eq!(data, [1, 2, 3]);
+        put_chunk(&conn, "marks", &[4, 5, 6], Some(3)).unwrap();
+        assert_eq!(row("marks"), (rowid, vec![4, 5, 6]), "in place");
+        assert_eq!(row("marks/1").1, [9], "the other chunk untouched");
+        put_chunk(&conn, "marks", &[7, 8], Some(3)).unwrap();
+        let (moved, data) = row("marks");
+        assert_eq!(data, [7, 8]);
+        assert_ne!(moved, rowid, "a shorter chunk replaces the row");
+        // A stored length that is not the row's (a caller's mistake) writes
+        // the row anew rather than past its end.
+        put_chunk(&conn, "marks", &[1, 1, 1], Some(3)).unwrap();
+        assert_eq!(row("marks").1, [1, 1, 1]);
+        let count: i64 = conn
+            .query_row("SELECT count(*) FROM scrub", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(count, 2);
     }
 
     #[test]

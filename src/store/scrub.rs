@@ -900,12 +900,13 @@ pub(crate) fn patch(
 ) -> rusqlite::Result<bool> {
     let new = versions_of_pairs(conn, header, &replaced.pairs)?;
     let fresh = fresh_marks(conn, header, &replaced.events, &replaced.cited)?;
-    let mut stored = stored_parts(conn)?;
+    let is_marks = |name: &str| MARK_PARTS.contains(&name);
+    let marks_stored = stored_parts_of(conn, is_marks)?;
     let mut pairs: Vec<(u32, u32)> = replaced.pairs.iter().copied().collect();
     pairs.sort_unstable();
-    let (versions, marks) = std::thread::scope(|scope| {
+    let (stored, versions, marks) = std::thread::scope(|scope| {
         let marks = scope.spawn(|| {
-            let (marks, evidence) = decode_marks(&stored).ok()?;
+            let (marks, evidence) = decode_marks(&marks_stored).ok()?;
             let mut index = ScrubIndex {
                 marks,
                 evidence,
@@ -914,8 +915,10 @@ pub(crate) fn patch(
             index.apply_marks(&fresh);
             Some(encode_marks(&index))
         });
+        let stored = stored_parts_of(conn, |name| !is_marks(name))?;
+        // The checkpoints are computed again: the stored ones are not decoded.
         let versions = (|| {
-            let mut index = decode_versions(&stored)
+            let mut index = decode_versions(&stored, false)
                 .ok()
                 .filter(|index| index.stride == CHECKPOINT)?;
             let new = index.with_claims(new);
@@ -925,8 +928,10 @@ pub(crate) fn patch(
         let marks = marks
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (versions, marks)
-    });
+        Ok::<_, rusqlite::Error>((stored, versions, marks))
+    })?;
+    let mut stored = stored;
+    stored.extend(marks_stored);
     let (Some(versions), Some(marks)) = (versions, marks) else {
         return write(conn, header).map(|()| false);
     };
@@ -1222,8 +1227,8 @@ fn store_part(
 /// Writes a chunk under `row`, whose stored chunk is `stored` bytes long
 /// (`None`: there is none). A chunk as long as the one stored is written
 /// over it in place (incremental blob I/O): no row is deleted and no page
-/// freed and taken again, which in a fork's copy of a 1M store halves the
-/// time to write the index back. Otherwise the row is replaced.
+/// freed (with `secure_delete`, zeroed) and taken again. Otherwise the row
+/// is replaced.
 fn put_chunk(
     conn: &Connection,
     row: &str,
@@ -1410,6 +1415,14 @@ pub fn read(conn: &Connection) -> rusqlite::Result<Result<ScrubIndex, Malformed>
 /// the last full), each chunks' bytes joined; a part stored otherwise is left
 /// out, as if missing.
 fn stored_parts(conn: &Connection) -> rusqlite::Result<HashMap<String, Vec<u8>>> {
+    stored_parts_of(conn, |_| true)
+}
+
+/// [`stored_parts`], of the parts `wanted` names only.
+fn stored_parts_of(
+    conn: &Connection,
+    wanted: impl Fn(&str) -> bool,
+) -> rusqlite::Result<HashMap<String, Vec<u8>>> {
     // Two reads of the table, of one state of it (a follow may commit between).
     let _snapshot = match conn.is_autocommit() {
         true => Some(conn.unchecked_transaction()?),
@@ -1424,6 +1437,9 @@ fn stored_parts(conn: &Connection) -> rusqlite::Result<HashMap<String, Vec<u8>>>
     while let Some(r) = q.next()? {
         let row = r.get_ref(0)?.as_str()?;
         let (name, k) = chunk_of(row);
+        if !wanted(name) {
+            continue;
+        }
         // A chunk stored as anything but a blob, or numbered oddly, does not decode.
         let chunk = match (k, r.get::<_, bool>(1)?) {
             (Some(k), true) => (k, r.get::<_, i64>(2)? as usize, r.get(3)?),
@@ -1507,6 +1523,9 @@ fn chunk_row(name: &str, k: usize) -> String {
         format!("{name}/{k}")
     }
 }
+
+/// The parts a fork's patch changes on its second thread ([`patch`]).
+const MARK_PARTS: [&str; 2] = ["marks", "evidence"];
 
 const PARTS: [&str; 8] = [
     "versions",
@@ -1663,7 +1682,7 @@ impl Bytes<'_> {
 }
 
 fn decode(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> {
-    let index = decode_versions(parts)?;
+    let index = decode_versions(parts, true)?;
     let (marks, evidence) = decode_marks(parts)?;
     Ok(ScrubIndex {
         marks,
@@ -1673,8 +1692,12 @@ fn decode(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> 
 }
 
 /// The parts of the versions (all but the marks and the evidence widths),
-/// decoded and checked against each other; the marks are left empty.
-fn decode_versions(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> {
+/// decoded and checked against each other; the marks are left empty, and so
+/// are the checkpoints unless `checkpoints` (only their stride is read).
+fn decode_versions(
+    parts: &HashMap<String, Vec<u8>>,
+    checkpoints: bool,
+) -> Result<ScrubIndex, &'static str> {
     let part = |name: &'static str| parts.get(name).map(|b| Bytes(b)).ok_or(name);
     let superseded = part("superseded")?
         .records(8, |b| b.i64())
@@ -1716,6 +1739,20 @@ fn decode_versions(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'sta
     let by_superseded = u32s("by_superseded")?;
     let mut b = part("checkpoints")?;
     let stride = b.u32().filter(|&s| s > 0).ok_or("checkpoints")? as usize;
+    let claims_ok = versions.iter().all(|v| (v.claim as usize) < claims.len());
+    if !claims_ok || by_recorded.len() != n {
+        return Err("versions");
+    }
+    if !checkpoints {
+        return Ok(ScrubIndex {
+            stride,
+            versions,
+            claims,
+            by_recorded,
+            by_superseded,
+            ..ScrubIndex::default()
+        });
+    }
     let count = b.u32().ok_or("checkpoints")? as usize;
     let lens: Vec<usize> = (0..count)
         .map(|_| b.u32().map(|l| l as usize))
@@ -1727,10 +1764,6 @@ fn decode_versions(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'sta
         .collect::<Option<_>>()
         .filter(|_| b.0.is_empty())
         .ok_or("checkpoints")?;
-    let claims_ok = versions.iter().all(|v| (v.claim as usize) < claims.len());
-    if !claims_ok || by_recorded.len() != n {
-        return Err("versions");
-    }
     if checkpoints.len() != n / stride + 1 {
         return Err("checkpoints");
     }

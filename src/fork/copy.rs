@@ -86,6 +86,7 @@ pub fn fork_file(
             // a second thread reads the parent from the page cache while the
             // kernel copies it and the copy is patched, and the lineage rows
             // go in last.
+            let patching = std::sync::atomic::AtomicBool::new(true);
             std::thread::scope(|scope| {
                 let hashing = scope.spawn(|| {
                     std::fs::File::open(parent_path)
@@ -93,17 +94,28 @@ pub fn fork_file(
                         .map_err(io_error(parent_path))
                 });
                 copy(parent_path, file)?;
-                // The copy's pages go to the disk while it is patched, so
-                // the sync before the fork is linked into place waits only
-                // for what the patch wrote.
+                // The copy's pages go to the disk while it is patched, and
+                // what the patch writes follows them every few milliseconds
+                // until it is done, so the sync before the fork is linked
+                // into place finds little left to write (it found the
+                // 106 MB scrub index, written again, on the 1M store).
                 let copied = file.as_file();
-                let flushing = scope.spawn(move || copied.sync_data());
+                let flushing = scope.spawn(|| {
+                    while patching.load(std::sync::atomic::Ordering::Acquire) {
+                        copied.sync_data()?;
+                        std::thread::park_timeout(std::time::Duration::from_millis(10));
+                    }
+                    Ok::<_, std::io::Error>(())
+                });
+                let done = Done(&patching);
                 let mut conn = Connection::open(file.path())?;
                 conn.execute_batch(
                     "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA secure_delete = ON;",
                 )?;
                 let tx = conn.transaction()?;
                 patch(&tx, parent, &plan, parent_span)?;
+                drop(done);
+                flushing.thread().unpark();
                 sha = hashing
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
@@ -135,6 +147,15 @@ pub fn fork_file(
     })();
     conn.execute_batch("COMMIT")?;
     made
+}
+
+/// Clears its flag when dropped, on every way out.
+struct Done<'a>(&'a std::sync::atomic::AtomicBool);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, std::sync::atomic::Ordering::Release);
+    }
 }
 
 /// The part of the log a fork replays, and what the policy did to it.

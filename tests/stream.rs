@@ -76,6 +76,9 @@ fn streamed_loads_equal_in_memory_loads_wherever_the_slices_fall() {
             assert_eq!(loaded.events(), parsed.dataset.events.len());
             assert_eq!(loaded.versions, version_rows(&whole));
             assert_same_store(&whole, &streamed);
+            // New stores are written in 16 KiB pages (decisions.md, Store).
+            assert_eq!(page_size(&whole), 16384);
+            assert_eq!(page_size(&streamed), 16384);
             // A rollback store, its write-ahead log checkpointed and gone.
             let head = std::fs::read(&streamed).unwrap();
             assert_eq!((head[18], head[19]), (1, 1), "{}", streamed.display());
@@ -91,6 +94,14 @@ fn streamed_loads_equal_in_memory_loads_wherever_the_slices_fall() {
         .filter(|name| name.starts_with('.'))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// The page size a store file was written with.
+fn page_size(store: &Path) -> i64 {
+    Connection::open(store)
+        .unwrap()
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap()
 }
 
 /// How many versions a store file holds.

@@ -282,7 +282,10 @@ fn write_from(from: &Connection, into: &Connection) -> rusqlite::Result<()> {
 /// connection, which then moves them in with [`take_apart`].
 pub fn write_apart(from: &Connection, to: &std::path::Path) -> rusqlite::Result<()> {
     let apart = Connection::open(to)?;
-    apart.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
+    apart.execute_batch(&format!(
+        "PRAGMA page_size = {}; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;",
+        super::write::PAGE_SIZE
+    ))?;
     // The very table definitions, so that SQLite can move their records whole.
     let mut tables = from.prepare(
         "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name IN ('page_widths', 'pages')",

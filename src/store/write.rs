@@ -18,9 +18,8 @@ pub(super) const BULK: &str =
 /// store's blobs (the scrub index's 256 KiB chunks, the version pages) then
 /// take a quarter as many overflow pages, which a fork's patch of the scrub
 /// index reads and writes one by one: on the 1M store a fork takes 10–15 %
-/// less time, a one-topic answer reads bigger pages (docs/performance.md,
-/// session 22). A store keeps the size it was written with; a fork, a copy,
-/// keeps its parent's.
+/// less time (docs/decisions.md, Store). A store keeps the size it was
+/// written with; a fork, a copy, keeps its parent's.
 pub(super) const PAGE_SIZE: u32 = 16384;
 
 /// Writes a whole store (log and derived rows) in one transaction.

@@ -1743,30 +1743,10 @@ fn decode_versions(
     if !claims_ok || by_recorded.len() != n {
         return Err("versions");
     }
-    if !checkpoints {
-        return Ok(ScrubIndex {
-            stride,
-            versions,
-            claims,
-            by_recorded,
-            by_superseded,
-            ..ScrubIndex::default()
-        });
-    }
-    let count = b.u32().ok_or("checkpoints")? as usize;
-    let lens: Vec<usize> = (0..count)
-        .map(|_| b.u32().map(|l| l as usize))
-        .collect::<Option<_>>()
-        .ok_or("checkpoints")?;
-    let checkpoints: Vec<Vec<u32>> = lens
-        .iter()
-        .map(|&len| (0..len).map(|_| b.u32().filter(|&i| position(i))).collect())
-        .collect::<Option<_>>()
-        .filter(|_| b.0.is_empty())
-        .ok_or("checkpoints")?;
-    if checkpoints.len() != n / stride + 1 {
-        return Err("checkpoints");
-    }
+    let checkpoints = match checkpoints {
+        true => decode_checkpoints(b, n, stride)?,
+        false => Vec::new(),
+    };
     Ok(ScrubIndex {
         stride,
         versions,
@@ -1777,6 +1757,34 @@ fn decode_versions(
         marks: Vec::new(),
         evidence: Vec::new(),
     })
+}
+
+/// The checkpoints' lists (`b`: the part after its stride), each a list of
+/// positions among `n` versions, one per `stride` of them and one more.
+fn decode_checkpoints(
+    mut b: Bytes<'_>,
+    n: usize,
+    stride: usize,
+) -> Result<Vec<Vec<u32>>, &'static str> {
+    let count = b.u32().ok_or("checkpoints")? as usize;
+    let lens: Vec<usize> = (0..count)
+        .map(|_| b.u32().map(|l| l as usize))
+        .collect::<Option<_>>()
+        .ok_or("checkpoints")?;
+    let checkpoints: Vec<Vec<u32>> = lens
+        .iter()
+        .map(|&len| {
+            (0..len)
+                .map(|_| b.u32().filter(|&i| (i as usize) < n))
+                .collect()
+        })
+        .collect::<Option<_>>()
+        .filter(|_| b.0.is_empty())
+        .ok_or("checkpoints")?;
+    if checkpoints.len() != n / stride + 1 {
+        return Err("checkpoints");
+    }
+    Ok(checkpoints)
 }
 
 /// The marks and the evidence widths, one per evidence mark.

@@ -545,3 +545,58 @@ fn a_copied_fork_does_not_keep_the_removed_evidence_bytes() {
     assert!(has(&bytes(&parent)));
     assert!(!has(&bytes(&fork)));
 }
+
+/// Stores written before new stores took 16 KiB pages keep their 4 KiB
+/// pages: they check, fork (the fork, a patched copy, keeps them: its scrub
+/// index and version pages are patched over overflow chains of that size)
+/// and rebuild as before.
+#[test]
+fn a_store_in_4_kib_pages_checks_forks_and_rebuilds() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = common::write(dir.path(), "gen.jsonl", &common::generated(3000, 12, 3, 5));
+    let new = dir.path().join("new.db");
+    asof()
+        .arg("load")
+        .arg(&jsonl)
+        .arg("--db")
+        .arg(&new)
+        .assert()
+        .success();
+    let old = dir.path().join("old.db");
+    let conn = rusqlite::Connection::open(&new).unwrap();
+    conn.execute_batch("PRAGMA page_size = 4096").unwrap();
+    conn.execute("VACUUM INTO ?1", [old.to_str().unwrap()])
+        .unwrap();
+    // An evidence item whose removal changes some pairs.
+    let evidence: String = conn
+        .query_row(
+            "SELECT evidence FROM citations ORDER BY seq LIMIT 1 OFFSET 200",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    drop(conn);
+    let page_size = |store: &Path| -> i64 {
+        rusqlite::Connection::open(store)
+            .unwrap()
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(page_size(&new), 16384);
+    assert_eq!(page_size(&old), 4096);
+    let fork = dir.path().join("fork.db");
+    asof()
+        .arg("fork")
+        .arg(&old)
+        .args(["--without", &evidence, "--out"])
+        .arg(&fork)
+        .assert()
+        .success();
+    assert_eq!(page_size(&fork), 4096);
+    for store in [&old, &fork] {
+        asof().arg("check").arg(store).assert().success();
+    }
+    asof().arg("rebuild").arg(&old).assert().success();
+    assert_eq!(page_size(&old), 4096);
+    asof().arg("check").arg(&old).assert().success();
+}

@@ -2153,6 +2153,31 @@ mod tests {
         assert_eq!(read(conn).expect("reads"), Ok(fresh));
     }
 
+    /// A stored index whose marks' or versions' side does not decode is not
+    /// patched but computed afresh, whichever thread finds it.
+    #[test]
+    fn an_index_that_does_not_decode_is_computed_afresh_not_patched() {
+        for (part, damage) in [
+            ("marks", "substr(data, 1, 10)"),
+            ("evidence", "substr(data, 1, 3)"),
+            ("versions", "substr(data, 1, 7)"),
+            ("by_recorded", "x''"),
+        ] {
+            let store = small_store();
+            let (conn, header) = (store.connection(), store.header());
+            conn.execute(
+                &format!("UPDATE scrub SET data = {damage} WHERE part = ?1"),
+                [part],
+            )
+            .expect("damages");
+            assert!(read(conn).expect("reads").is_err(), "{part} damaged");
+            let patched = patch(conn, header, &Replaced::default()).expect("patches");
+            assert!(!patched, "{part}: computed afresh");
+            let fresh = compute(conn, header).expect("computes");
+            assert_eq!(read(conn).expect("reads"), Ok(fresh), "{part}");
+        }
+    }
+
     /// What a follow's batches do: checkpoints carried on from the last one
     /// as versions are appended equal those computed at once.
     #[test]

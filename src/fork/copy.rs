@@ -29,6 +29,7 @@ use crate::time::Micros;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
+use std::sync::mpsc::RecvTimeoutError;
 
 /// An (agent, topic) pair.
 pub type Pair = (String, String);
@@ -86,7 +87,6 @@ pub fn fork_file(
             // a second thread reads the parent from the page cache while the
             // kernel copies it and the copy is patched, and the lineage rows
             // go in last.
-            let patching = std::sync::atomic::AtomicBool::new(true);
             std::thread::scope(|scope| {
                 let hashing = scope.spawn(|| {
                     std::fs::File::open(parent_path)
@@ -98,24 +98,28 @@ pub fn fork_file(
                 // what the patch writes follows them every few milliseconds
                 // until it is done, so the sync before the fork is linked
                 // into place finds little left to write (it found the
-                // 106 MB scrub index, written again, on the 1M store).
+                // 106 MB scrub index, written again, on the 1M store). The
+                // thread stops once `patched` is dropped: after the patch, or
+                // on any way out before it.
                 let copied = file.as_file();
-                let flushing = scope.spawn(|| {
-                    while patching.load(std::sync::atomic::Ordering::Acquire) {
+                let (patched, patching) = std::sync::mpsc::channel::<()>();
+                let flushing = scope.spawn(move || {
+                    let pause = std::time::Duration::from_millis(10);
+                    loop {
                         copied.sync_data()?;
-                        std::thread::park_timeout(std::time::Duration::from_millis(10));
+                        // Nothing is sent: only the end of the patch wakes it.
+                        if let Err(RecvTimeoutError::Disconnected) = patching.recv_timeout(pause) {
+                            return Ok::<_, std::io::Error>(());
+                        }
                     }
-                    Ok::<_, std::io::Error>(())
                 });
-                let done = Done(&patching);
                 let mut conn = Connection::open(file.path())?;
                 conn.execute_batch(
                     "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA secure_delete = ON;",
                 )?;
                 let tx = conn.transaction()?;
                 patch(&tx, parent, &plan, parent_span)?;
-                drop(done);
-                flushing.thread().unpark();
+                drop(patched);
                 sha = hashing
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
@@ -147,15 +151,6 @@ pub fn fork_file(
     })();
     conn.execute_batch("COMMIT")?;
     made
-}
-
-/// Clears its flag when dropped, on every way out.
-struct Done<'a>(&'a std::sync::atomic::AtomicBool);
-
-impl Drop for Done<'_> {
-    fn drop(&mut self) {
-        self.0.store(false, std::sync::atomic::Ordering::Release);
-    }
 }
 
 /// The part of the log a fork replays, and what the policy did to it.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{asof, bytes, load_demo, stdout_json as json};
+use common::{asof, bytes, load_demo, page_size, stdout_json as json};
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::Path;
@@ -576,12 +576,6 @@ fn a_store_in_4_kib_pages_checks_forks_and_rebuilds() {
         )
         .unwrap();
     drop(conn);
-    let page_size = |store: &Path| -> i64 {
-        rusqlite::Connection::open(store)
-            .unwrap()
-            .query_row("PRAGMA page_size", [], |r| r.get(0))
-            .unwrap()
-    };
     assert_eq!(page_size(&new), 16384);
     assert_eq!(page_size(&old), 4096);
     let fork = dir.path().join("fork.db");

@@ -5,7 +5,7 @@
 mod common;
 
 use asof::store::Store;
-use common::{asof, write};
+use common::{asof, page_size, write};
 use rusqlite::Connection;
 use std::path::Path;
 
@@ -94,14 +94,6 @@ fn streamed_loads_equal_in_memory_loads_wherever_the_slices_fall() {
         .filter(|name| name.starts_with('.'))
         .collect();
     assert!(left.is_empty(), "{left:?}");
-}
-
-/// The page size a store file was written with.
-fn page_size(store: &Path) -> i64 {
-    Connection::open(store)
-        .unwrap()
-        .query_row("PRAGMA page_size", [], |r| r.get(0))
-        .unwrap()
 }
 
 /// How many versions a store file holds.

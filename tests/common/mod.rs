@@ -101,6 +101,14 @@ pub fn bytes(path: &Path) -> Vec<u8> {
     std::fs::read(path).expect("read file")
 }
 
+/// The page size a store file was written with.
+pub fn page_size(store: &Path) -> i64 {
+    rusqlite::Connection::open(store)
+        .expect("open the store")
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .expect("its page size")
+}
+
 /// A generated incident as JSON Lines text (what `asof gen` writes).
 pub fn generated(events: u64, topics: u32, agents: u32, seed: u64) -> String {
     let mut jsonl = Vec::new();

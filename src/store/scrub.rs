@@ -904,7 +904,7 @@ pub(crate) fn patch(
     let marks_stored = stored_parts_of(conn, is_marks)?;
     let mut pairs: Vec<(u32, u32)> = replaced.pairs.iter().copied().collect();
     pairs.sort_unstable();
-    let (stored, versions, marks) = std::thread::scope(|scope| {
+    let (versions_stored, versions, marks) = std::thread::scope(|scope| {
         let marks = scope.spawn(|| {
             let (marks, evidence) = decode_marks(&marks_stored).ok()?;
             let mut index = ScrubIndex {
@@ -930,11 +930,11 @@ pub(crate) fn patch(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         Ok::<_, rusqlite::Error>((stored, versions, marks))
     })?;
-    let mut stored = stored;
-    stored.extend(marks_stored);
     let (Some(versions), Some(marks)) = (versions, marks) else {
         return write(conn, header).map(|()| false);
     };
+    let mut stored = versions_stored;
+    stored.extend(marks_stored);
     let before: HashMap<&'static str, Vec<u8>> = PARTS
         .iter()
         .filter_map(|&name| stored.remove(name).map(|data| (name, data)))

@@ -1476,7 +1476,7 @@ fn stored_parts_of(
                 Some(place) if blob.len() == len => blob.read_at_exact(place, 0)?,
                 _ => {
                     return Err(super::read::damaged(format!(
-                        "the scrub index's chunk {k} of part {name:?} changed while read"
+                        "the scrub index's chunk {k} of part {name:?} is not as long as its row says"
                     )));
                 }
             }

@@ -140,6 +140,7 @@ pub(super) fn finish_derived_beside(
     conn: &mut rusqlite::Connection,
     path: &std::path::Path,
     header: &Header,
+    log_indexes: &str,
 ) -> rusqlite::Result<()> {
     // Whether the journal mode is now `to` (SQLite keeps the old one when it cannot).
     let set_mode = |conn: &rusqlite::Connection, to: &str| -> rusqlite::Result<bool> {
@@ -150,6 +151,7 @@ pub(super) fn finish_derived_beside(
     // A file system without the shared memory that mode needs: one connection.
     if !set_mode(conn, "WAL")? {
         let tx = conn.transaction()?;
+        super::schema::build_indexes(&tx, log_indexes)?;
         finish_derived(&tx, header)?;
         return tx.commit();
     }
@@ -162,23 +164,21 @@ pub(super) fn finish_derived_beside(
         )
     })?;
     let computed = std::thread::scope(|s| -> rusqlite::Result<_> {
-        let computing = s.spawn(|| -> rusqlite::Result<_> {
-            use rusqlite::OpenFlags;
-            let reader = rusqlite::Connection::open_with_flags(
-                path,
-                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )?;
-            // One snapshot for the whole computation.
-            let snapshot = reader.unchecked_transaction()?;
-            let index = super::scrub::compute(&snapshot, header)?;
-            // The pages too: the writer's indexes and truths take longer.
-            super::pages::write_apart(&snapshot, pages_apart.path())?;
-            snapshot.finish()?;
-            Ok(index)
+        let computing =
+            s.spawn(|| reading(path, |snapshot| super::scrub::compute(snapshot, header)));
+        let paging = s.spawn(|| {
+            reading(path, |snapshot| {
+                super::pages::write_apart(snapshot, pages_apart.path())
+            })?;
+            Ok::<_, rusqlite::Error>(())
         });
         let tx = conn.transaction()?;
+        super::schema::build_indexes(&tx, log_indexes)?;
         indexes_and_truths(&tx, header)?;
         tx.commit()?;
+        paging
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
         computing
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -194,6 +194,23 @@ pub(super) fn finish_derived_beside(
     super::scrub::store(&tx, &computed)?;
     tx.commit()?;
     super::pages::take_apart(conn, pages_apart.path())
+}
+
+/// What `compute` makes of the store at `path` on a read-only connection of
+/// its own, in one snapshot.
+fn reading<T>(
+    path: &std::path::Path,
+    compute: impl FnOnce(&Transaction) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    use rusqlite::OpenFlags;
+    let reader = rusqlite::Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    let snapshot = reader.unchecked_transaction()?;
+    let made = compute(&snapshot)?;
+    snapshot.finish()?;
+    Ok(made)
 }
 
 /// A replay going through the log a slice at a time.

@@ -172,9 +172,18 @@ CREATE TABLE pages (
 
 /// Indexes of the log, built after its bulk insert (sorting once beats a million
 /// random B-tree inserts; ids were checked unique by validation).
-pub const LOG_INDEXES: &str = r#"
+pub const LOG_INDEXES: [&str; 2] = [LOG_INDEXES_FIRST, LOG_INDEXES_LATER];
+
+/// The log's indexes a streaming load builds while its last slice replays:
+/// the one by id, which what is derived from the versions reads (the scrub
+/// index's marks), and the one by cited evidence.
+pub const LOG_INDEXES_FIRST: &str = r#"
 CREATE UNIQUE INDEX events_by_id ON events (id);
 CREATE INDEX citations_by_evidence ON citations (evidence);
+"#;
+
+/// The log's other indexes, which a streaming load builds beside the scrub index.
+pub const LOG_INDEXES_LATER: &str = r#"
 -- A fork reads only the events of the (agent, topic) pairs citing removed evidence:
 -- assertions and topic retractions by pair, assertion retractions by their target.
 CREATE INDEX events_by_pair ON events (topic, agent) WHERE kind <> 'evidence';

@@ -25,7 +25,7 @@
 
 use super::Ranks;
 use super::derive::{Derived, SLICE, Sliced, derive, finish_derived_beside};
-use super::schema::LOG_INDEXES;
+use super::schema::{LOG_INDEXES_FIRST, LOG_INDEXES_LATER};
 use super::write::{self, LogWriter, Ready};
 use super::{LoadError, StoreError, write_atomically};
 use crate::dataset::jsonl::{self, ParsedEvent, Sink};
@@ -150,7 +150,7 @@ pub(super) fn load_jsonl_upto(
         )
         .map_err(StoreError::from)?;
         let tx = conn.transaction().map_err(StoreError::from)?;
-        let header = load_into(
+        let (header, log_indexes_left) = load_into(
             &tx,
             &name,
             std::io::BufReader::new(input),
@@ -159,8 +159,10 @@ pub(super) fn load_jsonl_upto(
         )?;
         tx.commit().map_err(StoreError::from)?;
         // The rest is derived from what is committed: the scrub index is
-        // computed by a second connection beside the derived indexes.
-        finish_derived_beside(&mut conn, file.path(), &header).map_err(StoreError::from)?;
+        // computed by a second connection beside the log's other indexes and
+        // the derived ones.
+        finish_derived_beside(&mut conn, file.path(), &header, log_indexes_left)
+            .map_err(StoreError::from)?;
         conn.close().map_err(|(_, e)| StoreError::from(e))?;
         Ok(())
     })?;
@@ -168,15 +170,17 @@ pub(super) fn load_jsonl_upto(
 }
 
 /// Reads, checks and writes the log at `input` and the versions its replay
-/// derives, with the log's indexes; returns the header. What is derived from
-/// the versions is left to [`finish_derived_beside`].
+/// derives, with the log's id index; returns the header and the log's indexes
+/// still to build (all of them when the log was replayed back from the store,
+/// which reads it through them). Those and what is derived from the versions
+/// are left to [`finish_derived_beside`].
 fn load_into(
     tx: &Transaction,
     name: &str,
     input: impl std::io::BufRead + Send,
     slice: usize,
     loaded: &mut Loaded,
-) -> Result<Header, LoadError> {
+) -> Result<(Header, &'static str), LoadError> {
     let sql = |e: rusqlite::Error| LoadError::Store(StoreError::from(e));
     let lines = Lines::default();
     let Read {
@@ -208,16 +212,24 @@ fn load_into(
     for (seq, agent) in agents {
         fill.execute(params![seq as i64, agent]).map_err(sql)?;
     }
-    super::schema::build_indexes(tx, LOG_INDEXES).map_err(sql)?;
-    let derived = match inline {
-        Some(inline) => inline.finish(|closed| closed.write(tx)).map_err(sql)?,
-        None => derive(tx, &header, slice).map_err(sql)?,
+    // The last slice replays while the id index is built (what the scrub
+    // index's marks need); the others are built beside the scrub index.
+    super::schema::build_indexes(tx, LOG_INDEXES_FIRST).map_err(sql)?;
+    let (derived, left) = match inline {
+        Some(inline) => (
+            inline.finish(|closed| closed.write(tx)).map_err(sql)?,
+            LOG_INDEXES_LATER,
+        ),
+        None => {
+            super::schema::build_indexes(tx, LOG_INDEXES_LATER).map_err(sql)?;
+            (derive(tx, &header, slice).map_err(sql)?, "")
+        }
     };
     unmatched(name, &lines, derived.unmatched)?;
     loaded.versions = derived.versions;
     loaded.agents = header.agents.len();
     loaded.topics = header.topics.len();
-    Ok(header)
+    Ok((header, left))
 }
 
 /// The dataset file and the name its errors carry.

@@ -45,7 +45,10 @@ pub(super) fn write_log(
     for event in &dataset.events {
         log.write(event)?;
     }
-    super::schema::build_indexes(tx, LOG_INDEXES)
+    for indexes in LOG_INDEXES {
+        super::schema::build_indexes(tx, indexes)?;
+    }
+    Ok(())
 }
 
 /// Schema, meta and header rows: everything before the log.

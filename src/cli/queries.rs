@@ -227,7 +227,11 @@ fn print_json(out: &mut impl Write, value: &impl serde::Serialize) -> Result<(),
 }
 
 pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError> {
-    believed_on(&source::open(args.source.source.as_deref())?, args, out)
+    believed_on(
+        &source::open_snapshot(args.source.source.as_deref())?,
+        args,
+        out,
+    )
 }
 
 /// [`believed`] on a store already open (`args.source` is not read).
@@ -341,7 +345,11 @@ fn history_table(h: &query::History, ledger: &Ledger, end: i64) -> (Table, Table
 }
 
 pub fn history(args: HistoryArgs, out: &mut impl Write) -> Result<(), CliError> {
-    history_on(&source::open(args.source.source.as_deref())?, args, out)
+    history_on(
+        &source::open_snapshot(args.source.source.as_deref())?,
+        args,
+        out,
+    )
 }
 
 /// [`history`] on a store already open (`args.source` is not read).
@@ -423,7 +431,7 @@ pub fn history_on(
 }
 
 pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let store = source::open(args.source.source.as_deref())?;
+    let store = source::open_snapshot(args.source.source.as_deref())?;
     let items = query::evidence(&store)?;
     let at = match args.at {
         Some(at) => at,
@@ -476,7 +484,7 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
 }
 
 pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let store = source::open(args.source.source.as_deref())?;
+    let store = source::open_snapshot(args.source.source.as_deref())?;
     check_filter(&store, args.agent.as_deref(), args.topic.as_deref())?;
     if args.until < args.after {
         return Err(CliError::Input("--until is before --after".to_owned()));
@@ -530,7 +538,12 @@ pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> 
 /// `asof answer`: what the agents answered on a topic (SPEC §9) — one claim,
 /// or every agent's claim when they differ, never one picked.
 pub fn answer(args: AnswerArgs, out: &mut impl Write) -> Result<(), CliError> {
-    answer_on(&source::open(args.source.source.as_deref())?, args, out).map(|_| ())
+    answer_on(
+        &source::open_snapshot(args.source.source.as_deref())?,
+        args,
+        out,
+    )
+    .map(|_| ())
 }
 
 /// [`answer`] on a store already open (`args.source` is not read); returns the

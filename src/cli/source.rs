@@ -18,14 +18,29 @@ pub fn open(source: Option<&Path>) -> Result<Store, CliError> {
     open_with(source, &otlp::Options::default())
 }
 
+/// [`open`] for a command that asks once and exits: a store is read in one
+/// transaction ([`Store::open_snapshot`]).
+pub fn open_snapshot(source: Option<&Path>) -> Result<Store, CliError> {
+    open_as(source, &otlp::Options::default(), Store::open_snapshot)
+}
+
 /// [`open`], reading a trace with `options`.
 pub fn open_with(source: Option<&Path>, options: &otlp::Options) -> Result<Store, CliError> {
+    open_as(source, options, Store::open)
+}
+
+/// [`open_with`], opening a store file with `open_store`.
+fn open_as(
+    source: Option<&Path>,
+    options: &otlp::Options,
+    open_store: fn(&Path) -> crate::store::Result<Store>,
+) -> Result<Store, CliError> {
     let Some(path) = source else {
         return demo();
     };
     // A SQLite file is a store (and is not read as text to find out).
     if is_sqlite(path) {
-        return Store::open(path).map_err(CliError::from);
+        return open_store(path).map_err(CliError::from);
     }
     if is_otlp(path) {
         let name = path.display().to_string();
@@ -37,7 +52,7 @@ pub fn open_with(source: Option<&Path>, options: &otlp::Options) -> Result<Store
     // Neither SQLite nor a trace: a dataset by its name, else a store (which
     // SQLite then refuses in its own words).
     if Format::from_path(path).is_none() {
-        return Store::open(path).map_err(CliError::from);
+        return open_store(path).map_err(CliError::from);
     }
     let parsed = dataset::read_path(path)?;
     in_memory(&parsed)

@@ -81,7 +81,8 @@ pub struct Store {
     /// Rows and bytes to make room for when reading the next answer from the
     /// version pages (see [`pages::held_at`]); a capacity, never a limit.
     held_room: std::cell::Cell<(usize, usize)>,
-    /// Whether reads are memory-mapped: turned on by the first answer read
+    /// Whether reads are memory-mapped: from the open for a snapshot
+    /// ([`Store::open_snapshot`]), else turned on by the first answer read
     /// from the version pages (see [`Store::held_at`]).
     mapped: std::cell::Cell<bool>,
 }
@@ -136,7 +137,9 @@ impl Store {
     /// open: its header and every answer come from one state of the file,
     /// whatever a `--follow` commits meanwhile, and SQLite takes its shared
     /// lock and looks for a journal once instead of around every statement
-    /// (eight system calls each; a one-topic `believed` made eight).
+    /// (eight system calls each; a one-topic `believed` made eight). Its reads
+    /// are memory-mapped from the start (a one-topic `believed` on the 1M
+    /// store: 2.87–2.95 → 2.49–2.57 ms, 80 page faults fewer).
     ///
     /// For a command that asks and exits: while the store is open a writer
     /// cannot commit, and nothing may begin a transaction on its connection.
@@ -174,6 +177,11 @@ impl Store {
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(damaged)?;
         if snapshot {
+            // Pages read in place from the file's mapping, not copied into
+            // SQLite's cache (fresh memory, a page fault per 4 KiB): a short
+            // command reads its few dozen pages once (see `open_snapshot`).
+            conn.execute_batch(&format!("PRAGMA mmap_size = {MAPPED_BYTES}"))
+                .map_err(damaged)?;
             // Deferred: the read transaction starts with the first read below.
             conn.execute_batch("BEGIN").map_err(damaged)?;
         }
@@ -210,7 +218,9 @@ impl Store {
             read::header(&conn)
         };
         let header = header.map_err(damaged)?;
-        Ok(Store::of(conn, path.display().to_string(), header))
+        let store = Store::of(conn, path.display().to_string(), header);
+        store.mapped.set(snapshot);
+        Ok(store)
     }
 
     /// A store on `conn` with `header`, and what is derived from it.
@@ -994,9 +1004,9 @@ mod tests {
     }
 
     /// A store opened as a snapshot reads in one transaction until it is
-    /// dropped: a writer cannot commit meanwhile (so every answer is of one
-    /// state), and can once it is gone. A store opened plainly holds nothing
-    /// between its reads.
+    /// dropped, from the file's mapping: a writer cannot commit meanwhile (so
+    /// every answer is of one state), and can once it is gone. A store opened
+    /// plainly holds nothing between its reads.
     #[test]
     fn a_snapshot_holds_one_read_transaction_for_the_stores_life() {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -1033,6 +1043,12 @@ mod tests {
             .expect("opens");
             crate::query::believed(&store, first, None, &filter).expect("answers");
             assert_eq!(write().is_err(), snapshot, "snapshot: {snapshot}");
+            // A snapshot maps the file from the start; a plain open once an
+            // answer for all topics is asked for (not here).
+            let mapped: i64 = (store.connection())
+                .query_row("PRAGMA mmap_size", [], |r| r.get(0))
+                .expect("reads the pragma");
+            assert_eq!(mapped > 0, snapshot, "snapshot: {snapshot}");
             drop(store);
             write().expect("commits once the store is closed");
         }

@@ -128,12 +128,13 @@ fn indexes_and_truths(tx: &Transaction, header: &Header) -> rusqlite::Result<()>
 }
 
 /// [`finish_derived`] for a new store at `path` that `conn` alone writes,
-/// its log, the log's indexes and its versions committed. The scrub index
-/// (about a third of this work) and the version pages are computed on a
-/// second connection while `conn` builds the derived indexes and the truths
-/// (the pages into a temporary store of their own, moved in whole at the
-/// end: a reader cannot write them in place); meanwhile the store is
-/// in write-ahead-log mode, so the reader sees the committed rows as the
+/// its log, the log's id index and its versions committed; `log_indexes`
+/// are the log's indexes still to build. The scrub index (which reads the log
+/// through its id index) is computed on a second connection and the version
+/// pages on a third while `conn` builds those indexes, the derived ones and
+/// the truths (the pages into a temporary store of their own, moved in whole
+/// at the end: a reader cannot write them in place); meanwhile the store is
+/// in write-ahead-log mode, so the readers see the committed rows as the
 /// writer adds to them. The store leaves that mode (its log checkpointed
 /// and removed) before the pages and the scrub index are written.
 pub(super) fn finish_derived_beside(

@@ -19,9 +19,10 @@
 //! current slice, and SQLite's page cache — not the log and not its versions.
 //! The replay thread hands each slice's versions back packed into rows
 //! (`write::Ready`), so the connection's thread, the load's limit, only inserts
-//! them. Once the log and the versions are committed, the derived indexes and
-//! truths are built while a second connection computes the scrub index
-//! (`derive::finish_derived_beside`).
+//! them. Once the log (with its indexes by id and by cited evidence) and the
+//! versions are committed, the log's other indexes, the derived indexes and the
+//! truths are built while a second connection computes the scrub index and a
+//! third the version pages (`derive::finish_derived_beside`).
 
 use super::Ranks;
 use super::derive::{Derived, SLICE, Sliced, derive, finish_derived_beside};
@@ -170,7 +171,7 @@ pub(super) fn load_jsonl_upto(
 }
 
 /// Reads, checks and writes the log at `input` and the versions its replay
-/// derives, with the log's id index; returns the header and the log's indexes
+/// derives, with the log's first indexes; returns the header and the log's indexes
 /// still to build (all of them when the log was replayed back from the store,
 /// which reads it through them). Those and what is derived from the versions
 /// are left to [`finish_derived_beside`].
@@ -192,7 +193,7 @@ fn load_into(
     // recorded order; otherwise its rows go and the log is replayed from the store.
     let inline = match inline {
         Some(mut inline) if !inline.abandoned => {
-            // The last slice replays while the log's indexes are built.
+            // The last slice replays while the log's first indexes are built.
             inline.flush();
             Some(inline)
         }
@@ -212,8 +213,9 @@ fn load_into(
     for (seq, agent) in agents {
         fill.execute(params![seq as i64, agent]).map_err(sql)?;
     }
-    // The last slice replays while the id index is built (what the scrub
-    // index's marks need); the others are built beside the scrub index.
+    // The last slice replays while the id index (what the scrub index's
+    // marks need) and the cited-evidence index are built; the others are
+    // built beside the scrub index.
     super::schema::build_indexes(tx, LOG_INDEXES_FIRST).map_err(sql)?;
     let (derived, left) = match inline {
         Some(inline) => (

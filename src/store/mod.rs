@@ -137,7 +137,8 @@ impl Store {
     /// open: its header and every answer come from one state of the file,
     /// whatever a `--follow` commits meanwhile, and SQLite takes its shared
     /// lock and looks for a journal once instead of around every statement
-    /// (eight system calls each; a one-topic `believed` made eight). Its reads
+    /// (eight system calls each time; a one-topic `believed` read in eight
+    /// such transactions). Its reads
     /// are memory-mapped from the start (a one-topic `believed` on the 1M
     /// store: 2.87–2.95 → 2.49–2.57 ms, 80 page faults fewer).
     ///

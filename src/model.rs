@@ -389,7 +389,7 @@ pub type Name = smol_str::SmolStr;
 pub type Cited = std::sync::Arc<[Name]>;
 
 /// Hands out one shared copy of each distinct name.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Names(std::collections::HashSet<Name, ShortKeys>);
 
 /// A hasher for short, trusted keys (ids and names read from our own store):

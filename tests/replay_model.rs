@@ -466,6 +466,37 @@ proptest! {
         prop_assert_eq!(reconfirmed, expected);
     }
 
+    /// A replay in slices cut between recorded instants (`engine::Slices`,
+    /// which keeps its held versions from one slice to the next) ends with
+    /// the versions, ids and outcomes of a replay of the whole log.
+    #[test]
+    fn a_replay_in_slices_is_the_whole_replay(
+        specs in proptest::collection::vec(spec(), 3..40),
+        cuts in proptest::collection::vec(any::<bool>(), 40),
+    ) {
+        let mut events = build(&specs);
+        events.sort_by_key(|e| (e.recorded_at(), e.seq));
+        let whole = engine::replay(&header(), &events);
+        let mut slices = engine::Slices::new(&header());
+        let mut versions = Vec::new();
+        let mut outcomes = Vec::new();
+        let mut start = 0;
+        for end in 1..=events.len() {
+            let between_instants = end == events.len()
+                || events[end].recorded_at() != events[end - 1].recorded_at();
+            if between_instants && (end == events.len() || cuts[end % cuts.len()]) {
+                let closed = slices.replay(events[start..end].iter().collect());
+                versions.extend(closed.versions);
+                outcomes.extend(closed.outcomes);
+                start = end;
+            }
+        }
+        versions.extend(slices.held().iter().cloned());
+        versions.sort_by_key(|v| v.id);
+        prop_assert_eq!(versions, whole.versions);
+        prop_assert_eq!(outcomes, whole.outcomes);
+    }
+
     #[test]
     fn believed_answers_from_the_store_match_the_model(
         specs in proptest::collection::vec(spec(), 3..40),

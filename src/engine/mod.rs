@@ -164,26 +164,61 @@ pub fn resume_from(
     }
     let mut outcomes = Vec::with_capacity(order.len());
     for event in order {
-        let effect = match &event.body {
-            // A verification changes no version (SPEC §9).
-            EventBody::Evidence(_) | EventBody::Verify(_) => Effect::Recorded,
-            EventBody::Believe(a) => engine.assert(event.seq, a),
-            EventBody::Retract(r) => engine.retract(event.seq, r),
-        };
         outcomes.push(Outcome {
             seq: event.seq,
-            effect,
+            effect: engine.apply(event),
         });
     }
     let next_id = engine.next_id;
     (engine.finish(outcomes), next_id)
 }
 
+/// A replay that goes on a slice at a time (a load replays a long log so),
+/// keeping its held versions, and what finds them, from one slice to the next
+/// instead of restoring them into a new replay for each.
+#[derive(Clone)]
+pub struct Slices {
+    engine: Engine,
+}
+
+impl Slices {
+    pub fn new(header: &Header) -> Slices {
+        Slices {
+            engine: Engine::new(header),
+        }
+    }
+
+    /// Replays `order` (events recorded after every event replayed so far;
+    /// applied by `(recorded_at, seq)`), and returns the versions closed
+    /// since the last call, as [`resume_from`] would list them among its
+    /// versions (with the same ids), and one outcome per event.
+    pub fn replay(&mut self, mut order: Vec<&Event>) -> Replay {
+        order.sort_by_key(|e| (e.recorded_at(), e.seq));
+        let room = self.engine.versions.len() + 2 * order.len();
+        self.engine.versions.reserve(room);
+        self.engine.discarded.reserve(room);
+        let outcomes = order
+            .into_iter()
+            .map(|event| Outcome {
+                seq: event.seq,
+                effect: self.engine.apply(event),
+            })
+            .collect();
+        self.engine.take_closed(outcomes)
+    }
+
+    /// The versions held now, in the order [`resume_from`] lists them.
+    pub fn held(&self) -> &[Version] {
+        &self.engine.versions
+    }
+}
+
 type ScopeKey = (u32, u32, Option<u32>);
 
-struct Engine<'h> {
-    agents: HashMap<&'h str, u32>,
-    topics: HashMap<&'h str, (u32, Cardinality)>,
+#[derive(Clone)]
+struct Engine {
+    agents: HashMap<Box<str>, u32>,
+    topics: HashMap<Box<str>, (u32, Cardinality)>,
     claims: HashMap<String, u32>,
     versions: Vec<Version>,
     /// `true` for versions closed at the instant they were recorded: never stored.
@@ -200,19 +235,19 @@ struct Engine<'h> {
     next_id: u64,
 }
 
-impl<'h> Engine<'h> {
-    fn new(header: &'h Header) -> Self {
+impl Engine {
+    fn new(header: &Header) -> Self {
         let agents = header
             .agents
             .iter()
             .enumerate()
-            .map(|(i, a)| (a.id.as_str(), i as u32))
+            .map(|(i, a)| (a.id.as_str().into(), i as u32))
             .collect();
         let topics = header
             .topics
             .iter()
             .enumerate()
-            .map(|(i, t)| (t.id.as_str(), (i as u32, t.cardinality)))
+            .map(|(i, t)| (t.id.as_str().into(), (i as u32, t.cardinality)))
             .collect();
         Engine {
             agents,
@@ -225,6 +260,15 @@ impl<'h> Engine<'h> {
             names: Names::default(),
             inserted_by: HashMap::new(),
             next_id: 1,
+        }
+    }
+
+    fn apply(&mut self, event: &Event) -> Effect {
+        match &event.body {
+            // A verification changes no version (SPEC §9).
+            EventBody::Evidence(_) | EventBody::Verify(_) => Effect::Recorded,
+            EventBody::Believe(a) => self.assert(event.seq, a),
+            EventBody::Retract(r) => self.retract(event.seq, r),
         }
     }
 
@@ -511,15 +555,72 @@ impl<'h> Engine<'h> {
     }
 
     fn finish(self, mut outcomes: Vec<Outcome>) -> Replay {
+        self.settle(&mut outcomes);
         let discarded = self.discarded;
+        // In place: `retain` visits each version once, in order.
+        let mut versions = self.versions;
+        let mut gone = discarded.iter();
+        versions.retain(|_| !gone.next().copied().unwrap_or(false));
+        Replay { versions, outcomes }
+    }
+
+    /// What the replay since the last call closed (in order, without the
+    /// versions closed at the instant they were recorded), and `outcomes`
+    /// settled; the held versions stay, renumbered in place, to go on from.
+    /// Valid between recorded instants (a later event cannot discard a
+    /// version recorded before it).
+    fn take_closed(&mut self, mut outcomes: Vec<Outcome>) -> Replay {
+        self.settle(&mut outcomes);
+        let versions = std::mem::take(&mut self.versions);
+        let discarded = std::mem::take(&mut self.discarded);
+        // Each version's new index among the held, or MAX once it is taken.
+        let mut moved = vec![usize::MAX; versions.len()];
+        let mut held = Vec::with_capacity(self.held.values().map(BTreeMap::len).sum());
+        let mut closed = Vec::with_capacity(versions.len().saturating_sub(held.capacity()));
+        for (i, (v, gone)) in versions.into_iter().zip(discarded).enumerate() {
+            if gone {
+                continue;
+            }
+            if v.superseded_at == OPEN {
+                moved[i] = held.len();
+                held.push(v);
+            } else {
+                closed.push(v);
+            }
+        }
+        self.held.retain(|_, scope| {
+            scope.values_mut().for_each(|idx| *idx = moved[*idx]);
+            !scope.is_empty()
+        });
+        self.descendants.retain(|_, all| {
+            all.retain_mut(|idx| {
+                *idx = moved[*idx];
+                *idx != usize::MAX
+            });
+            !all.is_empty()
+        });
+        self.inserted_by.clear();
+        self.discarded = vec![false; held.len()];
+        self.versions = held;
+        Replay {
+            versions: closed,
+            outcomes,
+        }
+    }
+
+    /// Settles `outcomes` once their events are replayed: an assertion whose
+    /// versions were all discarded inserted nothing (zero width), and a
+    /// reconfirmation names no discarded version.
+    fn settle(&self, outcomes: &mut [Outcome]) {
+        let discarded = &self.discarded;
         let gone_ids: std::collections::HashSet<u64> = self
             .versions
             .iter()
-            .zip(&discarded)
+            .zip(discarded)
             .filter(|(_, gone)| **gone)
             .map(|(v, _)| v.id)
             .collect();
-        for outcome in &mut outcomes {
+        for outcome in outcomes.iter_mut() {
             match &mut outcome.effect {
                 Effect::Applied { inserted, closed } => {
                     let made = self
@@ -539,11 +640,6 @@ impl<'h> Engine<'h> {
                 _ => {}
             }
         }
-        // In place: `retain` visits each version once, in order.
-        let mut versions = self.versions;
-        let mut gone = discarded.iter();
-        versions.retain(|_| !gone.next().copied().unwrap_or(false));
-        Replay { versions, outcomes }
     }
 }
 

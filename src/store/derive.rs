@@ -1,8 +1,8 @@
 //! Deriving versions from a stored log a slice at a time (SPEC §3 over the
 //! log as stored): the streamed load, `rebuild` and the slice replay beside a
 //! reading all call [`derive`], which reads the log back in (recorded_at, seq)
-//! order, replays each slice with [`crate::engine::resume_from`] carrying only
-//! the held versions, and writes what each slice closes; [`finish_derived`]
+//! order, replays each slice with one [`crate::engine::Slices`], which keeps
+//! only the held versions, and writes what each slice closes; [`finish_derived`]
 //! then computes each pair's time to the truth one topic at a time.
 
 use super::read::{self, EVENT_COLUMN_COUNT, EVENT_COLUMNS};
@@ -67,7 +67,7 @@ pub(super) fn replay_log(
     from: Option<(Micros, Sliced)>,
     mut cut: impl FnMut(Micros, &Sliced),
 ) -> rusqlite::Result<Sliced> {
-    let (start, mut replay) = from.unwrap_or_else(|| (Micros::MIN, Sliced::new(header.clone())));
+    let (start, mut replay) = from.unwrap_or_else(|| (Micros::MIN, Sliced::new(header)));
     let mut stmt = tx.prepare(&log_query(
         "AND recorded_at >= ?1 ORDER BY recorded_at, seq",
     ))?;
@@ -217,10 +217,8 @@ fn reading<T>(
 /// A replay going through the log a slice at a time.
 #[derive(Clone)]
 pub(super) struct Sliced {
-    header: Header,
-    /// Versions held after the last slice.
-    held: Vec<crate::model::Version>,
-    next_id: u64,
+    /// The replay so far, holding the versions held after the last slice.
+    replaying: engine::Slices,
     /// Seq and citations of the assertions of held versions (and of the slice).
     origins: HashMap<String, (i64, Vec<String>)>,
     derived: Derived,
@@ -265,11 +263,9 @@ impl Closed {
 }
 
 impl Sliced {
-    pub(super) fn new(header: Header) -> Self {
+    pub(super) fn new(header: &Header) -> Self {
         Sliced {
-            header,
-            held: Vec::new(),
-            next_id: 1,
+            replaying: engine::Slices::new(header),
             origins: HashMap::new(),
             derived: Derived::default(),
         }
@@ -278,11 +274,7 @@ impl Sliced {
     /// Replays `slice` (events in replay order, ending between two recorded
     /// instants) and empties it.
     pub(super) fn slice(&mut self, slice: &mut Vec<Event>) -> Closed {
-        let held = std::mem::take(&mut self.held);
-        let held_before = held.len();
-        let (replay, next_id) =
-            engine::resume_from(&self.header, held, self.next_id, slice.iter().collect());
-        self.next_id = next_id;
+        let replay = self.replaying.replay(slice.iter().collect());
         for e in slice.iter() {
             if let EventBody::Believe(a) = &e.body {
                 self.origins
@@ -297,19 +289,10 @@ impl Sliced {
             }
         }
         slice.clear();
-        // As many held as before, about: each list made at its size once.
-        let mut held = Vec::with_capacity(held_before + held_before / 8);
-        let mut closed = Vec::with_capacity(replay.versions.len().saturating_sub(held_before));
-        for v in replay.versions {
-            if v.superseded_at == OPEN {
-                held.push(v);
-            } else {
-                closed.push(v);
-            }
-        }
-        self.held = held;
-        let closed = self.closing(closed, replay.outcomes);
-        let keep: HashSet<&str> = self.held.iter().map(|v| &*v.assertion).collect();
+        let closed = self.closing(replay.versions, replay.outcomes);
+        let keep: HashSet<&str> = (self.replaying.held().iter())
+            .map(|v| &*v.assertion)
+            .collect();
         self.origins.retain(|id, _| keep.contains(id.as_str()));
         closed
     }
@@ -345,17 +328,15 @@ impl Sliced {
 
     /// The versions held now, ready to write (the replay goes on).
     pub(super) fn held(&self) -> Closed {
-        self.ready(self.held.clone(), Vec::new())
+        self.ready(self.replaying.held().to_vec(), Vec::new())
     }
 
     /// The versions held now that `before` did not hold as they are now
     /// (new, or changed since: reconfirmed), ready to write over their rows.
     pub(super) fn held_changed_from(&self, before: &Sliced) -> Closed {
         let was: HashMap<u64, &crate::model::Version> =
-            before.held.iter().map(|v| (v.id, v)).collect();
-        let versions = self
-            .held
-            .iter()
+            before.replaying.held().iter().map(|v| (v.id, v)).collect();
+        let versions = (self.replaying.held().iter())
             .filter(|v| was.get(&v.id) != Some(v))
             .cloned()
             .collect();
@@ -369,7 +350,7 @@ impl Sliced {
 
     /// The versions still held at the end of the log, and the totals.
     pub(super) fn finish(mut self) -> (Closed, Derived) {
-        let held = std::mem::take(&mut self.held);
+        let held = self.replaying.held().to_vec();
         let last = self.closing(held, Vec::new());
         (last, self.derived)
     }

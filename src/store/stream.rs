@@ -13,7 +13,7 @@
 //! The file is read a few batches at a time and every event is written to the
 //! log as soon as it is checked; the log is then read back in replay order and
 //! replayed a slice at a time (cut between recorded instants, so
-//! [`engine::resume_from`] sees what a whole replay would), writing each
+//! [`crate::engine::Slices`] sees what a whole replay would), writing each
 //! slice's closed versions and carrying only the held ones. What stays in
 //! memory is the held set, one small entry per event id (for references), the
 //! current slice, and SQLite's page cache — not the log and not its versions.
@@ -369,7 +369,7 @@ impl Inline {
         let (send_closed, closed) = std::sync::mpsc::channel();
         let replaying = std::thread::spawn(move || {
             let codes = Ranks::of(&header);
-            let mut replay = Sliced::new(header);
+            let mut replay = Sliced::new(&header);
             for mut slice in slices {
                 let ready = replay.slice(&mut slice).ready(&codes);
                 if send_closed.send(ready).is_err() {

@@ -76,7 +76,7 @@ mod tests {
 
     fn state() -> Sliced {
         let header = r#"{"incident": {"id": "t", "title": "t"}, "agents": [], "topics": []}"#;
-        Sliced::new(serde_json::from_str(header).expect("a header"))
+        Sliced::new(&serde_json::from_str(header).expect("a header"))
     }
 
     #[test]

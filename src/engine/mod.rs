@@ -190,11 +190,12 @@ impl Slices {
 
     /// Replays `order` (events recorded after every event replayed so far;
     /// applied by `(recorded_at, seq)`), and returns the versions closed
-    /// since the last call, as [`resume_from`] would list them among its
-    /// versions (with the same ids), and one outcome per event.
+    /// since the last call, as [`crate::engine::replay`] of the whole log lists them (with
+    /// the same ids), and one outcome per event.
     pub fn replay(&mut self, mut order: Vec<&Event>) -> Replay {
         order.sort_by_key(|e| (e.recorded_at(), e.seq));
-        let room = self.engine.versions.len() + 2 * order.len();
+        // Room for what the events add beside the held versions (see `resume_from`).
+        let room = 2 * order.len();
         self.engine.versions.reserve(room);
         self.engine.discarded.reserve(room);
         let outcomes = order
@@ -207,7 +208,7 @@ impl Slices {
         self.engine.take_closed(outcomes)
     }
 
-    /// The versions held now, in the order [`resume_from`] lists them.
+    /// The versions held now, in the order of their ids.
     pub fn held(&self) -> &[Version] {
         &self.engine.versions
     }

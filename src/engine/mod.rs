@@ -137,40 +137,16 @@ pub fn replay_refs(header: &Header, order: Vec<&Event>) -> Replay {
 /// event in `order` (cut the log between recorded instants), so the zero-width
 /// rule sees the same thing it would in a replay from the start.
 pub fn resume(header: &Header, held: Vec<Version>, next_id: u64, order: Vec<&Event>) -> Replay {
-    resume_from(header, held, next_id, order).0
-}
-
-/// [`resume`], also returning the id the next new version would get, so a
-/// replay can go on in pieces (a load replays a long log a slice at a time).
-pub fn resume_from(
-    header: &Header,
-    held: Vec<Version>,
-    next_id: u64,
-    mut order: Vec<&Event>,
-) -> (Replay, u64) {
-    order.sort_by_key(|e| (e.recorded_at(), e.seq));
     let mut engine = Engine::new(header);
     engine.next_id = next_id;
-    // Room for the held versions and what the events add (1.75 versions an
-    // event in the reference workload): a slice's tens of megabytes of
-    // versions grown by doubling were copied again and again, into fresh
-    // memory each time.
-    let room = held.len() + 2 * order.len();
-    engine.versions.reserve(room);
-    engine.discarded.reserve(room);
+    engine.versions.reserve(held.len());
+    engine.discarded.reserve(held.len());
     for v in held {
         let key = engine.scope_key(&v.agent, &v.topic, &v.claim);
         engine.restore(key, v);
     }
-    let mut outcomes = Vec::with_capacity(order.len());
-    for event in order {
-        outcomes.push(Outcome {
-            seq: event.seq,
-            effect: engine.apply(event),
-        });
-    }
-    let next_id = engine.next_id;
-    (engine.finish(outcomes), next_id)
+    let outcomes = engine.run(order);
+    engine.finish(outcomes)
 }
 
 /// A replay that goes on a slice at a time (a load replays a long log so),
@@ -192,19 +168,8 @@ impl Slices {
     /// applied by `(recorded_at, seq)`), and returns the versions closed
     /// since the last call, as [`crate::engine::replay`] of the whole log lists them (with
     /// the same ids), and one outcome per event.
-    pub fn replay(&mut self, mut order: Vec<&Event>) -> Replay {
-        order.sort_by_key(|e| (e.recorded_at(), e.seq));
-        // Room for what the events add beside the held versions (see `resume_from`).
-        let room = 2 * order.len();
-        self.engine.versions.reserve(room);
-        self.engine.discarded.reserve(room);
-        let outcomes = order
-            .into_iter()
-            .map(|event| Outcome {
-                seq: event.seq,
-                effect: self.engine.apply(event),
-            })
-            .collect();
+    pub fn replay(&mut self, order: Vec<&Event>) -> Replay {
+        let outcomes = self.engine.run(order);
         self.engine.take_closed(outcomes)
     }
 
@@ -262,6 +227,24 @@ impl Engine {
             inserted_by: HashMap::new(),
             next_id: 1,
         }
+    }
+
+    /// Applies `order` by `(recorded_at, seq)`: one outcome per event.
+    fn run(&mut self, mut order: Vec<&Event>) -> Vec<Outcome> {
+        order.sort_by_key(|e| (e.recorded_at(), e.seq));
+        // Room for what the events add (1.75 versions an event in the
+        // reference workload): a slice's tens of megabytes of versions grown
+        // by doubling were copied again and again, into fresh memory each time.
+        let room = 2 * order.len();
+        self.versions.reserve(room);
+        self.discarded.reserve(room);
+        order
+            .into_iter()
+            .map(|event| Outcome {
+                seq: event.seq,
+                effect: self.apply(event),
+            })
+            .collect()
     }
 
     fn apply(&mut self, event: &Event) -> Effect {

@@ -134,7 +134,6 @@ fn decode_rows_from(
     let mut decoder = store.decoder(false);
     decoder.resolve_claims(store.connection(), rows.iter().map(|r| r.claim))?;
     let decode = |rows: &[VersionRow], d: &mut Decoder, capacity: usize| {
-        d.reserve(rows.len());
         let mut beliefs = Vec::with_capacity(capacity);
         for row in rows {
             let (version, supported_by) = row.decode_known(bytes, d)?;

@@ -182,8 +182,14 @@ pub fn event(r: &Row, cited: Vec<String>) -> rusqlite::Result<Event> {
 pub const VERSION_COLUMNS: &str = "v.id, v.agent, v.topic, v.claim, v.valid_from, v.valid_to,
     v.recorded_at, v.superseded_at, v.rest";
 
-/// How many assertions' ids and citations a [`Decoder`] keeps to share.
-const ASSERTIONS_KEPT: usize = 1 << 16;
+/// How many assertions' ids and citations a [`Decoder`] keeps to share: a
+/// slot each, chosen by the assertion's seq (a later assertion in the same
+/// slot takes it over). A decoder that shares ids (a history, the TUI's,
+/// every version of a store) keeps many; one that copies them (one long
+/// answer, decoded once) keeps few: its split pieces sit side by side in
+/// reading order, and a hash map of every row's assertion cost more to fill
+/// and drop than the sharing saved.
+const ASSERTIONS_KEPT: (usize, usize) = (1 << 10, 1 << 16);
 
 /// Turns the codes of version rows back into names: agents and topics by
 /// their position in the header, claims by their code in the `claims` table
@@ -193,11 +199,14 @@ pub struct Decoder {
     topics: std::sync::Arc<[Name]>,
     claims: std::collections::HashMap<i64, Name, crate::model::ShortKeys>,
     names: Names,
-    /// The assertion id and citations of each assertion met, by its seq: the
-    /// split pieces of one assertion share them instead of copying each.
-    assertions: std::collections::HashMap<i64, (Name, Cited), crate::model::ShortKeys>,
+    /// The assertion id and citations of assertions met, in the slot of
+    /// their seq ([`ASSERTIONS_KEPT`]): the split pieces of one assertion
+    /// share them instead of copying each.
+    assertions: Box<[Option<(i64, Name, Cited)>]>,
     /// The buffer [`read_version`] reads one row's packed fields into.
     scratch: Vec<u8>,
+    /// The buffer a row's citations are read into before they are shared.
+    cites: Vec<Name>,
     /// Share event ids through `names` (a history's split pieces repeat them)
     /// or copy each (an answer of tens of thousands of rows, nearly all new).
     share_ids: bool,
@@ -224,20 +233,19 @@ pub fn coded_names(header: &Header) -> CodedNames {
 }
 
 impl Decoder {
-    /// Room for the assertions of an answer of `rows` rows, so a long answer
-    /// does not grow the map step by step.
-    pub fn reserve(&mut self, rows: usize) {
-        self.assertions.reserve(rows.min(ASSERTIONS_KEPT));
-    }
-
     pub fn new((agents, topics): CodedNames, share_ids: bool) -> Decoder {
+        let kept = match share_ids {
+            false => ASSERTIONS_KEPT.0,
+            true => ASSERTIONS_KEPT.1,
+        };
         Decoder {
             agents,
             topics,
             claims: Default::default(),
             names: Names::default(),
-            assertions: Default::default(),
+            assertions: std::iter::repeat_with(|| None).take(kept).collect(),
             scratch: Vec::new(),
+            cites: Vec::new(),
             share_ids,
         }
     }
@@ -315,24 +323,28 @@ impl Decoder {
     /// with the first one's, as in a damaged store, gets its own).
     fn assertion(&mut self, rest: &Rest<'_, Texts<'_>>) -> (Name, Cited) {
         let seq = rest.assertion_seq;
-        if let Some((name, cites)) = self.assertions.get(&seq)
+        // The slot of `seq`: its low bits (the table's length is a power of two).
+        let slot = (seq as usize) & (self.assertions.len() - 1);
+        if let Some((kept, name, cites)) = &self.assertions[slot]
+            && *kept == seq
             && **name == *rest.assertion
             && cites.len() == rest.supported_by.len()
             && cites.iter().map(Name::as_str).eq(rest.supported_by)
         {
             return (name.clone(), cites.clone());
         }
-        let shared = (
-            self.id(rest.assertion),
-            rest.supported_by.map(Name::from).collect::<Cited>(),
-        );
-        // A long-lived decoder (the TUI's) keeps a bounded number: sharing
-        // matters among the rows of one answer, not across a whole session.
-        if self.assertions.len() >= ASSERTIONS_KEPT {
-            self.assertions.clear();
-        }
-        self.assertions.insert(seq, shared.clone());
-        shared
+        let name = self.id(rest.assertion);
+        // Read into a buffer first: collected straight from an iterator (whose
+        // length the standard library does not take on trust), the shared
+        // slice is built in a vector of its own and copied.
+        let mut read = std::mem::take(&mut self.cites);
+        read.clear();
+        read.extend(rest.supported_by.map(Name::from));
+        let cites = Cited::from(&read[..]);
+        read.clear();
+        self.cites = read;
+        self.assertions[slot] = Some((seq, name.clone(), cites.clone()));
+        (name, cites)
     }
 
     fn id(&mut self, text: &str) -> Name {
@@ -539,4 +551,91 @@ pub fn truths(
         ))
     })?;
     rows.collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row of agent 0, topic 0, claim 0 for an assertion (seq, id,
+    /// citations), with its packed fields appended to `bytes`.
+    fn row(seq: i64, assertion: &str, cites: &[&str], bytes: &mut Vec<u8>) -> VersionRow {
+        let (recorded_at, valid_to) = (1_000, OPEN);
+        let rest = Rest {
+            split: true,
+            confidence: 0.5,
+            created_by: seq as u64,
+            assertion_seq: seq,
+            requested_valid_to: valid_to,
+            supported_at: recorded_at,
+            assertion,
+            closed: None,
+            clipped_by: None,
+            supported_by: cites.to_vec(),
+            reconfirmed: Vec::new(),
+        };
+        let mut packed = Vec::new();
+        rest.pack(
+            Anchor {
+                recorded_at,
+                valid_to,
+            },
+            &mut packed,
+        );
+        let fields = [seq, 0, 0, 0, 0, valid_to, recorded_at, OPEN];
+        VersionRow::new(fields, &packed, bytes).expect("a row")
+    }
+
+    fn decoder(share_ids: bool) -> Decoder {
+        let names = |n: &str| -> std::sync::Arc<[Name]> { vec![Name::from(n)].into() };
+        let mut d = Decoder::new((names("agent"), names("topic")), share_ids);
+        d.claims.insert(0, Name::from("claim"));
+        d
+    }
+
+    /// Split pieces of one assertion share its citations; an assertion in
+    /// the same slot of the cache, or a row whose fields disagree with the
+    /// kept ones (a damaged store), is read from its own fields.
+    #[test]
+    fn pieces_share_their_assertion_and_a_slot_never_answers_for_another() {
+        for share_ids in [false, true] {
+            let kept = match share_ids {
+                false => ASSERTIONS_KEPT.0,
+                true => ASSERTIONS_KEPT.1,
+            } as i64;
+            let mut bytes = Vec::new();
+            let rows = [
+                row(5, "A5", &["E1", "E2"], &mut bytes),
+                row(5, "A5", &["E1", "E2"], &mut bytes),
+                row(5 + kept, "A9", &["E3"], &mut bytes),
+                row(5, "A5", &["E1", "E2"], &mut bytes),
+                row(5, "A5", &["E1"], &mut bytes),
+                row(5, "B5", &["E1"], &mut bytes),
+            ];
+            let mut d = decoder(share_ids);
+            let read: Vec<(Version, Cited)> = rows
+                .iter()
+                .map(|r| r.decode_known(&bytes, &mut d).expect("decodes"))
+                .collect();
+            let seen: Vec<(&str, Vec<&str>)> = read
+                .iter()
+                .map(|(v, c)| (v.assertion.as_str(), c.iter().map(Name::as_str).collect()))
+                .collect();
+            assert_eq!(
+                seen,
+                [
+                    ("A5", vec!["E1", "E2"]),
+                    ("A5", vec!["E1", "E2"]),
+                    ("A9", vec!["E3"]),
+                    ("A5", vec!["E1", "E2"]),
+                    ("A5", vec!["E1"]),
+                    ("B5", vec!["E1"]),
+                ]
+            );
+            assert!(std::sync::Arc::ptr_eq(&read[0].1, &read[1].1));
+            // The colliding assertion took the slot over; the piece after it
+            // reads its own fields again.
+            assert!(!std::sync::Arc::ptr_eq(&read[0].1, &read[3].1));
+        }
+    }
 }

@@ -388,6 +388,19 @@ pub type Name = smol_str::SmolStr;
 /// Evidence ids an event cites, shared by every version descending from it.
 pub type Cited = std::sync::Arc<[Name]>;
 
+/// The hasher of maps and sets keyed by what a dataset names (ids, agents,
+/// topics, claims) while it is checked and replayed: foldhash, seeded per
+/// process. Several times faster than the standard SipHash on short ids (which
+/// took 3 % of a 1M load's CPU, on its two busiest threads), and with a
+/// random seed an input file still cannot choose its collisions.
+pub type IdHasher = foldhash::fast::RandomState;
+
+/// A hash map keyed by what a dataset names ([`IdHasher`]).
+pub type IdMap<K, V> = std::collections::HashMap<K, V, IdHasher>;
+
+/// A hash set of what a dataset names ([`IdHasher`]).
+pub type IdSet<K> = std::collections::HashSet<K, IdHasher>;
+
 /// Hands out one shared copy of each distinct name.
 #[derive(Debug, Default, Clone)]
 pub struct Names(std::collections::HashSet<Name, ShortKeys>);

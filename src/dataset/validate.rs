@@ -6,10 +6,10 @@ use super::{DatasetError, DatasetErrors, Location, MAX_TEXT, Parsed};
 use crate::engine::Replay;
 use crate::model::{
     Agent, Assertion, Dataset, EVIDENCE_KINDS, Event, EventBody, EventKind, Evidence, Header,
-    Incident, RetractTarget, Retraction, Topic, Verification, VerifyState,
+    IdMap, IdSet, Incident, RetractTarget, Retraction, Topic, Verification, VerifyState,
 };
 use crate::time::{self, Interval, Micros, OPEN};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// Where things are in the source file, as each reader knows it.
 pub(crate) trait Positions {
@@ -157,9 +157,9 @@ pub(crate) fn validate(
 pub(crate) struct Incremental<'a> {
     c: Collector<'a>,
     header: Header,
-    agents: HashMap<String, u32>,
-    topics: HashSet<String>,
-    known: HashMap<Box<str>, Known>,
+    agents: IdMap<String, u32>,
+    topics: IdSet<String>,
+    known: IdMap<Box<str>, Known>,
     /// References to ids not seen yet when their event was read.
     deferred: Vec<Reference>,
     /// Ids used twice, in file order.
@@ -220,7 +220,7 @@ impl<'a> Incremental<'a> {
             header,
             agents,
             topics,
-            known: HashMap::new(),
+            known: IdMap::default(),
             deferred: Vec::new(),
             duplicates: Vec::new(),
             references: Vec::new(),

@@ -12,11 +12,11 @@
 pub mod answers;
 pub mod quality;
 use crate::model::{
-    Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Header, Name, Names, Origin,
-    RetractTarget, Retraction, Version, permille,
+    Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Header, IdMap, Name, Names,
+    Origin, RetractTarget, Retraction, Version, permille,
 };
 use crate::time::{Interval, Micros, OPEN};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
 /// What replaying one event did.
@@ -183,20 +183,20 @@ type ScopeKey = (u32, u32, Option<u32>);
 
 #[derive(Clone)]
 struct Engine {
-    agents: HashMap<Box<str>, u32>,
-    topics: HashMap<Box<str>, (u32, Cardinality)>,
-    claims: HashMap<String, u32>,
+    agents: IdMap<Box<str>, u32>,
+    topics: IdMap<Box<str>, (u32, Cardinality)>,
+    claims: IdMap<String, u32>,
     versions: Vec<Version>,
     /// `true` for versions closed at the instant they were recorded: never stored.
     discarded: Vec<bool>,
     /// Held versions per scope, keyed by `valid_from`.
     held: BTreeMap<ScopeKey, BTreeMap<Micros, usize>>,
     /// Every version descended from an assertion, by assertion id.
-    descendants: HashMap<Name, Vec<usize>>,
+    descendants: IdMap<Name, Vec<usize>>,
     /// Agent, topic and claim names, shared by every version that carries them.
     names: Names,
     /// Versions inserted by each event seq, for the zero-width rule.
-    inserted_by: HashMap<u64, Vec<usize>>,
+    inserted_by: IdMap<u64, Vec<usize>>,
     /// The id the next new version gets.
     next_id: u64,
 }
@@ -218,13 +218,13 @@ impl Engine {
         Engine {
             agents,
             topics,
-            claims: HashMap::new(),
+            claims: IdMap::default(),
             versions: Vec::new(),
             discarded: Vec::new(),
             held: BTreeMap::new(),
-            descendants: HashMap::new(),
+            descendants: IdMap::default(),
             names: Names::default(),
-            inserted_by: HashMap::new(),
+            inserted_by: IdMap::default(),
             next_id: 1,
         }
     }

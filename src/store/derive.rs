@@ -10,10 +10,10 @@ use super::schema::DERIVED_INDEXES;
 use super::write::{self, AssertionRef};
 use crate::engine::answers::{self, Stint, Truth};
 use crate::engine::{self, Effect, Replay};
-use crate::model::{Event, EventBody, Header, Name, Names};
+use crate::model::{Event, EventBody, Header, IdMap, IdSet, Name, Names};
 use crate::time::{Micros, OPEN};
 use rusqlite::Transaction;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Events replayed per slice (a slice ends between two recorded instants).
 pub(super) const SLICE: usize = 1 << 16;
@@ -220,7 +220,7 @@ pub(super) struct Sliced {
     /// The replay so far, holding the versions held after the last slice.
     replaying: engine::Slices,
     /// Seq and citations of the assertions of held versions (and of the slice).
-    origins: HashMap<String, (i64, Vec<String>)>,
+    origins: IdMap<String, (i64, Vec<String>)>,
     derived: Derived,
 }
 
@@ -228,7 +228,7 @@ pub(super) struct Sliced {
 pub(super) struct Closed {
     replay: Replay,
     /// Seq and citations of the closed versions' assertions.
-    origins: HashMap<String, (i64, Vec<String>)>,
+    origins: IdMap<String, (i64, Vec<String>)>,
 }
 
 impl Closed {
@@ -240,7 +240,7 @@ impl Closed {
     /// These rows ready to insert (see [`write::Ready`]), agents and topics
     /// coded by `codes`.
     pub(super) fn ready(&self, codes: &super::Ranks) -> write::Ready {
-        let origins: HashMap<&str, AssertionRef> = self
+        let origins: IdMap<&str, AssertionRef> = self
             .origins
             .iter()
             .map(|(id, (seq, cites))| (id.as_str(), AssertionRef { seq: *seq, cites }))
@@ -266,7 +266,7 @@ impl Sliced {
     pub(super) fn new(header: &Header) -> Self {
         Sliced {
             replaying: engine::Slices::new(header),
-            origins: HashMap::new(),
+            origins: IdMap::default(),
             derived: Derived::default(),
         }
     }
@@ -290,7 +290,7 @@ impl Sliced {
         }
         slice.clear();
         let closed = self.closing(replay.versions, replay.outcomes);
-        let keep: HashSet<&str> = (self.replaying.held().iter())
+        let keep: IdSet<&str> = (self.replaying.held().iter())
             .map(|v| &*v.assertion)
             .collect();
         self.origins.retain(|id, _| keep.contains(id.as_str()));

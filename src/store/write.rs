@@ -4,7 +4,7 @@ use super::Ranks;
 use super::schema::{APPLICATION_ID, DERIVED_INDEXES, FORMAT_VERSION, LOG_INDEXES, SCHEMA};
 use crate::engine::answers::{self, Truth};
 use crate::engine::{Effect, Replay};
-use crate::model::{Dataset, Event, EventBody, Header, RetractTarget};
+use crate::model::{Dataset, Event, EventBody, Header, IdMap, RetractTarget};
 use crate::time::OPEN;
 use rusqlite::{Connection, OptionalExtension, Statement, Transaction, params};
 use std::collections::HashMap;
@@ -330,7 +330,7 @@ pub(crate) struct AssertionRef<'a> {
 
 /// Assertion id → its seq and citations, for the `assertion_seq` and
 /// `supported_by` columns of the versions of `events`.
-pub(crate) fn assertion_seqs(events: &[crate::model::Event]) -> HashMap<&str, AssertionRef<'_>> {
+pub(crate) fn assertion_seqs(events: &[crate::model::Event]) -> IdMap<&str, AssertionRef<'_>> {
     events
         .iter()
         .filter_map(|e| match &e.body {
@@ -365,7 +365,7 @@ pub(crate) fn replayed(
     tx: &Transaction,
     replay: &Replay,
     id_offset: u64,
-    origins: &HashMap<&str, AssertionRef>,
+    origins: &IdMap<&str, AssertionRef>,
 ) -> rusqlite::Result<()> {
     let codes = Codes::load(tx)?;
     Ready::of(replay, id_offset, origins, &codes.header).write_with(tx, codes)
@@ -398,7 +398,7 @@ impl Ready {
     pub(crate) fn of(
         replay: &Replay,
         id_offset: u64,
-        origins: &HashMap<&str, AssertionRef>,
+        origins: &IdMap<&str, AssertionRef>,
         codes: &Ranks,
     ) -> Ready {
         // In primary-key order, so every insert appends to the table's B-tree.

@@ -192,7 +192,8 @@ struct Engine {
     /// Held versions per scope, keyed by `valid_from`.
     held: BTreeMap<ScopeKey, BTreeMap<Micros, usize>>,
     /// Every version descended from an assertion, by assertion id.
-    descendants: IdMap<Name, Vec<usize>>,
+    /// (Most assertions have one or two: held inline, not allocated each.)
+    descendants: IdMap<Name, smallvec::SmallVec<[usize; 2]>>,
     /// Agent, topic and claim names, shared by every version that carries them.
     names: Names,
     /// Versions inserted by each event seq, for the zero-width rule.

@@ -275,6 +275,7 @@ impl Sliced {
     /// instants) and empties it.
     pub(super) fn slice(&mut self, slice: &mut Vec<Event>) -> Closed {
         let replay = self.replaying.replay(slice.iter().collect());
+        self.origins.reserve(slice.len());
         for e in slice.iter() {
             if let EventBody::Believe(a) = &e.body {
                 self.origins

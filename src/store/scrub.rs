@@ -505,6 +505,8 @@ impl Growing {
             return Ok(Err(NotAppended));
         }
         // New versions, numbering their new claims in order of id.
+        self.index.versions.reserve(rows.len() - split);
+        closed.reserve(rows.len() - split);
         for (mut v, stored) in rows.drain(split..) {
             v.claim = self.claim(conn, stored)?;
             let at = self.index.versions.len() as u32;

@@ -197,7 +197,7 @@ struct Engine {
     /// Agent, topic and claim names, shared by every version that carries them.
     names: Names,
     /// Versions inserted by each event seq, for the zero-width rule.
-    inserted_by: IdMap<u64, Vec<usize>>,
+    inserted_by: IdMap<u64, smallvec::SmallVec<[usize; 2]>>,
     /// The id the next new version gets.
     next_id: u64,
 }
@@ -611,7 +611,7 @@ impl Engine {
                     let made = self
                         .inserted_by
                         .get(&outcome.seq)
-                        .map_or(&[][..], Vec::as_slice);
+                        .map_or(&[][..], |made| made.as_slice());
                     let kept = made.iter().filter(|&&i| !discarded[i]).count() as u32;
                     if *inserted > 0 && kept == 0 {
                         outcome.effect = Effect::ZeroWidth { closed: *closed };

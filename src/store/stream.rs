@@ -381,7 +381,7 @@ impl Inline {
             derived
         });
         Inline {
-            slice: Vec::new(),
+            slice: Vec::with_capacity(slice_len),
             slice_len,
             last: None,
             abandoned: false,
@@ -417,7 +417,12 @@ impl Inline {
     }
 
     fn send(&mut self) {
-        let slice = std::mem::take(&mut self.slice);
+        // The next slice gets room for a slice at once, not grown by doubling.
+        let slice = std::mem::replace(&mut self.slice, Vec::with_capacity(self.slice_len));
+        self.hand_over(slice);
+    }
+
+    fn hand_over(&self, slice: Vec<Event>) {
         if let Some(to_replay) = &self.to_replay {
             // The replay thread only stops early by panicking, which join reports.
             let _ = to_replay.send(slice);
@@ -426,7 +431,8 @@ impl Inline {
 
     /// Sends the last slice: the log is complete.
     fn flush(&mut self) {
-        self.send();
+        let last = std::mem::take(&mut self.slice);
+        self.hand_over(last);
         self.to_replay = None;
     }
 

@@ -2,27 +2,36 @@
 //!
 //! ```text
 //!  reader ─ lines ─▶ 2 parsers ─ events in file order ─▶ check ─▶ log rows
-//!                                                                    │
-//!             log indexes ◀──────────────────────────────────────────┘
-//!                  │
-//!  events by (recorded_at, seq) ─▶ replay a slice ─▶ closed versions ─▶ rows
-//!                                     ▲      │
-//!                                     └──────┘ held versions carried over
+//!                                                          │
+//!                          a slice at a time (recorded order)
+//!                                                          ▼
+//!          replay thread:  replay a slice ─▶ closed versions packed as rows
+//!                            ▲      │                      │
+//!                            └──────┘ held versions        ▼
+//!                                     carried over     version rows
+//!
+//!  then, once both are committed:
+//!    writing connection   the log's other indexes, derived indexes, truths
+//!    second connection    the scrub index
+//!    third connection     the version pages
 //! ```
 //!
 //! The file is read a few batches at a time and every event is written to the
-//! log as soon as it is checked; the log is then read back in replay order and
-//! replayed a slice at a time (cut between recorded instants, so
-//! [`crate::engine::Slices`] sees what a whole replay would), writing each
-//! slice's closed versions and carrying only the held ones. What stays in
-//! memory is the held set, one small entry per event id (for references), the
-//! current slice, and SQLite's page cache — not the log and not its versions.
-//! The replay thread hands each slice's versions back packed into rows
-//! (`write::Ready`), so the connection's thread, the load's limit, only inserts
-//! them. Once the log (with its indexes by id and by cited evidence) and the
-//! versions are committed, the log's other indexes, the derived indexes and the
-//! truths are built while a second connection computes the scrub index and a
-//! third the version pages (`derive::finish_derived_beside`).
+//! log as soon as it is checked. While the file comes in recorded order (as a
+//! log appended over time does), its events also go to a replay thread a slice
+//! at a time (cut between recorded instants, so [`crate::engine::Slices`] sees
+//! what a whole replay would). That thread carries only the held versions from
+//! slice to slice and hands back what each slice closed packed as rows
+//! (`write::Ready`), so the connection's thread, the load's limit, only
+//! inserts them. A file out of recorded order is replayed a slice at a time on
+//! the connection's thread once its log is written, read back by
+//! `(recorded_at, seq)`. What stays in memory is the held set, one small entry
+//! per event id (for references), the current slice, and SQLite's page cache —
+//! not the log and not its versions. Once the log (with its indexes by id and
+//! by cited evidence) and the versions are committed, the log's other indexes,
+//! the derived indexes and the truths are built while a second connection
+//! computes the scrub index and a third the version pages
+//! (`derive::finish_derived_beside`).
 
 use super::Ranks;
 use super::derive::{Derived, SLICE, Sliced, derive, finish_derived_beside};

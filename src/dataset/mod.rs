@@ -1,6 +1,6 @@
 //! Dataset readers (SPEC §2): YAML for people, JSON Lines for machines and scale.
 //!
-//! Both readers produce the same raw shapes, which [`validate`] turns into a
+//! Both readers produce the same raw shapes, which `validate` turns into a
 //! [`Dataset`], collecting every error with its location instead of stopping
 //! at the first.
 

@@ -295,7 +295,9 @@ impl Store {
         })
     }
 
-    /// Writes `contents` into a new store file at `path`, atomically (see [`Store::create`]).
+    /// Writes `contents` into a new store file at `path`, atomically: a temporary
+    /// file beside it, synced, then linked into place (over an existing file only
+    /// with `force`).
     pub fn create_with(path: &Path, contents: &Contents, force: bool) -> Result<()> {
         write_atomically(path, force, |file| -> Result<()> {
             let mut conn = Connection::open(file.path())?;
@@ -368,7 +370,7 @@ impl Store {
         &self.conn
     }
 
-    /// A decoder of this store's version rows (`share_ids`: see [`read::Decoder`]).
+    /// A decoder of this store's version rows (`share_ids`: see `read::Decoder`).
     pub fn decoder(&self, share_ids: bool) -> read::Decoder {
         let coded = self.coded.get_or_init(|| read::coded_names(&self.header));
         read::Decoder::new(coded.clone(), share_ids)

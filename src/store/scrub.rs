@@ -1,6 +1,6 @@
 //! The scrub index: what the TUI's timeline needs to open a store without
 //! reading every row (SPEC §12), derived from the stored log and versions and
-//! kept in the `scrub` table: each part's blob in chunks of [`CHUNK`] bytes,
+//! kept in the `scrub` table: each part's blob in chunks of `CHUNK` bytes,
 //! chunk 0 under the part's name and chunk k under "name/k" (store format 8),
 //! so a follow's batch writes again only the chunks it changed.
 //!
@@ -22,8 +22,8 @@
 //!                the marks' order        and the ids of what cites it
 //! ```
 //!
-//! Every writer of derived rows (load, rebuild, fork) calls [`write`] once the
-//! versions are final, and a follow grows the index it keeps ([`Growing`]);
+//! Every writer of derived rows (load, rebuild, fork) calls [`write()`] once the
+//! versions are final, and a follow grows the index it keeps (`Growing`);
 //! `check` compares the stored index with [`compute`] on the same tables,
 //! byte for byte, and `rebuild` writes it afresh. The blobs
 //! are little-endian fixed-width records; a blob of the wrong length is a
@@ -872,7 +872,7 @@ pub fn write(conn: &Connection, header: &Header) -> rusqlite::Result<()> {
 }
 
 /// What a fork changed in the copy of its parent's store
-/// (src/fork/copy.rs), for [`patch`].
+/// (src/fork/copy.rs), for `patch`.
 #[derive(Debug, Default)]
 pub struct Replaced<'a> {
     /// The (topic, agent) header positions of the pairs replayed again:

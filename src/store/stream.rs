@@ -115,7 +115,7 @@ impl Loaded {
 }
 
 /// Validates and loads the JSON Lines dataset at `dataset` into a new store at
-/// `path`, atomically (see [`write_atomically`]), holding neither the file nor
+/// `path`, atomically (see `write_atomically`), holding neither the file nor
 /// its log nor its versions. The same checks as [`crate::dataset::read_path`]
 /// and the same rows as [`super::Store::load`].
 pub fn load_jsonl(dataset: &Path, path: &Path, force: bool) -> Result<Loaded, LoadError> {

@@ -26,11 +26,10 @@ use crate::dataset::jsonl::{self, ParsedEvent, Sink};
 use crate::dataset::raw::RawHeader;
 use crate::dataset::validate::Incremental;
 use crate::dataset::{DatasetError, DatasetErrors, Location, MAX_JSONL_LINE};
-use crate::model::{Event, EventKind, Header};
+use crate::model::{Event, EventKind, Header, IdSet};
 use crate::time::Micros;
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
-use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use truths::Truths;
@@ -318,7 +317,7 @@ struct Follower<'a> {
     snapshots: Snapshots,
     /// The last recorded instant replayed (evidence is not replayed).
     last: Option<Micros>,
-    claims: HashSet<String>,
+    claims: IdSet<String>,
     /// The scrub index as committed (`None` after a batch that failed: the
     /// next computes it afresh).
     scrub: Option<Growing>,
@@ -399,7 +398,7 @@ impl<'a> Follower<'a> {
         let claims = {
             let mut stmt = tx.prepare("SELECT text FROM claims ORDER BY code")?;
             stmt.query_map([], |r| r.get(0))?
-                .collect::<rusqlite::Result<HashSet<String>>>()?
+                .collect::<rusqlite::Result<IdSet<String>>>()?
         };
         let stored: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
         let scrub = Growing::stored(&tx, &header)?;

@@ -152,9 +152,15 @@ impl<'a> Iterator for Texts<'a> {
 
 impl ExactSizeIterator for Texts<'_> {}
 
-impl Rest<'_> {
-    /// Packs the fields of the version whose row has `anchor` onto the end of `out`.
-    pub(crate) fn pack(&self, anchor: Anchor, out: &mut Vec<u8>) {
+impl<Cites> Rest<'_, Cites> {
+    /// Packs the fields of the version whose row has `anchor` onto the end of
+    /// `out`. (The citations may be borrowed as they are held, `&[String]`:
+    /// a load packs a million rows and need not collect each one's.)
+    pub(crate) fn pack<S: AsRef<str>>(&self, anchor: Anchor, out: &mut Vec<u8>)
+    where
+        Cites: AsRef<[S]>,
+    {
+        let supported_by = self.supported_by.as_ref();
         let asked_is_row = self.requested_valid_to == anchor.valid_to;
         let flags = u8::from(self.split)
             | if self.closed.is_some() { 2 } else { 0 }
@@ -176,7 +182,7 @@ impl Rest<'_> {
         if let Some((seq, _, _)) = self.closed {
             put_unsigned(out, seq);
         }
-        put_unsigned(out, self.supported_by.len() as u64);
+        put_unsigned(out, supported_by.len() as u64);
         put_unsigned(out, self.reconfirmed.len() as u64);
         for t in &self.reconfirmed {
             put_signed(out, anchor.recorded_at.wrapping_sub(*t));
@@ -185,7 +191,7 @@ impl Rest<'_> {
             std::iter::once(self.assertion)
                 .chain(self.closed.map(|c| c.1))
                 .chain(self.clipped_by)
-                .chain(self.supported_by.iter().copied())
+                .chain(supported_by.iter().map(AsRef::as_ref))
         };
         for s in texts() {
             put_unsigned(out, s.len() as u64);

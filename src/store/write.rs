@@ -7,7 +7,6 @@ use crate::engine::{Effect, Replay};
 use crate::model::{Dataset, Event, EventBody, EventKind, Header, IdMap, IdSet, RetractTarget};
 use crate::time::OPEN;
 use rusqlite::{Connection, OptionalExtension, Statement, Transaction, params};
-use std::collections::HashMap;
 
 /// Session settings for writing a whole store: a large page cache and in-memory
 /// sorting for the index builds.
@@ -444,11 +443,7 @@ impl Ready {
                     )
                 }),
                 clipped_by: v.clipped_by.as_deref(),
-                supported_by: origin
-                    .map_or(&[][..], |o| o.cites)
-                    .iter()
-                    .map(String::as_str)
-                    .collect(),
+                supported_by: origin.map_or(&[][..], |o| o.cites),
                 reconfirmed: v.reconfirmed.clone(),
             }
             .pack(
@@ -550,7 +545,7 @@ pub(crate) struct Codes {
     /// Claims met by this writer, each looked up in the store (or added to
     /// it) the first time: a batch of rows reads the claims it names, not
     /// every claim of the store.
-    claims: HashMap<String, i64>,
+    claims: IdMap<String, i64>,
     next_claim: i64,
 }
 
@@ -567,7 +562,7 @@ impl Codes {
             })?;
         Ok(Codes {
             header: Ranks::of(&super::read::header_from_rows(tx)?),
-            claims: HashMap::new(),
+            claims: IdMap::default(),
             next_claim,
         })
     }

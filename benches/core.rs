@@ -45,6 +45,10 @@ impl Sampler {
 
 fn main() {
     asof::store::settle_malloc(); // as the binary does
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--tui-memory") {
+        return tui_memory(&args[at + 1..]);
+    }
     let events = arg("--events", 100_000);
     let topics = arg("--topics", 100) as u32;
     let agents = arg("--agents", 4) as u32;
@@ -444,6 +448,22 @@ fn main() {
             })
             .collect()
     };
+    // What `asof tui` holds on this store, in a process of its own (this one
+    // has held the dataset, a replay and four stores).
+    let tui_memory = {
+        let out = std::process::Command::new(std::env::current_exe().expect("this benchmark"))
+            .arg("--tui-memory")
+            .arg(&db)
+            .arg(&removed[0])
+            .output()
+            .expect("run the TUI's memory child");
+        assert!(
+            out.status.success(),
+            "the TUI's memory child failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("its report")
+    };
     let fork_process = three_runs(
         &[
             "fork".as_ref(),
@@ -485,6 +505,7 @@ fn main() {
         "believed_one_topic_with_quality_ms": {"p50": percentile(&quality_one, 0.5), "p99": percentile(&quality_one, 0.99), "n": quality_one.len()},
         "believed_all_topics_through_timeline_ms": {"p50": percentile(&all_topics_memory, 0.5), "p99": percentile(&all_topics_memory, 0.99), "n": all_topics_memory.len()},
         "tui_open_to_first_frame_ms": ms(tui_open),
+        "tui_memory_mb": tui_memory,
         "tui_step_200x50_ms": {"p50": percentile(&steps, 0.5), "p99": percentile(&steps, 0.99), "n": steps.len()},
         "tui_step_at_end_200x50_ms": {"p50": percentile(&end_steps, 0.5), "p99": percentile(&end_steps, 0.99), "n": end_steps.len()},
         "tui_step_demo_200x50_ms": {"p50": percentile(&demo_steps, 0.5), "p99": percentile(&demo_steps, 0.99), "n": demo_steps.len()},
@@ -553,7 +574,7 @@ fn targets(r: &serde_json::Value) -> Vec<serde_json::Value> {
     };
     let bare = at("load.bare_insert_ms");
     // (what, report path, bound, at most (true) or at least, SPEC section)
-    let spec: [(&str, &str, f64, bool, &str); 12] = [
+    let spec: [(&str, &str, f64, bool, &str); 14] = [
         ("load (ms)", "load.total_ms", 8000.0, true, "§12"),
         (
             "load over the bare insert",
@@ -582,6 +603,20 @@ fn targets(r: &serde_json::Value) -> Vec<serde_json::Value> {
             1000.0,
             true,
             "§12",
+        ),
+        (
+            "TUI peak memory while viewing (MB)",
+            "tui_memory_mb.viewing",
+            512.0,
+            true,
+            "§12",
+        ),
+        (
+            "TUI peak memory with a what-if fork (MB)",
+            "tui_memory_mb.with_fork",
+            1024.0,
+            true,
+            "§7, issue 18",
         ),
         (
             "TUI step 200x50 p99 (ms)",
@@ -721,6 +756,63 @@ fn peak_rss_mb() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024)
+}
+
+/// Run as a child of the benchmark (`--tui-memory STORE EVIDENCE`): what
+/// `asof tui STORE` holds while a reviewer views it — the open, the first full
+/// frame and 1,000 steps with a full redraw at 200×50 — then with a what-if
+/// fork without EVIDENCE made as the TUI makes it (on a worker: a copy that
+/// replays only the pairs citing it, read back) and compared. Prints the peak
+/// resident memory after each (MB) as JSON.
+fn tui_memory(args: &[String]) {
+    use asof::tui::action::Action;
+    let [db, evidence] = args else {
+        panic!("usage: --tui-memory STORE EVIDENCE");
+    };
+    let db = std::path::PathBuf::from(db);
+    let timeline =
+        asof::query::timeline::Timeline::load(Store::open(&db).expect("open")).expect("timeline");
+    let label = timeline.label.clone();
+    let mut app =
+        asof::tui::app::App::new(timeline, asof::tui::theme::Theme { color: true }, (200, 50));
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50)).expect("terminal");
+    let mut draw = |app: &asof::tui::app::App| {
+        terminal
+            .draw(|f| asof::tui::ui::render(app, f))
+            .expect("draw");
+    };
+    draw(&app);
+    for (start, forward, back) in [
+        (Action::Start, Action::NextEvent, Action::StepForward),
+        (Action::End, Action::PrevEvent, Action::StepBack),
+    ] {
+        app.update(start);
+        for i in 0..500 {
+            app.update(if i % 2 == 0 { forward } else { back });
+            draw(&app);
+        }
+    }
+    let viewing = peak_rss_mb();
+    let evidence = evidence.clone();
+    let fork =
+        std::thread::spawn(move || asof::tui::whatif::run_fork_of_store(&db, &label, &evidence))
+            .join()
+            .expect("the fork's worker")
+            .unwrap_or_else(|e| panic!("the what-if fork failed: {e}"));
+    app.fork_finished(Ok(fork));
+    draw(&app);
+    for action in [
+        Action::Compare,
+        Action::End,
+        Action::PrevEvent,
+        Action::Compare,
+    ] {
+        app.update(action);
+        draw(&app);
+    }
+    let with_fork = peak_rss_mb();
+    println!("{}", json!({"viewing": viewing, "with_fork": with_fork}));
 }
 
 /// The median of a few durations.

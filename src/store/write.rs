@@ -170,11 +170,12 @@ impl<'t> LogWriter<'t> {
         claims: IdSet<String>,
     ) -> rusqlite::Result<Self> {
         // `kind` is written as the literal of each statement.
-        let insert = |kind: EventKind, columns: &[&str]| {
-            let marks: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
+        let insert = |kind: EventKind, columns: &str| {
+            let marks: Vec<String> = (1..=columns.split(',').count())
+                .map(|i| format!("?{i}"))
+                .collect();
             tx.prepare(&format!(
-                "INSERT INTO events (kind, {}) VALUES ('{}', {})",
-                columns.join(", "),
+                "INSERT INTO events (kind, {columns}) VALUES ('{}', {})",
                 kind.as_str(),
                 marks.join(", ")
             ))
@@ -182,62 +183,22 @@ impl<'t> LogWriter<'t> {
         Ok(LogWriter {
             evidence: insert(
                 EventKind::Evidence,
-                &[
-                    "seq",
-                    "id",
-                    "recorded_at",
-                    "evidence_kind",
-                    "source",
-                    "locator",
-                    "observed_at",
-                    "observed_until",
-                    "reliability",
-                    "text",
-                ],
+                "seq, id, recorded_at, evidence_kind, source, locator, observed_at, \
+                 observed_until, reliability, text",
             )?,
             believe: insert(
                 EventKind::Believe,
-                &[
-                    "seq",
-                    "id",
-                    "recorded_at",
-                    "agent",
-                    "topic",
-                    "claim",
-                    "confidence",
-                    "valid_from",
-                    "valid_to",
-                    "clip",
-                    "text",
-                ],
+                "seq, id, recorded_at, agent, topic, claim, confidence, valid_from, valid_to, \
+                 clip, text",
             )?,
             retract: insert(
                 EventKind::Retract,
-                &[
-                    "seq",
-                    "id",
-                    "recorded_at",
-                    "agent",
-                    "topic",
-                    "claim",
-                    "valid_from",
-                    "valid_to",
-                    "assertion",
-                    "text",
-                ],
+                "seq, id, recorded_at, agent, topic, claim, valid_from, valid_to, assertion, text",
             )?,
             // `source` holds who judged, `text` the note.
             verify: insert(
                 EventKind::Verify,
-                &[
-                    "seq",
-                    "id",
-                    "recorded_at",
-                    "source",
-                    "text",
-                    "verifies",
-                    "state",
-                ],
+                "seq, id, recorded_at, source, text, verifies, state",
             )?,
             cite: tx.prepare("INSERT INTO citations (seq, pos, evidence) VALUES (?1, ?2, ?3)")?,
             claim: tx.prepare("INSERT INTO claims (code, text) VALUES (?1, ?2)")?,

@@ -177,6 +177,17 @@ impl Slices {
     pub fn held(&self) -> &[Version] {
         &self.engine.versions
     }
+
+    /// Hands over the versions held now; the replay holds none after (its
+    /// end: the log has no event left).
+    pub fn take_held(&mut self) -> Vec<Version> {
+        let engine = &mut self.engine;
+        engine.held.clear();
+        engine.descendants.clear();
+        engine.inserted_by.clear();
+        engine.discarded.clear();
+        std::mem::take(&mut engine.versions)
+    }
 }
 
 type ScopeKey = (u32, u32, Option<u32>);

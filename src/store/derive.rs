@@ -351,7 +351,7 @@ impl Sliced {
 
     /// The versions still held at the end of the log, and the totals.
     pub(super) fn finish(mut self) -> (Closed, Derived) {
-        let held = self.replaying.held().to_vec();
+        let held = self.replaying.take_held();
         let last = self.closing(held, Vec::new());
         (last, self.derived)
     }

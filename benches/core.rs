@@ -206,29 +206,14 @@ fn main() {
         all_topics_memory.push(t.elapsed());
     }
     all_topics_memory.sort();
-    // 500 steps forward from the start, then 500 back from the end, where the
-    // most beliefs are held.
-    use asof::tui::action::Action;
     let mut steps = Vec::with_capacity(1000);
     let mut end_steps = Vec::with_capacity(500);
-    for (start, forward, back) in [
-        (Action::Start, Action::NextEvent, Action::StepForward),
-        (Action::End, Action::PrevEvent, Action::StepBack),
-    ] {
-        app.update(start);
-        for i in 0..500 {
-            let action = if i % 2 == 0 { forward } else { back };
-            let t = Instant::now();
-            app.update(action);
-            terminal
-                .draw(|f| asof::tui::ui::render(&app, f))
-                .expect("draw");
-            steps.push(t.elapsed());
-            if start == Action::End {
-                end_steps.push(t.elapsed());
-            }
+    step_through(&mut app, &mut terminal, |took, at_end| {
+        steps.push(took);
+        if at_end {
+            end_steps.push(took);
         }
-    }
+    });
     steps.sort();
     end_steps.sort();
 
@@ -758,6 +743,35 @@ fn peak_rss_mb() -> Option<u64> {
     Some(kb / 1024)
 }
 
+/// The TUI as the benchmark draws it, into a test backend.
+type Terminal = ratatui::Terminal<ratatui::backend::TestBackend>;
+
+/// 500 cursor steps forward from the start, then 500 back from the end
+/// (where the most beliefs are held), each followed by a full redraw;
+/// `each(took, at_end)` after each step.
+fn step_through(
+    app: &mut asof::tui::app::App,
+    terminal: &mut Terminal,
+    mut each: impl FnMut(Duration, bool),
+) {
+    use asof::tui::action::Action;
+    for (start, forward, back) in [
+        (Action::Start, Action::NextEvent, Action::StepForward),
+        (Action::End, Action::PrevEvent, Action::StepBack),
+    ] {
+        app.update(start);
+        for i in 0..500 {
+            let action = if i % 2 == 0 { forward } else { back };
+            let t = Instant::now();
+            app.update(action);
+            terminal
+                .draw(|f| asof::tui::ui::render(app, f))
+                .expect("draw");
+            each(t.elapsed(), start == Action::End);
+        }
+    }
+}
+
 /// Run as a child of the benchmark (`--tui-memory STORE EVIDENCE`): what
 /// `asof tui STORE` holds while a reviewer views it — the open, the first full
 /// frame and 1,000 steps with a full redraw at 200×50 — then with a what-if
@@ -777,22 +791,13 @@ fn tui_memory(args: &[String]) {
         asof::tui::app::App::new(timeline, asof::tui::theme::Theme { color: true }, (200, 50));
     let mut terminal =
         ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50)).expect("terminal");
-    let mut draw = |app: &asof::tui::app::App| {
+    let draw = |app: &asof::tui::app::App, terminal: &mut Terminal| {
         terminal
             .draw(|f| asof::tui::ui::render(app, f))
             .expect("draw");
     };
-    draw(&app);
-    for (start, forward, back) in [
-        (Action::Start, Action::NextEvent, Action::StepForward),
-        (Action::End, Action::PrevEvent, Action::StepBack),
-    ] {
-        app.update(start);
-        for i in 0..500 {
-            app.update(if i % 2 == 0 { forward } else { back });
-            draw(&app);
-        }
-    }
+    draw(&app, &mut terminal);
+    step_through(&mut app, &mut terminal, |_, _| {});
     let viewing = peak_rss_mb();
     let evidence = evidence.clone();
     let fork =
@@ -801,7 +806,7 @@ fn tui_memory(args: &[String]) {
             .expect("the fork's worker")
             .unwrap_or_else(|e| panic!("the what-if fork failed: {e}"));
     app.fork_finished(Ok(fork));
-    draw(&app);
+    draw(&app, &mut terminal);
     for action in [
         Action::Compare,
         Action::End,
@@ -809,7 +814,7 @@ fn tui_memory(args: &[String]) {
         Action::Compare,
     ] {
         app.update(action);
-        draw(&app);
+        draw(&app, &mut terminal);
     }
     let with_fork = peak_rss_mb();
     println!("{}", json!({"viewing": viewing, "with_fork": with_fork}));

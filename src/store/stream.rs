@@ -144,6 +144,7 @@ pub(super) fn load_jsonl_upto(
     slice: usize,
 ) -> Result<Loaded, LoadError> {
     use std::io::Read as _;
+    let _kept = super::FreedMemoryKept::now();
     let (name, input) = open(dataset)?;
     let input = input.take(len);
     let mut loaded = Loaded {

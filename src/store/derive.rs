@@ -115,28 +115,27 @@ pub(super) fn log_query(rest: &str) -> String {
     )
 }
 
-/// The derived indexes and the truths table, once every version is written.
+/// The derived indexes, the truths table (read through the topic index) and
+/// the read indexes, once every version is written.
 pub(super) fn finish_derived(tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
-    indexes_and_truths(tx, header)?;
-    super::write_read_indexes(tx, header)
-}
-
-/// The derived indexes, then the truths (read through the topic index).
-fn indexes_and_truths(tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
     super::schema::build_indexes(tx, DERIVED_INDEXES)?;
-    write::write_truths(tx, &truths(tx, header)?)
+    write::write_truths(tx, &truths(tx, header)?)?;
+    super::write_read_indexes(tx, header)
 }
 
 /// [`finish_derived`] for a new store at `path` that `conn` alone writes,
 /// its log, the log's id index and its versions committed; `log_indexes`
 /// are the log's indexes still to build. The scrub index (which reads the log
-/// through its id index) is computed on a second connection and the version
-/// pages on a third while `conn` builds those indexes, the derived ones and
-/// the truths (the pages into a temporary store of their own, moved in whole
-/// at the end: a reader cannot write them in place); meanwhile the store is
-/// in write-ahead-log mode, so the readers see the committed rows as the
-/// writer adds to them. The store leaves that mode (its log checkpointed
-/// and removed) before the pages and the scrub index are written.
+/// through its id index) is computed on a second connection, and the version
+/// pages on a third, while `conn` builds the derived indexes, commits them,
+/// then builds those of the log; once the derived ones are committed and the
+/// pages written, the third connection computes the truths (through the
+/// topic index). The pages go into a temporary store of their own, moved in
+/// whole at the end (a reader cannot write them in place). Meanwhile the
+/// store is in write-ahead-log mode, so the readers see the committed rows
+/// as the writer adds to them. The store leaves that mode (its log
+/// checkpointed and removed) before the truths, the pages and the scrub
+/// index are written.
 pub(super) fn finish_derived_beside(
     conn: &mut rusqlite::Connection,
     path: &std::path::Path,
@@ -164,27 +163,38 @@ pub(super) fn finish_derived_beside(
             Some(format!("a temporary file beside the new store: {e}")),
         )
     })?;
-    let computed = std::thread::scope(|s| -> rusqlite::Result<_> {
+    let (computed, truths) = std::thread::scope(|s| -> rusqlite::Result<_> {
         let computing =
             s.spawn(|| reading(path, |snapshot| super::scrub::compute(snapshot, header)));
-        let paging = s.spawn(|| {
-            reading(path, |snapshot| {
-                super::pages::write_apart(snapshot, pages_apart.path())
-            })?;
-            Ok::<_, rusqlite::Error>(())
+        // Told once the derived indexes are committed.
+        let (indexed, derived_indexes) = std::sync::mpsc::channel::<()>();
+        let apart = pages_apart.path();
+        let paging = s.spawn(move || {
+            reading(path, |snapshot| super::pages::write_apart(snapshot, apart))?;
+            // Then the truths, read through the topic index. Dropped unsent,
+            // the writer failed: its error is the load's.
+            match derived_indexes.recv() {
+                Ok(()) => reading(path, |snapshot| truths(snapshot, header)),
+                Err(_) => Ok(Vec::new()),
+            }
         });
         let tx = conn.transaction()?;
-        super::schema::build_indexes(&tx, log_indexes)?;
-        indexes_and_truths(&tx, header)?;
+        super::schema::build_indexes(&tx, DERIVED_INDEXES)?;
         tx.commit()?;
-        paging
+        // The paging thread may have failed and gone: its error is joined below.
+        let _ = indexed.send(());
+        let tx = conn.transaction()?;
+        super::schema::build_indexes(&tx, log_indexes)?;
+        tx.commit()?;
+        let truths = paging
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        computing
+        let computed = computing
             .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        Ok((computed, truths))
     })?;
-    // The reader is closed: nothing stops the checkpoint.
+    // The readers are closed: nothing stops the checkpoint.
     if !set_mode(conn, "OFF")? {
         return Err(rusqlite::Error::SqliteFailure(
             rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
@@ -192,6 +202,7 @@ pub(super) fn finish_derived_beside(
         ));
     }
     let tx = conn.transaction()?;
+    write::write_truths(&tx, &truths)?;
     super::scrub::store(&tx, &computed)?;
     tx.commit()?;
     super::pages::take_apart(conn, pages_apart.path())

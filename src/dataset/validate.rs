@@ -324,73 +324,82 @@ impl<'a> Incremental<'a> {
     fn check(&mut self, index: usize, event: &mut Event) {
         let kind = event.kind();
         let recorded_at = event.recorded_at();
-        let id = event.id().to_owned();
+        let id = event.id();
         for (pos, cited) in event.cites().iter().enumerate() {
-            self.refer(Reference {
-                index,
-                kind,
-                id: id.clone(),
-                recorded_at,
-                target: Target::Cites {
-                    pos,
-                    evidence: cited.clone(),
-                },
-            });
+            self.cite(index, kind, id, recorded_at, pos, cited);
         }
         if let EventBody::Verify(v) = &event.body {
-            self.refer(Reference {
-                index,
-                kind,
-                id: id.clone(),
-                recorded_at,
-                target: Target::Cites {
-                    pos: 0,
-                    evidence: v.evidence.clone(),
-                },
-            });
+            self.cite(index, kind, id, recorded_at, 0, &v.evidence);
         }
         let k = kind.as_str();
-        match &mut event.body {
-            EventBody::Evidence(_) | EventBody::Verify(_) => {}
+        let owner = match &event.body {
+            EventBody::Evidence(_) | EventBody::Verify(_) => None,
             EventBody::Believe(a) => {
                 if !self.agents.contains_key(&a.agent) {
                     let message = format!("agent `{}` is not declared under `agents`", a.agent);
-                    self.reference((index, AGENT, 0), k, "agent", &id, message);
+                    self.reference((index, AGENT, 0), k, "agent", id, message);
                 }
                 if !self.topics.contains(&a.topic) {
                     let message = format!("topic `{}` is not declared under `topics`", a.topic);
-                    self.reference((index, TARGET, 0), k, "topic", &id, message);
+                    self.reference((index, TARGET, 0), k, "topic", id, message);
                 }
+                None
             }
             EventBody::Retract(r) => {
                 if !r.agent.is_empty() && !self.agents.contains_key(&r.agent) {
                     let message = format!("agent `{}` is not declared under `agents`", r.agent);
-                    self.reference((index, AGENT, 0), k, "agent", &id, message);
+                    self.reference((index, AGENT, 0), k, "agent", id, message);
                 }
                 match &r.target {
                     RetractTarget::Topic { topic, .. } => {
                         if !self.topics.contains(topic) {
                             let message = format!("topic `{topic}` is not declared under `topics`");
-                            self.reference((index, TARGET, 0), k, "topic", &id, message);
+                            self.reference((index, TARGET, 0), k, "topic", id, message);
                         }
+                        None
                     }
-                    RetractTarget::Assertion(target) => {
-                        let owner = self.refer(Reference {
-                            index,
-                            kind,
-                            id: id.clone(),
-                            recorded_at,
-                            target: Target::Assertion {
-                                assertion: target.clone(),
-                                agent: r.agent.clone(),
-                            },
-                        });
-                        if let Some(owner) = owner {
-                            r.agent = owner;
-                        }
-                    }
+                    RetractTarget::Assertion(target) => self.refer(Reference {
+                        index,
+                        kind,
+                        id: id.to_owned(),
+                        recorded_at,
+                        target: Target::Assertion {
+                            assertion: target.clone(),
+                            agent: r.agent.clone(),
+                        },
+                    }),
                 }
             }
+        };
+        if let (Some(owner), EventBody::Retract(r)) = (owner, &mut event.body) {
+            r.agent = owner;
+        }
+    }
+
+    /// Checks the `pos`-th evidence an event cites now if it came earlier in
+    /// the file, or keeps the citation for [`finish`](Self::finish).
+    fn cite(
+        &mut self,
+        index: usize,
+        kind: EventKind,
+        id: &str,
+        recorded_at: Micros,
+        pos: usize,
+        cited: &str,
+    ) {
+        if self.known.contains_key(cited) {
+            self.check_cite(index, kind, id, recorded_at, pos, cited);
+        } else {
+            self.deferred.push(Reference {
+                index,
+                kind,
+                id: id.to_owned(),
+                recorded_at,
+                target: Target::Cites {
+                    pos,
+                    evidence: cited.to_owned(),
+                },
+            });
         }
     }
 

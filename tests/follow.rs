@@ -382,6 +382,44 @@ fn a_store_cannot_follow_another_file() {
         .stderr(predicates::str::contains("is not the file"));
 }
 
+/// A follow taken up again on a file shorter than what its store applied
+/// says it was truncated or is another file (the store knows no more than
+/// the applied bytes' hash), and keeps the store.
+#[test]
+fn a_follow_taken_up_on_a_truncated_file_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.jsonl");
+    let db = dir.path().join("live.db");
+    let text = generated(200, 5, 2, 3);
+    std::fs::write(&file, &text).unwrap();
+    let mut child = follower(&file, &db);
+    wait_for(&db, text.len() as u64, &mut child);
+    child.kill().ok();
+    child.wait().ok();
+    let before = tables(&db);
+    let half = text.len() as u64 / 2;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_len(half)
+        .unwrap();
+    asof()
+        .arg("load")
+        .arg(&file)
+        .arg("--db")
+        .arg(&db)
+        .arg("--follow")
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(format!(
+            "was truncated to {half} bytes after {} were applied, or is not the file",
+            text.len()
+        )));
+    assert_eq!(tables(&db), before, "the store is kept");
+}
+
 // ---- OTLP traces: every batch imports the complete lines so far again ----
 
 /// `asof load live.jsonl --db live.db --follow ARGS`, run in `dir` (names as

@@ -125,7 +125,7 @@ pub fn follow(
     Store::open(store)?;
     let name = dataset.display().to_string();
     let lines = Lines::default();
-    let mut f = match Follower::resume(&name, dataset, started, store, &lines) {
+    let mut f = match Follower::resume(&name, dataset, started, store, &lines, first.is_some()) {
         Ok(f) => f,
         Err(stop) => {
             // The store holds the first lines, loaded above: said before the
@@ -249,6 +249,12 @@ fn recorded(conn: &Connection, store: &Path, name: &str) -> Result<(u64, usize, 
     Ok((offset, line, sha))
 }
 
+fn truncated(name: &str, len: u64, offset: u64) -> Stop {
+    Stop::File(format!(
+        "{name}: was truncated to {len} bytes after {offset} were applied"
+    ))
+}
+
 fn not_followed(name: &str, store: &Path, offset: u64) -> Stop {
     Stop::File(format!(
         "{name}: is not the file {} was following (its first {offset} bytes differ); pass --force to load it again",
@@ -277,10 +283,7 @@ fn read_on(
         return Err(replaced(name));
     }
     if meta.len() < offset {
-        return Err(Stop::File(format!(
-            "{name}: was truncated to {} bytes after {offset} were applied",
-            meta.len()
-        )));
+        return Err(truncated(name, meta.len(), offset));
     }
     let from = offset - tail.len() as u64;
     file.seek(SeekFrom::Start(from)).map_err(|e| io(path, e))?;
@@ -340,13 +343,15 @@ const TAIL: usize = 4096;
 impl<'a> Follower<'a> {
     /// Takes up a follow from what `store` records: checks that `dataset`
     /// still begins with what was applied (re-reading it through the rules)
-    /// and replays the stored log for the held versions.
+    /// and replays the stored log for the held versions. `loaded_here`: this
+    /// process loaded the store from `dataset` (the file `started` names).
     fn resume(
         name: &'a str,
         dataset: &'a Path,
         started: (u64, u64),
         store: &Path,
         lines: &'a Lines,
+        loaded_here: bool,
     ) -> Result<Self, Stop> {
         let conn = open_writer(store)?;
         let (offset, line, sha) = recorded(&conn, store, name)?;
@@ -355,9 +360,23 @@ impl<'a> Follower<'a> {
         if identity(&opened) != started {
             return Err(replaced(name));
         }
-        let changed = || not_followed(name, store, offset);
+        // Shorter now than what was applied (checked again when the bytes
+        // differ: it may have been cut while read here): the file this
+        // process loaded was truncated; a file an earlier follow applied
+        // may be that file truncated or another one.
+        let shorter = |len: u64| match loaded_here {
+            true => truncated(name, len, offset),
+            false => Stop::File(format!(
+                "{name}: was truncated to {len} bytes after {offset} were applied, or is not the file {} was following; pass --force to load it again",
+                store.display()
+            )),
+        };
+        let changed = || match std::fs::metadata(dataset) {
+            Ok(now) if now.len() < offset => shorter(now.len()),
+            _ => not_followed(name, store, offset),
+        };
         if opened.len() < offset {
-            return Err(changed());
+            return Err(shorter(opened.len()));
         }
         // Every rule over what was applied, to carry the checker's state on.
         let mut hashed = Hashing {
@@ -757,4 +776,53 @@ fn identity(_: &std::fs::Metadata) -> (u64, u64) {
 
 fn replaced(name: &str) -> Stop {
     Stop::File(format!("{name}: was replaced by another file"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::{GenConfig, generate};
+
+    /// A store followed from `file` (its first batch only), then `file` cut
+    /// to half: what taking the follow up again says.
+    fn taken_up_after_a_cut(loaded_here: bool) -> String {
+        let dir = tempfile::tempdir().expect("a directory");
+        let (file, store) = (dir.path().join("live.jsonl"), dir.path().join("live.db"));
+        let mut text = Vec::new();
+        let config = GenConfig {
+            events: 200,
+            topics: 5,
+            agents: 2,
+            seed: 3,
+        };
+        generate(config, &mut text).expect("generated");
+        std::fs::write(&file, &text).expect("written");
+        follow(&file, &store, false, std::time::Duration::ZERO, |_| false).expect("followed");
+        let half = text.len() as u64 / 2;
+        let cut = std::fs::OpenOptions::new().write(true).open(&file);
+        cut.and_then(|f| f.set_len(half)).expect("cut");
+        let started = identity(&std::fs::metadata(&file).expect("the file"));
+        let name = file.display().to_string();
+        let lines = Lines::default();
+        match Follower::resume(&name, &file, started, &store, &lines, loaded_here) {
+            Err(Stop::File(message)) => message,
+            Err(other) => panic!("another stop: {other}"),
+            Ok(_) => panic!("taken up on a file shorter than what was applied"),
+        }
+    }
+
+    /// The process that loaded the store knows the file was cut (its first
+    /// load and the follow read the same file); a later one, with only the
+    /// applied bytes' hash, cannot tell a cut file from another.
+    #[test]
+    fn a_file_cut_before_the_follow_takes_up_is_said_to_be_truncated() {
+        let here = taken_up_after_a_cut(true);
+        assert!(here.contains("was truncated to"), "{here}");
+        assert!(!here.contains("not the file"), "{here}");
+        let later = taken_up_after_a_cut(false);
+        assert!(
+            later.contains("was truncated to") && later.contains("or is not the file"),
+            "{later}"
+        );
+    }
 }

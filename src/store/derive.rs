@@ -14,6 +14,7 @@ use crate::model::{Event, EventBody, Header, IdMap, IdSet, Name, Names};
 use crate::time::{Micros, OPEN};
 use rusqlite::Transaction;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Events replayed per slice (a slice ends between two recorded instants).
 pub(super) const SLICE: usize = 1 << 16;
@@ -230,16 +231,23 @@ fn reading<T>(
 pub(super) struct Sliced {
     /// The replay so far, holding the versions held after the last slice.
     replaying: engine::Slices,
-    /// Seq and citations of the assertions of held versions (and of the slice).
-    origins: IdMap<String, (i64, Vec<String>)>,
+    /// The assertions of held versions (and of the slice), by id.
+    origins: IdMap<String, Arc<Origin>>,
     derived: Derived,
+}
+
+/// An assertion's seq and the evidence it cites, taken from its event once
+/// and shared by the versions it derives.
+struct Origin {
+    seq: i64,
+    cites: Vec<String>,
 }
 
 /// What one slice closed, ready to write.
 pub(super) struct Closed {
     replay: Replay,
-    /// Seq and citations of the closed versions' assertions.
-    origins: IdMap<String, (i64, Vec<String>)>,
+    /// The origin of each closed version's assertion, in the versions' order.
+    origins: Vec<Option<Arc<Origin>>>,
 }
 
 impl Closed {
@@ -251,12 +259,14 @@ impl Closed {
     /// These rows ready to insert (see [`write::Ready`]), agents and topics
     /// coded by `codes`.
     pub(super) fn ready(&self, codes: &super::Ranks) -> write::Ready {
-        let origins: IdMap<&str, AssertionRef> = self
-            .origins
-            .iter()
-            .map(|(id, (seq, cites))| (id.as_str(), AssertionRef { seq: *seq, cites }))
-            .collect();
-        write::Ready::of(&self.replay, 0, &origins, codes)
+        let origin = |i: usize, _: &crate::model::Version| {
+            let o = self.origins.get(i)?.as_deref()?;
+            Some(AssertionRef {
+                seq: o.seq,
+                cites: &o.cites,
+            })
+        };
+        write::Ready::of(&self.replay, 0, origin, codes)
     }
 
     /// Writes these versions, each in place of the store's row of it as a
@@ -286,13 +296,6 @@ impl Sliced {
     /// instants) and empties it.
     pub(super) fn slice(&mut self, slice: &mut Vec<Event>) -> Closed {
         let replay = self.replaying.replay(slice.iter().collect());
-        self.origins.reserve(slice.len());
-        for e in slice.iter() {
-            if let EventBody::Believe(a) = &e.body {
-                self.origins
-                    .insert(a.id.clone(), (e.seq as i64, a.supported_by.clone()));
-            }
-        }
         for o in &replay.outcomes {
             if o.effect == Effect::NoMatch
                 && let Some(e) = slice.iter().find(|e| e.seq == o.seq)
@@ -300,7 +303,18 @@ impl Sliced {
                 self.derived.unmatched.push((o.seq, e.id().to_owned()));
             }
         }
-        slice.clear();
+        // The slice's events are done with: their assertions' ids and
+        // citations move into the origins.
+        self.origins.reserve(slice.len());
+        for e in slice.drain(..) {
+            if let EventBody::Believe(a) = e.body {
+                let origin = Origin {
+                    seq: e.seq as i64,
+                    cites: a.supported_by,
+                };
+                self.origins.insert(a.id, Arc::new(origin));
+            }
+        }
         let closed = self.closing(replay.versions, replay.outcomes);
         let keep: IdSet<&str> = (self.replaying.held().iter())
             .map(|v| &*v.assertion)
@@ -325,12 +339,8 @@ impl Sliced {
         versions: Vec<crate::model::Version>,
         outcomes: Vec<engine::Outcome>,
     ) -> Closed {
-        let origins = versions
-            .iter()
-            .filter_map(|v| {
-                let (id, origin) = self.origins.get_key_value(&*v.assertion)?;
-                Some((id.clone(), origin.clone()))
-            })
+        let origins = (versions.iter())
+            .map(|v| self.origins.get(&*v.assertion).cloned())
             .collect();
         Closed {
             replay: Replay { versions, outcomes },

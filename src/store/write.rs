@@ -298,6 +298,7 @@ pub(super) fn derived(
 }
 
 /// Where a version's assertion sits in the log: its seq and the evidence it cites.
+#[derive(Clone, Copy)]
 pub(crate) struct AssertionRef<'a> {
     pub seq: i64,
     pub cites: &'a [String],
@@ -343,7 +344,8 @@ pub(crate) fn replayed(
     origins: &IdMap<&str, AssertionRef>,
 ) -> rusqlite::Result<()> {
     let codes = Codes::load(tx)?;
-    Ready::of(replay, id_offset, origins, &codes.header).write_with(tx, codes)
+    let origin = |_: usize, v: &crate::model::Version| origins.get(&*v.assertion).copied();
+    Ready::of(replay, id_offset, origin, &codes.header).write_with(tx, codes)
 }
 
 /// One replay's rows made ready to insert away from the connection (a load
@@ -368,25 +370,25 @@ struct ReadyVersion {
 }
 
 impl Ready {
-    /// `replay`'s rows (ids shifted by `id_offset`; `origins` maps assertion
-    /// ids to their seqs and citations), agents and topics coded by `codes`.
-    pub(crate) fn of(
+    /// `replay`'s rows (ids shifted by `id_offset`; `origin(i, version)`
+    /// gives the seq and citations of the assertion of the `i`-th version),
+    /// agents and topics coded by `codes`.
+    pub(crate) fn of<'a>(
         replay: &Replay,
         id_offset: u64,
-        origins: &IdMap<&str, AssertionRef>,
+        origin: impl Fn(usize, &crate::model::Version) -> Option<AssertionRef<'a>>,
         codes: &Ranks,
     ) -> Ready {
         // In primary-key order, so every insert appends to the table's B-tree.
-        let mut ordered: Vec<(i64, &crate::model::Version)> = replay
-            .versions
-            .iter()
-            .map(|v| (lifespan(v.recorded_at, v.superseded_at), v))
+        let mut ordered: Vec<(i64, usize, &crate::model::Version)> = (replay.versions.iter())
+            .enumerate()
+            .map(|(i, v)| (lifespan(v.recorded_at, v.superseded_at), i, v))
             .collect();
-        ordered.sort_unstable_by_key(|&(span, v)| (span, v.superseded_at, v.recorded_at, v.id));
+        ordered.sort_unstable_by_key(|&(span, _, v)| (span, v.superseded_at, v.recorded_at, v.id));
         let mut rest = Vec::new();
         let mut versions = Vec::with_capacity(ordered.len());
-        for (span, v) in ordered {
-            let origin = origins.get(&*v.assertion);
+        for (span, i, v) in ordered {
+            let origin = origin(i, v);
             let start = rest.len();
             crate::store::codec::Rest {
                 split: v.origin == crate::model::Origin::Split,

@@ -357,27 +357,38 @@ fn an_invalid_line_stops_the_follow_with_its_line() {
     );
 }
 
-#[test]
-fn a_store_cannot_follow_another_file() {
+/// A store a follow of `text` wrote (stopped once it applied all of it), in
+/// a new directory with the file followed.
+fn a_followed_store(text: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("live.jsonl");
     let db = dir.path().join("live.db");
-    let text = generated(200, 5, 2, 3);
-    std::fs::write(&file, &text).unwrap();
+    std::fs::write(&file, text).unwrap();
     let mut child = follower(&file, &db);
     wait_for(&db, text.len() as u64, &mut child);
     child.kill().ok();
     child.wait().ok();
-    let other: PathBuf = dir.path().join("other.jsonl");
-    std::fs::write(&other, generated(200, 5, 2, 9)).unwrap();
+    (dir, file, db)
+}
+
+/// `asof load FILE --db DB --follow`, to its end (a refusal).
+fn follow_again(file: &Path, db: &Path) -> assert_cmd::assert::Assert {
     asof()
         .arg("load")
-        .arg(&other)
+        .arg(file)
         .arg("--db")
-        .arg(&db)
+        .arg(db)
         .arg("--follow")
         .timeout(Duration::from_secs(30))
         .assert()
+}
+
+#[test]
+fn a_store_cannot_follow_another_file() {
+    let (dir, _, db) = a_followed_store(&generated(200, 5, 2, 3));
+    let other: PathBuf = dir.path().join("other.jsonl");
+    std::fs::write(&other, generated(200, 5, 2, 9)).unwrap();
+    follow_again(&other, &db)
         .code(2)
         .stderr(predicates::str::contains("is not the file"));
 }
@@ -387,15 +398,8 @@ fn a_store_cannot_follow_another_file() {
 /// the applied bytes' hash), and keeps the store.
 #[test]
 fn a_follow_taken_up_on_a_truncated_file_says_so() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("live.jsonl");
-    let db = dir.path().join("live.db");
     let text = generated(200, 5, 2, 3);
-    std::fs::write(&file, &text).unwrap();
-    let mut child = follower(&file, &db);
-    wait_for(&db, text.len() as u64, &mut child);
-    child.kill().ok();
-    child.wait().ok();
+    let (_dir, file, db) = a_followed_store(&text);
     let before = tables(&db);
     let half = text.len() as u64 / 2;
     std::fs::OpenOptions::new()
@@ -404,14 +408,7 @@ fn a_follow_taken_up_on_a_truncated_file_says_so() {
         .unwrap()
         .set_len(half)
         .unwrap();
-    asof()
-        .arg("load")
-        .arg(&file)
-        .arg("--db")
-        .arg(&db)
-        .arg("--follow")
-        .timeout(Duration::from_secs(30))
-        .assert()
+    follow_again(&file, &db)
         .code(2)
         .stderr(predicates::str::contains(format!(
             "was truncated to {half} bytes after {} were applied, or is not the file",

@@ -109,8 +109,7 @@ pub fn follow(
         })?;
         let conn = Connection::open(store)?;
         conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
-        let lines = count_lines(dataset, len)?;
-        let sha = hash_prefix(dataset, len)?;
+        let (lines, sha) = lines_and_hash(dataset, len)?;
         set_meta(&conn, len, lines, &sha)?;
         let events = loaded.events();
         first = Some(Batch {
@@ -177,36 +176,26 @@ fn io(path: &Path, source: std::io::Error) -> Stop {
     })
 }
 
-fn count_lines(dataset: &Path, len: u64) -> Result<usize, Stop> {
-    let mut n = 0;
-    read_prefix(dataset, len, |chunk| {
-        n += chunk.iter().filter(|&&b| b == b'\n').count()
-    })?;
-    Ok(n)
-}
-
-fn hash_prefix(dataset: &Path, len: u64) -> Result<String, Stop> {
-    let mut sha = Sha256::new();
-    read_prefix(dataset, len, |chunk| sha.update(chunk))?;
-    Ok(hex(&sha.finalize()))
+/// The lines in the first `len` bytes of `dataset` and their SHA-256, in one
+/// read. (A file cut shorter since it was loaded is told by
+/// [`Follower::resume`], which compares its length with what was applied.)
+fn lines_and_hash(dataset: &Path, len: u64) -> Result<(usize, String), Stop> {
+    let file = std::fs::File::open(dataset).map_err(|e| io(dataset, e))?;
+    let mut input = file.take(len);
+    let mut buf = vec![0u8; 1 << 16];
+    let (mut lines, mut sha) = (0, Sha256::new());
+    loop {
+        let n = input.read(&mut buf).map_err(|e| io(dataset, e))?;
+        if n == 0 {
+            return Ok((lines, hex(&sha.finalize())));
+        }
+        lines += buf[..n].iter().filter(|&&b| b == b'\n').count();
+        sha.update(&buf[..n]);
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Hands the first `len` bytes of `path` to `each`, a chunk at a time.
-fn read_prefix(path: &Path, len: u64, mut each: impl FnMut(&[u8])) -> Result<(), Stop> {
-    let file = std::fs::File::open(path).map_err(|e| io(path, e))?;
-    let mut input = file.take(len);
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = input.read(&mut buf).map_err(|e| io(path, e))?;
-        if n == 0 {
-            return Ok(());
-        }
-        each(&buf[..n]);
-    }
 }
 
 fn set_meta(conn: &Connection, offset: u64, lines: usize, sha: &str) -> rusqlite::Result<()> {
@@ -364,12 +353,14 @@ impl<'a> Follower<'a> {
         // differ: it may have been cut while read here): the file this
         // process loaded was truncated; a file an earlier follow applied
         // may be that file truncated or another one.
-        let shorter = |len: u64| match loaded_here {
-            true => truncated(name, len, offset),
-            false => Stop::File(format!(
+        let shorter = |len: u64| {
+            if loaded_here {
+                return truncated(name, len, offset);
+            }
+            Stop::File(format!(
                 "{name}: was truncated to {len} bytes after {offset} were applied, or is not the file {} was following; pass --force to load it again",
                 store.display()
-            )),
+            ))
         };
         let changed = || match std::fs::metadata(dataset) {
             Ok(now) if now.len() < offset => shorter(now.len()),

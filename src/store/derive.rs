@@ -170,7 +170,7 @@ pub(super) fn finish_derived_beside(
         // Told once the derived indexes are committed.
         let (indexed, derived_indexes) = std::sync::mpsc::channel::<()>();
         let apart = pages_apart.path();
-        let paging = s.spawn(move || {
+        let pages_then_truths = s.spawn(move || {
             reading(path, |snapshot| super::pages::write_apart(snapshot, apart))?;
             // Then the truths, read through the topic index. Dropped unsent,
             // the writer failed: its error is the load's.
@@ -182,12 +182,12 @@ pub(super) fn finish_derived_beside(
         let tx = conn.transaction()?;
         super::schema::build_indexes(&tx, DERIVED_INDEXES)?;
         tx.commit()?;
-        // The paging thread may have failed and gone: its error is joined below.
+        // The pages' thread may have failed and gone: its error is joined below.
         let _ = indexed.send(());
         let tx = conn.transaction()?;
         super::schema::build_indexes(&tx, log_indexes)?;
         tx.commit()?;
-        let truths = paging
+        let truths = pages_then_truths
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
         let computed = computing

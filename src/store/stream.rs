@@ -11,9 +11,10 @@
 //!                                     carried over     version rows
 //!
 //!  then, once both are committed:
-//!    writing connection   the log's other indexes, derived indexes, truths
+//!    writing connection   the derived indexes (committed), the log's other indexes
 //!    second connection    the scrub index
-//!    third connection     the version pages
+//!    third connection     the version pages, then the truths (once the
+//!                         derived indexes are committed)
 //! ```
 //!
 //! The file is read a few batches at a time and every event is written to the
@@ -27,11 +28,13 @@
 //! the connection's thread once its log is written, read back by
 //! `(recorded_at, seq)`. What stays in memory is the held set, one small entry
 //! per event id (for references), the current slice, and SQLite's page cache —
-//! not the log and not its versions. Once the log (with its indexes by id and
-//! by cited evidence) and the versions are committed, the log's other indexes,
-//! the derived indexes and the truths are built while a second connection
-//! computes the scrub index and a third the version pages
-//! (`derive::finish_derived_beside`).
+//! not the log and not its versions — and, at the end, the scrub index, which
+//! is computed whole before it is stored (≈ 100 MB at a million events). Once
+//! the log (with its indexes by id and by cited evidence) and the versions are
+//! committed, the derived indexes and the log's other indexes are built while
+//! a second connection computes the scrub index and a third the version pages
+//! and then the truths (`derive::finish_derived_beside`). While it runs, a
+//! load keeps the memory it frees committed ([`super::FreedMemoryKept`]).
 
 use super::Ranks;
 use super::derive::{Derived, SLICE, Sliced, derive, finish_derived_beside};

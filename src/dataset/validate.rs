@@ -188,6 +188,16 @@ struct Reference {
     target: Target,
 }
 
+/// The event a citation is checked for: its place in the file, kind, id and
+/// recorded time.
+#[derive(Clone, Copy)]
+struct Citing<'a> {
+    index: usize,
+    kind: EventKind,
+    id: &'a str,
+    recorded_at: Micros,
+}
+
 enum Target {
     /// The `pos`-th citation.
     Cites { pos: usize, evidence: String },
@@ -325,11 +335,17 @@ impl<'a> Incremental<'a> {
         let kind = event.kind();
         let recorded_at = event.recorded_at();
         let id = event.id();
+        let by = Citing {
+            index,
+            kind,
+            id,
+            recorded_at,
+        };
         for (pos, cited) in event.cites().iter().enumerate() {
-            self.cite(index, kind, id, recorded_at, pos, cited);
+            self.cite(by, pos, cited);
         }
         if let EventBody::Verify(v) = &event.body {
-            self.cite(index, kind, id, recorded_at, 0, &v.evidence);
+            self.cite(by, 0, &v.evidence);
         }
         let k = kind.as_str();
         let owner = match &event.body {
@@ -378,23 +394,15 @@ impl<'a> Incremental<'a> {
 
     /// Checks the `pos`-th evidence an event cites now if it came earlier in
     /// the file, or keeps the citation for [`finish`](Self::finish).
-    fn cite(
-        &mut self,
-        index: usize,
-        kind: EventKind,
-        id: &str,
-        recorded_at: Micros,
-        pos: usize,
-        cited: &str,
-    ) {
+    fn cite(&mut self, by: Citing, pos: usize, cited: &str) {
         if self.known.contains_key(cited) {
-            self.check_cite(index, kind, id, recorded_at, pos, cited);
+            self.check_cite(by, pos, cited);
         } else {
             self.deferred.push(Reference {
-                index,
-                kind,
-                id: id.to_owned(),
-                recorded_at,
+                index: by.index,
+                kind: by.kind,
+                id: by.id.to_owned(),
+                recorded_at: by.recorded_at,
                 target: Target::Cites {
                     pos,
                     evidence: cited.to_owned(),
@@ -422,7 +430,13 @@ impl<'a> Incremental<'a> {
     fn check_reference(&mut self, r: Reference) -> Option<String> {
         match r.target {
             Target::Cites { pos, evidence } => {
-                self.check_cite(r.index, r.kind, &r.id, r.recorded_at, pos, &evidence);
+                let by = Citing {
+                    index: r.index,
+                    kind: r.kind,
+                    id: &r.id,
+                    recorded_at: r.recorded_at,
+                };
+                self.check_cite(by, pos, &evidence);
                 None
             }
             Target::Assertion { assertion, agent } => {
@@ -431,15 +445,13 @@ impl<'a> Incremental<'a> {
         }
     }
 
-    fn check_cite(
-        &mut self,
-        index: usize,
-        kind: EventKind,
-        id: &str,
-        recorded_at: Micros,
-        pos: usize,
-        cited: &str,
-    ) {
+    fn check_cite(&mut self, by: Citing, pos: usize, cited: &str) {
+        let Citing {
+            index,
+            kind,
+            id,
+            recorded_at,
+        } = by;
         let (field, verb) = match kind {
             EventKind::Believe => ("supported_by", "cites"),
             EventKind::Verify => ("evidence", "verifies"),

@@ -19,6 +19,7 @@ pub mod model;
 pub mod query;
 pub mod store;
 pub mod synth;
+pub mod text;
 pub mod time;
 #[cfg(feature = "tui")]
 pub mod tui;

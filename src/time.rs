@@ -249,6 +249,15 @@ pub fn format_with(micros: Micros, pattern: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Whether `text` is a clock time without a date (`12:10`, `12:10:30`): such
+/// a time is read on some day, and whoever reads it must say which.
+pub fn is_clock_only(text: &str) -> bool {
+    let text = text.trim();
+    ["%H:%M:%S", "%H:%M"]
+        .iter()
+        .any(|fmt| chrono::NaiveTime::parse_from_str(text, fmt).is_ok())
+}
+
 /// A time as people type it, in the CLI's `--at`/`--about` and the TUI's jump
 /// prompt alike: `now`; RFC 3339 with an offset; `YYYY-MM-DD`; `YYYY-MM-DD HH:MM[:SS]`
 /// (UTC); or `HH:MM[:SS]` (UTC, on the day of `today`). A date-time written with

@@ -506,7 +506,7 @@ fn key_cells_carry_their_styles() {
     let (x, y) = find(&buffer, "triage Bad deploy");
     assert!(buffer[(x, y)].modifier.contains(Modifier::REVERSED));
     // The belief closed just now is struck through.
-    let (_, y) = find(&buffer, "✗ su│");
+    let (_, y) = find(&buffer, "✗ by B19│");
     let (x, _) = find(&buffer, "triage Expired TLS");
     let x = x + "triage ".chars().count() as u16;
     assert!(buffer[(x, y)].modifier.contains(Modifier::CROSSED_OUT));
@@ -1210,6 +1210,12 @@ fn m_marks_evidence_into_the_review_file_only() {
     select_evidence(&mut app, "E17");
     app.update(Action::Mark);
     assert!(app.popup.is_some(), "the mark prompt opens");
+    // The prompt names what it marks: the item, its kind and source, the instant.
+    let prompt = text(&draw(&app));
+    assert!(
+        prompt.contains("Mark E17 (metric, grafana) at 03-04 12:00 as:"),
+        "{prompt}"
+    );
     for c in "nonsense".chars() {
         app.update(Action::Type(c));
     }
@@ -1228,6 +1234,9 @@ fn m_marks_evidence_into_the_review_file_only() {
     app.update(Action::Open);
     assert!(app.popup.is_none(), "{:?}", app.popup);
     let written = std::fs::read_to_string(&review).unwrap();
+    // The status line repeats the line written to the review file.
+    let status = app.status.clone().unwrap_or_default();
+    assert!(status.contains(written.trim()), "{status}");
     let line: serde_json::Value = serde_json::from_str(written.trim()).unwrap();
     assert_eq!(line["verify"]["evidence"], "E17");
     assert_eq!(line["verify"]["state"], "rejected");
@@ -1709,7 +1718,7 @@ fn e_writes_the_report_of_what_is_shown() {
     app.update(Action::Export);
     let screen = text(&draw(&app));
     assert!(
-        screen.contains("Write the report of what is shown: md or html [FILE]"),
+        screen.contains("Write the report of what is shown: md or html, then a file name"),
         "{screen}"
     );
     app.update(Action::Open);
@@ -1778,4 +1787,147 @@ fn e_writes_the_report_of_what_is_shown() {
     let store = asof::store::Store::open(&fork).unwrap();
     asof::tui::write_report(&store, false, &md).unwrap();
     assert!(std::fs::read_to_string(&md).unwrap().contains("E15"));
+}
+
+/// Every event id of a timeline (evidence, assertions, retractions,
+/// verifications) and every instant at which something was recorded.
+fn ids_and_instants(timeline: &Timeline) -> (std::collections::HashSet<String>, Vec<i64>) {
+    let mut ids = std::collections::HashSet::new();
+    let mut instants = Vec::new();
+    let Some((first, _)) = timeline.span() else {
+        return (ids, instants);
+    };
+    let mut t = Some(first);
+    while let Some(at) = t {
+        for m in timeline.marks_at(at) {
+            ids.insert(m.id.clone());
+            ids.extend(m.cites.iter().map(|c| c.to_string()));
+        }
+        instants.push(at);
+        t = timeline.next_event(at);
+    }
+    (ids, instants)
+}
+
+/// The maximal runs of id characters in `line`, each with the character after it.
+fn tokens(line: &str) -> Vec<(String, Option<char>)> {
+    let is_id = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if is_id(chars[i]) {
+            let start = i;
+            while i < chars.len() && is_id(chars[i]) {
+                i += 1;
+            }
+            out.push((chars[start..i].iter().collect(), chars.get(i).copied()));
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// An auditor copies ids off the screen: on every belief row, at every
+/// width from 60 to 220 columns and at every event of the demo and of the
+/// imported sre-agent trace, each id shown is one the row's belief cites or
+/// names (its assertion, what closed, clipped or reconfirmed it) — never a
+/// cut id, which would name another item (`E1` for `E15`).
+#[test]
+fn every_id_on_a_belief_row_is_whole_and_the_rows_own() {
+    for source in ["demo", "datasets/sre-agent.otlp.jsonl"] {
+        let open = || match source {
+            "demo" => Timeline::load(source::demo().unwrap()).unwrap(),
+            path => {
+                Timeline::load(source::open(Some(std::path::Path::new(path))).unwrap()).unwrap()
+            }
+        };
+        let (ids, instants) = ids_and_instants(&open());
+        assert!(ids.len() > 10 && instants.len() > 10, "{source}");
+        let mut rows_checked = 0;
+        for width in (60..=220).step_by(8) {
+            let mut app = App::new(open(), Theme { color: false }, (width, 40));
+            for &t in &instants {
+                app.seek(t);
+                let buffer = draw(&app);
+                let screen: Vec<String> = text(&buffer).lines().map(str::to_owned).collect();
+                let areas = app.areas();
+                let Some(area) = areas.beliefs else { continue };
+                let rows = asof::tui::layout::belief_rows(area);
+                let window: Vec<usize> = app
+                    .beliefs
+                    .list
+                    .window(rows.height as usize)
+                    .map(|(_, i)| i)
+                    .collect();
+                for (n, i) in window.into_iter().enumerate() {
+                    let row = &app.beliefs.rows[i];
+                    let Some(b) = row.belief.map(|i| app.timeline.belief(i)) else {
+                        continue;
+                    };
+                    let v = &b.version;
+                    let mut allowed: std::collections::HashSet<String> =
+                        b.supported_by.iter().map(|e| e.to_string()).collect();
+                    allowed.insert(v.assertion.to_string());
+                    allowed.extend(v.clipped_by.iter().map(|c| c.to_string()));
+                    allowed.extend(tokens(&row.note).into_iter().map(|(t, _)| t));
+                    if let Some(c) = &v.closed {
+                        allowed.extend(tokens(&c.to_string()).into_iter().map(|(t, _)| t));
+                    }
+                    let line: String = screen[(rows.y as usize) + n]
+                        .chars()
+                        .skip(rows.x as usize)
+                        .take(rows.width as usize)
+                        .collect();
+                    for (token, next) in tokens(&line) {
+                        if ids.contains(&token) {
+                            assert!(
+                                allowed.contains(&token),
+                                "{source} at {width} columns, {}: `{token}` on the row of {} names an item it does not cite\n{line}",
+                                asof::time::format(t),
+                                v.claim
+                            );
+                        } else {
+                            let prefix = ids.iter().any(|id| id.starts_with(&token));
+                            assert!(
+                                !(prefix
+                                    && (next == Some('…')
+                                        || token.chars().any(|c| c.is_ascii_digit()))),
+                                "{source} at {width} columns: `{token}` is a cut id\n{line}"
+                            );
+                        }
+                    }
+                    rows_checked += 1;
+                }
+            }
+        }
+        assert!(
+            rows_checked > 300,
+            "{source}: only {rows_checked} rows read"
+        );
+    }
+}
+
+/// At 80×24 the footer keeps `? help` and `q quit` whatever is focused, and
+/// the header keeps the cursor's instant and the play state whole.
+#[test]
+fn the_80x24_footer_keeps_help_and_quit_in_every_focus() {
+    let mut app = demo(false, (80, 24));
+    app.seek(at("2026-03-03T12:10:00Z"));
+    for _ in 0..4 {
+        let screen = text(&draw(&app));
+        let footer = screen.lines().nth(23).unwrap_or("");
+        assert!(
+            footer.contains("? help") && footer.contains("q quit"),
+            "{:?}: {footer}",
+            app.focus
+        );
+        let header = screen.lines().next().unwrap_or("");
+        assert!(
+            header.contains("recorded ▸ 2026-03-03T12:10:00Z") && header.contains("⏸ paused"),
+            "{header}"
+        );
+        app.update(Action::FocusNext);
+    }
 }

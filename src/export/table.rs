@@ -14,8 +14,14 @@ impl Table {
         }
     }
 
+    /// A row; a cell's newlines show as `⏎`, so each row stays one line.
     pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
+        self.rows.push(
+            cells
+                .into_iter()
+                .map(|c| crate::text::one_line(&c).into_owned())
+                .collect(),
+        );
     }
 
     pub fn is_empty(&self) -> bool {
@@ -71,5 +77,9 @@ mod tests {
         t.row(vec!["x|y".into(), "1".into()]);
         assert_eq!(t.text(), "A    LONG\nx|y  1\n");
         assert_eq!(t.markdown(), "| A | LONG |\n|---|---|\n| x\\|y | 1 |\n");
+        // Tool output's newlines never break a row.
+        let mut t = Table::new(vec!["ID", "SUMMARY"]);
+        t.row(vec!["E1".into(), "Nodes:\n- a\n- b".into()]);
+        assert_eq!(t.text(), "ID  SUMMARY\nE1  Nodes:⏎- a⏎- b\n");
     }
 }

@@ -323,7 +323,7 @@ impl App {
             Action::Copy => self.copy(),
             Action::SaveFork => self.save_fork(),
             Action::Export => {
-                self.popup = Some(Popup::Prompt(Prompt::new(
+                self.popup = Some(Popup::Prompt(Prompt::offering(
                     PromptKind::Export,
                     "html".into(),
                 )))

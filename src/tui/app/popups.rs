@@ -29,9 +29,12 @@ impl App {
                 self.popup = None;
                 self.swap_timelines();
             }
-            Effect::Seek(t) => {
+            Effect::Seek(t, read_as) => {
                 self.popup = None;
                 self.move_cursor(t);
+                if read_as.is_some() {
+                    self.status = read_as;
+                }
             }
             Effect::Filter(PromptKind::Filter(focus), text) => {
                 if action == Action::Back {

@@ -29,10 +29,17 @@ impl App {
                     ));
                     return;
                 }
-                self.popup = Some(Popup::Prompt(Prompt::new(
-                    PromptKind::Verify(i),
-                    String::new(),
-                )));
+                let subject = format!(
+                    "Mark {} ({}, {}) at {} as:",
+                    e.id,
+                    e.kind.as_str(),
+                    e.source,
+                    time::format_short(self.cursor)
+                );
+                self.popup = Some(Popup::Prompt(Prompt {
+                    subject: Some(subject),
+                    ..Prompt::new(PromptKind::Verify(i), String::new())
+                }));
             }
             _ => {
                 self.status =
@@ -80,9 +87,9 @@ impl App {
             .ledger
             .add_verification(v, u64::MAX - 1_000_000 + n as u64);
         self.timeline.ledger.seal();
+        // The status repeats the line written, so what was marked is never a guess.
         self.status = Some(format!(
-            "{} marked {} at {} → {} (the store is unchanged)",
-            evidence,
+            "{evidence} marked {} at {} · wrote to {}: {line} (the store is unchanged)",
             state.as_str(),
             time::format_short(at),
             path.display()

@@ -30,6 +30,8 @@ pub struct BeliefRow {
     /// Index into `Timeline::beliefs`, for held and just-closed rows.
     pub belief: Option<usize>,
     pub note: String,
+    /// A conflicted heading's claims, per agent (the note says them whole).
+    pub conflict: Vec<(String, Vec<String>)>,
     pub version: Option<u64>,
     /// The topic has more than one row under it: its valid intervals tell
     /// "held at once" from "contradicts", so they are always shown.
@@ -91,7 +93,8 @@ pub struct BeliefCells {
     pub confidence: String,
     pub valid: String,
     pub since: String,
-    pub evidence: String,
+    /// The cited evidence ids, fitted whole (`E15,E21 +2`) when drawn.
+    pub evidence: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -163,6 +166,7 @@ impl BeliefsState {
                 claim_index: 0,
                 belief: None,
                 note: String::new(),
+                conflict: Vec::new(),
                 version: None,
                 several,
                 right: false,
@@ -213,6 +217,7 @@ impl BeliefsState {
                     claim_index: looks.get(i).map_or(0, |l| l.claim_index as usize),
                     belief: Some(i),
                     note,
+                    conflict: Vec::new(),
                     version: Some(k.id),
                     topic: ti,
                     several,
@@ -342,11 +347,7 @@ impl BeliefsState {
                         confidence: confidence_cell(v.confidence, row.quality.as_ref()),
                         valid: time::format_interval_short(v.valid),
                         since: format_short(v.recorded_at),
-                        evidence: if b.supported_by.is_empty() {
-                            "-".into()
-                        } else {
-                            b.supported_by.join(",")
-                        },
+                        evidence: b.supported_by.iter().map(|e| e.to_string()).collect(),
                     }
                 })
             })
@@ -385,7 +386,8 @@ impl BeliefsState {
                 let row = &mut self.rows[r];
                 row.kind = BeliefRowKind::Topic { conflict };
                 if conflict {
-                    row.note = conflicted(&answer);
+                    row.conflict = conflict_parts(&answer);
+                    row.note = fit_conflict(&row.conflict, usize::MAX);
                 }
             }
             _ => {
@@ -422,22 +424,73 @@ pub fn claim_of<'a>(timeline: &'a Timeline, row: &BeliefRow) -> &'a str {
     }
 }
 
-/// "⚠ conflicted: triage “A” · infra “B”": every agent's claim, none picked.
-fn conflicted(answer: &quality::Answer) -> String {
-    let mut by_agent: Vec<(&str, Vec<String>)> = Vec::new();
+/// Every agent's claims in a conflict, in the answer's order; none picked.
+fn conflict_parts(answer: &quality::Answer) -> Vec<(String, Vec<String>)> {
+    let mut by_agent: Vec<(String, Vec<String>)> = Vec::new();
     for c in &answer.agents {
-        let claim = format!("“{}”", c.claim);
-        match by_agent.iter_mut().find(|(a, _)| *a == &*c.agent) {
-            Some((_, claims)) => claims.push(claim),
-            None => by_agent.push((&c.agent, vec![claim])),
+        match by_agent.iter_mut().find(|(a, _)| *a == *c.agent) {
+            Some((_, claims)) => claims.push(c.claim.to_string()),
+            None => by_agent.push((c.agent.to_string(), vec![c.claim.to_string()])),
         }
     }
-    let agents: Vec<String> = by_agent
-        .into_iter()
-        .map(|(agent, claims)| format!("{agent} {}", claims.join(", ")))
-        .collect();
-    format!("⚠ conflicted: {}", agents.join(" · "))
+    by_agent
 }
+
+/// "⚠ conflicted: triage “A”, “B” · infra “C”" within `max` columns: every
+/// agent is named with its claims. When they do not fit whole, the claims are
+/// first cut (visibly, with `…`) to share the room, down to
+/// [`CLAIM_MIN`] columns each; then each agent shows its first claims and
+/// `+N` for the rest, never silently fewer.
+pub fn fit_conflict(parts: &[(String, Vec<String>)], max: usize) -> String {
+    let build = |room: usize, per_agent: usize| {
+        let agents: Vec<String> = parts
+            .iter()
+            .map(|(agent, claims)| {
+                let shown: Vec<String> = claims
+                    .iter()
+                    .take(per_agent)
+                    .map(|c| format!("“{}”", crate::text::cut(c, room)))
+                    .collect();
+                let more = claims.len().saturating_sub(per_agent);
+                let more = if more > 0 {
+                    format!(" +{more}")
+                } else {
+                    String::new()
+                };
+                format!("{agent} {}{more}", shown.join(", "))
+            })
+            .collect();
+        format!("⚠ conflicted: {}", agents.join(" · "))
+    };
+    let most = parts.iter().map(|(_, c)| c.len()).max().unwrap_or(0);
+    let longest = parts
+        .iter()
+        .flat_map(|(_, c)| c.iter())
+        .map(|c| crate::text::width(c))
+        .max()
+        .unwrap_or(0);
+    let fits = |line: &String| crate::text::width(line) <= max;
+    let whole = build(usize::MAX, most);
+    if fits(&whole) {
+        return whole;
+    }
+    for room in (CLAIM_MIN..longest).rev() {
+        let line = build(room, most);
+        if fits(&line) {
+            return line;
+        }
+    }
+    for per_agent in (1..most).rev() {
+        let line = build(CLAIM_MIN, per_agent);
+        if fits(&line) {
+            return line;
+        }
+    }
+    crate::text::cut(&build(CLAIM_MIN, 1), max)
+}
+
+/// The fewest columns a claim is cut to in a conflict line.
+const CLAIM_MIN: usize = 8;
 
 /// "✗ unsupported: E15 rejected", "⚠ contested: E7 conflicted", or nothing.
 fn lost_support(
@@ -492,4 +545,44 @@ pub fn claim_index(timeline: &Timeline) -> Vec<HashMap<String, usize>> {
         }
     }
     index
+}
+
+#[cfg(test)]
+mod conflict_tests {
+    use super::fit_conflict;
+
+    #[test]
+    fn a_conflict_names_every_agent_and_counts_what_it_cannot_show() {
+        let parts = vec![
+            (
+                "triage".to_owned(),
+                vec!["eu-west".into(), "us-east".into(), "ap-south".into()],
+            ),
+            ("infra".to_owned(), vec!["eu-west".into()]),
+        ];
+        assert_eq!(
+            fit_conflict(&parts, 200),
+            "⚠ conflicted: triage “eu-west”, “us-east”, “ap-south” · infra “eu-west”"
+        );
+        assert_eq!(
+            fit_conflict(&parts, 52),
+            "⚠ conflicted: triage “eu-west” +2 · infra “eu-west”"
+        );
+        let parts = vec![
+            (
+                "triage".to_owned(),
+                vec!["Bad deploy of checkout-service v4.12".into()],
+            ),
+            (
+                "infra".to_owned(),
+                vec!["Card-network provider outage".into()],
+            ),
+        ];
+        let line = fit_conflict(&parts, 56);
+        assert!(
+            line.contains("triage “Bad deplo") && line.contains("infra “Card-n"),
+            "{line}"
+        );
+        assert!(crate::text::width(&line) <= 56);
+    }
 }

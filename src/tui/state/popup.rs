@@ -106,6 +106,11 @@ pub struct Prompt {
     /// The caret, in characters.
     pub caret: usize,
     pub error: Option<String>,
+    /// What the prompt is about, when it is about one thing (the mark
+    /// prompt names its item: "Mark E18 (metric, grafana) at 03-04 09:40 as:").
+    pub subject: Option<String>,
+    /// The text was offered, not typed: the first key typed replaces it.
+    pub offered: bool,
 }
 
 impl Prompt {
@@ -116,6 +121,16 @@ impl Prompt {
             text,
             caret,
             error: None,
+            subject: None,
+            offered: false,
+        }
+    }
+
+    /// A prompt whose text is an offer: typing replaces it, moving the caret keeps it.
+    pub fn offering(kind: PromptKind, text: String) -> Prompt {
+        Prompt {
+            offered: !text.is_empty(),
+            ..Prompt::new(kind, text)
         }
     }
 
@@ -128,6 +143,10 @@ impl Prompt {
 
     /// Types or edits; returns whether the text changed.
     pub fn edit(&mut self, action: Action) -> bool {
+        if std::mem::take(&mut self.offered) && matches!(action, Action::Type(_)) {
+            self.text.clear();
+            self.caret = 0;
+        }
         let len = self.text.chars().count();
         match action {
             Action::Type(c) => {
@@ -190,8 +209,9 @@ pub enum Effect {
     Close,
     /// The compare view's `c`: close it and show the fork in the panels.
     ShowFork,
-    /// The jump prompt read a time.
-    Seek(Micros),
+    /// The jump prompt read a time; the words say how, when the text named
+    /// no day (`12:10 → 2026-03-03 12:10 UTC, the cursor's day`).
+    Seek(Micros, Option<String>),
     /// The filter prompt's text changed (or was cancelled: empty).
     Filter(PromptKind, String),
     /// The mark prompt read a state and a note for evidence item `n`.
@@ -248,9 +268,17 @@ impl Prompt {
                 Effect::Close
             }
             (Action::Open, PromptKind::Export) => {
-                let mut words = self.text.split_whitespace();
-                let format = words.next().map(str::to_ascii_lowercase);
-                let file = words.next().map(str::to_owned);
+                // The format, then everything after it is one file name
+                // (spaces and all; quotes around it are taken off).
+                let text = self.text.trim();
+                let (format, file) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+                let format = Some(format.to_ascii_lowercase()).filter(|f| !f.is_empty());
+                let file = file.trim();
+                let file = file
+                    .strip_prefix('"')
+                    .and_then(|f| f.strip_suffix('"'))
+                    .unwrap_or(file);
+                let file = Some(file.to_owned()).filter(|f| !f.is_empty());
                 match format.as_deref() {
                     Some("md" | "markdown") => Effect::Export(false, file),
                     Some("html") => Effect::Export(true, file),
@@ -269,7 +297,16 @@ impl Prompt {
             },
             (Action::Open, PromptKind::Filter(_)) => Effect::Close,
             (Action::Open, PromptKind::Jump) => match time::parse_user(&self.text, now, cursor) {
-                Ok(t) => Effect::Seek(t),
+                Ok(t) => Effect::Seek(
+                    t,
+                    time::is_clock_only(&self.text).then(|| {
+                        format!(
+                            "{} → {} UTC, on the cursor's day",
+                            self.text.trim(),
+                            time::format(t).trim_end_matches('Z').replace('T', " ")
+                        )
+                    }),
+                ),
                 // The text stays, to be mended.
                 Err(e) => {
                     self.error = Some(e);
@@ -329,6 +366,44 @@ mod tests {
         p.edit(Action::Edit(Edit::Right));
         p.edit(Action::Type('é'));
         assert_eq!((p.text.as_str(), p.caret), ("0é12:", 2));
+    }
+
+    #[test]
+    fn an_offered_format_is_replaced_by_typing_and_a_file_name_keeps_its_spaces() {
+        let mut p = Prompt::offering(PromptKind::Export, "html".into());
+        for c in "md my report.md".chars() {
+            p.edit(Action::Type(c));
+        }
+        assert_eq!(p.text, "md my report.md");
+        assert_eq!(
+            p.update(Action::Open, 0, 0),
+            Effect::Export(false, Some("my report.md".into()))
+        );
+        // Moving the caret first keeps the offer, to be edited.
+        let mut p = Prompt::offering(PromptKind::Export, "html".into());
+        p.edit(Action::Edit(Edit::End));
+        p.edit(Action::Type(' '));
+        p.edit(Action::Type('x'));
+        assert_eq!(
+            p.update(Action::Open, 0, 0),
+            Effect::Export(true, Some("x".into()))
+        );
+    }
+
+    #[test]
+    fn a_clock_time_says_the_day_it_was_read_on() {
+        let cursor = time::parse("2026-03-03T08:00:00Z").unwrap_or_default();
+        let mut p = Prompt::new(PromptKind::Jump, "12:10".into());
+        let at = time::parse("2026-03-03T12:10:00Z").unwrap_or_default();
+        assert_eq!(
+            p.update(Action::Open, 0, cursor),
+            Effect::Seek(
+                at,
+                Some("12:10 → 2026-03-03 12:10:00 UTC, on the cursor's day".into())
+            )
+        );
+        let mut p = Prompt::new(PromptKind::Jump, "2026-03-03 12:10".into());
+        assert_eq!(p.update(Action::Open, 0, cursor), Effect::Seek(at, None));
     }
 
     #[test]

@@ -18,8 +18,8 @@ use crate::engine::quality::Freshness;
 use crate::time;
 use crate::tui::app::{App, Focus};
 use crate::tui::layout;
-use crate::tui::state::beliefs::{BeliefCells, BeliefRowKind, agent_of, claim_of};
-use crate::tui::text::{fit, wrap};
+use crate::tui::state::beliefs::{BeliefCells, BeliefRowKind, agent_of, claim_of, fit_conflict};
+use crate::tui::text::{cut, fit, id_list, wrap};
 use crate::tui::theme::claim_glyph;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -27,15 +27,18 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+/// The claim's columns when a note needs the rest of the row.
+const CLAIM_ROOM: usize = 14;
+
 pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
     let theme = &app.theme;
     let state = &app.beliefs;
     let focused = app.focus == Focus::Beliefs;
     let filter = if state.list.is_filtered() {
         format!(
-            " · filter “{}”: {} matches",
+            " · filter “{}”: {}",
             state.list.filter,
-            state.matches()
+            crate::text::count(state.matches(), "match", "matches")
         )
     } else {
         String::new()
@@ -97,27 +100,30 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
     // The claim first (up to its longest), then `since`, then the note or
     // evidence in what is left; the selected row is repeated whole below.
     let avail = width.saturating_sub(fixed + valid_w);
-    let note_w = state
+    // The note (or evidence) column of belief rows (a heading's conflict
+    // has its own line), in the short forms ("✗ by B19") the claims make room for.
+    let brief = state
         .list
         .window(rows_area.height as usize)
         .zip(&state.cells)
+        .filter(|((_, i), _)| state.rows[*i].belief.is_some())
         .map(|((_, i), c)| {
             let r = &state.rows[i];
-            2 + crate::tui::text::width(if r.note.is_empty() {
-                &c.evidence
+            2 + if r.note.is_empty() {
+                crate::tui::text::width(&c.evidence.join(",")).max(1)
             } else {
-                &r.note
-            })
+                crate::tui::text::width(&short_note(&r.note))
+            }
         })
         .max()
         .unwrap_or(4);
-    // The note gets what the longest claim leaves, but never less than a quarter.
-    let note_room = note_w
-        .min(avail.saturating_sub(longest))
-        .max(note_w.min(avail / 4));
+    // The claims first, leaving the notes room for their short forms (a
+    // note is shown whole where its row leaves room for it); never fewer than
+    // CLAIM_ROOM columns for the claim.
     let claim_w = longest
-        .min(avail.saturating_sub(note_room))
-        .max(10.min(avail));
+        .min(avail.saturating_sub(brief).max(CLAIM_ROOM))
+        .min(avail);
+    let note_w = avail.saturating_sub(claim_w);
     let show_since = avail >= claim_w + 13 + note_w;
     let mut lines = Vec::with_capacity(rows_area.height as usize);
     for (n, (pos, i)) in state.list.window(rows_area.height as usize).enumerate() {
@@ -127,24 +133,22 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
         let selected = focused && pos == state.list.selected();
         let mut line = match &row.kind {
             BeliefRowKind::Topic { conflict } => {
+                // The topic's id whole, then (when agents differ) every
+                // agent's claim, then the question and resolution in what is left.
                 let topic = app.timeline.header.topics.get(row.topic);
-                let mut spans = vec![Span::styled(
-                    topic.map_or("", |t| t.id.as_str()).to_owned(),
-                    theme.title(),
-                )];
+                let id = topic.map_or("", |t| t.id.as_str());
+                let mut spans = vec![Span::styled(id.to_owned(), theme.title())];
+                let mut room = width.saturating_sub(crate::tui::text::width(id));
                 if *conflict {
-                    spans.push(Span::styled(format!("  {}", row.note), theme.warning()));
+                    let note = fit_conflict(&row.conflict, room.saturating_sub(2));
+                    room = room.saturating_sub(2 + crate::tui::text::width(&note));
+                    spans.push(Span::styled(format!("  {note}"), theme.warning()));
                 }
-                spans.push(Span::styled(
-                    format!(" — {}", topic.map_or("", |t| t.question.as_str())),
-                    theme.base(),
-                ));
+                let mut rest = format!(" — {}", topic.map_or("", |t| t.question.as_str()));
                 if let Some(truth) = topic.and_then(|t| t.resolution.as_deref()) {
-                    spans.push(Span::styled(
-                        format!("  · resolution: {truth}"),
-                        theme.muted(),
-                    ));
+                    rest.push_str(&format!("  · resolution: {truth}"));
                 }
+                spans.push(Span::styled(cut(&rest, room), theme.base()));
                 Line::from(spans)
             }
             BeliefRowKind::Empty => Line::from(Span::styled(
@@ -209,8 +213,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
                         theme.muted(),
                     ));
                 }
+                // The last cell takes what the row leaves: whole ids then
+                // `+N`, a note cut before any id it cannot show whole.
+                let used: usize = spans.iter().map(|s| s.width()).sum();
+                let room = width.saturating_sub(used + 2);
                 if row.note.is_empty() {
-                    spans.push(Span::styled(format!("  {}", cells.evidence), theme.muted()));
+                    spans.push(Span::styled(
+                        format!("  {}", id_list(&cells.evidence, room)),
+                        theme.muted(),
+                    ));
                 } else {
                     let lost = row.note.starts_with('✗') || row.note.starts_with('⚠');
                     let style = if closed || lost {
@@ -218,8 +229,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
                     } else {
                         theme.good()
                     };
+                    let note = if crate::tui::text::width(&row.note) > room {
+                        short_note(&row.note)
+                    } else {
+                        std::borrow::Cow::Borrowed(row.note.as_str())
+                    };
                     spans.push(Span::styled(
-                        format!("  {}", row.note),
+                        format!("  {}", cut(&note, room)),
                         style.remove_modifier(Modifier::CROSSED_OUT),
                     ));
                 }
@@ -242,6 +258,28 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
     if let Some(detail) = layout::belief_detail(area) {
         render_detail(app, frame, detail);
     }
+}
+
+/// A note's short form, for a narrow row: its glyph and the ids it names
+/// ("✗ superseded by B19" → "✗ by B19", "✗ unsupported: E15 rejected" →
+/// "✗ E15 rejected"); the detail line under the list says it whole.
+fn short_note(note: &str) -> std::borrow::Cow<'_, str> {
+    const SHORTER: [(&str, &str); 6] = [
+        ("✗ superseded by ", "✗ by "),
+        ("✗ retracted by ", "✕ by "),
+        ("↻ reconfirmed by ", "↻ by "),
+        ("clipped by ", "✂ by "),
+        ("✗ unsupported: ", "✗ "),
+        ("⚠ contested: ", "⚠ "),
+    ];
+    for (long, short) in SHORTER {
+        if let Some(rest) = note.strip_prefix(long) {
+            // "↻ by B40 on E30": the reconfirming assertion is enough.
+            let rest = rest.split(" on ").next().unwrap_or(rest);
+            return std::borrow::Cow::Owned(format!("{short}{rest}"));
+        }
+    }
+    std::borrow::Cow::Borrowed(note)
 }
 
 /// The selected row whole: agent, the full claim, confidence, valid interval,

@@ -26,6 +26,9 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+/// The fewest columns the SUMMARY gets while an optional column can make room.
+pub const SUMMARY_MIN: usize = 30;
+
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let state = &app.evidence;
@@ -33,9 +36,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let known = EvidenceState::known(&app.timeline, app.cursor);
     let filter = if state.list.is_filtered() {
         format!(
-            " · filter “{}”: {} matches",
+            " · filter “{}”: {}",
             state.list.filter,
-            state.list.matches()
+            crate::text::count(state.list.matches(), "match", "matches")
         )
     } else {
         String::new()
@@ -62,10 +65,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .window(rows_area.height as usize)
         .filter_map(|(pos, i)| Some((pos, i, app.timeline.cached_evidence(i)?)))
         .collect();
-    let id_w = state.id_width.clamp(2, 10);
+    let id_w = state.id_width.clamp(2, 24);
     let source_w = state.source_width.clamp(6, 16);
     let wide = width >= 100;
-    let cited_w = state.cited_width.clamp(8, if wide { 20 } else { 12 });
+    let cited_w = state
+        .cited_width
+        .clamp(8, if width >= 150 { 20 } else { 12 });
     // Times as wide as the rows on screen need (seconds only when they have them).
     let time_w = |f: &dyn Fn(&crate::query::EvidenceItem) -> i64| {
         shown
@@ -73,25 +78,39 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             .map(|(_, _, item)| format_short(f(item)).chars().count())
             .max()
             .unwrap_or(11)
-            .clamp(11, 19)
+            .clamp(11, 23)
     };
     let observed_w = time_w(&|item| item.evidence.observed_at);
     let recorded_w = time_w(&|item| item.evidence.recorded_at);
-    let mut cols: Vec<(&str, usize)> = vec![("ID", id_w), ("KIND", 7)];
-    if wide {
-        cols.extend([("SOURCE", source_w), ("OBSERVED", observed_w)]);
-    }
-    cols.extend([("RECORDED", recorded_w), ("LAG", 9), ("CITED BY", cited_w)]);
-    // The state at the cursor (SPEC §9); "claim-supported" is the longest.
-    cols.push(("VERIFIED", if wide { 15 } else { 10 }));
     let influence = !app.whatif.influence.is_empty();
     let influence_title = if app.whatif.showing_fork {
         "INFLUENCE (parent)"
     } else {
         "INFLUENCE"
     };
+    // Every column but SUMMARY; then, while SUMMARY would get fewer than
+    // SUMMARY_MIN columns, the least needed go (OBSERVED, then SOURCE; the
+    // details popup shows both).
+    let mut cols: Vec<(&str, usize)> = vec![
+        ("ID", id_w),
+        ("KIND", 7),
+        ("SOURCE", source_w),
+        ("OBSERVED", observed_w),
+        ("RECORDED", recorded_w),
+        ("LAG", 9),
+        ("CITED BY", cited_w),
+        // The state at the cursor; "claim-supported" is the longest.
+        ("VERIFIED", if wide { 15 } else { 10 }),
+    ];
     if influence {
         cols.push((influence_title, if wide { 18 } else { 15 }));
+    }
+    let taken = |cols: &[(&str, usize)]| cols.iter().map(|(_, w)| w + 1).sum::<usize>();
+    for optional in ["OBSERVED", "SOURCE"] {
+        if width >= taken(&cols) + SUMMARY_MIN {
+            break;
+        }
+        cols.retain(|(name, _)| *name != optional);
     }
     cols.push(("SUMMARY", 0));
     let header: String = cols
@@ -123,11 +142,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             if late { "!" } else { "" },
             time::format_duration(e.lag())
         );
-        let cited = if item.cited_by.is_empty() {
-            "-".to_owned()
-        } else {
-            item.cited_by.join(",")
-        };
+        let cited = crate::tui::text::id_list(&item.cited_by, cited_w);
         let (observed, recorded) = (format_short(e.observed_at), format_short(e.recorded_at));
         let verdict = app.timeline.ledger.state(&e.id, app.cursor);
         let verified_style = match verdict {
@@ -160,9 +175,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                     )
                 }
             };
+            let used: usize = spans.iter().map(Span::width).sum();
             spans.push(Span::styled(
                 if *w == 0 {
-                    text.to_owned()
+                    // The summary takes the rest, cut visibly, on one line.
+                    crate::tui::text::cut(text, width.saturating_sub(used))
                 } else {
                     fit(text, *w) + " "
                 },

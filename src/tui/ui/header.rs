@@ -9,6 +9,7 @@
 
 use crate::time;
 use crate::tui::app::App;
+use crate::tui::text::{cut, width};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -35,12 +36,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
     let mut mode = Vec::new();
     if app.whatif.showing_fork {
         let removed = app.whatif.fork.as_ref().map_or("?", |f| f.removed.as_str());
-        mode.push(Span::styled(
-            format!(
-                " WHAT-IF without {removed}: a replay, not a causal model (c: back to parent) "
-            ),
-            theme.cursor(),
-        ));
+        let badge = if compact {
+            format!(" WHAT-IF without {removed} ")
+        } else {
+            format!(" WHAT-IF without {removed}: a replay, not a causal model (c: back to parent) ")
+        };
+        mode.push(Span::styled(badge, theme.cursor()));
         mode.push(Span::raw(" "));
     }
     if let Some(busy) = &app.whatif.busy {
@@ -63,51 +64,54 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
     } else {
         Span::styled("about = recorded", theme.muted())
     };
-    // The cursors and mode, shared by both layouts.
-    let status = [
-        cursor,
-        sep.clone(),
-        about,
-        sep.clone(),
-        position,
-        sep.clone(),
-        play,
-        sep.clone(),
-    ];
     if let Some(live) = live_span(app) {
         // Before the title, where a what-if badge goes: it says what the
         // screen is and must not be cut off at the right.
         mode.insert(0, Span::raw(" "));
         mode.insert(0, live);
     }
+    let room = area.width as usize;
     let lines = if compact {
-        let line: Vec<Span> = mode
-            .into_iter()
-            .chain([Span::styled("asof", theme.title()), sep.clone()])
-            .chain(status)
-            .chain([Span::raw(title.to_owned())])
-            .collect();
+        // One line: the cursor's instant and the play state come first and
+        // whole; then the event count, the valid cursor and the title while
+        // they fit (the title cut visibly).
+        let mut line: Vec<Span> = mode;
+        line.extend([Span::styled("asof", theme.title()), sep.clone()]);
+        line.extend([cursor, sep.clone(), play]);
+        for part in [position, about] {
+            if spans_width(&line) + 3 + part.width() <= room {
+                line.extend([sep.clone(), part]);
+            }
+        }
+        let left = room.saturating_sub(spans_width(&line) + 3);
+        if left >= 6 {
+            line.extend([sep, Span::raw(cut(title, left))]);
+        }
         vec![Line::from(line)]
     } else {
-        let first: Vec<Span> = mode
-            .into_iter()
-            .chain([
-                Span::styled("asof", theme.title()),
-                sep.clone(),
-                Span::styled(title.to_owned(), theme.title()),
-                sep,
-                Span::styled(app.timeline.label.clone(), theme.muted()),
-            ])
-            .collect();
-        let mut second: Vec<Span> = status.into_iter().collect();
-        second.pop();
+        let mut first: Vec<Span> = mode;
+        first.extend([Span::styled("asof", theme.title()), sep.clone()]);
+        let left = room.saturating_sub(spans_width(&first));
+        let title = cut(title, left.saturating_sub(3).max(left / 2));
+        first.push(Span::styled(title, theme.title()));
+        let left = room.saturating_sub(spans_width(&first) + 3);
+        first.extend([
+            sep.clone(),
+            Span::styled(cut(&app.timeline.label, left), theme.muted()),
+        ]);
+        let second = vec![cursor, sep.clone(), about, sep.clone(), position, sep, play];
+        let prefix = "last event ▸ ";
         let third = vec![
-            Span::styled("last event ▸ ", theme.muted()),
-            Span::raw(app.latest.clone()),
+            Span::styled(prefix, theme.muted()),
+            Span::raw(cut(&app.latest, room.saturating_sub(width(prefix)))),
         ];
         vec![Line::from(first), Line::from(second), Line::from(third)]
     };
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+fn spans_width(spans: &[Span]) -> usize {
+    spans.iter().map(Span::width).sum()
 }
 
 /// `● live · newest 4s ago` while following (`pinned` once the cursor was

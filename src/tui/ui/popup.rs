@@ -6,7 +6,7 @@ use crate::tui::app::App;
 use crate::tui::keymap::{self, Context};
 use crate::tui::layout;
 use crate::tui::state::popup::{LineStyle, Prompt, PromptKind, TextView};
-use crate::tui::text::skip_columns;
+use crate::tui::text::{cut, skip_columns};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -64,15 +64,16 @@ pub fn render_prompt(app: &App, prompt: &Prompt, frame: &mut Frame, screen: Rect
     let theme = &app.theme;
     let title = match prompt.kind {
         PromptKind::Jump => {
-            " Jump to recorded time: 2026-03-03T12:00:00Z, 2026-03-03 12:00, 12:00 (UTC) or now "
+            "Jump to recorded time: 2026-03-03T12:00:00Z, 2026-03-03 12:00, 12:00 (UTC, the cursor's day) or now"
         }
-        PromptKind::Filter(_) => " Filter: type to narrow the list ",
-        PromptKind::Verify(_) => {
-            " Mark at the cursor: rejected|stale|conflicted|claim-supported|direct-read|candidate [note] "
-        }
-        PromptKind::Export => " Write the report of what is shown: md or html [FILE] ",
+        PromptKind::Filter(_) => "Filter: type to narrow the list",
+        PromptKind::Verify(_) => "Mark the selected evidence at the cursor as:",
+        PromptKind::Export => "Write the report of what is shown: md or html, then a file name",
     };
+    let title = prompt.subject.as_deref().unwrap_or(title);
     let popup = layout::prompt_popup(screen);
+    let room = popup.width.saturating_sub(4) as usize;
+    let title = format!(" {} ", cut(title, room));
     frame.render_widget(Clear, popup);
     let (before, after) = prompt.text.split_at(
         prompt
@@ -92,7 +93,14 @@ pub fn render_prompt(app: &App, prompt: &Prompt, frame: &mut Frame, screen: Rect
                 .into_iter()
                 .map(|(k, w)| format!("{k} {w}"))
                 .collect();
-            Line::from(Span::styled(hints.join(" · "), theme.muted()))
+            let hints = hints.join(" · ");
+            let text = match prompt.kind {
+                PromptKind::Verify(_) => format!(
+                    "rejected|stale|conflicted|claim-supported|direct-read|candidate [note] · {hints}"
+                ),
+                _ => hints,
+            };
+            Line::from(Span::styled(cut(&text, room + 2), theme.muted()))
         }
     };
     let lines = vec![

@@ -200,19 +200,29 @@ pub fn format_duration(micros: i64) -> String {
         secs % 3600 / 60,
         secs % 60,
     );
+    // Under a minute, the fraction shows (an agent run may last seconds):
+    // `1.250s`, `0.004s`, `35µs`.
+    let fraction = micros.unsigned_abs() % 1_000_000;
     let text = if d > 0 {
         format!("{d}d {h}h")
     } else if h > 0 {
         format!("{h}h {m}m")
     } else if m > 0 {
         format!("{m}m {s}s")
-    } else {
+    } else if fraction == 0 {
         format!("{s}s")
+    } else if s == 0 && fraction < 1_000 {
+        format!("{fraction}µs")
+    } else if fraction.is_multiple_of(1_000) {
+        format!("{s}.{:03}s", fraction / 1_000)
+    } else {
+        format!("{s}.{fraction:06}s")
     };
     format!("{sign}{text}")
 }
 
-/// Compact UTC form for the terminal UI: `03-02 09:05`, with seconds when present.
+/// Compact UTC form for the terminal UI: `03-02 09:05`, with seconds (and
+/// milliseconds or microseconds) when present.
 pub fn format_short(micros: Micros) -> String {
     if micros == OPEN {
         return "∞".to_owned();
@@ -222,7 +232,9 @@ pub fn format_short(micros: Micros) -> String {
     }
     match DateTime::<Utc>::from_timestamp_micros(micros) {
         Some(dt) if micros % 60_000_000 == 0 => dt.format("%m-%d %H:%M").to_string(),
-        Some(dt) => dt.format("%m-%d %H:%M:%S").to_string(),
+        Some(dt) if micros % 1_000_000 == 0 => dt.format("%m-%d %H:%M:%S").to_string(),
+        Some(dt) if micros % 1_000 == 0 => dt.format("%m-%d %H:%M:%S%.3f").to_string(),
+        Some(dt) => dt.format("%m-%d %H:%M:%S%.6f").to_string(),
         None => format!("@{micros}µs"),
     }
 }
@@ -295,6 +307,17 @@ pub fn parse_user(text: &str, now: Micros, today: Micros) -> Result<Micros, Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_durations_and_instants_keep_their_fractions() {
+        assert_eq!(format_duration(1_250_000), "1.250s");
+        assert_eq!(format_duration(4_000), "0.004s");
+        assert_eq!(format_duration(35), "35µs");
+        assert_eq!(format_duration(0), "0s");
+        assert_eq!(format_duration(61_000_000), "1m 1s");
+        let t = parse("2026-03-02T09:05:01.250Z").unwrap();
+        assert_eq!(format_short(t), "03-02 09:05:01.250");
+    }
 
     #[test]
     fn parses_offsets_and_dates() {

@@ -21,9 +21,11 @@ use ratatui::widgets::{Block, Borders};
 /// The scrubber's lane labels ("evidence ").
 pub const SCRUBBER_LABEL: u16 = 9;
 /// The plane's recorded-time labels at the left of its grid.
-pub const PLANE_LABEL: u16 = 6;
-/// The plane's rows under its grid: the axis labels, the reading (three), the legend.
-pub const PLANE_FOOT: u16 = 5;
+pub const PLANE_LABEL: u16 = 12;
+/// The plane's rows under its grid: the axis labels, the reading (three), the legend (two).
+pub const PLANE_FOOT: u16 = 6;
+/// The plane's legend rows.
+pub const PLANE_LEGEND: u16 = 2;
 
 /// Inside a panel's border.
 pub fn inner(area: Rect) -> Rect {

@@ -47,7 +47,8 @@ pub struct Plane {
     recorded_extent: (Micros, Micros),
 }
 
-const MIN_SPAN: i64 = 60_000_000;
+/// The narrowest span an axis zooms to: 10 ms (an agent run may last seconds).
+const MIN_SPAN: i64 = 10_000;
 
 impl Plane {
     /// A plane with nothing on it (before the first topic is chosen).
@@ -114,16 +115,12 @@ impl Plane {
         let mut legend: Vec<(usize, String)> =
             claims.iter().map(|(c, &i)| (i, c.clone())).collect();
         legend.sort();
-        // Each axis spans what its topic needs: valid time from the earliest start
-        // to the latest finite end (open ends run to the edge), recorded time from
-        // the first version to the end of the log.
+        // Each axis spans what its topic needs. Recorded time: from the first
+        // version to the end of the log. Valid time: the valid intervals'
+        // starts and finite ends, and the recorded range too (the valid cursor
+        // follows the diagonal, so it must be on the plane); evidence observed
+        // far outside is marked at the edge, never allowed to squeeze the axis.
         let finite = |t: Micros| (t != OPEN).then_some(t);
-        let valid_lo = shapes.iter().map(|s| s.valid.from).min();
-        let valid_hi = shapes
-            .iter()
-            .flat_map(|s| [Some(s.valid.from), finite(s.valid.to)])
-            .flatten()
-            .max();
         let recorded_lo = shapes.iter().map(|s| s.from).min();
         let recorded_hi = shapes
             .iter()
@@ -131,11 +128,22 @@ impl Plane {
             .flatten()
             .max();
         let last_event = timeline.span().map(|(_, last)| last);
+        let valid_lo = shapes.iter().map(|s| s.valid.from).chain(recorded_lo).min();
+        let valid_hi = shapes
+            .iter()
+            .flat_map(|s| [Some(s.valid.from), finite(s.valid.to)])
+            .flatten()
+            .chain(
+                recorded_hi
+                    .max(last_event)
+                    .filter(|_| recorded_lo.is_some()),
+            )
+            .max();
         let fallback = timeline.span().unwrap_or_else(|| {
             let now = time::now();
             (now - 3_600_000_000, now + 3_600_000_000)
         });
-        let valid_extent = padded(valid_lo.zip(valid_hi).unwrap_or(fallback), 8, 15 * MIN_SPAN);
+        let valid_extent = padded(valid_lo.zip(valid_hi).unwrap_or(fallback), 12, MIN_SPAN);
         let recorded_hi = recorded_hi.max(last_event);
         let (lo, hi) = padded(
             recorded_lo.zip(recorded_hi).unwrap_or(fallback),

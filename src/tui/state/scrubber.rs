@@ -6,7 +6,9 @@ use crate::time::Micros;
 use crate::tui::layout;
 use ratatui::layout::Rect;
 
-const MIN_VIEW: i64 = 60_000_000;
+/// The narrowest view the timeline zooms to: 10 ms, so a run of seconds
+/// can be read event by event.
+const MIN_VIEW: i64 = 10_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScrubberState {
@@ -20,7 +22,7 @@ impl ScrubberState {
     pub fn new(span: Option<(Micros, Micros)>) -> ScrubberState {
         let full = match span {
             Some((a, b)) => {
-                let pad = ((b - a) / 50).max(60_000_000);
+                let pad = nice_duration((b - a) / 50).max(1_000);
                 (a - pad, b + pad)
             }
             None => {
@@ -108,7 +110,14 @@ pub fn round_to(t: Micros, unit: i64) -> Micros {
 /// Rounds a duration up to one people read: 1s, 5s, 15s, 1m, 5m, 15m, 1h, 6h, 1d…
 pub fn nice_duration(micros: i64) -> i64 {
     const S: i64 = 1_000_000;
-    const STEPS: [i64; 14] = [
+    const STEPS: [i64; 21] = [
+        1_000,
+        5_000,
+        10_000,
+        50_000,
+        100_000,
+        250_000,
+        500_000,
         S,
         5 * S,
         15 * S,

@@ -174,16 +174,12 @@ fn column_time((first, last): (Micros, Micros), width: usize, c: usize) -> Micro
 
 fn axis_line(fork: &ForkResult, width: usize, style: Style) -> Line<'static> {
     let (first, last) = fork.span;
-    let (step, ticks) = axis::ticks(
-        first,
-        last.max(first + 1),
-        width as i64,
-        axis::label_cells(last - first, width as i64),
-    );
+    let dated = axis::dated(last - first);
+    let (step, ticks) = axis::ticks(first, last.max(first + 1), width as i64, dated);
     let mut row = vec![' '; width];
     let mut free = 0i64;
     for (col, t) in ticks {
-        let label = axis::tick_label(t, step);
+        let label = axis::tick_label(t, step, dated);
         let len = label.chars().count() as i64;
         if col >= free && col + len <= width as i64 {
             for (i, ch) in label.chars().enumerate() {

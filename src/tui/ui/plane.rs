@@ -22,7 +22,7 @@ use crate::model::CloseKind;
 use crate::time::{Micros, OPEN};
 use crate::tui::app::{App, Focus};
 use crate::tui::plane::{Geometry, PlaneShape as Shape};
-use crate::tui::text::fit;
+use crate::tui::text::{cut, fit};
 use crate::tui::theme::claim_glyph;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -30,7 +30,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use crate::tui::layout::{self, PLANE_FOOT as FOOT_ROWS, PLANE_LABEL as LABEL_WIDTH};
+use crate::tui::layout::{
+    self, PLANE_FOOT as FOOT_ROWS, PLANE_LABEL as LABEL_WIDTH, PLANE_LEGEND as LEGEND_ROWS,
+};
 
 fn block(app: &App) -> Block<'static> {
     let focused = app.focus == Focus::Plane;
@@ -51,7 +53,22 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.width < LABEL_WIDTH + 4 || inner.height < FOOT_ROWS + 2 {
-        frame.render_widget(Paragraph::new(app.plane.reading.text.clone()), inner);
+        // No room to draw it: a pointer to the full-screen plane, then the
+        // crosshair's reading (never an empty box).
+        let lines = vec![
+            Line::from(Span::styled(
+                cut(
+                    "the plane needs more room: p shows it full-screen",
+                    inner.width as usize,
+                ),
+                theme.warning(),
+            )),
+            Line::from(Span::styled(
+                app.plane.reading.text.clone(),
+                theme.base().add_modifier(Modifier::BOLD),
+            )),
+        ];
+        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
         return;
     }
     let grid = layout::plane_grid(area);
@@ -100,10 +117,19 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         }
     }
     // Evidence at (observed, recorded).
+    // Evidence observed off the valid axis is marked at its edge (◂ ▸).
+    let mut off_axis = false;
     for p in &plane.points {
-        if let (Some(c), Some(r)) = (g.col_of(p.observed), g.row_of(p.recorded)) {
-            cells[r as usize * w + c as usize] = ("✦", theme.late().remove_modifier(Modifier::DIM));
-        }
+        let Some(r) = g.row_of(p.recorded) else {
+            continue;
+        };
+        let (c, glyph) = match g.col_of(p.observed) {
+            Some(c) => (c, "✦"),
+            None if p.observed < plane.valid_view.0 => (0, "◂"),
+            None => (w as i64 - 1, "▸"),
+        };
+        off_axis |= glyph != "✦";
+        cells[r as usize * w + c as usize] = (glyph, theme.late().remove_modifier(Modifier::DIM));
     }
     // The crosshair. Its row and column show what was held at exactly the
     // cursor's instants (not at their cells' centres), so the cell under the
@@ -168,21 +194,31 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         }
     }
 
-    // Recorded-time labels on the left.
-    let (rstep, rticks) = axis::ticks(plane.recorded_view.0, plane.recorded_view.1, h as i64, 1);
+    // Recorded-time labels on the left, dated when the axis spans days; the
+    // crosshair's row is labelled with the cursor's own instant.
+    let rdated = axis::dated(plane.recorded_view.1 - plane.recorded_view.0);
+    let (rstep, rticks) = axis::row_ticks(plane.recorded_view.0, plane.recorded_view.1, h as i64);
     let mut left = vec![String::new(); h];
     for (cell, t) in rticks {
         let row = h as i64 - 1 - cell;
         if (0..h as i64).contains(&row) {
-            left[row as usize] = axis::tick_label(t, rstep);
+            left[row as usize] = axis::tick_label(t, rstep, rdated);
         }
+    }
+    if let Some(cy) = cy {
+        left[cy as usize] = instant_label(app.cursor, LABEL_WIDTH as usize - 1);
     }
     let mut lines: Vec<Line> = Vec::with_capacity(inner.height as usize);
     for (r, label) in left.iter().enumerate() {
-        let mut spans = vec![Span::styled(
-            fit(label, LABEL_WIDTH as usize),
-            theme.muted(),
-        )];
+        let style = if Some(r as i64) == cy {
+            theme.cursor()
+        } else {
+            theme.muted()
+        };
+        let mut spans = vec![
+            Span::styled(fit(label, LABEL_WIDTH as usize - 1), style),
+            Span::raw(" "),
+        ];
         spans.extend(
             cells[r * w..(r + 1) * w]
                 .iter()
@@ -190,50 +226,88 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         );
         lines.push(Line::from(spans));
     }
-    // Valid-time labels underneath.
-    let (vstep, vticks) = axis::ticks(
-        plane.valid_view.0,
-        plane.valid_view.1,
-        w as i64,
-        axis::label_cells(plane.valid_view.1 - plane.valid_view.0, w as i64),
-    );
+    // Valid-time labels underneath, dated when the axis spans days; the
+    // crosshair's column carries the valid cursor's own instant.
+    let vspan = plane.valid_view.1 - plane.valid_view.0;
+    let vdated = axis::dated(vspan);
+    let (vstep, vticks) = axis::ticks(plane.valid_view.0, plane.valid_view.1, w as i64, vdated);
     let mut labels = vec![' '; w];
+    let mut reserved = None;
+    if let Some(cx) = cx {
+        let label = instant_label(app.valid_at(), w);
+        let len = label.chars().count() as i64;
+        let start = cx.min(w as i64 - len).max(0);
+        for (i, ch) in label.chars().enumerate() {
+            labels[start as usize + i] = ch;
+        }
+        reserved = Some((start, start + len));
+    }
     let mut free_from = 0i64;
     for (col, t) in vticks {
-        let label = axis::tick_label(t, vstep);
+        let label = axis::tick_label(t, vstep, vdated);
         let len = label.chars().count() as i64;
-        if col >= free_from && col + len <= w as i64 {
+        let clashes = reserved.is_some_and(|(a, b)| col < b + 1 && a < col + len + 1);
+        if col >= free_from && col + len <= w as i64 && !clashes {
             for (i, ch) in label.chars().enumerate() {
                 labels[col as usize + i] = ch;
             }
             free_from = col + len + 1;
         }
     }
-    lines.push(Line::from(vec![
-        Span::raw(" ".repeat(LABEL_WIDTH as usize)),
-        Span::styled(labels.into_iter().collect::<String>(), theme.muted()),
-    ]));
+    let mut axis_spans = vec![Span::raw(" ".repeat(LABEL_WIDTH as usize))];
+    match reserved {
+        Some((a, b)) => {
+            let text: Vec<char> = labels;
+            let part = |r: std::ops::Range<i64>| r.map(|i| text[i as usize]).collect::<String>();
+            axis_spans.push(Span::styled(part(0..a), theme.muted()));
+            axis_spans.push(Span::styled(part(a..b), theme.cursor()));
+            axis_spans.push(Span::styled(part(b..w as i64), theme.muted()));
+        }
+        None => axis_spans.push(Span::styled(
+            labels.into_iter().collect::<String>(),
+            theme.muted(),
+        )),
+    }
+    lines.push(Line::from(axis_spans));
     let about = if app.plane.valid_free {
         ""
     } else {
         " (valid follows the diagonal; v frees it)"
     };
-    let mut legend = vec![Span::styled("x valid → · y recorded ↑  ", theme.muted())];
-    for (i, claim) in &plane.legend {
-        legend.push(Span::styled(
-            format!("{} ", claim_glyph(*i)),
-            theme.claim(*i),
-        ));
-        legend.push(Span::raw(format!("{}  ", fit(claim, 22).trim_end())));
-    }
-    legend.push(Span::styled(
-        "✦ evidence  ╱ valid = recorded  ━ superseded  ✕ retracted  → ↑ open",
-        theme.muted(),
-    ));
+    // The legend names every claim glyph drawn, with its claim (cut evenly
+    // when they do not all fit, then `+N`), then the marks drawn.
+    let drawn: Vec<usize> = {
+        let mut seen: Vec<usize> = Vec::new();
+        for (i, _) in &plane.legend {
+            let glyph = claim_glyph(*i);
+            if cells.iter().any(|(g, _)| *g == glyph) && !seen.contains(i) {
+                seen.push(*i);
+            }
+        }
+        seen
+    };
+    let marks: Vec<&str> = [
+        ("✦", "✦ evidence"),
+        ("◂", "◂▸ off the axis"),
+        ("╱", "╱ valid=recorded"),
+        ("━", "━ superseded"),
+        ("✕", "✕ retracted"),
+    ]
+    .into_iter()
+    .filter(|(g, _)| cells.iter().any(|(c, _)| c == g) || (*g == "◂" && off_axis))
+    .map(|(_, text)| text)
+    .collect();
+    let room = inner.width as usize;
+    let claims: Vec<(usize, &str)> = drawn
+        .iter()
+        .filter_map(|i| plane.legend.iter().find(|(j, _)| j == i))
+        .map(|(i, c)| (*i, c.as_str()))
+        .collect();
+    let legend = legend_lines(app, &claims, &marks, room, LEGEND_ROWS as usize);
     let [top, reading, key] = Layout::vertical([
         Constraint::Length(h as u16 + 1),
-        Constraint::Length(FOOT_ROWS - 2),
-        Constraint::Length(1),
+        Constraint::Length(FOOT_ROWS - 1 - LEGEND_ROWS),
+        Constraint::Length(LEGEND_ROWS),
     ])
     .areas(inner);
     frame.render_widget(Paragraph::new(lines), top);
@@ -245,5 +319,96 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         Paragraph::new(Line::from(text)).wrap(Wrap { trim: true }),
         reading,
     );
-    frame.render_widget(Paragraph::new(Line::from(legend)), key);
+    frame.render_widget(Paragraph::new(legend), key);
+}
+
+/// An instant as the plane labels the crosshair: the cursor's own time,
+/// whole, in `room` columns (the date dropped only when it cannot fit).
+fn instant_label(t: Micros, room: usize) -> String {
+    let full = crate::time::format_short(t);
+    if crate::tui::text::width(&full) <= room {
+        return full;
+    }
+    let clock = full
+        .split_once(' ')
+        .map_or(full.clone(), |(_, c)| c.to_owned());
+    cut(&clock, room)
+}
+
+/// The legend: `x valid → · y recorded ↑`, each drawn claim's glyph and
+/// claim, then the marks drawn, packed into `rows` lines of `room` columns
+/// (a line breaks between items, never inside one). Claims are cut evenly
+/// until everything fits; what still cannot fit is counted (`+N more`).
+fn legend_lines<'a>(
+    app: &App,
+    claims: &[(usize, &str)],
+    marks: &[&str],
+    room: usize,
+    rows: usize,
+) -> Vec<Line<'a>> {
+    let theme = &app.theme;
+    let items = |per_claim: usize| -> Vec<Vec<Span<'a>>> {
+        let mut items = vec![vec![Span::styled(
+            "x valid → · y recorded ↑",
+            theme.muted(),
+        )]];
+        for &(i, claim) in claims {
+            items.push(vec![
+                Span::styled(format!("{} ", claim_glyph(i)), theme.claim(i)),
+                Span::raw(cut(claim, per_claim)),
+            ]);
+        }
+        for m in marks {
+            items.push(vec![Span::styled((*m).to_owned(), theme.muted())]);
+        }
+        items
+    };
+    // Packs items into lines; returns the lines and how many items did not fit.
+    // `reserve`: columns kept free on the last line (for `+N more`).
+    let pack = |items: Vec<Vec<Span<'a>>>, reserve: usize| -> (Vec<Line<'a>>, usize) {
+        let mut lines: Vec<Vec<Span<'a>>> = vec![Vec::new()];
+        let mut used = 0;
+        let total = items.len();
+        for (n, item) in items.into_iter().enumerate() {
+            let w: usize = item.iter().map(Span::width).sum();
+            let gap = if used == 0 { 0 } else { 2 };
+            let cap = if lines.len() == rows {
+                room.saturating_sub(reserve)
+            } else {
+                room
+            };
+            if used + gap + w > cap {
+                if lines.len() == rows {
+                    return (lines.into_iter().map(Line::from).collect(), total - n);
+                }
+                lines.push(Vec::new());
+                used = 0;
+            }
+            let line = lines.last_mut().expect("one line at least");
+            if used > 0 {
+                line.push(Span::raw("  "));
+                used += 2;
+            }
+            used += w;
+            line.extend(item);
+        }
+        (lines.into_iter().map(Line::from).collect(), 0)
+    };
+    let longest = claims
+        .iter()
+        .map(|(_, c)| crate::tui::text::width(c))
+        .max()
+        .unwrap_or(0);
+    for per_claim in (8.min(longest)..=longest).rev() {
+        let (lines, left) = pack(items(per_claim), 0);
+        if left == 0 {
+            return lines;
+        }
+    }
+    let (mut lines, left) = pack(items(8), 12);
+    if let Some(last) = lines.last_mut() {
+        last.spans
+            .push(Span::styled(format!("  +{left} more"), theme.muted()));
+    }
+    lines
 }

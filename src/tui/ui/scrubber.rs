@@ -127,13 +127,13 @@ fn axis(app: &App, lanes: Rect, inner: Rect, rows: usize, cursor_col: i64) -> Ve
     let theme = &app.theme;
     let width = lanes.width as i64;
     let (from, to) = app.scrubber.view;
-    let (step, ticks) = axis::ticks(from, to, width, axis::label_cells(to - from, width));
+    let (step, ticks) = axis::ticks(from, to, width, false);
     let mut tick_row = vec![' '; width as usize];
     let mut labels = vec![' '; width as usize];
     let mut free_from = 0i64;
     for (col, t) in ticks {
         tick_row[col as usize] = '┬';
-        let label = axis::tick_label(t, step);
+        let label = axis::tick_label(t, step, false);
         let len = label.chars().count() as i64;
         if col >= free_from && col + len <= width {
             for (i, ch) in label.chars().enumerate() {

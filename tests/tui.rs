@@ -1931,3 +1931,121 @@ fn the_80x24_footer_keeps_help_and_quit_in_every_focus() {
         app.update(Action::FocusNext);
     }
 }
+
+/// At 80×24 the compare view's lines are wider than the screen: ←/→ scroll
+/// it sideways, and scrolled to the right its last columns read whole.
+#[test]
+fn the_compare_view_scrolls_sideways_to_its_last_column() {
+    let mut app = demo(false, (80, 24));
+    let log = source::demo().unwrap().log().unwrap();
+    let parent = asof::engine::replay(&log.header, &log.events);
+    app.fork_finished(asof::tui::whatif::run_fork(&log, &parent, "demo", "E15"));
+    assert!(
+        matches!(app.popup, Some(Popup::Compare(_))),
+        "{:?}",
+        app.popup
+    );
+    for _ in 0..6 {
+        app.update(Action::Down);
+    }
+    let before = text(&draw(&app));
+    assert!(!before.contains("◆ Bad deploy"), "{before}");
+    for _ in 0..40 {
+        app.update(Action::ScrollRight);
+    }
+    let after = text(&draw(&app));
+    assert!(after.contains("◆ Bad deploy"), "{after}");
+    for _ in 0..40 {
+        app.update(Action::ScrollLeft);
+    }
+    assert_eq!(text(&draw(&app)), before, "back to the first column");
+}
+
+/// The plane reads without a manual: at 80×24 (full-screen, `p`), 120×40 and
+/// 200×60, at three instants of the demo and on the sre-agent trace, every
+/// claim glyph drawn is named in the legend, the crosshair's row is labelled
+/// with the cursor's own instant, and the valid axis carries dates when it
+/// spans more than a day.
+#[test]
+fn the_plane_legend_names_every_glyph_drawn_and_the_crosshair_its_instant() {
+    let glyphs: Vec<&str> = (0..8).map(asof::tui::theme::claim_glyph).collect();
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "demo",
+            vec![
+                "2026-03-02T12:00:00Z",
+                "2026-03-03T12:10:00Z",
+                "2026-03-16T10:10:00Z",
+            ],
+        ),
+        ("datasets/sre-agent.otlp.jsonl", vec![]),
+    ];
+    let mut checked = 0;
+    for (source_name, instants) in cases {
+        for size in [(80u16, 24u16), (120, 40), (200, 60)] {
+            let timeline = match source_name {
+                "demo" => Timeline::load(source::demo().unwrap()).unwrap(),
+                path => {
+                    Timeline::load(source::open(Some(std::path::Path::new(path))).unwrap()).unwrap()
+                }
+            };
+            let mut app = App::new(timeline, Theme { color: false }, size);
+            if size.0 < 100 {
+                app.update(Action::PlaneFull);
+            }
+            let instants: Vec<i64> = if instants.is_empty() {
+                vec![app.cursor]
+            } else {
+                instants.iter().map(|t| at(t)).collect()
+            };
+            for t in instants {
+                app.seek(t);
+                let screen: Vec<String> = text(&draw(&app)).lines().map(str::to_owned).collect();
+                let area = app.areas().plane.expect("the plane is on screen");
+                let grid = asof::tui::layout::plane_grid(area);
+                let inner = asof::tui::layout::inner(area);
+                let row = |y: u16, x0: u16, w: u16| -> String {
+                    screen[y as usize]
+                        .chars()
+                        .skip(x0 as usize)
+                        .take(w as usize)
+                        .collect()
+                };
+                let drawn: Vec<&str> = glyphs
+                    .iter()
+                    .copied()
+                    .filter(|g| {
+                        (grid.y..grid.bottom()).any(|y| row(y, grid.x, grid.width).contains(g))
+                    })
+                    .collect();
+                assert!(!drawn.is_empty(), "{source_name} {size:?}: nothing drawn");
+                let legend: String = (inner.bottom() - 2..inner.bottom())
+                    .map(|y| row(y, inner.x, inner.width))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                for g in &drawn {
+                    assert!(
+                        legend.contains(&format!("{g} ")) || legend.contains("more"),
+                        "{source_name} {size:?}: `{g}` is drawn but not in the legend: {legend}"
+                    );
+                }
+                // The cursor's instant whole; on a narrow label column its
+                // clock time alone (the date then is the axis's one day).
+                let label = asof::time::format_short(app.cursor);
+                let clock = label
+                    .split_once(' ')
+                    .map_or(label.clone(), |(_, c)| c.to_owned());
+                assert!(
+                    (grid.y..grid.bottom()).any(|y| {
+                        let l = row(y, inner.x, grid.x - inner.x);
+                        l.starts_with(&label) || l.starts_with(&format!("{clock} "))
+                    }),
+                    "{source_name} {size:?}: no row labelled {label}\n{}",
+                    screen.join("\n")
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 12);
+}

@@ -199,6 +199,10 @@ pub enum Popup {
     Prompt(Prompt),
 }
 
+/// How far the compare view scrolls sideways at most (its view clamps the
+/// column to its widest line).
+pub const COMPARE_MAX_COLUMN: usize = 4_000;
+
 /// What a popup's key asks of the rest of the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
@@ -247,12 +251,22 @@ impl Popup {
                 if scroll.len() != compare_lines {
                     scroll.set_items((0..compare_lines).collect(), rows);
                 }
-                match FilteredList::delta(action, rows) {
-                    Some(by) => {
+                // Sideways as every popup scrolls; the view clamps the column
+                // to its widest line.
+                match (action, FilteredList::delta(action, rows)) {
+                    (Action::ScrollLeft, _) => {
+                        scroll.scroll_columns(-8, COMPARE_MAX_COLUMN);
+                        Effect::Handled
+                    }
+                    (Action::ScrollRight, _) => {
+                        scroll.scroll_columns(8, COMPARE_MAX_COLUMN);
+                        Effect::Handled
+                    }
+                    (_, Some(by)) => {
                         scroll.scroll_by(by, rows);
                         Effect::Handled
                     }
-                    None => Effect::Ignored,
+                    (_, None) => Effect::Ignored,
                 }
             }
         }

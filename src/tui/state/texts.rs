@@ -10,11 +10,12 @@ use crate::tui::keymap;
 use crate::tui::theme::claim_glyph;
 
 /// What the INFLUENCE column means, for help and the evidence details.
+/// It speaks of any source: no durations from the demo.
 pub const INFLUENCE: [&str; 4] = [
     "INFLUENCE: what removing the item would change (a replay, not causal)",
-    "  shift -1d 22h    without it the resolution comes 1d 22h sooner: misleading",
-    "  shift 3h         without it the resolution comes later: it helped",
-    "  diverge 13d 21h  the answer would differ that long; none: nothing changes",
+    "  shift -D    without it the resolution comes D sooner: it misled",
+    "  shift D     without it the resolution comes D later: it helped",
+    "  diverge D   the answer would differ for D in all; none: nothing changes",
 ];
 
 /// Help lines are wrapped to this width, so help reads whole at 80 columns.
@@ -194,6 +195,20 @@ pub fn history(timeline: &Timeline, cursor: Micros, topic: usize, agent: Option<
     TextView::new(format!(" History: {} ({who}) ", t.id), lines)
 }
 
+/// What one INFLUENCE value means, in words, for this item and this source.
+fn influence_meaning(value: &str) -> String {
+    let rest = |p: &str| value.split(" · ").next().and_then(|v| v.strip_prefix(p));
+    if let Some(d) = rest("shift -") {
+        format!("  without it the resolution comes {d} sooner: it misled")
+    } else if let Some(d) = rest("shift ") {
+        format!("  without it the resolution comes {d} later: it helped")
+    } else if let Some(d) = rest("diverge ") {
+        format!("  without it the answer would differ for {d} in all")
+    } else {
+        "  without it nothing changes".to_owned()
+    }
+}
+
 /// One evidence item: what it says, where it lives, its times, its influence,
 /// and what cites it.
 pub fn evidence(
@@ -203,19 +218,24 @@ pub fn evidence(
     influence: Option<(&str, bool)>,
 ) -> TextView {
     let e = &item.evidence;
-    let mut lines = vec![
-        ViewLine::new(
-            LineStyle::Heading,
-            format!("{} — {} from {}", e.id, e.kind, e.source),
-        ),
-        ViewLine::new(LineStyle::Normal, e.summary.clone()),
+    let mut lines = vec![ViewLine::new(
+        LineStyle::Heading,
+        format!("{} — {} from {}", e.id, e.kind, e.source),
+    )];
+    // The summary's own lines (tool output keeps its newlines here).
+    lines.extend(
+        e.summary
+            .lines()
+            .map(|l| ViewLine::new(LineStyle::Normal, l.to_owned())),
+    );
+    lines.extend([
         ViewLine::new(LineStyle::Normal, String::new()),
         ViewLine::new(LineStyle::Normal, format!("locator      {}", e.locator)),
         ViewLine::new(
             LineStyle::Normal,
             format!("observed     {}", time::format(e.observed_at)),
         ),
-    ];
+    ]);
     if let Some(until) = e.observed_until {
         lines.push(ViewLine::new(
             LineStyle::Normal,
@@ -253,6 +273,7 @@ pub fn evidence(
             LineStyle::Normal,
             format!("influence    {value}{whose}"),
         ));
+        lines.push(ViewLine::new(LineStyle::Note, influence_meaning(value)));
         lines.extend(INFLUENCE.iter().map(|l| ViewLine::new(LineStyle::Note, *l)));
     }
     lines.push(ViewLine::new(LineStyle::Normal, String::new()));

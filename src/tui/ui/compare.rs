@@ -42,7 +42,9 @@ pub fn render(app: &App, scroll: &FilteredList, frame: &mut Frame, area: Rect) {
             " What-if without {} — a replay, not a causal model ",
             fork.removed
         ))
-        .title_bottom(" c: show the fork in the panels · ↑/↓ PgUp/PgDn scroll · Esc closes ");
+        .title_bottom(
+            " c: show the fork in the panels · ↑/↓ PgUp/PgDn scroll · ←/→ sideways · Esc closes ",
+        );
     let inner = block.inner(popup);
     frame.render_widget(block, popup);
     if inner.width as usize <= LABEL + 2 || inner.height == 0 {
@@ -163,8 +165,15 @@ pub fn render(app: &App, scroll: &FilteredList, frame: &mut Frame, area: Rect) {
     }
     let rows = inner.height as usize;
     let first = scroll.offset().min(lines.len().saturating_sub(rows));
+    let widest = lines.iter().map(Line::width).max().unwrap_or(0);
+    let column = scroll
+        .column
+        .min(widest.saturating_sub(inner.width as usize));
     let shown: Vec<Line> = lines.into_iter().skip(first).take(rows).collect();
-    frame.render_widget(Paragraph::new(shown), inner);
+    frame.render_widget(
+        Paragraph::new(shown).scroll((0, u16::try_from(column).unwrap_or(u16::MAX))),
+        inner,
+    );
 }
 
 fn column_time((first, last): (Micros, Micros), width: usize, c: usize) -> Micros {

@@ -92,7 +92,7 @@ fn rows_of(app: &App) -> Vec<(BeliefRowKind, String, String, String)> {
                 r.kind.clone(),
                 agent_of(&app.timeline, r).to_owned(),
                 claim_of(&app.timeline, r).to_owned(),
-                r.note.clone(),
+                r.note.text.clone(),
             )
         })
         .collect()
@@ -1260,9 +1260,9 @@ fn m_marks_evidence_into_the_review_file_only() {
         asof::engine::quality::Support::Unsupported
     );
     assert!(
-        row.note.contains("✗ unsupported: E17 rejected"),
+        row.note.text.contains("✗ unsupported: E17 rejected"),
         "{}",
-        row.note
+        row.note.text
     );
     // Before the mark's instant it is still a candidate.
     app.seek(at("2026-03-04T11:59:00Z"));
@@ -1408,7 +1408,12 @@ fn rows_scrolled_into_view_carry_their_quality_and_conflicts() {
                 );
                 let want = answer.status == asof::engine::quality::AnswerStatus::Conflicted;
                 assert_eq!(*conflict, want, "{}", topic.id);
-                assert_eq!(row.note.starts_with("⚠ conflicted"), want, "{}", row.note);
+                assert_eq!(
+                    row.note.text.starts_with("⚠ conflicted"),
+                    want,
+                    "{}",
+                    row.note.text
+                );
                 conflicts += usize::from(want);
             }
             _ => {}
@@ -1871,7 +1876,7 @@ fn every_id_on_a_belief_row_is_whole_and_the_rows_own() {
                         b.supported_by.iter().map(|e| e.to_string()).collect();
                     allowed.insert(v.assertion.to_string());
                     allowed.extend(v.clipped_by.iter().map(|c| c.to_string()));
-                    allowed.extend(tokens(&row.note).into_iter().map(|(t, _)| t));
+                    allowed.extend(tokens(&row.note.text).into_iter().map(|(t, _)| t));
                     if let Some(c) = &v.closed {
                         allowed.extend(tokens(&c.to_string()).into_iter().map(|(t, _)| t));
                     }

@@ -29,7 +29,7 @@ pub struct BeliefRow {
     pub claim_index: usize,
     /// Index into `Timeline::beliefs`, for held and just-closed rows.
     pub belief: Option<usize>,
-    pub note: String,
+    pub note: Note,
     /// A conflicted heading's claims, per agent (the note says them whole).
     pub conflict: Vec<(String, Vec<String>)>,
     pub version: Option<u64>,
@@ -44,6 +44,55 @@ pub struct BeliefRow {
     /// them are worked out: only for rows that have been on screen, since a
     /// million-event store may hold tens of thousands of beliefs at once.
     pub rated: bool,
+}
+
+/// A row's note, built where its facts are (never read back from its words):
+/// the whole text, the short form a narrow row shows ("✗ superseded by B19"
+/// → "✗ by B19"; the detail line under the list says it whole), and whether
+/// it warns (support lost, contested, agents in conflict).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Note {
+    pub text: String,
+    pub short: String,
+    pub warns: bool,
+}
+
+impl Note {
+    fn new(text: String, short: String, warns: bool) -> Note {
+        Note { text, short, warns }
+    }
+
+    /// A fresh version at the latest event.
+    fn new_version() -> Note {
+        Note::new("+ new".into(), "+ new".into(), false)
+    }
+
+    /// "✗ superseded by B19" / "✗ retracted by R2".
+    fn closed(c: &crate::model::Closure) -> Note {
+        let glyph = match c.kind {
+            crate::model::CloseKind::Retracted => "✕",
+            _ => "✗",
+        };
+        Note::new(format!("✗ {c}"), format!("{glyph} by {}", c.event), false)
+    }
+
+    /// "clipped by B27": a later-starting version cut its open end.
+    fn clipped(by: &str) -> Note {
+        Note::new(format!("clipped by {by}"), format!("✂ by {by}"), false)
+    }
+
+    /// "↻ reconfirmed by B40 on E33".
+    fn reconfirmed(by: &str, cites: &[crate::model::Name]) -> Note {
+        Note::new(
+            format!("↻ reconfirmed by {by} on {}", cites.join(",")),
+            format!("↻ by {by}"),
+            false,
+        )
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
 }
 
 /// What a belief row needs of its version that never changes, worked out
@@ -134,13 +183,10 @@ impl BeliefsState {
             .map(|row| (row.topic, agent_of(timeline, row).to_owned(), row.version));
         let latest = timeline.latest_marks(t);
         let latest_at = latest.first().map(|m| m.recorded_at);
-        let mut reconfirmed: HashMap<u64, String> = HashMap::new();
+        let mut reconfirmed: HashMap<u64, Note> = HashMap::new();
         for m in latest.iter().filter(|m| m.kind == MarkKind::Reconfirmation) {
             for v in &m.covering {
-                reconfirmed.insert(
-                    *v,
-                    format!("↻ reconfirmed by {} on {}", m.id, m.cites.join(",")),
-                );
+                reconfirmed.insert(*v, Note::reconfirmed(&m.id, &m.cites));
             }
         }
         let held = timeline.held(t);
@@ -165,7 +211,7 @@ impl BeliefsState {
                 topic: ti,
                 claim_index: 0,
                 belief: None,
-                note: String::new(),
+                note: Note::default(),
                 conflict: Vec::new(),
                 version: None,
                 several,
@@ -193,7 +239,7 @@ impl BeliefsState {
             });
             for (i, is_held) in mine {
                 let k = *timeline.key(i);
-                let mut note = String::new();
+                let mut note = Note::default();
                 if let Some(r) = reconfirmed.get(&k.id) {
                     note = r.clone();
                 } else if !is_held {
@@ -201,12 +247,12 @@ impl BeliefsState {
                     // (read now; a held row's notes once it is on screen).
                     let v = &timeline.belief(i).version;
                     if let Some(c) = &v.closed {
-                        note = format!("✗ {c}");
+                        note = Note::closed(c);
                     } else if let Some(by) = &v.clipped_by {
-                        note = format!("clipped by {by}");
+                        note = Note::clipped(by);
                     }
                 } else if Some(k.recorded_at) == latest_at {
-                    note = "+ new".into();
+                    note = Note::new_version();
                 }
                 rows.push(BeliefRow {
                     kind: if is_held {
@@ -387,7 +433,8 @@ impl BeliefsState {
                 row.kind = BeliefRowKind::Topic { conflict };
                 if conflict {
                     row.conflict = conflict_parts(&answer);
-                    row.note = fit_conflict(&row.conflict, usize::MAX);
+                    let text = fit_conflict(&row.conflict, usize::MAX);
+                    row.note = Note::new(text.clone(), text, true);
                 }
             }
             _ => {
@@ -401,7 +448,7 @@ impl BeliefsState {
                         row.note = lost_support(timeline, &b.supported_by, q.support, t);
                     }
                     if let Some(by) = v.clipped_by.as_ref().filter(|_| row.note.is_empty()) {
-                        row.note = format!("clipped by {by}");
+                        row.note = Note::clipped(by);
                     }
                 }
             }
@@ -492,13 +539,14 @@ pub fn fit_conflict(parts: &[(String, Vec<String>)], max: usize) -> String {
 /// The fewest columns a claim is cut to in a conflict line.
 const CLAIM_MIN: usize = 8;
 
-/// "✗ unsupported: E15 rejected", "⚠ contested: E7 conflicted", or nothing.
+/// "✗ unsupported: E15 rejected" (short "✗ E15 rejected"), "⚠ contested: E7
+/// conflicted", or nothing.
 fn lost_support(
     timeline: &Timeline,
     cited: &[crate::model::Name],
     support: Support,
     t: Micros,
-) -> String {
+) -> Note {
     let states = || {
         cited
             .iter()
@@ -506,11 +554,17 @@ fn lost_support(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    match support {
-        Support::Ok => String::new(),
-        Support::Unsupported => format!("✗ unsupported: {}", states()),
-        Support::Contested => format!("⚠ contested: {}", states()),
-    }
+    let (glyph, word) = match support {
+        Support::Ok => return Note::default(),
+        Support::Unsupported => ("✗", "unsupported"),
+        Support::Contested => ("⚠", "contested"),
+    };
+    let states = states();
+    Note::new(
+        format!("{glyph} {word}: {states}"),
+        format!("{glyph} {states}"),
+        true,
+    )
 }
 
 /// "0.70", or "0.70→0.21" when decay lowered it (a stale row's ⌛ leads the row).

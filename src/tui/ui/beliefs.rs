@@ -110,9 +110,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
         .map(|((_, i), c)| {
             let r = &state.rows[i];
             2 + if r.note.is_empty() {
-                crate::tui::text::width(&c.evidence.join(",")).max(1)
+                id_list_width(&c.evidence)
             } else {
-                crate::tui::text::width(&short_note(&r.note))
+                crate::tui::text::width(&r.note.short)
             }
         })
         .max()
@@ -223,19 +223,18 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
                         theme.muted(),
                     ));
                 } else {
-                    let lost = row.note.starts_with('✗') || row.note.starts_with('⚠');
-                    let style = if closed || lost {
+                    let style = if closed || row.note.warns {
                         theme.warning()
                     } else {
                         theme.good()
                     };
-                    let note = if crate::tui::text::width(&row.note) > room {
-                        short_note(&row.note)
+                    let note = if crate::tui::text::width(&row.note.text) > room {
+                        &row.note.short
                     } else {
-                        std::borrow::Cow::Borrowed(row.note.as_str())
+                        &row.note.text
                     };
                     spans.push(Span::styled(
-                        format!("  {}", cut(&note, room)),
+                        format!("  {}", cut(note, room)),
                         style.remove_modifier(Modifier::CROSSED_OUT),
                     ));
                 }
@@ -260,26 +259,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
     }
 }
 
-/// A note's short form, for a narrow row: its glyph and the ids it names
-/// ("✗ superseded by B19" → "✗ by B19", "✗ unsupported: E15 rejected" →
-/// "✗ E15 rejected"); the detail line under the list says it whole.
-fn short_note(note: &str) -> std::borrow::Cow<'_, str> {
-    const SHORTER: [(&str, &str); 6] = [
-        ("✗ superseded by ", "✗ by "),
-        ("✗ retracted by ", "✕ by "),
-        ("↻ reconfirmed by ", "↻ by "),
-        ("clipped by ", "✂ by "),
-        ("✗ unsupported: ", "✗ "),
-        ("⚠ contested: ", "⚠ "),
-    ];
-    for (long, short) in SHORTER {
-        if let Some(rest) = note.strip_prefix(long) {
-            // "↻ by B40 on E30": the reconfirming assertion is enough.
-            let rest = rest.split(" on ").next().unwrap_or(rest);
-            return std::borrow::Cow::Owned(format!("{short}{rest}"));
-        }
-    }
-    std::borrow::Cow::Borrowed(note)
+/// The width of ids joined by commas (`-` for none), without joining them.
+fn id_list_width(ids: &[String]) -> usize {
+    let commas = ids.len().saturating_sub(1);
+    (ids.iter()
+        .map(|id| crate::tui::text::width(id))
+        .sum::<usize>()
+        + commas)
+        .max(1)
 }
 
 /// The selected row whole: agent, the full claim, confidence, valid interval,
@@ -314,7 +301,7 @@ fn render_detail(app: &App, frame: &mut Frame, area: Rect) {
                 ));
             }
             if !row.note.is_empty() {
-                text.push_str(&format!(" · {}", row.note));
+                text.push_str(&format!(" · {}", row.note.text));
             } else if !b.supported_by.is_empty() {
                 text.push_str(&format!(" · on {}", b.supported_by.join(",")));
             }

@@ -139,6 +139,26 @@ pub fn id_list<S: AsRef<str>>(ids: &[S], max: usize) -> String {
     shown
 }
 
+/// The largest `n` in `lo..=hi` for which `fits(n)` holds, where `fits`
+/// holds for every number below one it holds for (a width that fits keeps
+/// fitting when narrowed). A binary search: the fitters that try widths call
+/// it on every frame, so the cost must not grow with a 64 KiB claim.
+pub fn largest_fitting(lo: usize, hi: usize, fits: impl Fn(usize) -> bool) -> Option<usize> {
+    if lo > hi || !fits(lo) {
+        return None;
+    }
+    let (mut ok, mut bad) = (lo, hi + 1);
+    while bad - ok > 1 {
+        let mid = ok + (bad - ok) / 2;
+        if fits(mid) {
+            ok = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    Some(ok)
+}
+
 /// "1 match", "2 matches": a count with its noun in the right number.
 pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -246,6 +266,14 @@ mod tests {
                 assert!(ids.contains(&token), "{token} is not an id ({s:?})");
             }
         }
+    }
+
+    #[test]
+    fn the_largest_fitting_width_is_found_by_halving() {
+        assert_eq!(largest_fitting(8, 100, |n| n <= 37), Some(37));
+        assert_eq!(largest_fitting(8, 100, |n| n <= 500), Some(100));
+        assert_eq!(largest_fitting(8, 100, |n| n <= 7), None);
+        assert_eq!(largest_fitting(9, 8, |_| true), None);
     }
 
     #[test]

@@ -521,11 +521,10 @@ pub fn fit_conflict(parts: &[(String, Vec<String>)], max: usize) -> String {
     if fits(&whole) {
         return whole;
     }
-    for room in (CLAIM_MIN..longest).rev() {
-        let line = build(room, most);
-        if fits(&line) {
-            return line;
-        }
+    if let Some(room) =
+        crate::text::largest_fitting(CLAIM_MIN, longest.min(max), |room| fits(&build(room, most)))
+    {
+        return build(room, most);
     }
     for per_agent in (1..most).rev() {
         let line = build(CLAIM_MIN, per_agent);

@@ -34,6 +34,14 @@ use crate::tui::layout::{
     self, PLANE_FOOT as FOOT_ROWS, PLANE_LABEL as LABEL_WIDTH, PLANE_LEGEND as LEGEND_ROWS,
 };
 
+/// A cell of the grid: glyph, style, and the claim whose glyph it shows.
+type Cell<'a> = (&'a str, Style, Option<usize>);
+
+/// A cell showing claim `i`.
+fn claim_cell(app: &App, i: usize) -> Cell<'static> {
+    (claim_glyph(i), app.theme.claim(i), Some(i))
+}
+
 fn block(app: &App) -> Block<'static> {
     let focused = app.focus == Focus::Plane;
     let topic = app
@@ -76,8 +84,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let g = Geometry::new(plane, grid);
     let (w, h) = (grid.width as usize, grid.height as usize);
 
-    // Paint the shapes onto a cell grid: (glyph, style).
-    let mut cells: Vec<(&str, Style)> = vec![(" ", Style::new()); w * h];
+    // Paint the shapes onto a cell grid: (glyph, style, the claim whose glyph
+    // it shows). The legend is read off the claims still showing at the end.
+    let blank: Cell = (" ", Style::new(), None);
+    let mut cells: Vec<Cell> = vec![blank; w * h];
     for s in &plane.shapes {
         let (c0, c1) = g.cols(s.valid.from, s.valid.to);
         let (r0, r1) = g.rows(s.from, s.to);
@@ -92,19 +102,22 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             for c in c0..c1 {
                 // The closing edge is marked when the shape is tall enough to keep
                 // its claim visible too.
-                let glyph = if r == r0 && s.to != OPEN && r1 - r0 >= 2 {
+                let mark = if r == r0 && s.to != OPEN && r1 - r0 >= 2 {
                     match s.closed {
-                        Some(CloseKind::Retracted) => "✕",
-                        _ => "━",
+                        Some(CloseKind::Retracted) => Some("✕"),
+                        _ => Some("━"),
                     }
                 } else if r == r0 && c == c0 && s.to == OPEN && r0 == 0 {
-                    "↑"
+                    Some("↑")
                 } else if c == c1 - 1 && s.valid.to == OPEN && c1 as usize == w {
-                    "→"
+                    Some("→")
                 } else {
-                    claim_glyph(s.claim_index)
+                    None
                 };
-                cells[r as usize * w + c as usize] = (glyph, style);
+                cells[r as usize * w + c as usize] = match mark {
+                    Some(glyph) => (glyph, style, None),
+                    None => (claim_glyph(s.claim_index), style, Some(s.claim_index)),
+                };
             }
         }
     }
@@ -113,7 +126,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         if let Some(r) = g.row_of(g.valid_at(c as u16)) {
             let cell = &mut cells[r as usize * w + c];
             let style = if cell.0 == " " { theme.muted() } else { cell.1 };
-            *cell = ("╱", style);
+            *cell = ("╱", style, None);
         }
     }
     // Evidence at (observed, recorded).
@@ -129,7 +142,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             None => (w as i64 - 1, "▸"),
         };
         off_axis |= glyph != "✦";
-        cells[r as usize * w + c as usize] = (glyph, theme.late().remove_modifier(Modifier::DIM));
+        cells[r as usize * w + c as usize] =
+            (glyph, theme.late().remove_modifier(Modifier::DIM), None);
     }
     // The crosshair. Its row and column show what was held at exactly the
     // cursor's instants (not at their cells' centres), so the cell under the
@@ -144,30 +158,23 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if let Some(cy) = cy {
         for c in 0..w {
             let shape = at(g.valid_at(c as u16), app.cursor);
-            cells[cy as usize * w + c] = shape.map_or((" ", Style::new()), |s| {
-                (claim_glyph(s.claim_index), theme.claim(s.claim_index))
-            });
+            cells[cy as usize * w + c] = shape.map_or(blank, |s| claim_cell(app, s.claim_index));
         }
     }
     if let Some(cx) = cx {
         for r in 0..h {
             let shape = at(app.valid_at(), g.recorded_at(r as u16));
-            cells[r * w + cx as usize] = shape.map_or((" ", Style::new()), |s| {
-                (claim_glyph(s.claim_index), theme.claim(s.claim_index))
-            });
+            cells[r * w + cx as usize] = shape.map_or(blank, |s| claim_cell(app, s.claim_index));
         }
     }
     if let Some(cx) = cx {
         for r in 0..h {
             let cell = &mut cells[r * w + cx as usize];
-            *cell = (
-                if cell.0 == " " || cell.0 == "╱" {
-                    "│"
-                } else {
-                    cell.0
-                },
-                theme.cursor(),
-            );
+            *cell = if cell.0 == " " || cell.0 == "╱" {
+                ("│", theme.cursor(), None)
+            } else {
+                (cell.0, theme.cursor(), cell.2)
+            };
         }
     }
     if let Some(cy) = cy {
@@ -175,13 +182,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             let cell = &mut cells[cy as usize * w + c];
             let crossing = Some(c as i64) == cx;
             // At the crossing, the reading's claim (the authority), else nothing.
-            let glyph = match (crossing, app.plane.reading.claim_index) {
-                (true, Some(i)) => claim_glyph(i),
-                (true, None) => "┼",
-                _ if cell.0 == " " || cell.0 == "╱" => "─",
-                _ => cell.0,
+            let (glyph, claim) = match (crossing, app.plane.reading.claim_index) {
+                (true, Some(i)) => (claim_glyph(i), Some(i)),
+                (true, None) => ("┼", None),
+                _ if cell.0 == " " || cell.0 == "╱" => ("─", None),
+                _ => (cell.0, cell.2),
             };
-            *cell = (glyph, theme.cursor());
+            *cell = (glyph, theme.cursor(), claim);
         }
         // A valid cursor off the plane (following the diagonal) is marked at the edge.
         if cx.is_none() && w > 0 {
@@ -190,7 +197,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             } else {
                 w - 1
             };
-            cells[cy as usize * w + edge] = (if edge == 0 { "◀" } else { "▶" }, theme.cursor());
+            cells[cy as usize * w + edge] =
+                (if edge == 0 { "◀" } else { "▶" }, theme.cursor(), None);
         }
     }
 
@@ -222,7 +230,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         spans.extend(
             cells[r * w..(r + 1) * w]
                 .iter()
-                .map(|(glyph, style)| Span::styled(*glyph, *style)),
+                .map(|(glyph, style, _)| Span::styled(*glyph, *style)),
         );
         lines.push(Line::from(spans));
     }
@@ -276,16 +284,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     };
     // The legend names every claim glyph drawn, with its claim (cut evenly
     // when they do not all fit, then `+N`), then the marks drawn.
-    let drawn: Vec<usize> = {
-        let mut seen: Vec<usize> = Vec::new();
-        for (i, _) in &plane.legend {
-            let glyph = claim_glyph(*i);
-            if cells.iter().any(|(g, _)| *g == glyph) && !seen.contains(i) {
-                seen.push(*i);
-            }
+    // The claims whose glyph shows somewhere, in the legend's order.
+    let mut shown = vec![false; plane.legend.len()];
+    for &(_, _, claim) in &cells {
+        if let Some(slot) =
+            claim.and_then(|i| plane.legend.binary_search_by_key(&i, |(j, _)| *j).ok())
+        {
+            shown[slot] = true;
         }
-        seen
-    };
+    }
     let marks: Vec<&str> = [
         ("✦", "✦ evidence"),
         ("◂", "◂▸ off the axis"),
@@ -294,14 +301,16 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ("✕", "✕ retracted"),
     ]
     .into_iter()
-    .filter(|(g, _)| cells.iter().any(|(c, _)| c == g) || (*g == "◂" && off_axis))
+    .filter(|(g, _)| cells.iter().any(|(c, _, _)| c == g) || (*g == "◂" && off_axis))
     .map(|(_, text)| text)
     .collect();
     let room = inner.width as usize;
-    let claims: Vec<(usize, &str)> = drawn
+    let claims: Vec<(usize, &str)> = plane
+        .legend
         .iter()
-        .filter_map(|i| plane.legend.iter().find(|(j, _)| j == i))
-        .map(|(i, c)| (*i, c.as_str()))
+        .zip(&shown)
+        .filter(|(_, shown)| **shown)
+        .map(|((i, c), _)| (*i, c.as_str()))
         .collect();
     let legend = legend_lines(app, &claims, &marks, room, LEGEND_ROWS as usize);
     let [top, reading, key] = Layout::vertical([
@@ -399,11 +408,11 @@ fn legend_lines<'a>(
         .map(|(_, c)| crate::tui::text::width(c))
         .max()
         .unwrap_or(0);
-    for per_claim in (8.min(longest)..=longest).rev() {
-        let (lines, left) = pack(items(per_claim), 0);
-        if left == 0 {
-            return lines;
-        }
+    let most = longest.min(room * rows);
+    if let Some(per_claim) =
+        crate::text::largest_fitting(8.min(most), most, |n| pack(items(n), 0).1 == 0)
+    {
+        return pack(items(per_claim), 0).0;
     }
     let (mut lines, left) = pack(items(8), 12);
     if let Some(last) = lines.last_mut() {

@@ -190,6 +190,46 @@ pub fn parse_duration(text: &str) -> Result<Micros, DurationError> {
     Ok(micros as Micros)
 }
 
+/// Durations people read, from a millisecond to a week: the steps of the
+/// TUI's axes, arrows and zoom, and the rounding of a click.
+pub const READABLE_STEPS: [i64; 25] = [
+    1_000,
+    2_000,
+    5_000,
+    10_000,
+    20_000,
+    50_000,
+    100_000,
+    250_000,
+    500_000,
+    1_000_000,
+    2_000_000,
+    5_000_000,
+    15_000_000,
+    30_000_000,
+    60_000_000,
+    300_000_000,
+    900_000_000,
+    1_800_000_000,
+    3_600_000_000,
+    10_800_000_000,
+    21_600_000_000,
+    43_200_000_000,
+    86_400_000_000,
+    172_800_000_000,
+    604_800_000_000,
+];
+
+/// The smallest readable step (see [`READABLE_STEPS`]) of at least
+/// `micros`; a week beyond.
+pub fn readable_step(micros: i64) -> i64 {
+    READABLE_STEPS
+        .iter()
+        .copied()
+        .find(|&s| s >= micros)
+        .unwrap_or(READABLE_STEPS[READABLE_STEPS.len() - 1])
+}
+
 /// Formats a duration in microseconds for people: `3d 4h`, `12m`, `45s`.
 pub fn format_duration(micros: i64) -> String {
     let sign = if micros < 0 { "-" } else { "" };

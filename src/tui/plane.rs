@@ -167,12 +167,12 @@ impl Plane {
 
     /// ←/→ in the plane: about a fiftieth of the visible valid range, readable.
     pub fn valid_step(&self) -> i64 {
-        super::state::scrubber::nice_duration((self.valid_view.1 - self.valid_view.0) / 50)
+        crate::time::readable_step((self.valid_view.1 - self.valid_view.0) / 50)
     }
 
     /// ↑/↓ in the plane: about a twentieth of the visible recorded range, readable.
     pub fn recorded_step(&self) -> i64 {
-        super::state::scrubber::nice_duration((self.recorded_view.1 - self.recorded_view.0) / 20)
+        crate::time::readable_step((self.recorded_view.1 - self.recorded_view.0) / 20)
     }
 
     /// Zooms both axes around the crosshair.

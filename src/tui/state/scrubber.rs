@@ -22,7 +22,7 @@ impl ScrubberState {
     pub fn new(span: Option<(Micros, Micros)>) -> ScrubberState {
         let full = match span {
             Some((a, b)) => {
-                let pad = nice_duration((b - a) / 50).max(1_000);
+                let pad = crate::time::readable_step((b - a) / 50).max(1_000);
                 (a - pad, b + pad)
             }
             None => {
@@ -55,7 +55,7 @@ impl ScrubberState {
     /// The recorded step for ←/→: about a hundredth of the visible range, rounded
     /// to a duration people read.
     pub fn step(&self) -> i64 {
-        nice_duration((self.view.1 - self.view.0) / 100)
+        crate::time::readable_step((self.view.1 - self.view.0) / 100)
     }
 
     /// Keeps `cursor` (clamped to the log) in view; returns it clamped.
@@ -94,7 +94,7 @@ impl ScrubberState {
         let width = lanes.width.max(1) as i64;
         let span = self.view.1 - self.view.0;
         let exact = self.view.0 + span * x / width + span / width / 2;
-        round_to(exact, nice_duration(span / width))
+        round_to(exact, crate::time::readable_step(span / width))
     }
 }
 
@@ -105,39 +105,6 @@ pub fn round_to(t: Micros, unit: i64) -> Micros {
         return t;
     }
     (t + unit / 2).div_euclid(unit) * unit
-}
-
-/// Rounds a duration up to one people read: 1s, 5s, 15s, 1m, 5m, 15m, 1h, 6h, 1d…
-pub fn nice_duration(micros: i64) -> i64 {
-    const S: i64 = 1_000_000;
-    const STEPS: [i64; 21] = [
-        1_000,
-        5_000,
-        10_000,
-        50_000,
-        100_000,
-        250_000,
-        500_000,
-        S,
-        5 * S,
-        15 * S,
-        30 * S,
-        60 * S,
-        300 * S,
-        900 * S,
-        1800 * S,
-        3600 * S,
-        3 * 3600 * S,
-        6 * 3600 * S,
-        12 * 3600 * S,
-        86_400 * S,
-        7 * 86_400 * S,
-    ];
-    STEPS
-        .iter()
-        .copied()
-        .find(|&s| s >= micros)
-        .unwrap_or(STEPS[STEPS.len() - 1])
 }
 
 #[cfg(test)]

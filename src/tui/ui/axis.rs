@@ -4,35 +4,7 @@
 use crate::time::{self, Micros};
 
 pub const SECOND: i64 = 1_000_000;
-const MS: i64 = 1_000;
 const DAY: i64 = 86_400 * SECOND;
-const TICKS: [i64; 25] = [
-    MS,
-    2 * MS,
-    5 * MS,
-    10 * MS,
-    20 * MS,
-    50 * MS,
-    100 * MS,
-    250 * MS,
-    500 * MS,
-    SECOND,
-    2 * SECOND,
-    5 * SECOND,
-    15 * SECOND,
-    30 * SECOND,
-    60 * SECOND,
-    5 * 60 * SECOND,
-    15 * 60 * SECOND,
-    30 * 60 * SECOND,
-    3600 * SECOND,
-    3 * 3600 * SECOND,
-    6 * 3600 * SECOND,
-    12 * 3600 * SECOND,
-    DAY,
-    2 * DAY,
-    7 * DAY,
-];
 
 /// Whether an axis of this span writes the date in every label: when it
 /// spans more than a day (the scrubber writes its dates on a row of their own).
@@ -59,7 +31,7 @@ pub fn label_width(step: i64, dated: bool) -> i64 {
 /// The smallest readable step whose labels leave two cells between them.
 pub fn tick_step(span: i64, cells: i64, dated: bool) -> i64 {
     let per_cell = span as f64 / cells.max(1) as f64;
-    TICKS
+    time::READABLE_STEPS
         .iter()
         .copied()
         .find(|&s| s as f64 / per_cell >= (label_width(s, dated) + 2) as f64)
@@ -97,7 +69,7 @@ pub fn ticks(from: Micros, to: Micros, cells: i64, dated: bool) -> (i64, Vec<(i6
 /// Ticks for a vertical axis: one label per row, three rows apart at least.
 pub fn row_ticks(from: Micros, to: Micros, rows: i64) -> (i64, Vec<(i64, Micros)>) {
     let per_row = (to - from).max(1) as f64 / rows.max(1) as f64;
-    let step = TICKS
+    let step = time::READABLE_STEPS
         .iter()
         .copied()
         .find(|&s| s as f64 / per_row >= 3.0)
@@ -159,7 +131,7 @@ mod tests {
         // An 8-second run over 100 cells: ticks a second apart or closer.
         let step = tick_step(8 * SECOND, 100, false);
         assert!(step <= SECOND, "{step}");
-        assert_eq!(tick_label(t + 250 * MS, 250 * MS, false), "09:05:00.250");
+        assert_eq!(tick_label(t + 250_000, 250_000, false), "09:05:00.250");
         // Three days over 60 cells: every label carries its date.
         assert!(dated(3 * DAY));
         let step = tick_step(3 * DAY, 60, true);

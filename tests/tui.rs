@@ -1960,6 +1960,13 @@ fn the_compare_view_scrolls_sideways_to_its_last_column() {
     }
     let after = text(&draw(&app));
     assert!(after.contains("◆ Bad deploy"), "{after}");
+    // Scrolling stops at the widest line: the first ← moves back at once.
+    app.update(Action::ScrollLeft);
+    assert_ne!(
+        text(&draw(&app)),
+        after,
+        "← after the last column moves back"
+    );
     for _ in 0..40 {
         app.update(Action::ScrollLeft);
     }

@@ -184,20 +184,89 @@ impl Lane {
     }
 }
 
-/// How many lines the compare view has: the report and the axis; then per lane
+/// The compare view's words, built here so that the view and the scrolling
+/// read the same text: the first line, what follows the difference marks,
+/// the legend's ends and each lane's time to truth.
+pub const DIFFERS: &str = "  ^ differs";
+pub const LEGEND_HEAD: &str = "  claims: ";
+pub const LEGEND_TAIL: &str = "· no answer";
+pub const TRUTH_HEAD: &str = "  right from: ";
+
+/// One legend item after its glyph.
+pub fn legend_item(claim: &str) -> String {
+    format!("{claim}   ")
+}
+
+/// "removed E15 · dropped B19, B20 · scaled none · …": what the policy did.
+pub fn report_line(fork: &ForkResult) -> String {
+    let list = |ids: &[String]| {
+        if ids.is_empty() {
+            "none".to_owned()
+        } else {
+            ids.join(", ")
+        }
+    };
+    let r = &fork.report;
+    let scaled: Vec<String> = r
+        .scaled
+        .iter()
+        .map(|s| format!("{} {:.2}→{:.2}", s.assertion, s.from, s.to))
+        .collect();
+    format!(
+        "removed {} · dropped {} · scaled {} · dropped retractions {} · no-op retractions {}",
+        fork.removed,
+        list(&r.dropped),
+        list(&scaled),
+        list(&r.dropped_retractions),
+        list(&r.noop_retractions)
+    )
+}
+
+/// "parent 03-05 09:15 · fork 03-03 10:30 (1d 22h sooner) · time wrong: …",
+/// when the lane's topic has a resolution.
+pub fn truth_line(fork: &ForkResult, lane: &Lane) -> Option<String> {
+    let (_, p, f) = fork
+        .diff
+        .truth
+        .iter()
+        .find(|(pair, _, _)| pair.0 == lane.agent && pair.1 == lane.topic)?;
+    let converged = |t: Option<i64>| t.map_or("never".to_owned(), crate::time::format_short);
+    let shift = match (p.converged_at, f.converged_at) {
+        (Some(a), Some(b)) if b < a => {
+            format!(" ({} sooner)", crate::time::format_duration(a - b))
+        }
+        (Some(a), Some(b)) if b > a => {
+            format!(" ({} later)", crate::time::format_duration(b - a))
+        }
+        _ => String::new(),
+    };
+    Some(format!(
+        "parent {} · fork {}{shift} · time wrong: {} → {}",
+        converged(p.converged_at),
+        converged(f.converged_at),
+        crate::time::format_duration(p.time_wrong_ms * 1000),
+        crate::time::format_duration(f.time_wrong_ms * 1000),
+    ))
+}
+
+/// The compare view's size: how many lines, and the widest line whose width
+/// does not depend on the screen (the lanes and marks are as wide as the
+/// popup, the marks plus [`DIFFERS`]). The report and the axis; then per lane
 /// its title, the two answer lanes, the difference marks, the claims' legend
 /// and the time to truth when the topic has a resolution.
-pub fn line_count(fork: &ForkResult) -> usize {
-    let truth = |lane: &Lane| {
-        fork.diff
-            .truth
-            .iter()
-            .any(|(pair, _, _)| pair.0 == lane.agent && pair.1 == lane.topic)
-    };
-    2 + usize::from(fork.lanes.is_empty())
-        + fork
-            .lanes
-            .iter()
-            .map(|l| 5 + usize::from(truth(l)))
-            .sum::<usize>()
+pub fn compare_size(fork: &ForkResult) -> (usize, usize) {
+    let w = crate::text::width;
+    let mut lines = 2 + usize::from(fork.lanes.is_empty());
+    let mut widest = w(&report_line(fork));
+    for lane in &fork.lanes {
+        lines += 5;
+        widest = widest.max(w(&lane.agent) + 3 + w(&lane.topic));
+        let legend: usize = lane.claims().iter().map(|c| 2 + w(&legend_item(c))).sum();
+        widest = widest.max(w(LEGEND_HEAD) + legend + w(LEGEND_TAIL));
+        if let Some(truth) = truth_line(fork, lane) {
+            lines += 1;
+            widest = widest.max(w(TRUTH_HEAD) + w(&truth));
+        }
+    }
+    (lines, widest)
 }

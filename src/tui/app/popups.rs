@@ -13,15 +13,15 @@ impl App {
     /// Keys while a popup is open: the popup's state decides, the app applies.
     pub(super) fn update_popup(&mut self, action: Action) -> bool {
         let screen = self.screen();
-        let lines = self
+        let compare = self
             .whatif
             .fork
             .as_ref()
-            .map_or(0, crate::tui::whatif::line_count);
+            .map_or((0, 0), crate::tui::whatif::compare_size);
         let Some(popup) = &mut self.popup else {
             return false;
         };
-        match popup.update(action, screen, lines, (time::now(), self.cursor)) {
+        match popup.update(action, screen, compare, (time::now(), self.cursor)) {
             Effect::Ignored => return false,
             Effect::Handled => {}
             Effect::Close => self.popup = None,

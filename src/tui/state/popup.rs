@@ -199,10 +199,6 @@ pub enum Popup {
     Prompt(Prompt),
 }
 
-/// How far the compare view scrolls sideways at most (its view clamps the
-/// column to its widest line).
-pub const COMPARE_MAX_COLUMN: usize = 4_000;
-
 /// What a popup's key asks of the rest of the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
@@ -225,13 +221,14 @@ pub enum Effect {
 }
 
 impl Popup {
-    /// One key while this popup is open. `compare_lines` is how many lines the
+    /// One key while this popup is open. `compare` is the compare view's size
+    /// (lines, widest screen-independent line: `whatif::compare_size`); the
     /// compare view has; `now` and `cursor` read times typed into a jump prompt.
     pub fn update(
         &mut self,
         action: Action,
         screen: Rect,
-        compare_lines: usize,
+        (compare_lines, compare_widest): (usize, usize),
         (now, cursor): (Micros, Micros),
     ) -> Effect {
         match (self, action) {
@@ -251,15 +248,19 @@ impl Popup {
                 if scroll.len() != compare_lines {
                     scroll.set_items((0..compare_lines).collect(), rows);
                 }
-                // Sideways as every popup scrolls; the view clamps the column
-                // to its widest line.
+                // Sideways as every popup scrolls, up to its widest line: the
+                // text's, or the marks' (as wide as the popup, plus their key).
+                let inner = layout::inner(layout::compare_popup(screen)).width as usize;
+                let widest = compare_widest
+                    .max(inner + crate::tui::text::width(crate::tui::whatif::DIFFERS));
+                let most = widest.saturating_sub(inner);
                 match (action, FilteredList::delta(action, rows)) {
                     (Action::ScrollLeft, _) => {
-                        scroll.scroll_columns(-8, COMPARE_MAX_COLUMN);
+                        scroll.scroll_columns(-8, most);
                         Effect::Handled
                     }
                     (Action::ScrollRight, _) => {
-                        scroll.scroll_columns(8, COMPARE_MAX_COLUMN);
+                        scroll.scroll_columns(8, most);
                         Effect::Handled
                     }
                     (_, Some(by)) => {

@@ -16,12 +16,12 @@
 
 use super::axis;
 use crate::fork::diff::{Steps, value_at};
-use crate::time::{self, Micros};
+use crate::time::Micros;
 use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::state::list::FilteredList;
 use crate::tui::theme::claim_glyph;
-use crate::tui::whatif::ForkResult;
+use crate::tui::whatif::{self, ForkResult};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -38,10 +38,7 @@ pub fn render(app: &App, scroll: &FilteredList, frame: &mut Frame, area: Rect) {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border(true))
-        .title(format!(
-            " What-if without {} — a replay, not a causal model ",
-            fork.removed
-        ))
+        .title(title(fork, popup.width as usize))
         .title_bottom(
             " c: show the fork in the panels · ↑/↓ PgUp/PgDn scroll · ←/→ sideways · Esc closes ",
         );
@@ -51,27 +48,7 @@ pub fn render(app: &App, scroll: &FilteredList, frame: &mut Frame, area: Rect) {
         return;
     }
     let width = inner.width as usize - LABEL;
-    let list = |ids: &[String]| {
-        if ids.is_empty() {
-            "none".to_owned()
-        } else {
-            ids.join(", ")
-        }
-    };
-    let r = &fork.report;
-    let scaled: Vec<String> = r
-        .scaled
-        .iter()
-        .map(|s| format!("{} {:.2}→{:.2}", s.assertion, s.from, s.to))
-        .collect();
-    let mut lines = vec![Line::from(format!(
-        "removed {} · dropped {} · scaled {} · dropped retractions {} · no-op retractions {}",
-        fork.removed,
-        list(&r.dropped),
-        list(&scaled),
-        list(&r.dropped_retractions),
-        list(&r.noop_retractions)
-    ))];
+    let mut lines = vec![Line::from(whatif::report_line(fork))];
     lines.push(axis_line(fork, width, theme.muted()));
     if fork.lanes.is_empty() {
         lines.push(Line::from(Span::styled(
@@ -122,10 +99,10 @@ pub fn render(app: &App, scroll: &FilteredList, frame: &mut Frame, area: Rect) {
         lines.push(Line::from(vec![
             Span::raw(" ".repeat(LABEL)),
             Span::styled(marks, theme.warning()),
-            Span::styled("  ^ differs", theme.muted()),
+            Span::styled(whatif::DIFFERS, theme.muted()),
         ]));
         // The legend: which claim each glyph stands for in this lane.
-        let mut legend = vec![Span::styled("  claims: ", theme.muted())];
+        let mut legend = vec![Span::styled(whatif::LEGEND_HEAD, theme.muted())];
         for claim in lane.claims() {
             let i = topic
                 .and_then(|t| app.claim_index.get(t))
@@ -133,45 +110,22 @@ pub fn render(app: &App, scroll: &FilteredList, frame: &mut Frame, area: Rect) {
                 .copied()
                 .unwrap_or(7);
             legend.push(Span::styled(format!("{} ", claim_glyph(i)), theme.claim(i)));
-            legend.push(Span::raw(format!("{claim}   ")));
+            legend.push(Span::raw(whatif::legend_item(claim)));
         }
-        legend.push(Span::styled("· no answer", theme.muted()));
+        legend.push(Span::styled(whatif::LEGEND_TAIL, theme.muted()));
         lines.push(Line::from(legend));
-        if let Some((_, p, f)) = fork
-            .diff
-            .truth
-            .iter()
-            .find(|(pair, _, _)| pair.0 == lane.agent && pair.1 == lane.topic)
-        {
-            let converged = |t: Option<Micros>| t.map_or("never".to_owned(), time::format_short);
-            let shift = match (p.converged_at, f.converged_at) {
-                (Some(a), Some(b)) if b < a => {
-                    format!(" ({} sooner)", time::format_duration(a - b))
-                }
-                (Some(a), Some(b)) if b > a => format!(" ({} later)", time::format_duration(b - a)),
-                _ => String::new(),
-            };
+        if let Some(truth) = whatif::truth_line(fork, lane) {
             lines.push(Line::from(vec![
-                Span::styled("  right from: ", theme.muted()),
-                Span::raw(format!(
-                    "parent {} · fork {}{shift} · time wrong: {} → {}",
-                    converged(p.converged_at),
-                    converged(f.converged_at),
-                    time::format_duration(p.time_wrong_ms * 1000),
-                    time::format_duration(f.time_wrong_ms * 1000),
-                )),
+                Span::styled(whatif::TRUTH_HEAD, theme.muted()),
+                Span::raw(truth),
             ]));
         }
     }
     let rows = inner.height as usize;
     let first = scroll.offset().min(lines.len().saturating_sub(rows));
-    let widest = lines.iter().map(Line::width).max().unwrap_or(0);
-    let column = scroll
-        .column
-        .min(widest.saturating_sub(inner.width as usize));
     let shown: Vec<Line> = lines.into_iter().skip(first).take(rows).collect();
     frame.render_widget(
-        Paragraph::new(shown).scroll((0, u16::try_from(column).unwrap_or(u16::MAX))),
+        Paragraph::new(shown).scroll((0, u16::try_from(scroll.column).unwrap_or(u16::MAX))),
         inner,
     );
 }
@@ -201,4 +155,20 @@ fn axis_line(fork: &ForkResult, width: usize, style: Style) -> Line<'static> {
         Span::raw(" ".repeat(LABEL)),
         Span::styled(row.into_iter().collect::<String>(), style),
     ])
+}
+
+/// " What-if without E15 — a replay, not a causal model ", the removed ids
+/// whole (`E3,E7 +4`) and the rest cut visibly to the popup's width.
+fn title(fork: &ForkResult, width: usize) -> String {
+    let ids: Vec<&str> = fork.removed.split(',').collect();
+    let room = width.saturating_sub(4);
+    let head = "What-if without ";
+    let removed = crate::tui::text::id_list(&ids, room.saturating_sub(head.len()).min(40));
+    format!(
+        " {} ",
+        crate::tui::text::cut(
+            &format!("{head}{removed} — a replay, not a causal model"),
+            room
+        )
+    )
 }

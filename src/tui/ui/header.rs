@@ -35,7 +35,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
     let (done, total) = app.event_position;
     let mut mode = Vec::new();
     if app.whatif.showing_fork {
-        let removed = app.whatif.fork.as_ref().map_or("?", |f| f.removed.as_str());
+        // The removed ids whole, a few then `+N` (a long list would push the
+        // cursor's instant off a one-line header).
+        let ids: Vec<&str> = app
+            .whatif
+            .fork
+            .as_ref()
+            .map_or(vec!["?"], |f| f.removed.split(',').collect());
+        let removed = crate::tui::text::id_list(&ids, if compact { 16 } else { 40 });
         let badge = if compact {
             format!(" WHAT-IF without {removed} ")
         } else {

@@ -214,7 +214,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         }
     }
     if let Some(cy) = cy {
-        left[cy as usize] = instant_label(app.cursor, LABEL_WIDTH as usize - 1);
+        left[cy as usize] = instant_label(app.cursor, LABEL_WIDTH as usize - 1, rdated);
     }
     let mut lines: Vec<Line> = Vec::with_capacity(inner.height as usize);
     for (r, label) in left.iter().enumerate() {
@@ -242,7 +242,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let mut labels = vec![' '; w];
     let mut reserved = None;
     if let Some(cx) = cx {
-        let label = instant_label(app.valid_at(), w);
+        let label = instant_label(app.valid_at(), w, vdated);
         let len = label.chars().count() as i64;
         let start = cx.min(w as i64 - len).max(0);
         for (i, ch) in label.chars().enumerate() {
@@ -332,11 +332,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 /// An instant as the plane labels the crosshair: the cursor's own time,
-/// whole, in `room` columns (the date dropped only when it cannot fit).
-fn instant_label(t: Micros, room: usize) -> String {
+/// whole, in `room` columns. When it cannot fit, the date goes only on an
+/// axis within one day (`dated` false: the day is the axis's); on a dated
+/// axis the label is cut visibly (`03-03 …`) rather than lose its day.
+fn instant_label(t: Micros, room: usize, dated: bool) -> String {
     let full = crate::time::format_short(t);
-    if crate::tui::text::width(&full) <= room {
-        return full;
+    if crate::tui::text::width(&full) <= room || dated {
+        return cut(&full, room);
     }
     let clock = full
         .split_once(' ')
@@ -420,4 +422,17 @@ fn legend_lines<'a>(
             .push(Span::styled(format!("  +{left} more"), theme.muted()));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::instant_label;
+
+    #[test]
+    fn a_crosshair_label_never_loses_its_day_on_a_dated_axis() {
+        let t = crate::time::parse("2026-03-03T12:10:05Z").unwrap_or_default();
+        assert_eq!(instant_label(t, 14, true), "03-03 12:10:05");
+        assert_eq!(instant_label(t, 11, true), "03-03 …");
+        assert_eq!(instant_label(t, 11, false), "12:10:05");
+    }
 }

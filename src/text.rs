@@ -104,39 +104,43 @@ pub fn id_list<S: AsRef<str>>(ids: &[S], max: usize) -> String {
     if ids.is_empty() {
         return if max >= 1 { "-".into() } else { String::new() };
     }
-    let all = ids.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(",");
-    if all.width() <= max {
-        return all;
-    }
-    let mut shown = String::new();
-    for (n, id) in ids.iter().enumerate() {
-        let id = id.as_ref();
-        let rest = ids.len() - n - 1;
-        let candidate = if shown.is_empty() {
-            id.to_owned()
-        } else {
-            format!("{shown},{id}")
-        };
-        let tail = if rest == 0 {
-            0
-        } else {
-            format!(" +{rest}").width()
-        };
-        if candidate.width() + tail > max {
-            let more = format!("+{}", ids.len() - n);
-            return if shown.is_empty() {
-                if more.width() <= max {
-                    more
-                } else {
-                    String::new()
-                }
-            } else {
-                format!("{shown} {more}")
-            };
+    let widths: Vec<usize> = ids.iter().map(|id| id.as_ref().width()).collect();
+    let total = widths.iter().sum::<usize>() + ids.len() - 1;
+    // How many ids fit whole with room left for " +N" (measured, not built:
+    // a cell may cite thousands, and it is fitted on every frame).
+    let shown = if total <= max {
+        ids.len()
+    } else {
+        let mut used = 0;
+        let mut shown = 0;
+        for (n, w) in widths.iter().enumerate() {
+            let rest = ids.len() - n - 1;
+            let tail = if rest == 0 { 0 } else { 2 + digits(rest) };
+            let w = w + usize::from(n > 0);
+            if used + w + tail > max {
+                break;
+            }
+            used += w;
+            shown = n + 1;
         }
-        shown = candidate;
+        shown
+    };
+    let joined = ids[..shown]
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(",");
+    match ids.len() - shown {
+        0 => joined,
+        more if shown > 0 => format!("{joined} +{more}"),
+        more if digits(more) < max => format!("+{more}"),
+        _ => String::new(),
     }
-    shown
+}
+
+/// How many decimal digits `n` has.
+fn digits(n: usize) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 /// The largest `n` in `lo..=hi` for which `fits(n)` holds, where `fits`

@@ -82,6 +82,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     };
     let observed_w = time_w(&|item| item.evidence.observed_at);
     let recorded_w = time_w(&|item| item.evidence.recorded_at);
+    let verified_w = shown
+        .iter()
+        .map(|(_, _, item)| {
+            let state = app.timeline.ledger.state(&item.evidence.id, app.cursor);
+            crate::tui::text::width(state.as_str())
+        })
+        .max()
+        .unwrap_or(0)
+        .max("VERIFIED".len());
     let influence = !app.whatif.influence.is_empty();
     let influence_title = if app.whatif.showing_fork {
         "INFLUENCE (parent)"
@@ -99,8 +108,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ("RECORDED", recorded_w),
         ("LAG", 9),
         ("CITED BY", cited_w),
-        // The state at the cursor; "claim-supported" is the longest.
-        ("VERIFIED", if wide { 15 } else { 10 }),
+        // The states at the cursor, as wide as the rows on screen need
+        // ("claim-supported" is the longest): a verdict is never cut.
+        ("VERIFIED", verified_w),
     ];
     if influence {
         cols.push((influence_title, if wide { 18 } else { 15 }));

@@ -25,6 +25,8 @@ pub enum Action {
     PlaneDown,
     PlaneZoomIn,
     PlaneZoomOut,
+    /// `n` in the plane: the legend's next page, when it does not fit at once.
+    PlaneLegend,
     /// Esc: close a popup, clear a filter, or stop playing (it never quits).
     Back,
     /// `p`: the plane full-screen, or back.

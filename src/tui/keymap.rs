@@ -277,6 +277,14 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         context: Plane,
+        keys: &[Char('n')],
+        label: "n",
+        help: "the legend's next page (when the plane's glyphs do not all fit on it)",
+        action: Action::PlaneLegend,
+        hint: None,
+    },
+    Binding {
+        context: Plane,
         keys: &[Code(KeyCode::Enter)],
         label: "Enter",
         help: "the version under the crosshair",

@@ -341,6 +341,7 @@ impl App {
                 }
                 self.relayout();
             }
+            Action::PlaneLegend => self.plane.legend_page = self.plane.legend_page.wrapping_add(1),
             Action::PlaneLeft
             | Action::PlaneRight
             | Action::PlaneUp

@@ -19,6 +19,9 @@ pub struct PlaneState {
     reading_for: Option<(usize, Option<String>, Micros, Micros)>,
     /// `p`: the plane takes the whole body of the screen.
     pub full: bool,
+    /// `n`: which page of the legend shows, when it does not fit at once
+    /// (taken modulo the number of pages when drawn).
+    pub legend_page: usize,
 }
 
 impl PlaneState {
@@ -30,6 +33,7 @@ impl PlaneState {
             reading: Reading::default(),
             reading_for: None,
             full: false,
+            legend_page: 0,
         }
     }
 
@@ -102,6 +106,7 @@ impl PlaneState {
         if force || topic != self.plane.topic || agent != self.plane.agent {
             self.plane = Plane::build(timeline, claims, topic, agent.as_deref());
             self.reading_for = None;
+            self.legend_page = 0;
         }
         let valid = self.valid_at(cursor);
         self.plane.follow(valid, cursor);

@@ -253,10 +253,43 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
             theme.muted(),
         )));
     }
+    let legend = glyph_legend(&lines);
     frame.render_widget(Paragraph::new(lines), rows_area);
+    // The glyphs the rows use, named on the panel's bottom border.
+    if !legend.is_empty() && area.height > 2 && area.width > 4 {
+        let text = format!(" {legend} ");
+        let room = usize::from(area.width - 4);
+        if crate::tui::text::width(&text) <= room {
+            let border = Rect::new(area.x + 2, area.bottom() - 1, area.width - 4, 1);
+            frame.render_widget(Paragraph::new(Span::styled(text, theme.muted())), border);
+        }
+    }
     if let Some(detail) = layout::belief_detail(area) {
         render_detail(app, frame, detail);
     }
+}
+
+/// What each note and mark glyph on the rows means, for those the rows
+/// show: `⌛ stale · ✗ superseded by · ↻ reconfirmed by`.
+fn glyph_legend(lines: &[Line]) -> String {
+    const GLYPHS: [(char, &str); 6] = [
+        ('⌛', "stale"),
+        ('✓', "the resolved answer"),
+        ('✗', "superseded by"),
+        ('✕', "retracted by"),
+        ('✂', "clipped by"),
+        ('↻', "reconfirmed by"),
+    ];
+    let shown: String = lines
+        .iter()
+        .flat_map(|l| l.spans.iter().map(|s| s.content.as_ref()))
+        .collect();
+    GLYPHS
+        .iter()
+        .filter(|(g, _)| shown.contains(*g))
+        .map(|(g, what)| format!("{g} {what}"))
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 /// The width of ids joined by commas (`-` for none), without joining them.

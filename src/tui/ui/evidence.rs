@@ -28,6 +28,8 @@ use ratatui::widgets::Paragraph;
 
 /// The fewest columns the SUMMARY gets while an optional column can make room.
 pub const SUMMARY_MIN: usize = 30;
+/// The fewest columns SUMMARY gets on a narrow screen.
+pub const SUMMARY_NARROW: usize = 20;
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
@@ -118,6 +120,15 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let taken = |cols: &[(&str, usize)]| cols.iter().map(|(_, w)| w + 1).sum::<usize>();
     for optional in ["OBSERVED", "SOURCE"] {
         if width >= taken(&cols) + SUMMARY_MIN {
+            break;
+        }
+        cols.retain(|(name, _)| *name != optional);
+    }
+    // On a narrow screen (80 columns with INFLUENCE shown), KIND and then LAG
+    // go too while SUMMARY would get fewer than SUMMARY_NARROW columns: the
+    // details popup (Enter) shows both.
+    for optional in ["KIND", "LAG"] {
+        if width >= taken(&cols) + SUMMARY_NARROW {
             break;
         }
         cols.retain(|(name, _)| *name != optional);

@@ -349,7 +349,9 @@ fn instant_label(t: Micros, room: usize, dated: bool) -> String {
 /// The legend: `x valid → · y recorded ↑`, each drawn claim's glyph and
 /// claim, then the marks drawn, packed into `rows` lines of `room` columns
 /// (a line breaks between items, never inside one). Claims are cut evenly
-/// until everything fits; what still cannot fit is counted (`+N more`).
+/// (to no fewer than 8 columns) until everything fits; when even that does
+/// not fit, the legend is split into pages that `n` turns (`n ▸ 2/3` says
+/// which shows), so every glyph drawn is named on one of them.
 fn legend_lines<'a>(
     app: &App,
     claims: &[(usize, &str)],
@@ -374,54 +376,76 @@ fn legend_lines<'a>(
         }
         items
     };
-    // Packs items into lines; returns the lines and how many items did not fit.
-    // `reserve`: columns kept free on the last line (for `+N more`).
-    let pack = |items: Vec<Vec<Span<'a>>>, reserve: usize| -> (Vec<Line<'a>>, usize) {
-        let mut lines: Vec<Vec<Span<'a>>> = vec![Vec::new()];
-        let mut used = 0;
-        let total = items.len();
-        for (n, item) in items.into_iter().enumerate() {
-            let w: usize = item.iter().map(Span::width).sum();
-            let gap = if used == 0 { 0 } else { 2 };
-            let cap = if lines.len() == rows {
-                room.saturating_sub(reserve)
-            } else {
-                room
-            };
-            if used + gap + w > cap {
-                if lines.len() == rows {
-                    return (lines.into_iter().map(Line::from).collect(), total - n);
-                }
-                lines.push(Vec::new());
-                used = 0;
-            }
-            let line = lines.last_mut().expect("one line at least");
-            if used > 0 {
-                line.push(Span::raw("  "));
-                used += 2;
-            }
-            used += w;
-            line.extend(item);
-        }
-        (lines.into_iter().map(Line::from).collect(), 0)
-    };
     let longest = claims
         .iter()
         .map(|(_, c)| crate::tui::text::width(c))
         .max()
         .unwrap_or(0);
     let most = longest.min(room * rows);
-    if let Some(per_claim) =
-        crate::text::largest_fitting(8.min(most), most, |n| pack(items(n), 0).1 == 0)
-    {
-        return pack(items(per_claim), 0).0;
+    if let Some(per_claim) = crate::text::largest_fitting(8.min(most), most, |n| {
+        legend_pages(items(n), room, rows, 0).len() == 1
+    }) {
+        return legend_pages(items(per_claim), room, rows, 0)
+            .swap_remove(0)
+            .into_iter()
+            .map(Line::from)
+            .collect();
     }
-    let (mut lines, left) = pack(items(8), 12);
+    // Pages: claims keep more of their words than a one-page squeeze would.
+    let per_claim = longest.min(room / 3).max(8);
+    let tag = |page: usize, pages: usize| format!("  n ▸ {page}/{pages}");
+    let mut pages = legend_pages(items(per_claim), room, rows, 0);
+    let reserve = crate::tui::text::width(&tag(pages.len(), pages.len())) + 2;
+    pages = legend_pages(items(per_claim), room, rows, reserve);
+    let count = pages.len();
+    let page = app.plane.legend_page % count;
+    let mut lines = pages.swap_remove(page);
     if let Some(last) = lines.last_mut() {
-        last.spans
-            .push(Span::styled(format!("  +{left} more"), theme.muted()));
+        last.push(Span::styled(tag(page + 1, count), theme.muted()));
     }
-    lines
+    lines.into_iter().map(Line::from).collect()
+}
+
+/// Packs legend items into pages of `rows` lines of `room` columns, two
+/// spaces between items; the last line of every page keeps `reserve`
+/// columns free (for the page tag). An item wider than a line gets a line
+/// of its own (cut by the terminal), so packing always ends.
+fn legend_pages<'a>(
+    items: Vec<Vec<Span<'a>>>,
+    room: usize,
+    rows: usize,
+    reserve: usize,
+) -> Vec<Vec<Vec<Span<'a>>>> {
+    let mut pages: Vec<Vec<Vec<Span<'a>>>> = vec![vec![Vec::new()]];
+    let mut used = 0;
+    for item in items {
+        let w: usize = item.iter().map(Span::width).sum();
+        let page = pages.last_mut().expect("one page at least");
+        let cap = if page.len() == rows {
+            room.saturating_sub(reserve)
+        } else {
+            room
+        };
+        if used > 0 && used + 2 + w > cap {
+            if page.len() == rows {
+                pages.push(vec![Vec::new()]);
+            } else {
+                page.push(Vec::new());
+            }
+            used = 0;
+        }
+        let line = pages
+            .last_mut()
+            .and_then(|p| p.last_mut())
+            .expect("one line at least");
+        if used > 0 {
+            line.push(Span::raw("  "));
+            used += 2;
+        }
+        used += w;
+        line.extend(item);
+    }
+    pages
 }
 
 #[cfg(test)]

@@ -494,7 +494,9 @@ pub struct Version {
     /// recorded time, or a later reconfirmation of a version it was split
     /// from (one that was held for a while: a zero-width one counts for nothing).
     pub supported_at: Micros,
-    /// When assertions reconfirmed this version itself, in recorded order.
+    /// When later assertions covered this version itself (SPEC §9 last
+    /// support: a pure reconfirmation, or an assertion that also changed other
+    /// versions), in recorded order.
     pub reconfirmed: Vec<Micros>,
 }
 

@@ -489,6 +489,23 @@ fn foreign_damaged_and_newer_stores_are_refused() {
             "store format version 99 is newer than this asof reads ({FORMAT_VERSION})"
         )));
 
+    // A store of the format before the 2026-12-05 replay amendments holds
+    // versions this asof would derive differently: refused, with the remedy.
+    let older = load_demo(&tempfile::tempdir().unwrap().keep());
+    rusqlite::Connection::open(&older)
+        .unwrap()
+        .execute_batch(&format!("PRAGMA user_version = {};", FORMAT_VERSION - 1))
+        .unwrap();
+    asof()
+        .arg("evidence")
+        .arg(&older)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "store format version {} is older than this asof's ({FORMAT_VERSION}): load it again from its dataset (`asof load DATASET --db STORE`)",
+            FORMAT_VERSION - 1
+        )));
+
     let truncated = dir.path().join("truncated.db");
     let full = bytes(&load_demo(&tempfile::tempdir().unwrap().keep()));
     std::fs::write(&truncated, &full[..full.len() / 3]).unwrap();

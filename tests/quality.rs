@@ -576,3 +576,52 @@ fn check_detects_tampered_support_times() {
         "rebuild restores the support times"
     );
 }
+
+/// The B40 case (SPEC §3 step 1 and §9, amended 2026-12-05): five minutes
+/// after the signed-off postmortem B40 restated the root cause over
+/// [08:58, ∞), both of triage's TLS versions are current, supported at B40's
+/// instant — B40 is not clipped by the same claim's own later-starting
+/// version, and covering it supports it anew. The store and the demo agree,
+/// and the Markdown report's quality section says the same.
+#[test]
+fn the_signed_off_postmortem_refreshes_the_whole_triage_belief() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = load_demo(dir.path());
+    for source in [None, Some(db.as_path())] {
+        let mut cmd = asof();
+        cmd.arg("believed");
+        if let Some(s) = source {
+            cmd.arg(s);
+        }
+        let out = json(cmd.args([
+            "--topic",
+            "root-cause",
+            "--agent",
+            "triage",
+            "--format",
+            "json",
+            "--at",
+            "2026-03-16T10:10:00Z",
+        ]));
+        let beliefs = out["beliefs"].as_array().unwrap();
+        let tls: Vec<&Value> = beliefs
+            .iter()
+            .filter(|b| b["claim"] == "Expired TLS certificate on the card-network gateway")
+            .collect();
+        assert_eq!(tls.len(), 2, "{out}");
+        for b in tls {
+            assert_eq!(b["freshness"], "current", "{b}");
+            assert_eq!(b["last_support"], "2026-03-16T10:05:00Z", "{b}");
+        }
+    }
+    // The report's quality section is read at the last event, 10:10.
+    let report = asof().args(["export", "--format", "md"]).output().unwrap();
+    let report = String::from_utf8_lossy(&report.stdout);
+    let quality = report
+        .split_once("### Stale, unsupported and contested beliefs")
+        .map(|(_, rest)| rest)
+        .unwrap_or_else(|| panic!("no quality section:\n{report}"));
+    let quality = quality.split("\n#").next().unwrap_or_default();
+    assert!(quality.contains("| root-cause | infra |"), "{quality}");
+    assert!(!quality.contains("| root-cause | triage |"), "{quality}");
+}

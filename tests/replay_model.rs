@@ -157,9 +157,15 @@ fn reference(events: &[Event]) -> Model {
                 let (vf, mut vt) = (a.valid.from, a.valid.to);
                 let mut clipped_by = None;
                 if vt == OPEN && a.clip {
+                    // Amended 2026-12-05: a later-starting row of the same
+                    // claim and confidence does not clip.
                     let later = held
                         .iter()
-                        .filter(|&&i| m.rows[i].from > vf)
+                        .filter(|&&i| {
+                            m.rows[i].from > vf
+                                && (m.rows[i].claim != a.claim
+                                    || m.rows[i].confidence != permille(a.confidence))
+                        })
                         .min_by_key(|&&i| m.rows[i].from);
                     if let Some(&i) = later {
                         vt = m.rows[i].from;
@@ -231,9 +237,11 @@ fn reference(events: &[Event]) -> Model {
                     });
                     parent.push(None);
                 }
+                // Any covering assertion supports the rows it covers anew
+                // (amended 2026-12-05), a pure reconfirmation or not.
+                reconfs.extend(covering.iter().map(|&i| (r, i)));
                 if !changed {
                     m.reconfirmed.push(event.seq);
-                    reconfs.extend(covering.iter().map(|&i| (r, i)));
                 }
             }
             EventBody::Retract(rt) => {
@@ -295,31 +303,31 @@ fn reference(events: &[Event]) -> Model {
 }
 
 fn engine_rows(replay: &engine::Replay) -> Vec<Row> {
-    let mut rows: Vec<Row> = replay
-        .versions
-        .iter()
-        .map(|v| Row {
-            agent: v.agent.to_string(),
-            topic: v.topic.to_string(),
-            claim: v.claim.to_string(),
-            confidence: permille(v.confidence),
-            from: v.valid.from,
-            to: v.valid.to,
-            recorded_at: v.recorded_at,
-            superseded_at: v.superseded_at,
-            assertion: v.assertion.to_string(),
-            split: v.origin == asof::model::Origin::Split,
-            closed: v.closed.as_ref().map(|c| {
-                (
-                    c.event.to_string(),
-                    c.kind == asof::model::CloseKind::Retracted,
-                )
-            }),
-            clipped_by: v.clipped_by.as_deref().map(str::to_owned),
-        })
-        .collect();
+    let mut rows: Vec<Row> = replay.versions.iter().map(row_of).collect();
     rows.sort();
     rows
+}
+
+fn row_of(v: &asof::model::Version) -> Row {
+    Row {
+        agent: v.agent.to_string(),
+        topic: v.topic.to_string(),
+        claim: v.claim.to_string(),
+        confidence: permille(v.confidence),
+        from: v.valid.from,
+        to: v.valid.to,
+        recorded_at: v.recorded_at,
+        superseded_at: v.superseded_at,
+        assertion: v.assertion.to_string(),
+        split: v.origin == asof::model::Origin::Split,
+        closed: v.closed.as_ref().map(|c| {
+            (
+                c.event.to_string(),
+                c.kind == asof::model::CloseKind::Retracted,
+            )
+        }),
+        clipped_by: v.clipped_by.as_deref().map(str::to_owned),
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -361,6 +369,34 @@ fn spec() -> impl Strategy<Value = Spec> {
             .prop_map(|(agent, topic, claim, cut, r)| Spec::RetractTopic { agent, topic, claim, cut, r }),
         1 => (any::<usize>(), cut, r).prop_map(|(pick, cut, r)| Spec::RetractAssertion { pick, cut, r }),
     ]
+}
+
+/// Logs that restate: every belief is one of two claims at one confidence,
+/// so later-starting versions of the same claim and confidence (which do not
+/// clip, and which an assertion covers and so supports anew) are common.
+fn restating_spec() -> impl Strategy<Value = Spec> {
+    spec().prop_map(|s| match s {
+        Spec::Believe {
+            agent,
+            topic,
+            claim,
+            from,
+            len,
+            clip,
+            r,
+            ..
+        } => Spec::Believe {
+            agent,
+            topic,
+            claim: claim % 2,
+            conf: 0,
+            from,
+            len,
+            clip,
+            r,
+        },
+        other => other,
+    })
 }
 
 fn interval(cut: Option<(i64, Option<i64>)>) -> Option<Interval> {
@@ -464,6 +500,38 @@ proptest! {
         let mut expected = model.reconfirmed.clone();
         expected.sort();
         prop_assert_eq!(reconfirmed, expected);
+    }
+
+    /// The 2026-12-05 amendments on logs that restate: rows, clips and every
+    /// held row's last support at each instant agree with the model.
+    #[test]
+    fn restated_beliefs_clip_and_are_supported_as_the_model_says(
+        specs in proptest::collection::vec(restating_spec(), 3..40)
+    ) {
+        let events = build(&specs);
+        let replay = engine::replay(&header(), &events);
+        let model = reference(&events);
+        prop_assert_eq!(engine_rows(&replay), model.rows);
+        for at in 0..14 {
+            let held = |from: i64, to: i64| from <= at && at < to;
+            let mut got: Vec<(Row, i64)> = replay
+                .versions
+                .iter()
+                .filter(|v| held(v.recorded_at, v.superseded_at))
+                .map(|v| (row_of(v), v.last_support(at)))
+                .collect();
+            got.sort();
+            let mut want: Vec<(Row, i64)> = model
+                .supports
+                .iter()
+                .filter(|(v, _)| held(v.recorded_at, v.superseded_at))
+                .map(|(v, times)| {
+                    (v.clone(), times.iter().copied().filter(|&t| t <= at).max().unwrap_or(i64::MIN))
+                })
+                .collect();
+            want.sort();
+            prop_assert_eq!(got, want, "last support at {}", at);
+        }
     }
 
     /// A replay in slices cut between recorded instants (`engine::Slices`,

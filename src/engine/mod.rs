@@ -323,20 +323,28 @@ impl Engine {
         let r = a.recorded_at;
         let id: Name = a.id.as_str().into();
 
-        // 1. Clip a late open end.
+        // 1. Clip a late open end at the first later-starting version that
+        // says something else (a later version of the same claim and
+        // confidence is what the assertion restates: it does not clip it).
+        let want = permille(a.confidence);
         let mut v = a.valid;
         let mut clipped_by = None;
         if a.valid.to == OPEN
             && a.clip
             && let Some(scope) = self.held.get(&key)
-            && let Some((&m, &idx)) = scope.range((Excluded(v.from), Unbounded)).next()
+            && let Some((&m, &idx)) =
+                scope
+                    .range((Excluded(v.from), Unbounded))
+                    .find(|&(_, &idx)| {
+                        let x = &self.versions[idx];
+                        *x.claim != *a.claim || permille(x.confidence) != want
+                    })
         {
             v.to = m;
             clipped_by = Some(self.versions[idx].assertion.clone());
         }
 
         // 2. Close what it contradicts; keep what covers it.
-        let want = permille(a.confidence);
         let mut covered = Vec::new();
         let mut covering = Vec::new();
         let mut closed = 0u32;
@@ -390,11 +398,14 @@ impl Engine {
             inserted += 1;
         }
 
+        // Every version the assertion covers is supported anew (§9 last
+        // support), whether or not the assertion also changed other versions.
+        for &i in &covering {
+            self.versions[i].reconfirmed.push(r);
+        }
+
         // 4. Reconfirm.
         if closed == 0 && inserted == 0 {
-            for &i in &covering {
-                self.versions[i].reconfirmed.push(r);
-            }
             let versions = covering.iter().map(|&i| self.versions[i].id).collect();
             return Effect::Reconfirmed { versions };
         }

@@ -82,7 +82,7 @@ impl Support {
 /// A version's quality at one recorded time.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Quality {
-    /// When the version's assertion, or a reconfirmation of it, was last recorded.
+    /// When the version's assertion, or a later assertion covering it, was last recorded.
     pub last_support: Micros,
     pub effective_confidence: f64,
     pub freshness: Freshness,

@@ -164,6 +164,63 @@ fn a_late_open_end_is_clipped_by_a_later_starting_belief() {
     assert_eq!(r.versions[1].requested_valid_to, OPEN);
 }
 
+/// Amended 2026-12-05: a later-starting version of the same claim and
+/// confidence is what the late assertion restates; it does not clip it. The
+/// assertion covers that version (supporting it anew) and inserts its claim
+/// over the part before it; a later version that says something else still
+/// clips, past the restated one.
+#[test]
+fn a_later_version_of_the_same_claim_does_not_clip_and_is_supported_anew() {
+    let r = Log::new()
+        .believe("A1", "x", (10, OPEN), 10)
+        .believe("A2", "x", (0, OPEN), 20)
+        .run();
+    assert_eq!(
+        rows(&r),
+        vec![
+            row("x", 10, OPEN, 10, OPEN, Asserted),
+            row("x", 0, 10, 20, OPEN, Asserted)
+        ]
+    );
+    assert_eq!(r.versions[1].clipped_by, None);
+    assert_eq!(r.versions[0].reconfirmed, vec![20]);
+    assert_eq!(r.versions[0].last_support(19), 10);
+    assert_eq!(r.versions[0].last_support(20), 20);
+    assert_eq!(
+        r.outcomes[1].effect,
+        Effect::Applied {
+            inserted: 1,
+            closed: 0
+        }
+    );
+
+    let r = Log::new()
+        .believe("A1", "x", (10, 30), 10)
+        .believe("A2", "y", (30, OPEN), 10)
+        .believe("A3", "x", (0, OPEN), 20)
+        .run();
+    assert_eq!(
+        rows(&r),
+        vec![
+            row("x", 10, 30, 10, OPEN, Asserted),
+            row("y", 30, OPEN, 10, OPEN, Asserted),
+            row("x", 0, 10, 20, OPEN, Asserted)
+        ]
+    );
+    // Clipped at A2's `y` (still held above), past the restated `x`; the
+    // inserted piece ends where `x` begins, so it is not the clipped end.
+    assert_eq!(r.versions[2].clipped_by, None);
+    assert_eq!(r.versions[0].reconfirmed, vec![20]);
+
+    // A different confidence is a different belief: it clips as before.
+    let mut log = Log::new();
+    log.believe_full("A1", "a", "t", "x", 0.5, (10, OPEN), 10, true);
+    log.believe_full("A2", "a", "t", "x", 0.9, (0, OPEN), 20, true);
+    let r = log.run();
+    assert_eq!(r.versions[1].clipped_by.as_deref(), Some("A1"));
+    assert!(r.versions[0].reconfirmed.is_empty());
+}
+
 #[test]
 fn clip_false_and_explicit_ends_are_never_clipped() {
     let mut log = Log::new();

@@ -272,7 +272,7 @@ fn quality(
     let ledger = query::quality::ledger(store)?;
     let _ = writeln!(
         w,
-        "Read at {}, the log's last event. A belief is *stale* when held its topic's `stale_after` or longer since its assertion or last reconfirmation, *unsupported* when every item it cites was later rejected or marked stale, *contested* when an item it cites is conflicted. Effective confidence halves every `half_life` without support.\n",
+        "Read at {}, the log's last event. A belief is *stale* when held its topic's `stale_after` or longer since its last support (its assertion, or a later assertion that restated it), *unsupported* when every item it cites was later rejected or marked stale, *contested* when an item it cites is conflicted. Effective confidence halves every `half_life` without support.\n",
         time::format(end)
     );
     let mut t = Table::new(vec![

@@ -206,7 +206,7 @@ impl Store {
             return Err(StoreError::Damaged {
                 path: path.to_owned(),
                 reason: format!(
-                    "store format version {version} is older than this asof's ({FORMAT_VERSION}); load its dataset again"
+                    "store format version {version} is older than this asof's ({FORMAT_VERSION}): load it again from its dataset (`asof load DATASET --db STORE`)"
                 ),
             });
         }

@@ -351,11 +351,20 @@ pub fn answer<'a>(
             list.sort_by_key(|(v, _)| (v.valid.from, v.recorded_at, v.id));
             list = list.split_off(list.len() - 1);
         }
-        let mut claims: Vec<Name> = Vec::new();
+        // One entry per claim: its §3 working version (the greatest
+        // `valid_from`, ties the later `recorded_at`), listed where the claim
+        // first appears.
+        let mut picked: Vec<Cited<'a>> = Vec::new();
         for (v, cited) in list {
-            if claims.contains(&v.claim) {
-                continue;
+            let key = |v: &Version| (v.valid.from, v.recorded_at, v.id);
+            match picked.iter_mut().find(|(p, _)| p.claim == v.claim) {
+                Some(slot) if key(v) > key(slot.0) => *slot = (v, cited),
+                Some(_) => {}
+                None => picked.push((v, cited)),
             }
+        }
+        let mut claims: Vec<Name> = Vec::new();
+        for (v, cited) in picked {
             claims.push(v.claim.clone());
             let q = ledger.quality(v, cited, at);
             agents.push(AgentClaim {
@@ -560,5 +569,37 @@ events:
             Some(at("2025-12-31T00:00:00Z")),
         );
         assert_eq!(before.status, AnswerStatus::None);
+    }
+
+    /// A `many` topic: an agent holding one claim in two versions is listed
+    /// once, with its working version's quality (the later `valid_from`),
+    /// not whichever version came first.
+    #[test]
+    fn a_many_topics_entry_is_the_claims_working_version() {
+        let (l, replay) = ledger();
+        let base = version(&replay, "t");
+        let mut early = base.clone();
+        early.valid =
+            crate::time::Interval::new(at("2026-01-01T00:00:00Z"), at("2026-01-01T10:00:00Z"));
+        early.id = 100;
+        let mut late = base.clone();
+        late.valid = crate::time::Interval::new(at("2026-01-01T10:00:00Z"), crate::time::OPEN);
+        late.recorded_at = at("2026-01-01T00:00:00Z");
+        late.id = 101;
+        let rejected = [Name::from("E1")];
+        let fine = [Name::from("E2")];
+        let t = at("2026-01-01T05:00:00Z"); // E1 rejected, E2 a candidate
+        for held in [
+            vec![(&early, &rejected[..]), (&late, &fine[..])],
+            vec![(&late, &fine[..]), (&early, &rejected[..])],
+        ] {
+            let a = answer(&l, held, Cardinality::Many, t, None);
+            assert_eq!(a.agents.len(), 1);
+            assert_eq!(
+                a.agents[0].support,
+                Support::Ok,
+                "the working version cites E2"
+            );
+        }
     }
 }

@@ -15,12 +15,12 @@ fn stdout(cmd: &mut assert_cmd::Command) -> String {
 fn the_markdown_report_of_a_small_dataset() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "small.yaml", SMALL);
-    let report =
-        stdout(
-            asof()
-                .current_dir(dir.path())
-                .args(["export", "small.yaml", "--format", "md"]),
-        );
+    let report = stdout(
+        asof()
+            .current_dir(dir.path())
+            .env("SOURCE_DATE_EPOCH", "1773835200")
+            .args(["export", "small.yaml", "--format", "md"]),
+    );
     insta::assert_snapshot!("small_report", report);
 }
 

@@ -73,8 +73,8 @@ fn without_the_misleading_evidence_the_agent_is_right_sooner() {
         .args(["--at", "2026-03-03T13:00:00Z", "--topic", "root-cause"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("what-if fork of"))
-        .stdout(predicate::str::contains("a replay, not a causal model"))
+        .stdout(predicate::str::contains("WHAT-IF — replay of"))
+        .stdout(predicate::str::contains("not the record"))
         .stdout(predicate::str::contains("Expired TLS certificate"));
     asof().arg("check").arg(&fork).assert().success();
 }
@@ -593,4 +593,260 @@ fn a_store_in_4_kib_pages_checks_forks_and_rebuilds() {
     asof().arg("rebuild").arg(&old).assert().success();
     assert_eq!(page_size(&old), 4096);
     asof().arg("check").arg(&old).assert().success();
+}
+
+/// Every output of a fork store says it is a what-if (SPEC §13): the banner
+/// or the `what_if` object, the removed evidence and the parent's SHA-256,
+/// in every format of `believed`, `history`, `answer`, `evidence`, `changes`
+/// and `export`; a fork report's first heading begins `What-if`, and it
+/// carries its divergence from the record — for a fork of the bundled demo
+/// too. A record's outputs say none of it.
+#[test]
+fn every_output_of_a_fork_says_it_is_a_what_if() {
+    let dir = tempfile::tempdir().unwrap();
+    let parent = load_demo(dir.path());
+    let fork_of_store = dir.path().join("f.db");
+    common::fork(&parent, "E15", &fork_of_store);
+    let fork_of_demo = dir.path().join("d.db");
+    asof()
+        .args(["fork", "--without", "E15", "--out"])
+        .arg(&fork_of_demo)
+        .assert()
+        .success();
+    let sha_of = |p: &Path| asof::fork::sha256_hex(&bytes(p));
+    let demo_sha = asof::fork::sha256_hex(asof::cli::source::DEMO_YAML.as_bytes());
+    let run = |args: &[&str], source: &Path| -> String {
+        let out = asof()
+            .arg(args[0])
+            .arg(source)
+            .args(&args[1..])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let queries: [&[&str]; 5] = [
+        &["believed", "--at", "2026-03-04T00:00:00Z"],
+        &["history", "--topic", "root-cause"],
+        &[
+            "answer",
+            "--topic",
+            "root-cause",
+            "--at",
+            "2026-03-04T00:00:00Z",
+        ],
+        &["evidence"],
+        &[
+            "changes",
+            "--after",
+            "2026-03-03T00:00:00Z",
+            "--until",
+            "2026-03-04T00:00:00Z",
+        ],
+    ];
+    for (fork, parent_sha) in [(&fork_of_store, sha_of(&parent)), (&fork_of_demo, demo_sha)] {
+        for query in queries {
+            for format in ["table", "md", "json"] {
+                let mut args = query.to_vec();
+                args.extend(["--format", format]);
+                let out = run(&args, fork);
+                if format == "json" {
+                    let v: Value = serde_json::from_str(&out).unwrap();
+                    let w = &v["what_if"];
+                    assert_eq!(w["removed"], serde_json::json!(["E15"]), "{args:?}: {v}");
+                    assert_eq!(w["parent_sha256"], parent_sha.as_str(), "{args:?}");
+                    assert!(
+                        w["banner"]
+                            .as_str()
+                            .unwrap()
+                            .starts_with("WHAT-IF — replay of")
+                    );
+                } else {
+                    let first = out.lines().next().unwrap_or_default();
+                    assert!(first.contains("WHAT-IF — replay of"), "{args:?}: {out}");
+                    assert!(first.contains("without E15"), "{args:?}: {first}");
+                    assert!(first.contains("not the record"), "{args:?}: {first}");
+                    assert!(out.contains(&parent_sha), "{args:?}: no parent SHA-256");
+                }
+            }
+        }
+        let md = run(&["export", "--format", "md"], fork);
+        assert!(md.starts_with("# What-if: Audit report"), "{md}");
+        assert!(md.contains("WHAT-IF — replay of") && md.contains(&parent_sha));
+        assert!(md.contains("### Where the answers diverge"), "{md}");
+        assert!(!md.contains("could not be opened"), "{md}");
+        let html = run(&["export", "--format", "html"], fork);
+        assert!(html.contains("<title>What-if: "), "html title");
+        assert!(html.contains("WHAT-IF — replay of") && html.contains(&parent_sha));
+        assert!(
+            html.contains("Where the answers diverge"),
+            "html divergence"
+        );
+        let svg = run(
+            &["export", "--format", "svg", "--topic", "root-cause"],
+            fork,
+        );
+        assert!(svg.contains("What-if: root-cause"), "svg title");
+        assert!(svg.contains("WHAT-IF — replay of") && svg.contains(&parent_sha));
+    }
+    // The record says none of it.
+    for query in queries {
+        let out = run(query, &parent);
+        assert!(!out.contains("WHAT-IF"), "{query:?}: {out}");
+    }
+    let v: Value = serde_json::from_str(&run(
+        &[
+            "believed",
+            "--at",
+            "2026-03-04T00:00:00Z",
+            "--format",
+            "json",
+        ],
+        &parent,
+    ))
+    .unwrap();
+    assert!(v.get("what_if").is_none());
+    assert!(run(&["export", "--format", "md"], &parent).starts_with("# Audit report"));
+}
+
+/// Every md, html and svg report names its source, that source's SHA-256,
+/// the asof version and the time of export; the SVG without `--topic` is
+/// refused with the topics listed.
+#[test]
+fn every_report_says_where_it_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = load_demo(dir.path());
+    let sha = asof::fork::sha256_hex(&bytes(&db));
+    let demo_sha = asof::fork::sha256_hex(asof::cli::source::DEMO_YAML.as_bytes());
+    let version = env!("CARGO_PKG_VERSION");
+    for (source, sha) in [
+        (Some(db.as_path()), sha.as_str()),
+        (None, demo_sha.as_str()),
+    ] {
+        for args in [
+            vec!["--format", "md"],
+            vec!["--format", "html"],
+            vec!["--format", "svg", "--topic", "root-cause"],
+        ] {
+            let mut cmd = asof();
+            cmd.arg("export");
+            if let Some(s) = source {
+                cmd.arg(s);
+            }
+            let out = cmd
+                .args(&args)
+                .env("SOURCE_DATE_EPOCH", "1773835200")
+                .output()
+                .unwrap();
+            let text = String::from_utf8(out.stdout).unwrap();
+            assert!(text.contains(sha), "{args:?}: no source SHA-256");
+            assert!(text.contains(version), "{args:?}: no asof version");
+            assert!(
+                text.contains("2026-03-18T12:00:00Z"),
+                "{args:?}: no export time"
+            );
+            let name = source.map_or("payment-outage.yaml (bundled demo)".to_owned(), |p| {
+                p.display().to_string()
+            });
+            assert!(text.contains(&name), "{args:?}: no source name {name}");
+        }
+    }
+    asof()
+        .arg("export")
+        .arg(&db)
+        .args(["--format", "svg"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "name it with --topic; the topics are: root-cause, customer-impact, severity, affected-regions",
+        ));
+}
+
+/// The lineage rows of a fork store that say where it came from.
+fn lineage_rows(store: &Path) -> Vec<(String, String)> {
+    let conn = rusqlite::Connection::open(store).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT key, value FROM meta WHERE key IN \
+             ('fork_parent', 'fork_parent_sha256', 'fork_removed', 'fork_policy') ORDER BY key",
+        )
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// A fork saved from the TUI (`s`) has exactly the lineage `asof fork`
+/// writes — for the bundled demo, the SHA-256 of its embedded dataset — so
+/// `asof diff` finds its parent unchanged; one changed byte of the parent
+/// and it says so.
+#[test]
+fn a_fork_saved_from_the_tui_has_the_lineage_asof_fork_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    // The demo, forked in memory as the TUI does.
+    let origin = asof::cli::source::origin(None).unwrap();
+    let log = asof::cli::source::demo().unwrap().log().unwrap();
+    let replay = asof::engine::replay(&log.header, &log.events);
+    let made =
+        asof::tui::whatif::run_fork(&log, &replay, &origin.name, &origin.sha256, "E15").unwrap();
+    let saved = dir.path().join("saved-demo.db");
+    asof::tui::whatif::save_fork(&made.path, &saved).unwrap();
+    let by_cli = dir.path().join("cli-demo.db");
+    asof()
+        .args(["fork", "--without", "E15", "--out"])
+        .arg(&by_cli)
+        .assert()
+        .success();
+    assert_eq!(lineage_rows(&saved), lineage_rows(&by_cli));
+    let d = json(
+        asof()
+            .arg("diff")
+            .arg("demo")
+            .arg(&saved)
+            .args(["--format", "json"]),
+    );
+    assert_eq!(d["lineage_verified"], true, "{d}");
+    asof()
+        .arg("diff")
+        .arg("demo")
+        .arg(&saved)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("SHA-256 differs").not());
+
+    // A store, forked as the TUI does (a copy).
+    let parent = load_demo(dir.path());
+    let label = parent.display().to_string();
+    let made = asof::tui::whatif::run_fork_of_store(&parent, &label, "E15").unwrap();
+    let saved = dir.path().join("saved-store.db");
+    asof::tui::whatif::save_fork(&made.path, &saved).unwrap();
+    let by_cli = dir.path().join("cli-store.db");
+    common::fork(&parent, "E15", &by_cli);
+    assert_eq!(lineage_rows(&saved), lineage_rows(&by_cli));
+    asof()
+        .arg("diff")
+        .arg(&parent)
+        .arg(&saved)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("SHA-256 differs").not());
+    // One byte of the parent changed: now it says so.
+    common::tamper(
+        &parent,
+        "UPDATE meta SET value = value || ' ' WHERE key = 'source';",
+    );
+    asof()
+        .arg("diff")
+        .arg(&parent)
+        .arg(&saved)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "(parent SHA-256 differs from the fork's lineage)",
+        ));
 }

@@ -779,7 +779,7 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
 
     let log = demo_log();
     let parent = asof::engine::replay(&log.header, &log.events);
-    let result = asof::tui::whatif::run_fork(&log, &parent, "demo", "E15");
+    let result = asof::tui::whatif::run_fork(&log, &parent, "demo", "", "E15");
     app.fork_finished(result);
     assert!(app.whatif.busy.is_none());
     assert!(matches!(app.popup, Some(Popup::Compare(_))));
@@ -859,7 +859,7 @@ fn a_tui_fork_of_a_store_matches_the_in_memory_fork() {
     .unwrap();
     asof::store::Store::load(&db, &parsed, false, &[]).unwrap();
     for evidence in ["E15", "E14", "E28", "E1"] {
-        let memory = asof::tui::whatif::run_fork(&log, &parent, "demo", evidence).unwrap();
+        let memory = asof::tui::whatif::run_fork(&log, &parent, "demo", "", evidence).unwrap();
         let copied = asof::tui::whatif::run_fork_of_store(&db, "demo", evidence).unwrap();
         assert_eq!(copied.diff, memory.diff, "{evidence}");
         assert_eq!(copied.report, memory.report, "{evidence}");
@@ -1657,7 +1657,9 @@ fn s_saves_the_fork_as_a_store_that_passes_check() {
     );
     let log = source::demo().unwrap().log().unwrap();
     let parent = asof::engine::replay(&log.header, &log.events);
-    app.fork_finished(asof::tui::whatif::run_fork(&log, &parent, "demo", "E15"));
+    app.fork_finished(asof::tui::whatif::run_fork(
+        &log, &parent, "demo", "", "E15",
+    ));
     app.update(Action::Back);
     let (tx, rx) = std::sync::mpsc::channel();
     tx.send(asof::tui::Msg::Input(
@@ -1738,7 +1740,15 @@ fn e_writes_the_report_of_what_is_shown() {
     );
     assert!(text(&draw(&app)).contains("writing the report to payment-outage.report.html"));
     let html = dir.path().join("r.html");
-    asof::tui::write_report(&source::demo().unwrap(), true, &html).unwrap();
+    let demo_store = source::demo().unwrap();
+    let prov = asof::tui::report_provenance(
+        &demo_store,
+        source::origin(None).unwrap(),
+        None,
+        &demo_store,
+    )
+    .unwrap();
+    asof::tui::write_report(&demo_store, true, &html, &prov).unwrap();
     assert!(
         std::fs::read_to_string(&html)
             .unwrap()
@@ -1773,7 +1783,14 @@ fn e_writes_the_report_of_what_is_shown() {
     // With the fork in the panels, the fork's store is the one reported.
     let log = source::demo().unwrap().log().unwrap();
     let parent = asof::engine::replay(&log.header, &log.events);
-    app.fork_finished(asof::tui::whatif::run_fork(&log, &parent, "demo", "E15"));
+    let origin = source::origin(None).unwrap();
+    app.fork_finished(asof::tui::whatif::run_fork(
+        &log,
+        &parent,
+        &origin.name,
+        &origin.sha256,
+        "E15",
+    ));
     app.update(Action::Back);
     app.update(Action::Compare);
     app.update(Action::Compare);
@@ -1789,9 +1806,28 @@ fn e_writes_the_report_of_what_is_shown() {
         "{:?}",
         report.to
     );
+    // It says it is a what-if, with the lineage `asof fork` writes and its
+    // divergence from the record, and never names the temporary store.
     let store = asof::store::Store::open(&fork).unwrap();
-    asof::tui::write_report(&store, false, &md).unwrap();
-    assert!(std::fs::read_to_string(&md).unwrap().contains("E15"));
+    let demo_store = source::demo().unwrap();
+    let prov =
+        asof::tui::report_provenance(&store, origin.clone(), Some(&fork), &demo_store).unwrap();
+    asof::tui::write_report(&store, false, &md, &prov).unwrap();
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.starts_with("# What-if: Audit report"), "{text}");
+    assert!(text.contains(
+        "WHAT-IF — replay of payment-outage.yaml (bundled demo) without E15 (policy asof-fork/1), not the record"
+    ));
+    assert!(
+        text.contains(&origin.sha256),
+        "the demo's SHA-256 in the lineage"
+    );
+    assert!(text.contains("### Where the answers diverge"), "{text}");
+    let temp = fork.parent().unwrap().to_string_lossy().into_owned();
+    assert!(
+        !text.contains(&temp),
+        "a temporary path in the report: {temp}"
+    );
 }
 
 /// Every event id of a timeline (evidence, assertions, retractions,
@@ -1944,7 +1980,9 @@ fn the_compare_view_scrolls_sideways_to_its_last_column() {
     let mut app = demo(false, (80, 24));
     let log = source::demo().unwrap().log().unwrap();
     let parent = asof::engine::replay(&log.header, &log.events);
-    app.fork_finished(asof::tui::whatif::run_fork(&log, &parent, "demo", "E15"));
+    app.fork_finished(asof::tui::whatif::run_fork(
+        &log, &parent, "demo", "", "E15",
+    ));
     assert!(
         matches!(app.popup, Some(Popup::Compare(_))),
         "{:?}",
@@ -2102,7 +2140,7 @@ fn a_long_what_if_badge_keeps_ids_whole_and_the_cursor_on_screen() {
     let mut app = demo(false, (80, 24));
     let log = source::demo().unwrap().log().unwrap();
     let parent = asof::engine::replay(&log.header, &log.events);
-    let mut fork = asof::tui::whatif::run_fork(&log, &parent, "demo", "E15").unwrap();
+    let mut fork = asof::tui::whatif::run_fork(&log, &parent, "demo", "", "E15").unwrap();
     fork.removed = (10..30)
         .map(|n| format!("E{n}"))
         .collect::<Vec<_>>()

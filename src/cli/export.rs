@@ -2,7 +2,7 @@
 //! plane (SVG), to a file or stdout.
 
 use super::{CliError, SourceArg, source};
-use crate::export::{ExportError, html, markdown, svg};
+use crate::export::{ExportError, Provenance, html, markdown, svg};
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
@@ -40,8 +40,18 @@ pub struct ExportArgs {
 }
 
 pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let store = source::open(args.source.source.as_deref())?;
+    let source_path = args.source.source.as_deref();
+    let store = source::open(source_path)?;
     let label = store.label().to_owned();
+    let origin = source::origin(source_path)?;
+    let mut prov = Provenance::of(&store, origin)?;
+    if let Some(what_if) = &prov.what_if {
+        prov.divergence = Some(super::whatif::divergence(
+            &store,
+            &prov.origin.name,
+            what_if,
+        )?);
+    }
     let failed = |e: ExportError| match e {
         ExportError::Store(e) => CliError::from(e),
         other => CliError::Input(format!("{label}: {other}")),
@@ -52,7 +62,7 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
         ));
     }
     let text = match args.format {
-        ExportFormat::Md => markdown::report(&store).map_err(failed)?,
+        ExportFormat::Md => markdown::report(&store, &prov).map_err(failed)?,
         ExportFormat::Html => {
             let diff = match &args.fork {
                 Some(fork) => {
@@ -71,17 +81,24 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
                 }
                 None => None,
             };
-            html::report(&store, diff.as_ref()).map_err(failed)?
+            html::report(&store, diff.as_ref(), &prov).map_err(failed)?
         }
         ExportFormat::Svg => {
             let Some(topic) = args.topic.as_deref() else {
-                return Err(CliError::Input(
-                    "--format svg draws one topic: name it with --topic".into(),
-                ));
+                let topics: Vec<&str> = store
+                    .header()
+                    .topics
+                    .iter()
+                    .map(|t| t.id.as_str())
+                    .collect();
+                return Err(CliError::Input(format!(
+                    "{label}: --format svg draws one topic: name it with --topic; the topics are: {}",
+                    topics.join(", ")
+                )));
             };
             // Unknown ids get the same sentence as in every query command.
             super::queries::check_filter(&store, args.agent.as_deref(), Some(topic))?;
-            svg::plane(&store, topic, args.agent.as_deref()).map_err(failed)?
+            svg::standalone(&store, topic, args.agent.as_deref(), &prov).map_err(failed)?
         }
     };
     match &args.output {

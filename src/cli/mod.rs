@@ -265,8 +265,17 @@ fn interactive(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliEr
         }
     };
     let app = app_on(store, None, source, args.review)?;
-    crate::tui::run(app, load, store_path, None)
+    crate::tui::run(app, load, store_path, None, origin_of(source))
         .map_err(|e| CliError::Runtime(format!("terminal: {e}")))
+}
+
+/// SOURCE's name and SHA-256, for the TUI's workers to read when a fork's
+/// lineage or a report first needs them.
+fn origin_of(source: Option<&std::path::Path>) -> crate::tui::OriginOf {
+    let source = source.map(std::path::Path::to_owned);
+    std::sync::Arc::new(move || {
+        source::origin(source.as_deref()).map_err(|e| e.message().to_owned())
+    })
 }
 
 /// What-if forks read the log of the store at `path` again, on their worker.
@@ -367,8 +376,15 @@ fn live(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
         stop,
         news,
     };
-    crate::tui::run(app, log_of(&store_path), Some(store_path), Some(live))
-        .map_err(|e| CliError::Runtime(format!("terminal: {e}")))
+    let origin = origin_of(Some(&store_path));
+    crate::tui::run(
+        app,
+        log_of(&store_path),
+        Some(store_path),
+        Some(live),
+        origin,
+    )
+    .map_err(|e| CliError::Runtime(format!("terminal: {e}")))
 }
 
 /// Runs one parsed command line, printing to stdout.

@@ -4,6 +4,7 @@
 use super::{CliError, FormatArg, OutputFormat, SourceArg, parse_time_arg, source};
 use crate::engine::quality::{self as rules, AnswerStatus, Freshness, Ledger, Quality, Support};
 use crate::export::table::Table;
+use crate::fork::WhatIf;
 use crate::model::{VerifyState, permille};
 use crate::query::{self, Belief, Filter, json, quality};
 use crate::store::Store;
@@ -96,15 +97,26 @@ pub struct ChangesArgs {
     pub format: FormatArg,
 }
 
-/// How a table names its source; a fork says so, and what it lacks.
-fn source_title(store: &Store) -> String {
-    match (store.meta("fork_parent"), store.meta("fork_removed")) {
-        (Ok(Some(parent)), Ok(Some(removed))) => format!(
-            "{} (what-if fork of {parent} without {removed}: a replay, not a causal model)",
-            store.label()
-        ),
-        _ => store.label().to_owned(),
+/// What a fork store's outputs open with (SPEC §13): in a table the banner
+/// and the lineage on their own lines, in Markdown a quoted banner; a JSON
+/// output carries the same as its `what_if` object (see [`print_json`]).
+fn write_banner(
+    out: &mut impl Write,
+    what_if: Option<&WhatIf>,
+    format: OutputFormat,
+) -> std::io::Result<()> {
+    match (what_if, format) {
+        (Some(w), OutputFormat::Table) => writeln!(out, "{}\n{}", w.banner(), w.lineage()),
+        (Some(w), OutputFormat::Md) => {
+            writeln!(out, "> **{}**  \n> {}\n", w.banner(), w.lineage())
+        }
+        _ => Ok(()),
     }
+}
+
+/// A Markdown heading's first words: `What-if: ` on a fork store.
+fn md_prefix(what_if: Option<&WhatIf>) -> &'static str {
+    if what_if.is_some() { "What-if: " } else { "" }
 }
 
 /// Refuses agent and topic ids the store does not know, naming the known ones.
@@ -218,9 +230,28 @@ fn beliefs_table(beliefs: &[Belief], quality_of: impl Fn(&Belief) -> Quality) ->
 
 /// Pretty JSON, written as it is serialized (an all-topics answer at a
 /// million events is tens of megabytes: no second copy of it in memory).
-fn print_json(out: &mut impl Write, value: &impl serde::Serialize) -> Result<(), CliError> {
+/// Writes a JSON output; on a fork store the object carries `what_if` (the
+/// lineage and the banner) beside its own keys.
+fn print_json(
+    out: &mut impl Write,
+    what_if: Option<&WhatIf>,
+    value: &impl serde::Serialize,
+) -> Result<(), CliError> {
     let mut out = std::io::BufWriter::new(out);
-    serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::from)?;
+    match what_if {
+        None => serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::from)?,
+        Some(w) => {
+            let mut object = serde_json::Map::new();
+            object.insert("what_if".into(), w.json());
+            match serde_json::to_value(value).map_err(std::io::Error::from)? {
+                serde_json::Value::Object(rest) => object.extend(rest),
+                other => {
+                    object.insert("value".into(), other);
+                }
+            }
+            serde_json::to_writer_pretty(&mut out, &object).map_err(std::io::Error::from)?;
+        }
+    }
     writeln!(out)?;
     out.flush()?;
     Ok(())
@@ -256,15 +287,20 @@ pub fn believed_on(
         Some(t) => format!("as of {} about {}", time::format(args.at), time::format(t)),
         None => format!("as of {}", time::format(args.at)),
     };
+    let what_if = WhatIf::of(store)?;
+    let w = what_if.as_ref();
+    write_banner(out, w, args.format.format)?;
     match args.format.format {
-        OutputFormat::Json => {
-            print_json(out, &json::believed(args.at, args.about, &beliefs, &ledger))
-        }
+        OutputFormat::Json => print_json(
+            out,
+            w,
+            &json::believed(args.at, args.about, &beliefs, &ledger),
+        ),
         OutputFormat::Table => {
             writeln!(
                 out,
                 "{} — {title}: {} belief(s)",
-                source_title(store),
+                store.label(),
                 beliefs.len()
             )?;
             if !beliefs.is_empty() {
@@ -273,7 +309,7 @@ pub fn believed_on(
             Ok(())
         }
         OutputFormat::Md => {
-            writeln!(out, "## Beliefs {title}\n")?;
+            writeln!(out, "## {}Beliefs {title}\n", md_prefix(w))?;
             if beliefs.is_empty() {
                 writeln!(out, "_No beliefs held._")?;
             } else {
@@ -389,9 +425,13 @@ pub fn history_on(
     let ledger = quality::ledger(store)?;
     let end = quality::end_of_log(store)?;
     let (versions, notes) = history_table(&h, &ledger, end);
+    let what_if = WhatIf::of(store)?;
+    let w = what_if.as_ref();
+    write_banner(out, w, args.format.format)?;
     match args.format.format {
         OutputFormat::Json => print_json(
             out,
+            w,
             &json::history(args.agent.as_deref(), topic, &h, &ledger, end),
         ),
         OutputFormat::Table => {
@@ -403,7 +443,7 @@ pub fn history_on(
             writeln!(
                 out,
                 "{} — history of `{}`: {question}",
-                source_title(store),
+                store.label(),
                 topic
             )?;
             write!(out, "{}", versions.text())?;
@@ -419,7 +459,7 @@ pub fn history_on(
             Ok(())
         }
         OutputFormat::Md => {
-            writeln!(out, "## History of `{}`\n", topic)?;
+            writeln!(out, "## {}History of `{}`\n", md_prefix(w), topic)?;
             write!(out, "{}", versions.markdown())?;
             if !notes.is_empty() {
                 writeln!(out, "\n### Events that changed no version\n")?;
@@ -462,13 +502,16 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
             e.summary.clone(),
         ]);
     }
+    let what_if = WhatIf::of(&store)?;
+    let w = what_if.as_ref();
+    write_banner(out, w, args.format.format)?;
     match args.format.format {
-        OutputFormat::Json => print_json(out, &json::evidence(&items, &ledger, at)),
+        OutputFormat::Json => print_json(out, w, &json::evidence(&items, &ledger, at)),
         OutputFormat::Table => {
             writeln!(
                 out,
                 "{} — {} evidence item(s), verified as of {}",
-                source_title(&store),
+                store.label(),
                 items.len(),
                 time::format(at)
             )?;
@@ -476,7 +519,7 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
             Ok(())
         }
         OutputFormat::Md => {
-            writeln!(out, "## Evidence\n")?;
+            writeln!(out, "## {}Evidence\n", md_prefix(w))?;
             write!(out, "{}", t.markdown())?;
             Ok(())
         }
@@ -505,13 +548,18 @@ pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> 
         time::format(args.after),
         time::format(args.until)
     );
+    let what_if = WhatIf::of(&store)?;
+    let w = what_if.as_ref();
+    write_banner(out, w, args.format.format)?;
     match args.format.format {
-        OutputFormat::Json => print_json(out, &json::changes(args.after, args.until, &c, &ledger)),
+        OutputFormat::Json => {
+            print_json(out, w, &json::changes(args.after, args.until, &c, &ledger))
+        }
         OutputFormat::Table => {
             writeln!(
                 out,
                 "{} — changes in {window}: {} created, {} closed",
-                source_title(&store),
+                store.label(),
                 c.created.len(),
                 c.closed.len()
             )?;
@@ -526,7 +574,11 @@ pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> 
             Ok(())
         }
         OutputFormat::Md => {
-            writeln!(out, "## Changes in {window}\n\n### Created\n")?;
+            writeln!(
+                out,
+                "## {}Changes in {window}\n\n### Created\n",
+                md_prefix(w)
+            )?;
             write!(out, "{}", beliefs_table(&c.created, quality_of).markdown())?;
             writeln!(out, "\n### Closed\n")?;
             write!(out, "{}", beliefs_table(&c.closed, quality_of).markdown())?;
@@ -603,13 +655,16 @@ pub fn answer_on(
         .iter()
         .map(|c| c.assertion.to_string())
         .collect();
+    let what_if = WhatIf::of(store)?;
+    let w = what_if.as_ref();
+    write_banner(out, w, args.format.format)?;
     let written = match args.format.format {
-        OutputFormat::Json => print_json(out, &json::answer(&args.topic, at, about, &answer)),
+        OutputFormat::Json => print_json(out, w, &json::answer(&args.topic, at, about, &answer)),
         OutputFormat::Table => {
             writeln!(
                 out,
                 "{} — `{}` {when}: {verdict}",
-                source_title(store),
+                store.label(),
                 args.topic
             )?;
             if !t.is_empty() {
@@ -618,7 +673,12 @@ pub fn answer_on(
             Ok(())
         }
         OutputFormat::Md => {
-            writeln!(out, "## `{}` {when}\n\n{verdict}\n", args.topic)?;
+            writeln!(
+                out,
+                "## {}`{}` {when}\n\n{verdict}\n",
+                md_prefix(w),
+                args.topic
+            )?;
             if !t.is_empty() {
                 write!(out, "{}", t.markdown())?;
             }

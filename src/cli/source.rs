@@ -71,6 +71,31 @@ pub fn is_otlp(path: &Path) -> bool {
     read.is_ok() && otlp::looks_like(&String::from_utf8_lossy(&head))
 }
 
+/// SOURCE as the user named it and the SHA-256 of its bytes (for the bundled
+/// demo, of its embedded dataset): what reports and lineages record.
+pub fn origin(source: Option<&Path>) -> Result<crate::export::Origin, CliError> {
+    match source {
+        None => Ok(crate::export::Origin {
+            name: DEMO_NAME.to_owned(),
+            sha256: crate::fork::sha256_hex(DEMO_YAML.as_bytes()),
+        }),
+        Some(p) => {
+            let sha256 = std::fs::File::open(p)
+                .and_then(crate::fork::sha256_of)
+                .map_err(|e| CliError::Input(format!("{}: cannot read: {e}", p.display())))?;
+            Ok(crate::export::Origin {
+                name: p.display().to_string(),
+                sha256,
+            })
+        }
+    }
+}
+
+/// The source a lineage names as a fork's parent: `None` for the bundled demo.
+pub fn named(parent: &str) -> Option<&Path> {
+    (parent != DEMO_NAME).then(|| Path::new(parent))
+}
+
 /// The bundled demo as an in-memory store.
 pub fn demo() -> Result<Store, CliError> {
     let parsed = dataset::read_str(DEMO_NAME, Format::Yaml, DEMO_YAML)?;

@@ -3,11 +3,11 @@
 use super::{CliError, FormatArg, OutputFormat, SourceArg, source};
 use crate::export::table::Table;
 use crate::fork::diff::{self, Diff};
-use crate::fork::{self, POLICY, PolicyReport};
+use crate::fork::{self, PolicyReport};
 use crate::store::Store;
-use crate::time::{self, Micros, OPEN};
+use crate::time::{self, Micros};
 use clap::Args;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -65,12 +65,55 @@ pub struct DiffArgs {
 
 /// The SHA-256 a parent's lineage records: of its file, or of the bundled demo.
 fn parent_sha(source: Option<&Path>) -> Result<String, CliError> {
-    match source {
-        None => Ok(fork::sha256_hex(source::DEMO_YAML.as_bytes())),
-        Some(p) => std::fs::File::open(p)
-            .and_then(fork::sha256_of)
-            .map_err(|e| CliError::Input(format!("{}: cannot read: {e}", p.display()))),
+    Ok(source::origin(source)?.sha256)
+}
+
+/// A what-if store's divergence from the record its lineage names (SPEC §13),
+/// for its reports; `fork_name` is the fork as the user named it. Not shown,
+/// with the reason, when the parent cannot be opened or its bytes changed.
+pub fn divergence(
+    fork_store: &Store,
+    fork_name: &str,
+    what_if: &fork::WhatIf,
+) -> Result<crate::export::Divergence, CliError> {
+    use crate::export::Divergence;
+    let path = source::named(&what_if.parent);
+    let parent = match source::open(path) {
+        Ok(p) => p,
+        Err(e) => {
+            return Ok(Divergence::NotShown(format!(
+                "the parent could not be opened ({})",
+                e.message()
+            )));
+        }
+    };
+    let sha = match parent_sha(path) {
+        Ok(sha) => sha,
+        Err(e) => return Ok(Divergence::NotShown(e.message().to_owned())),
+    };
+    if sha != what_if.parent_sha256 {
+        return Ok(Divergence::NotShown(format!(
+            "the file at {} is no longer the parent this fork was made from (its SHA-256 differs)",
+            what_if.parent
+        )));
     }
+    let report: PolicyReport = fork_store
+        .meta("fork_report")?
+        .and_then(|r| serde_json::from_str(&r).ok())
+        .unwrap_or_default();
+    let d = diff::compare_stores(&parent, &sha, fork_store)?;
+    let json = diff::json(
+        parent.label(),
+        fork_name,
+        &report,
+        &d,
+        Some(sha.clone()),
+        true,
+    );
+    Ok(Divergence::Shown {
+        diff: Box::new(d),
+        json,
+    })
 }
 
 fn default_out(source: Option<&Path>, removed: &[String]) -> PathBuf {
@@ -155,6 +198,7 @@ pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError
                 CliError::Input(format!("{}: {e}", parent.label()))
             }
             fork::whatif::WhatIfError::Store(e) => CliError::from(e),
+            fork::whatif::WhatIfError::Source(e) => CliError::Input(e),
         },
     )?;
     let fork_store = Store::open(&path)?;
@@ -201,10 +245,6 @@ pub fn diff_on(
     print(parent, &fork_store, &report, &d, Some(&sha), format, out)
 }
 
-fn instant(t: Micros) -> Value {
-    time::format_opt(t).map_or(Value::Null, Value::String)
-}
-
 fn print(
     parent: &Store,
     fork_store: &Store,
@@ -218,7 +258,14 @@ fn print(
     let verified = parent_sha.is_some() && recorded_sha.as_deref() == parent_sha;
     match format {
         OutputFormat::Json => {
-            let v = to_json(parent, fork_store, report, d, recorded_sha, verified);
+            let v = diff::json(
+                parent.label(),
+                fork_store.label(),
+                report,
+                d,
+                recorded_sha,
+                verified,
+            );
             writeln!(
                 out,
                 "{}",
@@ -361,50 +408,6 @@ fn print(
         }
     }
     Ok(())
-}
-
-fn to_json(
-    parent: &Store,
-    fork_store: &Store,
-    report: &PolicyReport,
-    d: &Diff,
-    recorded_sha: Option<String>,
-    verified: bool,
-) -> Value {
-    let truth = |t: &diff::Truth| json!({"converged_at": t.converged_at.map_or(Value::Null, instant), "time_wrong_ms": t.time_wrong_ms});
-    json!({
-        "parent": parent.label(),
-        "fork": fork_store.label(),
-        "parent_sha256": recorded_sha,
-        "lineage_verified": verified,
-        "policy": POLICY,
-        "removed": report.removed,
-        "dropped": report.dropped,
-        "scaled": report.scaled.iter().map(|s| json!({"assertion": s.assertion, "from": s.from, "to": s.to})).collect::<Vec<_>>(),
-        "dropped_retractions": report.dropped_retractions,
-        "noop_retractions": report.noop_retractions,
-        "dropped_verifications": report.dropped_verifications,
-        "rejected": report.rejected.iter().map(|r| json!({
-            "evidence": r.evidence,
-            "verification": r.verification,
-            "since": instant(r.since),
-            "by": r.by,
-            "note": r.note,
-        })).collect::<Vec<_>>(),
-        "divergence": d.divergence.iter().map(|((agent, topic), ws)| json!({
-            "agent": agent,
-            "topic": topic,
-            "windows": ws.iter().map(|w| json!({
-                "from": instant(w.from),
-                "to": if w.to == OPEN { Value::Null } else { instant(w.to) },
-                "parent": w.parent,
-                "fork": w.fork,
-            })).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "truth": d.truth.iter().map(|((agent, topic), p, f)| json!({
-            "agent": agent, "topic": topic, "parent": truth(p), "fork": truth(f),
-        })).collect::<Vec<_>>(),
-    })
 }
 
 pub fn influence_command(args: InfluenceArgs, out: &mut impl Write) -> Result<(), CliError> {

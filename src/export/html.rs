@@ -6,8 +6,8 @@
 //! the evidence with its lags, and for a fork the divergence and time to
 //! the truth. `#step=N` in the address opens it at event N.
 
-use super::ExportError;
 use super::svg::{self, escape};
+use super::{Divergence, ExportError, Provenance};
 use crate::model::EventBody;
 use crate::query::{self, Filter, json, quality};
 use crate::store::Store;
@@ -18,8 +18,14 @@ use std::fmt::Write;
 /// each one, and a browser should open it at once.
 pub const MAX_STEPS: usize = 5_000;
 
-/// The report of `store`; with `fork`, the JSON `asof diff` prints for it.
-pub fn report(store: &Store, fork: Option<&serde_json::Value>) -> Result<String, ExportError> {
+/// The report of `store`, opening with `prov` (SPEC §13); with `fork`, the
+/// JSON `asof diff` prints for a fork of it. A what-if store's own report
+/// carries its divergence from the record (`prov.divergence`).
+pub fn report(
+    store: &Store,
+    fork: Option<&serde_json::Value>,
+    prov: &Provenance,
+) -> Result<String, ExportError> {
     let log = store.log()?;
     let mut events: Vec<&crate::model::Event> = log.events.iter().collect();
     events.sort_by_key(|e| (e.recorded_at(), e.seq));
@@ -57,7 +63,20 @@ pub fn report(store: &Store, fork: Option<&serde_json::Value>) -> Result<String,
         .replace('&', "\\u0026");
 
     let mut h = String::new();
-    let title = format!("{} — asof report", header.incident.title);
+    let title = format!(
+        "{}{} — asof report",
+        prov.title_prefix(),
+        header.incident.title
+    );
+    let banner = match &prov.what_if {
+        Some(w) => format!(
+            r#"<p class="what-if"><strong>{}</strong><br>{}</p>
+"#,
+            escape(&w.banner()),
+            escape(&w.lineage())
+        ),
+        None => String::new(),
+    };
     let _ = write!(
         h,
         r#"<!DOCTYPE html>
@@ -65,17 +84,21 @@ pub fn report(store: &Store, fork: Option<&serde_json::Value>) -> Result<String,
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{}</title>
 <style>{CSS}</style></head><body>
-<header><h1>{}</h1>
-<p class="sub">incident <code>{}</code> · {} agents · {} topics · {} events · {} · made by asof {}</p></header>
+<header><h1>{}{}</h1>
+{banner}<p class="sub">incident <code>{}</code> · {} agents · {} topics · {} events</p>
+<p class="sub provenance">source <code>{}</code> · SHA-256 <code>{}</code> · asof {} · exported {}</p></header>
 "#,
         escape(&title),
+        prov.title_prefix(),
         escape(&header.incident.title),
         escape(&header.incident.id),
         header.agents.len(),
         header.topics.len(),
         events.len(),
-        escape(store.label()),
-        env!("CARGO_PKG_VERSION"),
+        escape(&prov.origin.name),
+        escape(&prov.origin.sha256),
+        Provenance::version(),
+        time::format(prov.exported_at),
     );
     // The slider and what was believed at its event.
     let last = events.len().saturating_sub(1);
@@ -133,6 +156,17 @@ pub fn report(store: &Store, fork: Option<&serde_json::Value>) -> Result<String,
         );
     }
     let _ = writeln!(h, "</tbody></table></section>");
+    match &prov.divergence {
+        Some(Divergence::Shown { json, .. }) => fork_section(&mut h, json),
+        Some(Divergence::NotShown(why)) => {
+            let _ = writeln!(
+                h,
+                r#"<section id="fork"><h2>What-if: divergence from the record</h2><p>Not shown: {}.</p></section>"#,
+                escape(why)
+            );
+        }
+        None => {}
+    }
     if let Some(diff) = fork {
         fork_section(&mut h, diff);
     }
@@ -237,6 +271,7 @@ th { background: #f3f3f5; }
 #when { font-variant-numeric: tabular-nums; min-width: 22rem; }
 figure.plane { margin: 1rem 0; } figure.plane svg { max-width: 100%; height: auto; }
 .cursor { stroke: var(--accent); stroke-width: 1.5; stroke-dasharray: 6 3; }
+.what-if { color: #b00020; border: 2px solid #b00020; padding: 0.4rem 0.6rem; }
 .stale { color: #9a6700; } .empty { color: var(--mute); font-style: italic; }
 @media print {
   body { max-width: none; padding: 0; font-size: 11px; }

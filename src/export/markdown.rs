@@ -18,6 +18,7 @@
 
 use super::ExportError;
 use super::table::Table;
+use super::{Divergence, Provenance};
 use crate::engine::EffectKind;
 use crate::engine::quality::{self as rules, Freshness, Support};
 use crate::fork::PolicyReport;
@@ -29,8 +30,10 @@ use crate::time::{self, Interval, Micros, OPEN};
 use std::collections::HashMap;
 use std::fmt::Write;
 
-/// The whole report for `store`.
-pub fn report(store: &Store) -> Result<String, ExportError> {
+/// The whole report for `store`, opening with `prov` (SPEC §13: the source,
+/// its SHA-256, the asof version and the export time; for a what-if the
+/// banner, its lineage and its divergence from the record).
+pub fn report(store: &Store, prov: &Provenance) -> Result<String, ExportError> {
     let header = store.header();
     let log = store.log()?;
     let evidence = query::evidence(store)?;
@@ -43,11 +46,21 @@ pub fn report(store: &Store) -> Result<String, ExportError> {
     let w = &mut out;
 
     let count = |f: fn(&EventBody) -> bool| log.events.iter().filter(|e| f(&e.body)).count();
-    let _ = writeln!(w, "# Audit report — {}\n", header.incident.title);
+    let _ = writeln!(
+        w,
+        "# {}Audit report — {}\n",
+        prov.title_prefix(),
+        header.incident.title
+    );
+    if let Some(what_if) = &prov.what_if {
+        let _ = writeln!(w, "> **{}**  \n> {}\n", what_if.banner(), what_if.lineage());
+    }
     let mut t = Table::new(vec!["", ""]);
+    for (label, value) in prov.rows() {
+        t.row(vec![label.into(), value]);
+    }
     t.row(vec!["incident".into(), header.incident.id.clone()]);
-    t.row(vec!["store".into(), store.label().to_owned()]);
-    if let Some(source) = store.meta("source")?.filter(|s| s != store.label()) {
+    if let Some(source) = store.meta("source")?.filter(|s| *s != prov.origin.name) {
         t.row(vec!["loaded from".into(), source]);
     }
     t.row(vec![
@@ -78,6 +91,7 @@ when the agent held the belief. Every row below is derived by replaying the stor
 (asof's replay semantics, `docs/semantics.md`); the log itself is unchanged.\n"
     );
     provenance(w, store)?;
+    lineage(w, store, prov)?;
 
     let _ = writeln!(w, "## Agents\n");
     let mut t = Table::new(vec!["id", "name"]);
@@ -242,7 +256,6 @@ when the agent held the belief. Every row below is derived by replaying the stor
     }
 
     quality(w, store, &log, span)?;
-    lineage(w, store)?;
     Ok(out)
 }
 
@@ -474,7 +487,7 @@ fn provenance(w: &mut String, store: &Store) -> Result<(), ExportError> {
     } else if store.meta("fork_parent")?.is_some() {
         let _ = writeln!(
             w,
-            "A what-if fork of another store: its parent's log replayed without some evidence (see *Fork lineage* below).\n"
+            "A what-if fork of another store: its parent's log replayed without some evidence (see *Fork lineage* next).\n"
         );
     } else {
         let source = store.meta("source")?;
@@ -487,10 +500,10 @@ fn provenance(w: &mut String, store: &Store) -> Result<(), ExportError> {
     Ok(())
 }
 
-fn lineage(w: &mut String, store: &Store) -> Result<(), ExportError> {
-    let Some(parent) = store.meta("fork_parent")? else {
+fn lineage(w: &mut String, store: &Store, prov: &Provenance) -> Result<(), ExportError> {
+    if prov.what_if.is_none() {
         return Ok(());
-    };
+    }
     let _ = writeln!(
         w,
         "## Fork lineage\n\nThis store is a what-if fork: its parent's log replayed without some evidence \
@@ -538,35 +551,19 @@ fn lineage(w: &mut String, store: &Store) -> Result<(), ExportError> {
             list(&r.noop_retractions)
         );
     }
-    // The diff needs the parent; say so when it is not where the lineage says.
-    let parent_path = std::path::Path::new(&parent);
-    let parent_store = match Store::open(parent_path) {
-        Ok(s) => s,
-        Err(e) => {
+    // The divergence from the record, when the parent could be read as it was.
+    let d = match &prov.divergence {
+        Some(Divergence::Shown { diff, .. }) => diff,
+        Some(Divergence::NotShown(why)) => {
             let _ = writeln!(
                 w,
-                "The parent could not be opened ({e}), so divergence from it is not shown; \
-`asof diff PARENT {}` compares them.\n",
-                store.label()
+                "**Divergence from the record is not shown**: {why}. `asof diff PARENT {}` compares them.\n",
+                prov.origin.name
             );
             return Ok(());
         }
+        None => return Ok(()),
     };
-    let sha = std::fs::File::open(parent_path)
-        .and_then(crate::fork::sha256_of)
-        .map_err(|source| crate::store::StoreError::Io {
-            path: parent_path.to_owned(),
-            source,
-        })?;
-    if store.meta("fork_parent_sha256")?.as_deref() != Some(sha.as_str()) {
-        let _ = writeln!(
-            w,
-            "**The file at {parent} is no longer the parent this fork was made from** (its SHA-256 \
-differs), so divergence from it is not shown.\n"
-        );
-        return Ok(());
-    }
-    let d = diff::compare_stores(&parent_store, &sha, store)?;
     let _ = writeln!(w, "### Where the answers diverge\n");
     let mut t = Table::new(vec!["agent", "topic", "from", "until", "parent", "fork"]);
     for ((agent, topic), windows) in &d.divergence {

@@ -5,9 +5,12 @@
 
 pub mod html;
 pub mod markdown;
+pub mod provenance;
 pub mod summary;
 pub mod svg;
 pub mod table;
+
+pub use provenance::{Divergence, Origin, Provenance};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {

@@ -17,7 +17,7 @@
 //! carries the axes' ranges, so the picture can be checked against the data.
 //! Written by hand: six element kinds and one escaping rule do not need a crate.
 
-use super::ExportError;
+use super::{ExportError, Provenance};
 use crate::model::{EventBody, Origin, RetractTarget, Version};
 use crate::query::{self, EvidenceItem};
 use crate::store::Store;
@@ -37,8 +37,41 @@ const PALETTE: [&str; 8] = [
 ];
 
 /// The plane of `topic` for `agent` (default: the first agent in the header that
-/// holds beliefs about it).
+/// holds beliefs about it), as the HTML report embeds it (the report says
+/// where it came from).
 pub fn plane(store: &Store, topic: &str, agent: Option<&str>) -> Result<String, ExportError> {
+    drawn(store, topic, agent, None)
+}
+
+/// [`plane`] as a file of its own (`asof export --format svg`): a what-if's
+/// title begins `What-if:`, and lines under the plane carry the what-if
+/// banner and lineage and the provenance (SPEC §13).
+pub fn standalone(
+    store: &Store,
+    topic: &str,
+    agent: Option<&str>,
+    prov: &Provenance,
+) -> Result<String, ExportError> {
+    drawn(store, topic, agent, Some(prov))
+}
+
+/// The lines a standalone plane carries under it.
+fn foot_lines(prov: &Provenance) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(w) = &prov.what_if {
+        lines.push(w.banner());
+        lines.push(w.lineage());
+    }
+    lines.push(prov.line());
+    lines
+}
+
+fn drawn(
+    store: &Store,
+    topic: &str,
+    agent: Option<&str>,
+    prov: Option<&Provenance>,
+) -> Result<String, ExportError> {
     let header = store.header();
     let Some(t) = header.topic(topic) else {
         let known = crate::model::known_ids(header.topics.iter().map(|t| t.id.as_str()), topic);
@@ -123,20 +156,23 @@ pub fn plane(store: &Store, topic: &str, agent: Option<&str>) -> Result<String, 
         PALETTE[i % PALETTE.len()]
     };
 
+    let foot = prov.map(foot_lines).unwrap_or_default();
+    let height = HEIGHT + 18.0 * foot.len() as f64;
     let mut s = String::new();
     let _ = writeln!(
         s,
         r##"<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12" data-topic="{}" data-agent="{}" data-valid-min="{x0}" data-valid-max="{x1}" data-recorded-min="{y0}" data-recorded-max="{y1}" data-plot="{LEFT} {TOP} {plot_w} {plot_h}">
+<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12" data-topic="{}" data-agent="{}" data-valid-min="{x0}" data-valid-max="{x1}" data-recorded-min="{y0}" data-recorded-max="{y1}" data-plot="{LEFT} {TOP} {plot_w} {plot_h}">
 <defs><marker id="open" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>
-<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="white"/>"##,
+<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="white"/>"##,
         escape(topic),
         escape(&agent)
     );
     let _ = writeln!(
         s,
-        r##"<text x="{LEFT}" y="24" font-size="16" font-weight="bold">{} — {}</text>
+        r##"<text x="{LEFT}" y="24" font-size="16" font-weight="bold">{}{} — {}</text>
 <text x="{LEFT}" y="44" fill="#555">agent {} · x: valid time · y: recorded time (later is higher) · {}</text>"##,
+        prov.map_or("", Provenance::title_prefix),
         escape(topic),
         escape(&t.question),
         escape(&agent),
@@ -276,7 +312,25 @@ pub fn plane(store: &Store, topic: &str, agent: Option<&str>) -> Result<String, 
         lx + 20.0,
         ly + 77.0,
     );
-    let _ = writeln!(s, "</g>\n</svg>");
+    let _ = writeln!(s, "</g>");
+    // Under the plane: what it is and where it came from.
+    for (i, line) in foot.iter().enumerate() {
+        let what_if = prov.is_some_and(|p| p.what_if.is_some()) && i == 0;
+        let _ = writeln!(
+            s,
+            r##"<text class="{}" x="12" y="{:.0}" fill="{}"{}>{}</text>"##,
+            if what_if { "what-if" } else { "provenance" },
+            HEIGHT - 4.0 + 18.0 * i as f64,
+            if what_if { "#b00020" } else { "#555" },
+            if what_if {
+                r#" font-weight="bold""#
+            } else {
+                ""
+            },
+            escape(line)
+        );
+    }
+    let _ = writeln!(s, "</svg>");
     Ok(s)
 }
 

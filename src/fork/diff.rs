@@ -162,6 +162,54 @@ pub fn compare_answers(
     diff
 }
 
+/// `asof diff`'s JSON: the lineage, what the policy did, the divergence
+/// windows and the time to the truth of each pair.
+pub fn json(
+    parent: &str,
+    fork: &str,
+    report: &crate::fork::PolicyReport,
+    d: &Diff,
+    recorded_sha: Option<String>,
+    verified: bool,
+) -> serde_json::Value {
+    use serde_json::{Value, json};
+    let instant = |t: Micros| crate::time::format_opt(t).map_or(Value::Null, Value::String);
+    let truth = |t: &Truth| json!({"converged_at": t.converged_at.map_or(Value::Null, instant), "time_wrong_ms": t.time_wrong_ms});
+    json!({
+        "parent": parent,
+        "fork": fork,
+        "parent_sha256": recorded_sha,
+        "lineage_verified": verified,
+        "policy": crate::fork::POLICY,
+        "removed": report.removed,
+        "dropped": report.dropped,
+        "scaled": report.scaled.iter().map(|s| json!({"assertion": s.assertion, "from": s.from, "to": s.to})).collect::<Vec<_>>(),
+        "dropped_retractions": report.dropped_retractions,
+        "noop_retractions": report.noop_retractions,
+        "dropped_verifications": report.dropped_verifications,
+        "rejected": report.rejected.iter().map(|r| json!({
+            "evidence": r.evidence,
+            "verification": r.verification,
+            "since": instant(r.since),
+            "by": r.by,
+            "note": r.note,
+        })).collect::<Vec<_>>(),
+        "divergence": d.divergence.iter().map(|((agent, topic), ws)| json!({
+            "agent": agent,
+            "topic": topic,
+            "windows": ws.iter().map(|w| json!({
+                "from": instant(w.from),
+                "to": if w.to == OPEN { Value::Null } else { instant(w.to) },
+                "parent": w.parent,
+                "fork": w.fork,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "truth": d.truth.iter().map(|((agent, topic), p, f)| json!({
+            "agent": agent, "topic": topic, "parent": truth(p), "fork": truth(f),
+        })).collect::<Vec<_>>(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,8 @@
 pub mod copy;
 pub mod diff;
 pub mod influence;
+pub mod label;
+pub use label::WhatIf;
 pub mod whatif;
 
 use crate::engine::{self, Replay};

@@ -45,6 +45,9 @@ pub enum WhatIfError {
     Fork(#[from] ForkError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The parent's source could not be read to record its SHA-256.
+    #[error("{0}")]
+    Source(String),
 }
 
 impl WhatIfError {
@@ -53,6 +56,7 @@ impl WhatIfError {
         match self {
             WhatIfError::Fork(_) => true,
             WhatIfError::Store(e) => e.is_input_error(),
+            WhatIfError::Source(_) => true,
         }
     }
 }

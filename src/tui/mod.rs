@@ -60,19 +60,75 @@ pub struct Report {
     pub to: std::path::PathBuf,
 }
 
-/// Writes the report of `store` to `to` atomically (a worker's part of `e`).
+/// The source the TUI shows, as the user named it, with the SHA-256 of its
+/// bytes: read on a worker when a fork's lineage or a report first needs it
+/// (hashing a large store must not delay the first frame).
+pub type OriginOf = Arc<dyn Fn() -> Result<crate::export::Origin, String> + Send + Sync>;
+
+/// Writes the report of `store` to `to` atomically (a worker's part of `e`),
+/// opening with `prov`.
 pub fn write_report(
     store: &crate::store::Store,
     html: bool,
     to: &std::path::Path,
+    prov: &crate::export::Provenance,
 ) -> Result<(), String> {
     let text = if html {
-        crate::export::html::report(store, None)
+        crate::export::html::report(store, None, prov)
     } else {
-        crate::export::markdown::report(store)
+        crate::export::markdown::report(store, prov)
     }
     .map_err(|e| e.to_string())?;
     crate::export::write_shared(to, &text).map_err(|e| format!("{}: {e}", to.display()))
+}
+
+/// What a report written from the TUI says of itself: of the source shown,
+/// or of the what-if fork shown — named for what it is (its store is a
+/// temporary file, never named in a report) and with its divergence from
+/// `parent`, the record it was forked from.
+pub fn report_provenance(
+    shown: &crate::store::Store,
+    origin: crate::export::Origin,
+    fork_file: Option<&std::path::Path>,
+    parent: &crate::store::Store,
+) -> Result<crate::export::Provenance, String> {
+    use crate::export::{Divergence, Origin, Provenance};
+    let Some(file) = fork_file else {
+        return Provenance::of(shown, origin).map_err(|e| e.to_string());
+    };
+    let what_if = crate::fork::WhatIf::of(shown).map_err(|e| e.to_string())?;
+    let removed = what_if
+        .as_ref()
+        .map_or(String::new(), |w| w.removed.join(", "));
+    let name = format!(
+        "what-if of {} without {removed}, made in the TUI (not saved)",
+        origin.name
+    );
+    let sha256 = std::fs::File::open(file)
+        .and_then(crate::fork::sha256_of)
+        .map_err(|e| e.to_string())?;
+    let mut prov = Provenance::of(shown, Origin { name, sha256 }).map_err(|e| e.to_string())?;
+    let report: crate::fork::PolicyReport = shown
+        .meta("fork_report")
+        .ok()
+        .flatten()
+        .and_then(|r| serde_json::from_str(&r).ok())
+        .unwrap_or_default();
+    let diff = crate::fork::diff::compare_stores(parent, &origin.sha256, shown)
+        .map_err(|e| e.to_string())?;
+    let json = crate::fork::diff::json(
+        &origin.name,
+        &prov.origin.name,
+        &report,
+        &diff,
+        Some(origin.sha256.clone()),
+        true,
+    );
+    prov.divergence = Some(Divergence::Shown {
+        diff: Box::new(diff),
+        json,
+    });
+    Ok(prov)
 }
 
 /// Work the app asks of the world outside it, handed out by [`run_loop`].
@@ -235,6 +291,7 @@ pub fn run(
     log: whatif::LoadLog,
     store: Option<std::path::PathBuf>,
     live_source: Option<LiveSource>,
+    origin: OriginOf,
 ) -> io::Result<()> {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -302,11 +359,16 @@ pub fn run(
             });
         }
         None => {
-            let (tx, label, parent) = (tx.clone(), label.clone(), parent.clone());
+            let (tx, origin, parent) = (tx.clone(), origin.clone(), parent.clone());
             std::thread::spawn(move || {
-                let result = parent
-                    .get()
-                    .and_then(|(log, replay)| whatif::run_fork(log, replay, &label, &evidence));
+                // The lineage names the source as the user did, with the
+                // SHA-256 `asof fork` would record.
+                let result = match origin() {
+                    Ok(origin) => parent.get().and_then(|(log, replay)| {
+                        whatif::run_fork(log, replay, &origin.name, &origin.sha256, &evidence)
+                    }),
+                    Err(e) => Err(crate::fork::whatif::WhatIfError::Source(e)),
+                };
                 let _ = tx.send(Msg::Forked(Box::new(result)));
             });
         }
@@ -321,27 +383,42 @@ pub fn run(
                 .and_then(|()| out.flush());
         }
         Effect::Export(report) => {
-            let (tx, parent, store, label) =
-                (tx.clone(), parent.clone(), store.clone(), label.clone());
+            let (tx, parent, store, label, origin) = (
+                tx.clone(),
+                parent.clone(),
+                store.clone(),
+                label.clone(),
+                origin.clone(),
+            );
             std::thread::spawn(move || {
-                // The fork shown, the parent's store file, or the log in memory.
-                let opened = match (&report.fork, &store) {
-                    (Some(path), _) | (None, Some(path)) => {
-                        crate::store::Store::open(path).map_err(|e| e.to_string())
-                    }
-                    (None, None) => {
-                        parent
-                            .get()
-                            .map_err(|e| e.to_string())
-                            .and_then(|(log, replay)| {
-                                crate::store::Store::in_memory(&label, log, replay)
-                                    .map_err(|e| e.to_string())
-                            })
-                    }
+                // The parent: its store file, or the log in memory.
+                let parent_store = || match &store {
+                    Some(path) => crate::store::Store::open(path).map_err(|e| e.to_string()),
+                    None => parent
+                        .get()
+                        .map_err(|e| e.to_string())
+                        .and_then(|(log, replay)| {
+                            crate::store::Store::in_memory(&label, log, replay)
+                                .map_err(|e| e.to_string())
+                        }),
                 };
-                let written = opened
-                    .and_then(|s| write_report(&s, report.html, &report.to))
-                    .map(|()| report.to);
+                let written = (|| {
+                    let origin = origin()?;
+                    let parent = parent_store()?;
+                    match &report.fork {
+                        Some(path) => {
+                            let fork =
+                                crate::store::Store::open(path).map_err(|e| e.to_string())?;
+                            let prov = report_provenance(&fork, origin, Some(path), &parent)?;
+                            write_report(&fork, report.html, &report.to, &prov)
+                        }
+                        None => {
+                            let prov = report_provenance(&parent, origin, None, &parent)?;
+                            write_report(&parent, report.html, &report.to, &prov)
+                        }
+                    }
+                })()
+                .map(|()| report.to);
                 let _ = tx.send(Msg::Exported(written));
             });
         }

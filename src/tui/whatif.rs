@@ -34,17 +34,20 @@ pub struct ForkResult {
 
 /// Forks the log held in memory (a dataset, the demo, a trace; `replay` is its
 /// replay) without one evidence item. Runs on a worker thread.
+/// `label` names the source as the user did and `sha256` is its bytes'
+/// SHA-256: the fork's lineage records exactly what `asof fork` would.
 pub fn run_fork(
     log: &Dataset,
     replay: &Replay,
     label: &str,
+    sha256: &str,
     evidence: &str,
 ) -> Result<ForkResult, WhatIfError> {
     let parent = Store::in_memory(label, log, replay)?;
     let source = Source::Log {
         store: &parent,
         log,
-        sha256: String::new(),
+        sha256: sha256.to_owned(),
     };
     fork_then_read(&parent, source, label, evidence)
 }

@@ -236,8 +236,9 @@ fn in_a_real_browser_the_slider_shows_believed_at_three_instants() {
     let html = export(dir.path(), &[]);
     let data = embedded(&html);
     let page = dir.path().join("report.html");
-    for step in [3usize, 40, 84] {
-        let at = data["steps"][step]["at"].as_str().unwrap().to_owned();
+    // `#step=N` opens event N, counted from 1 as the slider's label counts.
+    for step in [4usize, 41, 85] {
+        let at = data["steps"][step - 1]["at"].as_str().unwrap().to_owned();
         let out = headless(&browser, &dir.path().join("profile"))
             .arg("--dump-dom")
             .arg(format!("file://{}#step={step}", page.display()))
@@ -245,7 +246,7 @@ fn in_a_real_browser_the_slider_shows_believed_at_three_instants() {
             .expect("chromium runs");
         let dom = String::from_utf8_lossy(&out.stdout);
         assert!(
-            dom.contains(&format!("{at} · event {}/85", step + 1)),
+            dom.contains(&format!("{at} · event {step}/85")),
             "the slider shows step {step} at {at}: {}",
             &dom[..dom.len().min(2000)]
         );
@@ -261,6 +262,43 @@ fn in_a_real_browser_the_slider_shows_believed_at_three_instants() {
         assert!(!want.is_empty());
         assert_eq!(rows_shown(&dom), want, "rows at {at}");
     }
+    // At V2 (the reviewer rejects E15), the rows citing E15 say so, and the
+    // verifications in force are listed; one event earlier, not yet.
+    let v2 = data["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|s| s["event"] == "V2")
+        .unwrap()
+        + 1;
+    let dom_at = |step: usize| {
+        let out = headless(&browser, &dir.path().join("profile"))
+            .arg("--dump-dom")
+            .arg(format!("file://{}#step={step}", page.display()))
+            .output()
+            .expect("chromium runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let dom = dom_at(v2);
+    assert!(dom.contains(&format!(" · event {v2}/85 (V2, verify)")), "{dom}");
+    let rows: Vec<&str> = dom
+        .split(r#"<tr class="belief"#)
+        .skip(1)
+        .map(|r| &r[..r.find("</tr>").unwrap()])
+        .filter(|r| r.contains(">E15") || r.contains(" E15"))
+        .collect();
+    assert!(!rows.is_empty(), "some row cites E15 at V2");
+    for row in &rows {
+        assert!(row.contains("E15 (rejected)"), "{row}");
+    }
+    assert!(
+        rows.iter().any(|r| r.contains("unsupported (E15 rejected)")),
+        "{rows:?}"
+    );
+    assert!(dom.contains("E15 rejected since 2026-03-04T09:40:00Z by reviewer (V2)"));
+    assert!(dom.contains("E7 conflicted since"), "the conflicted E7 listed");
+    let before = dom_at(v2 - 1);
+    assert!(!before.contains("E15 (rejected)"));
     // A screenshot renders (assets/report.png is one, made the same way).
     let shot = dir.path().join("shot.png");
     let out = headless(&browser, &dir.path().join("profile"))

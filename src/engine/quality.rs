@@ -184,6 +184,13 @@ impl Ledger {
         &list[..list.partition_point(|v| v.since <= at)]
     }
 
+    /// The evidence ids with at least one verdict, sorted.
+    pub fn verified_ids(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = self.verdicts.keys().map(String::as_str).collect();
+        ids.sort_unstable();
+        ids
+    }
+
     /// Whether some verdict has the id `id`.
     pub fn has_verdict(&self, id: &str) -> bool {
         self.verdicts.values().flatten().any(|v| v.id == id)

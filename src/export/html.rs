@@ -36,17 +36,36 @@ pub fn report(
         )));
     }
     let ledger = quality::ledger(store)?;
+    let verified = ledger.verified_ids();
     let mut steps = Vec::with_capacity(events.len());
     for e in &events {
         let at = e.recorded_at();
         let beliefs = query::believed(store, at, None, &Filter::default())?;
         let believed = serde_json::to_value(json::believed(at, None, &beliefs, &ledger))
             .map_err(|e| ExportError::Html(e.to_string()))?;
+        // The verdicts in force at this instant (SPEC §9), by evidence id.
+        let verdicts: serde_json::Map<String, serde_json::Value> = verified
+            .iter()
+            .filter_map(|id| {
+                let v = ledger.verdict(id, at)?;
+                Some((
+                    (*id).to_owned(),
+                    serde_json::json!({
+                        "state": v.state.as_str(),
+                        "by": v.by,
+                        "id": v.id,
+                        "since": time::format(v.since),
+                        "note": v.note,
+                    }),
+                ))
+            })
+            .collect();
         steps.push(serde_json::json!({
             "event": e.id(),
             "kind": e.kind().as_str(),
             "at": time::format(at),
             "believed": believed,
+            "verdicts": verdicts,
         }));
     }
     let header = store.header();
@@ -108,9 +127,10 @@ pub fn report(
 <div class="slider"><label for="step">recorded time</label>
 <input id="step" type="range" min="0" max="{last}" value="{last}" step="1" aria-describedby="when">
 <span id="when" aria-live="polite"></span></div>
-<p class="keys">Drag the slider, or focus it and use ← → (Home, End). The rows are those of <code>asof believed --at</code> that instant.</p>
-<table class="beliefs"><thead><tr><th>topic</th><th>agent</th><th>claim</th><th>conf.</th><th>valid</th><th>since</th><th>evidence</th><th>assertion</th><th>freshness</th></tr></thead>
-<tbody id="rows"></tbody></table></section>
+<p class="keys">Drag the slider, or focus it and use ← → (Home, End). The rows are those of <code>asof believed --at</code> that instant; cited evidence carries its verdict then, and <em>quality</em> says whether the belief is stale, unsupported (every item it cites rejected or stale) or contested (an item conflicted).</p>
+<table class="beliefs"><thead><tr><th>topic</th><th>agent</th><th>claim</th><th>conf.</th><th>valid</th><th>since</th><th>evidence</th><th>assertion</th><th>quality</th></tr></thead>
+<tbody id="rows"></tbody></table>
+<h3>Verifications in force at this instant</h3><ul id="verdicts" class="verdicts"></ul></section>
 "#
     );
     // Each topic's plane.
@@ -272,7 +292,8 @@ th { background: #f3f3f5; }
 figure.plane { margin: 1rem 0; } figure.plane svg { max-width: 100%; height: auto; }
 .cursor { stroke: var(--accent); stroke-width: 1.5; stroke-dasharray: 6 3; }
 .what-if { color: #b00020; border: 2px solid #b00020; padding: 0.4rem 0.6rem; }
-.stale { color: #9a6700; } .empty { color: var(--mute); font-style: italic; }
+.stale { color: #9a6700; } .warn td:last-child { color: #b00020; font-weight: 600; }
+ul.verdicts { font-size: 0.88rem; } .empty { color: var(--mute); font-style: italic; }
 @media print {
   body { max-width: none; padding: 0; font-size: 11px; }
   .slider input, .keys, figcaption { display: none; }
@@ -310,12 +331,41 @@ const SCRIPT: &str = r#"
       cell(tr, b.topic); cell(tr, b.agent); cell(tr, b.claim);
       cell(tr, b.effective_confidence.toFixed(2));
       cell(tr, '[' + b.valid_from + ', ' + (b.valid_to || '∞') + ')');
-      cell(tr, b.recorded_at); cell(tr, b.supported_by.join(', ')); cell(tr, b.assertion); cell(tr, b.freshness);
+      cell(tr, b.recorded_at);
+      cell(tr, b.supported_by.map(function (id) {
+        var v = step.verdicts[id];
+        return v && v.state !== 'candidate' ? id + ' (' + v.state + ')' : id;
+      }).join(', '));
+      cell(tr, b.assertion);
+      var words = [];
+      if (b.freshness === 'stale') { words.push('⌛ stale'); } else if (b.freshness !== 'unknown') { words.push(b.freshness); }
+      if (b.support !== 'ok') {
+        var why = b.supported_by.filter(function (id) {
+          var v = step.verdicts[id];
+          return v && (v.state === 'rejected' || v.state === 'stale' || v.state === 'conflicted');
+        }).map(function (id) { return id + ' ' + step.verdicts[id].state; });
+        words.push(b.support + (why.length ? ' (' + why.join(', ') + ')' : ''));
+      }
+      cell(tr, words.length ? words.join(' · ') : '—');
+      if (b.support !== 'ok') { tr.className += ' warn'; }
       rows.appendChild(tr);
+    });
+    var list = document.getElementById('verdicts');
+    list.textContent = '';
+    var ids = Object.keys(step.verdicts);
+    if (ids.length === 0) {
+      var none = document.createElement('li'); none.className = 'empty';
+      none.textContent = 'none yet: every item is a candidate'; list.appendChild(none);
+    }
+    ids.forEach(function (id) {
+      var v = step.verdicts[id];
+      var li = document.createElement('li');
+      li.textContent = id + ' ' + v.state + ' since ' + v.since + (v.by ? ' by ' + v.by : '') + ' (' + v.id + ')' + (v.note ? ': ' + v.note : '');
+      list.appendChild(li);
     });
     var at = Date.parse(step.at) * 1000;
     document.querySelectorAll('figure.plane svg').forEach(function (svg) { cursor(svg, at); });
-    if (history.replaceState) { history.replaceState(null, '', '#step=' + i); }
+    if (history.replaceState) { history.replaceState(null, '', '#step=' + (i + 1)); }
   }
   function geometry(svg) {
     var p = svg.dataset.plot.split(' ').map(Number);
@@ -359,7 +409,8 @@ const SCRIPT: &str = r#"
     svg.addEventListener('mousemove', function (e) { read(svg, e); });
   });
   slider.addEventListener('input', function () { show(+slider.value); });
+  // `#step=N` opens event N (counted from 1, as the slider's label counts).
   var asked = /step=(\d+)/.exec(location.hash);
-  show(asked ? Math.min(+asked[1], data.steps.length - 1) : data.steps.length - 1);
+  show(asked ? Math.min(Math.max(+asked[1], 1), data.steps.length) - 1 : data.steps.length - 1);
 })();
 "#;

@@ -798,7 +798,7 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     assert!(app.whatif.showing_fork && app.popup.is_none());
     assert!(app.timeline.label.contains("without E15"));
     assert_eq!(app.timeline.evidence_count(), 32);
-    assert!(text(&draw(&app)).contains("WHAT-IF without E15: a replay, not a causal model"));
+    assert!(text(&draw(&app)).contains("WHAT-IF without E15: a replay, not the record"));
     app.seek(at("2026-03-03T13:00:00Z"));
     let claims: Vec<&str> = app
         .beliefs

@@ -46,7 +46,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
         let badge = if compact {
             format!(" WHAT-IF without {removed} ")
         } else {
-            format!(" WHAT-IF without {removed}: a replay, not a causal model (c: back to parent) ")
+            format!(" WHAT-IF without {removed}: a replay, not the record (c: back to parent) ")
         };
         mode.push(Span::styled(badge, theme.cursor()));
         mode.push(Span::raw(" "));

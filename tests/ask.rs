@@ -23,30 +23,6 @@ fn now() -> i64 {
     chrono::Utc::now().timestamp_micros()
 }
 
-fn yesterday_at(h: u32, m: u32) -> i64 {
-    let day = chrono::Utc::now().date_naive() - chrono::Days::new(1);
-    day.and_hms_opt(h, m, 0)
-        .unwrap()
-        .and_utc()
-        .timestamp_micros()
-}
-
-fn today_at_9() -> i64 {
-    let day = chrono::Utc::now().date_naive();
-    day.and_hms_opt(9, 0, 0)
-        .unwrap()
-        .and_utc()
-        .timestamp_micros()
-}
-
-fn yesterday_14() -> i64 {
-    yesterday_at(14, 0)
-}
-
-fn yesterday_0915() -> i64 {
-    yesterday_at(9, 15)
-}
-
 const TABLE: &[(&str, Expect)] = &[
     // what was the TOPIC (at TIME)? → answer
     (
@@ -70,11 +46,27 @@ const TABLE: &[(&str, Expect)] = &[
             "B9         E7        Card-network status page",
         ),
     ),
+    // A date alone: the end of that day, said, and the changes during it.
     (
         "what was the root cause on 2026-03-03?",
         Query(
-            "asof answer --topic root-cause --at 2026-03-03T00:00:00Z",
-            "triage says Payments DB primary overloaded",
+            "asof answer --topic root-cause --at 2026-03-03T23:59:59.999999Z",
+            "time read: 2026-03-03 → 2026-03-03T23:59:59.999999Z (the end of that day; the changes during it follow)",
+        ),
+    ),
+    (
+        "what was the root cause on 2026-03-03?",
+        Query(
+            "asof answer --topic root-cause --at 2026-03-03T23:59:59.999999Z",
+            "Changes during that day:",
+        ),
+    ),
+    // A clock time alone: on the last event's day, said.
+    (
+        "what was the severity at 12:00?",
+        Query(
+            "asof answer --topic severity --at 2026-03-16T12:00:00Z",
+            "time read: 12:00 → 2026-03-16T12:00:00Z (on the day of the last event, 2026-03-16), after the last event (03-16 10:10)",
         ),
     ),
     (
@@ -120,13 +112,20 @@ const TABLE: &[(&str, Expect)] = &[
         "what was the root cause?",
         Near("asof answer --topic root-cause --at ", now),
     ),
+    // Yesterday and today are the log's: the last event's day and the one before.
     (
         "what was the root cause yesterday 14:00?",
-        Near("asof answer --topic root-cause --at ", yesterday_14),
+        Query(
+            "asof answer --topic root-cause --at 2026-03-15T14:00:00Z",
+            "(yesterday: the day before the last event's, 2026-03-15)",
+        ),
     ),
     (
         "what was the root cause at today 09:00?",
-        Near("asof answer --topic root-cause --at ", today_at_9),
+        Query(
+            "asof answer --topic root-cause --at 2026-03-16T09:00:00Z",
+            "(today: the day of the last event, 2026-03-16)",
+        ),
     ),
     // what did AGENT believe (about TOPIC) (at TIME)? → believed
     (
@@ -153,14 +152,17 @@ const TABLE: &[(&str, Expect)] = &[
     (
         "what did infra hold about root_cause on 2026-03-05?",
         Query(
-            "asof believed --at 2026-03-05T00:00:00Z --agent infra --topic root-cause",
+            "asof believed --at 2026-03-05T23:59:59.999999Z --agent infra --topic root-cause",
             "Expired TLS certificate",
         ),
     ),
     ("what did triage believe?", Near("asof believed --at ", now)),
     (
         "what did triage believe about root cause yesterday 09:15?",
-        Near("asof believed --at ", yesterday_0915),
+        Query(
+            "asof believed --at 2026-03-15T09:15:00Z --agent triage --topic root-cause",
+            "Expired TLS certificate",
+        ),
     ),
     // when did AGENT change its mind about TOPIC? → history
     (
@@ -209,6 +211,10 @@ const TABLE: &[(&str, Expect)] = &[
         Query("asof influence --agent triage", "RANK"),
     ),
     ("what misled the agents?", Query("asof influence", "E26")),
+    (
+        "what misled triage about the root cause?",
+        Query("asof influence --agent triage", "RANK"),
+    ),
     (
         "what misled infra",
         Query("asof influence --agent infra", "TRUTH SHIFT"),

@@ -280,7 +280,10 @@ fn in_a_real_browser_the_slider_shows_believed_at_three_instants() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let dom = dom_at(v2);
-    assert!(dom.contains(&format!(" · event {v2}/85 (V2, verify)")), "{dom}");
+    assert!(
+        dom.contains(&format!(" · event {v2}/85 (V2, verify)")),
+        "{dom}"
+    );
     let rows: Vec<&str> = dom
         .split(r#"<tr class="belief"#)
         .skip(1)
@@ -292,11 +295,15 @@ fn in_a_real_browser_the_slider_shows_believed_at_three_instants() {
         assert!(row.contains("E15 (rejected)"), "{row}");
     }
     assert!(
-        rows.iter().any(|r| r.contains("unsupported (E15 rejected)")),
+        rows.iter()
+            .any(|r| r.contains("unsupported (E15 rejected)")),
         "{rows:?}"
     );
     assert!(dom.contains("E15 rejected since 2026-03-04T09:40:00Z by reviewer (V2)"));
-    assert!(dom.contains("E7 conflicted since"), "the conflicted E7 listed");
+    assert!(
+        dom.contains("E7 conflicted since"),
+        "the conflicted E7 listed"
+    );
     let before = dom_at(v2 - 1);
     assert!(!before.contains("E15 (rejected)"));
     // A screenshot renders (assets/report.png is one, made the same way).

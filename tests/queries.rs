@@ -316,3 +316,49 @@ fn a_long_answer_is_in_reading_order_with_each_assertions_citations() {
         "answers long enough to be counted into pairs: {longest}"
     );
 }
+
+/// Every time says how it was read (SPEC §13): a clock time alone is read on
+/// the day of the store's last event (not today), a date alone at its start,
+/// an instant after the last event says so; the sentence goes to standard
+/// error, so the answer on standard output — JSON included — is unchanged.
+#[test]
+fn a_time_without_a_date_is_read_on_the_last_events_day_and_said() {
+    let out = common::asof()
+        .args([
+            "believed", "--at", "09:00", "--topic", "severity", "--format", "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim(),
+        "asof: 09:00 → 2026-03-16T09:00:00Z (on the day of the last event, 2026-03-16)"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["as_of"], "2026-03-16T09:00:00Z");
+    let out = common::asof()
+        .args(["answer", "--topic", "severity", "--at", "2026-03-03"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("2026-03-03 → 2026-03-03T00:00:00Z (the start of that day)")
+    );
+    let out = common::asof()
+        .args(["evidence", "--at", "2026-04-01T00:00:00Z"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("2026-04-01T00:00:00Z is after the last event (03-16 10:10)")
+    );
+    let out = common::asof()
+        .args(["believed", "--at", "2026-03-04T00:00:00Z"])
+        .output()
+        .unwrap();
+    assert!(
+        out.stderr.is_empty(),
+        "a whole instant inside the log: nothing to say"
+    );
+}

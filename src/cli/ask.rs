@@ -2,9 +2,10 @@
 //! the query that answers it ([`crate::query::ask`]), which is run as its own
 //! command runs; the answer says which query it was.
 
-use super::queries::{self, AnswerArgs, BelievedArgs, HistoryArgs};
+use super::queries::{self, AnswerArgs, BelievedArgs, ChangesArgs, HistoryArgs};
 use super::whatif::{self, InfluenceArgs};
-use super::{CliError, FormatArg, OutputFormat, SourceArg, parse_time_arg, source};
+use super::when::TimeArg;
+use super::{CliError, FormatArg, OutputFormat, SourceArg, source};
 use crate::export::table::Table;
 use crate::model::EventBody;
 use crate::query::ask::{self, Question};
@@ -38,9 +39,10 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
         [question] | [_, question] => question.clone(),
         _ => return Err(CliError::Input("ask takes [SOURCE] QUESTION".to_owned())),
     };
-    let now = parse_time_arg("now").map_err(CliError::Input)?;
+    let now = crate::time::now();
     let store = source::open(source.as_deref())?;
-    let asked = ask::parse(&question, store.header(), now)
+    let last = crate::query::recorded_span(&store)?.map(|(_, last)| last);
+    let (asked, when) = ask::parse(&question, store.header(), now, last)
         .map_err(|e| CliError::Input(format!("{}: {e}", store.label())))?;
     let format = args.format.format;
     // The query named runs on the store opened here (`source` is not read again).
@@ -52,7 +54,7 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
             &store,
             BelievedArgs {
                 source: sourced(),
-                at: *at,
+                at: TimeArg::instant(*at),
                 about: None,
                 agent: Some(agent.clone()),
                 topic: topic.clone(),
@@ -64,7 +66,7 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
             let args = AnswerArgs {
                 source: sourced(),
                 topic: topic.clone(),
-                at: *at,
+                at: TimeArg::instant(*at),
                 about: None,
                 agent: None,
                 format: as_asked,
@@ -84,7 +86,7 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
             &mut answer,
         )?,
         Question::Why { agent, claim } => why(&store, agent, claim, format, &mut answer)?,
-        Question::Misled { agent } => whatif::influence_on(
+        Question::Misled { agent, .. } => whatif::influence_on(
             &store,
             InfluenceArgs {
                 source: sourced(),
@@ -95,20 +97,64 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
             &mut answer,
         )?,
     }
+    // A date alone: the changes during that day, after the answer.
+    let mut during = Vec::new();
+    let day_changes = match (&asked, when.day) {
+        (Question::Believed { agent, topic, .. }, Some(day)) => {
+            Some((Some(agent.clone()), topic.clone(), day))
+        }
+        (Question::Answer { topic, .. }, Some(day)) => Some((None, Some(topic.clone()), day)),
+        _ => None,
+    };
+    if let Some((agent, topic, (start, end))) = &day_changes {
+        queries::changes_on(
+            &store,
+            ChangesArgs {
+                source: sourced(),
+                after: TimeArg::instant(start - 1),
+                until: TimeArg::instant(*end),
+                agent: agent.clone(),
+                topic: topic.clone(),
+                format: FormatArg { format },
+            },
+            &mut during,
+        )?;
+    }
     if format == OutputFormat::Json {
-        let result: serde_json::Value =
-            serde_json::from_slice(&answer).map_err(|e| CliError::Runtime(e.to_string()))?;
-        let v = serde_json::json!({
+        let json = |bytes: &[u8]| -> Result<serde_json::Value, CliError> {
+            serde_json::from_slice(bytes).map_err(|e| CliError::Runtime(e.to_string()))
+        };
+        let mut v = serde_json::json!({
             "question": question,
             "parsed": asked,
+            "read_as": when.read_as,
             "query": asked.command(),
-            "result": result,
+            "result": json(&answer)?,
         });
+        if !during.is_empty() {
+            v["changes_that_day"] = json(&during)?;
+        }
         writeln!(out, "{}", pretty(&v)?)?;
         return Ok(());
     }
     writeln!(out, "→ {}", asked.command())?;
+    if let Some(read_as) = &when.read_as {
+        writeln!(out, "  time read: {read_as}")?;
+    }
+    if let Question::Misled {
+        topic: Some(topic), ..
+    } = &asked
+    {
+        writeln!(
+            out,
+            "  (influence ranks the evidence the agent cited on every topic; `{topic}` is among them)"
+        )?;
+    }
     out.write_all(&answer)?;
+    if !during.is_empty() {
+        writeln!(out, "\nChanges during that day:")?;
+        out.write_all(&during)?;
+    }
     Ok(())
 }
 

@@ -11,6 +11,7 @@ mod queries;
 pub mod source;
 mod synth;
 mod whatif;
+pub mod when;
 
 use crate::dataset::DatasetErrors;
 use crate::store::StoreError;

@@ -1,7 +1,8 @@
 //! The query commands: `believed`, `history`, `evidence`, `changes`, and the
 //! no-argument demo summary.
 
-use super::{CliError, FormatArg, OutputFormat, SourceArg, parse_time_arg, source};
+use super::when::{self, TimeArg};
+use super::{CliError, FormatArg, OutputFormat, SourceArg, source};
 use crate::engine::quality::{self as rules, AnswerStatus, Freshness, Ledger, Quality, Support};
 use crate::export::table::Table;
 use crate::fork::WhatIf;
@@ -17,11 +18,11 @@ pub struct BelievedArgs {
     #[command(flatten)]
     pub source: SourceArg,
     /// Recorded time T′: what was held then (RFC 3339, YYYY-MM-DD or `now`).
-    #[arg(long, value_parser = parse_time_arg)]
-    pub at: i64,
+    #[arg(long, value_parser = when::parse)]
+    pub at: TimeArg,
     /// Valid time T: only beliefs about this instant.
-    #[arg(long, value_parser = parse_time_arg)]
-    pub about: Option<i64>,
+    #[arg(long, value_parser = when::parse)]
+    pub about: Option<TimeArg>,
     /// Only this agent.
     #[arg(long)]
     pub agent: Option<String>,
@@ -51,8 +52,8 @@ pub struct EvidenceArgs {
     #[command(flatten)]
     pub source: SourceArg,
     /// Verification states at this recorded time (default: the end of the log).
-    #[arg(long, value_parser = parse_time_arg)]
-    pub at: Option<i64>,
+    #[arg(long, value_parser = when::parse)]
+    pub at: Option<TimeArg>,
     #[command(flatten)]
     pub format: FormatArg,
 }
@@ -65,11 +66,11 @@ pub struct AnswerArgs {
     #[arg(long)]
     pub topic: String,
     /// Recorded time T′: what the agents held then.
-    #[arg(long, value_parser = parse_time_arg)]
-    pub at: i64,
+    #[arg(long, value_parser = when::parse)]
+    pub at: TimeArg,
     /// Valid time T: their claims about this instant (default: each agent's working answer).
-    #[arg(long, value_parser = parse_time_arg)]
-    pub about: Option<i64>,
+    #[arg(long, value_parser = when::parse)]
+    pub about: Option<TimeArg>,
     /// Only this agent's working answer.
     #[arg(long)]
     pub agent: Option<String>,
@@ -82,11 +83,11 @@ pub struct ChangesArgs {
     #[command(flatten)]
     pub source: SourceArg,
     /// Start of the recorded window (exclusive).
-    #[arg(long, value_parser = parse_time_arg)]
-    pub after: i64,
+    #[arg(long, value_parser = when::parse)]
+    pub after: TimeArg,
     /// End of the recorded window (inclusive).
-    #[arg(long, value_parser = parse_time_arg)]
-    pub until: i64,
+    #[arg(long, value_parser = when::parse)]
+    pub until: TimeArg,
     /// Only this agent.
     #[arg(long)]
     pub agent: Option<String>,
@@ -276,26 +277,24 @@ pub fn believed_on(
         agent: args.agent,
         topic: args.topic,
     };
-    let beliefs = query::believed(store, args.at, args.about, &filter)?;
+    let at = args.at.resolve(store)?;
+    let about = args.about.as_ref().map(|t| t.resolve(store)).transpose()?;
+    let beliefs = query::believed(store, at, about, &filter)?;
     let ledger = quality::ledger(store)?;
     let table = || {
         beliefs_table(&beliefs, |b| {
-            ledger.quality(&b.version, &b.supported_by, args.at)
+            ledger.quality(&b.version, &b.supported_by, at)
         })
     };
-    let title = match args.about {
-        Some(t) => format!("as of {} about {}", time::format(args.at), time::format(t)),
-        None => format!("as of {}", time::format(args.at)),
+    let title = match about {
+        Some(t) => format!("as of {} about {}", time::format(at), time::format(t)),
+        None => format!("as of {}", time::format(at)),
     };
     let what_if = WhatIf::of(store)?;
     let w = what_if.as_ref();
     write_banner(out, w, args.format.format)?;
     match args.format.format {
-        OutputFormat::Json => print_json(
-            out,
-            w,
-            &json::believed(args.at, args.about, &beliefs, &ledger),
-        ),
+        OutputFormat::Json => print_json(out, w, &json::believed(at, about, &beliefs, &ledger)),
         OutputFormat::Table => {
             writeln!(
                 out,
@@ -473,8 +472,8 @@ pub fn history_on(
 pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError> {
     let store = source::open_snapshot(args.source.source.as_deref())?;
     let items = query::evidence(&store)?;
-    let at = match args.at {
-        Some(at) => at,
+    let at = match &args.at {
+        Some(at) => at.resolve(&store)?,
         None => quality::end_of_log(&store)?,
     };
     let ledger = quality::ledger(&store)?;
@@ -527,34 +526,36 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
 }
 
 pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let store = source::open_snapshot(args.source.source.as_deref())?;
-    check_filter(&store, args.agent.as_deref(), args.topic.as_deref())?;
-    if args.until < args.after {
+    changes_on(
+        &source::open_snapshot(args.source.source.as_deref())?,
+        args,
+        out,
+    )
+}
+
+/// [`changes`] on a store already open (`args.source` is not read).
+pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> {
+    check_filter(store, args.agent.as_deref(), args.topic.as_deref())?;
+    let (after, until) = (args.after.resolve(store)?, args.until.resolve(store)?);
+    if until < after {
         return Err(CliError::Input("--until is before --after".to_owned()));
     }
     let filter = Filter {
         agent: args.agent,
         topic: args.topic,
     };
-    let c = query::changes(&store, args.after, args.until, &filter)?;
-    let ledger = quality::ledger(&store)?;
-    let until = args.until;
+    let c = query::changes(store, after, until, &filter)?;
+    let ledger = quality::ledger(store)?;
     let quality_of = |b: &Belief| match b.version.superseded_at <= until {
         true => ledger.quality_in_history(&b.version, &b.supported_by, until),
         false => ledger.quality(&b.version, &b.supported_by, until),
     };
-    let window = format!(
-        "({}, {}]",
-        time::format(args.after),
-        time::format(args.until)
-    );
-    let what_if = WhatIf::of(&store)?;
+    let window = format!("({}, {}]", time::format(after), time::format(until));
+    let what_if = WhatIf::of(store)?;
     let w = what_if.as_ref();
     write_banner(out, w, args.format.format)?;
     match args.format.format {
-        OutputFormat::Json => {
-            print_json(out, w, &json::changes(args.after, args.until, &c, &ledger))
-        }
+        OutputFormat::Json => print_json(out, w, &json::changes(after, until, &c, &ledger)),
         OutputFormat::Table => {
             writeln!(
                 out,
@@ -610,9 +611,10 @@ pub fn answer_on(
         agent: args.agent.clone(),
         topic: Some(args.topic.clone()),
     };
-    let held = query::believed(store, args.at, None, &filter)?;
+    let at = args.at.resolve(store)?;
+    let about = args.about.as_ref().map(|t| t.resolve(store)).transpose()?;
+    let held = query::believed(store, at, None, &filter)?;
     let ledger = quality::ledger(store)?;
-    let (at, about) = (args.at, args.about);
     let answer = rules::answer(
         &ledger,
         held.iter().map(|b| (&b.version, &b.supported_by[..])),

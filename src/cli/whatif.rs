@@ -27,8 +27,8 @@ pub struct ForkArgs {
     #[arg(long)]
     pub without_rejected: bool,
     /// With --without-rejected: rejected by this recorded time (default: the end of the log).
-    #[arg(long, value_parser = super::parse_time_arg, requires = "without_rejected")]
-    pub at: Option<i64>,
+    #[arg(long, value_parser = super::when::parse, requires = "without_rejected")]
+    pub at: Option<super::when::TimeArg>,
     /// The fork store to create (default: SOURCE-without-E5.db beside SOURCE).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -142,8 +142,8 @@ pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError
     removed.dedup();
     let mut rejected = Vec::new();
     if args.without_rejected {
-        let at = match args.at {
-            Some(at) => at,
+        let at = match &args.at {
+            Some(at) => at.resolve(&parent)?,
             None => crate::query::quality::end_of_log(&parent)?,
         };
         let ledger = crate::query::quality::ledger(&parent)?;

@@ -3,6 +3,12 @@
 //! matched against the store's header (an agent by id or name, a topic by id
 //! with spaces for hyphens), times as everywhere plus `today`/`yesterday
 //! HH:MM`. What does not match a form gets the list of forms.
+//!
+//! Times are read against the log, not the wall clock (SPEC §13): a clock
+//! time alone is on the day of the last event, `today` and `yesterday` are
+//! that day and the one before it, a date alone asks about the end of that
+//! day (and the changes during it); `now` stays the wall clock. How a time
+//! was read is said ([`When::read_as`]).
 
 use crate::model::Header;
 use crate::time::{self, Micros};
@@ -15,7 +21,7 @@ pub const FORMS: [&str; 5] = [
     "what was the TOPIC [at TIME | now]?",
     "when did AGENT change its mind about TOPIC?",
     "why did AGENT believe CLAIM?",
-    "what misled AGENT?  (or: what misled the agents?)",
+    "what misled AGENT [about TOPIC]?  (or: what misled the agents?)",
 ];
 
 /// A question, read.
@@ -34,8 +40,12 @@ pub enum Question {
     Changes { agent: String, topic: String },
     /// → the assertions of that claim, their evidence and rationale.
     Why { agent: String, claim: String },
-    /// → `influence`.
-    Misled { agent: Option<String> },
+    /// → `influence` (of the agent's evidence; the topic, when asked, is
+    /// the one the reader looks for in its rows).
+    Misled {
+        agent: Option<String>,
+        topic: Option<String>,
+    },
 }
 
 impl Question {
@@ -63,8 +73,10 @@ impl Question {
                     "the assertions of {agent} whose claim contains \"{claim}\", with their rationale and evidence"
                 )
             }
-            Question::Misled { agent: Some(agent) } => format!("asof influence --agent {agent}"),
-            Question::Misled { agent: None } => "asof influence".to_owned(),
+            Question::Misled {
+                agent: Some(agent), ..
+            } => format!("asof influence --agent {agent}"),
+            Question::Misled { agent: None, .. } => "asof influence".to_owned(),
         }
     }
 }
@@ -98,81 +110,172 @@ static CHANGES: LazyLock<Regex> = LazyLock::new(|| {
 });
 static WHY: LazyLock<Regex> =
     LazyLock::new(|| form(r"why did (?P<agent>.+?) (?:believe|think)(?: that)? (?P<claim>.+?)"));
-static MISLED: LazyLock<Regex> =
-    LazyLock::new(|| form(r"what misled (?:(?P<all>the agents|them|everyone)|(?P<agent>.+?))"));
+static MISLED: LazyLock<Regex> = LazyLock::new(|| {
+    form(
+        r"what misled (?:(?P<all>the agents|them|everyone)|(?P<agent>.+?))(?: (?:about|on) (?P<topic>.+?))?",
+    )
+});
 
 /// A whole-question pattern: case-insensitive, a trailing `?` optional.
 fn form(body: &str) -> Regex {
     Regex::new(&format!(r"(?i)^{body}\??$")).unwrap_or_else(|e| panic!("form {body}: {e}"))
 }
 
-/// Reads `question` against `header`; `now` is the instant `now` names.
-pub fn parse(question: &str, header: &Header, now: Micros) -> Result<Question, AskError> {
+/// How a question's time was read: the instant asked about, the sentence
+/// that says how (when it was not written out whole, or lies after the last
+/// event), and for a date alone the day whose changes the answer lists.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+pub struct When {
+    pub read_as: Option<String>,
+    /// `[start, end]` of the day a date alone named (both included).
+    pub day: Option<(Micros, Micros)>,
+}
+
+const DAY: Micros = 86_400_000_000;
+
+/// Reads `question` against `header`; `now` is the instant `now` names and
+/// `last` the log's last recorded instant (the day a bare clock time is on).
+pub fn parse(
+    question: &str,
+    header: &Header,
+    now: Micros,
+    last: Option<Micros>,
+) -> Result<(Question, When), AskError> {
     let text = question.split_whitespace().collect::<Vec<_>>().join(" ");
     let text = text.trim_end_matches('?').trim();
-    let at = |c: &regex::Captures| -> Result<Micros, AskError> {
+    let at = |c: &regex::Captures| -> Result<(Micros, When), AskError> {
         match c.name("time").or_else(|| c.name("day")) {
-            Some(t) => parse_time(t.as_str(), now),
-            None => Ok(now),
+            Some(t) => parse_time(t.as_str(), now, last),
+            None => Ok(said(now, "the time now", "the wall clock", last)),
         }
     };
     if let Some(c) = CHANGES.captures(text) {
-        return Ok(Question::Changes {
+        let q = Question::Changes {
             agent: agent(&c["agent"], header)?,
             topic: topic(&c["topic"], header)?,
-        });
+        };
+        return Ok((q, When::default()));
     }
     if let Some(c) = BELIEVED.captures(text) {
-        return Ok(Question::Believed {
+        let (at, when) = at(&c)?;
+        let q = Question::Believed {
             agent: agent(&c["agent"], header)?,
             topic: c
                 .name("topic")
                 .map(|t| topic(t.as_str(), header))
                 .transpose()?,
-            at: at(&c)?,
-        });
+            at,
+        };
+        return Ok((q, when));
     }
     if let Some(c) = WHY.captures(text) {
         let claim = c["claim"].trim_matches(|ch| matches!(ch, '"' | '\'' | '“' | '”'));
-        return Ok(Question::Why {
+        let q = Question::Why {
             agent: agent(&c["agent"], header)?,
             claim: claim.to_owned(),
-        });
+        };
+        return Ok((q, When::default()));
     }
     if let Some(c) = MISLED.captures(text) {
         let agent = match c.name("agent") {
             Some(a) => Some(agent(a.as_str(), header)?),
             None => None,
         };
-        return Ok(Question::Misled { agent });
+        let topic = c
+            .name("topic")
+            .map(|t| topic(t.as_str(), header))
+            .transpose()?;
+        return Ok((Question::Misled { agent, topic }, When::default()));
     }
     if let Some(c) = ANSWER.captures(text) {
-        return Ok(Question::Answer {
+        let (at, when) = at(&c)?;
+        let q = Question::Answer {
             topic: topic(&c["topic"], header)?,
-            at: at(&c)?,
-        });
+            at,
+        };
+        return Ok((q, when));
     }
     Err(AskError::Unknown(question.trim().to_owned()))
 }
 
-/// A time as everywhere (`time::parse_user`), plus `today HH:MM` and
-/// `yesterday HH:MM` (UTC days).
-fn parse_time(text: &str, now: Micros) -> Result<Micros, AskError> {
-    const DAY: Micros = 86_400_000_000;
+/// `text → instant (how)`, and that it is after the last event when it is.
+fn said(at: Micros, text: &str, how: &str, last: Option<Micros>) -> (Micros, When) {
+    let after = last
+        .filter(|&l| at > l)
+        .map(|l| format!(", after the last event ({})", time::format_short(l)))
+        .unwrap_or_default();
+    let read_as = format!("{text} → {} ({how}){after}", time::format(at));
+    (
+        at,
+        When {
+            read_as: Some(read_as),
+            day: None,
+        },
+    )
+}
+
+/// A time as everywhere (`time::parse_user`), read against the log: a clock
+/// time alone on the last event's day, `today`/`yesterday HH:MM` on that day
+/// and the one before, a date alone at its end (its changes listed).
+fn parse_time(text: &str, now: Micros, last: Option<Micros>) -> Result<(Micros, When), AskError> {
+    let text = text.trim();
     let lower = text.to_ascii_lowercase();
-    let (day, rest) = if let Some(rest) = lower.strip_prefix("yesterday") {
-        (now - DAY, rest.trim())
+    // The last event's day (the wall clock's for an empty log), at 00:00.
+    let base = last.unwrap_or(now);
+    let last_day = base - base.rem_euclid(DAY);
+    let day_name = |start: Micros| time::format(start)[..10].to_owned();
+    let (day, rest, which) = if let Some(rest) = lower.strip_prefix("yesterday") {
+        (
+            last_day - DAY,
+            rest.trim(),
+            "yesterday: the day before the last event's",
+        )
     } else if let Some(rest) = lower.strip_prefix("today") {
-        (now, rest.trim())
+        (last_day, rest.trim(), "today: the day of the last event")
+    } else if lower == "now" {
+        return Ok(said(now, text, "the wall clock", last));
+    } else if is_clock(&lower) {
+        (last_day, lower.as_str(), "on the day of the last event")
+    } else if chrono::NaiveDate::parse_from_str(&lower, "%Y-%m-%d").is_ok() {
+        let start = time::parse_user(&lower, now, now).map_err(AskError::Time)?;
+        let end = start + DAY - 1;
+        let (at, mut when) = said(
+            end,
+            text,
+            "the end of that day; the changes during it follow",
+            last,
+        );
+        when.day = Some((start, end));
+        return Ok((at, when));
     } else {
-        return time::parse_user(text, now, now).map_err(AskError::Time);
+        let at = time::parse_user(text, now, now).map_err(AskError::Time)?;
+        let when = match last.filter(|&l| at > l) {
+            Some(l) => When {
+                read_as: Some(format!(
+                    "{text} is after the last event ({})",
+                    time::format_short(l)
+                )),
+                day: None,
+            },
+            None => When::default(),
+        };
+        return Ok((at, when));
     };
     if rest.is_empty() || !rest.contains(':') {
         return Err(AskError::Time(format!(
             "`{text}`: say the time of day too, as in `yesterday 14:00` (UTC)"
         )));
     }
-    time::parse_user(rest, now, day).map_err(AskError::Time)
+    let at = time::parse_user(rest, now, day).map_err(AskError::Time)?;
+    let how = format!("{which}, {}", day_name(day));
+    Ok(said(at, text, &how, last))
+}
+
+/// `HH:MM` or `HH:MM:SS`.
+fn is_clock(text: &str) -> bool {
+    ["%H:%M:%S", "%H:%M"]
+        .iter()
+        .any(|f| chrono::NaiveTime::parse_from_str(text, f).is_ok())
 }
 
 /// An agent named by id or name, case-insensitive, `the ` left off.
@@ -301,16 +404,25 @@ mod tests {
 
     const NOW: Micros = 1_780_000_000_000_000;
 
+    fn last() -> Option<Micros> {
+        time::parse("2026-03-16T10:10:00Z").ok()
+    }
+
+    fn q(text: &str) -> Result<Question, AskError> {
+        parse(text, &header(), NOW, last()).map(|(q, _)| q)
+    }
+
+    fn read_as(text: &str) -> String {
+        parse(text, &header(), NOW, last())
+            .map(|(_, w)| w.read_as.unwrap_or_default())
+            .unwrap_or_else(|e| e.to_string())
+    }
+
     #[test]
     fn each_form_reads_its_names_and_times() {
-        let h = header();
         let at = |t: &str| time::parse(t).unwrap();
         assert_eq!(
-            parse(
-                "What did Triage bot believe about the root cause at 2026-03-03 12:00?",
-                &h,
-                NOW
-            ),
+            q("What did Triage bot believe about the root cause at 2026-03-03 12:00?"),
             Ok(Question::Believed {
                 agent: "triage".into(),
                 topic: Some("root-cause".into()),
@@ -318,36 +430,107 @@ mod tests {
             })
         );
         assert_eq!(
-            parse("what was the root_cause now", &h, NOW),
+            q("what was the root_cause now"),
             Ok(Question::Answer {
                 topic: "root-cause".into(),
                 at: NOW
             })
         );
+        // Yesterday is the day before the last event's, not the wall clock's.
         assert_eq!(
-            parse("what was the root cause yesterday 14:00?", &h, NOW),
+            q("what was the root cause yesterday 14:00?"),
             Ok(Question::Answer {
                 topic: "root-cause".into(),
-                at: at("2026-05-27T14:00:00Z")
+                at: at("2026-03-15T14:00:00Z")
             })
         );
         assert_eq!(
-            parse("why did triage believe \"db\"?", &h, NOW),
+            q("why did triage believe \"db\"?"),
             Ok(Question::Why {
                 agent: "triage".into(),
                 claim: "db".into()
             })
         );
         assert_eq!(
-            parse("what misled the agents?", &h, NOW),
-            Ok(Question::Misled { agent: None })
+            q("what misled the agents?"),
+            Ok(Question::Misled {
+                agent: None,
+                topic: None
+            })
+        );
+        assert_eq!(
+            q("what misled triage about the root cause?"),
+            Ok(Question::Misled {
+                agent: Some("triage".into()),
+                topic: Some("root-cause".into())
+            })
+        );
+    }
+
+    #[test]
+    fn every_time_says_how_it_was_read() {
+        let at = |t: &str| time::parse(t).unwrap();
+        assert_eq!(
+            q("what was the root cause at 12:00?"),
+            Ok(Question::Answer {
+                topic: "root-cause".into(),
+                at: at("2026-03-16T12:00:00Z")
+            })
+        );
+        assert_eq!(
+            read_as("what was the root cause at 09:00?"),
+            "09:00 → 2026-03-16T09:00:00Z (on the day of the last event, 2026-03-16)"
+        );
+        assert_eq!(
+            read_as("what was the root cause at 12:00?"),
+            "12:00 → 2026-03-16T12:00:00Z (on the day of the last event, 2026-03-16), after the last event (03-16 10:10)"
+        );
+        assert_eq!(
+            read_as("what was the root cause yesterday 14:00?"),
+            "yesterday 14:00 → 2026-03-15T14:00:00Z (yesterday: the day before the last event's, 2026-03-15)"
+        );
+        assert_eq!(
+            read_as("what was the root cause today 09:00?"),
+            "today 09:00 → 2026-03-16T09:00:00Z (today: the day of the last event, 2026-03-16)"
+        );
+        let (question, when) = parse(
+            "what was the root cause on 2026-03-03?",
+            &header(),
+            NOW,
+            last(),
+        )
+        .unwrap();
+        assert_eq!(
+            question,
+            Question::Answer {
+                topic: "root-cause".into(),
+                at: at("2026-03-03T23:59:59.999999Z")
+            }
+        );
+        assert_eq!(
+            when.day,
+            Some((
+                at("2026-03-03T00:00:00Z"),
+                at("2026-03-03T23:59:59.999999Z")
+            ))
+        );
+        assert!(
+            when.read_as
+                .unwrap_or_default()
+                .contains("the end of that day")
+        );
+        assert!(
+            read_as("what was the root cause?").contains("(the wall clock), after the last event")
+        );
+        assert_eq!(
+            read_as("what was the root cause at 2026-03-04T00:00:00Z?"),
+            ""
         );
     }
 
     #[test]
     fn unknown_names_times_and_questions_say_what_is_known() {
-        let h = header();
-        let e = |q: &str| parse(q, &h, NOW).unwrap_err().to_string();
+        let e = |text: &str| q(text).unwrap_err().to_string();
         assert!(e("what did nobody believe?").contains("its agents: triage"));
         assert!(e("what was the weather?").contains("its topics: root-cause"));
         assert!(e("what was the root cause at teatime?").contains("is not a time"));

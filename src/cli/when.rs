@@ -1,0 +1,175 @@
+//! Times as typed on the command line (`--at`, `--about`, `--after`,
+//! `--until`), read once the store is open (SPEC §13 "every time says how it
+//! was read"): a clock time without a date (`12:10`) is read on the day of the
+//! store's last event — not today, months after the incident — and a date
+//! alone at the start of that day; both say the instant they used, as does an
+//! instant after the last event.
+
+use super::CliError;
+use crate::store::Store;
+use crate::time::{self, Micros};
+
+/// A time as the user wrote it, and what kind of time it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimeArg {
+    text: String,
+    kind: Kind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `now`: the wall clock.
+    Now(Micros),
+    /// Written out whole (RFC 3339, or a date and a clock time).
+    Instant(Micros),
+    /// A date alone: its start.
+    Date(Micros),
+    /// A clock time alone: on a day the store supplies.
+    Clock(chrono::NaiveTime),
+}
+
+/// clap's value parser for a time argument.
+pub fn parse(text: &str) -> Result<TimeArg, String> {
+    static NOW: std::sync::OnceLock<Micros> = std::sync::OnceLock::new();
+    let now = *NOW.get_or_init(time::now);
+    let trimmed = text.trim();
+    let kind = if trimmed.eq_ignore_ascii_case("now") {
+        Kind::Now(now)
+    } else if let Some(clock) = ["%H:%M:%S", "%H:%M"]
+        .iter()
+        .find_map(|f| chrono::NaiveTime::parse_from_str(trimmed, f).ok())
+    {
+        Kind::Clock(clock)
+    } else if chrono::NaiveDate::parse_from_str(trimmed, "%Y-%m-%d").is_ok() {
+        Kind::Date(time::parse_user(trimmed, now, now)?)
+    } else {
+        Kind::Instant(time::parse_user(trimmed, now, now)?)
+    };
+    Ok(TimeArg {
+        text: trimmed.to_owned(),
+        kind,
+    })
+}
+
+impl TimeArg {
+    /// An instant already resolved (`ask` reads its own times).
+    pub fn instant(at: Micros) -> TimeArg {
+        TimeArg {
+            text: time::format(at),
+            kind: Kind::Instant(at),
+        }
+    }
+
+    /// The instant, given the log's last event, and the sentence that says how
+    /// it was read when the user did not write it out whole — or when it lies
+    /// after the last event.
+    pub fn read(&self, last_event: Option<Micros>) -> (Micros, Option<String>) {
+        let (at, how) = match self.kind {
+            Kind::Now(t) => (t, Some("the wall clock".to_owned())),
+            Kind::Instant(t) => (t, None),
+            Kind::Date(t) => (t, Some("the start of that day".to_owned())),
+            Kind::Clock(clock) => {
+                let day = last_event
+                    .and_then(chrono::DateTime::from_timestamp_micros)
+                    .map(|d| d.date_naive());
+                match day {
+                    Some(day) => (
+                        day.and_time(clock).and_utc().timestamp_micros(),
+                        Some(format!("on the day of the last event, {day}")),
+                    ),
+                    None => {
+                        let today = chrono::Utc::now().date_naive();
+                        (
+                            today.and_time(clock).and_utc().timestamp_micros(),
+                            Some(format!("today, {today}: the log is empty")),
+                        )
+                    }
+                }
+            }
+        };
+        let after = last_event
+            .filter(|&last| at > last)
+            .map(|last| format!("after the last event ({})", time::format_short(last)));
+        let note = match (how, after) {
+            (None, None) => None,
+            (Some(how), None) => Some(format!("{} → {} ({how})", self.text, time::format(at))),
+            (None, Some(after)) => Some(format!("{} is {after}", self.text)),
+            (Some(how), Some(after)) => Some(format!(
+                "{} → {} ({how}), {after}",
+                self.text,
+                time::format(at)
+            )),
+        };
+        (at, note)
+    }
+
+    /// [`TimeArg::read`] against `store`, the sentence written to standard
+    /// error (standard output stays the answer, JSON included).
+    pub fn resolve(&self, store: &Store) -> Result<Micros, CliError> {
+        let last = crate::query::recorded_span(store)?.map(|(_, last)| last);
+        let (at, note) = self.read(last);
+        if let Some(note) = note {
+            eprintln!("asof: {note}");
+        }
+        Ok(at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str) -> Micros {
+        time::parse(text).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_clock_time_is_read_on_the_last_events_day_and_says_so() {
+        let last = Some(at("2026-03-16T10:10:00Z"));
+        let (t, note) = parse("12:10").unwrap().read(last);
+        assert_eq!(t, at("2026-03-16T12:10:00Z"));
+        assert_eq!(
+            note.as_deref(),
+            Some(
+                "12:10 → 2026-03-16T12:10:00Z (on the day of the last event, 2026-03-16), after the last event (03-16 10:10)"
+            )
+        );
+        let (t, note) = parse("09:00").unwrap().read(last);
+        assert_eq!(t, at("2026-03-16T09:00:00Z"));
+        assert_eq!(
+            note.as_deref(),
+            Some("09:00 → 2026-03-16T09:00:00Z (on the day of the last event, 2026-03-16)")
+        );
+    }
+
+    #[test]
+    fn a_date_an_instant_and_now_say_what_they_need_to() {
+        let last = Some(at("2026-03-16T10:10:00Z"));
+        let (t, note) = parse("2026-03-03").unwrap().read(last);
+        assert_eq!(t, at("2026-03-03T00:00:00Z"));
+        assert_eq!(
+            note.as_deref(),
+            Some("2026-03-03 → 2026-03-03T00:00:00Z (the start of that day)")
+        );
+        let (_, note) = parse("2026-03-04T00:00:00Z").unwrap().read(last);
+        assert_eq!(
+            note, None,
+            "written out whole, before the end: nothing to say"
+        );
+        let (_, note) = parse("2026-04-01T00:00:00Z").unwrap().read(last);
+        assert_eq!(
+            note.as_deref(),
+            Some("2026-04-01T00:00:00Z is after the last event (03-16 10:10)")
+        );
+        let (_, note) = parse("now").unwrap().read(last);
+        assert!(
+            note.unwrap_or_default()
+                .contains("(the wall clock), after the last event")
+        );
+        assert!(parse("12:61").is_err());
+        assert!(
+            parse("2026-03-03T12:00").is_err(),
+            "no offset: refused as before"
+        );
+    }
+}

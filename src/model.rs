@@ -123,8 +123,19 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// `recorded_at - observed_at`: how late the evidence reached the agent.
+    /// How late the evidence reached the agent (SPEC §13): from the end of
+    /// its observed interval when it has one (a log of [09:05, 10:00)
+    /// recorded at 10:10 is 10 minutes late, not a day), else from the instant
+    /// observed; never negative.
     pub fn lag(&self) -> i64 {
+        self.recorded_at
+            .saturating_sub(self.observed_until.unwrap_or(self.observed_at))
+            .max(0)
+    }
+
+    /// `recorded_at - observed_at`: the lag from the start of the observed
+    /// interval (details show both when the evidence has an interval).
+    pub fn lag_from_start(&self) -> i64 {
         self.recorded_at.saturating_sub(self.observed_at)
     }
 }

@@ -183,7 +183,8 @@ fn table_and_markdown_formats_print() {
         .assert()
         .success()
         .stdout(predicate::str::contains("E28"))
-        .stdout(predicate::str::contains("4d 1h"));
+        // From the end of what it observed (09:05), not its start (08:58).
+        .stdout(predicate::str::contains("4d 0h"));
     let v = json(asof().args(["evidence", "--format", "json"]));
     let e15 = v["evidence"]
         .as_array()

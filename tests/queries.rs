@@ -362,3 +362,46 @@ fn a_time_without_a_date_is_read_on_the_last_events_day_and_said() {
         "a whole instant inside the log: nothing to say"
     );
 }
+
+/// Columns mean what they say (SPEC §13): SINCE is when the agent began
+/// holding the claim — a split piece of B6 (re-inserted at 03-03 12:15) has
+/// been held since B6 at 03-02 10:30 — and LAG runs from the end of the
+/// observed interval (E14 saw [03-02 09:05, 03-03 10:00) and arrived at
+/// 10:10: ten minutes late, not a day).
+#[test]
+fn since_is_the_origin_assertion_and_lag_the_end_of_what_was_observed() {
+    let out = common::asof()
+        .args([
+            "believed",
+            "--at",
+            "2026-03-03T13:00:00Z",
+            "--topic",
+            "customer-impact",
+            "--agent",
+            "triage",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = text
+        .lines()
+        .find(|l| l.contains("~30% of checkouts failing"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        row.contains("[2026-03-02T10:20:00Z, 2026-03-03T11:40:00Z)"),
+        "{row}"
+    );
+    assert!(row.contains("2026-03-02T10:30:00Z"), "SINCE is B6's: {row}");
+    assert!(
+        !row.contains("2026-03-03T12:15:00Z"),
+        "not the split's: {row}"
+    );
+    let v = common::stdout_json(common::asof().args(["evidence", "--format", "json"]));
+    let e14 = v["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == "E14")
+        .unwrap();
+    assert_eq!(e14["lag_ms"], 10 * 60 * 1000);
+}

@@ -198,8 +198,14 @@ fn quality_words(q: &Quality) -> String {
     }
 }
 
-/// Beliefs with their quality (`quality_of` says at which time).
-fn beliefs_table(beliefs: &[Belief], quality_of: impl Fn(&Belief) -> Quality) -> Table {
+/// Beliefs with their quality (`quality_of` says at which time); SINCE is
+/// when the agent began holding the claim (`since`, from
+/// [`query::held_since`]), not when the row was made.
+fn beliefs_table(
+    beliefs: &[Belief],
+    since: &[i64],
+    quality_of: impl Fn(&Belief) -> Quality,
+) -> Table {
     let mut t = Table::new(vec![
         "TOPIC",
         "AGENT",
@@ -211,7 +217,7 @@ fn beliefs_table(beliefs: &[Belief], quality_of: impl Fn(&Belief) -> Quality) ->
         "ASSERTION",
         "QUALITY",
     ]);
-    for b in beliefs {
+    for (b, since) in beliefs.iter().zip(since) {
         let v = &b.version;
         let q = quality_of(b);
         t.row(vec![
@@ -220,7 +226,7 @@ fn beliefs_table(beliefs: &[Belief], quality_of: impl Fn(&Belief) -> Quality) ->
             v.claim.to_string(),
             confidences(v.confidence, &q),
             interval(v.valid),
-            time::format(v.recorded_at),
+            time::format(*since),
             ids(&b.supported_by),
             v.assertion.to_string(),
             quality_words(&q),
@@ -230,9 +236,9 @@ fn beliefs_table(beliefs: &[Belief], quality_of: impl Fn(&Belief) -> Quality) ->
 }
 
 /// Pretty JSON, written as it is serialized (an all-topics answer at a
-/// million events is tens of megabytes: no second copy of it in memory).
-/// Writes a JSON output; on a fork store the object carries `what_if` (the
-/// lineage and the banner) beside its own keys.
+/// million events is tens of megabytes: no second copy of it in memory). On a
+/// fork store the object carries `what_if` (the lineage and the banner)
+/// beside its own keys.
 fn print_json(
     out: &mut impl Write,
     what_if: Option<&WhatIf>,
@@ -281,8 +287,9 @@ pub fn believed_on(
     let about = args.about.as_ref().map(|t| t.resolve(store)).transpose()?;
     let beliefs = query::believed(store, at, about, &filter)?;
     let ledger = quality::ledger(store)?;
+    let since = query::held_since(store, &beliefs)?;
     let table = || {
-        beliefs_table(&beliefs, |b| {
+        beliefs_table(&beliefs, &since, |b| {
             ledger.quality(&b.version, &b.supported_by, at)
         })
     };
@@ -545,6 +552,10 @@ pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Res
         topic: args.topic,
     };
     let c = query::changes(store, after, until, &filter)?;
+    let (created_since, closed_since) = (
+        query::held_since(store, &c.created)?,
+        query::held_since(store, &c.closed)?,
+    );
     let ledger = quality::ledger(store)?;
     let quality_of = |b: &Belief| match b.version.superseded_at <= until {
         true => ledger.quality_in_history(&b.version, &b.supported_by, until),
@@ -566,11 +577,19 @@ pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Res
             )?;
             if !c.created.is_empty() {
                 writeln!(out, "\nCreated:")?;
-                write!(out, "{}", beliefs_table(&c.created, quality_of).text())?;
+                write!(
+                    out,
+                    "{}",
+                    beliefs_table(&c.created, &created_since, quality_of).text()
+                )?;
             }
             if !c.closed.is_empty() {
                 writeln!(out, "\nClosed:")?;
-                write!(out, "{}", beliefs_table(&c.closed, quality_of).text())?;
+                write!(
+                    out,
+                    "{}",
+                    beliefs_table(&c.closed, &closed_since, quality_of).text()
+                )?;
             }
             Ok(())
         }
@@ -580,9 +599,17 @@ pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Res
                 "## {}Changes in {window}\n\n### Created\n",
                 md_prefix(w)
             )?;
-            write!(out, "{}", beliefs_table(&c.created, quality_of).markdown())?;
+            write!(
+                out,
+                "{}",
+                beliefs_table(&c.created, &created_since, quality_of).markdown()
+            )?;
             writeln!(out, "\n### Closed\n")?;
-            write!(out, "{}", beliefs_table(&c.closed, quality_of).markdown())?;
+            write!(
+                out,
+                "{}",
+                beliefs_table(&c.closed, &closed_since, quality_of).markdown()
+            )?;
             Ok(())
         }
     }

@@ -69,9 +69,16 @@ pub fn report(
         }));
     }
     let header = store.header();
+    // Each assertion's recorded time: a split piece's SINCE is its origin's.
+    let asserted: serde_json::Map<String, serde_json::Value> = events
+        .iter()
+        .filter(|e| matches!(e.body, EventBody::Believe(_)))
+        .map(|e| (e.id().to_owned(), time::format(e.recorded_at()).into()))
+        .collect();
     let data = serde_json::json!({
         "incident": {"id": header.incident.id, "title": header.incident.title},
         "steps": steps,
+        "asserted": asserted,
     });
     // JSON in a script element: the agent's text must not end the element or
     // open a comment (`</script>`, `<!--`), so markup characters are escaped.
@@ -331,7 +338,9 @@ const SCRIPT: &str = r#"
       cell(tr, b.topic); cell(tr, b.agent); cell(tr, b.claim);
       cell(tr, b.effective_confidence.toFixed(2));
       cell(tr, '[' + b.valid_from + ', ' + (b.valid_to || '∞') + ')');
-      cell(tr, b.recorded_at);
+      // Since its origin assertion: a split piece's row is recorded later.
+      var since = b.origin === 'split' && data.asserted[b.assertion] ? data.asserted[b.assertion] : b.recorded_at;
+      cell(tr, since);
       cell(tr, b.supported_by.map(function (id) {
         var v = step.verdicts[id];
         return v && v.state !== 'candidate' ? id + ' (' + v.state + ')' : id;

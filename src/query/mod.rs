@@ -495,6 +495,34 @@ fn evidence_where(
 }
 
 /// The first and last recorded instants of the log, if it has any events.
+/// When each belief's agent began holding its claim without a break (SPEC
+/// §13 SINCE): the recorded time of its origin assertion — the version's own
+/// for an asserted version, the assertion's for a split piece of it (a split
+/// re-inserts what was held, it does not start holding it). Only split
+/// versions are looked up.
+pub fn held_since(store: &Store, beliefs: &[Belief]) -> rusqlite::Result<Vec<Micros>> {
+    let mut looked_up: std::collections::HashMap<&str, Micros> = Default::default();
+    let mut since = Vec::with_capacity(beliefs.len());
+    for b in beliefs {
+        let v = &b.version;
+        if v.origin != crate::model::Origin::Split {
+            since.push(v.recorded_at);
+            continue;
+        }
+        let t = match looked_up.get(&*v.assertion) {
+            Some(&t) => t,
+            None => {
+                let t = crate::store::read::recorded_at_of(store.connection(), &v.assertion)?
+                    .unwrap_or(v.recorded_at);
+                looked_up.insert(&v.assertion, t);
+                t
+            }
+        };
+        since.push(t);
+    }
+    Ok(since)
+}
+
 pub fn recorded_span(store: &Store) -> rusqlite::Result<Option<(Micros, Micros)>> {
     crate::store::read::span(store.connection())
 }

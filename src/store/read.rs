@@ -536,6 +536,14 @@ pub fn span(conn: &Connection) -> rusqlite::Result<Option<(i64, i64)>> {
     )
 }
 
+/// When the event `id` was recorded, if the log has it (by the `events_by_id` index).
+pub fn recorded_at_of(conn: &Connection, id: &str) -> rusqlite::Result<Option<i64>> {
+    use rusqlite::OptionalExtension;
+    conn.prepare_cached("SELECT recorded_at FROM events WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()
+}
+
 /// The `truths` table, by (agent, topic).
 pub fn truths(
     conn: &Connection,

@@ -40,6 +40,9 @@ pub struct BeliefRow {
     pub right: bool,
     /// Quality at the cursor (SPEC §9), for held rows.
     pub quality: Option<Quality>,
+    /// When the agent began holding the claim without a break: its origin
+    /// assertion's recorded time (a split piece's row is recorded later).
+    pub since: Option<crate::time::Micros>,
     /// Quality, the conflict flag of a heading and the notes that depend on
     /// them are worked out: only for rows that have been on screen, since a
     /// million-event store may hold tens of thousands of beliefs at once.
@@ -217,6 +220,7 @@ impl BeliefsState {
                 several,
                 right: false,
                 quality: None,
+                since: None,
                 rated: true,
             };
             rows.push(BeliefRow {
@@ -269,6 +273,7 @@ impl BeliefsState {
                     several,
                     right: topic.resolution.as_deref() == Some(timeline.claim_text(k.claim)),
                     quality: None,
+                    since: None,
                     rated: !is_held,
                 });
             }
@@ -392,7 +397,7 @@ impl BeliefsState {
                     BeliefCells {
                         confidence: confidence_cell(v.confidence, row.quality.as_ref()),
                         valid: time::format_interval_short(v.valid),
-                        since: format_short(v.recorded_at),
+                        since: format_short(row.since.unwrap_or(v.recorded_at)),
                         evidence: b.supported_by.iter().map(|e| e.to_string()).collect(),
                     }
                 })
@@ -442,8 +447,17 @@ impl BeliefsState {
                     let b = timeline.belief(i);
                     let v = &b.version;
                     let q = timeline.ledger.quality(v, &b.supported_by, t);
+                    // A split piece's agent held the claim from its origin
+                    // assertion on (read once per row, never while drawing).
+                    let since = match v.origin {
+                        crate::model::Origin::Split => timeline
+                            .mark_by_id(&v.assertion)
+                            .map_or(v.recorded_at, |m| m.recorded_at),
+                        _ => v.recorded_at,
+                    };
                     let row = &mut self.rows[r];
                     row.quality = Some(q);
+                    row.since = Some(since);
                     if row.note.is_empty() {
                         row.note = lost_support(timeline, &b.supported_by, q.support, t);
                     }

@@ -254,8 +254,15 @@ pub fn evidence(
             LineStyle::Normal
         },
         format!(
-            "lag          {}{}",
+            "lag          {}{}{}",
             time::format_duration(e.lag()),
+            match e.observed_until {
+                Some(_) => format!(
+                    " from the end of the observed interval ({} from its start)",
+                    time::format_duration(e.lag_from_start())
+                ),
+                None => String::new(),
+            },
             if late { "  (late-arriving)" } else { "" }
         ),
     ));

@@ -314,14 +314,23 @@ fn render_detail(app: &App, frame: &mut Frame, area: Rect) {
     let text = match row.belief.and_then(|i| app.timeline.cached_belief(i)) {
         Some(b) => {
             let v = &b.version;
+            // Held since its origin assertion; a split piece's row was
+            // recorded later, and says when.
+            let since = row.since.unwrap_or(v.recorded_at);
             let mut text = format!(
                 "▸ {}: {} · {:.2} · valid {} · since {}",
                 v.agent,
                 v.claim,
                 v.confidence,
                 time::format_interval_short(v.valid),
-                time::format_short(v.recorded_at)
+                time::format_short(since)
             );
+            if since != v.recorded_at {
+                text.push_str(&format!(
+                    " (this row recorded {}, a split)",
+                    time::format_short(v.recorded_at)
+                ));
+            }
             if let Some(q) = &row.quality {
                 text.push_str(&format!(
                     " · effective {:.2} · {} (last support {})",

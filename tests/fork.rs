@@ -850,3 +850,85 @@ fn a_fork_saved_from_the_tui_has_the_lineage_asof_fork_writes() {
             "(parent SHA-256 differs from the fork's lineage)",
         ));
 }
+
+/// Without a resolution a truth shift cannot be measured, and `0s` would read
+/// as "nothing misled it": the column says `no resolution`, and says that
+/// both columns are sums over agent-topic pairs (SPEC §13).
+#[test]
+fn influence_without_a_resolution_says_so() {
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/sre-agent.otlp.jsonl");
+    let out = asof().args(["influence", trace]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("this store has none: every item says `no resolution`"),
+        "{text}"
+    );
+    let rows: Vec<&str> = text.lines().skip(3).collect();
+    assert!(!rows.is_empty());
+    for row in &rows {
+        assert!(row.contains("no resolution"), "{row}");
+        assert!(
+            !row.contains(" 0s  ") || row.contains("no resolution"),
+            "{row}"
+        );
+    }
+    assert!(text.contains("DIVERGENCE (Σ pairs)"));
+    let v = json(asof().args(["influence", trace, "--format", "json"]));
+    assert!(
+        v["ranking"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["truth_known"] == false)
+    );
+    // The demo resolves its root cause: E15's shift is measured there.
+    let v = json(asof().args(["influence", "--format", "json"]));
+    let e15 = v["ranking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["evidence"] == "E15")
+        .unwrap();
+    assert_eq!(e15["truth_known"], true);
+}
+
+/// Tool output keeps its newlines in the store (a trace's JSON-escaped
+/// `\n`), and `asof evidence` still prints one line per item (`⏎` in the cell).
+#[test]
+fn evidence_prints_one_line_per_item_of_a_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/otlp/genai.jsonl"
+    ))
+    .unwrap();
+    let multi = fixture.replace(
+        "payments-db cpu 98% since 09:04; connections 480/500",
+        "Nodes:\\n- payments-db cpu 98% since 09:04\\n- connections 480/500",
+    );
+    assert_ne!(
+        multi, fixture,
+        "the fixture's tool output is where the test expects it"
+    );
+    let trace = dir.path().join("multi.jsonl");
+    std::fs::write(&trace, multi).unwrap();
+    let v = json(
+        asof()
+            .arg("evidence")
+            .arg(&trace)
+            .args(["--format", "json"]),
+    );
+    let items = v["evidence"].as_array().unwrap();
+    assert!(
+        items
+            .iter()
+            .any(|e| e["summary"].as_str().unwrap_or_default().contains('\n')),
+        "{v}"
+    );
+    let out = asof().arg("evidence").arg(&trace).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    // A title line, the header, then one line per item.
+    assert_eq!(text.lines().count(), items.len() + 2, "{text}");
+    assert!(text.contains("Nodes:⏎- payments-db cpu 98%"), "{text}");
+}

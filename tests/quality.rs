@@ -627,3 +627,38 @@ fn the_signed_off_postmortem_refreshes_the_whole_triage_belief() {
     assert!(quality.contains("| root-cause | infra |"), "{quality}");
     assert!(!quality.contains("| root-cause | triage |"), "{quality}");
 }
+
+/// `answer` says when the agents giving it are stale or unsupported (SPEC
+/// §13): an answer from one stale belief is not a plain "answered".
+#[test]
+fn an_answer_says_when_its_agents_are_stale() {
+    let out = asof()
+        .args([
+            "answer",
+            "--topic",
+            "root-cause",
+            "--at",
+            "2026-03-05T00:00:00Z",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "answered: Expired TLS certificate on the card-network gateway (infra ⌛ stale)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("FRESHNESS"), "{text}");
+    let v = json(asof().args([
+        "answer",
+        "--topic",
+        "root-cause",
+        "--at",
+        "2026-03-05T00:00:00Z",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(v["agents"][0]["freshness"], "stale");
+    assert_eq!(v["agents"][0]["support"], "ok");
+}

@@ -657,19 +657,51 @@ pub fn answer_on(
         Some(t) => format!("as of {} about {}", time::format(at), time::format(t)),
         None => format!("as of {}", time::format(at)),
     };
-    let mut t = Table::new(vec!["AGENT", "CLAIM", "EFF", "SUPPORT", "ASSERTION"]);
+    let mut t = Table::new(vec![
+        "AGENT",
+        "CLAIM",
+        "EFF",
+        "FRESHNESS",
+        "SUPPORT",
+        "ASSERTION",
+    ]);
     for c in &answer.agents {
         t.row(vec![
             c.agent.to_string(),
             c.claim.to_string(),
             confidence(c.effective_confidence),
+            match c.freshness {
+                Freshness::Stale => "⌛ stale".to_owned(),
+                other => other.as_str().to_owned(),
+            },
             c.support.as_str().to_owned(),
             c.assertion.to_string(),
         ]);
     }
+    // An answer is only as good as the beliefs giving it: say when the
+    // agents answering are stale or have lost their support.
+    let caveats: Vec<String> = answer
+        .agents
+        .iter()
+        .filter_map(|c| {
+            let mut words = Vec::new();
+            if c.freshness == Freshness::Stale {
+                words.push("⌛ stale");
+            }
+            if c.support != Support::Ok {
+                words.push(c.support.as_str());
+            }
+            (!words.is_empty()).then(|| format!("{} {}", c.agent, words.join(", ")))
+        })
+        .collect();
+    let caveat = if caveats.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", caveats.join("; "))
+    };
     let verdict = match answer.status {
         AnswerStatus::None => "none: no agent holds a belief".to_owned(),
-        AnswerStatus::Answered => format!("answered: {}", answer.claims.join(" + ")),
+        AnswerStatus::Answered => format!("answered: {}{caveat}", answer.claims.join(" + ")),
         AnswerStatus::Conflicted => {
             let claims: Vec<String> = answer
                 .agents

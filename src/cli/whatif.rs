@@ -445,8 +445,31 @@ pub fn influence_on(
     if let Some(n) = args.top {
         ranking.truncate(n);
     }
+    // A truth shift means something only over topics with a resolution:
+    // without one, `0s` would read as "nothing misled it" (SPEC §13).
+    let resolved = |topic: &str| {
+        log.header
+            .topic(topic)
+            .is_some_and(|t| t.resolution.is_some())
+    };
+    let any_resolved = log.header.topics.iter().any(|t| t.resolution.is_some());
+    let truth_known = |item: &crate::fork::influence::Influence| {
+        if item.topics.is_empty() {
+            any_resolved
+        } else {
+            item.topics.iter().any(|t| resolved(t))
+        }
+    };
     match args.format.format {
         OutputFormat::Json => {
+            let ranking: Vec<serde_json::Value> = ranking
+                .iter()
+                .map(|item| {
+                    let mut v = json!(item);
+                    v["truth_known"] = json!(truth_known(item));
+                    v
+                })
+                .collect();
             let v = json!({"source": store.label(), "ranking": ranking});
             writeln!(
                 out,
@@ -469,8 +492,8 @@ pub fn influence_on(
             let mut t = Table::new(vec![
                 "RANK",
                 "EVIDENCE",
-                "TRUTH SHIFT",
-                "DIVERGENCE",
+                "TRUTH SHIFT (Σ pairs)",
+                "DIVERGENCE (Σ pairs)",
                 "TOPICS",
                 "SUMMARY",
             ]);
@@ -478,7 +501,11 @@ pub fn influence_on(
                 t.row(vec![
                     (i + 1).to_string(),
                     item.evidence.clone(),
-                    time::format_duration(item.truth_shift_ms * 1000),
+                    if truth_known(item) {
+                        time::format_duration(item.truth_shift_ms * 1000)
+                    } else {
+                        "no resolution".to_owned()
+                    },
                     time::format_duration(item.divergence_ms * 1000),
                     if item.topics.is_empty() {
                         "-".into()
@@ -497,6 +524,16 @@ pub fn influence_on(
                 "{}{} — evidence ranked by what removing it would change (negative truth shift: the agent would have found the truth sooner without it; a replay, not a causal model)",
                 if md { "# " } else { "" },
                 store.label()
+            )?;
+            writeln!(
+                out,
+                "{}Both columns are sums over the agent-topic pairs an item touches (two agents wrong for a day each: 2d); a truth shift needs a topic with a resolution{}.",
+                if md { "\n" } else { "" },
+                if any_resolved {
+                    ""
+                } else {
+                    ", and this store has none: every item says `no resolution`"
+                }
             )?;
             if md {
                 writeln!(out)?;

@@ -302,6 +302,7 @@ pub struct AgentClaim {
     pub agent: Name,
     pub claim: Name,
     pub effective_confidence: f64,
+    pub freshness: Freshness,
     pub support: Support,
     pub assertion: Name,
 }
@@ -378,6 +379,7 @@ pub fn answer<'a>(
                 agent: v.agent.clone(),
                 claim: v.claim.clone(),
                 effective_confidence: q.effective_confidence,
+                freshness: q.freshness,
                 support: q.support,
                 assertion: v.assertion.clone(),
             });

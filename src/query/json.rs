@@ -207,6 +207,7 @@ pub fn answer(topic: &str, at: Micros, about: Option<Micros>, a: &Answer) -> Val
             "agent": c.agent,
             "claim": c.claim,
             "effective_confidence": c.effective_confidence,
+            "freshness": c.freshness.as_str(),
             "support": c.support.as_str(),
             "assertion": c.assertion,
         })).collect::<Vec<_>>(),

@@ -424,3 +424,86 @@ fn jsonl_batches_keep_order_and_line_numbers() {
     assert!(err.contains("g.jsonl:4501"), "{err}");
     assert!(err.contains("g.jsonl:8999"), "{err}");
 }
+
+/// A YAML error points inside the file and says what is wrong in plain words
+/// (SPEC §13): a dataset cut short ends inside a quoted string, said with
+/// where the quote opened; a tab and a bad indentation are named as such.
+#[test]
+fn yaml_errors_point_inside_the_file_in_plain_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/datasets/payment-outage.yaml"
+    ))
+    .unwrap();
+    let cut: String = demo.chars().take(2000).collect();
+    let lines = cut.split('\n').count();
+    let file = common::write(dir.path(), "cut.yaml", &cut);
+    let out = common::asof().arg("validate").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("the file ends inside a quoted string (the quote opened at line"),
+        "{err}"
+    );
+    assert!(
+        err.contains("its closing quote is missing, or the file is cut short"),
+        "{err}"
+    );
+    let line: usize = err
+        .split(':')
+        .nth(2)
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line <= lines,
+        "line {line} is inside the file's {lines} lines: {err}"
+    );
+    for (text, words) in [
+        (
+            "asof: 1\n\tincident: x\n",
+            "a tab indents this line; YAML indents with spaces",
+        ),
+        (
+            "asof: 1\nincident:\n  id: x\n   title: y\n",
+            "this line is indented wrongly",
+        ),
+        (
+            "asof: 1\nincident: {id: x\nagents: [",
+            "a `{…}` mapping (it opened at line 2, column 11) is not closed",
+        ),
+    ] {
+        let file = common::write(dir.path(), "bad.yaml", text);
+        let out = common::asof().arg("validate").arg(&file).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(words), "{text:?}: {err}");
+        assert!(err.contains("(the YAML parser: "), "{err}");
+    }
+}
+
+/// SOURCE that is none of the things asof reads says what it does read.
+#[test]
+fn a_source_asof_cannot_read_says_what_it_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = common::write(dir.path(), "notes.txt", "hello\n");
+    for (source, first) in [
+        (dir.path().to_path_buf(), "is a directory"),
+        (text, "is not something asof reads"),
+        (dir.path().join("missing.db"), "no such store or file"),
+    ] {
+        let out = common::asof()
+            .arg("believed")
+            .arg(&source)
+            .args(["--at", "now"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(first), "{err}");
+        assert!(
+            err.contains("asof reads a store (a .db written by `asof load` or `asof import`), a dataset (.yaml or .jsonl) or an OTLP trace or logs file"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "one sentence: {err}");
+    }
+}

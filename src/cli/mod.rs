@@ -151,7 +151,7 @@ pub enum Command {
     /// OpenTelemetry trace into a new store, with a summary of what it assumed.
     #[command(subcommand)]
     Import(import::ImportCommand),
-    /// Write an audit report (Markdown) or a topic's plane (SVG).
+    /// Write an audit report (Markdown, or one self-contained HTML file) or a topic's plane (SVG).
     Export(export::ExportArgs),
     /// Answer a plain question ("what was the root cause at 2026-03-03 12:00?") with
     /// the query that answers it; an unknown question gets the forms understood.

@@ -29,6 +29,9 @@ pub fn open_with(source: Option<&Path>, options: &otlp::Options) -> Result<Store
     open_as(source, options, Store::open)
 }
 
+/// What a SOURCE may be, said when it is none of them.
+pub const WHAT_ASOF_READS: &str = "asof reads a store (a .db written by `asof load` or `asof import`), a dataset (.yaml or .jsonl) or an OTLP trace or logs file (OTLP/JSON)";
+
 /// [`open_with`], opening a store file with `open_store`.
 fn open_as(
     source: Option<&Path>,
@@ -38,6 +41,18 @@ fn open_as(
     let Some(path) = source else {
         return demo();
     };
+    if path.is_dir() {
+        return Err(CliError::Input(format!(
+            "{}: is a directory; {WHAT_ASOF_READS}",
+            path.display()
+        )));
+    }
+    if !path.exists() {
+        return Err(CliError::Input(format!(
+            "{}: no such store or file; {WHAT_ASOF_READS}",
+            path.display()
+        )));
+    }
     // A SQLite file is a store (and is not read as text to find out).
     if is_sqlite(path) {
         return open_store(path).map_err(CliError::from);
@@ -49,10 +64,21 @@ fn open_as(
         let (parsed, _, replay) = import::finish(&name, draft)?;
         return Ok(Store::in_memory(&parsed.file, &parsed.dataset, &replay)?);
     }
-    // Neither SQLite nor a trace: a dataset by its name, else a store (which
-    // SQLite then refuses in its own words).
-    if Format::from_path(path).is_none() {
+    // Named like a store but not SQLite: a damaged store, said so by the
+    // store's reader. Neither SQLite nor a trace, nor named like a dataset
+    // or a store: nothing asof reads.
+    let store_named = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "db" | "sqlite" | "sqlite3"));
+    if Format::from_path(path).is_none() && store_named {
         return open_store(path).map_err(CliError::from);
+    }
+    if Format::from_path(path).is_none() {
+        return Err(CliError::Input(format!(
+            "{}: is not something asof reads (not SQLite, not named .yaml or .jsonl, not OTLP/JSON); {WHAT_ASOF_READS}",
+            path.display()
+        )));
     }
     let parsed = dataset::read_path(path)?;
     in_memory(&parsed)

@@ -38,8 +38,9 @@ pub(crate) fn read(file: &str, text: &str) -> Result<Parsed, DatasetErrors> {
             let (location, message) = match position_in(&message) {
                 Some((at, rest)) => (Some(line_and_column(text, at)), rest),
                 None => (
-                    e.location().map(|l| Location::at(l.line(), l.column())),
-                    strip_location(&message),
+                    e.location()
+                        .map(|l| within(text, Location::at(l.line(), l.column()))),
+                    plain_words(&message),
                 ),
             };
             return Err(DatasetErrors(vec![DatasetError {
@@ -167,6 +168,103 @@ fn position_in(message: &str) -> Option<(usize, String)> {
     let i = message.rfind(" at position ")?;
     let n = message[i + " at position ".len()..].trim().parse().ok()?;
     Some((n, message[..i].to_owned()))
+}
+
+/// A location the parser gives, kept inside the file: a truncated file's
+/// "end of stream" can point a line past its last character.
+fn within(text: &str, at: Location) -> Location {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let last = lines.len().max(1);
+    if at.line <= last {
+        let width = lines[at.line - 1].chars().count() + 1;
+        return Location::at(at.line, at.column.unwrap_or(1).min(width));
+    }
+    Location::at(last, lines[last - 1].chars().count() + 1)
+}
+
+/// `" at line 3 column 7"` read out of a parser message.
+fn line_column_in(part: &str) -> (String, Option<(usize, usize)>) {
+    let Some(i) = part.find(" at line ") else {
+        return (part.trim().to_owned(), None);
+    };
+    let rest = &part[i + " at line ".len()..];
+    let mut words = rest.split_whitespace();
+    let line = words.next().and_then(|w| w.parse().ok());
+    let column = match (words.next(), words.next()) {
+        (Some("column"), Some(c)) => c.trim_end_matches(',').parse().ok(),
+        _ => None,
+    };
+    (part[..i].trim().to_owned(), line.zip(column))
+}
+
+/// The YAML parser's message said in plain words, with where a quote or a
+/// bracket was opened when the parser says; the parser's own words follow in
+/// parentheses (without its positions: the error's location is in front).
+fn plain_words(raw: &str) -> String {
+    let (problem, context) = match raw.split_once(", while ") {
+        Some((p, c)) => (p, Some(c)),
+        None => (raw, None),
+    };
+    let (problem, _) = line_column_in(problem);
+    let (context, opened) = match context {
+        Some(c) => {
+            let (c, at) = line_column_in(c);
+            (Some(c), at)
+        }
+        None => (None, None),
+    };
+    let from = |what: &str| match opened {
+        Some((l, c)) => format!("{what} opened at line {l}, column {c}"),
+        None => what.to_owned(),
+    };
+    let context_has = |w: &str| context.as_deref().is_some_and(|c| c.contains(w));
+    let plain = if problem.contains("unexpected end of stream") {
+        if context_has("quoted scalar") {
+            format!(
+                "the file ends inside a quoted string ({}): its closing quote is missing, or the file is cut short",
+                from("the quote")
+            )
+        } else if context_has("flow mapping") || context_has("flow sequence") {
+            format!(
+                "the file ends inside a `{{…}}` or `[…]` ({}): it is never closed, or the file is cut short",
+                from("the bracket")
+            )
+        } else {
+            "the file ends in the middle of a value: is it cut short?".to_owned()
+        }
+    } else if problem.contains("did not find expected ',' or '}'") {
+        format!(
+            "a `{{…}}` mapping ({}) is not closed: a `,` or `}}` is missing",
+            from("it")
+        )
+    } else if problem.contains("did not find expected ',' or ']'") {
+        format!(
+            "a `[…]` list ({}) is not closed: a `,` or `]` is missing",
+            from("it")
+        )
+    } else if problem.contains("mapping values are not allowed") {
+        "a `key: value` where none can be: this line is indented wrongly, or a value containing `: ` needs quotes".to_owned()
+    } else if problem.contains("tab character") {
+        "a tab indents this line; YAML indents with spaces".to_owned()
+    } else if problem.contains("did not find expected key") {
+        "this line is not indented like the keys around it".to_owned()
+    } else if problem.contains("cannot start any token") {
+        "a character that cannot begin a YAML value (`@`, a backtick, a tab…): put the value in quotes".to_owned()
+    } else if problem.contains("did not find expected node content") {
+        "a value is missing here".to_owned()
+    } else if problem.contains("could not find expected ':'") {
+        "a key without its `:` (or a multi-line value that needs quotes)".to_owned()
+    } else {
+        return match context {
+            Some(c) => format!("{problem}, while {c}"),
+            None => problem,
+        };
+    };
+    let parser = match &context {
+        Some(c) => format!("{problem}, while {c}"),
+        None => problem.clone(),
+    };
+    format!("{plain} (the YAML parser: {parser})")
 }
 
 /// The 1-based line and column of character `at` of `text`.

@@ -6,6 +6,7 @@
 //! The CLI and the TUI are front ends on it, behind the cargo features `cli`
 //! and `tui` (both on by default); without them the core builds alone.
 
+pub mod axis;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod dataset;

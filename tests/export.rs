@@ -173,6 +173,23 @@ fn the_plane_as_svg_matches_the_versions() {
         assert!((num(*p, "cx") - x(micros(e["observed_at"].as_str().unwrap()))).abs() < 0.01);
         assert!((num(*p, "cy") - y(micros(e["recorded_at"].as_str().unwrap()))).abs() < 0.01);
     }
+    // Evidence observed off the valid axis is a marker at its edge, on its
+    // recorded row: E32 (observed 01-15) does not squeeze the incident.
+    let off: Vec<roxmltree::Node> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("evidence off-axis"))
+        .collect();
+    assert_eq!(
+        off.iter()
+            .map(|n| n.attribute("data-id").unwrap())
+            .collect::<Vec<_>>(),
+        vec!["E32"]
+    );
+    assert!(
+        vmin > micros("2026-03-01T00:00:00Z") as f64,
+        "the axis starts near the incident"
+    );
+    let points: Vec<roxmltree::Node> = points.into_iter().chain(off).collect();
     let mut ids: Vec<&str> = points
         .iter()
         .map(|p| p.attribute("data-id").unwrap())
@@ -220,4 +237,91 @@ fn export_refusals_name_what_is_wrong() {
         .stderr(predicate::str::contains(
             "no agent infra holds beliefs about customer-impact",
         ));
+}
+
+/// The exported plane reads like the TUI's (SPEC §13): without `--agent`
+/// every agent holding beliefs is drawn (one plane each), the valid axis
+/// fits the versions, tick labels are distinct at the axis's resolution (an
+/// 8-minute trace ticks in minutes, not `09:39` three times) and carry the
+/// date when the axis spans days, and every mark drawn is in the legend.
+#[test]
+fn the_exported_plane_draws_every_agent_on_fitted_distinct_axes() {
+    let svg = stdout(asof().args(["export", "--format", "svg", "--topic", "root-cause"]));
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    let root = doc.root_element();
+    assert_eq!(root.attribute("data-agents"), Some("triage infra"));
+    let planes: Vec<roxmltree::Node> = root
+        .children()
+        .filter(|n| n.tag_name().name() == "svg")
+        .collect();
+    assert_eq!(
+        planes
+            .iter()
+            .map(|p| p.attribute("data-agent").unwrap())
+            .collect::<Vec<_>>(),
+        vec!["triage", "infra"]
+    );
+    for plane in &planes {
+        let labels: Vec<&str> = plane
+            .descendants()
+            .filter(|n| n.tag_name().name() == "text" && n.attribute("class") == Some("tick"))
+            .map(|n| n.text().unwrap_or_default())
+            .collect();
+        assert!(labels.len() >= 6, "{labels:?}");
+        // Labels of one axis are distinct: collect by axis (anchor).
+        for anchor in ["middle", "end"] {
+            let axis: Vec<&str> = plane
+                .descendants()
+                .filter(|n| {
+                    n.attribute("class") == Some("tick")
+                        && n.attribute("text-anchor") == Some(anchor)
+                })
+                .map(|n| n.text().unwrap_or_default())
+                .collect();
+            let mut unique = axis.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), axis.len(), "{anchor}: {axis:?}");
+        }
+        let ticks_at: Vec<&str> = plane
+            .descendants()
+            .filter_map(|n| n.attribute("data-at"))
+            .collect();
+        assert!(
+            ticks_at.iter().all(|t| t.starts_with("2026-03")),
+            "no tick near E32's 01-15, the axis is the incident's: {ticks_at:?}"
+        );
+    }
+    assert!(
+        svg.contains("evidence observed off the axis"),
+        "the marker is legended"
+    );
+    // A short trace: its ticks are distinct clock times.
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/sre-agent.otlp.jsonl");
+    let svg = stdout(asof().args([
+        "export",
+        trace,
+        "--format",
+        "svg",
+        "--topic",
+        "customer-impact",
+    ]));
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    for anchor in ["middle", "end"] {
+        let axis: Vec<&str> = doc
+            .descendants()
+            .filter(|n| {
+                n.attribute("class") == Some("tick") && n.attribute("text-anchor") == Some(anchor)
+            })
+            .map(|n| n.text().unwrap_or_default())
+            .collect();
+        assert!(axis.len() >= 3, "{anchor}: {axis:?}");
+        let mut unique = axis.clone();
+        unique.dedup();
+        assert_eq!(unique.len(), axis.len(), "{anchor}: {axis:?}");
+        assert!(
+            axis.iter().all(|l| !l.starts_with("20")),
+            "no year on an 8-minute axis: {axis:?}"
+        );
+    }
 }

@@ -70,8 +70,10 @@ fn the_report_is_self_contained_small_and_printable() {
     let outside = html
         .replace("http://www.w3.org/2000/svg", "")
         .to_lowercase();
+    // An address in the agent's text (E7's locator in a tooltip) is text; an
+    // attribute or a style that points at one would be fetched.
     for fetch in [
-        "http://", "https://", "<link", "@import", " src=", "url(http", "//cdn",
+        "=\"http", "='http", "<link", "@import", " src=", "url(http", "url(//", "//cdn",
     ] {
         assert!(
             !outside.contains(fetch),
@@ -80,7 +82,9 @@ fn the_report_is_self_contained_small_and_printable() {
     }
     assert!(html.contains("@media print"));
     assert!(html.contains(r#"<input id="step" type="range" min="0" max="84""#));
-    // Every topic's plane, with the geometry the pointer reading needs.
+    // Every topic's plane, one per agent holding beliefs (infra's root cause
+    // too), with the geometry the pointer reading needs.
+    assert!(html.contains(r#"data-topic="root-cause" data-agent="infra""#));
     for topic in [
         "root-cause",
         "customer-impact",

@@ -145,8 +145,16 @@ pub fn report(
         h,
         r#"<section id="planes"><h2>Planes: valid time × recorded time</h2>"#
     );
+    // One plane per agent holding beliefs about the topic (SPEC §13: every
+    // agent drawn).
+    let mut planes = Vec::new();
     for topic in &header.topics {
-        match svg::plane(store, &topic.id, None) {
+        for agent in svg::agents_of(store, &topic.id)? {
+            planes.push((topic.id.clone(), Some(agent)));
+        }
+    }
+    for (topic, agent) in &planes {
+        match svg::plane(store, topic, agent.as_deref()) {
             Ok(plane) => {
                 let plane = plane
                     .split_once("?>")

@@ -18,6 +18,7 @@
 //! Written by hand: six element kinds and one escaping rule do not need a crate.
 
 use super::{ExportError, Provenance};
+use crate::axis;
 use crate::model::{EventBody, Origin, RetractTarget, Version};
 use crate::query::{self, EvidenceItem};
 use crate::store::Store;
@@ -37,22 +38,76 @@ const PALETTE: [&str; 8] = [
 ];
 
 /// The plane of `topic` for `agent` (default: the first agent in the header that
-/// holds beliefs about it), as the HTML report embeds it (the report says
-/// where it came from).
+/// holds beliefs about it), as the HTML report embeds it — once per agent
+/// ([`agents_of`]); the report says where it came from.
 pub fn plane(store: &Store, topic: &str, agent: Option<&str>) -> Result<String, ExportError> {
-    drawn(store, topic, agent, None)
+    drawn(store, topic, agent, &[], "")
 }
 
-/// [`plane`] as a file of its own (`asof export --format svg`): a what-if's
-/// title begins `What-if:`, and lines under the plane carry the what-if
-/// banner and lineage and the provenance (SPEC §13).
+/// The agents holding beliefs about `topic`, in the header's order.
+pub fn agents_of(store: &Store, topic: &str) -> Result<Vec<String>, ExportError> {
+    let all = query::versions_of(store, topic, None)?;
+    Ok(store
+        .header()
+        .agents
+        .iter()
+        .filter(|a| all.iter().any(|b| *b.version.agent == *a.id))
+        .map(|a| a.id.clone())
+        .collect())
+}
+
+/// [`plane`] as a file of its own (`asof export --format svg`): without
+/// `--agent`, one plane per agent holding beliefs about the topic, stacked;
+/// a what-if's title begins `What-if:`, and lines under the planes carry the
+/// what-if banner and lineage and the provenance (SPEC §13).
 pub fn standalone(
     store: &Store,
     topic: &str,
     agent: Option<&str>,
     prov: &Provenance,
 ) -> Result<String, ExportError> {
-    drawn(store, topic, agent, Some(prov))
+    let foot = foot_lines(prov);
+    let agents = match agent {
+        Some(a) => vec![a.to_owned()],
+        None => agents_of(store, topic)?,
+    };
+    if agents.len() <= 1 {
+        return drawn(
+            store,
+            topic,
+            agents.first().map(String::as_str),
+            &foot,
+            prov.title_prefix(),
+        );
+    }
+    // One plane per agent, each a nested <svg> with its own axes and data-*.
+    let height = HEIGHT * agents.len() as f64 + 18.0 * foot.len() as f64;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r##"<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12" data-topic="{}" data-agents="{}">
+<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="white"/>"##,
+        escape(topic),
+        escape(&agents.join(" "))
+    );
+    for (i, a) in agents.iter().enumerate() {
+        let one = drawn(store, topic, Some(a), &[], prov.title_prefix())?;
+        let body = one
+            .split_once("?>")
+            .map_or(one.as_str(), |(_, svg)| svg)
+            .trim();
+        let placed = body.replacen("<svg ", &format!(r#"<svg y="{}" "#, HEIGHT * i as f64), 1);
+        let _ = writeln!(s, "{placed}");
+    }
+    foot_svg(
+        &mut s,
+        &foot,
+        prov.what_if.is_some(),
+        HEIGHT * agents.len() as f64,
+    );
+    let _ = writeln!(s, "</svg>");
+    Ok(s)
 }
 
 /// The lines a standalone plane carries under it.
@@ -66,11 +121,30 @@ fn foot_lines(prov: &Provenance) -> Vec<String> {
     lines
 }
 
+/// `lines` under a plane whose drawing ends at `bottom`; the first is the
+/// what-if banner when `what_if`.
+fn foot_svg(s: &mut String, lines: &[String], what_if: bool, bottom: f64) {
+    for (i, line) in lines.iter().enumerate() {
+        let banner = what_if && i == 0;
+        let _ = writeln!(
+            s,
+            r##"<text class="{}" x="12" y="{:.0}" fill="{}"{}>{}</text>"##,
+            if banner { "what-if" } else { "provenance" },
+            bottom - 4.0 + 18.0 * i as f64,
+            if banner { "#b00020" } else { "#555" },
+            if banner { r#" font-weight="bold""# } else { "" },
+            escape(line)
+        );
+    }
+}
+
+/// One agent's plane, `foot` lines under it, its title after `prefix`.
 fn drawn(
     store: &Store,
     topic: &str,
     agent: Option<&str>,
-    prov: Option<&Provenance>,
+    foot: &[String],
+    prefix: &str,
 ) -> Result<String, ExportError> {
     let header = store.header();
     let Some(t) = header.topic(topic) else {
@@ -116,25 +190,37 @@ fn drawn(
         .filter(|e| cited.contains(&e.evidence.id))
         .collect();
 
-    // Axis ranges: everything drawn, padded by 3%.
+    // Axis ranges, fitted to the versions (SPEC §13): the valid axis spans
+    // their valid intervals and the recorded span they were held over (so
+    // the diagonal is on it); evidence observed far outside is marked at the
+    // edge instead of squeezing the incident into a sliver. Padded by 3%.
     let finite = |t: Micros| (t != OPEN).then_some(t);
-    let xs = versions
-        .iter()
-        .flat_map(|v| [Some(v.valid.from), finite(v.valid.to)])
-        .chain(evidence.iter().map(|e| Some(e.evidence.observed_at)))
-        .chain(evidence.iter().map(|e| e.evidence.observed_until))
-        .flatten();
-    let ys = versions
+    let ys: Vec<Micros> = versions
         .iter()
         .flat_map(|v| [Some(v.recorded_at), finite(v.superseded_at)])
         .chain(evidence.iter().map(|e| Some(e.evidence.recorded_at)))
-        .flatten();
+        .flatten()
+        .collect();
+    let xs: Vec<Micros> = if versions.is_empty() {
+        evidence
+            .iter()
+            .flat_map(|e| [Some(e.evidence.observed_at), e.evidence.observed_until])
+            .flatten()
+            .collect()
+    } else {
+        versions
+            .iter()
+            .flat_map(|v| [Some(v.valid.from), finite(v.valid.to)])
+            .flatten()
+            .chain(ys.iter().copied())
+            .collect()
+    };
     let range = |it: &mut dyn Iterator<Item = Micros>| {
         let (lo, hi) = it.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
         if lo > hi {
             (0, 1)
         } else {
-            let pad = ((hi - lo) / 33).max(60_000_000);
+            let pad = ((hi - lo) / 33).max(1_000);
             (lo - pad, hi + pad)
         }
     };
@@ -156,7 +242,6 @@ fn drawn(
         PALETTE[i % PALETTE.len()]
     };
 
-    let foot = prov.map(foot_lines).unwrap_or_default();
     let height = HEIGHT + 18.0 * foot.len() as f64;
     let mut s = String::new();
     let _ = writeln!(
@@ -172,7 +257,7 @@ fn drawn(
         s,
         r##"<text x="{LEFT}" y="24" font-size="16" font-weight="bold">{}{} — {}</text>
 <text x="{LEFT}" y="44" fill="#555">agent {} · x: valid time · y: recorded time (later is higher) · {}</text>"##,
-        prov.map_or("", Provenance::title_prefix),
+        prefix,
         escape(topic),
         escape(&t.question),
         escape(&agent),
@@ -250,24 +335,51 @@ fn drawn(
         );
     }
 
-    // Evidence.
+    // Evidence: a point at (observed, recorded); one observed off the valid
+    // axis is a triangle at the edge, pointing where it lies.
     let _ = writeln!(s, r#"<g class="evidence">"#);
+    let mut off_axis = false;
     for item in &evidence {
         let e = &item.evidence;
-        let _ = writeln!(
-            s,
-            r##"<circle class="evidence" cx="{:.2}" cy="{:.2}" r="4" fill="#111" stroke="white" data-id="{}" data-observed-at="{}" data-recorded-at="{}"><title>{} {} ({}): {} — observed {}, recorded {}</title></circle>"##,
-            x(e.observed_at),
-            y(e.recorded_at),
-            escape(&e.id),
-            time::format(e.observed_at),
-            time::format(e.recorded_at),
+        let title = format!(
+            "{} {} ({}): {} — observed {}, recorded {}",
             escape(&e.id),
             escape(&e.kind),
             escape(&e.locator),
             escape(&e.summary),
             time::format(e.observed_at),
             time::format(e.recorded_at),
+        );
+        let data = format!(
+            r#"data-id="{}" data-observed-at="{}" data-recorded-at="{}""#,
+            escape(&e.id),
+            time::format(e.observed_at),
+            time::format(e.recorded_at),
+        );
+        let cy = y(e.recorded_at);
+        if (x0..=x1).contains(&e.observed_at) {
+            let _ = writeln!(
+                s,
+                r##"<circle class="evidence" cx="{:.2}" cy="{cy:.2}" r="4" fill="#111" stroke="white" {data}><title>{title}</title></circle>"##,
+                x(e.observed_at),
+            );
+            continue;
+        }
+        off_axis = true;
+        let (edge, side, dx) = if e.observed_at < x0 {
+            (LEFT, "left", -1.0)
+        } else {
+            (LEFT + plot_w, "right", 1.0)
+        };
+        let _ = writeln!(
+            s,
+            r##"<path class="evidence off-axis" d="M{:.2},{:.2} L{:.2},{:.2} L{:.2},{:.2} z" fill="#111" data-side="{side}" {data}><title>{title} (observed off the axis, to the {side})</title></path>"##,
+            edge + dx * 9.0,
+            cy,
+            edge + dx * 1.0,
+            cy - 5.0,
+            edge + dx * 1.0,
+            cy + 5.0,
         );
     }
     let _ = writeln!(s, "</g>");
@@ -312,29 +424,39 @@ fn drawn(
         lx + 20.0,
         ly + 77.0,
     );
-    let _ = writeln!(s, "</g>");
-    // Under the plane: what it is and where it came from.
-    for (i, line) in foot.iter().enumerate() {
-        let what_if = prov.is_some_and(|p| p.what_if.is_some()) && i == 0;
+    let mut extra = ly + 99.0;
+    if off_axis {
         let _ = writeln!(
             s,
-            r##"<text class="{}" x="12" y="{:.0}" fill="{}"{}>{}</text>"##,
-            if what_if { "what-if" } else { "provenance" },
-            HEIGHT - 4.0 + 18.0 * i as f64,
-            if what_if { "#b00020" } else { "#555" },
-            if what_if {
-                r#" font-weight="bold""#
-            } else {
-                ""
-            },
-            escape(line)
+            r##"<path d="M{lx},{:.0} L{:.0},{:.0} L{:.0},{:.0} z" fill="#111"/><text x="{}" y="{:.0}">evidence observed off the axis</text>"##,
+            extra - 4.0,
+            lx + 8.0,
+            extra - 9.0,
+            lx + 8.0,
+            extra + 1.0,
+            lx + 20.0,
+            extra
+        );
+        extra += 22.0;
+    }
+    if t.cardinality == crate::model::Cardinality::Many {
+        let _ = writeln!(
+            s,
+            r##"<text x="{lx}" y="{extra:.0}" fill="#555">darker where claims overlap</text><text x="{lx}" y="{:.0}" fill="#555">(held at once: a many-valued topic)</text>"##,
+            extra + 16.0
         );
     }
+    let _ = writeln!(s, "</g>");
+    // Under the plane: what it is and where it came from.
+    let what_if = prefix.starts_with("What-if");
+    foot_svg(&mut s, foot, what_if, HEIGHT);
     let _ = writeln!(s, "</svg>");
     Ok(s)
 }
 
-/// Tick marks and time labels on both axes.
+/// Tick marks and time labels on both axes: round instants at a step people
+/// read, labels dated when an axis spans more than a day and distinct at the
+/// step's resolution (an 8-minute run ticks in seconds, not `09:39` thrice).
 fn axes(
     s: &mut String,
     (x0, x1): (Micros, Micros),
@@ -342,28 +464,37 @@ fn axes(
     x: &dyn Fn(Micros) -> f64,
     y: &dyn Fn(Micros) -> f64,
 ) {
-    const TICKS: i64 = 5;
     let _ = writeln!(s, r##"<g class="axes" fill="#333">"##);
     let bottom = HEIGHT - BOTTOM;
-    for i in 0..=TICKS {
-        let t = x0 + (x1 - x0) / TICKS * i;
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    // A "cell" of the horizontal axis is one character, about 7 px.
+    let xdated = axis::dated(x1 - x0);
+    let (xstep, xticks) = axis::ticks(x0, x1, (plot_w / 7.0) as i64, xdated);
+    for (_, t) in xticks {
         let px = x(t);
         let _ = writeln!(
             s,
-            r##"<line x1="{px:.2}" y1="{bottom}" x2="{px:.2}" y2="{}" stroke="#333"/><text x="{px:.2}" y="{}" text-anchor="middle">{}</text>"##,
+            r##"<line class="tick" x1="{px:.2}" y1="{bottom}" x2="{px:.2}" y2="{}" stroke="#333"/><text class="tick" x="{px:.2}" y="{}" text-anchor="middle" data-at="{}">{}</text>"##,
             bottom + 5.0,
             bottom + 20.0,
-            label(t)
+            time::format(t),
+            axis::tick_label(t, xstep, xdated)
         );
-        let t = y0 + (y1 - y0) / TICKS * i;
+    }
+    // Rows of about 16 px, a label at most every third.
+    let ydated = axis::dated(y1 - y0);
+    let (ystep, yticks) = axis::row_ticks(y0, y1, (plot_h / 16.0) as i64);
+    for (_, t) in yticks {
         let py = y(t);
         let _ = writeln!(
             s,
-            r##"<line x1="{}" y1="{py:.2}" x2="{LEFT}" y2="{py:.2}" stroke="#333"/><text x="{}" y="{:.2}" text-anchor="end">{}</text>"##,
+            r##"<line class="tick" x1="{}" y1="{py:.2}" x2="{LEFT}" y2="{py:.2}" stroke="#333"/><text class="tick" x="{}" y="{:.2}" text-anchor="end" data-at="{}">{}</text>"##,
             LEFT - 5.0,
             LEFT - 8.0,
             py + 4.0,
-            label(t)
+            time::format(t),
+            axis::tick_label(t, ystep, ydated)
         );
     }
     let _ = writeln!(
@@ -371,18 +502,11 @@ fn axes(
         r#"<text x="{}" y="{}" text-anchor="middle">valid time (UTC) →</text>
 <text x="20" y="{}" transform="rotate(-90 20 {})" text-anchor="middle">recorded time (UTC) →</text>
 </g>"#,
-        LEFT + (WIDTH - LEFT - RIGHT) / 2.0,
+        LEFT + plot_w / 2.0,
         HEIGHT - 20.0,
-        TOP + (HEIGHT - TOP - BOTTOM) / 2.0,
-        TOP + (HEIGHT - TOP - BOTTOM) / 2.0,
+        TOP + plot_h / 2.0,
+        TOP + plot_h / 2.0,
     );
-}
-
-/// `2026-03-02 09:05` (UTC).
-fn label(t: Micros) -> String {
-    chrono::DateTime::<chrono::Utc>::from_timestamp_micros(t)
-        .map(|d| d.format("%Y-%m-%d %H:%M").to_string())
-        .unwrap_or_default()
 }
 
 fn truncate(text: &str, max: usize) -> String {

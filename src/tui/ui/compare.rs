@@ -14,7 +14,7 @@
 //! └──────────────────────────────────────────────────────────────────────────┘
 //! ```
 
-use super::axis;
+use crate::axis;
 use crate::fork::diff::{Steps, value_at};
 use crate::time::Micros;
 use crate::tui::app::App;

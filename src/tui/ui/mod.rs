@@ -2,7 +2,6 @@
 //! `tui::layout` gives; each panel's view is one file, beside its state in
 //! `tui::state`.
 
-pub mod axis;
 pub mod beliefs;
 pub mod compare;
 pub mod evidence;

@@ -17,7 +17,7 @@
 //! The rectangles were built when the topic or agent changed; drawing only maps
 //! them onto cells, O(shapes + cells).
 
-use super::axis;
+use crate::axis;
 use crate::model::CloseKind;
 use crate::time::{Micros, OPEN};
 use crate::tui::app::{App, Focus};

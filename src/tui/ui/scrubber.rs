@@ -14,7 +14,7 @@
 //! Bins are counted with binary searches over sorted instants (`partition_point`),
 //! so a frame costs O(width · log events) whatever the size of the log.
 
-use super::axis;
+use crate::axis;
 use crate::query::timeline::MarkKind;
 use crate::time;
 use crate::tui::app::{App, Focus};

@@ -1,5 +1,7 @@
-//! Time axes: tick steps people read (1 s … 30 d) and labels that read as
-//! dates or clock times at every zoom. Shared by the scrubber and the plane.
+//! Time axes: tick steps people read (1 ms … 30 d) and labels that read as
+//! dates or clock times at every zoom, distinct at the axis's resolution.
+//! Shared by the TUI's scrubber, plane and compare lanes and the exported
+//! SVG plane (pure: no terminal, no store).
 
 use crate::time::{self, Micros};
 

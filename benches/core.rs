@@ -18,8 +18,6 @@ use std::io::BufWriter;
 use std::time::{Duration, Instant};
 
 // What the `asof` binary uses (src/main.rs), so the numbers are the binary's.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
@@ -44,7 +42,7 @@ impl Sampler {
 }
 
 fn main() {
-    asof::store::settle_malloc(); // as the binary does
+    asof::runtime::init(); // as the binary does
     let args: Vec<String> = std::env::args().collect();
     if let Some(at) = args.iter().position(|a| a == "--tui-memory") {
         return tui_memory(&args[at + 1..]);
@@ -147,7 +145,7 @@ fn main() {
     all_topics.sort();
     all_topics_rows.sort();
 
-    // The CLI's `believed --format json` path with belief quality (SPEC §9):
+    // The CLI's `believed --format json` path with belief quality (design.md §4):
     // the query, the ledger its beliefs need, every version's quality.
     let mut with_quality = Vec::with_capacity(200);
     let mut quality_one = Vec::with_capacity(2000);
@@ -289,7 +287,7 @@ fn main() {
         asof::fork::diff::compare(&store, &forked.replay.versions).expect("diff");
         t.elapsed()
     });
-    // SPEC §7 times influence on a 100k-event store: above that, generate one.
+    // design.md §9 times influence on a 100k-event store: above that, generate one.
     let (log, parent_replay, influence_replay) = if events > 100_000 {
         let mut text = Vec::new();
         generate(
@@ -352,7 +350,7 @@ fn main() {
     let small_time = t.elapsed();
     let per_item = |d: Duration, n: usize| (d.as_secs_f64() * 1e6 / n.max(1) as f64).round();
 
-    // `asof import otlp` of a generated agent run (SPEC §12: >= 50,000 spans/s):
+    // `asof import otlp` of a generated agent run (design.md §9: >= 50,000 spans/s):
     // read, map, validate, replay and write the store.
     let otlp_spans = arg("--otlp-spans", 100_000);
     let trace = dir.path().join("bench.otlp.jsonl");
@@ -388,7 +386,7 @@ fn main() {
     settle(&otlp_db);
 
     // The commands as a user runs them, with the binary built beside this
-    // bench: SPEC §12 times `believed` as a whole process (spawn, open, query,
+    // bench: design.md §9 times `believed` as a whole process (spawn, open, query,
     // print), and `asof fork` and `asof import otlp` are what users wait for.
     let asof_bin = env!("CARGO_BIN_EXE_asof");
     let run = |args: &[&std::ffi::OsStr]| -> Duration {
@@ -546,7 +544,7 @@ fn main() {
     println!("{}", serde_json::to_string_pretty(&report).expect("json"));
 }
 
-/// Each SPEC §7 / §12 target beside what this run measured (targets are for
+/// Each design.md §9 target beside what this run measured (targets are for
 /// the 1M reference workload; a smaller run shows the same rows for scale),
 /// and the bare-insert limit measured in the same run. Each row names its
 /// figure by its path in the report, its bound once, and which way it points.
@@ -558,99 +556,99 @@ fn targets(r: &serde_json::Value) -> Vec<serde_json::Value> {
             .unwrap_or(f64::NAN)
     };
     let bare = at("load.bare_insert_ms");
-    // (what, report path, bound, at most (true) or at least, SPEC section)
+    // (what, report path, bound, at most (true) or at least, the targets' section of design.md)
     let spec: [(&str, &str, f64, bool, &str); 14] = [
-        ("load (ms)", "load.total_ms", 8000.0, true, "§12"),
+        ("load (ms)", "load.total_ms", 8000.0, true, "§9"),
         (
             "load over the bare insert",
             "load.over_bare_insert",
             2.0,
             true,
-            "§7",
+            "§9",
         ),
         (
             "believed one topic p99 (ms)",
             "believed_one_topic_about_ms.p99",
             0.3,
             true,
-            "§7",
+            "§9",
         ),
         (
             "believed all topics p99 (ms)",
             "believed_all_topics_ms.p99",
             20.0,
             true,
-            "§7, §12",
+            "§9",
         ),
         (
             "TUI open to first frame (ms)",
             "tui_open_to_first_frame_ms",
             1000.0,
             true,
-            "§12",
+            "§9",
         ),
         (
             "TUI peak memory while viewing (MB)",
             "tui_memory_mb.viewing",
             512.0,
             true,
-            "§12",
+            "§9",
         ),
         (
             "TUI peak memory with a what-if fork (MB)",
             "tui_memory_mb.with_fork",
             1024.0,
             true,
-            "§7, issue 18",
+            "§9, issue 18",
         ),
         (
             "TUI step 200x50 p99 (ms)",
             "tui_step_200x50_ms.p99",
             16.0,
             true,
-            "§7",
+            "§9",
         ),
         (
             "fork + diff, in the bench process (ms)",
             "whatif.fork_plus_diff_ms",
             1000.0,
             true,
-            "§7",
+            "§9",
         ),
         (
             "influence, all evidence (ms)",
             "whatif.influence_ms",
             30000.0,
             true,
-            "§7 (100k log)",
+            "§9 (100k log)",
         ),
         (
             "import otlp, in the bench process (spans/s)",
             "import_otlp.spans_per_s",
             50000.0,
             false,
-            "§12",
+            "§9",
         ),
         (
             "`asof believed --topic` process p50 (ms)",
             "processes.believed_one_topic_ms.p50",
             3.0,
             true,
-            "§12",
+            "§9",
         ),
         (
             "`asof fork` (fork + diff) process, median of 3 (ms)",
             "processes.fork_ms",
             1000.0,
             true,
-            "§7",
+            "§9",
         ),
         (
             "`asof import otlp` process, median of 3 (spans/s)",
             "processes.import_otlp_spans_per_s",
             50000.0,
             false,
-            "§12",
+            "§9",
         ),
     ];
     let mut rows = vec![

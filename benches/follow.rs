@@ -1,4 +1,4 @@
-//! The live-review benchmark (SPEC §10): a generated incident is appended to a
+//! The live-review benchmark (design.md §6): a generated incident is appended to a
 //! JSON Lines file at `--rate` events/s for `--seconds` seconds while
 //! `store::follow` follows it into a store (as `asof load --follow` does) and a
 //! watcher redraws a TUI on it (as `asof tui --follow STORE` does: the
@@ -25,9 +25,6 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// p50, p99 and max, in ms, of line latencies: for each line, the first
 /// moment in `seen` (instant, events counted) that counts it, minus when it
@@ -62,7 +59,7 @@ fn latencies(written: &[Instant], seen: &[(Instant, usize)]) -> serde_json::Valu
 }
 
 fn main() {
-    asof::store::settle_malloc();
+    asof::runtime::init();
     let rate = arg("--rate", 1000).max(1);
     let seconds = arg("--seconds", 60).max(1);
     // At least a first event, so the follow and the watcher start.

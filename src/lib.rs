@@ -1,26 +1,29 @@
 //! asof: what did the AI agent believe then, on what evidence — and what would it
 //! have believed without that evidence?
 //!
-//! The library is the whole core — time, model, dataset parsing, the replay
-//! engine, the SQLite store and its queries — and knows nothing of terminals.
-//! The CLI and the TUI are front ends on it, behind the cargo features `cli`
-//! and `tui` (both on by default); without them the core builds alone.
+//! This package is the `asof` binary; its library gathers the workspace's
+//! crates under one name, so a script or a test writes `asof::store` as the
+//! binary does (docs/design.md):
+//!
+//! ```text
+//! crates/asof-core     time, model, datasets, the replay engine   no SQLite, no terminal
+//! crates/asof-store    the SQLite store, queries, what-if forks   every SQL string
+//! crates/asof-import   traces, Graphiti exports, facts tables
+//! crates/asof-report   Markdown, HTML and SVG reports
+//! crates/asof-tui      the terminal UI
+//! src/cli              the command line                         (feature `cli`)
+//! src/runtime.rs       allocator and C-library tuning, the one unsafe room
+//! ```
 
-pub mod axis;
+pub use asof_core::{axis, dataset, engine, model, text, time};
+pub use asof_import::import;
+pub use asof_report::export;
+pub use asof_store::{fork, query, store, synth};
+#[cfg(feature = "tui")]
+pub use asof_tui::tui;
+
 #[cfg(feature = "cli")]
 pub mod cli;
-pub mod dataset;
-pub mod engine;
-pub mod export;
-pub mod fork;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod import;
-pub mod model;
-pub mod query;
-pub mod store;
-pub mod synth;
-pub mod text;
-pub mod time;
-#[cfg(feature = "tui")]
-pub mod tui;
+pub mod runtime;

@@ -1,4 +1,6 @@
-//! The allocator setting a load makes (`asof::store::FreedMemoryKept`), in a
+#![allow(unsafe_code)] // reads mimalloc's option, as the runtime sets it
+
+//! The allocator setting a load makes (`asof::runtime::FreedMemoryKept`), in a
 //! test binary of its own: the setting is the process's, and the loads of
 //! other tests would change it under this one.
 
@@ -15,7 +17,7 @@ fn a_load_keeps_freed_memory_while_it_runs_and_puts_the_setting_back() {
     // The option the setting names is the purge delay: its default.
     assert_eq!(purge_delay(), 10, "option 15 is not mimalloc's purge delay");
     {
-        let _kept = asof::store::FreedMemoryKept::now();
+        let _kept = asof::runtime::FreedMemoryKept::now();
         assert_eq!(purge_delay(), -1);
     }
     assert_eq!(purge_delay(), 10);

@@ -1,4 +1,4 @@
-//! `asof ask` (SPEC §11) on the bundled demo: a table of questions, each
+//! `asof ask` (design.md §8) on the bundled demo: a table of questions, each
 //! with the query it must be read into and something its answer must say;
 //! each answer's JSON must equal that query's own JSON; and the questions it
 //! must refuse, with why.

@@ -330,7 +330,7 @@ fn check_detects_tampering_and_rebuild_repairs_it() {
     );
 }
 
-/// The packed header (SPEC §12: what opening a store reads instead of a row
+/// The packed header (design.md §9: what opening a store reads instead of a row
 /// per topic) is derived from the header rows: a row changed under it is
 /// found by `check`, and a packed row damaged or missing is refused by every
 /// reading command with the way out; `rebuild` packs it again from the rows
@@ -397,7 +397,7 @@ fn check_and_open_detect_a_tampered_packed_header() {
     }
 }
 
-/// The scrub index (SPEC §12) is derived data too: a byte changed in one of
+/// The scrub index (design.md §9) is derived data too: a byte changed in one of
 /// its parts, or a part cut short, is found by `check` and mended by `rebuild`.
 #[test]
 fn check_detects_a_tampered_scrub_index() {

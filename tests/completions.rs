@@ -1,4 +1,4 @@
-//! `asof completions SHELL` and `asof man` (SPEC §11): generated from the
+//! `asof completions SHELL` and `asof man` (design.md §8): generated from the
 //! clap definitions, so they name every command; the bash script parses, and
 //! the man page renders where `man` is installed.
 

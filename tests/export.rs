@@ -239,7 +239,7 @@ fn export_refusals_name_what_is_wrong() {
         ));
 }
 
-/// The exported plane reads like the TUI's (SPEC §13): without `--agent`
+/// The exported plane reads like the TUI's (design.md §8): without `--agent`
 /// every agent holding beliefs is drawn (one plane each), the valid axis
 /// fits the versions, tick labels are distinct at the axis's resolution (an
 /// 8-minute trace ticks in minutes, not `09:39` three times) and carry the

@@ -1,4 +1,4 @@
-//! `asof load --follow` (SPEC §10) against fresh loads: while a writer appends
+//! `asof load --follow` (design.md §6) against fresh loads: while a writer appends
 //! to a JSON Lines file (lines out of recorded order, lines split across
 //! writes), the store equals, table by table and row by row, a fresh load of
 //! the file's complete lines; a killed follow keeps what it committed and

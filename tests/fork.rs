@@ -281,7 +281,7 @@ mod policy_property {
     use asof::model::{Dataset, EventBody, EventKind};
     use proptest::prelude::*;
 
-    /// SPEC §4's policy, written again from its words.
+    /// design.md §5's policy, written again from its words.
     fn by_hand(log: &Dataset, removed: &[String]) -> Dataset {
         let rel = |id: &str| {
             log.events
@@ -308,7 +308,7 @@ mod policy_property {
                 if remaining.len() < a.supported_by.len() {
                     let before: f64 = a.supported_by.iter().map(|id| rel(id)).sum();
                     let after: f64 = remaining.iter().map(|id| rel(id)).sum();
-                    // "scaled by remaining / original": the ratio first, as SPEC §4 words it.
+                    // "scaled by remaining / original": the ratio first, as design.md §5 words it.
                     a.confidence = (a.confidence * (after / before) * 1000.0).round() / 1000.0;
                 }
                 a.supported_by = remaining;
@@ -595,7 +595,7 @@ fn a_store_in_4_kib_pages_checks_forks_and_rebuilds() {
     asof().arg("check").arg(&old).assert().success();
 }
 
-/// Every output of a fork store says it is a what-if (SPEC §13): the banner
+/// Every output of a fork store says it is a what-if (design.md §8): the banner
 /// or the `what_if` object, the removed evidence and the parent's SHA-256,
 /// in every format of `believed`, `history`, `answer`, `evidence`, `changes`
 /// and `export`; a fork report's first heading begins `What-if`, and it
@@ -853,7 +853,7 @@ fn a_fork_saved_from_the_tui_has_the_lineage_asof_fork_writes() {
 
 /// Without a resolution a truth shift cannot be measured, and `0s` would read
 /// as "nothing misled it": the column says `no resolution`, and says that
-/// both columns are sums over agent-topic pairs (SPEC §13).
+/// both columns are sums over agent-topic pairs (design.md §8).
 #[test]
 fn influence_without_a_resolution_says_so() {
     let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/sre-agent.otlp.jsonl");

@@ -1,4 +1,4 @@
-//! `asof export --format html` (SPEC §11): one self-contained file whose
+//! `asof export --format html` (design.md §8): one self-contained file whose
 //! embedded data is, at every event, exactly what `asof believed --at` that
 //! instant prints; opened in a real headless Chromium, the slider at three
 //! instants shows those rows. Chromium comes from the system's packages

@@ -1,4 +1,4 @@
-//! The importers recover what a memory really held (SPEC §8.1, §8.2).
+//! The importers recover what a memory really held (design.md §7, §8.2).
 //!
 //! Each test drives a small model of the memory's own write logic, step by step:
 //! an update-in-place facts table (the old row's `valid_to` and `expired_at`

@@ -1,4 +1,4 @@
-//! `asof import otlp` (SPEC §8.3) on traces written by the OpenTelemetry Python
+//! `asof import otlp` (design.md §7) on traces written by the OpenTelemetry Python
 //! SDK and its OTLP encoder (`datasets/make-otlp.py`): the same agent step in
 //! four conventions, three belief sources and two encodings; the bundled SRE
 //! run; hostile input; a generated trace of 100k spans.

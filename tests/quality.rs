@@ -1,4 +1,4 @@
-//! Belief quality on the command line (SPEC §9): the auditor's questions on the
+//! Belief quality on the command line (design.md §4): the auditor's questions on the
 //! demo, `--without-rejected`, review files, and the dataset rules of `verify`
 //! and of topics' durations — through the real binary and real stores.
 
@@ -350,7 +350,7 @@ events:
   - verify: {id: V3, evidence: E1, state: approved, recorded_at: 2026-01-03T00:00:00Z}
 "#;
 
-/// Every rule of §9's dataset additions, each with its location.
+/// Every rule of design.md §4's dataset additions, each with its location.
 #[test]
 fn verify_events_and_durations_are_validated_with_locations() {
     let dir = tempfile::tempdir().unwrap();
@@ -579,7 +579,7 @@ fn check_detects_tampered_support_times() {
     );
 }
 
-/// The B40 case (SPEC §3 step 1 and §9, amended 2026-12-05): five minutes
+/// The B40 case (design.md §3 step 1 and §9, amended 2026-12-05): five minutes
 /// after the signed-off postmortem B40 restated the root cause over
 /// [08:58, ∞), both of triage's TLS versions are current, supported at B40's
 /// instant — B40 is not clipped by the same claim's own later-starting
@@ -628,8 +628,8 @@ fn the_signed_off_postmortem_refreshes_the_whole_triage_belief() {
     assert!(!quality.contains("| root-cause | triage |"), "{quality}");
 }
 
-/// `answer` says when the agents giving it are stale or unsupported (SPEC
-/// §13): an answer from one stale belief is not a plain "answered".
+/// `answer` says when the agents giving it are stale or unsupported
+/// (design.md §8): an answer from one stale belief is not a plain "answered".
 #[test]
 fn an_answer_says_when_its_agents_are_stale() {
     let out = asof()

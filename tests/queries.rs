@@ -317,7 +317,7 @@ fn a_long_answer_is_in_reading_order_with_each_assertions_citations() {
     );
 }
 
-/// Every time says how it was read (SPEC §13): a clock time alone is read on
+/// Every time says how it was read (design.md §8): a clock time alone is read on
 /// the day of the store's last event (not today), a date alone at its start,
 /// an instant after the last event says so; the sentence goes to standard
 /// error, so the answer on standard output — JSON included — is unchanged.
@@ -363,7 +363,7 @@ fn a_time_without_a_date_is_read_on_the_last_events_day_and_said() {
     );
 }
 
-/// Columns mean what they say (SPEC §13): SINCE is when the agent began
+/// Columns mean what they say (design.md §8): SINCE is when the agent began
 /// holding the claim — a split piece of B6 (re-inserted at 03-03 12:15) has
 /// been held since B6 at 03-02 10:30 — and LAG runs from the end of the
 /// observed interval (E14 saw [03-02 09:05, 03-03 10:00) and arrived at
@@ -403,5 +403,10 @@ fn since_is_the_origin_assertion_and_lag_the_end_of_what_was_observed() {
         .iter()
         .find(|e| e["id"] == "E14")
         .unwrap();
-    assert_eq!(e14["lag_ms"], 10 * 60 * 1000);
+    assert_eq!(e14["lag_from_end_ms"], 10 * 60 * 1000);
+    assert_eq!(
+        e14["lag_ms"],
+        (25 * 60 + 5) * 60 * 1000,
+        "from the start, as before"
+    );
 }

@@ -1,5 +1,5 @@
 //! Property tests: the replay engine against a small reference model written
-//! straight from the words of SPEC §3, plus the invariants of §3 on random logs.
+//! straight from the words of design.md §3, plus the invariants of §3 on random logs.
 //!
 //! The reference model is deliberately naive: one flat list of versions, scopes
 //! found by scanning it, and "V′ minus the covered parts" computed from
@@ -103,7 +103,7 @@ struct Model {
     rows: Vec<Row>,
     no_match: Vec<u64>,
     reconfirmed: Vec<u64>,
-    /// Every stored row with its support times (SPEC §9): its assertion's
+    /// Every stored row with its support times (design.md §4): its assertion's
     /// recorded time and each reconfirmation logged against it or against a
     /// stored row it was split from.
     supports: Vec<(Row, Vec<i64>)>,
@@ -622,8 +622,8 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------
-// Belief quality (SPEC §9) against the model: support times from the model's
-// own rows, verification states and decay straight from the words of §9.
+// Belief quality (design.md §4) against the model: support times from the model's
+// own rows, verification states and decay straight from the words of design.md §4.
 
 const STATES: [VerifyState; 6] = VerifyState::ALL;
 const EVIDENCE: [&str; 3] = ["E1", "E2", "E3"];
@@ -683,7 +683,7 @@ fn with_quality(
     events
 }
 
-/// §9: `candidate` until the first verify recorded ≤ T′, then the latest (ties: file order).
+/// design.md §4: `candidate` until the first verify recorded ≤ T′, then the latest (ties: file order).
 fn model_state(events: &[Event], evidence: &str, at: i64) -> VerifyState {
     let mut found: Option<(i64, u64, VerifyState)> = None;
     for e in events {
@@ -819,7 +819,7 @@ proptest! {
                     for agent in AGENTS {
                         let mine: Vec<&&Row> = rows.iter().filter(|v| v.agent == agent).collect();
                         let claims: std::collections::BTreeSet<String> = if about.is_none() && cardinality == Cardinality::One {
-                            // §3 answer: the greatest valid_from, ties the later recorded_at.
+                            // design.md §3 answer: the greatest valid_from, ties the later recorded_at.
                             mine.iter().max_by_key(|v| (v.from, v.recorded_at)).map(|v| v.claim.clone()).into_iter().collect()
                         } else {
                             mine.iter().map(|v| v.claim.clone()).collect()

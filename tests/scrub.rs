@@ -1,4 +1,4 @@
-//! The scrub index (SPEC §12, src/store/scrub.rs) against an obviously
+//! The scrub index (design.md §9, src/store/scrub.rs) against an obviously
 //! correct model of it: built from the log and versions read back through the
 //! model types and a fresh replay's outcomes, with brute-force held sets, for
 //! stores written by a load, a rebuild and a fork.
@@ -158,10 +158,10 @@ fn model(store: &Store) -> ScrubIndex {
 /// version's recorded interval.
 fn assert_index(db: &Path, what: &str) {
     let store = Store::open(db).unwrap();
-    let stored = scrub::read(store.connection()).unwrap().unwrap();
+    let stored = store.scrub_index().unwrap().unwrap();
     assert_eq!(stored, model(&store), "{what}: the stored scrub index");
     for stride in [1, 3, 16] {
-        let short = scrub::compute_with(store.connection(), store.header(), stride).unwrap();
+        let short = store.scrub_index_with(stride).unwrap();
         let mut edges: Vec<i64> = short
             .versions
             .iter()

@@ -510,7 +510,7 @@ fn key_cells_carry_their_styles() {
     let (x, _) = find(&buffer, "triage Expired TLS");
     let x = x + "triage ".chars().count() as u16;
     assert!(buffer[(x, y)].modifier.contains(Modifier::CROSSED_OUT));
-    // A stale belief (SPEC §9) is dimmed, its decayed confidence and ⌛ beside the stated one.
+    // A stale belief (design.md §4) is dimmed, its decayed confidence and ⌛ beside the stated one.
     let (x, y) = find(&buffer, "infra  Card-network");
     let x = x + "infra  ".chars().count() as u16;
     assert!(buffer[(x, y)].modifier.contains(Modifier::DIM));
@@ -1176,7 +1176,7 @@ fn the_version_popup_snapshot() {
     insta::assert_snapshot!("version_80x24", screen);
 }
 
-/// `m` marks the selected evidence at the cursor (SPEC §9): the mark goes to
+/// `m` marks the selected evidence at the cursor (design.md §4): the mark goes to
 /// the review file and into the view (VERIFIED column, the support of the
 /// beliefs citing it), never into the loaded store; a mark before its evidence
 /// was recorded, or without a review file, is refused with a message.
@@ -1511,7 +1511,7 @@ fn demo_prefix(n: usize) -> Timeline {
     Timeline::load(asof::store::Store::in_memory("live", &log, &replay).unwrap()).unwrap()
 }
 
-/// SPEC §10: a refresh moves a cursor at the newest event on to the new
+/// design.md §6: a refresh moves a cursor at the newest event on to the new
 /// newest, leaves one the user moved back where it is (End follows again),
 /// and keeps the beliefs' and the evidence list's selections.
 #[test]
@@ -2237,7 +2237,7 @@ fn the_evidence_summary_keeps_its_room_with_influence_shown() {
     }
 }
 
-/// SINCE is when the agent began holding the claim (SPEC §13): a split piece
+/// SINCE is when the agent began holding the claim (design.md §8): a split piece
 /// of B6 has B6's 03-02 10:30 as its SINCE, and its detail line says the row
 /// itself was recorded at the split; E14's details give its lag from the end
 /// of what it observed and from the start.

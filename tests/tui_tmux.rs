@@ -174,7 +174,7 @@ fn start_follow(label: &str, source: &std::path::Path) -> (Session, String) {
     )
 }
 
-/// SPEC §10 in a real terminal: `asof tui --follow FILE` shows a line the test
+/// design.md §6 in a real terminal: `asof tui --follow FILE` shows a line the test
 /// appends; scrubbing back pins the cursor while events keep arriving; End
 /// follows again; truncating the file stops the follow with a message and
 /// keeps the screen. (How fast a line shows is measured by `cargo bench

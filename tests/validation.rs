@@ -1,4 +1,4 @@
-//! Every dataset rule of SPEC §2 is checked with its message and its location,
+//! Every dataset rule of design.md §2 is checked with its message and its location,
 //! through the real binary (`asof validate`), for YAML and JSON Lines.
 
 mod common;
@@ -426,7 +426,7 @@ fn jsonl_batches_keep_order_and_line_numbers() {
 }
 
 /// A YAML error points inside the file and says what is wrong in plain words
-/// (SPEC §13): a dataset cut short ends inside a quoted string, said with
+/// (design.md §8): a dataset cut short ends inside a quoted string, said with
 /// where the quote opened; a tab and a bad indentation are named as such.
 #[test]
 fn yaml_errors_point_inside_the_file_in_plain_words() {

@@ -1,4 +1,4 @@
-//! `asof ask [SOURCE] "QUESTION"` (SPEC §11): a plain question read into
+//! `asof ask [SOURCE] "QUESTION"` (design.md §8): a plain question read into
 //! the query that answers it ([`crate::query::ask`]), which is run as its own
 //! command runs; the answer says which query it was.
 

@@ -1,6 +1,6 @@
-//! `--follow` of a file still being written (SPEC §10): an asof JSON Lines
+//! `--follow` of a file still being written (design.md §6): an asof JSON Lines
 //! dataset, or an OpenTelemetry trace in JSON Lines (one OTLP/JSON request a
-//! line, as the Collector's file exporter writes it), read with the §8.3
+//! line, as the Collector's file exporter writes it), read with the design.md §7
 //! options. Which one is decided once the file's first line is complete: an
 //! agent's file is often empty when the follow starts.
 

@@ -32,7 +32,7 @@ pub struct OtlpArgs {
     pub target: Target,
 }
 
-/// How an OpenTelemetry trace is read (SPEC §8.3): by `import otlp`, and by
+/// How an OpenTelemetry trace is read (design.md §7): by `import otlp`, and by
 /// `load`, `validate` and `tui` when their file is a trace.
 #[derive(Debug, Default, Args)]
 #[command(next_help_heading = "Reading an OTLP trace")]

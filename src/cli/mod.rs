@@ -1,4 +1,4 @@
-//! The command line (SPEC §5.1): clap definitions and dispatch.
+//! The command line (design.md §8): clap definitions and dispatch.
 //! Each command family lives in its own file; all of them print through
 //! [`OutputFormat`] so table, JSON and Markdown stay in step.
 
@@ -58,7 +58,7 @@ impl From<DatasetErrors> for CliError {
 
 impl From<StoreError> for CliError {
     fn from(e: StoreError) -> Self {
-        if let StoreError::Sqlite(e @ rusqlite::Error::FromSqlConversionFailure(..)) = e {
+        if let StoreError::Sqlite(e @ crate::store::SqlError::FromSqlConversionFailure(..)) = e {
             return e.into();
         }
         if e.is_input_error() {
@@ -78,12 +78,12 @@ impl From<crate::store::LoadError> for CliError {
     }
 }
 
-impl From<rusqlite::Error> for CliError {
-    fn from(e: rusqlite::Error) -> Self {
+impl From<crate::store::SqlError> for CliError {
+    fn from(e: crate::store::SqlError) -> Self {
         match e {
             // What the store's readers say of rows that do not decode (a
             // damaged store: bad input, exit 2), in their own sentence.
-            rusqlite::Error::FromSqlConversionFailure(_, _, reason) => {
+            crate::store::SqlError::FromSqlConversionFailure(_, _, reason) => {
                 CliError::Damaged(reason.to_string())
             }
             e => CliError::Runtime(format!("store query failed: {e}")),
@@ -195,7 +195,7 @@ pub struct TuiArgs {
     /// directory). Marks already there are shown. The store is never written.
     #[arg(long)]
     pub review: Option<PathBuf>,
-    /// Follow a source that is still being written (SPEC §10): a JSON Lines
+    /// Follow a source that is still being written (design.md §6): a JSON Lines
     /// dataset (followed into --db, or into a temporary store), or a store that
     /// `asof load --follow` is writing. The cursor follows the newest event
     /// while it is at the end; End resumes following.
@@ -308,7 +308,7 @@ fn app_on(
 }
 
 /// `asof tui --follow SOURCE`: a store another process writes is watched; a
-/// dataset or trace being written is followed into a store first (SPEC §10).
+/// dataset or trace being written is followed into a store first (design.md §6).
 fn live(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
     use std::io::IsTerminal;
     use std::sync::Arc;

@@ -98,7 +98,7 @@ pub struct ChangesArgs {
     pub format: FormatArg,
 }
 
-/// What a fork store's outputs open with (SPEC §13): in a table the banner
+/// What a fork store's outputs open with (design.md §8): in a table the banner
 /// and the lineage on their own lines, in Markdown a quoted banner; a JSON
 /// output carries the same as its `what_if` object (see [`print_json`]).
 fn write_banner(
@@ -615,7 +615,7 @@ pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Res
     }
 }
 
-/// `asof answer`: what the agents answered on a topic (SPEC §9) — one claim,
+/// `asof answer`: what the agents answered on a topic (design.md §4) — one claim,
 /// or every agent's claim when they differ, never one picked.
 pub fn answer(args: AnswerArgs, out: &mut impl Write) -> Result<(), CliError> {
     answer_on(

@@ -22,7 +22,7 @@ pub struct ForkArgs {
         required_unless_present = "without_rejected"
     )]
     pub without: Vec<String>,
-    /// Remove every evidence item rejected by --at (SPEC §9): what the agent
+    /// Remove every evidence item rejected by --at (design.md §4): what the agent
     /// would have believed had it ignored what was later rejected.
     #[arg(long)]
     pub without_rejected: bool,
@@ -68,7 +68,7 @@ fn parent_sha(source: Option<&Path>) -> Result<String, CliError> {
     Ok(source::origin(source)?.sha256)
 }
 
-/// A what-if store's divergence from the record its lineage names (SPEC §13),
+/// A what-if store's divergence from the record its lineage names (design.md §8),
 /// for its reports; `fork_name` is the fork as the user named it. Not shown,
 /// with the reason, when the parent cannot be opened or its bytes changed.
 pub fn divergence(
@@ -446,7 +446,7 @@ pub fn influence_on(
         ranking.truncate(n);
     }
     // A truth shift means something only over topics with a resolution:
-    // without one, `0s` would read as "nothing misled it" (SPEC §13).
+    // without one, `0s` would read as "nothing misled it" (design.md §8).
     let resolved = |topic: &str| {
         log.header
             .topic(topic)

@@ -1,5 +1,5 @@
 //! Times as typed on the command line (`--at`, `--about`, `--after`,
-//! `--until`), read once the store is open (SPEC §13 "every time says how it
+//! `--until`), read once the store is open (design.md §8 "every time says how it
 //! was read"): a clock time without a date (`12:10`) is read on the day of the
 //! store's last event — not today, months after the incident — and a date
 //! alone at the start of that day; both say the instant they used, as does an

@@ -1,0 +1,772 @@
+//! `asof import graphiti EDGES.json`: a Graphiti/Zep temporal graph's entity edges.
+//!
+//! Each edge becomes an assertion by the agent of its `group_id`, about the topic
+//! "source entity + relation", claiming the target entity's name (or the edge's
+//! fact), recorded at `created_at`; episodes become evidence.
+//!
+//! Graphiti rewrites an edge in place and exports only its last state. The
+//! import undoes its three write paths (design.md §7) by reading each expired edge
+//! against the edges created around it:
+//!
+//! ```text
+//! path                         export shows                    what the graph held, replayed
+//! 1 contradicted               expired_at long after           [valid_at, ∞) from created_at;
+//!                              created_at; an edge created     [valid_at, invalid_at) from expired_at
+//!                              then starts at invalid_at
+//! 2 born expired               expired_at within the episode   [valid_at, invalid_at) from created_at
+//!                              (--episode-window)              only: never held open
+//! 3 invalid_at rewritten       the edge created at expired_at  [valid_at, ∞); at expired_at cut at that
+//!                              starts later than invalid_at    edge's valid_at v; when the edge starting
+//!                                                              at invalid_at was created, cut there
+//! ```
+//!
+//! See `docs/import.md` for what cannot be recovered from a final export.
+
+use super::{Draft, ImportReport, Skipped, error, instant};
+use crate::dataset::raw::{
+    RawAgent, RawBelieve, RawEvent, RawEvidence, RawHeader, RawIncident, RawRetract, RawTopic,
+};
+use crate::dataset::{DatasetError, DatasetErrors, Location};
+use crate::model::Cardinality;
+use crate::time::{self, Micros};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+
+/// Inputs above this size are refused (a Graphiti export is read whole).
+pub const MAX_BYTES: u64 = 512 << 20;
+
+/// What an edge claims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum ClaimFrom {
+    /// The target entity's name ("Acme Corp").
+    #[default]
+    Target,
+    /// The edge's fact sentence ("Alice works at Acme Corp").
+    Fact,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub claim: ClaimFrom,
+    /// `many` (default): a source may hold several targets for one relation at
+    /// once, and only Graphiti's own expiry closes a fact.
+    pub cardinality: Cardinality,
+    /// How far apart two writes may be and still belong to one episode's
+    /// processing (an edge expired this soon after it was created was born
+    /// expired; an edge created this close to another's expiry contradicted it).
+    pub episode_window: Micros,
+}
+
+/// `--episode-window`'s default: 60 s.
+pub const EPISODE_WINDOW: Micros = 60_000_000;
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            claim: ClaimFrom::Target,
+            cardinality: Cardinality::Many,
+            episode_window: EPISODE_WINDOW,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct Edge {
+    uuid: String,
+    #[serde(default)]
+    group_id: Option<String>,
+    source_node_uuid: String,
+    target_node_uuid: String,
+    #[serde(default, alias = "source_node_name")]
+    source_name: Option<String>,
+    #[serde(default, alias = "target_node_name")]
+    target_name: Option<String>,
+    name: String,
+    #[serde(default)]
+    fact: String,
+    #[serde(default)]
+    episodes: Vec<String>,
+    created_at: String,
+    #[serde(default)]
+    expired_at: Option<String>,
+    #[serde(default)]
+    valid_at: Option<String>,
+    #[serde(default)]
+    invalid_at: Option<String>,
+    /// The episode's reference time, when an export copies it onto the edge.
+    #[serde(default)]
+    reference_time: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Node {
+    uuid: String,
+    name: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Episode {
+    uuid: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    source: Option<String>,
+    #[serde(default)]
+    source_description: Option<String>,
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    valid_at: Option<String>,
+    #[serde(default)]
+    reference_time: Option<String>,
+    #[serde(default)]
+    created_at: Option<String>,
+}
+
+impl Episode {
+    /// The episode's reference time: `valid_at`, else `reference_time`.
+    fn reference(&self) -> Option<&str> {
+        self.valid_at.as_deref().or(self.reference_time.as_deref())
+    }
+}
+
+/// An edge with its times parsed.
+struct Fact {
+    n: usize,
+    edge: Edge,
+    agent: String,
+    topic: String,
+    claim: String,
+    created: Micros,
+    valid_from: Micros,
+    invalid: Option<Micros>,
+    expired: Option<Micros>,
+}
+
+/// An episode as evidence.
+struct Source {
+    recorded: Micros,
+    observed: Micros,
+    episode: Option<Episode>,
+}
+
+/// Reads a Graphiti export: a JSON array of entity edges, or an object with
+/// `edges` and optionally `nodes` (uuid → name) and `episodes`.
+pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetErrors> {
+    let whole = |message: String| DatasetErrors(vec![error(file, None, message)]);
+    let top: Value = serde_json::from_str(text).map_err(|e| {
+        DatasetErrors(vec![error(
+            file,
+            Some(Location::at(e.line(), e.column())),
+            format!("not valid JSON: {e}"),
+        )])
+    })?;
+    let (edges, nodes, episodes) = match top {
+        Value::Array(edges) => (edges, Vec::new(), Vec::new()),
+        Value::Object(mut map) => {
+            let Some(Value::Array(edges)) = map.remove("edges") else {
+                return Err(whole(
+                    "expected a JSON array of edges, or an object with an `edges` array".into(),
+                ));
+            };
+            let list = |v: Option<Value>| match v {
+                Some(Value::Array(items)) => items,
+                _ => Vec::new(),
+            };
+            (
+                edges,
+                list(map.remove("nodes")),
+                list(map.remove("episodes")),
+            )
+        }
+        _ => {
+            return Err(whole(
+                "expected a JSON array of edges, or an object with an `edges` array".into(),
+            ));
+        }
+    };
+
+    let mut errors: Vec<DatasetError> = Vec::new();
+    let mut report = ImportReport {
+        format: "graphiti".into(),
+        input: file.to_owned(),
+        records: edges.len(),
+        ..ImportReport::default()
+    };
+    report.read.add("edges", edges.len());
+    report.read.add("nodes", nodes.len());
+    report.read.add("episodes", episodes.len());
+    let node_names: HashMap<String, String> = nodes
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, v)| match serde_json::from_value::<Node>(v) {
+            Ok(node) => Some((node.uuid, node.name)),
+            Err(e) => {
+                errors.push(error(
+                    file,
+                    Some(Location::record("node", i + 1)),
+                    e.to_string(),
+                ));
+                None
+            }
+        })
+        .collect();
+    let mut known_episodes: HashMap<String, (usize, Episode)> = HashMap::new();
+    for (i, v) in episodes.into_iter().enumerate() {
+        match serde_json::from_value::<Episode>(v) {
+            Ok(ep) => {
+                known_episodes.insert(ep.uuid.clone(), (i + 1, ep));
+            }
+            Err(e) => errors.push(error(
+                file,
+                Some(Location::record("episode", i + 1)),
+                e.to_string(),
+            )),
+        }
+    }
+
+    // Edges, with their times and names.
+    let mut facts: Vec<Fact> = Vec::new();
+    for (i, v) in edges.into_iter().enumerate() {
+        let n = i + 1;
+        let at = Some(Location::record("edge", n));
+        let edge = match serde_json::from_value::<Edge>(v) {
+            Ok(edge) => edge,
+            Err(e) => {
+                errors.push(error(file, at, e.to_string()));
+                continue;
+            }
+        };
+        let mut bad = |field: &str, message: String| {
+            errors.push(error(
+                file,
+                at,
+                format!("(uuid {}) {field}: {message}", edge.uuid),
+            ))
+        };
+        let parse = |text: &str| time::parse(text).map_err(|e| e.to_string());
+        let optional = |text: &Option<String>| text.as_deref().map(parse).transpose();
+        let created = parse(&edge.created_at);
+        let (valid, invalid, expired, reference) = (
+            optional(&edge.valid_at),
+            optional(&edge.invalid_at),
+            optional(&edge.expired_at),
+            optional(&edge.reference_time),
+        );
+        let (Ok(created), Ok(valid), Ok(invalid), Ok(expired), Ok(reference)) = (
+            created.clone(),
+            valid.clone(),
+            invalid.clone(),
+            expired.clone(),
+            reference.clone(),
+        ) else {
+            for (field, r) in [
+                ("created_at", created.map(Some)),
+                ("valid_at", valid),
+                ("invalid_at", invalid),
+                ("expired_at", expired),
+                ("reference_time", reference),
+            ] {
+                if let Err(e) = r {
+                    bad(field, e);
+                }
+            }
+            continue;
+        };
+        // A missing valid_at: the reference time, then the first cited
+        // episode's, and only then created_at (design.md §7).
+        let episode_reference = || {
+            edge.episodes.iter().find_map(|uuid| {
+                let (_, ep) = known_episodes.get(uuid)?;
+                time::parse(ep.reference()?).ok()
+            })
+        };
+        let valid_from = match (valid, reference) {
+            (Some(v), _) => v,
+            (None, Some(r)) => {
+                report
+                    .defaults
+                    .bump("edges without valid_at: the edge's reference_time used");
+                r
+            }
+            (None, None) => match episode_reference() {
+                Some(r) => {
+                    report
+                        .defaults
+                        .bump("edges without valid_at: the first cited episode's valid_at used");
+                    r
+                }
+                None => {
+                    report
+                        .defaults
+                        .bump("edges without valid_at or a reference time: created_at used");
+                    created
+                }
+            },
+        };
+        if let Some(end) = invalid
+            && end <= valid_from
+        {
+            bad(
+                "invalid_at",
+                format!(
+                    "{} is not after valid_at {}: the edge was never valid",
+                    instant(end),
+                    instant(valid_from)
+                ),
+            );
+            continue;
+        }
+        if let Some(end) = expired
+            && end < created
+        {
+            bad(
+                "expired_at",
+                format!("{} is before created_at {}", instant(end), instant(created)),
+            );
+            continue;
+        }
+        let mut name = |given: &Option<String>, uuid: &str| match given
+            .clone()
+            .filter(|s| !s.trim().is_empty())
+            .or_else(|| node_names.get(uuid).cloned())
+        {
+            Some(name) => name,
+            None => {
+                report
+                    .defaults
+                    .bump("entity names not in the export: their uuids stand in");
+                uuid.to_owned()
+            }
+        };
+        let source = name(&edge.source_name, &edge.source_node_uuid);
+        let target = name(&edge.target_name, &edge.target_node_uuid);
+        let claim = match options.claim {
+            ClaimFrom::Target => target,
+            ClaimFrom::Fact if edge.fact.trim().is_empty() => {
+                bad("fact", "is empty, but claims are taken from facts".into());
+                continue;
+            }
+            ClaimFrom::Fact => edge.fact.clone(),
+        };
+        facts.push(Fact {
+            n,
+            agent: match edge.group_id.clone().filter(|g| !g.is_empty()) {
+                Some(group) => group,
+                None => {
+                    report
+                        .defaults
+                        .bump("edges without group_id: agent `graphiti`");
+                    "graphiti".into()
+                }
+            },
+            topic: format!("{source} {}", edge.name),
+            claim,
+            created,
+            valid_from,
+            invalid,
+            expired,
+            edge,
+        });
+    }
+
+    // Episodes as evidence: recorded when Graphiti stored them, else when the
+    // first edge citing them was created.
+    let mut sources: BTreeMap<String, Source> = BTreeMap::new();
+    for f in &facts {
+        for uuid in &f.edge.episodes {
+            let entry = sources.entry(uuid.clone()).or_insert(Source {
+                recorded: f.created,
+                observed: f.created,
+                episode: None,
+            });
+            entry.recorded = entry.recorded.min(f.created);
+            entry.observed = entry.recorded;
+        }
+    }
+    for (uuid, source) in &mut sources {
+        let Some((k, episode)) = known_episodes.remove(uuid) else {
+            continue;
+        };
+        let at = Some(Location::record("episode", k));
+        let mut time_of = |field: &str, text: &Option<String>| {
+            text.as_deref()
+                .map(|t| {
+                    time::parse(t).map_err(|e| {
+                        errors.push(error(file, at, format!("(uuid {uuid}) {field}: {e}")))
+                    })
+                })
+                .transpose()
+                .ok()
+                .flatten()
+        };
+        if let Some(created) = time_of("created_at", &episode.created_at) {
+            source.recorded = created;
+        }
+        source.observed = time_of("valid_at", &episode.valid_at)
+            .unwrap_or(source.recorded)
+            .min(source.recorded);
+        source.episode = Some(episode);
+    }
+    if !errors.is_empty() {
+        return Err(DatasetErrors(errors));
+    }
+    let mut order: Vec<(&String, &Source)> = sources.iter().collect();
+    order.sort_by_key(|(uuid, s)| (s.recorded, (*uuid).clone()));
+    let evidence_id: HashMap<&str, String> = order
+        .iter()
+        .enumerate()
+        .map(|(i, (uuid, _))| (uuid.as_str(), format!("EP{}", i + 1)))
+        .collect();
+
+    let mut events = Vec::new();
+    let mut origins = Vec::new();
+    for (uuid, s) in &order {
+        let ep = s.episode.as_ref();
+        let kind = match ep.and_then(|e| e.source.as_deref()) {
+            Some("message") => "chat",
+            _ => "other",
+        };
+        let summary = ep
+            .and_then(|e| e.name.clone().or_else(|| e.content.clone()))
+            .unwrap_or_else(|| format!("Graphiti episode {uuid}"));
+        events.push(RawEvent::Evidence(RawEvidence {
+            id: evidence_id[uuid.as_str()].clone(),
+            kind: kind.into(),
+            source: ep
+                .and_then(|e| e.source_description.clone())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "graphiti".into()),
+            locator: format!("graphiti episode {uuid}"),
+            observed_at: instant(s.observed).into(),
+            observed_until: None,
+            recorded_at: instant(s.recorded).into(),
+            reliability: None,
+            summary: summary.chars().take(500).collect(),
+        }));
+        origins.push(Location::record("edge", 0));
+    }
+    // Evidence origins: the first edge citing each episode.
+    let mut first_citing: HashMap<&str, usize> = HashMap::new();
+    for f in &facts {
+        for uuid in &f.edge.episodes {
+            first_citing.entry(uuid.as_str()).or_insert(f.n);
+        }
+    }
+    for (origin, (uuid, _)) in origins.iter_mut().zip(&order) {
+        *origin = Location::record(
+            "edge",
+            first_citing.get(uuid.as_str()).copied().unwrap_or(0),
+        );
+    }
+
+    let histories = histories(&facts, options.episode_window, &mut report);
+    let mut retractions = Vec::new();
+    for (f, history) in facts.iter().zip(&histories) {
+        let at = Location::record("edge", f.n);
+        let believe =
+            |id: String, recorded: Micros, end: Option<Micros>, cites: Vec<String>, why: String| {
+                RawEvent::Believe(RawBelieve {
+                    id: Some(id),
+                    agent: f.agent.clone(),
+                    topic: f.topic.clone(),
+                    claim: f.claim.clone(),
+                    confidence: None,
+                    valid_from: instant(f.valid_from).into(),
+                    valid_to: end.map(|t| instant(t).into()),
+                    clip: None,
+                    recorded_at: instant(recorded).into(),
+                    supported_by: cites,
+                    rationale: Some(why),
+                })
+            };
+        let mut initial = Vec::new();
+        let mut later: Vec<(Micros, &str)> = Vec::new();
+        for uuid in &f.edge.episodes {
+            let recorded = sources[uuid].recorded;
+            if recorded <= f.created {
+                initial.push(evidence_id[uuid.as_str()].clone());
+            } else {
+                later.push((recorded, uuid));
+            }
+        }
+        let first = match history.states[0].1 {
+            Held::Until(end) => end,
+            Held::Gone => None,
+        };
+        events.push(believe(
+            format!("G{}", f.n),
+            f.created,
+            first,
+            initial,
+            format!("{} (graphiti edge {})", f.edge.fact, f.edge.uuid),
+        ));
+        report.assertions_by_source.bump("edges");
+        origins.push(at);
+        // An episode merged into the edge later restates what the edge held then.
+        later.sort();
+        let mut k = 1;
+        for (recorded, uuid) in later {
+            let Held::Until(end) = history.at(recorded) else {
+                report.skipped.push(Skipped {
+                    location: format!("edge {}", f.n),
+                    reason: format!(
+                        "episode {uuid} was merged after the edge expired without an end; nothing it could reconfirm was held"
+                    ),
+                });
+                continue;
+            };
+            k += 1;
+            events.push(believe(
+                format!("G{}.{k}", f.n),
+                recorded,
+                end,
+                vec![evidence_id[uuid].clone()],
+                format!(
+                    "episode {uuid} was merged into graphiti edge {} (its time of merging is not kept; the episode's is used)",
+                    f.edge.uuid
+                ),
+            ));
+            report
+                .assertions_by_source
+                .bump("episodes merged into an edge later");
+            origins.push(at);
+        }
+        // Each later state cuts what the one before it held.
+        for (i, pair) in history.states.windows(2).enumerate() {
+            let ((_, before), (when, after)) = (pair[0], pair[1]);
+            let (from, to) = match (before, after) {
+                (Held::Until(_), Held::Gone) => (None, None),
+                (Held::Until(old), Held::Until(Some(end))) => (Some(end), old),
+                _ => continue,
+            };
+            let id = if i == 0 {
+                format!("X{}", f.n)
+            } else {
+                format!("X{}.{}", f.n, i + 1)
+            };
+            let portion = match (from, to) {
+                (None, _) => "all of it".to_owned(),
+                (Some(a), None) => format!("from {} on", instant(a)),
+                (Some(a), Some(b)) => format!("[{}, {})", instant(a), instant(b)),
+            };
+            retractions.push((
+                RawEvent::Retract(RawRetract {
+                    id: Some(id),
+                    agent: Some(f.agent.clone()),
+                    topic: None,
+                    assertion: Some(format!("G{}", f.n)),
+                    claim: None,
+                    valid_from: from.map(|t| instant(t).into()),
+                    valid_to: to.map(|t| instant(t).into()),
+                    recorded_at: instant(when).into(),
+                    because: Vec::new(),
+                    reason: Some(format!(
+                        "Graphiti edge {} {}: no longer held {portion}",
+                        f.edge.uuid, history.why
+                    )),
+                }),
+                at,
+            ));
+        }
+    }
+    for (event, at) in retractions {
+        events.push(event);
+        origins.push(at);
+    }
+
+    // The header: one agent per group, one topic per (source entity, relation).
+    let mut agents: Vec<String> = facts.iter().map(|f| f.agent.clone()).collect();
+    agents.sort();
+    agents.dedup();
+    let mut topics: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for f in &facts {
+        if seen.insert(f.topic.clone()) {
+            topics.push(f.topic.clone());
+        }
+    }
+    let stem = std::path::Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "graphiti".into());
+    let header = RawHeader {
+        asof: 1,
+        incident: RawIncident {
+            id: stem,
+            title: format!("Graphiti edges imported from {file}"),
+        },
+        agents: agents
+            .into_iter()
+            .map(|id| RawAgent {
+                name: Some(format!("Graphiti group {id}")),
+                id,
+            })
+            .collect(),
+        topics: topics
+            .into_iter()
+            .map(|id| RawTopic {
+                question: format!("{id} → ?"),
+                id,
+                cardinality: Some(options.cardinality),
+                resolution: None,
+                half_life: None,
+                stale_after: None,
+            })
+            .collect(),
+    };
+    Ok(Draft {
+        header,
+        events,
+        origins,
+        report,
+    })
+}
+
+/// What an edge held from a recorded instant on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// `[valid_from, end)` (`None`: open-ended).
+    Until(Option<Micros>),
+    /// Nothing: expired without an end.
+    Gone,
+}
+
+/// The states an edge went through over recorded time, as far as its final
+/// export tells: `(from, held)` in recorded order, the first at `created_at`.
+#[derive(Debug)]
+struct History {
+    states: Vec<(Micros, Held)>,
+    /// Which write path explains the states (for the retractions' reasons).
+    why: &'static str,
+}
+
+impl History {
+    fn at(&self, recorded: Micros) -> Held {
+        self.states
+            .iter()
+            .take_while(|(from, _)| *from <= recorded)
+            .last()
+            .map_or(self.states[0].1, |&(_, held)| held)
+    }
+}
+
+/// Reads each edge's write path (design.md §7) against the edges of the same agent
+/// and topic created around its expiry, counting each case and each assumption.
+fn histories(facts: &[Fact], window: Micros, report: &mut ImportReport) -> Vec<History> {
+    let mut by_topic: HashMap<(&str, &str), Vec<&Fact>> = HashMap::new();
+    for f in facts {
+        by_topic
+            .entry((f.agent.as_str(), f.topic.as_str()))
+            .or_default()
+            .push(f);
+    }
+    let near = |a: Micros, b: Micros| a.abs_diff(b) <= window.unsigned_abs();
+    facts
+        .iter()
+        .map(|f| {
+            let others = || {
+                by_topic[&(f.agent.as_str(), f.topic.as_str())]
+                    .iter()
+                    .filter(move |o| o.n != f.n)
+            };
+            let mut one = |held: Held, case: &'static str, why: &'static str| {
+                report.cases.bump(case);
+                History {
+                    states: vec![(f.created, held)],
+                    why,
+                }
+            };
+            let Some(expired) = f.expired else {
+                return match f.invalid {
+                    None => one(
+                        Held::Until(None),
+                        "edges still valid (held open from created_at)",
+                        "",
+                    ),
+                    Some(end) => one(
+                        Held::Until(Some(end)),
+                        "edges stored already ended (invalid_at set, never expired)",
+                        "",
+                    ),
+                };
+            };
+            let Some(invalid) = f.invalid else {
+                report
+                    .cases
+                    .bump("edges expired without invalid_at (held open until expired_at, then dropped)");
+                return History {
+                    states: vec![(f.created, Held::Until(None)), (expired, Held::Gone)],
+                    why: "expired without an end",
+                };
+            };
+            if near(expired, f.created) {
+                return one(
+                    Held::Until(Some(invalid)),
+                    "born-expired edges (expired within the episode that made them: held over [valid_at, invalid_at) only)",
+                    "",
+                );
+            }
+            // The edge that contradicted it was created in the episode at expired_at.
+            let contradicting: Vec<&Fact> =
+                others().filter(|o| near(o.created, expired)).copied().collect();
+            let cut = contradicting
+                .iter()
+                .map(|o| o.valid_from)
+                .filter(|&v| v >= invalid)
+                .min();
+            let contradicted = |report: &mut ImportReport| {
+                report
+                    .cases
+                    .bump("contradicted edges (held open until expired_at, then [valid_at, invalid_at))");
+                History {
+                    states: vec![
+                        (f.created, Held::Until(None)),
+                        (expired, Held::Until(Some(invalid))),
+                    ],
+                    why: "was contradicted by a newer edge",
+                }
+            };
+            match cut {
+                Some(v) if v == invalid => contradicted(report),
+                None => {
+                    report.defaults.bump(
+                        "expired edges whose contradicting edge is not in the export: invalid_at taken as learned at expired_at",
+                    );
+                    contradicted(report)
+                }
+                Some(v) => {
+                    // invalid_at was moved earlier by a later, older-dated edge:
+                    // the one whose valid_at is the final invalid_at.
+                    let rewrite = others()
+                        .filter(|o| o.valid_from == invalid && o.created > expired)
+                        .map(|o| o.created)
+                        .min();
+                    match rewrite {
+                        Some(when) => {
+                            report.cases.bump(
+                                "edges whose invalid_at was rewritten later (open, cut at the contradicting edge's valid_at at expired_at, then at invalid_at when the edge starting there was created)",
+                            );
+                            History {
+                                states: vec![
+                                    (f.created, Held::Until(None)),
+                                    (expired, Held::Until(Some(v))),
+                                    (when, Held::Until(Some(invalid))),
+                                ],
+                                why: "had its end rewritten by a later, older-dated edge",
+                            }
+                        }
+                        None => {
+                            report.defaults.bump(
+                                "rewritten invalid_at with no edge starting there in the export: taken as learned at expired_at",
+                            );
+                            contradicted(report)
+                        }
+                    }
+                }
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,223 @@
+//! Importers: the temporal memories agent stacks already keep, read into an asof
+//! dataset that is then validated, replayed and loaded like any other (design.md §7).
+//!
+//! An importer translates its input into raw dataset events (as if read from a
+//! YAML or JSONL file), each tagged with the input record it came from; the
+//! dataset validation then applies every rule of design.md §2 and names that record in
+//! its errors ("edges.json edge 12: …", "memory.db row 7: …"). What an input
+//! cannot say in asof's terms is skipped and reported, never silently dropped,
+//! and every assumption the mapping makes is counted in the [`ImportReport`]
+//! (printed by `asof import`, kept in the store's meta, shown by the audit
+//! report). See `docs/import.md` for each mapping.
+
+pub mod facts;
+pub mod graphiti;
+pub mod otlp;
+
+use crate::dataset::raw::{RawEvent, RawHeader};
+use crate::dataset::{DatasetError, DatasetErrors, Location, Parsed};
+use crate::engine;
+use crate::model::EventBody;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// One input record left out of the store (or kept with no effect), and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// Where it is in the input ("edge 12", "row 7").
+    pub location: String,
+    pub reason: String,
+}
+
+/// How often something happened during an import: a kind of record read, a
+/// rule applied, a default used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Count {
+    pub what: String,
+    pub count: usize,
+}
+
+/// Counts kept in the order they were first met.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Tally(pub Vec<Count>);
+
+impl Tally {
+    /// Adds `n` to `what` (a zero `n` still lists it).
+    pub fn add(&mut self, what: &str, n: usize) {
+        match self.0.iter_mut().find(|c| c.what == what) {
+            Some(c) => c.count += n,
+            None => self.0.push(Count {
+                what: what.to_owned(),
+                count: n,
+            }),
+        }
+    }
+
+    pub fn bump(&mut self, what: &str) {
+        self.add(what, 1);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|c| c.count == 0)
+    }
+}
+
+/// What an import read, made, assumed and left out: the import summary of
+/// design.md §7, printed by `asof import` and kept in the store's meta as
+/// `import_report`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportReport {
+    /// `graphiti`, `facts` or `otlp`.
+    pub format: String,
+    pub input: String,
+    /// Records read from the input (edges, rows, spans).
+    pub records: usize,
+    /// What was read, by kind ("rows", "edges", "episodes", "spans").
+    #[serde(default)]
+    pub read: Tally,
+    pub agents: usize,
+    pub topics: usize,
+    pub evidence: usize,
+    pub assertions: usize,
+    pub retractions: usize,
+    /// Assertions by where they came from ("rows", "edges", "episodes merged later").
+    #[serde(default)]
+    pub assertions_by_source: Tally,
+    /// How each record was read: which rule of design.md §7 applied, how often.
+    #[serde(default)]
+    pub cases: Tally,
+    /// Defaults applied for missing values, and how often.
+    #[serde(default)]
+    pub defaults: Tally,
+    /// Events the input implies that change nothing (a retraction with nothing
+    /// left to retract): reported, not loaded.
+    #[serde(default)]
+    pub noops: Vec<Skipped>,
+    /// Records left out, with the reason.
+    pub skipped: Vec<Skipped>,
+    /// Assumptions the mapping made for this input (see docs/import.md).
+    pub notes: Vec<String>,
+}
+
+impl ImportReport {
+    /// "12 rows → 2 evidence, 5 assertions, 1 retraction; 1 agent, 3 topics".
+    pub fn headline(&self) -> String {
+        format!(
+            "{} records → {} evidence, {} assertions, {} retractions; {} agents, {} topics",
+            self.records,
+            self.evidence,
+            self.assertions,
+            self.retractions,
+            self.agents,
+            self.topics
+        )
+    }
+}
+
+/// An importer's output before validation.
+pub struct Draft {
+    pub header: RawHeader,
+    pub events: Vec<RawEvent>,
+    /// Where each event came from.
+    pub origins: Vec<Location>,
+    pub report: ImportReport,
+}
+
+/// Validates a draft like a dataset file, then drops the retractions that find
+/// nothing to retract (an input may close a fact twice: once by a newer value,
+/// once by marking it expired), reporting each as a no-op. Returns the replay
+/// too: dropping retractions that matched nothing changes no version, so it is
+/// the replay of what is returned, and callers need not replay again.
+pub fn finish(
+    file: &str,
+    draft: Draft,
+) -> Result<(Parsed, ImportReport, engine::Replay), DatasetErrors> {
+    let Draft {
+        header,
+        events,
+        origins,
+        mut report,
+    } = draft;
+    let mut parsed = crate::dataset::from_raw(file, header, events, origins)?;
+    let mut replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+    let unmatched: HashSet<u64> = replay.unmatched_retractions().collect();
+    replay.outcomes.retain(|o| !unmatched.contains(&o.seq));
+    if !unmatched.is_empty() {
+        let mut kept_events = Vec::with_capacity(parsed.dataset.events.len());
+        let mut kept_locations = Vec::with_capacity(parsed.locations.len());
+        for (event, location) in parsed
+            .dataset
+            .events
+            .drain(..)
+            .zip(parsed.locations.drain(..))
+        {
+            if unmatched.contains(&event.seq) {
+                report.noops.push(Skipped {
+                    location: location.map_or_else(String::new, describe),
+                    reason: format!(
+                        "retraction {} finds nothing held to retract (already superseded or retracted): not loaded",
+                        event.id()
+                    ),
+                });
+            } else {
+                kept_events.push(event);
+                kept_locations.push(location);
+            }
+        }
+        parsed.dataset.events = kept_events;
+        parsed.locations = kept_locations;
+    }
+    let count =
+        |f: fn(&EventBody) -> bool| parsed.dataset.events.iter().filter(|e| f(&e.body)).count();
+    report.evidence = count(|b| matches!(b, EventBody::Evidence(_)));
+    report.assertions = count(|b| matches!(b, EventBody::Believe(_)));
+    report.retractions = count(|b| matches!(b, EventBody::Retract(_)));
+    report.agents = parsed.dataset.header.agents.len();
+    report.topics = parsed.dataset.header.topics.len();
+    Ok((parsed, report, replay))
+}
+
+/// Reads a whole input file as UTF-8 text, refusing one over `max` bytes.
+pub fn read_text(path: &std::path::Path, max: u64) -> Result<String, DatasetErrors> {
+    let name = path.display().to_string();
+    let whole = |message: String| DatasetErrors(vec![error(&name, None, message)]);
+    let size = std::fs::metadata(path)
+        .map_err(|e| whole(format!("cannot read: {e}")))?
+        .len();
+    if size > max {
+        return Err(whole(format!(
+            "the input is {size} bytes, over the {max}-byte limit"
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| whole(format!("cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        whole(format!(
+            "not valid UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// "edge 12", "row 7".
+pub fn describe(location: Location) -> String {
+    match location.unit {
+        Some(unit) => format!("{unit} {}", location.line),
+        None => format!("line {}", location.line),
+    }
+}
+
+/// One import error: the input, the record, what is wrong.
+pub fn error(file: &str, location: Option<Location>, message: impl Into<String>) -> DatasetError {
+    DatasetError {
+        file: file.to_owned(),
+        location,
+        event: None,
+        message: message.into(),
+    }
+}
+
+/// A timestamp as the dataset format writes it.
+fn instant(t: crate::time::Micros) -> String {
+    crate::time::format(t)
+}

@@ -1,0 +1,686 @@
+//! The four ways agent traces describe a model call, a tool run and an agent,
+//! read into one shape (design.md §7):
+//!
+//! ```text
+//! dialect                 model call                           tool run                    agent
+//! GenAI (current)         gen_ai.operation.name = chat,        execute_tool: gen_ai.tool.  invoke_agent:
+//!                         gen_ai.input/output.messages parts   name, .call.id/arguments/   gen_ai.agent.name
+//!                                                              result                      (else .id)
+//! GenAI event form        span events gen_ai.{system,user,     (as above)                  (as above)
+//!                         assistant,tool}.message, gen_ai.choice
+//! OpenInference           openinference.span.kind = LLM,       kind TOOL: tool.name,       kind AGENT:
+//!                         llm.{input,output}_messages.N.*      input.value, output.value   agent.name
+//! OpenLLMetry (indexed)   gen_ai.prompt.N.*, gen_ai.           traceloop.span.kind = tool: traceloop.span.kind
+//!                         completion.N.*                       traceloop.entity.*          = agent
+//! ```
+
+use super::wire::{AnyValue, KeyValue, SpanEvent};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+
+/// A span's attributes, as written: a few dozen at most, so a list searched
+/// in order beats hashing every key of every span.
+#[derive(Debug, Default)]
+pub struct Attrs(Vec<(String, AnyValue)>);
+
+impl Attrs {
+    pub fn get(&self, key: &str) -> Option<&AnyValue> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(k, _)| k)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&String, &AnyValue)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl FromIterator<(String, AnyValue)> for Attrs {
+    fn from_iter<I: IntoIterator<Item = (String, AnyValue)>>(iter: I) -> Self {
+        Attrs(iter.into_iter().collect())
+    }
+}
+
+pub fn attrs(list: Vec<KeyValue>) -> Attrs {
+    list.into_iter().map(|kv| (kv.key, kv.value)).collect()
+}
+
+fn text(attrs: &Attrs, key: &str) -> Option<String> {
+    attrs
+        .get(key)
+        .map(AnyValue::to_text)
+        .filter(|s| !s.is_empty())
+}
+
+/// Which convention a model call was read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    GenAi,
+    GenAiEvents,
+    OpenInference,
+    OpenLlmetry,
+}
+
+impl Dialect {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Dialect::GenAi => "model calls in the GenAI conventions (gen_ai.input/output.messages)",
+            Dialect::GenAiEvents => {
+                "model calls in the GenAI event form (gen_ai.*.message, gen_ai.choice)"
+            }
+            Dialect::OpenInference => "model calls in OpenInference (llm.input/output_messages)",
+            Dialect::OpenLlmetry => "model calls in OpenLLMetry (gen_ai.prompt/completion.N)",
+        }
+    }
+}
+
+/// One piece of a message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    Text(String),
+    Reasoning(String),
+    ToolCall {
+        id: Option<String>,
+        name: String,
+        /// The arguments as JSON text.
+        args: String,
+    },
+    ToolResult {
+        id: Option<String>,
+        content: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Msg {
+    /// `system`, `user`, `assistant`, `tool`, …
+    pub role: String,
+    /// The tool's name on a tool result message, when given.
+    pub name: Option<String>,
+    pub parts: Vec<Part>,
+}
+
+/// What a span is, as far as asof is concerned.
+#[derive(Debug)]
+pub enum Role {
+    Call {
+        dialect: Dialect,
+        input: Vec<Msg>,
+        output: Vec<Msg>,
+    },
+    Tool {
+        name: String,
+        call_id: Option<String>,
+        args: Option<String>,
+        result: Option<String>,
+    },
+    Agent {
+        name: Option<String>,
+    },
+    Other,
+}
+
+/// Reads a span's role. `Err` names what could not be read (the span is then
+/// skipped and reported).
+pub fn role(name: &str, attrs: &Attrs, events: &[SpanEvent]) -> Result<Role, String> {
+    let operation = text(attrs, "gen_ai.operation.name");
+    let oi_kind = text(attrs, "openinference.span.kind").map(|k| k.to_ascii_uppercase());
+    let tl_kind = text(attrs, "traceloop.span.kind").map(|k| k.to_ascii_lowercase());
+    match (operation.as_deref(), oi_kind.as_deref(), tl_kind.as_deref()) {
+        (Some("invoke_agent" | "create_agent"), _, _) => {
+            return Ok(Role::Agent {
+                name: text(attrs, "gen_ai.agent.name").or_else(|| text(attrs, "gen_ai.agent.id")),
+            });
+        }
+        (_, Some("AGENT"), _) => {
+            return Ok(Role::Agent {
+                name: text(attrs, "agent.name").or_else(|| Some(name.to_owned())),
+            });
+        }
+        (_, _, Some("agent")) => {
+            return Ok(Role::Agent {
+                name: text(attrs, "traceloop.entity.name").or_else(|| Some(name.to_owned())),
+            });
+        }
+        (Some("execute_tool"), _, _) => {
+            return Ok(Role::Tool {
+                name: text(attrs, "gen_ai.tool.name")
+                    .or_else(|| name.strip_prefix("execute_tool ").map(str::to_owned))
+                    .unwrap_or_else(|| name.to_owned()),
+                call_id: text(attrs, "gen_ai.tool.call.id"),
+                args: text(attrs, "gen_ai.tool.call.arguments"),
+                result: text(attrs, "gen_ai.tool.call.result"),
+            });
+        }
+        (_, Some("TOOL"), _) => {
+            return Ok(Role::Tool {
+                name: text(attrs, "tool.name").unwrap_or_else(|| name.to_owned()),
+                call_id: text(attrs, "tool_call.id").or_else(|| text(attrs, "tool.call_id")),
+                args: text(attrs, "tool_call.function.arguments")
+                    .or_else(|| text(attrs, "input.value")),
+                result: text(attrs, "output.value"),
+            });
+        }
+        (_, _, Some("tool")) => {
+            return Ok(Role::Tool {
+                name: text(attrs, "traceloop.entity.name").unwrap_or_else(|| name.to_owned()),
+                call_id: None,
+                args: text(attrs, "traceloop.entity.input").map(|i| traceloop_input(&i)),
+                result: text(attrs, "traceloop.entity.output").map(|o| traceloop_output(&o)),
+            });
+        }
+        _ => {}
+    }
+    let chat = matches!(
+        operation.as_deref(),
+        Some("chat" | "text_completion" | "generate_content")
+    );
+    if attrs.contains_key("gen_ai.input.messages") || attrs.contains_key("gen_ai.output.messages") {
+        let mut input = Vec::new();
+        if let Some(system) = attrs.get("gen_ai.system_instructions") {
+            let parts = json_of(system, "gen_ai.system_instructions")?;
+            input.push(Msg {
+                role: "system".into(),
+                name: None,
+                parts: parts_of(&parts),
+            });
+        }
+        if let Some(v) = attrs.get("gen_ai.input.messages") {
+            input.extend(messages_of(&json_of(v, "gen_ai.input.messages")?));
+        }
+        let output = match attrs.get("gen_ai.output.messages") {
+            Some(v) => messages_of(&json_of(v, "gen_ai.output.messages")?),
+            None => Vec::new(),
+        };
+        return Ok(Role::Call {
+            dialect: Dialect::GenAi,
+            input,
+            output,
+        });
+    }
+    if oi_kind.as_deref() == Some("LLM")
+        || attrs.keys().any(|k| k.starts_with("llm.input_messages."))
+    {
+        return Ok(Role::Call {
+            dialect: Dialect::OpenInference,
+            input: openinference(attrs, "llm.input_messages."),
+            output: openinference(attrs, "llm.output_messages."),
+        });
+    }
+    if attrs
+        .keys()
+        .any(|k| k.starts_with("gen_ai.prompt.") || k.starts_with("gen_ai.completion."))
+    {
+        return Ok(Role::Call {
+            dialect: Dialect::OpenLlmetry,
+            input: openllmetry(attrs, "gen_ai.prompt."),
+            output: openllmetry(attrs, "gen_ai.completion."),
+        });
+    }
+    let event_form = events.iter().any(|e| {
+        e.name.starts_with("gen_ai.") && (e.name.ends_with(".message") || e.name == "gen_ai.choice")
+    });
+    if event_form {
+        let (input, output) = event_messages(events)?;
+        return Ok(Role::Call {
+            dialect: Dialect::GenAiEvents,
+            input,
+            output,
+        });
+    }
+    if chat {
+        // A model call with its content not captured: nothing to read, but it is one.
+        return Ok(Role::Call {
+            dialect: Dialect::GenAi,
+            input: Vec::new(),
+            output: Vec::new(),
+        });
+    }
+    Ok(Role::Other)
+}
+
+/// An attribute holding JSON: a string of JSON text, or a structured value.
+fn json_of(v: &AnyValue, key: &str) -> Result<Value, String> {
+    match &v.string {
+        Some(s) => serde_json::from_str(s).map_err(|e| format!("{key} is not valid JSON ({e})")),
+        None => Ok(v.to_json()),
+    }
+}
+
+/// A JSON value as text: strings as they are, anything else compact.
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// GenAI message parts (`{"type": "text", "content": …}`, `tool_call`,
+/// `tool_call_response`, `reasoning`); other types (files, blobs) are not read.
+fn parts_of(v: &Value) -> Vec<Part> {
+    let Value::Array(items) = v else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|p| {
+            let kind = p.get("type").and_then(Value::as_str).unwrap_or("text");
+            let id = p
+                .get("id")
+                .and_then(Value::as_str)
+                .map(|s| s.trim().to_owned());
+            match kind {
+                "text" => Some(Part::Text(plain(p.get("content").unwrap_or(&Value::Null)))),
+                "reasoning" | "thinking" => Some(Part::Reasoning(plain(
+                    p.get("content").unwrap_or(&Value::Null),
+                ))),
+                "tool_call" => Some(Part::ToolCall {
+                    id,
+                    name: plain(p.get("name").unwrap_or(&Value::Null)),
+                    args: plain(p.get("arguments").unwrap_or(&Value::Null)),
+                }),
+                "tool_call_response" => Some(Part::ToolResult {
+                    id,
+                    content: plain(
+                        p.get("response")
+                            .or_else(|| p.get("result"))
+                            .unwrap_or(&Value::Null),
+                    ),
+                }),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// GenAI messages: `[{"role", "parts": […]}]`; messages in the OpenAI shape
+/// (`content`, `tool_calls`, `tool_call_id`) are read too.
+fn messages_of(v: &Value) -> Vec<Msg> {
+    let Value::Array(items) = v else {
+        return Vec::new();
+    };
+    items.iter().map(message).collect()
+}
+
+fn message(m: &Value) -> Msg {
+    let role = m
+        .get("role")
+        .and_then(Value::as_str)
+        .unwrap_or("assistant")
+        .to_owned();
+    let name = m.get("name").and_then(Value::as_str).map(str::to_owned);
+    if let Some(parts) = m.get("parts") {
+        return Msg {
+            role,
+            name,
+            parts: parts_of(parts),
+        };
+    }
+    // The OpenAI chat shape.
+    let mut parts = Vec::new();
+    let content = match m.get("content") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(v) => plain(v),
+        None => String::new(),
+    };
+    let call_id = m
+        .get("tool_call_id")
+        .or_else(|| m.get("id"))
+        .and_then(Value::as_str)
+        .map(|s| s.trim().to_owned());
+    if role == "tool" {
+        parts.push(Part::ToolResult {
+            id: call_id,
+            content,
+        });
+    } else if !content.is_empty() {
+        parts.push(Part::Text(content));
+    }
+    if let Some(calls) = m.get("tool_calls") {
+        let calls = match calls {
+            Value::String(s) => serde_json::from_str(s).unwrap_or(Value::Null),
+            other => other.clone(),
+        };
+        if let Value::Array(calls) = calls {
+            for c in &calls {
+                let function = c.get("function").unwrap_or(c);
+                parts.push(Part::ToolCall {
+                    id: c
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .map(|s| s.trim().to_owned()),
+                    name: plain(function.get("name").unwrap_or(&Value::Null)),
+                    args: plain(function.get("arguments").unwrap_or(&Value::Null)),
+                });
+            }
+        }
+    }
+    Msg { role, name, parts }
+}
+
+/// Indexed attributes under `prefix`: index → (rest of the key → value).
+fn indexed<'a>(attrs: &'a Attrs, prefix: &str) -> BTreeMap<usize, HashMap<&'a str, &'a AnyValue>> {
+    let mut out: BTreeMap<usize, HashMap<&str, &AnyValue>> = BTreeMap::new();
+    for (key, value) in attrs.iter() {
+        let Some(rest) = key.strip_prefix(prefix) else {
+            continue;
+        };
+        let Some((n, field)) = rest.split_once('.') else {
+            continue;
+        };
+        if let Ok(n) = n.parse::<usize>() {
+            out.entry(n).or_default().insert(field, value);
+        }
+    }
+    out
+}
+
+/// Sub-items of one indexed item: `tool_calls.K.rest` → K → rest → value.
+fn sub<'a>(
+    fields: &HashMap<&'a str, &'a AnyValue>,
+    prefix: &str,
+) -> BTreeMap<usize, HashMap<&'a str, &'a AnyValue>> {
+    let mut out: BTreeMap<usize, HashMap<&str, &AnyValue>> = BTreeMap::new();
+    for (key, value) in fields {
+        let Some(rest) = key.strip_prefix(prefix) else {
+            continue;
+        };
+        let Some((n, field)) = rest.split_once('.') else {
+            continue;
+        };
+        if let Ok(n) = n.parse::<usize>() {
+            out.entry(n).or_default().insert(field, *value);
+        }
+    }
+    out
+}
+
+fn get(fields: &HashMap<&str, &AnyValue>, key: &str) -> Option<String> {
+    fields
+        .get(key)
+        .map(|v| v.to_text())
+        .filter(|s| !s.is_empty())
+}
+
+/// OpenInference's `llm.input_messages.N.message.*`.
+fn openinference(attrs: &Attrs, prefix: &str) -> Vec<Msg> {
+    indexed(attrs, prefix)
+        .into_values()
+        .map(|f| {
+            let role = get(&f, "message.role").unwrap_or_else(|| "assistant".into());
+            let call_id = get(&f, "message.tool_call_id");
+            let mut texts: Vec<String> = Vec::new();
+            if let Some(c) = get(&f, "message.content") {
+                texts.push(c);
+            }
+            for item in sub(&f, "message.contents.").into_values() {
+                if let Some(t) = get(&item, "message_content.text") {
+                    texts.push(t);
+                }
+            }
+            let mut parts: Vec<Part> = if role == "tool" {
+                vec![Part::ToolResult {
+                    id: call_id,
+                    content: texts.join("\n"),
+                }]
+            } else {
+                texts.into_iter().map(Part::Text).collect()
+            };
+            for call in sub(&f, "message.tool_calls.").into_values() {
+                parts.push(Part::ToolCall {
+                    id: get(&call, "tool_call.id"),
+                    name: get(&call, "tool_call.function.name").unwrap_or_default(),
+                    args: get(&call, "tool_call.function.arguments").unwrap_or_default(),
+                });
+            }
+            Msg {
+                role,
+                name: get(&f, "message.name"),
+                parts,
+            }
+        })
+        .collect()
+}
+
+/// OpenLLMetry's `gen_ai.prompt.N.*` / `gen_ai.completion.N.*`.
+fn openllmetry(attrs: &Attrs, prefix: &str) -> Vec<Msg> {
+    indexed(attrs, prefix)
+        .into_values()
+        .map(|f| {
+            let role = get(&f, "role").unwrap_or_else(|| "assistant".into());
+            let content = get(&f, "content").map(|c| {
+                // Multimodal content is stored as a JSON list of parts.
+                match serde_json::from_str::<Value>(&c) {
+                    Ok(Value::Array(items)) if items.iter().all(|i| i.get("type").is_some()) => {
+                        items
+                            .iter()
+                            .filter_map(|p| p.get("text").and_then(Value::as_str))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    }
+                    _ => c,
+                }
+            });
+            let mut parts = Vec::new();
+            if role == "tool" {
+                parts.push(Part::ToolResult {
+                    id: get(&f, "tool_call_id"),
+                    content: content.unwrap_or_default(),
+                });
+            } else if let Some(c) = content {
+                parts.push(Part::Text(c));
+            }
+            for call in sub(&f, "tool_calls.").into_values() {
+                parts.push(Part::ToolCall {
+                    id: get(&call, "id"),
+                    name: get(&call, "name").unwrap_or_default(),
+                    args: get(&call, "arguments").unwrap_or_default(),
+                });
+            }
+            Msg {
+                role,
+                name: get(&f, "name"),
+                parts,
+            }
+        })
+        .collect()
+}
+
+/// Traceloop writes a tool's return value as JSON (`json.dumps` of it): a
+/// string comes back as the string, `{"output": …}` as its output.
+fn traceloop_output(text: &str) -> String {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::String(s)) => s,
+        Ok(Value::Object(map)) if map.len() == 1 && map.contains_key("output") => {
+            plain(&map["output"])
+        }
+        _ => text.to_owned(),
+    }
+}
+
+/// Traceloop writes a tool's input as `{"args": [...], "kwargs": {...}}`: the
+/// keyword arguments are the call's arguments.
+fn traceloop_input(text: &str) -> String {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map))
+            if map.contains_key("kwargs")
+                && map
+                    .get("args")
+                    .is_none_or(|a| a.as_array().is_some_and(Vec::is_empty)) =>
+        {
+            plain(&map["kwargs"])
+        }
+        _ => text.to_owned(),
+    }
+}
+
+/// Tool-call arguments in one spelling, so the same call written by a model
+/// call's output and by its tool span compares equal: parsed JSON written back
+/// compactly with sorted keys, or the text itself when it is not JSON.
+pub fn canonical(args: &str) -> String {
+    serde_json::from_str::<Value>(args)
+        .map(|v| v.to_string())
+        .unwrap_or_else(|_| args.to_owned())
+}
+
+/// The older GenAI event form: one span event per message, `gen_ai.choice` per
+/// output. The body is in `gen_ai.event.content` (JSON) or in the attributes
+/// (`content`, `id`, `tool_calls`, `message`).
+fn event_messages(events: &[SpanEvent]) -> Result<(Vec<Msg>, Vec<Msg>), String> {
+    let mut input = Vec::new();
+    let mut output = Vec::new();
+    for e in events {
+        let role = match e.name.as_str() {
+            "gen_ai.system.message" => "system",
+            "gen_ai.user.message" => "user",
+            "gen_ai.assistant.message" => "assistant",
+            "gen_ai.tool.message" => "tool",
+            "gen_ai.choice" => "choice",
+            _ => continue,
+        };
+        let a = attrs_ref(&e.attributes);
+        let mut body = match a.get("gen_ai.event.content") {
+            Some(v) => json_of(v, "gen_ai.event.content")?,
+            None => Value::Object(
+                a.iter()
+                    .filter(|(k, _)| !k.starts_with("gen_ai.system") && **k != "event.name")
+                    .map(|(k, v)| ((*k).to_owned(), v.to_json()))
+                    .collect(),
+            ),
+        };
+        if role == "choice" {
+            let mut m = body.get("message").cloned().unwrap_or(Value::Null);
+            if let Value::String(s) = &m {
+                m = serde_json::from_str(s)
+                    .map_err(|err| format!("gen_ai.choice message is not valid JSON ({err})"))?;
+            }
+            if !m.is_object() {
+                m = body.clone();
+            }
+            if m.get("role").is_none()
+                && let Value::Object(map) = &mut m
+            {
+                map.insert("role".into(), Value::String("assistant".into()));
+            }
+            output.push(message(&m));
+        } else {
+            if let Value::Object(map) = &mut body {
+                map.insert("role".into(), Value::String(role.into()));
+            }
+            input.push(message(&body));
+        }
+    }
+    Ok((input, output))
+}
+
+fn attrs_ref(list: &[KeyValue]) -> HashMap<&str, &AnyValue> {
+    list.iter().map(|kv| (kv.key.as_str(), &kv.value)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attrs_of(pairs: &[(&str, &str)]) -> Attrs {
+        pairs
+            .iter()
+            .map(|(k, v)| {
+                (
+                    (*k).to_owned(),
+                    AnyValue {
+                        string: Some((*v).to_owned()),
+                        ..AnyValue::default()
+                    },
+                )
+            })
+            .collect()
+    }
+
+    fn call(role: Role) -> (Vec<Msg>, Vec<Msg>) {
+        match role {
+            Role::Call { input, output, .. } => (input, output),
+            other => panic!("not a call: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_same_step_reads_alike_in_three_attribute_dialects() {
+        let genai = attrs_of(&[
+            ("gen_ai.operation.name", "chat"),
+            (
+                "gen_ai.input.messages",
+                r#"[{"role":"user","parts":[{"type":"text","content":"why?"}]},
+                    {"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"cpu 98%"}]}]"#,
+            ),
+            (
+                "gen_ai.output.messages",
+                r#"[{"role":"assistant","parts":[{"type":"tool_call","id":"c2","name":"logs","arguments":{"q":"x"}}]}]"#,
+            ),
+        ]);
+        let oi = attrs_of(&[
+            ("openinference.span.kind", "LLM"),
+            ("llm.input_messages.0.message.role", "user"),
+            ("llm.input_messages.0.message.content", "why?"),
+            ("llm.input_messages.1.message.role", "tool"),
+            ("llm.input_messages.1.message.tool_call_id", "c1"),
+            ("llm.input_messages.1.message.content", "cpu 98%"),
+            ("llm.output_messages.0.message.role", "assistant"),
+            (
+                "llm.output_messages.0.message.tool_calls.0.tool_call.id",
+                "c2",
+            ),
+            (
+                "llm.output_messages.0.message.tool_calls.0.tool_call.function.name",
+                "logs",
+            ),
+            (
+                "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments",
+                r#"{"q":"x"}"#,
+            ),
+        ]);
+        let ol = attrs_of(&[
+            ("llm.request.type", "chat"),
+            ("gen_ai.prompt.0.role", "user"),
+            ("gen_ai.prompt.0.content", "why?"),
+            ("gen_ai.prompt.1.role", "tool"),
+            ("gen_ai.prompt.1.tool_call_id", "c1"),
+            ("gen_ai.prompt.1.content", "cpu 98%"),
+            ("gen_ai.completion.0.role", "assistant"),
+            ("gen_ai.completion.0.tool_calls.0.id", "c2"),
+            ("gen_ai.completion.0.tool_calls.0.name", "logs"),
+            ("gen_ai.completion.0.tool_calls.0.arguments", r#"{"q":"x"}"#),
+        ]);
+        let a = call(role("chat m", &genai, &[]).unwrap());
+        assert_eq!(a, call(role("chat m", &oi, &[]).unwrap()));
+        assert_eq!(a, call(role("chat m", &ol, &[]).unwrap()));
+        assert_eq!(
+            a.1[0].parts,
+            vec![Part::ToolCall {
+                id: Some("c2".into()),
+                name: "logs".into(),
+                args: r#"{"q":"x"}"#.into()
+            }]
+        );
+    }
+
+    #[test]
+    fn unreadable_messages_are_named() {
+        let bad = attrs_of(&[("gen_ai.input.messages", "[{not json")]);
+        let e = role("chat", &bad, &[]).unwrap_err();
+        assert!(
+            e.starts_with("gen_ai.input.messages is not valid JSON"),
+            "{e}"
+        );
+    }
+}

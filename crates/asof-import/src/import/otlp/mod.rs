@@ -1,0 +1,1263 @@
+//! `asof import otlp TRACE`: an agent's OpenTelemetry trace read as evidence and
+//! beliefs (design.md §7).
+//!
+//! ```text
+//! OTLP/JSON lines ─▶ spans ─▶ roles (dialect.rs): model calls, tool runs, agents
+//!                                │
+//!   evidence: every tool result and user/system message, recorded when a model
+//!             call first shows it to the agent (or at the tool's end), T1, T2, …
+//!   beliefs:  belief-tool calls in model output, asof.belief/asof.retract span
+//!             events, rules over the output's prose (rules.rs); citations
+//!             default to what was in front of the agent
+//!                                │
+//!                                ▼
+//!                 raw dataset events ─▶ the dataset rules and replay as for any file
+//! ```
+//!
+//! Every default used, every span or message that could not be read and every
+//! citation dropped is counted in the import summary.
+
+pub mod dialect;
+pub mod rules;
+pub mod wire;
+
+use super::{Draft, ImportReport, Skipped, error, instant};
+use crate::dataset::raw::{
+    RawAgent, RawBelieve, RawEvent, RawEvidence, RawHeader, RawIncident, RawRetract, RawTopic,
+};
+use crate::dataset::{DatasetErrors, Location};
+use crate::model::Cardinality;
+use crate::time::{self, Micros};
+use dialect::{Msg, Part, Role};
+use rules::{Rule, Within};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
+
+/// Inputs above this size are refused (a trace is read whole).
+pub const MAX_BYTES: u64 = 1 << 30;
+
+/// How long an evidence summary is.
+const SUMMARY_CHARS: usize = 200;
+
+/// Where beliefs that name no `valid_from` start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValidFrom {
+    /// The start of the trace the belief is in.
+    TraceStart,
+    At(Micros),
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Every span's agent, overriding what the trace says.
+    pub agent: Option<String>,
+    pub belief_tool: String,
+    pub retract_tool: String,
+    pub valid_from: ValidFrom,
+    /// Topics that hold a set of claims at once.
+    pub many: Vec<String>,
+    pub rules: Vec<Rule>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            agent: None,
+            belief_tool: "record_belief".into(),
+            retract_tool: "retract_belief".into(),
+            valid_from: ValidFrom::TraceStart,
+            many: Vec::new(),
+            rules: Vec::new(),
+        }
+    }
+}
+
+/// Whether `text` looks like OTLP/JSON: its first JSON object has
+/// `resourceSpans` (or `resource_spans`) at the top level.
+pub fn looks_like(text: &str) -> bool {
+    let head: String = text.trim_start().chars().take(4096).collect();
+    head.starts_with('{')
+        && (head.contains("\"resourceSpans\"") || head.contains("\"resource_spans\""))
+}
+
+/// Where a belief or retraction came from, as the summary counts it.
+#[derive(Clone, Copy)]
+enum Source {
+    Tool,
+    Event,
+}
+
+impl Source {
+    fn name(self, retract: bool) -> &'static str {
+        match (self, retract) {
+            (Source::Tool, false) => "belief tool calls",
+            (Source::Tool, true) => "retract tool calls",
+            (Source::Event, false) => "asof.belief span events",
+            (Source::Event, true) => "asof.retract span events",
+        }
+    }
+}
+
+/// A span (by id) left out, or part of it, and why.
+fn skip(report: &mut ImportReport, span: &str, reason: String) {
+    report.skipped.push(Skipped {
+        location: format!("span {span}"),
+        reason,
+    });
+}
+
+/// One span, its ids and times read.
+struct SpanRec {
+    trace: String,
+    id: String,
+    parent: Option<String>,
+    name: String,
+    start: Micros,
+    end: Micros,
+    service: Option<String>,
+    role: Role,
+    events: Vec<wire::SpanEvent>,
+    /// The status message of a span that ended in error.
+    error: Option<String>,
+}
+
+impl SpanRec {
+    fn locator(&self) -> String {
+        format!("trace {} span {}", self.trace, self.id)
+    }
+}
+
+/// One evidence item being assembled.
+struct Ev {
+    source: String,
+    kind: &'static str,
+    content: String,
+    observed: Micros,
+    recorded: Micros,
+    locator: String,
+    call_id: Option<String>,
+    /// Seen in a model call's input yet (its `recorded` is then final).
+    seen: bool,
+    order: usize,
+}
+
+/// Something the agent said it believes or no longer believes.
+struct Said {
+    retract: bool,
+    agent: String,
+    topic: String,
+    claim: Option<String>,
+    confidence: Option<f64>,
+    valid_from: Option<Micros>,
+    valid_to: Option<Micros>,
+    cites: Option<Vec<String>>,
+    note: Option<String>,
+    recorded: Micros,
+    /// The model call whose input was in front of the agent (index into `calls`).
+    call: Option<usize>,
+    trace: String,
+    origin: String,
+    source: &'static str,
+}
+
+/// Reads an OTLP/JSON trace (one request, or JSON Lines of requests).
+pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetErrors> {
+    let whole = |message: String| DatasetErrors(vec![error(file, None, message)]);
+    let mut report = ImportReport {
+        format: "otlp".into(),
+        input: file.to_owned(),
+        ..ImportReport::default()
+    };
+    // Spans, with ids and times read; what cannot be read is skipped. Each
+    // request is turned into spans as soon as it is parsed.
+    let mut spans: Vec<SpanRec> = Vec::new();
+    let lines = requests(file, text, &mut report, |line, request, report| {
+        collect(line, request, report, &mut spans)
+    })?;
+    // A span exported twice (an exporter's retry) is one span.
+    let mut seen: HashSet<(String, String)> = HashSet::new();
+    let mut copies: Vec<String> = Vec::new();
+    spans.retain(|s| {
+        let first = seen.insert((s.trace.clone(), s.id.clone()));
+        if !first {
+            copies.push(s.id.clone());
+        }
+        first
+    });
+    for id in copies {
+        report.skipped.push(Skipped {
+            location: format!("span {id}"),
+            reason: "exported again (same trace and span id): the copy is not read".into(),
+        });
+    }
+    report.read.add("lines", lines);
+    report.read.add("spans", report.records);
+    if spans.is_empty() {
+        return Err(whole(format!(
+            "holds no readable span ({} read)",
+            report.records
+        )));
+    }
+    let traces: HashSet<&str> = spans.iter().map(|s| s.trace.as_str()).collect();
+    report.read.add("traces", traces.len());
+
+    let by_id: HashMap<(&str, &str), usize> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, s)| ((s.trace.as_str(), s.id.as_str()), i))
+        .collect();
+    let agents = agents_of(&spans, &by_id, options, &mut report);
+    let mut trace_start: HashMap<&str, Micros> = HashMap::new();
+    for s in &spans {
+        let e = trace_start.entry(s.trace.as_str()).or_insert(s.start);
+        *e = (*e).min(s.start);
+    }
+
+    let mut calls: Vec<usize> = (0..spans.len())
+        .filter(|&i| matches!(spans[i].role, Role::Call { .. }))
+        .collect();
+    calls.sort_by_key(|&i| (spans[i].start, spans[i].end, i));
+    let mut tools: Vec<usize> = (0..spans.len())
+        .filter(|&i| matches!(spans[i].role, Role::Tool { .. }))
+        .collect();
+    tools.sort_by_key(|&i| (spans[i].end, i));
+    report.read.add("model calls", calls.len());
+    report.read.add("tool spans", tools.len());
+    report.read.add(
+        "agent spans",
+        spans
+            .iter()
+            .filter(|s| matches!(s.role, Role::Agent { .. }))
+            .count(),
+    );
+    for &c in &calls {
+        if let Role::Call { dialect, .. } = &spans[c].role {
+            report.cases.bump(dialect.describe());
+        }
+    }
+
+    let is_belief_tool = |name: &str| name == options.belief_tool || name == options.retract_tool;
+    // Tool calls the model made, by id: (name, emitting call).
+    let mut emitted: HashMap<(&str, &str), (&str, usize)> = HashMap::new();
+    for (k, &c) in calls.iter().enumerate() {
+        if let Role::Call { output, .. } = &spans[c].role {
+            for part in output.iter().flat_map(|m| &m.parts) {
+                if let Part::ToolCall {
+                    id: Some(id), name, ..
+                } = part
+                {
+                    emitted
+                        .entry((spans[c].trace.as_str(), id.as_str()))
+                        .or_insert((name.as_str(), k));
+                }
+            }
+        }
+    }
+
+    // Evidence: tool results (from their spans, then from the messages that
+    // show them) and user/system input messages.
+    let mut evidence: Vec<Ev> = Vec::new();
+    let mut by_call: HashMap<(String, String), usize> = HashMap::new();
+    let mut by_content: HashMap<(String, String), usize> = HashMap::new();
+    let mut by_message: HashMap<(String, String, String), usize> = HashMap::new();
+    for &t in &tools {
+        let s = &spans[t];
+        let Role::Tool {
+            name,
+            call_id,
+            result,
+            ..
+        } = &s.role
+        else {
+            continue;
+        };
+        if is_belief_tool(name) {
+            continue;
+        }
+        let content = match (result, &s.error) {
+            (Some(r), _) => r.clone(),
+            (None, Some(e)) => format!("error: {e}"),
+            (None, None) => String::new(),
+        };
+        let n = evidence.len();
+        evidence.push(Ev {
+            source: name.clone(),
+            kind: "other",
+            content: content.clone(),
+            observed: s.end,
+            recorded: s.end,
+            locator: s.locator(),
+            call_id: call_id.clone(),
+            seen: false,
+            order: n,
+        });
+        if let Some(id) = call_id {
+            by_call.entry((s.trace.clone(), id.clone())).or_insert(n);
+        }
+        if !content.is_empty() {
+            by_content.entry((s.trace.clone(), content)).or_insert(n);
+        }
+    }
+    // What each model call's input held, as evidence indices.
+    let mut in_front: Vec<Vec<usize>> = vec![Vec::new(); calls.len()];
+    for (k, &c) in calls.iter().enumerate() {
+        let s = &spans[c];
+        let Role::Call { input, .. } = &s.role else {
+            continue;
+        };
+        for (i, m) in input.iter().enumerate() {
+            for (j, part) in m.parts.iter().enumerate() {
+                let locator = if m.parts.len() > 1 {
+                    format!("{} input message {i} part {j}", s.locator())
+                } else {
+                    format!("{} input message {i}", s.locator())
+                };
+                let found = match part {
+                    Part::Text(text)
+                        if (m.role == "user" || m.role == "system") && !text.trim().is_empty() =>
+                    {
+                        let key = (s.trace.clone(), m.role.clone(), text.clone());
+                        Some(*by_message.entry(key).or_insert_with(|| {
+                            let n = evidence.len();
+                            evidence.push(Ev {
+                                source: m.role.clone(),
+                                kind: if m.role == "user" { "human" } else { "other" },
+                                content: text.clone(),
+                                observed: s.start,
+                                recorded: s.start,
+                                locator: locator.clone(),
+                                call_id: None,
+                                seen: true,
+                                order: n,
+                            });
+                            n
+                        }))
+                    }
+                    Part::ToolResult { id, content } => {
+                        let tool_name = id
+                            .as_deref()
+                            .and_then(|id| emitted.get(&(s.trace.as_str(), id)))
+                            .map(|(name, _)| (*name).to_owned())
+                            .or_else(|| m.name.clone());
+                        if tool_name.as_deref().is_some_and(is_belief_tool) {
+                            None
+                        } else {
+                            let known = id
+                                .as_ref()
+                                .and_then(|id| by_call.get(&(s.trace.clone(), id.clone())))
+                                .or_else(|| by_content.get(&(s.trace.clone(), content.clone())))
+                                .copied();
+                            let n = match known {
+                                Some(n) => {
+                                    let e = &mut evidence[n];
+                                    if !e.seen {
+                                        e.seen = true;
+                                        e.recorded = s.start;
+                                        if e.content.is_empty() {
+                                            e.content = content.clone();
+                                        }
+                                        if e.call_id.is_none() {
+                                            e.call_id = id.clone();
+                                        }
+                                    }
+                                    n
+                                }
+                                None => {
+                                    let n = evidence.len();
+                                    evidence.push(Ev {
+                                        source: tool_name.unwrap_or_else(|| "tool".into()),
+                                        kind: "other",
+                                        content: content.clone(),
+                                        observed: s.start,
+                                        recorded: s.start,
+                                        locator: locator.clone(),
+                                        call_id: id.clone(),
+                                        seen: true,
+                                        order: n,
+                                    });
+                                    n
+                                }
+                            };
+                            if let Some(id) = id {
+                                by_call.entry((s.trace.clone(), id.clone())).or_insert(n);
+                            }
+                            if !content.is_empty() {
+                                by_content
+                                    .entry((s.trace.clone(), content.clone()))
+                                    .or_insert(n);
+                            }
+                            Some(n)
+                        }
+                    }
+                    _ => None,
+                };
+                if let Some(n) = found
+                    && !in_front[k].contains(&n)
+                {
+                    in_front[k].push(n);
+                }
+            }
+        }
+    }
+    // Ids in recorded order.
+    let mut order: Vec<usize> = (0..evidence.len()).collect();
+    order.sort_by_key(|&n| {
+        (
+            evidence[n].recorded,
+            evidence[n].observed,
+            evidence[n].order,
+        )
+    });
+    let mut evidence_id: Vec<String> = vec![String::new(); evidence.len()];
+    for (rank, &n) in order.iter().enumerate() {
+        evidence_id[n] = format!("T{}", rank + 1);
+    }
+    let by_evidence_id: HashMap<&str, usize> = evidence_id
+        .iter()
+        .enumerate()
+        .map(|(n, id)| (id.as_str(), n))
+        .collect();
+
+    // What the agent said.
+    let mut said: Vec<Said> = Vec::new();
+    let mut from_output: HashSet<(String, String)> = HashSet::new();
+    for (k, &c) in calls.iter().enumerate() {
+        let s = &spans[c];
+        let Role::Call { output, .. } = &s.role else {
+            continue;
+        };
+        let agent = &agents[c];
+        for (i, m) in output.iter().enumerate() {
+            for (j, part) in m.parts.iter().enumerate() {
+                let Part::ToolCall { id, name, args } = part else {
+                    continue;
+                };
+                if !is_belief_tool(name) {
+                    continue;
+                }
+                if let Some(id) = id {
+                    from_output.insert((s.trace.clone(), id.clone()));
+                }
+                from_output.insert((s.trace.clone(), dialect::canonical(args)));
+                let origin = format!("{} output message {i} part {j}", s.locator());
+                let retract = *name == options.retract_tool;
+                match serde_json::from_str::<Value>(args) {
+                    Ok(Value::Object(map)) => match fields(&map, "", retract) {
+                        Ok(f) => said.push(Said {
+                            agent: agent.clone(),
+                            recorded: s.end,
+                            call: Some(k),
+                            trace: s.trace.clone(),
+                            origin,
+                            source: Source::Tool.name(retract),
+                            ..f
+                        }),
+                        Err(reason) => skip(
+                            &mut report,
+                            &s.id,
+                            format!("{name} call {}: {reason}", id.as_deref().unwrap_or("?")),
+                        ),
+                    },
+                    _ => skip(
+                        &mut report,
+                        &s.id,
+                        format!(
+                            "{name} call {}: its arguments are not a JSON object",
+                            id.as_deref().unwrap_or("?")
+                        ),
+                    ),
+                }
+            }
+        }
+        for rule in &options.rules {
+            matches(rule, k, s, output, agent, &mut said);
+        }
+    }
+    // Belief-tool spans whose call is in no model call's output.
+    for &t in &tools {
+        let s = &spans[t];
+        let Role::Tool {
+            name,
+            call_id,
+            args,
+            ..
+        } = &s.role
+        else {
+            continue;
+        };
+        if !is_belief_tool(name) {
+            continue;
+        }
+        let known = |key: String| from_output.contains(&(s.trace.clone(), key));
+        if call_id.clone().is_some_and(known)
+            || args.as_deref().map(dialect::canonical).is_some_and(known)
+        {
+            continue;
+        }
+        let retract = *name == options.retract_tool;
+        let parsed = args
+            .as_deref()
+            .map(serde_json::from_str::<Value>)
+            .and_then(Result::ok);
+        let Some(Value::Object(map)) = parsed else {
+            skip(
+                &mut report,
+                &s.id,
+                format!("{name} span: its arguments are missing or not a JSON object"),
+            );
+            continue;
+        };
+        match fields(&map, "", retract) {
+            Ok(f) => {
+                report.defaults.bump(
+                    "belief-tool calls in no model call's output: recorded at the tool span's start",
+                );
+                said.push(Said {
+                    agent: agents[t].clone(),
+                    recorded: s.start,
+                    call: latest_call(&calls, &spans, &agents, &agents[t], s.start),
+                    trace: s.trace.clone(),
+                    origin: s.locator(),
+                    source: Source::Tool.name(retract),
+                    ..f
+                });
+            }
+            Err(reason) => skip(&mut report, &s.id, format!("{name} span: {reason}")),
+        }
+    }
+    // asof.belief / asof.retract span events.
+    for (i, s) in spans.iter().enumerate() {
+        for e in &s.events {
+            let retract = match e.name.as_str() {
+                "asof.belief" => false,
+                "asof.retract" => true,
+                _ => continue,
+            };
+            report.read.bump("asof span events");
+            let map: Map<String, Value> = e
+                .attributes
+                .iter()
+                .map(|kv| (kv.key.clone(), kv.value.to_json()))
+                .collect();
+            let Some(at) =
+                wire::nanos_to_micros(&e.time).filter(|t| time::format_opt(*t).is_some())
+            else {
+                skip(
+                    &mut report,
+                    &s.id,
+                    format!("{} event: its time is missing or unreadable", e.name),
+                );
+                continue;
+            };
+            match fields(&map, "asof.", retract) {
+                Ok(f) => {
+                    let call = match s.role {
+                        Role::Call { .. } => calls.iter().position(|&c| c == i),
+                        _ => latest_call(&calls, &spans, &agents, &agents[i], at),
+                    };
+                    said.push(Said {
+                        agent: agents[i].clone(),
+                        recorded: at,
+                        call,
+                        trace: s.trace.clone(),
+                        origin: format!("{} event {}", s.locator(), e.name),
+                        source: Source::Event.name(retract),
+                        ..f
+                    });
+                }
+                Err(reason) => skip(&mut report, &s.id, format!("{} event: {reason}", e.name)),
+            }
+        }
+    }
+
+    // Events, in recorded order.
+    let mut events: Vec<RawEvent> = Vec::new();
+    let mut origins: Vec<Location> = Vec::new();
+    for &n in &order {
+        let e = &evidence[n];
+        let mut locator = e.locator.clone();
+        if let Some(id) = &e.call_id {
+            locator.push_str(&format!(" tool call {id}"));
+        }
+        let summary: String = if e.content.is_empty() {
+            format!("{} result (content not captured in the trace)", e.source)
+        } else {
+            e.content.chars().take(SUMMARY_CHARS).collect()
+        };
+        events.push(RawEvent::Evidence(RawEvidence {
+            id: evidence_id[n].clone(),
+            kind: e.kind.into(),
+            source: e.source.clone(),
+            locator,
+            observed_at: instant(e.observed).into(),
+            observed_until: None,
+            recorded_at: instant(e.recorded).into(),
+            reliability: None,
+            summary,
+        }));
+        origins.push(Location::record("evidence", events.len()));
+    }
+    report.evidence = evidence.len();
+
+    let mut indices: Vec<usize> = (0..said.len()).collect();
+    indices.sort_by_key(|&i| (said[i].recorded, i));
+    let mut last_assertion: HashMap<(String, String), Micros> = HashMap::new();
+    let (mut beliefs, mut retractions) = (0usize, 0usize);
+    let mut topics: Vec<String> = Vec::new();
+    let mut seen_topics: HashSet<String> = HashSet::new();
+    let mut agent_list: Vec<String> = Vec::new();
+    for &c in &calls {
+        if !agent_list.contains(&agents[c]) {
+            agent_list.push(agents[c].clone());
+        }
+    }
+    for &i in &indices {
+        let s = &said[i];
+        let key = (s.agent.clone(), s.topic.clone());
+        let since = last_assertion.get(&key).copied();
+        // Citations: as named (evidence ids or tool call ids), else what was in
+        // front of the agent since its previous assertion on the topic.
+        let cites: Vec<String> = match &s.cites {
+            Some(named) => {
+                let mut out = Vec::new();
+                for name in named {
+                    let found = by_evidence_id
+                        .get(name.as_str())
+                        .copied()
+                        .or_else(|| by_call.get(&(s.trace.clone(), name.clone())).copied());
+                    match found {
+                        Some(n) if evidence[n].recorded <= s.recorded => {
+                            if !out.contains(&evidence_id[n]) {
+                                out.push(evidence_id[n].clone());
+                            }
+                        }
+                        Some(n) => report.skipped.push(Skipped {
+                            location: s.origin.clone(),
+                            reason: format!(
+                                "cites {name} ({}), which reached the agent at {}, after this: citation dropped",
+                                evidence_id[n],
+                                instant(evidence[n].recorded)
+                            ),
+                        }),
+                        None => report.skipped.push(Skipped {
+                            location: s.origin.clone(),
+                            reason: format!(
+                                "cites {name}, which is no evidence id or tool call id of this trace: citation dropped"
+                            ),
+                        }),
+                    }
+                }
+                out
+            }
+            None => {
+                report
+                    .defaults
+                    .bump("beliefs and retractions naming no evidence: the evidence in front of the agent cited");
+                match s.call {
+                    Some(k) => {
+                        let mut items: Vec<usize> = in_front[k]
+                            .iter()
+                            .copied()
+                            .filter(|&n| {
+                                evidence[n].recorded <= s.recorded
+                                    && since.is_none_or(|t| evidence[n].recorded > t)
+                            })
+                            .collect();
+                        items.sort_by_key(|&n| evidence_id[n][1..].parse::<usize>().unwrap_or(0));
+                        items.into_iter().map(|n| evidence_id[n].clone()).collect()
+                    }
+                    None => Vec::new(),
+                }
+            }
+        };
+        let valid_from = match s.valid_from {
+            Some(t) => t,
+            None => match options.valid_from {
+                ValidFrom::TraceStart => {
+                    report
+                        .defaults
+                        .bump("beliefs without valid_from: the trace's start");
+                    trace_start[s.trace.as_str()]
+                }
+                ValidFrom::At(t) => {
+                    report
+                        .defaults
+                        .bump("beliefs without valid_from: --valid-from");
+                    t
+                }
+            },
+        };
+        if !s.retract && s.confidence.is_none() {
+            report.defaults.bump("beliefs without confidence: 1");
+        }
+        if seen_topics.insert(s.topic.clone()) {
+            topics.push(s.topic.clone());
+        }
+        if !agent_list.contains(&s.agent) {
+            agent_list.push(s.agent.clone());
+        }
+        report.assertions_by_source.bump(s.source);
+        if s.retract {
+            retractions += 1;
+            events.push(RawEvent::Retract(RawRetract {
+                id: Some(format!("R{retractions}")),
+                agent: Some(s.agent.clone()),
+                topic: Some(s.topic.clone()),
+                assertion: None,
+                claim: s.claim.clone(),
+                valid_from: s.valid_from.map(|t| instant(t).into()),
+                valid_to: s.valid_to.map(|t| instant(t).into()),
+                recorded_at: instant(s.recorded).into(),
+                because: cites,
+                reason: Some(match &s.note {
+                    Some(note) => format!("{note} ({})", s.origin),
+                    None => s.origin.clone(),
+                }),
+            }));
+        } else {
+            beliefs += 1;
+            last_assertion.insert(key, s.recorded);
+            events.push(RawEvent::Believe(RawBelieve {
+                id: Some(format!("B{beliefs}")),
+                agent: s.agent.clone(),
+                topic: s.topic.clone(),
+                claim: s.claim.clone().unwrap_or_default(),
+                confidence: s.confidence,
+                valid_from: instant(valid_from).into(),
+                valid_to: s.valid_to.map(|t| instant(t).into()),
+                clip: None,
+                recorded_at: instant(s.recorded).into(),
+                supported_by: cites,
+                rationale: Some(match &s.note {
+                    Some(note) => format!("{note} ({})", s.origin),
+                    None => s.origin.clone(),
+                }),
+            }));
+        }
+        origins.push(Location::record("belief", beliefs + retractions));
+    }
+    if options.agent.is_some() {
+        report.notes.push(format!(
+            "every span's agent is {} (--agent)",
+            options.agent.as_deref().unwrap_or_default()
+        ));
+    }
+    if !options.rules.is_empty() {
+        report.notes.push(format!(
+            "{} rules read prose into beliefs (--rules)",
+            options.rules.len()
+        ));
+    }
+    report.notes.push(if options.many.is_empty() {
+        "every topic is single-valued; --many names multi-valued ones".to_owned()
+    } else {
+        format!("multi-valued topics: {}", options.many.join(", "))
+    });
+    if agent_list.is_empty() {
+        agent_list.push(options.agent.clone().unwrap_or_else(|| "agent".into()));
+    }
+
+    let base = std::path::Path::new(file)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "trace".into());
+    let stem = base
+        .trim_end_matches(".jsonl")
+        .trim_end_matches(".json")
+        .trim_end_matches(".otlp")
+        .to_owned();
+    let root = spans
+        .iter()
+        .filter(|s| s.parent.is_none())
+        .min_by_key(|s| s.start)
+        .map(|s| s.name.clone());
+    let many: HashSet<&str> = options.many.iter().map(String::as_str).collect();
+    let header = RawHeader {
+        asof: 1,
+        incident: RawIncident {
+            id: if stem.is_empty() {
+                "trace".into()
+            } else {
+                stem
+            },
+            title: match root {
+                Some(name) => format!("Agent run “{name}” ({base})"),
+                None => format!("Agent run ({base})"),
+            },
+        },
+        agents: agent_list
+            .into_iter()
+            .map(|id| RawAgent {
+                name: Some(format!("Agent {id} (from the trace)")),
+                id,
+            })
+            .collect(),
+        topics: topics
+            .into_iter()
+            .map(|id| RawTopic {
+                question: format!("What does the agent hold about {id}?"),
+                cardinality: Some(if many.contains(id.as_str()) {
+                    Cardinality::Many
+                } else {
+                    Cardinality::One
+                }),
+                id,
+                resolution: None,
+                half_life: None,
+                stale_after: None,
+            })
+            .collect(),
+    };
+    Ok(Draft {
+        header,
+        events,
+        origins,
+        report,
+    })
+}
+
+/// The spans of one request, with their roles read.
+fn collect(
+    line: usize,
+    request: wire::Request,
+    report: &mut ImportReport,
+    spans: &mut Vec<SpanRec>,
+) {
+    for rs in request.resource_spans {
+        let service = rs.resource.and_then(|r| {
+            r.attributes
+                .into_iter()
+                .find(|kv| kv.key == "service.name")
+                .map(|kv| kv.value.to_text())
+                .filter(|s| !s.is_empty())
+        });
+        for scope in rs.scope_spans.into_iter().chain(rs.library_spans) {
+            for span in scope.spans {
+                report.records += 1;
+                let where_ = || format!("line {line} span {:?}", span.span_id);
+                let (Some(trace), Some(id)) =
+                    (wire::id(&span.trace_id, 16), wire::id(&span.span_id, 8))
+                else {
+                    report.skipped.push(Skipped {
+                        location: where_(),
+                        reason: format!(
+                            "trace id {:?} or span id {:?} is neither hex nor base64 of the right length",
+                            span.trace_id, span.span_id
+                        ),
+                    });
+                    continue;
+                };
+                let (Some(start), Some(end)) = (
+                    wire::nanos_to_micros(&span.start),
+                    wire::nanos_to_micros(&span.end),
+                ) else {
+                    report.skipped.push(Skipped {
+                        location: format!("span {id}"),
+                        reason: "its start or end time is missing or not a number of nanoseconds"
+                            .into(),
+                    });
+                    continue;
+                };
+                if time::format_opt(start).is_none() || time::format_opt(end).is_none() {
+                    report.skipped.push(Skipped {
+                        location: format!("span {id}"),
+                        reason: "its start or end time is outside the years 0001-9999".into(),
+                    });
+                    continue;
+                }
+                let parent = wire::id(&span.parent_span_id, 8);
+                let attrs = dialect::attrs(span.attributes);
+                let role = match dialect::role(&span.name, &attrs, &span.events) {
+                    Ok(role) => role,
+                    Err(reason) => {
+                        report.skipped.push(Skipped {
+                            location: format!("span {id}"),
+                            reason: format!("{reason}: its messages are not read"),
+                        });
+                        Role::Other
+                    }
+                };
+                let error = span
+                    .status
+                    .as_ref()
+                    .filter(|s| s.is_error())
+                    .map(|s| s.message.clone());
+                spans.push(SpanRec {
+                    trace,
+                    id,
+                    parent,
+                    name: span.name,
+                    start,
+                    end: end.max(start),
+                    service: service.clone(),
+                    role,
+                    events: span
+                        .events
+                        .into_iter()
+                        .filter(|e| e.name.starts_with("asof."))
+                        .collect(),
+                    error,
+                });
+            }
+        }
+    }
+}
+
+/// The requests of the file: one JSON object, or one per line. A line that
+/// cannot be read is skipped and reported; a file none of whose lines is OTLP
+/// is refused, saying what it is instead.
+fn requests(
+    file: &str,
+    text: &str,
+    report: &mut ImportReport,
+    mut each: impl FnMut(usize, wire::Request, &mut ImportReport),
+) -> Result<usize, DatasetErrors> {
+    let whole = |message: String| DatasetErrors(vec![error(file, None, message)]);
+    let trimmed = text.trim_start();
+    if !trimmed.starts_with('{') {
+        let found: String = trimmed.chars().take(40).collect();
+        return Err(whole(if found.is_empty() {
+            "is empty, not an OTLP/JSON trace".into()
+        } else {
+            format!(
+                "is not OTLP/JSON: it does not start with a JSON object (found {found:?}); export traces with the OpenTelemetry Collector's file exporter or an OTLP/JSON exporter"
+            )
+        }));
+    }
+    // JSON Lines when the first line is a whole JSON value; else one object
+    // over the whole file (pretty-printed).
+    let first = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    let lines_mode = serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok();
+    if !lines_mode {
+        return match serde_json::from_str::<wire::Request>(text) {
+            Ok(r) => {
+                each(1, r, report);
+                Ok(1)
+            }
+            Err(e) => Err(whole(describe(text, &e))),
+        };
+    }
+    let mut read = 0usize;
+    let mut first_error: Option<String> = None;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let n = i + 1;
+        match serde_json::from_str::<wire::Request>(line) {
+            Ok(r) => {
+                read += 1;
+                each(n, r, report);
+            }
+            Err(e) => {
+                let reason = describe(line, &e);
+                if read == 0 && first_error.is_none() {
+                    first_error = Some(format!("line {n} {reason}"));
+                }
+                report.skipped.push(Skipped {
+                    location: format!("line {n}"),
+                    reason,
+                });
+            }
+        }
+    }
+    if read == 0 {
+        return Err(whole(
+            first_error.unwrap_or_else(|| "holds no OTLP/JSON request".into()),
+        ));
+    }
+    Ok(read)
+}
+
+/// Why `text` is not an `ExportTraceServiceRequest`, in a sentence that says
+/// what it is instead.
+fn describe(text: &str, e: &serde_json::Error) -> String {
+    let value = match serde_json::from_str::<Value>(text) {
+        Ok(v) => v,
+        Err(not_json) => return format!("is not valid JSON ({not_json})"),
+    };
+    let Value::Object(map) = &value else {
+        return format!(
+            "is not OTLP/JSON: found a JSON {} instead of an object with `resourceSpans`",
+            kind_of(&value)
+        );
+    };
+    if !map.contains_key("resourceSpans") && !map.contains_key("resource_spans") {
+        if map.contains_key("asof") {
+            return "is an asof JSON Lines dataset, not an OTLP trace: load it with `asof load`"
+                .into();
+        }
+        let mut keys: Vec<&str> = map.keys().map(String::as_str).take(5).collect();
+        keys.sort();
+        return format!(
+            "is not OTLP/JSON: found an object with {} instead of `resourceSpans`",
+            if keys.is_empty() {
+                "no keys".to_owned()
+            } else {
+                format!(
+                    "the keys {}",
+                    keys.iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        );
+    }
+    format!("is not readable OTLP/JSON ({e})")
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Each span's agent: `--agent`, else the name of the nearest agent span at or
+/// above it, else its resource's `service.name`, else `agent`.
+fn agents_of(
+    spans: &[SpanRec],
+    by_id: &HashMap<(&str, &str), usize>,
+    options: &Options,
+    report: &mut ImportReport,
+) -> Vec<String> {
+    if let Some(a) = &options.agent {
+        return vec![a.clone(); spans.len()];
+    }
+    let mut out = Vec::with_capacity(spans.len());
+    let (mut from_service, mut unnamed) = (0usize, 0usize);
+    for s in spans {
+        let mut at = Some(s);
+        let mut found = None;
+        let mut steps = 0;
+        while let Some(span) = at {
+            if let Role::Agent { name: Some(name) } = &span.role {
+                found = Some(name.clone());
+                break;
+            }
+            steps += 1;
+            if steps > spans.len() {
+                break;
+            }
+            at = span
+                .parent
+                .as_deref()
+                .and_then(|p| by_id.get(&(span.trace.as_str(), p)))
+                .map(|&i| &spans[i]);
+        }
+        let agent = match (found, &s.service) {
+            (Some(name), _) => name,
+            (None, Some(service)) => {
+                if matches!(s.role, Role::Call { .. }) {
+                    from_service += 1;
+                }
+                service.clone()
+            }
+            (None, None) => {
+                if matches!(s.role, Role::Call { .. }) {
+                    unnamed += 1;
+                }
+                "agent".into()
+            }
+        };
+        out.push(agent);
+    }
+    if from_service > 0 {
+        report.defaults.add(
+            "model calls under no agent span: the resource's service.name is the agent",
+            from_service,
+        );
+    }
+    if unnamed > 0 {
+        report.defaults.add(
+            "model calls with no agent span and no service.name: agent `agent`",
+            unnamed,
+        );
+    }
+    out
+}
+
+/// The agent's latest model call that started by `at` (index into `calls`).
+fn latest_call(
+    calls: &[usize],
+    spans: &[SpanRec],
+    agents: &[String],
+    agent: &str,
+    at: Micros,
+) -> Option<usize> {
+    calls
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| agents[c] == agent && spans[c].start <= at)
+        .map(|(k, _)| k)
+        .next_back()
+}
+
+/// A belief's or retraction's fields from a JSON object (tool arguments, or a
+/// span event's attributes under `prefix`).
+fn fields(map: &Map<String, Value>, prefix: &str, retract: bool) -> Result<Said, String> {
+    let get = |k: &str| map.get(&format!("{prefix}{k}")).filter(|v| !v.is_null());
+    let string = |k: &str| -> Result<Option<String>, String> {
+        match get(k) {
+            None => Ok(None),
+            Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(other) => Err(format!("{prefix}{k} is a {}, not text", kind_of(other))),
+        }
+    };
+    let when = |k: &str| -> Result<Option<Micros>, String> {
+        string(k)?
+            .map(|t| time::parse(&t).map_err(|e| format!("{prefix}{k}: {e}")))
+            .transpose()
+    };
+    let topic = string("topic")?.ok_or_else(|| format!("it names no {prefix}topic"))?;
+    let claim = string("claim")?;
+    if !retract && claim.is_none() {
+        return Err(format!("it names no {prefix}claim"));
+    }
+    let confidence = match get("confidence") {
+        None => None,
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::String(s)) => Some(
+            s.trim()
+                .parse::<f64>()
+                .map_err(|_| format!("{prefix}confidence {s:?} is not a number"))?,
+        ),
+        Some(other) => {
+            return Err(format!(
+                "{prefix}confidence is a {}, not a number",
+                kind_of(other)
+            ));
+        }
+    };
+    if let Some(c) = confidence
+        && !(0.0..=1.0).contains(&c)
+    {
+        return Err(format!("{prefix}confidence {c} is not in [0, 1]"));
+    }
+    let valid_from = when("valid_from")?;
+    let valid_to = when("valid_to")?;
+    if let (Some(a), Some(b)) = (valid_from, valid_to)
+        && b <= a
+    {
+        return Err(format!("{prefix}valid_to is not after {prefix}valid_from"));
+    }
+    let cite_key = if retract { "because" } else { "supported_by" };
+    let cites = match get(cite_key).or_else(|| if retract { get("supported_by") } else { None }) {
+        None => None,
+        Some(Value::Array(items)) => Some(
+            items
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => s.trim().to_owned(),
+                    other => other.to_string(),
+                })
+                .filter(|s| !s.is_empty())
+                .collect(),
+        ),
+        Some(Value::String(s)) => Some(
+            s.split(',')
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .collect(),
+        ),
+        Some(other) => {
+            return Err(format!(
+                "{prefix}{cite_key} is a {}, not a list of ids",
+                kind_of(other)
+            ));
+        }
+    };
+    let note = if retract {
+        string("reason")?
+    } else {
+        string("rationale")?
+    };
+    Ok(Said {
+        retract,
+        agent: String::new(),
+        topic,
+        claim,
+        confidence,
+        valid_from,
+        valid_to,
+        cites,
+        note,
+        recorded: 0,
+        call: None,
+        trace: String::new(),
+        origin: String::new(),
+        source: "",
+    })
+}
+
+/// Every match of `rule` in a model call's output: an assertion recorded at the
+/// call's end, its rationale the verbatim quote and where it stands.
+fn matches(rule: &Rule, k: usize, s: &SpanRec, output: &[Msg], agent: &str, said: &mut Vec<Said>) {
+    let makes_calls = output
+        .iter()
+        .flat_map(|m| &m.parts)
+        .any(|p| matches!(p, Part::ToolCall { .. }));
+    for (i, m) in output.iter().enumerate() {
+        for (j, part) in m.parts.iter().enumerate() {
+            let (text, within) = match part {
+                Part::Text(t) if m.role == "assistant" => {
+                    if rule.within.contains(&Within::Assistant) {
+                        (t, Within::Assistant)
+                    } else if rule.within.contains(&Within::Final) && !makes_calls {
+                        (t, Within::Final)
+                    } else {
+                        continue;
+                    }
+                }
+                Part::Reasoning(t) if rule.within.contains(&Within::Reasoning) => {
+                    (t, Within::Reasoning)
+                }
+                Part::ToolCall { args, .. } if rule.within.contains(&Within::ToolArgs) => {
+                    (args, Within::ToolArgs)
+                }
+                _ => continue,
+            };
+            for caps in rule.regex.captures_iter(text) {
+                let (Some(quote), Some(claim)) = (caps.get(0), caps.name("claim")) else {
+                    continue;
+                };
+                let claim = claim.as_str().trim();
+                if claim.is_empty() {
+                    continue;
+                }
+                let confidence = caps
+                    .name("confidence")
+                    .and_then(|c| c.as_str().trim().trim_end_matches('%').parse::<f64>().ok())
+                    .map(|c| if c > 1.0 { c / 100.0 } else { c })
+                    .filter(|c| (0.0..=1.0).contains(c))
+                    .or(rule.confidence);
+                said.push(Said {
+                    retract: false,
+                    agent: agent.to_owned(),
+                    topic: rule.topic.clone(),
+                    claim: Some(claim.to_owned()),
+                    confidence,
+                    valid_from: None,
+                    valid_to: None,
+                    cites: None,
+                    note: Some(format!("“{}” ({})", quote.as_str(), within.as_str())),
+                    recorded: s.end,
+                    call: Some(k),
+                    trace: s.trace.clone(),
+                    origin: format!("{} output message {i} part {j}", s.locator()),
+                    source: "rules",
+                });
+            }
+        }
+    }
+}

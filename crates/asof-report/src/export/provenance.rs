@@ -1,0 +1,95 @@
+//! Where a report came from and what it is (design.md §8): every Markdown, HTML
+//! and SVG report opens with its source as the user named it, that source's
+//! SHA-256, the asof version and the time of export; a report of a what-if
+//! fork also opens with the what-if banner and its divergence from the record.
+
+use crate::fork::WhatIf;
+use crate::fork::diff::Diff;
+use crate::store::{Store, StoreError};
+use crate::time::{self, Micros};
+
+/// A source as the user named it (a path, or the bundled demo) and the
+/// SHA-256 of its bytes (of a store file, a dataset, a trace, or the demo's
+/// embedded dataset).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub name: String,
+    pub sha256: String,
+}
+
+/// A what-if's divergence from the record it was forked from, or why it is
+/// not shown (the parent moved or changed since).
+#[derive(Debug, Clone)]
+pub enum Divergence {
+    /// The diff, and `asof diff`'s JSON of it (the HTML report reads that).
+    Shown {
+        diff: Box<Diff>,
+        json: serde_json::Value,
+    },
+    NotShown(String),
+}
+
+/// Everything a report says about itself before its content.
+#[derive(Debug, Clone)]
+pub struct Provenance {
+    pub origin: Origin,
+    pub exported_at: Micros,
+    /// The store's lineage, when it is a what-if fork.
+    pub what_if: Option<WhatIf>,
+    /// For a what-if: its divergence from the record.
+    pub divergence: Option<Divergence>,
+}
+
+impl Provenance {
+    /// The provenance of a report of `store`, read from `origin`, exported now
+    /// (or at `SOURCE_DATE_EPOCH`, in seconds, when set: the reproducible-builds
+    /// convention, so a report can be made byte for byte again); the
+    /// divergence is left for the caller (who can open the parent).
+    pub fn of(store: &Store, origin: Origin) -> Result<Provenance, StoreError> {
+        let pinned = std::env::var("SOURCE_DATE_EPOCH")
+            .ok()
+            .and_then(|s| s.trim().parse::<i64>().ok())
+            .and_then(|secs| secs.checked_mul(1_000_000));
+        Ok(Provenance {
+            origin,
+            exported_at: pinned.unwrap_or_else(time::now),
+            what_if: WhatIf::of(store)?,
+            divergence: None,
+        })
+    }
+
+    /// The asof version that wrote the report.
+    pub fn version() -> &'static str {
+        env!("CARGO_PKG_VERSION")
+    }
+
+    /// (label, value) rows: source, its SHA-256, the asof version, the export time.
+    pub fn rows(&self) -> [(&'static str, String); 4] {
+        [
+            ("source", self.origin.name.clone()),
+            ("source SHA-256", self.origin.sha256.clone()),
+            ("asof version", Self::version().to_owned()),
+            ("exported at", time::format(self.exported_at)),
+        ]
+    }
+
+    /// One line: `source demo.db · SHA-256 9f… · asof 0.1.0 · exported 2026-…`.
+    pub fn line(&self) -> String {
+        format!(
+            "source {} · SHA-256 {} · asof {} · exported {}",
+            self.origin.name,
+            self.origin.sha256,
+            Self::version(),
+            time::format(self.exported_at)
+        )
+    }
+
+    /// `What-if: ` before a what-if report's title.
+    pub fn title_prefix(&self) -> &'static str {
+        if self.what_if.is_some() {
+            "What-if: "
+        } else {
+            ""
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! What a fork store says it is (design.md §8): every output made from one carries
+//! the banner `WHAT-IF — replay of PARENT without E15 (policy …), not the
+//! record` and its lineage, so a what-if is never mistaken for the record.
+
+use crate::store::{Store, StoreError};
+use serde::Serialize;
+
+/// A fork's lineage as its store records it (see [`super::lineage`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WhatIf {
+    /// The parent as the user named it (a path, or the bundled demo).
+    pub parent: String,
+    pub parent_sha256: String,
+    /// The evidence the replay went without.
+    pub removed: Vec<String>,
+    /// The fork policy's full text.
+    pub policy: String,
+    /// When the fork was made (RFC 3339), when the store says.
+    pub created_at: Option<String>,
+}
+
+impl WhatIf {
+    /// The lineage of `store`, or `None` when it is not a fork.
+    pub fn of(store: &Store) -> Result<Option<WhatIf>, StoreError> {
+        let Some(parent) = store.meta("fork_parent")? else {
+            return Ok(None);
+        };
+        let removed = store
+            .meta("fork_removed")?
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect();
+        Ok(Some(WhatIf {
+            parent,
+            parent_sha256: store.meta("fork_parent_sha256")?.unwrap_or_default(),
+            removed,
+            policy: store.meta("fork_policy")?.unwrap_or_default(),
+            created_at: store.meta("fork_created_at")?,
+        }))
+    }
+
+    /// The policy's short name: `asof-fork/1`.
+    pub fn policy_name(&self) -> &str {
+        self.policy
+            .split_once(':')
+            .map_or(self.policy.as_str(), |(name, _)| name)
+    }
+
+    /// `WHAT-IF — replay of PARENT without E15 (policy asof-fork/1), not the record`.
+    pub fn banner(&self) -> String {
+        format!(
+            "WHAT-IF — replay of {} without {} (policy {}), not the record",
+            self.parent,
+            self.removed.join(", "),
+            self.policy_name()
+        )
+    }
+
+    /// `parent SHA-256 9f…, removed E15, made 2026-03-20T10:00:00Z`.
+    pub fn lineage(&self) -> String {
+        let sha = if self.parent_sha256.is_empty() {
+            "unknown"
+        } else {
+            &self.parent_sha256
+        };
+        let mut line = format!(
+            "parent {} (SHA-256 {sha}), removed {}",
+            self.parent,
+            self.removed.join(", ")
+        );
+        if let Some(at) = &self.created_at {
+            line.push_str(&format!(", made {at}"));
+        }
+        line
+    }
+
+    /// The `what_if` object of a JSON output: the lineage and the banner.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "banner": self.banner(),
+            "parent": self.parent,
+            "parent_sha256": self.parent_sha256,
+            "removed": self.removed,
+            "policy": self.policy,
+            "created_at": self.created_at,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WhatIf;
+
+    #[test]
+    fn the_banner_names_parent_removed_and_policy() {
+        let w = WhatIf {
+            parent: "outage.db".into(),
+            parent_sha256: "ab12".into(),
+            removed: vec!["E15".into(), "E21".into()],
+            policy: super::super::POLICY.into(),
+            created_at: Some("2026-03-20T10:00:00Z".into()),
+        };
+        assert_eq!(
+            w.banner(),
+            "WHAT-IF — replay of outage.db without E15, E21 (policy asof-fork/1), not the record"
+        );
+        assert_eq!(
+            w.lineage(),
+            "parent outage.db (SHA-256 ab12), removed E15, E21, made 2026-03-20T10:00:00Z"
+        );
+        assert_eq!(w.json()["removed"][1], "E21");
+    }
+}

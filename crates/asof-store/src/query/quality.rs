@@ -1,0 +1,65 @@
+//! Reads what belief quality (design.md §4, [`crate::engine::quality`]) needs from a
+//! store beyond the versions themselves (which carry their support times):
+//! the topics' aging settings and the verifications, one index range.
+
+use super::Belief;
+use crate::engine::quality::Ledger;
+use crate::model::{Verification, VerifyState};
+use crate::store::Store;
+use crate::time::Micros;
+
+/// Every verification in the store, into `ledger`.
+fn add_verdicts(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
+    let mut stmt = store.connection().prepare_cached(
+        "SELECT seq, id, verifies, state, source, recorded_at, text
+         FROM events INDEXED BY events_verifications WHERE kind = 'verify'",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let state: String = r.get(3)?;
+        let Some(state) = VerifyState::parse(&state) else {
+            continue; // the schema's CHECK admits only the six states
+        };
+        let v = Verification {
+            id: r.get(1)?,
+            evidence: r.get(2)?,
+            state,
+            by: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+            recorded_at: r.get(5)?,
+            note: r.get(6)?,
+        };
+        ledger.add_verification(v, r.get::<_, i64>(0)? as u64);
+    }
+    Ok(())
+}
+
+/// The ledger of a store: its topics' aging settings and every verification
+/// (a version carries its own support times, so nothing else is read).
+pub fn ledger(store: &Store) -> rusqlite::Result<Ledger> {
+    let mut ledger = Ledger::new(store.header());
+    add_verdicts(store, &mut ledger)?;
+    ledger.seal();
+    Ok(ledger)
+}
+
+/// The end of the log: where a history reads still-held versions' quality.
+pub fn end_of_log(store: &Store) -> rusqlite::Result<Micros> {
+    Ok(super::recorded_span(store)?.map_or(0, |(_, last)| last))
+}
+
+/// [`crate::engine::quality::answer`] over beliefs of one topic held at `at`.
+pub fn answer_of(
+    ledger: &Ledger,
+    held: &[&Belief],
+    cardinality: crate::model::Cardinality,
+    at: Micros,
+    about: Option<Micros>,
+) -> crate::engine::quality::Answer {
+    crate::engine::quality::answer(
+        ledger,
+        held.iter().map(|b| (&b.version, &b.supported_by[..])),
+        cardinality,
+        at,
+        about,
+    )
+}

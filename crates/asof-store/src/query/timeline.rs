@@ -1,0 +1,921 @@
+//! A store opened for scrubbing: the TUI's data (design.md §8, §12).
+//!
+//! At open only the store's scrub index ([`crate::store::scrub`]) is read:
+//! every version's key, the held-set checkpoints and every event's mark, a few
+//! dozen bytes per row. What a row says beyond its key (a version's
+//! confidence and citations, an event's id, an evidence item's summary) is
+//! read from the store when something first needs it — the rows on screen, a
+//! popup, the plane of one topic — and kept in a small cache. A million-event
+//! store then opens in the time it takes to read the index, and scrubbing
+//! costs a binary search and a scan of the held keys, with no SQL per step.
+//!
+//! ```text
+//!  scrub index (in memory)            store (on demand, cached)
+//!  ├ version keys  ─ held(t), closed_at(t), topic lists ─→ belief(i)
+//!  ├ marks         ─ next/prev event, counts per lane    ─→ marks_at(t)
+//!  └ evidence      ─ known at t, column widths           ─→ evidence_item(i)
+//! ```
+//!
+//! `believed` here answers exactly what the SQL `query::believed` answers (both
+//! use the held-at rule and the half-open valid interval); a test holds them
+//! to it on the demo and on generated data.
+
+use super::{Belief, Cited, EvidenceItem, Filter};
+use crate::engine::EffectKind;
+use crate::engine::quality::Ledger;
+use crate::model::{Evidence, Header, Name, Names, Origin, Version};
+use crate::store::scrub::{self, EvidenceWidths, MarkKey, NONE, ScrubIndex, VersionKey};
+use crate::store::{Store, StoreError};
+use crate::time::{Interval, Micros, OPEN};
+use rusqlite::{OptionalExtension, params_from_iter};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+pub use crate::store::scrub::MarkKind;
+
+/// One event of the log, as the timeline shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    pub seq: u64,
+    pub id: String,
+    pub kind: MarkKind,
+    pub recorded_at: Micros,
+    pub agent: Option<Name>,
+    pub topic: Option<Name>,
+    pub claim: Option<Name>,
+    pub cites: Cited,
+    /// The replay outcome (`applied`, `reconfirmed`, `zero_width`, ...).
+    pub effect: EffectKind,
+    /// For reconfirmations: the versions that covered the assertion.
+    pub covering: Vec<u64>,
+}
+
+/// Rows read from the store are kept up to this many of each kind; past it
+/// the cache starts again (what is on screen is read back at once).
+const CACHE: usize = 20_000;
+
+/// Ids per `IN (...)` list when rows are read by the batch.
+const BATCH: usize = 400;
+
+/// Rows read from the store, by position, [`CACHE`] of them at most (past it
+/// the cache starts again).
+struct Rows<T>(HashMap<u32, Arc<T>>);
+
+impl<T> Rows<T> {
+    fn new() -> Self {
+        Rows(HashMap::new())
+    }
+
+    /// The positions among `wanted` (those below `len`) not read yet; makes
+    /// room for them.
+    fn missing(&mut self, wanted: &[usize], len: usize) -> Vec<usize> {
+        let missing: Vec<usize> = wanted
+            .iter()
+            .copied()
+            .filter(|&i| i < len && !self.0.contains_key(&(i as u32)))
+            .collect();
+        if self.0.len() + missing.len() > CACHE {
+            self.0.clear();
+        }
+        missing
+    }
+
+    fn get(&self, i: usize) -> Option<Arc<T>> {
+        self.0.get(&(i as u32)).cloned()
+    }
+
+    fn insert(&mut self, i: u32, row: T) {
+        self.0.insert(i, Arc::new(row));
+    }
+}
+
+/// `?,?,…,?`: the parameters of an `IN (...)` list of `n` values.
+fn placeholders(n: usize) -> String {
+    vec!["?"; n].join(",")
+}
+
+/// The store a timeline reads rows from, and the rows it has read.
+struct Detail {
+    store: Store,
+    beliefs: Rows<Belief>,
+    marks: Rows<Mark>,
+    evidence: Rows<EvidenceItem>,
+    /// Per evidence item (recorded order): its searchable fields, lower-case,
+    /// joined by U+001F (read by the first evidence filter).
+    search: Option<Vec<Box<str>>>,
+    names: Names,
+    decoder: crate::store::read::Decoder,
+    /// The first failure to read a row (the store vanished or broke while open).
+    error: Option<String>,
+    /// A what-if fork's store lives in a temporary directory kept as long as
+    /// its timeline.
+    _dir: Option<tempfile::TempDir>,
+}
+
+/// What the index gives once decoded, computed at open.
+struct Lists {
+    /// Per topic (header order): version positions, ordered by `(recorded_at, id)`.
+    by_topic: Vec<Vec<u32>>,
+    /// Per mark kind: sorted recorded instants, for counting marks in a range
+    /// (the evidence kind's are the evidence items' instants, in list order).
+    times: [Vec<Micros>; 5],
+    /// Mark positions of the evidence items, in recorded order.
+    evidence: Vec<u32>,
+    /// (seq, mark position), sorted by seq.
+    mark_of_seq: Vec<(u64, u32)>,
+}
+
+#[derive(Clone)]
+pub struct Timeline {
+    pub label: String,
+    pub header: Header,
+    /// What belief quality needs (design.md §4), read once.
+    pub ledger: Ledger,
+    index: Arc<ScrubIndex>,
+    lists: Arc<Lists>,
+    detail: Arc<Mutex<Detail>>,
+}
+
+impl std::fmt::Debug for Timeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Timeline")
+            .field("label", &self.label)
+            .field("versions", &self.index.versions.len())
+            .field("marks", &self.index.marks.len())
+            .finish()
+    }
+}
+
+impl Timeline {
+    /// Opens `store` for scrubbing: reads its scrub index and the ledger, and
+    /// keeps the store to read rows from as they are needed. A damaged index
+    /// refuses the store, naming the part.
+    pub fn load(store: Store) -> Result<Timeline, StoreError> {
+        let index = Self::index(&store)?;
+        Ok(Self::with_index(store, index, None)?)
+    }
+
+    /// [`Timeline::load`] of a store that lives in `dir` (a what-if fork's),
+    /// which is removed when the last clone of the timeline is dropped.
+    pub fn load_in(store: Store, dir: tempfile::TempDir) -> Result<Timeline, StoreError> {
+        let index = Self::index(&store)?;
+        Ok(Self::with_index(store, index, Some(dir))?)
+    }
+
+    fn index(store: &Store) -> Result<ScrubIndex, StoreError> {
+        scrub::read(store.connection())?.map_err(|malformed| StoreError::Damaged {
+            path: store.label().into(),
+            reason: malformed.to_string(),
+        })
+    }
+
+    /// [`Timeline::load`] with the index computed afresh from the stored rows
+    /// instead of read, with checkpoints every `stride` versions (tests compare
+    /// it with the stored index and try short strides).
+    pub fn load_computing_index(store: Store, stride: usize) -> rusqlite::Result<Timeline> {
+        let index = scrub::compute_with(store.connection(), store.header(), stride)?;
+        Self::with_index(store, index, None)
+    }
+
+    fn with_index(
+        store: Store,
+        index: ScrubIndex,
+        dir: Option<tempfile::TempDir>,
+    ) -> rusqlite::Result<Timeline> {
+        let header = store.header().clone();
+        let mut by_topic = vec![Vec::new(); header.topics.len()];
+        for &i in &index.by_recorded {
+            if let Some(list) = by_topic.get_mut(index.versions[i as usize].topic as usize) {
+                list.push(i);
+            }
+        }
+        let mut times: [Vec<Micros>; 5] = Default::default();
+        let mut evidence = Vec::with_capacity(index.evidence.len());
+        let mut mark_of_seq = Vec::with_capacity(index.marks.len());
+        for (p, m) in index.marks.iter().enumerate() {
+            times[m.kind.index()].push(m.recorded_at);
+            if m.kind == MarkKind::Evidence {
+                evidence.push(p as u32);
+            }
+            mark_of_seq.push((m.seq, p as u32));
+        }
+        mark_of_seq.sort_unstable();
+        let ledger = super::quality::ledger(&store)?;
+        let decoder = store.decoder(true);
+        Ok(Timeline {
+            label: store.label().to_owned(),
+            header,
+            ledger,
+            index: Arc::new(index),
+            lists: Arc::new(Lists {
+                by_topic,
+                times,
+                evidence,
+                mark_of_seq,
+            }),
+            detail: Arc::new(Mutex::new(Detail {
+                store,
+                beliefs: Rows::new(),
+                marks: Rows::new(),
+                evidence: Rows::new(),
+                search: None,
+                names: Names::default(),
+                decoder,
+                error: None,
+                _dir: dir,
+            })),
+        })
+    }
+
+    /// The position of the mark of event `seq`.
+    fn mark_of(&self, seq: i64) -> Option<usize> {
+        let seq = u64::try_from(seq).ok()?;
+        let list = &self.lists.mark_of_seq;
+        let i = list.binary_search_by_key(&seq, |&(s, _)| s).ok()?;
+        Some(list[i].1 as usize)
+    }
+
+    fn detail(&self) -> MutexGuard<'_, Detail> {
+        self.detail.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The header position of the agent a filter names (`Some(None)`: no
+    /// agent named; `None`: one the header lacks, so nothing matches).
+    fn agent_filter(&self, agent: Option<&str>) -> Option<Option<u32>> {
+        match agent {
+            None => Some(None),
+            Some(a) => {
+                let p = self.header.agent_position(a)?;
+                Some(Some(p as u32))
+            }
+        }
+    }
+
+    /// The first failure to read a row from the store since the last call
+    /// (the TUI shows it in its status line).
+    pub fn take_error(&self) -> Option<String> {
+        self.detail().error.take()
+    }
+
+    /// Adds the `verify` events of a review file (design.md §4; what the TUI's `m`
+    /// writes) to the view's ledger, after every event of the log; the store is
+    /// not touched. Returns how many were read; every broken rule is reported
+    /// with its line and nothing is added.
+    pub fn add_review(
+        &mut self,
+        path: &std::path::Path,
+    ) -> Result<usize, crate::dataset::DatasetErrors> {
+        let ids = self.event_ids().unwrap_or_default();
+        let (evidence, ids) = crate::dataset::review::known(
+            ids.iter()
+                .map(|(id, at, is_evidence)| (id.as_str(), is_evidence.then_some(*at))),
+        );
+        let first = self.index.marks.len() as u64 + 1;
+        let marks = crate::dataset::review::read(path, &evidence, &ids, first)?;
+        let read = marks.len();
+        for (n, v) in marks.into_iter().enumerate() {
+            self.ledger.add_verification(v, first + n as u64);
+        }
+        self.ledger.seal();
+        Ok(read)
+    }
+
+    /// Every event's id and recorded instant, and whether it is evidence.
+    fn event_ids(&self) -> rusqlite::Result<Vec<(String, Micros, bool)>> {
+        let detail = self.detail();
+        let mut stmt = detail
+            .store
+            .connection()
+            .prepare("SELECT id, recorded_at, kind = 'evidence' FROM events")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        rows.collect()
+    }
+
+    /// Whether some event of the log has this id.
+    pub fn has_event(&self, id: &str) -> bool {
+        self.event_seq(id, "SELECT seq FROM events WHERE id = ?1")
+            .is_some()
+    }
+
+    /// The seq `sql` finds for an event id; a failure is kept for the status line.
+    fn event_seq(&self, id: &str, sql: &str) -> Option<i64> {
+        let mut detail = self.detail();
+        let found = detail
+            .store
+            .connection()
+            .prepare_cached(sql)
+            .and_then(|mut stmt| stmt.query_row([id], |r| r.get(0)).optional());
+        match found {
+            Ok(seq) => seq,
+            Err(e) => {
+                detail
+                    .error
+                    .get_or_insert(format!("cannot read events: {e}"));
+                None
+            }
+        }
+    }
+
+    /// How many events the log holds.
+    pub fn mark_count(&self) -> usize {
+        self.index.marks.len()
+    }
+
+    /// How many versions the store holds.
+    pub fn version_count(&self) -> usize {
+        self.index.versions.len()
+    }
+
+    /// First and last recorded instants, if the log has events.
+    pub fn span(&self) -> Option<(Micros, Micros)> {
+        let marks = &self.index.marks;
+        Some((marks.first()?.recorded_at, marks.last()?.recorded_at))
+    }
+
+    /// The key of the version at position `i`.
+    pub fn key(&self, i: usize) -> &VersionKey {
+        &self.index.versions[i]
+    }
+
+    /// Positions of the versions held at `at`, in reading order: topic and
+    /// agent in header order, then `valid_from`, `recorded_at`, id.
+    pub fn held(&self, at: Micros) -> Vec<usize> {
+        let mut out: Vec<usize> = self
+            .index
+            .held(at)
+            .into_iter()
+            .map(|i| i as usize)
+            .collect();
+        out.sort_unstable_by_key(|&i| self.reading_key(i));
+        out
+    }
+
+    fn reading_key(&self, i: usize) -> (u32, u32, Micros, Micros, u64) {
+        let v = &self.index.versions[i];
+        (v.topic, v.agent, v.valid_from, v.recorded_at, v.id)
+    }
+
+    /// The header positions of a version's topic and agent.
+    pub fn topic_agent(&self, i: usize) -> (usize, usize) {
+        let v = &self.index.versions[i];
+        (v.topic as usize, v.agent as usize)
+    }
+
+    /// A version's agent id ("" when it is not in the header).
+    pub fn agent_of(&self, i: usize) -> &str {
+        self.header
+            .agents
+            .get(self.index.versions[i].agent as usize)
+            .map_or("", |a| a.id.as_str())
+    }
+
+    /// A version's claim.
+    pub fn claim_of(&self, i: usize) -> &str {
+        self.claim_text(self.index.versions[i].claim)
+    }
+
+    /// A version's claim code (see [`Timeline::claim_text`]).
+    pub fn claim_code_of(&self, i: usize) -> u32 {
+        self.index.versions[i].claim
+    }
+
+    /// The text of a claim code.
+    pub fn claim_text(&self, code: u32) -> &str {
+        self.index
+            .claims
+            .get(code as usize)
+            .map_or("", String::as_str)
+    }
+
+    /// Positions of the versions closed at exactly `at`, in reading order.
+    pub fn closed_at(&self, at: Micros) -> Vec<usize> {
+        let key = |&i: &u32| self.index.versions[i as usize].superseded_at;
+        let list = &self.index.by_superseded;
+        let from = list.partition_point(|i| key(i) < at);
+        let to = list.partition_point(|i| key(i) <= at);
+        let mut out: Vec<usize> = list[from..to].iter().map(|&i| i as usize).collect();
+        out.sort_unstable_by_key(|&i| self.reading_key(i));
+        out
+    }
+
+    /// The version at position `i`, read from the store the first time.
+    pub fn belief(&self, i: usize) -> Arc<Belief> {
+        self.beliefs(&[i]).pop().unwrap_or_else(|| self.stand_in(i))
+    }
+
+    /// The version at position `i` if it has been read (never reads: for drawing).
+    pub fn cached_belief(&self, i: usize) -> Option<Arc<Belief>> {
+        self.detail().beliefs.get(i)
+    }
+
+    /// The versions at `positions`, in that order, reading the ones not yet
+    /// read in batches.
+    pub fn beliefs(&self, positions: &[usize]) -> Vec<Arc<Belief>> {
+        let mut detail = self.detail();
+        let missing = detail.beliefs.missing(positions, self.index.versions.len());
+        if let Err(e) = self.read_beliefs(&mut detail, &missing) {
+            detail
+                .error
+                .get_or_insert(format!("cannot read versions: {e}"));
+        }
+        positions
+            .iter()
+            .map(|&i| detail.beliefs.get(i).unwrap_or_else(|| self.stand_in(i)))
+            .collect()
+    }
+
+    fn read_beliefs(&self, detail: &mut Detail, positions: &[usize]) -> rusqlite::Result<()> {
+        let by_id: HashMap<u64, u32> = positions
+            .iter()
+            .map(|&i| (self.index.versions[i].id, i as u32))
+            .collect();
+        let ids: Vec<i64> = by_id.keys().map(|&id| id as i64).collect();
+        for chunk in ids.chunks(BATCH) {
+            let marks = placeholders(chunk.len());
+            let sql = format!(
+                "SELECT {} FROM versions v WHERE v.id IN ({marks})",
+                crate::store::read::VERSION_COLUMNS
+            );
+            let Detail {
+                store,
+                beliefs,
+                decoder,
+                ..
+            } = detail;
+            let conn = store.connection();
+            let mut stmt = conn.prepare_cached(&sql)?;
+            let mut rows = stmt.query(params_from_iter(chunk))?;
+            while let Some(r) = rows.next()? {
+                let (version, cites) = crate::store::read::read_version(r, conn, decoder)?;
+                let supported_by: Cited = cites;
+                if let Some(&p) = by_id.get(&version.id) {
+                    beliefs.insert(
+                        p,
+                        Belief {
+                            version,
+                            supported_by,
+                        },
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What a row that could not be read shows: its key, and the failure.
+    fn stand_in(&self, i: usize) -> Arc<Belief> {
+        let k = self.index.versions.get(i).copied().unwrap_or(VersionKey {
+            id: 0,
+            recorded_at: 0,
+            superseded_at: OPEN,
+            valid_from: 0,
+            topic: NONE,
+            agent: NONE,
+            claim: NONE,
+        });
+        let topic = self
+            .header
+            .topics
+            .get(k.topic as usize)
+            .map_or("", |t| t.id.as_str());
+        let unreadable: Name = "(unreadable)".into();
+        Arc::new(Belief {
+            version: Version {
+                id: k.id,
+                agent: self.agent_of_key(&k).into(),
+                topic: topic.into(),
+                claim: self.claim_text(k.claim).into(),
+                confidence: 0.0,
+                valid: Interval {
+                    from: k.valid_from,
+                    to: OPEN,
+                },
+                recorded_at: k.recorded_at,
+                superseded_at: k.superseded_at,
+                assertion: unreadable,
+                origin: Origin::Asserted,
+                created_by: 0,
+                closed: None,
+                clipped_by: None,
+                requested_valid_to: OPEN,
+                supported_at: k.recorded_at,
+                reconfirmed: Vec::new(),
+            },
+            supported_by: Vec::new().into(),
+        })
+    }
+
+    fn agent_of_key(&self, k: &VersionKey) -> &str {
+        self.header
+            .agents
+            .get(k.agent as usize)
+            .map_or("", |a| a.id.as_str())
+    }
+
+    /// The version with this id, if the store holds it.
+    pub fn belief_by_id(&self, id: u64) -> Option<Arc<Belief>> {
+        let p = self
+            .index
+            .versions
+            .binary_search_by_key(&id, |v| v.id)
+            .ok()?;
+        Some(self.belief(p))
+    }
+
+    /// The same answer as `query::believed` (SQL), in reading order.
+    pub fn believed(&self, at: Micros, about: Option<Micros>, filter: &Filter) -> Vec<Arc<Belief>> {
+        let Some(agent) = self.agent_filter(filter.agent.as_deref()) else {
+            return Vec::new();
+        };
+        let positions: Vec<usize> = match &filter.topic {
+            // One topic: scan only its versions recorded so far.
+            Some(topic) => {
+                let Some(t) = self.header.topic_position(topic) else {
+                    return Vec::new();
+                };
+                let list = &self.lists.by_topic[t];
+                let key = |i: u32| &self.index.versions[i as usize];
+                let upto = list.partition_point(|&i| key(i).recorded_at <= at);
+                let mut found: Vec<usize> = list[..upto]
+                    .iter()
+                    .filter(|&&i| key(i).held_at(at))
+                    .map(|&i| i as usize)
+                    .collect();
+                found.sort_unstable_by_key(|&i| self.reading_key(i));
+                found
+            }
+            None => self.held(at),
+        };
+        let positions: Vec<usize> = positions
+            .into_iter()
+            .filter(|&i| agent.is_none_or(|a| self.index.versions[i].agent == a))
+            .filter(|&i| about.is_none_or(|t| self.index.versions[i].valid_from <= t))
+            .collect();
+        self.beliefs(&positions)
+            .into_iter()
+            .filter(|b| about.is_none_or(|t| b.version.valid.contains(t)))
+            .collect()
+    }
+
+    /// Positions of one topic's versions (all agents), ordered by `recorded_at`.
+    pub fn topic_positions(&self, topic: usize) -> &[u32] {
+        self.lists.by_topic.get(topic).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every version of one topic (all agents, or one), ordered by `recorded_at`.
+    pub fn topic_versions(&self, topic: usize, agent: Option<&str>) -> Vec<Arc<Belief>> {
+        let positions: Vec<usize> = self
+            .topic_positions(topic)
+            .iter()
+            .map(|&i| i as usize)
+            .filter(|&i| agent.is_none_or(|a| self.agent_of(i) == a))
+            .collect();
+        self.beliefs(&positions)
+    }
+
+    /// `answer(agent, topic, at)`: the claim of the held version with the greatest
+    /// `valid_from` (ties: the later `recorded_at`).
+    pub fn answer(&self, agent: &str, topic: &str, at: Micros) -> Option<String> {
+        let filter = Filter {
+            agent: Some(agent.to_owned()),
+            topic: Some(topic.to_owned()),
+        };
+        self.believed(at, None, &filter)
+            .into_iter()
+            .max_by_key(|b| (b.version.valid.from, b.version.recorded_at, b.version.id))
+            .map(|b| b.version.claim.to_string())
+    }
+
+    /// How many marks (in recorded order) are recorded before `t`, or at
+    /// or before it with `inclusive`.
+    fn marks_before(&self, t: Micros, inclusive: bool) -> usize {
+        self.index
+            .marks
+            .partition_point(|m| m.recorded_at < t || inclusive && m.recorded_at == t)
+    }
+
+    /// The first event instant strictly after `t`.
+    pub fn next_event(&self, t: Micros) -> Option<Micros> {
+        let i = self.marks_before(t, true);
+        self.index.marks.get(i).map(|m| m.recorded_at)
+    }
+
+    /// The last event instant strictly before `t`.
+    pub fn prev_event(&self, t: Micros) -> Option<Micros> {
+        let i = self.marks_before(t, false).checked_sub(1)?;
+        Some(self.index.marks[i].recorded_at)
+    }
+
+    /// How many events are recorded at or before `t`.
+    pub fn events_upto(&self, t: Micros) -> usize {
+        self.marks_before(t, true)
+    }
+
+    /// The marks recorded at exactly `t`.
+    pub fn marks_at(&self, t: Micros) -> Vec<Arc<Mark>> {
+        self.marks((self.marks_before(t, false)..self.marks_before(t, true)).collect())
+    }
+
+    /// The marks of the last event instant at or before `t` (what "just happened").
+    pub fn latest_marks(&self, t: Micros) -> Vec<Arc<Mark>> {
+        match self.marks_before(t, true).checked_sub(1) {
+            Some(last) => self.marks_at(self.index.marks[last].recorded_at),
+            None => Vec::new(),
+        }
+    }
+
+    /// The marks of one topic, of one agent's events (`None`: every agent's),
+    /// in recorded order; `keep` chooses by the mark's key first.
+    pub fn topic_marks(
+        &self,
+        topic: usize,
+        agent: Option<&str>,
+        keep: impl Fn(&MarkKey) -> bool,
+    ) -> Vec<Arc<Mark>> {
+        let Some(agent) = self.agent_filter(agent) else {
+            return Vec::new();
+        };
+        let positions = self
+            .index
+            .marks
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.topic as usize == topic && m.topic != NONE)
+            .filter(|(_, m)| agent.is_none_or(|a| m.agent == a))
+            .filter(|(_, m)| keep(m))
+            .map(|(p, _)| p)
+            .collect();
+        self.marks(positions)
+    }
+
+    /// The event with this id, if the log has one.
+    pub fn mark_by_id(&self, id: &str) -> Option<Arc<Mark>> {
+        let seq = self.event_seq(id, "SELECT seq FROM events WHERE id = ?1")?;
+        let p = self.mark_of(seq)?;
+        self.marks(vec![p]).pop()
+    }
+
+    /// The marks at `positions`, reading the ones not yet read.
+    fn marks(&self, positions: Vec<usize>) -> Vec<Arc<Mark>> {
+        let mut detail = self.detail();
+        let missing = detail.marks.missing(&positions, self.index.marks.len());
+        if let Err(e) = self.read_marks(&mut detail, &missing) {
+            detail
+                .error
+                .get_or_insert(format!("cannot read events: {e}"));
+        }
+        positions
+            .iter()
+            .filter_map(|&p| detail.marks.get(p))
+            .collect()
+    }
+
+    fn read_marks(&self, detail: &mut Detail, positions: &[usize]) -> rusqlite::Result<()> {
+        let seqs: Vec<i64> = positions
+            .iter()
+            .map(|&p| self.index.marks[p].seq as i64)
+            .collect();
+        for chunk in seqs.chunks(BATCH) {
+            let marks = placeholders(chunk.len());
+            let Detail {
+                store,
+                marks: cache,
+                names,
+                ..
+            } = detail;
+            let conn = store.connection();
+            let mut cites: HashMap<i64, Vec<String>> = HashMap::new();
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT seq, evidence FROM citations WHERE seq IN ({marks}) ORDER BY seq, pos"
+            ))?;
+            let mut rows = stmt.query(params_from_iter(chunk))?;
+            while let Some(r) = rows.next()? {
+                cites.entry(r.get(0)?).or_default().push(r.get(1)?);
+            }
+            let mut covering: HashMap<i64, Vec<u64>> = HashMap::new();
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT seq, version FROM reconfirmations WHERE seq IN ({marks}) ORDER BY seq, version"
+            ))?;
+            let mut rows = stmt.query(params_from_iter(chunk))?;
+            while let Some(r) = rows.next()? {
+                covering
+                    .entry(r.get(0)?)
+                    .or_default()
+                    .push(r.get::<_, i64>(1)? as u64);
+            }
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT seq, id, agent, topic, claim, source, verifies, state
+                 FROM events WHERE seq IN ({marks})"
+            ))?;
+            let mut rows = stmt.query(params_from_iter(chunk))?;
+            while let Some(r) = rows.next()? {
+                let seq: i64 = r.get(0)?;
+                let Some(p) = self.mark_of(seq) else {
+                    continue;
+                };
+                let p = p as u32;
+                let Some(key) = self.index.marks.get(p as usize) else {
+                    continue;
+                };
+                // A retraction of an assertion takes that assertion's topic.
+                let header_topic = self.header.topics.get(key.topic as usize);
+                let mut name = |i: usize| -> rusqlite::Result<Option<Name>> {
+                    Ok(r.get_ref(i)?.as_str_or_null()?.map(|s| names.get(s)))
+                };
+                let topic = match name(3)? {
+                    Some(t) => Some(t),
+                    None => header_topic.map(|t| Name::from(t.id.as_str())),
+                };
+                let (agent, claim, cites) = match key.kind {
+                    MarkKind::Verification => {
+                        let judged: Option<String> = r.get(6)?;
+                        let cites: Cited = judged.into_iter().map(Name::from).collect();
+                        (name(5)?, name(7)?, cites)
+                    }
+                    _ => (
+                        name(2)?,
+                        name(4)?,
+                        cites
+                            .remove(&seq)
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(Name::from)
+                            .collect(),
+                    ),
+                };
+                cache.insert(
+                    p,
+                    Mark {
+                        seq: seq as u64,
+                        id: r.get(1)?,
+                        kind: key.kind,
+                        recorded_at: key.recorded_at,
+                        agent,
+                        topic,
+                        claim,
+                        cites,
+                        effect: key.effect,
+                        covering: covering.remove(&seq).unwrap_or_default(),
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// How many marks of `kind` fall in `[from, to)`.
+    pub fn count(&self, kind: MarkKind, from: Micros, to: Micros) -> usize {
+        let times = &self.lists.times[kind.index()];
+        times.partition_point(|&x| x < to) - times.partition_point(|&x| x < from)
+    }
+
+    /// How many evidence items the log holds.
+    pub fn evidence_count(&self) -> usize {
+        self.lists.evidence.len()
+    }
+
+    /// How many evidence items are recorded at or before `t`.
+    pub fn evidence_known(&self, t: Micros) -> usize {
+        self.evidence_times().partition_point(|&x| x <= t)
+    }
+
+    /// When evidence item `i` (recorded order) was recorded.
+    pub fn evidence_recorded(&self, i: usize) -> Micros {
+        self.evidence_times()[i]
+    }
+
+    /// Every evidence item's recorded instant, in list order.
+    fn evidence_times(&self) -> &[Micros] {
+        &self.lists.times[MarkKind::Evidence.index()]
+    }
+
+    /// Display widths of evidence item `i`'s columns.
+    pub fn evidence_widths(&self, i: usize) -> EvidenceWidths {
+        self.index.evidence.get(i).copied().unwrap_or_default()
+    }
+
+    /// Evidence item `i` (recorded order), read from the store the first time.
+    pub fn evidence_item(&self, i: usize) -> Arc<EvidenceItem> {
+        self.evidence_items(&[i])
+            .pop()
+            .unwrap_or_else(|| Arc::new(self.evidence_stand_in(i)))
+    }
+
+    /// Evidence item `i` if it has been read (never reads: for drawing).
+    pub fn cached_evidence(&self, i: usize) -> Option<Arc<EvidenceItem>> {
+        self.detail().evidence.get(i)
+    }
+
+    /// Evidence items at `positions` (recorded order), in that order.
+    pub fn evidence_items(&self, positions: &[usize]) -> Vec<Arc<EvidenceItem>> {
+        let mut detail = self.detail();
+        let missing = detail
+            .evidence
+            .missing(positions, self.lists.evidence.len());
+        let seqs: Vec<i64> = missing
+            .iter()
+            .map(|&i| self.index.marks[self.lists.evidence[i] as usize].seq as i64)
+            .collect();
+        let at: HashMap<i64, u32> = seqs
+            .iter()
+            .zip(&missing)
+            .map(|(&s, &i)| (s, i as u32))
+            .collect();
+        for chunk in seqs.chunks(BATCH) {
+            let sql = format!("e.seq IN ({})", placeholders(chunk.len()));
+            match super::evidence_where(&detail.store, &sql, chunk) {
+                Ok(items) => {
+                    for item in items {
+                        if let Some(&i) = at.get(&(item.seq as i64)) {
+                            detail.evidence.insert(i, item);
+                        }
+                    }
+                }
+                Err(e) => {
+                    detail
+                        .error
+                        .get_or_insert(format!("cannot read evidence: {e}"));
+                }
+            }
+        }
+        positions
+            .iter()
+            .map(|&i| {
+                detail
+                    .evidence
+                    .get(i)
+                    .unwrap_or_else(|| Arc::new(self.evidence_stand_in(i)))
+            })
+            .collect()
+    }
+
+    fn evidence_stand_in(&self, i: usize) -> EvidenceItem {
+        let recorded_at = self.evidence_times().get(i).copied().unwrap_or(0);
+        EvidenceItem {
+            seq: 0,
+            evidence: Evidence {
+                id: "(unreadable)".into(),
+                kind: String::new(),
+                source: String::new(),
+                locator: String::new(),
+                observed_at: recorded_at,
+                observed_until: None,
+                recorded_at,
+                reliability: 0.0,
+                summary: String::new(),
+            },
+            cited_by: Vec::new(),
+        }
+    }
+
+    /// The evidence item with this id, if the log has one, and its position.
+    pub fn evidence_by_id(&self, id: &str) -> Option<(usize, Arc<EvidenceItem>)> {
+        let seq = self.event_seq(
+            id,
+            "SELECT seq FROM events WHERE id = ?1 AND kind = 'evidence'",
+        )?;
+        let p = self.mark_of(seq)? as u32;
+        let i = self.lists.evidence.binary_search(&p).ok()?;
+        Some((i, self.evidence_item(i)))
+    }
+
+    /// Positions (recorded order) of the evidence items whose id, kind,
+    /// source, summary or citing ids contain `needle` (already lower-case):
+    /// what a filter typed in the evidence panel shows. The first filter reads
+    /// every item's searchable text once (a million-event store: about a
+    /// second, some 30 MB); each keystroke after it scans that text.
+    pub fn evidence_matching(&self, needle: &str) -> Vec<usize> {
+        let mut detail = self.detail();
+        if detail.search.is_none() {
+            match super::evidence(&detail.store) {
+                Ok(all) => {
+                    let texts = all
+                        .iter()
+                        .map(|item| {
+                            let e = &item.evidence;
+                            let mut fields = vec![&e.id, &e.kind, &e.source, &e.summary];
+                            fields.extend(&item.cited_by);
+                            let joined: Vec<&str> = fields.iter().map(|s| s.as_str()).collect();
+                            joined.join("\u{1f}").to_lowercase().into_boxed_str()
+                        })
+                        .collect();
+                    detail.search = Some(texts);
+                }
+                Err(e) => {
+                    detail
+                        .error
+                        .get_or_insert(format!("cannot read evidence: {e}"));
+                    return Vec::new();
+                }
+            }
+        }
+        detail.search.as_ref().map_or_else(Vec::new, |texts| {
+            texts
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.contains(needle))
+                .map(|(i, _)| i)
+                .collect()
+        })
+    }
+}

@@ -1,0 +1,819 @@
+//! Following a JSON Lines dataset that is still being written (design.md §6).
+//!
+//! ```text
+//!   file ──complete new lines──▶ check (every rule, as if the file ended there)
+//!                                   │
+//!   store ◀── one transaction ──────┘ log rows · versions · truths · scrub · how far
+//!              per batch              (a batch after the last replayed instant resumes
+//!                                      the replay's held set; one at or before it is
+//!                                      replayed again from a kept replay, rewind.rs)
+//! ```
+//!
+//! The store is at every commit what a fresh load of the file's complete lines
+//! would give, row for row: the first lines are loaded as `load` loads them;
+//! later batches go through the same rules and the same sliced replay. A line
+//! that makes the file invalid, a truncated or replaced file, stops the follow;
+//! what was committed stays. The store records how far it has read (bytes,
+//! lines and a SHA-256 of them), so a follow started again on the same store
+//! and file goes on where the last one stopped.
+
+use super::derive::{SLICE, Sliced, Write, replay_log};
+use super::scrub::Growing;
+use super::stream::{Lines, load_jsonl_upto, unmatched};
+use super::write::LogWriter;
+use super::{LoadError, Store, StoreError};
+use crate::dataset::jsonl::{self, ParsedEvent, Sink};
+use crate::dataset::raw::RawHeader;
+use crate::dataset::validate::Incremental;
+use crate::dataset::{DatasetError, DatasetErrors, Location, MAX_JSONL_LINE};
+use crate::model::{Event, EventKind, Header, IdSet};
+use crate::time::Micros;
+use rusqlite::{Connection, OptionalExtension, params};
+use sha2::{Digest, Sha256};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use truths::Truths;
+
+mod rewind;
+mod truths;
+mod whole;
+use rewind::{Snapshots, undo_from};
+pub use whole::{Converted, follow_whole};
+
+/// What one batch applied.
+#[derive(Debug, Clone, Default)]
+pub struct Batch {
+    /// Events this batch added (0: nothing new).
+    pub events: usize,
+    /// Events in the store now.
+    pub total: usize,
+    /// The last line read.
+    pub line: usize,
+    /// Lines this batch read.
+    pub lines: usize,
+    /// Records the conversion of a trace left out, in all (0 for a dataset).
+    pub skipped: usize,
+    /// Whether the batch went back before the last replayed instant (it was
+    /// replayed again from a kept replay before its first instant).
+    pub replayed: bool,
+}
+
+/// Why a follow stopped. Everything committed before stays in the store.
+#[derive(Debug, thiserror::Error)]
+pub enum Stop {
+    /// The file was truncated, replaced or turned invalid.
+    #[error("{0}")]
+    File(String),
+    #[error(transparent)]
+    Dataset(#[from] DatasetErrors),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<rusqlite::Error> for Stop {
+    fn from(e: rusqlite::Error) -> Self {
+        Stop::Store(StoreError::Sqlite(e))
+    }
+}
+
+/// Meta keys recording how far the store has read its file.
+const OFFSET: &str = "follow_offset";
+const LINES: &str = "follow_lines";
+const SHA256: &str = "follow_sha256";
+
+/// Loads the complete lines of the JSON Lines file `dataset` into `store`
+/// (created as `load` creates it, or, when it was written by an earlier
+/// follow of the same file, continued), then applies each batch of complete
+/// new lines as it is written, polling every `poll`, until `go_on` returns
+/// false after a batch (`Ok`) or the file stops the follow (`Err(Stop)`).
+pub fn follow(
+    dataset: &Path,
+    store: &Path,
+    force: bool,
+    poll: std::time::Duration,
+    mut go_on: impl FnMut(&Batch) -> bool,
+) -> Result<(), Stop> {
+    // The file followed is the one at `dataset` now: one renamed over it
+    // later, even while the first load runs, is another file.
+    let started = identity(&std::fs::metadata(dataset).map_err(|e| io(dataset, e))?);
+    // What a load of the first lines did, when this follow began with one.
+    let mut first = None;
+    if !store.exists() || force {
+        let len = wait_for_a_line(dataset, poll, &mut go_on)?;
+        let Some(len) = len else {
+            return Ok(());
+        };
+        let loaded = load_jsonl_upto(dataset, len, store, force, SLICE).map_err(|e| match e {
+            LoadError::Dataset(d) => Stop::Dataset(d),
+            LoadError::Store(s) => Stop::Store(s),
+        })?;
+        let conn = Connection::open(store)?;
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+        let (lines, sha) = lines_and_hash(dataset, len)?;
+        set_meta(&conn, len, lines, &sha)?;
+        let events = loaded.events();
+        first = Some(Batch {
+            events,
+            total: events,
+            line: lines,
+            lines,
+            ..Batch::default()
+        });
+    }
+    // A store and its format are checked as every command checks them.
+    Store::open(store)?;
+    let name = dataset.display().to_string();
+    let lines = Lines::default();
+    let mut f = match Follower::resume(&name, dataset, started, store, &lines, first.is_some()) {
+        Ok(f) => f,
+        Err(stop) => {
+            // The store holds the first lines, loaded above: said before the
+            // stop (the file replaced at once, say), so the stop says what
+            // the store keeps.
+            if let Some(first) = first {
+                go_on(&first);
+            }
+            return Err(stop);
+        }
+    };
+    let mut batch = Batch {
+        total: f.events,
+        line: f.line,
+        ..Batch::default()
+    };
+    loop {
+        if !go_on(&batch) {
+            return Ok(());
+        }
+        std::thread::sleep(poll);
+        batch = f.poll()?;
+    }
+}
+
+/// Waits until `dataset` holds a complete first line; returns the length of
+/// its complete lines (`None` when `go_on` said stop first).
+pub fn wait_for_a_line(
+    dataset: &Path,
+    poll: std::time::Duration,
+    go_on: &mut impl FnMut(&Batch) -> bool,
+) -> Result<Option<u64>, Stop> {
+    loop {
+        let bytes = std::fs::read(dataset).map_err(|e| io(dataset, e))?;
+        if let Some(end) = bytes.iter().rposition(|&b| b == b'\n') {
+            return Ok(Some(end as u64 + 1));
+        }
+        if !go_on(&Batch::default()) {
+            return Ok(None);
+        }
+        std::thread::sleep(poll);
+    }
+}
+
+fn io(path: &Path, source: std::io::Error) -> Stop {
+    Stop::Store(StoreError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// The lines in the first `len` bytes of `dataset` and their SHA-256, in one
+/// read. (A file cut shorter since it was loaded is told by
+/// [`Follower::resume`], which compares its length with what was applied.)
+fn lines_and_hash(dataset: &Path, len: u64) -> Result<(usize, String), Stop> {
+    let file = std::fs::File::open(dataset).map_err(|e| io(dataset, e))?;
+    let mut input = file.take(len);
+    let mut buf = vec![0u8; 1 << 16];
+    let (mut lines, mut sha) = (0, Sha256::new());
+    loop {
+        let n = input.read(&mut buf).map_err(|e| io(dataset, e))?;
+        if n == 0 {
+            return Ok((lines, hex(&sha.finalize())));
+        }
+        lines += buf[..n].iter().filter(|&&b| b == b'\n').count();
+        sha.update(&buf[..n]);
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn set_meta(conn: &Connection, offset: u64, lines: usize, sha: &str) -> rusqlite::Result<()> {
+    let mut set =
+        conn.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
+    set.execute(params![OFFSET, offset.to_string()])?;
+    set.execute(params![LINES, lines.to_string()])?;
+    set.execute(params![SHA256, sha])?;
+    Ok(())
+}
+
+/// A connection that writes a followed store: WAL, so readers (a TUI) see
+/// each batch's commit whole and are never blocked.
+fn open_writer(store: &Path) -> Result<Connection, Stop> {
+    let conn = Connection::open(store)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+    Ok(conn)
+}
+
+/// The follow position `store` records: bytes and lines applied, and the
+/// SHA-256 of those bytes.
+fn recorded(conn: &Connection, store: &Path, name: &str) -> Result<(u64, usize, String), Stop> {
+    let meta = |key: &str| -> rusqlite::Result<Option<String>> {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+    };
+    let (Some(offset), Some(line), Some(sha)) = (meta(OFFSET)?, meta(LINES)?, meta(SHA256)?) else {
+        return Err(Stop::File(format!(
+            "{}: was not written by a follow (`asof load --follow`); pass --force to load {name} into it again",
+            store.display()
+        )));
+    };
+    let (Ok(offset), Ok(line)) = (offset.parse::<u64>(), line.parse::<usize>()) else {
+        return Err(Stop::Store(StoreError::Damaged {
+            path: store.to_owned(),
+            reason: "its follow position does not read as numbers".to_owned(),
+        }));
+    };
+    Ok((offset, line, sha))
+}
+
+fn truncated(name: &str, len: u64, offset: u64) -> Stop {
+    Stop::File(format!(
+        "{name}: was truncated to {len} bytes after {offset} were applied"
+    ))
+}
+
+fn not_followed(name: &str, store: &Path, offset: u64) -> Stop {
+    Stop::File(format!(
+        "{name}: is not the file {} was following (its first {offset} bytes differ); pass --force to load it again",
+        store.display()
+    ))
+}
+
+/// What was written after the `offset` bytes applied, up to its last complete
+/// line, once the file is checked to be the one followed: the same file
+/// (`followed`), no shorter, and still holding `tail` just before `offset`.
+/// Returns those bytes (none when no line was completed) and the length of
+/// the incomplete line after them.
+fn read_on(
+    name: &str,
+    path: &Path,
+    followed: (u64, u64),
+    offset: u64,
+    tail: &[u8],
+) -> Result<(Vec<u8>, usize), Stop> {
+    // Open first and ask the open file: a rename between a stat of the path
+    // and the open would otherwise read the new file as the old one.
+    let unreadable = |e: std::io::Error| Stop::File(format!("{name}: can no longer be read ({e})"));
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    if identity(&meta) != followed {
+        return Err(replaced(name));
+    }
+    if meta.len() < offset {
+        return Err(truncated(name, meta.len(), offset));
+    }
+    let from = offset - tail.len() as u64;
+    file.seek(SeekFrom::Start(from)).map_err(|e| io(path, e))?;
+    let mut bytes = Vec::new();
+    file.take(meta.len() - from)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io(path, e))?;
+    if !bytes.starts_with(tail) {
+        return Err(Stop::File(format!(
+            "{name}: was rewritten before byte {offset}"
+        )));
+    }
+    let mut new = bytes.split_off(tail.len());
+    match new.iter().rposition(|&b| b == b'\n') {
+        Some(end) => {
+            let pending = new.len() - end - 1;
+            new.truncate(end + 1);
+            Ok((new, pending))
+        }
+        None => Ok((Vec::new(), new.len())),
+    }
+}
+
+/// The state a follow carries between batches.
+struct Follower<'a> {
+    name: &'a str,
+    path: &'a Path,
+    lines: &'a Lines,
+    conn: Connection,
+    header: Header,
+    checker: Incremental<'a>,
+    replay: Sliced,
+    /// The replay as it was before some instants, to replay again from.
+    snapshots: Snapshots,
+    /// The last recorded instant replayed (evidence is not replayed).
+    last: Option<Micros>,
+    claims: IdSet<String>,
+    /// The scrub index as committed (`None` after a batch that failed: the
+    /// next computes it afresh).
+    scrub: Option<Growing>,
+    /// The truths as committed (`None` likewise).
+    truths: Option<Truths>,
+    /// Bytes and lines applied, and the SHA-256 of those bytes.
+    offset: u64,
+    line: usize,
+    sha: Sha256,
+    /// The last bytes applied, to notice a file rewritten in place.
+    tail: Vec<u8>,
+    /// The device and inode of the file followed.
+    identity: (u64, u64),
+    events: usize,
+}
+
+/// How many applied bytes are compared on each poll.
+const TAIL: usize = 4096;
+
+impl<'a> Follower<'a> {
+    /// Takes up a follow from what `store` records: checks that `dataset`
+    /// still begins with what was applied (re-reading it through the rules)
+    /// and replays the stored log for the held versions. `loaded_here`: this
+    /// process loaded the store from `dataset` (the file `started` names).
+    fn resume(
+        name: &'a str,
+        dataset: &'a Path,
+        started: (u64, u64),
+        store: &Path,
+        lines: &'a Lines,
+        loaded_here: bool,
+    ) -> Result<Self, Stop> {
+        let conn = open_writer(store)?;
+        let (offset, line, sha) = recorded(&conn, store, name)?;
+        let file = std::fs::File::open(dataset).map_err(|e| io(dataset, e))?;
+        let opened = file.metadata().map_err(|e| io(dataset, e))?;
+        if identity(&opened) != started {
+            return Err(replaced(name));
+        }
+        // Shorter now than what was applied (checked again when the bytes
+        // differ: it may have been cut while read here): the file this
+        // process loaded was truncated; a file an earlier follow applied
+        // may be that file truncated or another one.
+        let shorter = |len: u64| {
+            if loaded_here {
+                return truncated(name, len, offset);
+            }
+            Stop::File(format!(
+                "{name}: was truncated to {len} bytes after {offset} were applied, or is not the file {} was following; pass --force to load it again",
+                store.display()
+            ))
+        };
+        let changed = || match std::fs::metadata(dataset) {
+            Ok(now) if now.len() < offset => shorter(now.len()),
+            _ => not_followed(name, store, offset),
+        };
+        if opened.len() < offset {
+            return Err(shorter(opened.len()));
+        }
+        // Every rule over what was applied, to carry the checker's state on.
+        let mut hashed = Hashing {
+            input: std::io::BufReader::new(file).take(offset),
+            sha: Sha256::new(),
+            tail: Vec::new(),
+        };
+        let mut check = Check {
+            name,
+            lines,
+            checker: None,
+            events: 0,
+        };
+        let read = jsonl::stream(name, &mut hashed, &mut check);
+        // Drain what the rules did not read (a file that is not the one
+        // followed may stop them early), so the hash covers the whole prefix.
+        std::io::copy(&mut hashed, &mut std::io::sink()).map_err(|e| io(dataset, e))?;
+        let (hasher, tail) = hashed.tail();
+        if hex(&hasher.clone().finalize()) != sha {
+            return Err(changed());
+        }
+        read?;
+        let Some(mut checker) = check.checker else {
+            return Err(changed());
+        };
+        checker.settle()?;
+        let header = checker.header().clone();
+        let tx = conn.unchecked_transaction()?;
+        let last: Option<Micros> = tx.query_row(
+            "SELECT max(recorded_at) FROM events WHERE kind <> 'evidence'",
+            [],
+            |r| r.get(0),
+        )?;
+        let mut snapshots = Snapshots::default();
+        let replay = replay_log(&tx, &header, SLICE, Write::Not, None, |bound, state| {
+            snapshots.keep(bound, state)
+        })?;
+        let claims = {
+            let mut stmt = tx.prepare("SELECT text FROM claims ORDER BY code")?;
+            stmt.query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<IdSet<String>>>()?
+        };
+        let stored: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
+        let scrub = Growing::stored(&tx, &header)?;
+        let truths = Truths::read(&tx, &header)?;
+        tx.finish()?;
+        if stored as usize != check.events {
+            return Err(changed());
+        }
+        Ok(Follower {
+            name,
+            path: dataset,
+            lines,
+            header,
+            checker,
+            replay,
+            snapshots,
+            last,
+            claims,
+            scrub: Some(scrub),
+            truths: Some(truths),
+            offset,
+            line,
+            sha: hasher,
+            tail,
+            identity: started,
+            events: check.events,
+            conn,
+        })
+    }
+
+    /// Reads what was written since the last poll and applies its complete lines.
+    fn poll(&mut self) -> Result<Batch, Stop> {
+        let (complete, pending) =
+            read_on(self.name, self.path, self.identity, self.offset, &self.tail)?;
+        if complete.is_empty() {
+            if pending > MAX_JSONL_LINE {
+                return Err(self.too_long(self.line + 1));
+            }
+            return Ok(self.batch(0, 0, false));
+        }
+        let complete = &complete[..];
+        let mut checked = self.check(complete)?;
+        checked.bytes = complete.to_vec();
+        let replayed = self.apply(&checked, complete.len() as u64)?;
+        self.sha.update(complete);
+        self.offset += complete.len() as u64;
+        self.line += checked.lines;
+        self.events += checked.events.len();
+        let events = checked.events;
+        let keep = complete.len().min(TAIL);
+        let mut tail = std::mem::take(&mut self.tail);
+        tail.extend_from_slice(&complete[complete.len() - keep..]);
+        self.tail = tail.split_off(tail.len().saturating_sub(TAIL));
+        Ok(self.batch(events.len(), checked.lines, replayed))
+    }
+
+    fn batch(&self, events: usize, lines: usize, replayed: bool) -> Batch {
+        Batch {
+            events,
+            total: self.events,
+            line: self.line,
+            lines,
+            skipped: 0,
+            replayed,
+        }
+    }
+
+    fn too_long(&self, line: usize) -> Stop {
+        let error = DatasetError {
+            file: self.name.to_owned(),
+            location: Some(Location::line(line)),
+            event: None,
+            message: format!("line is longer than {MAX_JSONL_LINE} bytes"),
+        };
+        Stop::Dataset(DatasetErrors(vec![error]))
+    }
+
+    /// Checks complete new lines; returns their events, how many lines they
+    /// were and the agents to fill into retractions (by seq), or every error
+    /// (the follow stops).
+    fn check(&mut self, complete: &[u8]) -> Result<Checked, Stop> {
+        let mut events = Vec::new();
+        let mut count = 0;
+        let mut index = self.events;
+        for raw in complete.split_inclusive(|&b| b == b'\n') {
+            count += 1;
+            let line = self.line + count;
+            let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+            if raw.len() > MAX_JSONL_LINE {
+                return Err(self.too_long(line));
+            }
+            let Ok(text) = std::str::from_utf8(raw) else {
+                return Err(Stop::Dataset(DatasetErrors(vec![DatasetError {
+                    file: self.name.to_owned(),
+                    location: Some(Location::line(line)),
+                    event: None,
+                    message: "the line is not valid UTF-8".to_owned(),
+                }])));
+            };
+            if text.trim().is_empty() {
+                continue;
+            }
+            self.lines.push(index, line);
+            let parsed = jsonl::parse_event(text, line);
+            if let Some(event) = self.checker.event(index, parsed) {
+                events.push(event);
+            }
+            index += 1;
+            if self.checker.failed() {
+                break;
+            }
+        }
+        // References to events not written yet break the rules now.
+        let filled = self.checker.settle()?;
+        Ok(Checked {
+            events,
+            lines: count,
+            filled,
+            bytes: Vec::new(),
+        })
+    }
+
+    /// Writes checked events and what they derive in one transaction; returns
+    /// whether it went back before the last replayed instant (a late batch,
+    /// replayed again from there). Nothing is written if a retraction matches nothing.
+    fn apply(&mut self, checked: &Checked, bytes: u64) -> Result<bool, Stop> {
+        let tx = self.conn.transaction()?;
+        let mut log = LogWriter::with_claims(&tx, std::mem::take(&mut self.claims))?;
+        let written = checked.events.iter().try_for_each(|e| log.write(e));
+        self.claims = log.into_claims();
+        written?;
+        let mut fill = tx.prepare("UPDATE events SET agent = ?2 WHERE seq = ?1")?;
+        for (seq, agent) in &checked.filled {
+            fill.execute(params![*seq as i64, agent])?;
+        }
+        drop(fill);
+        let replayed = || {
+            checked
+                .events
+                .iter()
+                .filter(|e| e.kind() != EventKind::Evidence)
+                .map(Event::recorded_at)
+        };
+        let (first, newest) = (replayed().min(), replayed().max());
+        let late = matches!((first, self.last), (Some(first), Some(last)) if first < last);
+        // Replays only after every instant replayed before (as an appending
+        // writer's batch does): the scrub index grows instead of being
+        // computed afresh.
+        let appends = checked.filled.is_empty()
+            && first.is_some_and(|first| self.last.is_none_or(|last| first > last));
+        // Where the replay goes on from: after the last instant applied, the
+        // replay as it is; at or before it, a kept replay from before an
+        // instant no later than the batch's first; else (or when the batch
+        // names the agent of earlier retractions) the whole log again, as a
+        // fresh load of this file replays it.
+        let start = match first {
+            _ if !checked.filled.is_empty() => Some(None),
+            // Evidence only: nothing to replay.
+            None => None,
+            Some(first) if appends => Some(Some((first, self.replay.clone()))),
+            Some(first) => Some(self.snapshots.rewind(first)),
+        };
+        // Which versions were written again: none (no replay), those closed
+        // since the replay's first instant and those held, or all (the whole
+        // log replayed).
+        let mut rewritten = Rewritten::Kept;
+        match start {
+            None => {}
+            Some(Some((from, state))) => {
+                rewritten = Rewritten::Since(from);
+                // After every instant replayed before, only the held rows
+                // reach past `from`: they stay, and each is written over as it
+                // is closed or changes. Otherwise all that reaches past goes.
+                let write = if appends {
+                    Write::OverHeld
+                } else {
+                    undo_from(&tx, from)?;
+                    Write::Rows
+                };
+                let kept = &mut self.snapshots;
+                let replay = replay_log(
+                    &tx,
+                    &self.header,
+                    SLICE,
+                    write,
+                    Some((from, state)),
+                    |b, s| kept.keep(b, s),
+                )?;
+                if appends {
+                    replay
+                        .held_changed_from(&self.replay)
+                        .write_over_held(&tx)?;
+                } else {
+                    replay.held().write(&tx)?;
+                }
+                self.replay = replay;
+            }
+            Some(None) => {
+                rewritten = Rewritten::All;
+                tx.execute_batch(
+                    "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;",
+                )?;
+                let kept = &mut self.snapshots;
+                *kept = Snapshots::default();
+                self.replay = replay_log(&tx, &self.header, SLICE, Write::Rows, None, |b, s| {
+                    kept.keep(b, s)
+                })?;
+                self.replay.held().write(&tx)?;
+            }
+        }
+        unmatched(self.name, self.lines, self.replay.unmatched().to_vec())?;
+        self.last = self.last.max(newest);
+        let since = match rewritten {
+            Rewritten::Kept => None,
+            Rewritten::Since(from) => Some(from),
+            Rewritten::All => Some(Micros::MIN),
+        };
+        let truths = match self.truths.take() {
+            Some(mut truths) => {
+                truths.write(&tx, &self.header, since)?;
+                truths
+            }
+            None => {
+                let truths = Truths::read(&tx, &self.header)?;
+                truths.rewrite(&tx, &self.header)?;
+                truths
+            }
+        };
+        let mut scrub = match (&rewritten, self.scrub.take()) {
+            (Rewritten::Kept, Some(growing)) => growing.grow(&tx, &self.header, None)?,
+            (Rewritten::Since(from), Some(growing)) if appends => {
+                growing.grow(&tx, &self.header, Some(*from))?
+            }
+            (Rewritten::Since(from), Some(growing)) => growing.rewound(&tx, &self.header, *from)?,
+            _ => Growing::compute(&tx, &self.header)?,
+        };
+        scrub.store(&tx)?;
+        match rewritten {
+            Rewritten::Kept => {}
+            Rewritten::Since(from) => super::pages::patch_since(&tx, from)?,
+            Rewritten::All => super::pages::write(&tx)?,
+        }
+        let mut sha = self.sha.clone();
+        set_meta(&tx, self.offset + bytes, self.line + checked.lines, &{
+            sha.update(&checked.bytes);
+            hex(&sha.finalize())
+        })?;
+        tx.commit()?;
+        self.scrub = Some(scrub);
+        self.truths = Some(truths);
+        Ok(late)
+    }
+}
+
+/// How a batch changed the stored versions, for what is derived from them
+/// (the pages, the truths, the scrub index).
+enum Rewritten {
+    /// Not at all (evidence only).
+    Kept,
+    /// Those closed at or after this instant, and those still held, may
+    /// have changed (replayed from it); the others did not.
+    Since(Micros),
+    /// All were written again.
+    All,
+}
+
+/// Complete new lines, checked.
+struct Checked {
+    events: Vec<Event>,
+    lines: usize,
+    filled: Vec<(u64, String)>,
+    /// The lines' bytes.
+    bytes: Vec<u8>,
+}
+
+/// Checks a file's first lines as a load would, without writing (a follow
+/// taken up again carries the checker on).
+struct Check<'a> {
+    name: &'a str,
+    lines: &'a Lines,
+    checker: Option<Incremental<'a>>,
+    events: usize,
+}
+
+impl<'a> Sink for Check<'a> {
+    fn header(&mut self, header: RawHeader, line: usize) {
+        self.lines.header.set(line);
+        self.checker = Some(Incremental::new(self.name, header, self.lines));
+    }
+
+    fn event(&mut self, index: usize, line: usize, event: ParsedEvent) {
+        self.lines.push(index, line);
+        if let Some(checker) = self.checker.as_mut() {
+            checker.event(index, event);
+        }
+        self.events = index + 1;
+    }
+}
+
+/// A reader that hashes what passes through it and keeps its last bytes.
+struct Hashing<R> {
+    input: R,
+    sha: Sha256,
+    tail: Vec<u8>,
+}
+
+impl<R: std::io::BufRead> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.input.read(buf)?;
+        self.seen(&buf[..n]);
+        Ok(n)
+    }
+}
+
+impl<R: std::io::BufRead> std::io::BufRead for Hashing<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.input.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        // What is consumed is what the reader had buffered: hash it first.
+        if let Ok(buf) = self.input.fill_buf() {
+            let seen = buf[..amt.min(buf.len())].to_vec();
+            self.seen(&seen);
+        }
+        self.input.consume(amt);
+    }
+}
+
+impl<R> Hashing<R> {
+    fn seen(&mut self, bytes: &[u8]) {
+        self.sha.update(bytes);
+        self.tail.extend_from_slice(bytes);
+        if self.tail.len() > 2 * TAIL {
+            self.tail.drain(..self.tail.len() - TAIL);
+        }
+    }
+
+    fn tail(mut self) -> (Sha256, Vec<u8>) {
+        let keep = self.tail.len().min(TAIL);
+        self.tail.drain(..self.tail.len() - keep);
+        (self.sha, self.tail)
+    }
+}
+
+#[cfg(unix)]
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+/// Where files have no inode, a replaced file is noticed by its bytes alone.
+#[cfg(not(unix))]
+fn identity(_: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
+}
+
+fn replaced(name: &str) -> Stop {
+    Stop::File(format!("{name}: was replaced by another file"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::{GenConfig, generate};
+
+    /// A store followed from `file` (its first batch only), then `file` cut
+    /// to half: what taking the follow up again says.
+    fn taken_up_after_a_cut(loaded_here: bool) -> String {
+        let dir = tempfile::tempdir().expect("a directory");
+        let (file, store) = (dir.path().join("live.jsonl"), dir.path().join("live.db"));
+        let mut text = Vec::new();
+        let config = GenConfig {
+            events: 200,
+            topics: 5,
+            agents: 2,
+            seed: 3,
+        };
+        generate(config, &mut text).expect("generated");
+        std::fs::write(&file, &text).expect("written");
+        follow(&file, &store, false, std::time::Duration::ZERO, |_| false).expect("followed");
+        let half = text.len() as u64 / 2;
+        let cut = std::fs::OpenOptions::new().write(true).open(&file);
+        cut.and_then(|f| f.set_len(half)).expect("cut");
+        let started = identity(&std::fs::metadata(&file).expect("the file"));
+        let name = file.display().to_string();
+        let lines = Lines::default();
+        match Follower::resume(&name, &file, started, &store, &lines, loaded_here) {
+            Err(Stop::File(message)) => message,
+            Err(other) => panic!("another stop: {other}"),
+            Ok(_) => panic!("taken up on a file shorter than what was applied"),
+        }
+    }
+
+    /// The process that loaded the store knows the file was cut (its first
+    /// load and the follow read the same file); a later one, with only the
+    /// applied bytes' hash, cannot tell a cut file from another.
+    #[test]
+    fn a_file_cut_before_the_follow_takes_up_is_said_to_be_truncated() {
+        let here = taken_up_after_a_cut(true);
+        assert!(here.contains("was truncated to"), "{here}");
+        assert!(!here.contains("not the file"), "{here}");
+        let later = taken_up_after_a_cut(false);
+        assert!(
+            later.contains("was truncated to") && later.contains("or is not the file"),
+            "{later}"
+        );
+    }
+}

@@ -1,0 +1,11 @@
+//! asof's terminal UI (docs/design.md §8): an Elm-style model — keys become
+//! actions in one keymap, `update` changes state and runs the queries,
+//! views only draw — on the store's queries.
+
+#![forbid(unsafe_code)]
+
+pub use asof_core::{axis, dataset, engine, model, text, time};
+pub use asof_report::export;
+pub use asof_store::{fork, query, store};
+
+pub mod tui;

@@ -1,0 +1,127 @@
+//! Live review (design.md §6): the TUI on a store that is still being written.
+//!
+//! ```text
+//!   FILE ──follow thread (store::follow)──▶ STORE ◀── watch thread ──Msg::Live──▶ loop
+//!                                           (another process may write it instead)
+//! ```
+//!
+//! The watch thread asks SQLite every [`POLL`] whether another connection
+//! committed (`PRAGMA data_version`); when one did, it reads the timeline
+//! again off the loop's thread and sends it, so the loop only swaps it in
+//! ([`crate::tui::app::App::refresh`]). Once a second without news it sends
+//! [`Live::Quiet`], for the header's age of the newest event.
+
+use crate::query::timeline::Timeline;
+use crate::store::Store;
+use crate::store::follow::{Batch, Stop};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How often a live source is looked at.
+pub const POLL: Duration = Duration::from_millis(100);
+
+/// What a live TUI hears from its source.
+pub enum Live {
+    /// The store changed: its timeline, read again.
+    Refreshed(Box<Timeline>),
+    /// A second passed without news.
+    Quiet,
+    /// Following stopped; what is on screen stays. The sentence says why.
+    Stopped(String),
+}
+
+impl std::fmt::Debug for Live {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Live::Refreshed(_) => f.write_str("Refreshed"),
+            Live::Quiet => f.write_str("Quiet"),
+            Live::Stopped(why) => write!(f, "Stopped({why})"),
+        }
+    }
+}
+
+/// Watches the store at `path` until `stop` is set or the channel closes,
+/// sending what [`Live`] says through `send`.
+pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool + Send + 'static) {
+    std::thread::spawn(move || {
+        let watch = match crate::store::Watch::open(&path) {
+            Ok(watch) => watch,
+            Err(e) => {
+                send(Live::Stopped(format!(
+                    "{}: cannot be watched: {e}",
+                    path.display()
+                )));
+                return;
+            }
+        };
+        let version = |watch: &crate::store::Watch| watch.version();
+        let mut seen = version(&watch).ok();
+        let mut quiet_since = Instant::now();
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(POLL);
+            let now = version(&watch).ok();
+            let news = if now != seen {
+                seen = now;
+                match Store::open(&path).and_then(Timeline::load) {
+                    Ok(timeline) => Live::Refreshed(Box::new(timeline)),
+                    Err(e) => Live::Stopped(format!("{e}; the screen shows the store as it was")),
+                }
+            } else if quiet_since.elapsed() >= Duration::from_secs(1) {
+                Live::Quiet
+            } else {
+                continue;
+            };
+            quiet_since = Instant::now();
+            let stopped = matches!(news, Live::Stopped(_));
+            if !send(news) || stopped {
+                return;
+            }
+        }
+    });
+}
+
+/// Runs a follow of a file into a store on a thread (`follow` is handed the
+/// callback each batch calls, as [`crate::store::follow::follow`] takes it)
+/// until `stop` is set. Returns once the store holds the file's first lines
+/// (a batch past line 0),
+/// or with the reason it could not. A later stop is sent through `send`.
+pub fn follow_file(
+    follow: impl FnOnce(&mut dyn FnMut(&Batch) -> bool) -> Result<(), Stop> + Send + 'static,
+    stop: Arc<AtomicBool>,
+    send: impl Fn(Live) -> bool + Send + 'static,
+) -> Result<(), Stop> {
+    let (ready, started) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut first = Some(ready);
+        let result = follow(&mut |batch| {
+            // Line 0: still waiting for the file's first line, so no store yet.
+            if batch.line > 0
+                && let Some(ready) = first.take()
+            {
+                let _ = ready.send(Ok(()));
+            }
+            !stop.load(Ordering::Relaxed)
+        });
+        match (result, first) {
+            (Err(e), Some(ready)) => {
+                let _ = ready.send(Err(e));
+            }
+            (Err(e), None) => {
+                send(Live::Stopped(format!(
+                    "{}; following stopped, the screen keeps what was applied",
+                    e.to_string().replace('\n', "; ")
+                )));
+            }
+            (Ok(()), _) => {}
+        }
+    });
+    match started.recv() {
+        Ok(result) => result,
+        // The thread ended without a word: only by panicking.
+        Err(_) => Err(Stop::File(
+            "the follow thread ended unexpectedly".to_owned(),
+        )),
+    }
+}

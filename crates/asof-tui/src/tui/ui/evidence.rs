@@ -1,0 +1,223 @@
+//! The evidence panel: every item with kind, source, observed and recorded times,
+//! lag (late items marked `!` and in the late style), what cites it, and its
+//! verification state at the cursor (design.md §4); items recorded after the cursor
+//! are dimmed.
+//!
+//! ```text
+//! ┌ Evidence · 33 items · 14 known at the cursor ─────────────────────────┐
+//! │ID   KIND    SOURCE     OBSERVED     RECORDED     LAG       CITED BY    VERIFIED  │
+//! │E14  log     loki       03-02 09:05  03-03 10:10  !1d 1h    B18,B21,B24 candidate │
+//! └───────────────────────────────────────────────────────────────────────┘
+//! ```
+//! Columns are as wide as their widest value (within bounds); the summary takes
+//! the rest. INFLUENCE, once computed, is the parent's: while a fork is shown
+//! the column says so.
+
+use crate::model::VerifyState;
+use crate::query::LATE;
+use crate::time::{self, format_short};
+use crate::tui::app::{App, Focus};
+use crate::tui::layout;
+use crate::tui::state::evidence::EvidenceState;
+use crate::tui::text::fit;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+/// The fewest columns the SUMMARY gets while an optional column can make room.
+pub const SUMMARY_MIN: usize = 30;
+/// The fewest columns SUMMARY gets on a narrow screen.
+pub const SUMMARY_NARROW: usize = 20;
+
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    let state = &app.evidence;
+    let focused = app.focus == Focus::Evidence;
+    let known = EvidenceState::known(&app.timeline, app.cursor);
+    let filter = if state.list.is_filtered() {
+        format!(
+            " · filter “{}”: {}",
+            state.list.filter,
+            crate::text::count(state.list.matches(), "match", "matches")
+        )
+    } else {
+        String::new()
+    };
+    let block = super::panel(
+        app,
+        focused,
+        format!(
+            "Evidence · {} items · {known} known at the cursor{filter}",
+            app.timeline.evidence_count()
+        ),
+    );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let rows_area = layout::evidence_rows(area);
+    let width = inner.width as usize;
+    if width == 0 || inner.height == 0 {
+        return;
+    }
+    // The rows on screen were read when the list last moved (App::prefetch);
+    // drawing never reads the store.
+    let shown: Vec<(usize, usize, std::sync::Arc<crate::query::EvidenceItem>)> = state
+        .list
+        .window(rows_area.height as usize)
+        .filter_map(|(pos, i)| Some((pos, i, app.timeline.cached_evidence(i)?)))
+        .collect();
+    let id_w = state.id_width.clamp(2, 24);
+    let source_w = state.source_width.clamp(6, 16);
+    let wide = width >= 100;
+    let cited_w = state
+        .cited_width
+        .clamp(8, if width >= 150 { 20 } else { 12 });
+    // Times as wide as the rows on screen need (seconds only when they have them).
+    let time_w = |f: &dyn Fn(&crate::query::EvidenceItem) -> i64| {
+        shown
+            .iter()
+            .map(|(_, _, item)| format_short(f(item)).chars().count())
+            .max()
+            .unwrap_or(11)
+            .clamp(11, 23)
+    };
+    let observed_w = time_w(&|item| item.evidence.observed_at);
+    let recorded_w = time_w(&|item| item.evidence.recorded_at);
+    let verified_w = shown
+        .iter()
+        .map(|(_, _, item)| {
+            let state = app.timeline.ledger.state(&item.evidence.id, app.cursor);
+            crate::tui::text::width(state.as_str())
+        })
+        .max()
+        .unwrap_or(0)
+        .max("VERIFIED".len());
+    let influence = !app.whatif.influence.is_empty();
+    let influence_title = if app.whatif.showing_fork {
+        "INFLUENCE (parent)"
+    } else {
+        "INFLUENCE"
+    };
+    // Every column but SUMMARY; then, while SUMMARY would get fewer than
+    // SUMMARY_MIN columns, the least needed go (OBSERVED, then SOURCE; the
+    // details popup shows both).
+    let mut cols: Vec<(&str, usize)> = vec![
+        ("ID", id_w),
+        ("KIND", 7),
+        ("SOURCE", source_w),
+        ("OBSERVED", observed_w),
+        ("RECORDED", recorded_w),
+        ("LAG", 9),
+        ("CITED BY", cited_w),
+        // The states at the cursor, as wide as the rows on screen need
+        // ("claim-supported" is the longest): a verdict is never cut.
+        ("VERIFIED", verified_w),
+    ];
+    if influence {
+        cols.push((influence_title, if wide { 18 } else { 15 }));
+    }
+    let taken = |cols: &[(&str, usize)]| cols.iter().map(|(_, w)| w + 1).sum::<usize>();
+    for optional in ["OBSERVED", "SOURCE"] {
+        if width >= taken(&cols) + SUMMARY_MIN {
+            break;
+        }
+        cols.retain(|(name, _)| *name != optional);
+    }
+    // On a narrow screen (80 columns with INFLUENCE shown), KIND and then LAG
+    // go too while SUMMARY would get fewer than SUMMARY_NARROW columns: the
+    // details popup (Enter) shows both.
+    for optional in ["KIND", "LAG"] {
+        if width >= taken(&cols) + SUMMARY_NARROW {
+            break;
+        }
+        cols.retain(|(name, _)| *name != optional);
+    }
+    cols.push(("SUMMARY", 0));
+    let header: String = cols
+        .iter()
+        .map(|(name, w)| {
+            if *w == 0 {
+                (*name).to_owned()
+            } else {
+                fit(name, *w) + " "
+            }
+        })
+        .collect();
+    frame.render_widget(
+        Paragraph::new(Line::from(Span::styled(
+            header,
+            theme.muted().add_modifier(Modifier::BOLD),
+        ))),
+        Rect { height: 1, ..inner },
+    );
+    let mut lines = Vec::new();
+    for (pos, _, item) in &shown {
+        let pos = *pos;
+        let e = &item.evidence;
+        let future = e.recorded_at > app.cursor;
+        let late = e.lag() >= LATE;
+        let base = if future { theme.future() } else { theme.base() };
+        let lag = format!(
+            "{}{}",
+            if late { "!" } else { "" },
+            time::format_duration(e.lag())
+        );
+        let cited = crate::tui::text::id_list(&item.cited_by, cited_w);
+        let (observed, recorded) = (format_short(e.observed_at), format_short(e.recorded_at));
+        let verdict = app.timeline.ledger.state(&e.id, app.cursor);
+        let verified_style = match verdict {
+            VerifyState::Rejected | VerifyState::Conflicted | VerifyState::Stale => theme.warning(),
+            VerifyState::DirectRead | VerifyState::ClaimSupported => theme.good(),
+            VerifyState::Candidate => theme.muted(),
+        };
+        let verified_style = if future { base } else { verified_style };
+        let mut spans = Vec::new();
+        for (name, w) in &cols {
+            let (text, style) = match *name {
+                "ID" => (e.id.as_str(), base.add_modifier(Modifier::BOLD)),
+                "KIND" => (e.kind.as_str(), base),
+                "SOURCE" => (e.source.as_str(), base),
+                "OBSERVED" => (observed.as_str(), base),
+                "RECORDED" => (recorded.as_str(), base),
+                "LAG" => (lag.as_str(), if late { theme.late() } else { base }),
+                "CITED BY" => (cited.as_str(), base),
+                "VERIFIED" => (verdict.as_str(), verified_style),
+                "SUMMARY" => (e.summary.as_str(), base),
+                _ => {
+                    let text = app.whatif.influence.get(&e.id).map_or("", String::as_str);
+                    (
+                        text,
+                        if text.starts_with("shift -") {
+                            theme.warning()
+                        } else {
+                            base
+                        },
+                    )
+                }
+            };
+            let used: usize = spans.iter().map(Span::width).sum();
+            spans.push(Span::styled(
+                if *w == 0 {
+                    // The summary takes the rest, cut visibly, on one line.
+                    crate::tui::text::cut(text, width.saturating_sub(used))
+                } else {
+                    fit(text, *w) + " "
+                },
+                style,
+            ));
+        }
+        let mut line = Line::from(spans);
+        if focused && pos == state.list.selected() {
+            crate::tui::text::reverse(&mut line);
+        }
+        lines.push(line);
+    }
+    if state.list.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "nothing matches the filter",
+            theme.muted(),
+        )));
+    }
+    frame.render_widget(Paragraph::new(lines), rows_area);
+}

@@ -1,0 +1,267 @@
+//! What-if forks inside the TUI: the work a worker thread does (never the UI
+//! thread), and what it hands back for the compare view.
+
+use crate::engine::{self, Replay};
+use crate::fork::diff::{Diff, Steps};
+use crate::fork::whatif::{Source, WhatIfError};
+use crate::fork::{self, PolicyReport};
+use crate::model::Dataset;
+use crate::query::timeline::Timeline;
+use crate::store::{Store, StoreError};
+
+/// One (agent, topic)'s answers in parent and fork, for the compare view's lanes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lane {
+    pub agent: String,
+    pub topic: String,
+    pub parent: Steps,
+    pub fork: Steps,
+}
+
+/// A finished fork, ready to show.
+#[derive(Debug, Clone)]
+pub struct ForkResult {
+    pub removed: String,
+    pub timeline: Timeline,
+    pub report: PolicyReport,
+    pub diff: Diff,
+    pub lanes: Vec<Lane>,
+    /// The parent log's first and last recorded instants.
+    pub span: (i64, i64),
+    /// The fork's store file (in a temporary directory the timeline keeps).
+    pub path: std::path::PathBuf,
+}
+
+/// Forks the log held in memory (a dataset, the demo, a trace; `replay` is its
+/// replay) without one evidence item. Runs on a worker thread.
+/// `label` names the source as the user did and `sha256` is its bytes'
+/// SHA-256: the fork's lineage records exactly what `asof fork` would.
+pub fn run_fork(
+    log: &Dataset,
+    replay: &Replay,
+    label: &str,
+    sha256: &str,
+    evidence: &str,
+) -> Result<ForkResult, WhatIfError> {
+    let parent = Store::in_memory(label, log, replay)?;
+    let source = Source::Log {
+        store: &parent,
+        log,
+        sha256: sha256.to_owned(),
+    };
+    fork_then_read(&parent, source, label, evidence)
+}
+
+/// Forks the store file at `parent_path` without one evidence item the way
+/// `asof fork` does — a copy that replays only the pairs citing it — and reads
+/// the fork back. Needs neither the parent's log nor a whole replay in memory
+/// (a million-event store: seconds, not a minute). Runs on a worker thread.
+pub fn run_fork_of_store(
+    parent_path: &std::path::Path,
+    label: &str,
+    evidence: &str,
+) -> Result<ForkResult, WhatIfError> {
+    let parent = Store::open(parent_path)?;
+    let source = Source::File {
+        store: &parent,
+        path: parent_path,
+    };
+    fork_then_read(&parent, source, label, evidence)
+}
+
+/// The shared what-if (`fork::whatif::fork`) into a temporary store, read back
+/// into a timeline, with one compare-view lane per pair whose answers can differ.
+fn fork_then_read(
+    parent: &Store,
+    source: Source<'_>,
+    label: &str,
+    evidence: &str,
+) -> Result<ForkResult, WhatIfError> {
+    let dir = tempfile::tempdir().map_err(|source| StoreError::Io {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    let path = dir.path().join("fork.db");
+    let made = fork::whatif::fork(source, &[evidence.to_owned()], &path, false)?;
+    let fork_store = Store::open(&path)?;
+    let steps = |store: &Store, (agent, topic): &(String, String)| -> Result<Steps, StoreError> {
+        let versions = crate::query::versions_of(store, topic, Some(agent))?;
+        Ok(crate::fork::diff::steps_of(
+            &versions.iter().map(|b| &b.version).collect::<Vec<_>>(),
+        ))
+    };
+    let mut lanes = Vec::new();
+    for pair in &made.pairs {
+        lanes.push(Lane {
+            agent: pair.0.clone(),
+            topic: pair.1.clone(),
+            parent: steps(parent, pair)?,
+            fork: steps(&fork_store, pair)?,
+        });
+    }
+    lanes.sort_by_key(|l| (parent.topic_rank(&l.topic), parent.agent_rank(&l.agent)));
+    let span = crate::query::recorded_span(parent)?.unwrap_or((0, 0));
+    // The fork's store stays in its temporary directory while its timeline
+    // reads rows from it.
+    let mut timeline = Timeline::load_in(fork_store, dir)?;
+    timeline.label = format!("{label} without {evidence} (what-if fork)");
+    Ok(ForkResult {
+        removed: evidence.to_owned(),
+        timeline,
+        report: made.report,
+        diff: made.diff,
+        lanes,
+        span,
+        path,
+    })
+}
+
+/// Copies the fork's store at `fork` to a new store at `to` (`s` in the TUI),
+/// atomically: `to` must not exist, and nothing is left there on failure.
+pub fn save_fork(fork: &std::path::Path, to: &std::path::Path) -> Result<(), StoreError> {
+    crate::store::copy_store(fork, to)
+}
+
+/// Reads the parent's log (on a worker thread, when first needed).
+pub type LoadLog = Box<dyn Fn() -> Result<Dataset, StoreError> + Send + Sync>;
+
+/// The parent's log and replay, read and computed once per session by whichever
+/// worker needs them first, and shared by the influence ranking and every fork.
+/// Nothing is read at start-up: a million-event log costs memory and seconds
+/// that a reviewer who only scrubs never needs.
+pub struct Parent {
+    load: LoadLog,
+    log: std::sync::OnceLock<Result<Dataset, String>>,
+    replay: std::sync::OnceLock<Replay>,
+}
+
+impl Parent {
+    pub fn new(load: LoadLog) -> Parent {
+        Parent {
+            load,
+            log: std::sync::OnceLock::new(),
+            replay: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The log and its replay, or why the log could not be read.
+    pub fn get(&self) -> Result<(&Dataset, &Replay), WhatIfError> {
+        let log = self
+            .log
+            .get_or_init(|| (self.load)().map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|e| {
+                WhatIfError::Store(StoreError::Damaged {
+                    path: "the parent's log".into(),
+                    reason: e.clone(),
+                })
+            })?;
+        let replay = self
+            .replay
+            .get_or_init(|| engine::replay(&log.header, &log.events));
+        Ok((log, replay))
+    }
+}
+
+impl Lane {
+    /// The claims either side answers with, in order of first appearance: the
+    /// compare view's legend for this lane.
+    pub fn claims(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for (_, claim) in self.parent.iter().chain(&self.fork) {
+            if let Some(c) = claim.as_deref()
+                && !out.contains(&c)
+            {
+                out.push(c);
+            }
+        }
+        out
+    }
+}
+
+/// The compare view's words, built here so that the view and the scrolling
+/// read the same text: the first line, what follows the difference marks,
+/// the legend's ends and each lane's time to truth.
+pub const DIFFERS: &str = "  ^ differs";
+pub const LEGEND_HEAD: &str = "  claims: ";
+pub const LEGEND_TAIL: &str = "· no answer";
+pub const TRUTH_HEAD: &str = "  right from: ";
+
+/// One legend item after its glyph.
+pub fn legend_item(claim: &str) -> String {
+    format!("{claim}   ")
+}
+
+/// "removed E15 · dropped B19, B20 · scaled none · …": what the policy did.
+pub fn report_line(fork: &ForkResult) -> String {
+    let list = |ids: &[String]| {
+        if ids.is_empty() {
+            "none".to_owned()
+        } else {
+            ids.join(", ")
+        }
+    };
+    let r = &fork.report;
+    let scaled: Vec<String> = r
+        .scaled
+        .iter()
+        .map(|s| format!("{} {:.2}→{:.2}", s.assertion, s.from, s.to))
+        .collect();
+    format!(
+        "removed {} · dropped {} · scaled {} · dropped retractions {} · no-op retractions {}",
+        fork.removed,
+        list(&r.dropped),
+        list(&scaled),
+        list(&r.dropped_retractions),
+        list(&r.noop_retractions)
+    )
+}
+
+/// "parent 03-05 09:15 · fork 03-03 10:30 (1d 22h sooner) · time wrong: …",
+/// when the lane's topic has a resolution.
+pub fn truth_line(fork: &ForkResult, lane: &Lane) -> Option<String> {
+    let (_, p, f) = fork
+        .diff
+        .truth
+        .iter()
+        .find(|(pair, _, _)| pair.0 == lane.agent && pair.1 == lane.topic)?;
+    let converged = |t: Option<i64>| t.map_or("never".to_owned(), crate::time::format_short);
+    let shift = match (p.converged_at, f.converged_at) {
+        (Some(a), Some(b)) if b < a => {
+            format!(" ({} sooner)", crate::time::format_duration(a - b))
+        }
+        (Some(a), Some(b)) if b > a => {
+            format!(" ({} later)", crate::time::format_duration(b - a))
+        }
+        _ => String::new(),
+    };
+    Some(format!(
+        "parent {} · fork {}{shift} · time wrong: {} → {}",
+        converged(p.converged_at),
+        converged(f.converged_at),
+        crate::time::format_duration(p.time_wrong_ms * 1000),
+        crate::time::format_duration(f.time_wrong_ms * 1000),
+    ))
+}
+
+/// The compare view's size: how many lines, and the widest line whose width
+/// does not depend on the screen (the lanes and marks are as wide as the
+/// popup, the marks plus [`DIFFERS`]). The report and the axis; then per lane
+/// its title, the two answer lanes, the difference marks, the claims' legend
+/// and the time to truth when the topic has a resolution.
+pub fn compare_size(fork: &ForkResult) -> (usize, usize) {
+    let w = crate::text::width;
+    let mut lines = 2 + usize::from(fork.lanes.is_empty());
+    let mut widest = w(&report_line(fork));
+    for lane in &fork.lanes {
+        lines += 5;
+        widest = widest.max(w(&lane.agent) + 3 + w(&lane.topic));
+        let legend: usize = lane.claims().iter().map(|c| 2 + w(&legend_item(c))).sum();
+        widest = widest.max(w(LEGEND_HEAD) + legend + w(LEGEND_TAIL));
+        if let Some(truth) = truth_line(fork, lane) {
+            lines += 1;
+            widest = widest.max(w(TRUTH_HEAD) + w(&truth));
+        }
+    }
+    (lines, widest)
+}

@@ -798,11 +798,12 @@ fn tui_memory(args: &[String]) {
     step_through(&mut app, &mut terminal, |_, _| {});
     let viewing = peak_rss_mb();
     let evidence = evidence.clone();
-    let fork =
-        std::thread::spawn(move || asof::tui::whatif::run_fork_of_store(&db, &label, &evidence))
-            .join()
-            .expect("the fork's worker")
-            .unwrap_or_else(|e| panic!("the what-if fork failed: {e}"));
+    let fork = std::thread::spawn(move || {
+        asof::tui::fork_worker::run_fork_of_store(&db, &label, &evidence)
+    })
+    .join()
+    .expect("the fork's worker")
+    .unwrap_or_else(|e| panic!("the what-if fork failed: {e}"));
     app.fork_finished(Ok(fork));
     draw(&app, &mut terminal);
     for action in [

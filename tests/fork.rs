@@ -792,10 +792,10 @@ fn a_fork_saved_from_the_tui_has_the_lineage_asof_fork_writes() {
     let origin = asof::cli::source::origin(None).unwrap();
     let log = asof::cli::source::demo().unwrap().log().unwrap();
     let replay = asof::engine::replay(&log.header, &log.events);
-    let made =
-        asof::tui::whatif::run_fork(&log, &replay, &origin.name, &origin.sha256, "E15").unwrap();
+    let made = asof::tui::fork_worker::run_fork(&log, &replay, &origin.name, &origin.sha256, "E15")
+        .unwrap();
     let saved = dir.path().join("saved-demo.db");
-    asof::tui::whatif::save_fork(&made.path, &saved).unwrap();
+    asof::tui::fork_worker::save_fork(&made.path, &saved).unwrap();
     let by_cli = dir.path().join("cli-demo.db");
     asof()
         .args(["fork", "--without", "E15", "--out"])
@@ -822,9 +822,9 @@ fn a_fork_saved_from_the_tui_has_the_lineage_asof_fork_writes() {
     // A store, forked as the TUI does (a copy).
     let parent = load_demo(dir.path());
     let label = parent.display().to_string();
-    let made = asof::tui::whatif::run_fork_of_store(&parent, &label, "E15").unwrap();
+    let made = asof::tui::fork_worker::run_fork_of_store(&parent, &label, "E15").unwrap();
     let saved = dir.path().join("saved-store.db");
-    asof::tui::whatif::save_fork(&made.path, &saved).unwrap();
+    asof::tui::fork_worker::save_fork(&made.path, &saved).unwrap();
     let by_cli = dir.path().join("cli-store.db");
     common::fork(&parent, "E15", &by_cli);
     assert_eq!(lineage_rows(&saved), lineage_rows(&by_cli));

@@ -1,4 +1,4 @@
-//! The version pages (design.md §9, src/store/pages.rs), which `believed(T′)` for
+//! The version pages (design.md §9, crates/asof-store/src/store/pages.rs), which `believed(T′)` for
 //! all topics reads instead of the version rows: at the edges of every
 //! version's recorded interval its answers equal the rows' answer and a
 //! brute-force scan of every version, for stores written by a load, a

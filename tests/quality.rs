@@ -489,7 +489,7 @@ fn check_detects_tampered_support_times() {
         .find(|(_, _, r)| !r.is_empty())
         .map(|(id, _, _)| *id)
         .expect("the demo reconfirms some versions");
-    // A row's packed fields (src/store/codec.rs): flags, confidence (8
+    // A row's packed fields (crates/asof-store/src/store/codec.rs): flags, confidence (8
     // bytes), then LEB128 numbers: created_by, assertion_seq, the valid end
     // asked for (unless flag 16), recorded_at - supported_at, the closing seq
     // (if flag 2), the citation and reconfirmation counts, recorded_at minus

@@ -622,7 +622,7 @@ fn snapshot_plane_of_a_late_arriving_log() {
     while app.valid_at() > at("2026-05-04T09:00:00Z") {
         app.update(Action::PlaneLeft);
     }
-    let g = asof::tui::plane::Geometry::new(&app.plane.plane, grid);
+    let g = asof::tui::plane_model::Geometry::new(&app.plane.plane, grid);
     assert!(
         g.col_of(app.valid_at()).is_some(),
         "the crosshair stays on the plot"
@@ -782,7 +782,7 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
 
     let log = demo_log();
     let parent = asof::engine::replay(&log.header, &log.events);
-    let result = asof::tui::whatif::run_fork(&log, &parent, "demo", "", "E15");
+    let result = asof::tui::fork_worker::run_fork(&log, &parent, "demo", "", "E15");
     app.fork_finished(result);
     assert!(app.whatif.busy.is_none());
     assert!(matches!(app.popup, Some(Popup::Compare(_))));
@@ -862,8 +862,8 @@ fn a_tui_fork_of_a_store_matches_the_in_memory_fork() {
     .unwrap();
     asof::store::Store::load(&db, &parsed, false, &[]).unwrap();
     for evidence in ["E15", "E14", "E28", "E1"] {
-        let memory = asof::tui::whatif::run_fork(&log, &parent, "demo", "", evidence).unwrap();
-        let copied = asof::tui::whatif::run_fork_of_store(&db, "demo", evidence).unwrap();
+        let memory = asof::tui::fork_worker::run_fork(&log, &parent, "demo", "", evidence).unwrap();
+        let copied = asof::tui::fork_worker::run_fork_of_store(&db, "demo", evidence).unwrap();
         assert_eq!(copied.diff, memory.diff, "{evidence}");
         assert_eq!(copied.report, memory.report, "{evidence}");
         assert_eq!(copied.span, memory.span, "{evidence}");
@@ -1073,7 +1073,7 @@ fn the_plane_follows_the_crosshair_and_its_cell_matches_the_reading() {
         app.seek(at(t));
         let area = app.areas().plane.unwrap();
         let grid = asof::tui::layout::plane_grid(area);
-        let g = asof::tui::plane::Geometry::new(&app.plane.plane, grid);
+        let g = asof::tui::plane_model::Geometry::new(&app.plane.plane, grid);
         let (cx, cy) = (g.col_of(app.valid_at()), g.row_of(app.cursor));
         assert!(
             cx.is_some() && cy.is_some(),
@@ -1660,7 +1660,7 @@ fn s_saves_the_fork_as_a_store_that_passes_check() {
     );
     let log = source::demo().unwrap().log().unwrap();
     let parent = asof::engine::replay(&log.header, &log.events);
-    app.fork_finished(asof::tui::whatif::run_fork(
+    app.fork_finished(asof::tui::fork_worker::run_fork(
         &log, &parent, "demo", "", "E15",
     ));
     app.update(Action::Back);
@@ -1693,7 +1693,7 @@ fn s_saves_the_fork_as_a_store_that_passes_check() {
     assert!(text(&draw(&app)).contains(&format!("saving the what-if fork to {name}")));
     // The worker's part, into a directory of the test's own.
     let saved = dir.path().join("saved.db");
-    asof::tui::whatif::save_fork(fork, &saved).unwrap();
+    asof::tui::fork_worker::save_fork(fork, &saved).unwrap();
     app.fork_saved(Ok(saved.clone()));
     assert!(text(&draw(&app)).contains("saved the what-if fork as"));
     let check = std::process::Command::new(env!("CARGO_BIN_EXE_asof"))
@@ -1713,7 +1713,7 @@ fn s_saves_the_fork_as_a_store_that_passes_check() {
     );
     // Saving over an existing file is refused, and leaves it as it was.
     let before = std::fs::read(&saved).unwrap();
-    assert!(asof::tui::whatif::save_fork(fork, &saved).is_err());
+    assert!(asof::tui::fork_worker::save_fork(fork, &saved).is_err());
     assert_eq!(std::fs::read(&saved).unwrap(), before);
 }
 
@@ -1787,7 +1787,7 @@ fn e_writes_the_report_of_what_is_shown() {
     let log = source::demo().unwrap().log().unwrap();
     let parent = asof::engine::replay(&log.header, &log.events);
     let origin = source::origin(None).unwrap();
-    app.fork_finished(asof::tui::whatif::run_fork(
+    app.fork_finished(asof::tui::fork_worker::run_fork(
         &log,
         &parent,
         &origin.name,
@@ -1983,7 +1983,7 @@ fn the_compare_view_scrolls_sideways_to_its_last_column() {
     let mut app = demo(false, (80, 24));
     let log = source::demo().unwrap().log().unwrap();
     let parent = asof::engine::replay(&log.header, &log.events);
-    app.fork_finished(asof::tui::whatif::run_fork(
+    app.fork_finished(asof::tui::fork_worker::run_fork(
         &log, &parent, "demo", "", "E15",
     ));
     assert!(
@@ -2143,7 +2143,7 @@ fn a_long_what_if_badge_keeps_ids_whole_and_the_cursor_on_screen() {
     let mut app = demo(false, (80, 24));
     let log = source::demo().unwrap().log().unwrap();
     let parent = asof::engine::replay(&log.header, &log.events);
-    let mut fork = asof::tui::whatif::run_fork(&log, &parent, "demo", "", "E15").unwrap();
+    let mut fork = asof::tui::fork_worker::run_fork(&log, &parent, "demo", "", "E15").unwrap();
     fork.removed = (10..30)
         .map(|n| format!("E{n}"))
         .collect::<Vec<_>>()

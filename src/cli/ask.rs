@@ -2,8 +2,8 @@
 //! the query that answers it ([`crate::query::ask`]), which is run as its own
 //! command runs; the answer says which query it was.
 
+use super::forks::{self as whatif, InfluenceArgs};
 use super::queries::{self, AnswerArgs, BelievedArgs, ChangesArgs, HistoryArgs};
-use super::whatif::{self, InfluenceArgs};
 use super::when::TimeArg;
 use super::{CliError, FormatArg, OutputFormat, SourceArg, source};
 use crate::export::table::Table;

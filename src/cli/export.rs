@@ -46,7 +46,7 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
     let origin = source::origin(source_path)?;
     let mut prov = Provenance::of(&store, origin)?;
     if let Some(what_if) = &prov.what_if {
-        prov.divergence = Some(super::whatif::divergence(
+        prov.divergence = Some(super::forks::divergence(
             &store,
             &prov.origin.name,
             what_if,
@@ -67,7 +67,7 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
             let diff = match &args.fork {
                 Some(fork) => {
                     let mut json = Vec::new();
-                    super::whatif::diff_on(
+                    super::forks::diff_on(
                         &store,
                         args.source.source.as_deref(),
                         fork,

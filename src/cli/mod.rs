@@ -5,12 +5,12 @@
 mod ask;
 mod export;
 mod follow;
+mod forks;
 mod import;
 mod load;
 mod queries;
 pub mod source;
 mod synth;
-mod whatif;
 pub mod when;
 
 use crate::dataset::DatasetErrors;
@@ -142,11 +142,11 @@ pub enum Command {
     /// Write a deterministic synthetic incident as JSON Lines (benchmarks, scale tests).
     Gen(synth::GenArgs),
     /// Replay SOURCE without some evidence into a new store (a what-if fork) and compare.
-    Fork(whatif::ForkArgs),
+    Fork(forks::ForkArgs),
     /// Compare a parent with one of its forks: divergence windows and time to truth.
-    Diff(whatif::DiffArgs),
+    Diff(forks::DiffArgs),
     /// Rank every evidence item by what removing it would change (misleading first).
-    Influence(whatif::InfluenceArgs),
+    Influence(forks::InfluenceArgs),
     /// Read an existing agent memory (Graphiti edges, a facts table) or an agent's
     /// OpenTelemetry trace into a new store, with a summary of what it assumed.
     #[command(subcommand)]
@@ -280,7 +280,7 @@ fn origin_of(source: Option<&std::path::Path>) -> crate::tui::OriginOf {
 }
 
 /// What-if forks read the log of the store at `path` again, on their worker.
-fn log_of(path: &std::path::Path) -> crate::tui::whatif::LoadLog {
+fn log_of(path: &std::path::Path) -> crate::tui::fork_worker::LoadLog {
     let path = path.to_owned();
     Box::new(move || crate::store::Store::open(&path).and_then(|s| s.log()))
 }
@@ -451,9 +451,9 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         Some(Command::Rebuild(args)) => load::rebuild(args, &mut out),
         Some(Command::Check(args)) => load::check(args, &mut out),
         Some(Command::Gen(args)) => synth::gen_command(args, &mut out),
-        Some(Command::Fork(args)) => whatif::fork_command(args, &mut out),
-        Some(Command::Diff(args)) => whatif::diff_command(args, &mut out),
-        Some(Command::Influence(args)) => whatif::influence_command(args, &mut out),
+        Some(Command::Fork(args)) => forks::fork_command(args, &mut out),
+        Some(Command::Diff(args)) => forks::diff_command(args, &mut out),
+        Some(Command::Influence(args)) => forks::influence_command(args, &mut out),
         Some(Command::Import(command)) => import::run(command, &mut out),
         Some(Command::Export(args)) => export::run(args, &mut out),
         Some(Command::Ask(args)) => ask::run(args, &mut out),

@@ -234,7 +234,7 @@ pub fn believed(
     filter: &Filter,
 ) -> rusqlite::Result<Vec<Belief>> {
     // One topic: its covering index. Otherwise: the version pages, a short
-    // run of them per lifespan (see src/store/pages.rs).
+    // run of them per lifespan (see crates/asof-store/src/store/pages.rs).
     if filter.topic.is_none() {
         let agent = filter.agent.as_deref().map(|a| store.agent_code(a));
         let (rows, bytes) = store.held_at(at, about, agent)?;

@@ -7,7 +7,7 @@
 pub(crate) mod codec;
 mod derive;
 pub mod follow;
-mod heading;
+mod packed_header;
 pub(crate) mod pages;
 pub(crate) mod read;
 mod schema;
@@ -433,7 +433,7 @@ impl Store {
              DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;
              DELETE FROM truths;",
         )?;
-        heading::write(&tx, &header)?;
+        packed_header::write(&tx, &header)?;
         let derived = derive::derive(&tx, &header, derive::SLICE)?;
         derive::finish_derived(&tx, &header)?;
         tx.commit()?;

@@ -17,14 +17,14 @@ pub(super) fn meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<Stri
 const UNPACKED: &str = "the packed header (table header_packed) is missing or damaged; `asof rebuild` packs it again from its rows";
 
 /// The header as opening a store reads it: its packed row
-/// (src/store/heading.rs). A row that is missing or not a packed header is
+/// (crates/asof-store/src/store/packed_header.rs). A row that is missing or not a packed header is
 /// damage, said as such.
 pub(super) fn header(conn: &Connection) -> rusqlite::Result<Header> {
     let packed: Option<Vec<u8>> = conn
         .query_row("SELECT data FROM header_packed", [], |r| r.get(0))
         .optional()?;
     let packed = packed.ok_or_else(|| damaged(UNPACKED.into()))?;
-    super::heading::unpack(&packed).ok_or_else(|| damaged(UNPACKED.into()))
+    super::packed_header::unpack(&packed).ok_or_else(|| damaged(UNPACKED.into()))
 }
 
 /// The header from its rows (`meta`, `agents`, `topics`): what `check`

@@ -32,7 +32,7 @@ CREATE TABLE topics (
 );
 
 -- Derived: the incident, agents and topics above packed in one row
--- (src/store/heading.rs), what opening a store reads instead of their rows.
+-- (crates/asof-store/src/store/packed_header.rs), what opening a store reads instead of their rows.
 CREATE TABLE header_packed (
     data BLOB NOT NULL
 );
@@ -111,7 +111,7 @@ CREATE TABLE reconfirmations (
 -- the claim a code of `claims`, and the fields read only to show a version
 -- (confidence, assertion and its seq, origin, how it was closed or clipped,
 -- the valid end asked for, the evidence its assertion cites, its support
--- times) are packed into `rest` (src/store/codec.rs, `Rest`).
+-- times) are packed into `rest` (crates/asof-store/src/store/codec.rs, `Rest`).
 CREATE TABLE versions (
     lifespan      INTEGER NOT NULL CHECK (lifespan BETWEEN 1 AND 64),
     id            INTEGER NOT NULL,
@@ -145,7 +145,7 @@ CREATE TABLE truths (
     PRIMARY KEY (topic, agent)
 ) WITHOUT ROWID;
 
--- Derived: the scrub index (src/store/scrub.rs), what the TUI's timeline reads
+-- Derived: the scrub index (crates/asof-store/src/store/scrub.rs), what the TUI's timeline reads
 -- at open instead of every row: version keys, checkpoints of the held set,
 -- the marks of the scrubber. One little-endian blob per part.
 CREATE TABLE scrub (
@@ -153,7 +153,7 @@ CREATE TABLE scrub (
     data BLOB NOT NULL
 );
 
--- Derived: version pages (src/store/pages.rs), every version row again, a
+-- Derived: version pages (crates/asof-store/src/store/pages.rs), every version row again, a
 -- blob per lifespan and bucket of its key (superseded_at; for lifespan 64,
 -- still held, recorded_at) shifted right by the lifespan's width, what
 -- `believed(T')` for all topics reads instead of tens of thousands of rows.

@@ -872,7 +872,7 @@ pub fn write(conn: &Connection, header: &Header) -> rusqlite::Result<()> {
 }
 
 /// What a fork changed in the copy of its parent's store
-/// (src/fork/copy.rs), for `patch`.
+/// (crates/asof-store/src/fork/copy.rs), for `patch`.
 #[derive(Debug, Default)]
 pub struct Replaced<'a> {
     /// The (topic, agent) header positions of the pairs replayed again:

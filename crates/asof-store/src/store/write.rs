@@ -93,7 +93,7 @@ pub(super) fn write_head(
             t.stale_after
         ])?;
     }
-    super::heading::write(tx, header)
+    super::packed_header::write(tx, header)
 }
 
 /// Writes `dataset` (replayed as `replay`) over everything the store on `conn`

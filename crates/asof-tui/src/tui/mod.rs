@@ -7,15 +7,15 @@
 
 pub mod action;
 pub mod app;
+pub mod fork_worker;
 pub mod keymap;
 pub mod layout;
 pub mod live;
-pub mod plane;
+pub mod plane_model;
 pub mod state;
 pub mod text;
 pub mod theme;
 pub mod ui;
-pub mod whatif;
 
 use action::Action;
 use app::{App, TICK_MS};
@@ -40,7 +40,7 @@ pub enum Msg {
     Input(Event),
     Tick,
     /// A worker finished a what-if fork.
-    Forked(Box<Result<whatif::ForkResult, crate::fork::whatif::WhatIfError>>),
+    Forked(Box<Result<fork_worker::ForkResult, crate::fork::whatif::WhatIfError>>),
     /// A worker finished the influence ranking.
     Influence(Vec<crate::fork::influence::Influence>),
     /// News from a live source (design.md §6).
@@ -277,7 +277,7 @@ pub const INFLUENCE_AUTO_EVENTS: usize = 200_000;
 /// Opens the interactive UI on `app` in the real terminal. `log` reads the
 /// parent's log for the influence column and in-memory forks; `store` is SOURCE
 /// when it is a store file: forks then copy it (see
-/// [`whatif::run_fork_of_store`]) instead of replaying its log in memory.
+/// [`fork_worker::run_fork_of_store`]) instead of replaying its log in memory.
 /// A live source for [`run`]: the store to watch, the flag that stops its
 /// threads when the UI ends, and news from a follow thread writing it.
 pub struct LiveSource {
@@ -288,7 +288,7 @@ pub struct LiveSource {
 
 pub fn run(
     mut app: App,
-    log: whatif::LoadLog,
+    log: fork_worker::LoadLog,
     store: Option<std::path::PathBuf>,
     live_source: Option<LiveSource>,
     origin: OriginOf,
@@ -313,7 +313,7 @@ pub fn run(
     let playing = Arc::new(AtomicBool::new(false));
     spawn_input(tx.clone());
     spawn_clock(tx.clone(), playing.clone());
-    let parent = Arc::new(whatif::Parent::new(log));
+    let parent = Arc::new(fork_worker::Parent::new(log));
     let stop = live_source.as_ref().map(|l| l.stop.clone());
     if let Some(source) = live_source {
         let send = tx.clone();
@@ -354,7 +354,7 @@ pub fn run(
         Some(path) => {
             let (tx, label, path) = (tx.clone(), label.clone(), path.clone());
             std::thread::spawn(move || {
-                let result = whatif::run_fork_of_store(&path, &label, &evidence);
+                let result = fork_worker::run_fork_of_store(&path, &label, &evidence);
                 let _ = tx.send(Msg::Forked(Box::new(result)));
             });
         }
@@ -365,7 +365,7 @@ pub fn run(
                 // SHA-256 `asof fork` would record.
                 let result = match origin() {
                     Ok(origin) => parent.get().and_then(|(log, replay)| {
-                        whatif::run_fork(log, replay, &origin.name, &origin.sha256, &evidence)
+                        fork_worker::run_fork(log, replay, &origin.name, &origin.sha256, &evidence)
                     }),
                     Err(e) => Err(crate::fork::whatif::WhatIfError::Source(e)),
                 };
@@ -425,7 +425,7 @@ pub fn run(
         Effect::SaveFork { fork, to } => {
             let tx = tx.clone();
             std::thread::spawn(move || {
-                let saved = whatif::save_fork(&fork, &to)
+                let saved = fork_worker::save_fork(&fork, &to)
                     .map(|()| to)
                     .map_err(|e| e.to_string());
                 let _ = tx.send(Msg::Saved(saved));

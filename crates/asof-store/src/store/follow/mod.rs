@@ -35,10 +35,10 @@ use std::path::Path;
 use truths::Truths;
 
 mod rewind;
+mod trace;
 mod truths;
-mod whole;
 use rewind::{Snapshots, undo_from};
-pub use whole::{Converted, follow_whole};
+pub use trace::{Converted, follow_whole};
 
 /// What one batch applied.
 #[derive(Debug, Clone, Default)]

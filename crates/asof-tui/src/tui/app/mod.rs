@@ -34,27 +34,7 @@ pub const SPEEDS_MS: [u64; 5] = [2000, 1000, 500, 250, 100];
 /// How often the play clock ticks.
 pub const TICK_MS: u64 = 50;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Focus {
-    Scrubber,
-    Beliefs,
-    Plane,
-    Evidence,
-}
-
-impl Focus {
-    const ORDER: [Focus; 4] = [
-        Focus::Scrubber,
-        Focus::Beliefs,
-        Focus::Plane,
-        Focus::Evidence,
-    ];
-
-    fn step(self, by: isize) -> Focus {
-        let i = Self::ORDER.iter().position(|&f| f == self).unwrap_or(0) as isize;
-        Self::ORDER[(i + by).rem_euclid(Self::ORDER.len() as isize) as usize]
-    }
-}
+pub use crate::tui::state::focus::Focus;
 
 pub struct App {
     pub timeline: Timeline,

@@ -16,7 +16,7 @@ impl App {
             Hit::Plane(grid) => {
                 self.focus = Focus::Plane;
                 if let Some((valid, recorded)) =
-                    crate::tui::plane::time_at(&self.plane.plane, grid, x, y)
+                    crate::tui::plane_model::time_at(&self.plane.plane, grid, x, y)
                 {
                     self.plane.put_valid(valid);
                     self.move_cursor(recorded);

@@ -17,7 +17,7 @@ impl App {
             .whatif
             .fork
             .as_ref()
-            .map_or((0, 0), crate::tui::whatif::compare_size);
+            .map_or((0, 0), crate::tui::fork_worker::compare_size);
         let Some(popup) = &mut self.popup else {
             return false;
         };

@@ -2,10 +2,10 @@
 //! and shown in place of the parent (`c` cycles).
 
 use super::{App, Focus};
+use crate::tui::fork_worker::ForkResult;
 use crate::tui::state::evidence::EvidenceState;
 use crate::tui::state::list::FilteredList;
 use crate::tui::state::popup::Popup;
-use crate::tui::whatif::ForkResult;
 
 impl App {
     /// The evidence id a worker should fork without, if the user asked (taken once).

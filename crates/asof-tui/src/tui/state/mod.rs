@@ -5,6 +5,7 @@
 
 pub mod beliefs;
 pub mod evidence;
+pub mod focus;
 pub mod list;
 pub mod plane;
 pub mod popup;

@@ -4,7 +4,7 @@
 
 use crate::query::timeline::Timeline;
 use crate::time::Micros;
-use crate::tui::plane::{self, Plane, Reading};
+use crate::tui::plane_model::{self as plane, Plane, Reading};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone)]

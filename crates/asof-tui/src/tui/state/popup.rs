@@ -90,7 +90,7 @@ impl TextView {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptKind {
     Jump,
-    Filter(crate::tui::app::Focus),
+    Filter(super::focus::Focus),
     /// The verification state (and a note) for evidence item `n` of the timeline.
     Verify(usize),
     /// `e`: the report's format (`md` or `html`) and, optionally, its file.
@@ -252,7 +252,7 @@ impl Popup {
                 // text's, or the marks' (as wide as the popup, plus their key).
                 let inner = layout::inner(layout::compare_popup(screen)).width as usize;
                 let widest = compare_widest
-                    .max(inner + crate::tui::text::width(crate::tui::whatif::DIFFERS));
+                    .max(inner + crate::tui::text::width(crate::tui::fork_worker::DIFFERS));
                 let most = widest.saturating_sub(inner);
                 match (action, FilteredList::delta(action, rows)) {
                     (Action::ScrollLeft, _) => {

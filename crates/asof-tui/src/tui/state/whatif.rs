@@ -4,7 +4,7 @@
 
 use crate::query::timeline::Timeline;
 use crate::time;
-use crate::tui::whatif::ForkResult;
+use crate::tui::fork_worker::ForkResult;
 use std::collections::HashMap;
 
 #[derive(Debug, Default)]

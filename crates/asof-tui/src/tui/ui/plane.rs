@@ -21,7 +21,7 @@ use crate::axis;
 use crate::model::CloseKind;
 use crate::time::{Micros, OPEN};
 use crate::tui::app::{App, Focus};
-use crate::tui::plane::{Geometry, PlaneShape as Shape};
+use crate::tui::plane_model::{Geometry, PlaneShape as Shape};
 use crate::tui::text::{cut, fit};
 use crate::tui::theme::claim_glyph;
 use ratatui::Frame;

@@ -1,4 +1,4 @@
-//! The valid × recorded plane's state: one topic and agent's versions as
+//! The plane's model: one topic and agent's versions as
 //! rectangles (built when the topic or agent changes, never per frame), the
 //! plane's own zoom on both axes, and the crosshair's reading in words.
 //!

@@ -1,5 +1,5 @@
 //! The bodies of the fuzz targets (`tests/fuzz/`, cargo-fuzz), kept in the
-//! library so that `tests/fuzz_regressions.rs` replays every input fuzzing ever
+//! library so that `tests/integration/fuzz_regressions.rs` replays every input fuzzing ever
 //! crashed on with the same code, on stable Rust. Each must return for any input:
 //! an answer or an error, never a panic or a hang.
 

@@ -5,7 +5,7 @@
 //! (`.ci/run` installs it); where there is none, the browser test says so
 //! and is skipped — only then.
 
-mod common;
+use crate::common;
 
 use common::asof;
 use serde_json::Value;

@@ -580,7 +580,7 @@ proptest! {
 }
 
 /// `assets/tui-demo.txt` is the screen the README shows: it must stay what the
-/// TUI draws. Regenerate with `UPDATE_ASSETS=1 cargo test --test tui`.
+/// TUI draws. Regenerate with `UPDATE_ASSETS=1 cargo test --test integration tui::`.
 #[test]
 fn the_readme_capture_is_current() {
     let mut app = snapshot_app((120, 40));
@@ -593,7 +593,7 @@ fn the_readme_capture_is_current() {
     let saved = std::fs::read_to_string(path).unwrap_or_default();
     assert_eq!(
         saved, screen,
-        "assets/tui-demo.txt is stale: run UPDATE_ASSETS=1 cargo test --test tui"
+        "assets/tui-demo.txt is stale: run UPDATE_ASSETS=1 cargo test --test integration tui::"
     );
     let readme = std::fs::read_to_string("README.md").unwrap();
     assert!(

@@ -3,7 +3,7 @@
 //! four conventions, three belief sources and two encodings; the bundled SRE
 //! run; hostile input; a generated trace of 100k spans.
 
-mod common;
+use crate::common;
 
 use common::{asof, count, import_json, stdout_json};
 use predicates::prelude::*;

@@ -1,7 +1,7 @@
 //! `asof fork` and `asof diff` on real files: the demo's misleading evidence,
 //! lineage, parents left untouched, and refusals.
 
-mod common;
+use crate::common;
 
 use common::{asof, bytes, load_demo, page_size, stdout_json as json};
 use predicates::prelude::*;

@@ -1,7 +1,7 @@
 //! Every dataset rule of design.md §2 is checked with its message and its location,
 //! through the real binary (`asof validate`), for YAML and JSON Lines.
 
-mod common;
+use crate::common;
 
 use common::{SMALL, asof, write};
 use predicates::prelude::*;

@@ -1,6 +1,6 @@
 //! `asof gen` is deterministic and its output always loads.
 
-mod common;
+use crate::common;
 
 use common::asof;
 

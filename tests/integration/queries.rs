@@ -1,6 +1,6 @@
 //! The query functions on the demo store: `answer`, `current`, `changes`.
 
-mod common;
+use crate::common;
 
 use asof::cli::source;
 use asof::query::{self, Belief, Filter};

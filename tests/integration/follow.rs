@@ -4,7 +4,7 @@
 //! the file's complete lines; a killed follow keeps what it committed and
 //! goes on where it stopped; a truncated, replaced or invalid file stops it.
 
-mod common;
+use crate::common;
 
 use common::{asof, generated};
 use rusqlite::Connection;

@@ -1,7 +1,7 @@
 //! The bundled datasets each show their rule, and YAML and JSON Lines load into
 //! identical stores.
 
-mod common;
+use crate::common;
 
 use common::{asof, load};
 use serde_json::Value;

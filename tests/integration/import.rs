@@ -2,7 +2,7 @@
 //! become, row by row; bad records refused with their location and no store left;
 //! what cannot be represented skipped and reported.
 
-mod common;
+use crate::common;
 
 use common::{asof, stdout_json as json, write};
 use predicates::prelude::*;

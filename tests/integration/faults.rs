@@ -3,7 +3,7 @@
 //! write fails clearly and leaves the parent untouched; a full disk fails a load
 //! cleanly. See `docs/reliability.md`.
 
-mod common;
+use crate::common;
 
 use common::{asof, bytes};
 use std::path::{Path, PathBuf};

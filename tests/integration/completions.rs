@@ -2,7 +2,7 @@
 //! clap definitions, so they name every command; the bash script parses, and
 //! the man page renders where `man` is installed.
 
-mod common;
+use crate::common;
 
 use common::asof;
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! and replayed back from the store a slice at a time. The store it writes must
 //! be the one the in-memory load writes, row for row, wherever the slices fall.
 
-mod common;
+use crate::common;
 
 use asof::store::Store;
 use common::{asof, page_size, write};

@@ -1,10 +1,10 @@
 //! Hostile datasets: each is refused with one clear sentence naming where it went
 //! wrong and exit code 2 — no panic, no hang, no store left behind. Together with
-//! `tests/validation.rs` (alias bomb, offset-less timestamps, ids colliding across
+//! `tests/integration/validation.rs` (alias bomb, offset-less timestamps, ids colliding across
 //! kinds, evidence recorded after the event citing it, a retraction matching
 //! nothing) this is the hostile-input suite of `docs/reliability.md`.
 
-mod common;
+use crate::common;
 
 use common::{SMALL, asof, write};
 use std::time::Duration;

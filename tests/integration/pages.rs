@@ -6,7 +6,7 @@
 //! (The follow tests compare every table, the pages among them, with a fresh
 //! load of the lines so far.)
 
-mod common;
+use crate::common;
 
 use asof::model::{EventBody, Version};
 use asof::query::{self, Filter};

@@ -1,6 +1,6 @@
 //! The real binary on real SQLite files: every command, format and exit code.
 
-mod common;
+use crate::common;
 
 use asof::store::FORMAT_VERSION;
 use common::{SMALL, asof, bytes, check_finds_then_rebuild_repairs, stdout_json as json, write};

@@ -3,7 +3,7 @@
 //! model types and a fresh replay's outcomes, with brute-force held sets, for
 //! stores written by a load, a rebuild and a fork.
 
-mod common;
+use crate::common;
 
 use asof::engine::EffectKind;
 use asof::model::{EventBody, RetractTarget};

@@ -3,7 +3,7 @@
 //! each answer's JSON must equal that query's own JSON; and the questions it
 //! must refuse, with why.
 
-mod common;
+use crate::common;
 
 use common::asof;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! demo, `--without-rejected`, review files, and the dataset rules of `verify`
 //! and of topics' durations — through the real binary and real stores.
 
-mod common;
+use crate::common;
 
 use common::{asof, check_finds_then_rebuild_repairs, load, load_demo, stdout_json as json, write};
 use predicates::prelude::*;

@@ -2,7 +2,7 @@
 //! (well-formed, one shape per version and one point per evidence item, at the
 //! coordinates their times give).
 
-mod common;
+use crate::common;
 
 use common::{SMALL, asof, write};
 use predicates::prelude::*;

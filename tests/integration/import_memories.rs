@@ -8,7 +8,7 @@
 //! answer then; after importing the final table or export, `asof believed --at
 //! <that step> [--about T]` must give exactly those answers.
 
-mod common;
+use crate::common;
 
 use asof::time::{self, Micros};
 use common::{asof, count, import_json, stdout_json};

@@ -21,9 +21,7 @@
 //! single-valued (a new object replaces the old) unless named in `--many`.
 
 use super::{Draft, ImportReport, error, instant};
-use crate::dataset::raw::{
-    RawAgent, RawBelieve, RawEvent, RawEvidence, RawHeader, RawIncident, RawRetract, RawTopic,
-};
+use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawRetract};
 use crate::dataset::{DatasetError, DatasetErrors, Location};
 use crate::model::Cardinality;
 use crate::time::{self, Micros};
@@ -475,32 +473,19 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
         format!("multi-valued predicates: {}", list.join(", "))
     });
     Draft {
-        header: RawHeader {
-            asof: 1,
-            incident: RawIncident {
-                id: stem,
-                title: format!("Facts imported from table {} of {file}", options.table),
-            },
-            agents: vec![RawAgent {
-                id: agent.clone(),
-                name: Some(format!("The agent whose memory is {file}")),
-            }],
-            topics: topics
-                .into_iter()
-                .map(|(id, predicate)| RawTopic {
-                    question: format!("{id} → ?"),
-                    cardinality: Some(if all_many || many.contains(predicate.as_str()) {
-                        Cardinality::Many
-                    } else {
-                        Cardinality::One
-                    }),
-                    id,
-                    resolution: None,
-                    half_life: None,
-                    stale_after: None,
-                })
-                .collect(),
-        },
+        header: super::header(
+            stem,
+            format!("Facts imported from table {} of {file}", options.table),
+            [(format!("The agent whose memory is {file}"), agent.clone())],
+            topics.into_iter().map(|(id, predicate)| {
+                let cardinality = if all_many || many.contains(predicate.as_str()) {
+                    Cardinality::Many
+                } else {
+                    Cardinality::One
+                };
+                (format!("{id} → ?"), cardinality, id)
+            }),
+        ),
         events,
         origins,
         report,

@@ -23,9 +23,7 @@
 //! See `docs/import.md` for what cannot be recovered from a final export.
 
 use super::{Draft, ImportReport, Skipped, error, instant};
-use crate::dataset::raw::{
-    RawAgent, RawBelieve, RawEvent, RawEvidence, RawHeader, RawIncident, RawRetract, RawTopic,
-};
+use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawRetract};
 use crate::dataset::{DatasetError, DatasetErrors, Location};
 use crate::model::Cardinality;
 use crate::time::{self, Micros};
@@ -592,31 +590,16 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "graphiti".into());
-    let header = RawHeader {
-        asof: 1,
-        incident: RawIncident {
-            id: stem,
-            title: format!("Graphiti edges imported from {file}"),
-        },
-        agents: agents
+    let header = super::header(
+        stem,
+        format!("Graphiti edges imported from {file}"),
+        agents
             .into_iter()
-            .map(|id| RawAgent {
-                name: Some(format!("Graphiti group {id}")),
-                id,
-            })
-            .collect(),
-        topics: topics
+            .map(|id| (format!("Graphiti group {id}"), id)),
+        topics
             .into_iter()
-            .map(|id| RawTopic {
-                question: format!("{id} → ?"),
-                id,
-                cardinality: Some(options.cardinality),
-                resolution: None,
-                half_life: None,
-                stale_after: None,
-            })
-            .collect(),
-    };
+            .map(|id| (format!("{id} → ?"), options.cardinality, id)),
+    );
     Ok(Draft {
         header,
         events,

@@ -221,3 +221,69 @@ pub fn error(file: &str, location: Option<Location>, message: impl Into<String>)
 fn instant(t: crate::time::Micros) -> String {
     crate::time::format(t)
 }
+
+/// The dataset header every importer writes: the incident (id and title),
+/// the agents as `(name, id)` and the topics as `(question, cardinality, id)`.
+pub(crate) fn header(
+    incident: String,
+    title: String,
+    agents: impl IntoIterator<Item = (String, String)>,
+    topics: impl IntoIterator<Item = (String, crate::model::Cardinality, String)>,
+) -> RawHeader {
+    use crate::dataset::raw::{RawAgent, RawIncident, RawTopic};
+    RawHeader {
+        asof: 1,
+        incident: RawIncident {
+            id: incident,
+            title,
+        },
+        agents: agents
+            .into_iter()
+            .map(|(name, id)| RawAgent {
+                name: Some(name),
+                id,
+            })
+            .collect(),
+        topics: topics
+            .into_iter()
+            .map(|(question, cardinality, id)| RawTopic {
+                question,
+                cardinality: Some(cardinality),
+                id,
+                resolution: None,
+                half_life: None,
+                stale_after: None,
+            })
+            .collect(),
+    }
+}
+
+/// An input's file name without its directory (`fallback` when it has none).
+pub(crate) fn file_base(file: &str, fallback: &str) -> String {
+    std::path::Path::new(file)
+        .file_name()
+        .map_or_else(|| fallback.to_owned(), |s| s.to_string_lossy().into_owned())
+}
+
+/// The incident id an import gives: the input's file name with `suffixes`
+/// trimmed in turn (`x.otlp.jsonl` → `x`), or its stem when none are given;
+/// `fallback` when nothing is left.
+pub(crate) fn incident_id(file: &str, fallback: &str, suffixes: &[&str]) -> String {
+    let id = if suffixes.is_empty() {
+        std::path::Path::new(file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    } else {
+        let mut id = file_base(file, fallback);
+        for suffix in suffixes {
+            id = id.trim_end_matches(suffix).to_owned();
+        }
+        id
+    };
+    if id.is_empty() {
+        fallback.to_owned()
+    } else {
+        id
+    }
+}

@@ -22,9 +22,7 @@ pub mod rules;
 pub mod wire;
 
 use super::{Draft, ImportReport, Skipped, error, instant};
-use crate::dataset::raw::{
-    RawAgent, RawBelieve, RawEvent, RawEvidence, RawHeader, RawIncident, RawRetract, RawTopic,
-};
+use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetract};
 use crate::dataset::{DatasetErrors, Location};
 use crate::model::Cardinality;
 use crate::time::{self, Micros};
@@ -160,21 +158,60 @@ struct Said {
     source: &'static str,
 }
 
-/// Reads an OTLP/JSON trace (one request, or JSON Lines of requests).
+/// Reads an OTLP/JSON trace (one request, or JSON Lines of requests), in
+/// passes: spans → the run's shape (agents, model calls, tools) → evidence →
+/// what the agent said → events → header.
 pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetErrors> {
-    let whole = |message: String| DatasetErrors(vec![error(file, None, message)]);
     let mut report = ImportReport {
         format: "otlp".into(),
         input: file.to_owned(),
         ..ImportReport::default()
     };
-    // Spans, with ids and times read; what cannot be read is skipped. Each
-    // request is turned into spans as soon as it is parsed.
+    let spans = read_spans(file, text, &mut report)?;
+    let run = Run::new(spans, options, &mut report);
+    let gathered = gather_evidence(&run, options);
+    let numbered = Numbered::of(&gathered.items);
+    let (mut said, from_output) = said_in_outputs(&run, options, &mut report);
+    said.extend(said_by_belief_tools(
+        &run,
+        options,
+        &from_output,
+        &mut report,
+    ));
+    said.extend(said_in_span_events(&run, &mut report));
+    let mut built = evidence_events(&gathered, &numbered);
+    report.evidence = gathered.items.len();
+    said_events(
+        &run,
+        &gathered,
+        &numbered,
+        &said,
+        options,
+        &mut built,
+        &mut report,
+    );
+    notes(options, &mut report);
+    let header = header(file, &run, built.agents, built.topics, options);
+    Ok(Draft {
+        header,
+        events: built.events,
+        origins: built.origins,
+        report,
+    })
+}
+
+/// Pass 1: every span of every request, with ids and times read (what
+/// cannot be read is skipped); a span exported twice (an exporter's retry)
+/// is one span.
+fn read_spans(
+    file: &str,
+    text: &str,
+    report: &mut ImportReport,
+) -> Result<Vec<SpanRec>, DatasetErrors> {
     let mut spans: Vec<SpanRec> = Vec::new();
-    let lines = requests(file, text, &mut report, |line, request, report| {
+    let lines = requests(file, text, report, |line, request, report| {
         collect(line, request, report, &mut spans)
     })?;
-    // A span exported twice (an exporter's retry) is one span.
     let mut seen: HashSet<(String, String)> = HashSet::new();
     let mut copies: Vec<String> = Vec::new();
     spans.retain(|s| {
@@ -193,74 +230,117 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
     report.read.add("lines", lines);
     report.read.add("spans", report.records);
     if spans.is_empty() {
-        return Err(whole(format!(
-            "holds no readable span ({} read)",
-            report.records
-        )));
+        return Err(DatasetErrors(vec![error(
+            file,
+            None,
+            format!("holds no readable span ({} read)", report.records),
+        )]));
     }
     let traces: HashSet<&str> = spans.iter().map(|s| s.trace.as_str()).collect();
     report.read.add("traces", traces.len());
+    Ok(spans)
+}
 
-    let by_id: HashMap<(&str, &str), usize> = spans
-        .iter()
-        .enumerate()
-        .map(|(i, s)| ((s.trace.as_str(), s.id.as_str()), i))
-        .collect();
-    let agents = agents_of(&spans, &by_id, options, &mut report);
-    let mut trace_start: HashMap<&str, Micros> = HashMap::new();
-    for s in &spans {
-        let e = trace_start.entry(s.trace.as_str()).or_insert(s.start);
-        *e = (*e).min(s.start);
-    }
+/// The run's shape, read once from its spans: each span's agent, each
+/// trace's start, the model calls (by start) and tool spans (by end), and
+/// the tool calls the model emitted, by (trace, call id): (tool, call).
+struct Run {
+    spans: Vec<SpanRec>,
+    agents: Vec<String>,
+    trace_start: HashMap<String, Micros>,
+    calls: Vec<usize>,
+    tools: Vec<usize>,
+    emitted: HashMap<(String, String), (String, usize)>,
+}
 
-    let mut calls: Vec<usize> = (0..spans.len())
-        .filter(|&i| matches!(spans[i].role, Role::Call { .. }))
-        .collect();
-    calls.sort_by_key(|&i| (spans[i].start, spans[i].end, i));
-    let mut tools: Vec<usize> = (0..spans.len())
-        .filter(|&i| matches!(spans[i].role, Role::Tool { .. }))
-        .collect();
-    tools.sort_by_key(|&i| (spans[i].end, i));
-    report.read.add("model calls", calls.len());
-    report.read.add("tool spans", tools.len());
-    report.read.add(
-        "agent spans",
-        spans
+impl Run {
+    /// Pass 2.
+    fn new(spans: Vec<SpanRec>, options: &Options, report: &mut ImportReport) -> Run {
+        let by_id: HashMap<(&str, &str), usize> = spans
             .iter()
-            .filter(|s| matches!(s.role, Role::Agent { .. }))
-            .count(),
-    );
-    for &c in &calls {
-        if let Role::Call { dialect, .. } = &spans[c].role {
-            report.cases.bump(dialect.describe());
+            .enumerate()
+            .map(|(i, s)| ((s.trace.as_str(), s.id.as_str()), i))
+            .collect();
+        let agents = agents_of(&spans, &by_id, options, report);
+        let mut trace_start: HashMap<String, Micros> = HashMap::new();
+        for s in &spans {
+            let e = trace_start.entry(s.trace.clone()).or_insert(s.start);
+            *e = (*e).min(s.start);
         }
-    }
-
-    let is_belief_tool = |name: &str| name == options.belief_tool || name == options.retract_tool;
-    // Tool calls the model made, by id: (name, emitting call).
-    let mut emitted: HashMap<(&str, &str), (&str, usize)> = HashMap::new();
-    for (k, &c) in calls.iter().enumerate() {
-        if let Role::Call { output, .. } = &spans[c].role {
-            for part in output.iter().flat_map(|m| &m.parts) {
-                if let Part::ToolCall {
-                    id: Some(id), name, ..
-                } = part
-                {
-                    emitted
-                        .entry((spans[c].trace.as_str(), id.as_str()))
-                        .or_insert((name.as_str(), k));
+        let mut calls: Vec<usize> = (0..spans.len())
+            .filter(|&i| matches!(spans[i].role, Role::Call { .. }))
+            .collect();
+        calls.sort_by_key(|&i| (spans[i].start, spans[i].end, i));
+        let mut tools: Vec<usize> = (0..spans.len())
+            .filter(|&i| matches!(spans[i].role, Role::Tool { .. }))
+            .collect();
+        tools.sort_by_key(|&i| (spans[i].end, i));
+        report.read.add("model calls", calls.len());
+        report.read.add("tool spans", tools.len());
+        report.read.add(
+            "agent spans",
+            spans
+                .iter()
+                .filter(|s| matches!(s.role, Role::Agent { .. }))
+                .count(),
+        );
+        let mut emitted: HashMap<(String, String), (String, usize)> = HashMap::new();
+        for (k, &c) in calls.iter().enumerate() {
+            if let Role::Call {
+                dialect, output, ..
+            } = &spans[c].role
+            {
+                report.cases.bump(dialect.describe());
+                for part in output.iter().flat_map(|m| &m.parts) {
+                    if let Part::ToolCall {
+                        id: Some(id), name, ..
+                    } = part
+                    {
+                        emitted
+                            .entry((spans[c].trace.clone(), id.clone()))
+                            .or_insert((name.clone(), k));
+                    }
                 }
             }
         }
+        Run {
+            spans,
+            agents,
+            trace_start,
+            calls,
+            tools,
+            emitted,
+        }
     }
 
-    // Evidence: tool results (from their spans, then from the messages that
-    // show them) and user/system input messages.
+    /// The latest model call of `agent` started by `at` (index into `calls`).
+    fn latest_call(&self, agent: &str, at: Micros) -> Option<usize> {
+        latest_call(&self.calls, &self.spans, &self.agents, agent, at)
+    }
+}
+
+/// Whether `name` is the tool through which the agent states or drops a belief.
+fn is_belief_tool(options: &Options, name: &str) -> bool {
+    name == options.belief_tool || name == options.retract_tool
+}
+
+/// The evidence of a run: tool results (from their spans, then from the
+/// messages that show them) and user/system input messages; what each model
+/// call's input held (indices into `items`); tool results by call id.
+struct Gathered {
+    items: Vec<Ev>,
+    in_front: Vec<Vec<usize>>,
+    by_call: HashMap<(String, String), usize>,
+}
+
+/// Pass 3.
+fn gather_evidence(run: &Run, options: &Options) -> Gathered {
+    let spans = &run.spans;
     let mut evidence: Vec<Ev> = Vec::new();
     let mut by_call: HashMap<(String, String), usize> = HashMap::new();
     let mut by_content: HashMap<(String, String), usize> = HashMap::new();
     let mut by_message: HashMap<(String, String, String), usize> = HashMap::new();
-    for &t in &tools {
+    for &t in &run.tools {
         let s = &spans[t];
         let Role::Tool {
             name,
@@ -271,7 +351,7 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
         else {
             continue;
         };
-        if is_belief_tool(name) {
+        if is_belief_tool(options, name) {
             continue;
         }
         let content = match (result, &s.error) {
@@ -298,9 +378,8 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
             by_content.entry((s.trace.clone(), content)).or_insert(n);
         }
     }
-    // What each model call's input held, as evidence indices.
-    let mut in_front: Vec<Vec<usize>> = vec![Vec::new(); calls.len()];
-    for (k, &c) in calls.iter().enumerate() {
+    let mut in_front: Vec<Vec<usize>> = vec![Vec::new(); run.calls.len()];
+    for (k, &c) in run.calls.iter().enumerate() {
         let s = &spans[c];
         let Role::Call { input, .. } = &s.role else {
             continue;
@@ -335,11 +414,14 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                     }
                     Part::ToolResult { id, content } => {
                         let tool_name = id
-                            .as_deref()
-                            .and_then(|id| emitted.get(&(s.trace.as_str(), id)))
-                            .map(|(name, _)| (*name).to_owned())
+                            .as_ref()
+                            .and_then(|id| run.emitted.get(&(s.trace.clone(), id.clone())))
+                            .map(|(name, _)| name.clone())
                             .or_else(|| m.name.clone());
-                        if tool_name.as_deref().is_some_and(is_belief_tool) {
+                        if tool_name
+                            .as_deref()
+                            .is_some_and(|name| is_belief_tool(options, name))
+                        {
                             None
                         } else {
                             let known = id
@@ -399,40 +481,66 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
             }
         }
     }
-    // Ids in recorded order.
-    let mut order: Vec<usize> = (0..evidence.len()).collect();
-    order.sort_by_key(|&n| {
-        (
-            evidence[n].recorded,
-            evidence[n].observed,
-            evidence[n].order,
-        )
-    });
-    let mut evidence_id: Vec<String> = vec![String::new(); evidence.len()];
-    for (rank, &n) in order.iter().enumerate() {
-        evidence_id[n] = format!("T{}", rank + 1);
+    Gathered {
+        items: evidence,
+        in_front,
+        by_call,
     }
-    let by_evidence_id: HashMap<&str, usize> = evidence_id
-        .iter()
-        .enumerate()
-        .map(|(n, id)| (id.as_str(), n))
-        .collect();
+}
 
-    // What the agent said.
+/// The evidence ids (`T1`, `T2` … in recorded order) and the order itself.
+struct Numbered {
+    order: Vec<usize>,
+    ids: Vec<String>,
+    by_id: HashMap<String, usize>,
+}
+
+impl Numbered {
+    /// Pass 4.
+    fn of(evidence: &[Ev]) -> Numbered {
+        let mut order: Vec<usize> = (0..evidence.len()).collect();
+        order.sort_by_key(|&n| {
+            (
+                evidence[n].recorded,
+                evidence[n].observed,
+                evidence[n].order,
+            )
+        });
+        let mut ids: Vec<String> = vec![String::new(); evidence.len()];
+        for (rank, &n) in order.iter().enumerate() {
+            ids[n] = format!("T{}", rank + 1);
+        }
+        let by_id = ids
+            .iter()
+            .enumerate()
+            .map(|(n, id)| (id.clone(), n))
+            .collect();
+        Numbered { order, ids, by_id }
+    }
+}
+
+/// Pass 5a: what the agent said in its model calls' outputs — belief-tool
+/// calls, and prose a rule reads — with the (trace, call id or arguments)
+/// of each belief-tool call, so its tool span is not read twice.
+fn said_in_outputs(
+    run: &Run,
+    options: &Options,
+    report: &mut ImportReport,
+) -> (Vec<Said>, HashSet<(String, String)>) {
     let mut said: Vec<Said> = Vec::new();
     let mut from_output: HashSet<(String, String)> = HashSet::new();
-    for (k, &c) in calls.iter().enumerate() {
-        let s = &spans[c];
+    for (k, &c) in run.calls.iter().enumerate() {
+        let s = &run.spans[c];
         let Role::Call { output, .. } = &s.role else {
             continue;
         };
-        let agent = &agents[c];
+        let agent = &run.agents[c];
         for (i, m) in output.iter().enumerate() {
             for (j, part) in m.parts.iter().enumerate() {
                 let Part::ToolCall { id, name, args } = part else {
                     continue;
                 };
-                if !is_belief_tool(name) {
+                if !is_belief_tool(options, name) {
                     continue;
                 }
                 if let Some(id) = id {
@@ -453,13 +561,13 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                             ..f
                         }),
                         Err(reason) => skip(
-                            &mut report,
+                            report,
                             &s.id,
                             format!("{name} call {}: {reason}", id.as_deref().unwrap_or("?")),
                         ),
                     },
                     _ => skip(
-                        &mut report,
+                        report,
                         &s.id,
                         format!(
                             "{name} call {}: its arguments are not a JSON object",
@@ -473,9 +581,19 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
             matches(rule, k, s, output, agent, &mut said);
         }
     }
-    // Belief-tool spans whose call is in no model call's output.
-    for &t in &tools {
-        let s = &spans[t];
+    (said, from_output)
+}
+
+/// Pass 5b: belief-tool spans whose call is in no model call's output.
+fn said_by_belief_tools(
+    run: &Run,
+    options: &Options,
+    from_output: &HashSet<(String, String)>,
+    report: &mut ImportReport,
+) -> Vec<Said> {
+    let mut said = Vec::new();
+    for &t in &run.tools {
+        let s = &run.spans[t];
         let Role::Tool {
             name,
             call_id,
@@ -485,7 +603,7 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
         else {
             continue;
         };
-        if !is_belief_tool(name) {
+        if !is_belief_tool(options, name) {
             continue;
         }
         let known = |key: String| from_output.contains(&(s.trace.clone(), key));
@@ -501,7 +619,7 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
             .and_then(Result::ok);
         let Some(Value::Object(map)) = parsed else {
             skip(
-                &mut report,
+                report,
                 &s.id,
                 format!("{name} span: its arguments are missing or not a JSON object"),
             );
@@ -513,20 +631,25 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                     "belief-tool calls in no model call's output: recorded at the tool span's start",
                 );
                 said.push(Said {
-                    agent: agents[t].clone(),
+                    agent: run.agents[t].clone(),
                     recorded: s.start,
-                    call: latest_call(&calls, &spans, &agents, &agents[t], s.start),
+                    call: run.latest_call(&run.agents[t], s.start),
                     trace: s.trace.clone(),
                     origin: s.locator(),
                     source: Source::Tool.name(retract),
                     ..f
                 });
             }
-            Err(reason) => skip(&mut report, &s.id, format!("{name} span: {reason}")),
+            Err(reason) => skip(report, &s.id, format!("{name} span: {reason}")),
         }
     }
-    // asof.belief / asof.retract span events.
-    for (i, s) in spans.iter().enumerate() {
+    said
+}
+
+/// Pass 5c: `asof.belief` / `asof.retract` span events.
+fn said_in_span_events(run: &Run, report: &mut ImportReport) -> Vec<Said> {
+    let mut said = Vec::new();
+    for (i, s) in run.spans.iter().enumerate() {
         for e in &s.events {
             let retract = match e.name.as_str() {
                 "asof.belief" => false,
@@ -543,7 +666,7 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                 wire::nanos_to_micros(&e.time).filter(|t| time::format_opt(*t).is_some())
             else {
                 skip(
-                    &mut report,
+                    report,
                     &s.id,
                     format!("{} event: its time is missing or unreadable", e.name),
                 );
@@ -552,11 +675,11 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
             match fields(&map, "asof.", retract) {
                 Ok(f) => {
                     let call = match s.role {
-                        Role::Call { .. } => calls.iter().position(|&c| c == i),
-                        _ => latest_call(&calls, &spans, &agents, &agents[i], at),
+                        Role::Call { .. } => run.calls.iter().position(|&c| c == i),
+                        _ => run.latest_call(&run.agents[i], at),
                     };
                     said.push(Said {
-                        agent: agents[i].clone(),
+                        agent: run.agents[i].clone(),
                         recorded: at,
                         call,
                         trace: s.trace.clone(),
@@ -565,16 +688,28 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                         ..f
                     });
                 }
-                Err(reason) => skip(&mut report, &s.id, format!("{} event: {reason}", e.name)),
+                Err(reason) => skip(report, &s.id, format!("{} event: {reason}", e.name)),
             }
         }
     }
+    said
+}
 
-    // Events, in recorded order.
+/// The dataset's events so far, where each came from, and the agents and
+/// topics they name (in first-seen order).
+struct Built {
+    events: Vec<RawEvent>,
+    origins: Vec<Location>,
+    agents: Vec<String>,
+    topics: Vec<String>,
+}
+
+/// Pass 6a: one evidence event per item, in recorded order.
+fn evidence_events(gathered: &Gathered, numbered: &Numbered) -> Built {
     let mut events: Vec<RawEvent> = Vec::new();
     let mut origins: Vec<Location> = Vec::new();
-    for &n in &order {
-        let e = &evidence[n];
+    for &n in &numbered.order {
+        let e = &gathered.items[n];
         let mut locator = e.locator.clone();
         if let Some(id) = &e.call_id {
             locator.push_str(&format!(" tool call {id}"));
@@ -585,7 +720,7 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
             e.content.chars().take(SUMMARY_CHARS).collect()
         };
         events.push(RawEvent::Evidence(RawEvidence {
-            id: evidence_id[n].clone(),
+            id: numbered.ids[n].clone(),
             kind: e.kind.into(),
             source: e.source.clone(),
             locator,
@@ -597,34 +732,53 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
         }));
         origins.push(Location::record("evidence", events.len()));
     }
-    report.evidence = evidence.len();
+    Built {
+        events,
+        origins,
+        agents: Vec::new(),
+        topics: Vec::new(),
+    }
+}
 
+/// Pass 6b: a belief or retraction event per thing said, in recorded order,
+/// citing what it names (evidence ids or tool call ids) or, naming nothing,
+/// what was in front of the agent since its previous assertion on the topic.
+#[allow(clippy::too_many_arguments)]
+fn said_events(
+    run: &Run,
+    gathered: &Gathered,
+    numbered: &Numbered,
+    said: &[Said],
+    options: &Options,
+    built: &mut Built,
+    report: &mut ImportReport,
+) {
+    let evidence = &gathered.items;
+    let evidence_id = &numbered.ids;
     let mut indices: Vec<usize> = (0..said.len()).collect();
     indices.sort_by_key(|&i| (said[i].recorded, i));
     let mut last_assertion: HashMap<(String, String), Micros> = HashMap::new();
     let (mut beliefs, mut retractions) = (0usize, 0usize);
-    let mut topics: Vec<String> = Vec::new();
     let mut seen_topics: HashSet<String> = HashSet::new();
-    let mut agent_list: Vec<String> = Vec::new();
-    for &c in &calls {
-        if !agent_list.contains(&agents[c]) {
-            agent_list.push(agents[c].clone());
+    for &c in &run.calls {
+        if !built.agents.contains(&run.agents[c]) {
+            built.agents.push(run.agents[c].clone());
         }
     }
     for &i in &indices {
         let s = &said[i];
         let key = (s.agent.clone(), s.topic.clone());
         let since = last_assertion.get(&key).copied();
-        // Citations: as named (evidence ids or tool call ids), else what was in
-        // front of the agent since its previous assertion on the topic.
         let cites: Vec<String> = match &s.cites {
             Some(named) => {
                 let mut out = Vec::new();
                 for name in named {
-                    let found = by_evidence_id
-                        .get(name.as_str())
-                        .copied()
-                        .or_else(|| by_call.get(&(s.trace.clone(), name.clone())).copied());
+                    let found = numbered.by_id.get(name.as_str()).copied().or_else(|| {
+                        gathered
+                            .by_call
+                            .get(&(s.trace.clone(), name.clone()))
+                            .copied()
+                    });
                     match found {
                         Some(n) if evidence[n].recorded <= s.recorded => {
                             if !out.contains(&evidence_id[n]) {
@@ -655,7 +809,7 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                     .bump("beliefs and retractions naming no evidence: the evidence in front of the agent cited");
                 match s.call {
                     Some(k) => {
-                        let mut items: Vec<usize> = in_front[k]
+                        let mut items: Vec<usize> = gathered.in_front[k]
                             .iter()
                             .copied()
                             .filter(|&n| {
@@ -677,7 +831,7 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                     report
                         .defaults
                         .bump("beliefs without valid_from: the trace's start");
-                    trace_start[s.trace.as_str()]
+                    run.trace_start[&s.trace]
                 }
                 ValidFrom::At(t) => {
                     report
@@ -691,15 +845,19 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
             report.defaults.bump("beliefs without confidence: 1");
         }
         if seen_topics.insert(s.topic.clone()) {
-            topics.push(s.topic.clone());
+            built.topics.push(s.topic.clone());
         }
-        if !agent_list.contains(&s.agent) {
-            agent_list.push(s.agent.clone());
+        if !built.agents.contains(&s.agent) {
+            built.agents.push(s.agent.clone());
         }
         report.assertions_by_source.bump(s.source);
+        let why = match &s.note {
+            Some(note) => format!("{note} ({})", s.origin),
+            None => s.origin.clone(),
+        };
         if s.retract {
             retractions += 1;
-            events.push(RawEvent::Retract(RawRetract {
+            built.events.push(RawEvent::Retract(RawRetract {
                 id: Some(format!("R{retractions}")),
                 agent: Some(s.agent.clone()),
                 topic: Some(s.topic.clone()),
@@ -709,15 +867,12 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                 valid_to: s.valid_to.map(|t| instant(t).into()),
                 recorded_at: instant(s.recorded).into(),
                 because: cites,
-                reason: Some(match &s.note {
-                    Some(note) => format!("{note} ({})", s.origin),
-                    None => s.origin.clone(),
-                }),
+                reason: Some(why),
             }));
         } else {
             beliefs += 1;
             last_assertion.insert(key, s.recorded);
-            events.push(RawEvent::Believe(RawBelieve {
+            built.events.push(RawEvent::Believe(RawBelieve {
                 id: Some(format!("B{beliefs}")),
                 agent: s.agent.clone(),
                 topic: s.topic.clone(),
@@ -728,14 +883,22 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
                 clip: None,
                 recorded_at: instant(s.recorded).into(),
                 supported_by: cites,
-                rationale: Some(match &s.note {
-                    Some(note) => format!("{note} ({})", s.origin),
-                    None => s.origin.clone(),
-                }),
+                rationale: Some(why),
             }));
         }
-        origins.push(Location::record("belief", beliefs + retractions));
+        built
+            .origins
+            .push(Location::record("belief", beliefs + retractions));
     }
+    if built.agents.is_empty() {
+        built
+            .agents
+            .push(options.agent.clone().unwrap_or_else(|| "agent".into()));
+    }
+}
+
+/// The import summary's notes on the options that shaped it.
+fn notes(options: &Options, report: &mut ImportReport) {
     if options.agent.is_some() {
         report.notes.push(format!(
             "every span's agent is {} (--agent)",
@@ -753,67 +916,48 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
     } else {
         format!("multi-valued topics: {}", options.many.join(", "))
     });
-    if agent_list.is_empty() {
-        agent_list.push(options.agent.clone().unwrap_or_else(|| "agent".into()));
-    }
+}
 
-    let base = std::path::Path::new(file)
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "trace".into());
-    let stem = base
-        .trim_end_matches(".jsonl")
-        .trim_end_matches(".json")
-        .trim_end_matches(".otlp")
-        .to_owned();
-    let root = spans
+/// Pass 7: the dataset's header — the run named after the file and its root
+/// span, the agents and topics the events name.
+fn header(
+    file: &str,
+    run: &Run,
+    agents: Vec<String>,
+    topics: Vec<String>,
+    options: &Options,
+) -> RawHeader {
+    let root = run
+        .spans
         .iter()
         .filter(|s| s.parent.is_none())
         .min_by_key(|s| s.start)
         .map(|s| s.name.clone());
-    let many: HashSet<&str> = options.many.iter().map(String::as_str).collect();
-    let header = RawHeader {
-        asof: 1,
-        incident: RawIncident {
-            id: if stem.is_empty() {
-                "trace".into()
-            } else {
-                stem
-            },
-            title: match root {
-                Some(name) => format!("Agent run “{name}” ({base})"),
-                None => format!("Agent run ({base})"),
-            },
-        },
-        agents: agent_list
-            .into_iter()
-            .map(|id| RawAgent {
-                name: Some(format!("Agent {id} (from the trace)")),
-                id,
-            })
-            .collect(),
-        topics: topics
-            .into_iter()
-            .map(|id| RawTopic {
-                question: format!("What does the agent hold about {id}?"),
-                cardinality: Some(if many.contains(id.as_str()) {
-                    Cardinality::Many
-                } else {
-                    Cardinality::One
-                }),
-                id,
-                resolution: None,
-                half_life: None,
-                stale_after: None,
-            })
-            .collect(),
+    let base = super::file_base(file, "trace");
+    let title = match root {
+        Some(name) => format!("Agent run “{name}” ({base})"),
+        None => format!("Agent run ({base})"),
     };
-    Ok(Draft {
-        header,
-        events,
-        origins,
-        report,
-    })
+    let many: HashSet<&str> = options.many.iter().map(String::as_str).collect();
+    super::header(
+        super::incident_id(file, "trace", &[".jsonl", ".json", ".otlp"]),
+        title,
+        agents
+            .into_iter()
+            .map(|id| (format!("Agent {id} (from the trace)"), id)),
+        topics.into_iter().map(|id| {
+            let cardinality = if many.contains(id.as_str()) {
+                Cardinality::Many
+            } else {
+                Cardinality::One
+            };
+            (
+                format!("What does the agent hold about {id}?"),
+                cardinality,
+                id,
+            )
+        }),
+    )
 }
 
 /// The spans of one request, with their roles read.
@@ -1259,5 +1403,86 @@ fn matches(rule: &Rule, k: usize, s: &SpanRec, output: &[Msg], agent: &str, said
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod passes {
+    //! Each pass of [`read`] on the GenAI fixture (written by the real
+    //! OpenTelemetry instrumentation), apart.
+    use super::*;
+
+    const GENAI: &str = include_str!("../../../../../tests/fixtures/otlp/genai.jsonl");
+
+    fn run() -> (Run, ImportReport) {
+        let mut report = ImportReport::default();
+        let spans = read_spans("genai.jsonl", GENAI, &mut report).expect("spans");
+        let run = Run::new(spans, &Options::default(), &mut report);
+        (run, report)
+    }
+
+    #[test]
+    fn a_span_exported_twice_is_read_once_and_said() {
+        let twice = format!("{GENAI}\n{GENAI}");
+        let mut report = ImportReport::default();
+        let once = read_spans("genai.jsonl", GENAI, &mut ImportReport::default())
+            .expect("spans")
+            .len();
+        let spans = read_spans("twice.jsonl", &twice, &mut report).expect("spans");
+        assert_eq!(spans.len(), once);
+        assert_eq!(
+            report.skipped.len(),
+            once,
+            "every copy is listed as skipped"
+        );
+        assert!(read_spans("empty.jsonl", "{}", &mut ImportReport::default()).is_err());
+    }
+
+    #[test]
+    fn the_runs_shape_orders_calls_by_start_and_tools_by_end() {
+        let (run, _) = run();
+        assert!(!run.calls.is_empty() && !run.tools.is_empty());
+        let starts: Vec<Micros> = run.calls.iter().map(|&c| run.spans[c].start).collect();
+        assert!(starts.is_sorted());
+        let ends: Vec<Micros> = run.tools.iter().map(|&t| run.spans[t].end).collect();
+        assert!(ends.is_sorted());
+        assert_eq!(run.agents.len(), run.spans.len(), "an agent per span");
+    }
+
+    #[test]
+    fn evidence_is_numbered_in_recorded_order_and_each_call_sees_its_input() {
+        let (run, _) = run();
+        let gathered = gather_evidence(&run, &Options::default());
+        let numbered = Numbered::of(&gathered.items);
+        let recorded: Vec<Micros> = numbered
+            .order
+            .iter()
+            .map(|&n| gathered.items[n].recorded)
+            .collect();
+        assert!(recorded.is_sorted());
+        assert_eq!(numbered.ids[numbered.order[0]], "T1");
+        assert_eq!(numbered.by_id["T1"], numbered.order[0]);
+        assert_eq!(gathered.in_front.len(), run.calls.len());
+        assert!(gathered.in_front.iter().any(|items| !items.is_empty()));
+    }
+
+    #[test]
+    fn the_header_names_the_run_after_its_file_and_root_span() {
+        let (run, _) = run();
+        let h = header(
+            "/tmp/x.otlp.jsonl",
+            &run,
+            vec!["triage".into()],
+            vec!["root-cause".into()],
+            &Options::default(),
+        );
+        assert_eq!(h.incident.id, "x");
+        assert!(
+            h.incident.title.ends_with("(x.otlp.jsonl)"),
+            "{}",
+            h.incident.title
+        );
+        assert_eq!(h.agents[0].id, "triage");
+        assert_eq!(h.topics[0].cardinality, Some(Cardinality::One));
     }
 }

@@ -153,6 +153,55 @@ struct Source {
 /// Reads a Graphiti export: a JSON array of entity edges, or an object with
 /// `edges` and optionally `nodes` (uuid → name) and `episodes`.
 pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetErrors> {
+    let (edges, nodes, episodes) = parse_export(file, text)?;
+    let mut errors: Vec<DatasetError> = Vec::new();
+    let mut report = ImportReport {
+        format: "graphiti".into(),
+        input: file.to_owned(),
+        records: edges.len(),
+        ..ImportReport::default()
+    };
+    report.read.add("edges", edges.len());
+    report.read.add("nodes", nodes.len());
+    report.read.add("episodes", episodes.len());
+    let (node_names, mut known_episodes) =
+        read_nodes_and_episodes(file, nodes, episodes, &mut errors);
+    let facts = read_edges(
+        file,
+        edges,
+        (&node_names, &known_episodes),
+        &options,
+        &mut report,
+        &mut errors,
+    );
+    let sources = episode_sources(file, &facts, &mut known_episodes, &mut errors);
+    if !errors.is_empty() {
+        return Err(DatasetErrors(errors));
+    }
+    let (evidence_id, mut events, mut origins) = episode_events(&facts, &sources);
+    let histories = histories(&facts, options.episode_window, &mut report);
+    edge_events(
+        &facts,
+        &histories,
+        (&sources, &evidence_id),
+        &mut report,
+        (&mut events, &mut origins),
+    );
+    let header = graphiti_header(file, &facts, &options);
+    Ok(Draft {
+        header,
+        events,
+        origins,
+        report,
+    })
+}
+
+/// An export's edges, nodes and episodes, unread.
+type Lists = (Vec<Value>, Vec<Value>, Vec<Value>);
+
+/// Pass 1: the export's edges, nodes and episodes (an array of edges, or an
+/// object with `edges` and optionally `nodes` and `episodes`).
+fn parse_export(file: &str, text: &str) -> Result<Lists, DatasetErrors> {
     let whole = |message: String| DatasetErrors(vec![error(file, None, message)]);
     let top: Value = serde_json::from_str(text).map_err(|e| {
         DatasetErrors(vec![error(
@@ -161,7 +210,7 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
             format!("not valid JSON: {e}"),
         )])
     })?;
-    let (edges, nodes, episodes) = match top {
+    Ok(match top {
         Value::Array(edges) => (edges, Vec::new(), Vec::new()),
         Value::Object(mut map) => {
             let Some(Value::Array(edges)) = map.remove("edges") else {
@@ -184,18 +233,18 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
                 "expected a JSON array of edges, or an object with an `edges` array".into(),
             ));
         }
-    };
+    })
+}
 
-    let mut errors: Vec<DatasetError> = Vec::new();
-    let mut report = ImportReport {
-        format: "graphiti".into(),
-        input: file.to_owned(),
-        records: edges.len(),
-        ..ImportReport::default()
-    };
-    report.read.add("edges", edges.len());
-    report.read.add("nodes", nodes.len());
-    report.read.add("episodes", episodes.len());
+/// Pass 2: entity names by node uuid, and the episodes by uuid with their
+/// place in the export.
+#[allow(clippy::type_complexity)]
+fn read_nodes_and_episodes(
+    file: &str,
+    nodes: Vec<Value>,
+    episodes: Vec<Value>,
+    errors: &mut Vec<DatasetError>,
+) -> (HashMap<String, String>, HashMap<String, (usize, Episode)>) {
     let node_names: HashMap<String, String> = nodes
         .into_iter()
         .enumerate()
@@ -225,6 +274,20 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
         }
     }
 
+    (node_names, known_episodes)
+}
+
+/// Pass 3: the edges, with their times and names read and checked (an edge
+/// that cannot be read is an error with its place).
+#[allow(clippy::type_complexity)]
+fn read_edges(
+    file: &str,
+    edges: Vec<Value>,
+    (node_names, known_episodes): (&HashMap<String, String>, &HashMap<String, (usize, Episode)>),
+    options: &Options,
+    report: &mut ImportReport,
+    errors: &mut Vec<DatasetError>,
+) -> Vec<Fact> {
     // Edges, with their times and names.
     let mut facts: Vec<Fact> = Vec::new();
     for (i, v) in edges.into_iter().enumerate() {
@@ -370,10 +433,21 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
         });
     }
 
+    facts
+}
+
+/// Pass 4: the episodes the edges cite, as evidence: recorded when Graphiti
+/// stored them, else when the first edge citing them was created.
+fn episode_sources(
+    file: &str,
+    facts: &[Fact],
+    known_episodes: &mut HashMap<String, (usize, Episode)>,
+    errors: &mut Vec<DatasetError>,
+) -> BTreeMap<String, Source> {
     // Episodes as evidence: recorded when Graphiti stored them, else when the
     // first edge citing them was created.
     let mut sources: BTreeMap<String, Source> = BTreeMap::new();
-    for f in &facts {
+    for f in facts {
         for uuid in &f.edge.episodes {
             let entry = sources.entry(uuid.clone()).or_insert(Source {
                 recorded: f.created,
@@ -408,9 +482,16 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
             .min(source.recorded);
         source.episode = Some(episode);
     }
-    if !errors.is_empty() {
-        return Err(DatasetErrors(errors));
-    }
+    sources
+}
+
+/// Pass 5: an evidence event per episode, in recorded order (`EP1`, `EP2` …),
+/// each placed at the first edge citing it.
+#[allow(clippy::type_complexity)]
+fn episode_events(
+    facts: &[Fact],
+    sources: &BTreeMap<String, Source>,
+) -> (HashMap<String, String>, Vec<RawEvent>, Vec<Location>) {
     let mut order: Vec<(&String, &Source)> = sources.iter().collect();
     order.sort_by_key(|(uuid, s)| (s.recorded, (*uuid).clone()));
     let evidence_id: HashMap<&str, String> = order
@@ -448,7 +529,7 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
     }
     // Evidence origins: the first edge citing each episode.
     let mut first_citing: HashMap<&str, usize> = HashMap::new();
-    for f in &facts {
+    for f in facts {
         for uuid in &f.edge.episodes {
             first_citing.entry(uuid.as_str()).or_insert(f.n);
         }
@@ -460,9 +541,24 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
         );
     }
 
-    let histories = histories(&facts, options.episode_window, &mut report);
+    let evidence_id = evidence_id
+        .into_iter()
+        .map(|(uuid, id)| (uuid.to_owned(), id))
+        .collect();
+    (evidence_id, events, origins)
+}
+
+/// Pass 6: each edge's assertion, the later episodes merged into it, and the
+/// retractions its later states make.
+fn edge_events(
+    facts: &[Fact],
+    histories: &[History],
+    (sources, evidence_id): (&BTreeMap<String, Source>, &HashMap<String, String>),
+    report: &mut ImportReport,
+    (events, origins): (&mut Vec<RawEvent>, &mut Vec<Location>),
+) {
     let mut retractions = Vec::new();
-    for (f, history) in facts.iter().zip(&histories) {
+    for (f, history) in facts.iter().zip(histories) {
         let at = Location::record("edge", f.n);
         let believe =
             |id: String, recorded: Micros, end: Option<Micros>, cites: Vec<String>, why: String| {
@@ -574,14 +670,21 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
         events.push(event);
         origins.push(at);
     }
+}
 
-    // The header: one agent per group, one topic per (source entity, relation).
+/// Pass 7: the header: one agent per group, one topic per (source entity,
+/// relation).
+fn graphiti_header(
+    file: &str,
+    facts: &[Fact],
+    options: &Options,
+) -> crate::dataset::raw::RawHeader {
     let mut agents: Vec<String> = facts.iter().map(|f| f.agent.clone()).collect();
     agents.sort();
     agents.dedup();
     let mut topics: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for f in &facts {
+    for f in facts {
         if seen.insert(f.topic.clone()) {
             topics.push(f.topic.clone());
         }
@@ -590,7 +693,7 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "graphiti".into());
-    let header = super::header(
+    super::header(
         stem,
         format!("Graphiti edges imported from {file}"),
         agents
@@ -599,13 +702,7 @@ pub fn read(file: &str, text: &str, options: Options) -> Result<Draft, DatasetEr
         topics
             .into_iter()
             .map(|id| (format!("{id} → ?"), options.cardinality, id)),
-    );
-    Ok(Draft {
-        header,
-        events,
-        origins,
-        report,
-    })
+    )
 }
 
 /// What an edge held from a recorded instant on.
@@ -752,4 +849,41 @@ fn histories(facts: &[Fact], window: Micros, report: &mut ImportReport) -> Vec<H
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod passes {
+    //! The passes of [`read`] apart.
+    use super::*;
+
+    #[test]
+    fn an_export_is_an_array_of_edges_or_an_object_with_edges() {
+        let (edges, nodes, episodes) = parse_export("g.json", "[{}, {}]").expect("an array");
+        assert_eq!((edges.len(), nodes.len(), episodes.len()), (2, 0, 0));
+        let object = r#"{"edges": [{}], "nodes": [{}, {}], "episodes": []}"#;
+        let (edges, nodes, _) = parse_export("g.json", object).expect("an object");
+        assert_eq!((edges.len(), nodes.len()), (1, 2));
+        for bad in ["{}", "3", "{\"edges\": 1}"] {
+            let e = parse_export("g.json", bad).expect_err(bad).to_string();
+            assert!(e.contains("expected a JSON array of edges"), "{e}");
+        }
+        let e = parse_export("g.json", "[")
+            .expect_err("not JSON")
+            .to_string();
+        assert!(e.contains("not valid JSON"), "{e}");
+    }
+
+    #[test]
+    fn nodes_name_entities_and_an_unreadable_one_is_an_error_with_its_place() {
+        let nodes = vec![
+            serde_json::json!({"uuid": "n1", "name": "checkout-api"}),
+            serde_json::json!({"name": "no uuid"}),
+        ];
+        let mut errors = Vec::new();
+        let (names, episodes) = read_nodes_and_episodes("g.json", nodes, Vec::new(), &mut errors);
+        assert_eq!(names.get("n1").map(String::as_str), Some("checkout-api"));
+        assert!(episodes.is_empty());
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].to_string().contains("node 2"), "{}", errors[0]);
+    }
 }

@@ -1,4 +1,4 @@
-//! The scrub index (design.md §9, crates/asof-store/src/store/scrub.rs) against an obviously
+//! The scrub index (design.md §9, crates/asof-store/src/store/scrub/) against an obviously
 //! correct model of it: built from the log and versions read back through the
 //! model types and a fresh replay's outcomes, with brute-force held sets, for
 //! stores written by a load, a rebuild and a fork.

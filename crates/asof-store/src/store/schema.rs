@@ -145,7 +145,7 @@ CREATE TABLE truths (
     PRIMARY KEY (topic, agent)
 ) WITHOUT ROWID;
 
--- Derived: the scrub index (crates/asof-store/src/store/scrub.rs), what the TUI's timeline reads
+-- Derived: the scrub index (crates/asof-store/src/store/scrub/), what the TUI's timeline reads
 -- at open instead of every row: version keys, checkpoints of the held set,
 -- the marks of the scrubber. One little-endian blob per part.
 CREATE TABLE scrub (

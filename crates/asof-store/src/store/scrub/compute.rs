@@ -1,0 +1,673 @@
+//! Computing the scrub index from the store's rows, and growing it batch by
+//! batch as a follow appends (`Growing`).
+
+use super::*;
+
+/// The index of the log and versions stored in `conn`.
+pub fn compute(conn: &Connection, header: &Header) -> rusqlite::Result<ScrubIndex> {
+    compute_with(conn, header, CHECKPOINT)
+}
+
+/// [`compute`] with checkpoints every `stride` versions (tests use short ones).
+pub fn compute_with(
+    conn: &Connection,
+    header: &Header,
+    stride: usize,
+) -> rusqlite::Result<ScrubIndex> {
+    Ok(Growing::compute_with(conn, header, stride)?.index)
+}
+
+/// The index with what it takes to bring it up to date as a follow appends
+/// to the log (design.md §6), in time proportional to what was appended, not to
+/// the store: [`Growing::grow`] reads only the events after the last seq it
+/// has seen and the versions closed since the batch's first replayed
+/// instant (and those still held). [`compute`] is a growth from nothing, so
+/// a grown index equals a fresh computation by construction; the follow
+/// tests hold it to a fresh load's as well.
+pub(crate) struct Growing {
+    pub(crate) index: ScrubIndex,
+    /// Stored claim code → its position in `index.claims`.
+    pub(crate) claim_code: HashMap<i64, u32, ShortKeys>,
+    /// Evidence id → its seq.
+    pub(crate) evidence_seq: HashMap<String, i64, ShortKeys>,
+    /// Evidence seq → its position in `index.evidence` (each citation adds
+    /// to its `cited`, [`cite`]).
+    pub(crate) evidence_at: HashMap<i64, usize, ShortKeys>,
+    /// The last event seq seen (events are appended in seq order).
+    pub(crate) last_seq: i64,
+    /// How many versions are still held.
+    pub(crate) held: usize,
+    /// The parts as this index last stored them (`None`: not stored yet).
+    pub(crate) written: Option<HashMap<&'static str, Vec<u8>>>,
+    /// What grew since the index was last stored (`None`: anything may
+    /// have changed, or it was not stored whole: every part is compared).
+    pub(crate) grown: Option<Grown>,
+}
+
+/// What grew in a [`Growing`] index since it was last stored, so storing it
+/// encodes and writes only that: for each part that grows record by record,
+/// the first record that may differ, and the versions before those whose
+/// closing instant changed in place.
+#[derive(Debug, Clone)]
+pub(crate) struct Grown {
+    pub(crate) versions: usize,
+    pub(crate) by_recorded: usize,
+    pub(crate) by_superseded: usize,
+    pub(crate) marks: usize,
+    pub(crate) closed: Vec<usize>,
+}
+
+impl Grown {
+    /// Nothing grew yet in an index of these lengths.
+    fn from(index: &ScrubIndex) -> Grown {
+        Grown {
+            versions: index.versions.len(),
+            by_recorded: index.by_recorded.len(),
+            by_superseded: index.by_superseded.len(),
+            marks: index.marks.len(),
+            closed: Vec::new(),
+        }
+    }
+}
+
+/// A follow's batch did not only append (a version changed other than by
+/// being closed, or ids or instants went back): compute the index afresh.
+#[derive(Debug)]
+pub(crate) struct NotAppended;
+
+impl Growing {
+    /// The index of the store, from nothing.
+    pub(crate) fn compute(conn: &Connection, header: &Header) -> rusqlite::Result<Growing> {
+        Self::compute_with(conn, header, CHECKPOINT)
+    }
+
+    fn compute_with(
+        conn: &Connection,
+        header: &Header,
+        stride: usize,
+    ) -> rusqlite::Result<Growing> {
+        let mut index = ScrubIndex {
+            stride: stride.max(1),
+            ..ScrubIndex::default()
+        };
+        index.checkpoints.push(Vec::new());
+        let mut growing = Growing {
+            index,
+            claim_code: HashMap::default(),
+            evidence_seq: HashMap::default(),
+            evidence_at: HashMap::default(),
+            last_seq: i64::MIN,
+            held: 0,
+            written: None,
+            grown: None,
+        };
+        match growing.grow_or_not(conn, header, Some(i64::MIN)) {
+            Ok(Ok(())) => Ok(growing),
+            Err(e) => Err(e),
+            // A growth from nothing only appends: unreachable, but never a panic.
+            Ok(Err(NotAppended)) => Err(crate::store::read::damaged(
+                "the scrub index does not follow from the stored versions".to_owned(),
+            )),
+        }
+    }
+
+    /// The index the store holds, with what it takes to grow it, read rather
+    /// than computed (a follow taking a store up: its index was written with
+    /// its rows, by the load or the batch before): the parts decoded, the
+    /// claims' stored codes and the evidence items' seqs read. The first
+    /// store compares every part. An index that does not decode, or names a
+    /// claim the store lacks, is computed afresh.
+    pub(crate) fn stored(conn: &Connection, header: &Header) -> rusqlite::Result<Growing> {
+        let mut parts = stored_parts(conn)?;
+        let index = match decode(&parts) {
+            Ok(index) if index.stride == CHECKPOINT => index,
+            _ => return Self::computed_over_stored(conn, header),
+        };
+        let mut codes: HashMap<String, i64> = HashMap::new();
+        let mut stmt = conn.prepare("SELECT text, code FROM claims")?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            codes.insert(r.get(0)?, r.get(1)?);
+        }
+        let claim_code: Option<HashMap<i64, u32, ShortKeys>> = (index.claims.iter().enumerate())
+            .map(|(at, text)| Some((*codes.get(text)?, at as u32)))
+            .collect();
+        let evidence_at = evidence_positions(&index);
+        let (Some(claim_code), true) = (claim_code, evidence_at.len() == index.evidence.len())
+        else {
+            return Self::computed_over_stored(conn, header);
+        };
+        let mut evidence_seq = HashMap::default();
+        let mut stmt = conn.prepare("SELECT id, seq FROM events WHERE kind = 'evidence'")?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            evidence_seq.insert(r.get(0)?, r.get(1)?);
+        }
+        let last_seq: Option<i64> =
+            conn.query_row("SELECT max(seq) FROM events", [], |r| r.get(0))?;
+        let held = (index.versions.iter())
+            .filter(|v| v.superseded_at == OPEN)
+            .count();
+        Ok(Growing {
+            written: PARTS
+                .iter()
+                .map(|&name| parts.remove(name).map(|data| (name, data)))
+                .collect(),
+            index,
+            claim_code,
+            evidence_seq,
+            evidence_at,
+            last_seq: last_seq.unwrap_or(i64::MIN),
+            held,
+            grown: None,
+        })
+    }
+
+    /// [`Growing::compute`], taking what the store holds as last stored.
+    fn computed_over_stored(conn: &Connection, header: &Header) -> rusqlite::Result<Growing> {
+        let mut growing = Self::compute(conn, header)?;
+        growing.read_stored(conn)?;
+        Ok(growing)
+    }
+
+    /// Takes what the store holds as what this index last stored, if every
+    /// part of it is stored whole (a follow does it as it starts, so its
+    /// first batch does not read the stored index on a line's way in).
+    pub(crate) fn read_stored(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        let mut stored = stored_parts(conn)?;
+        self.written = PARTS
+            .iter()
+            .map(|&name| stored.remove(name).map(|data| (name, data)))
+            .collect();
+        // What is stored need not be this index: compare every part once.
+        self.grown = None;
+        Ok(())
+    }
+
+    /// Stores the index, writing only the chunks whose bytes differ from
+    /// what it stored last — the first time, from what the store holds (if
+    /// every part of it is stored whole; else the whole index in its place).
+    /// After a growth, only what grew is encoded and written
+    /// ([`store_grown`]).
+    pub(crate) fn store(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        if let (Some(grown), Some(written)) = (&self.grown, self.written.as_mut()) {
+            store_grown(conn, &self.index, grown, written)?;
+        } else {
+            let parts: HashMap<&'static str, Vec<u8>> = encode(&self.index).into_iter().collect();
+            if self.written.is_none() {
+                self.read_stored(conn)?;
+            }
+            store_parts(conn, &parts, self.written.as_ref())?;
+            self.written = Some(parts);
+        }
+        self.grown = Some(Grown::from(&self.index));
+        Ok(())
+    }
+
+    /// Brings the index up to date after a follow's batch appended events
+    /// and, if `since` is given, replayed from that instant on: every version
+    /// closed at or after it, and every one still held, is as the batch left
+    /// it (`None`: the versions did not change). The batch must have
+    /// replayed after every instant replayed before, as an appending writer's
+    /// does; otherwise (or on any sign it did not) the index is computed
+    /// afresh.
+    pub(crate) fn grow(
+        self,
+        conn: &Connection,
+        header: &Header,
+        since: Option<Micros>,
+    ) -> rusqlite::Result<Growing> {
+        let stride = self.index.stride;
+        let mut growing = self;
+        match growing.grow_or_not(conn, header, since)? {
+            Ok(()) => Ok(growing),
+            Err(NotAppended) => Self::compute_with(conn, header, stride),
+        }
+    }
+
+    fn grow_or_not(
+        &mut self,
+        conn: &Connection,
+        header: &Header,
+        since: Option<Micros>,
+    ) -> rusqlite::Result<Result<(), NotAppended>> {
+        if let Some(since) = since
+            && let Err(e) = self.versions(conn, header, since)?
+        {
+            return Ok(Err(e));
+        }
+        self.events(conn, header)?;
+        Ok(Ok(()))
+    }
+
+    /// The position in the index's claims of stored claim `code`, its text
+    /// added at the end the first time.
+    fn claim(&mut self, conn: &Connection, code: i64) -> rusqlite::Result<u32> {
+        if let Some(&c) = self.claim_code.get(&code) {
+            return Ok(c);
+        }
+        let mut texts = conn.prepare_cached("SELECT text FROM claims WHERE code = ?1")?;
+        let text: Option<String> = texts.query_row([code], |r| r.get(0)).optional()?;
+        let next = self.index.claims.len() as u32;
+        self.index.claims.push(text.unwrap_or_default());
+        self.claim_code.insert(code, next);
+        Ok(next)
+    }
+
+    /// Brings the index up to date after a follow's batch went back before
+    /// the last instant replayed (design.md §6: a line recorded earlier than
+    /// events applied) and replayed from `from` again: every version closed
+    /// at or after it, and every one still held, was deleted and written
+    /// anew, and the events recorded since were replayed again. Those
+    /// versions and marks are taken again, then the new events as
+    /// [`Growing::grow`] takes them — the work of what was replayed, plus a
+    /// pass over the index in memory. On any sign the store is otherwise,
+    /// the index is computed afresh.
+    pub(crate) fn rewound(
+        self,
+        conn: &Connection,
+        header: &Header,
+        from: Micros,
+    ) -> rusqlite::Result<Growing> {
+        let stride = self.index.stride;
+        let mut growing = self;
+        match growing.rewind(conn, header, from)? {
+            Ok(()) => {
+                growing.events(conn, header)?;
+                Ok(growing)
+            }
+            Err(NotAppended) => Self::compute_with(conn, header, stride),
+        }
+    }
+
+    fn rewind(
+        &mut self,
+        conn: &Connection,
+        header: &Header,
+        from: Micros,
+    ) -> rusqlite::Result<Result<(), NotAppended>> {
+        // Versions and marks are replaced anywhere: store every part.
+        self.grown = None;
+        let rows = versions_since(conn, header, from)?;
+        let mut new = Vec::with_capacity(rows.len());
+        for (mut v, code) in rows {
+            v.claim = self.claim(conn, code)?;
+            new.push(v);
+        }
+        let Some(number) = self
+            .index
+            .replace_versions(|v| v.superseded_at >= from, new)
+        else {
+            return Ok(Err(NotAppended));
+        };
+        self.claim_code.retain(|_, c| {
+            *c = number[*c as usize];
+            *c != u32::MAX
+        });
+        self.held = (self.index.versions.iter())
+            .filter(|v| v.superseded_at == OPEN)
+            .count();
+        // The events seen before and recorded since `from`: replayed again
+        // (evidence is not replayed; its marks and widths stay).
+        let at = self.index.marks.partition_point(|m| m.recorded_at < from);
+        let again: Vec<u64> = (self.index.marks[at..].iter())
+            .filter(|m| m.kind != MarkKind::Evidence)
+            .map(|m| m.seq)
+            .collect();
+        self.index.replace_marks(conn, header, &again, &[])?;
+        self.evidence_at = evidence_positions(&self.index);
+        Ok(Ok(()))
+    }
+
+    /// Versions closed at or after `since` and those still held, as stored.
+    fn versions(
+        &mut self,
+        conn: &Connection,
+        header: &Header,
+        since: Micros,
+    ) -> rusqlite::Result<Result<(), NotAppended>> {
+        let mut rows = versions_since(conn, header, since)?;
+        rows.sort_unstable_by_key(|(v, _)| v.id);
+        let known = self.index.versions.len();
+        let last_id = self.index.versions.last().map(|v| v.id);
+        let split = rows.partition_point(|(v, _)| last_id.is_some_and(|last| v.id <= last));
+        // The versions known before: only those still held may change, by
+        // being closed, and every one of them was written again.
+        let mut closed: Vec<u32> = Vec::new();
+        let mut held_again = 0;
+        for (v, stored) in &rows[..split] {
+            let Ok(at) = self.index.versions.binary_search_by_key(&v.id, |k| k.id) else {
+                return Ok(Err(NotAppended));
+            };
+            let old = &mut self.index.versions[at];
+            let claim = self.claim_code.get(stored).copied();
+            let same = old.recorded_at == v.recorded_at
+                && old.valid_from == v.valid_from
+                && (old.topic, old.agent, Some(old.claim)) == (v.topic, v.agent, claim);
+            if !same || (old.superseded_at != OPEN && old.superseded_at != v.superseded_at) {
+                return Ok(Err(NotAppended));
+            }
+            if old.superseded_at == OPEN {
+                held_again += 1;
+                if v.superseded_at != OPEN {
+                    old.superseded_at = v.superseded_at;
+                    closed.push(at as u32);
+                    self.held -= 1;
+                }
+            }
+        }
+        if held_again != self.held + closed.len() {
+            return Ok(Err(NotAppended));
+        }
+        // New versions, numbering their new claims in order of id.
+        self.index.versions.reserve(rows.len() - split);
+        closed.reserve(rows.len() - split);
+        for (mut v, stored) in rows.drain(split..) {
+            v.claim = self.claim(conn, stored)?;
+            let at = self.index.versions.len() as u32;
+            if v.superseded_at == OPEN {
+                self.held += 1;
+            } else {
+                closed.push(at);
+            }
+            self.index.versions.push(v);
+        }
+        let versions = &self.index.versions;
+        let recorded = |i: &u32| (versions[*i as usize].recorded_at, versions[*i as usize].id);
+        let superseded = |i: &u32| {
+            (
+                versions[*i as usize].superseded_at,
+                versions[*i as usize].id,
+            )
+        };
+        let mut by_recorded: Vec<u32> = (known as u32..versions.len() as u32).collect();
+        by_recorded.sort_unstable_by_key(recorded);
+        closed.sort_unstable_by_key(superseded);
+        let after = |list: &[u32], new: &[u32], key: &dyn Fn(&u32) -> (Micros, u64)| matches!((list.last(), new.first()), (Some(a), Some(b)) if key(a) > key(b));
+        if after(&self.index.by_recorded, &by_recorded, &recorded)
+            || after(&self.index.by_superseded, &closed, &superseded)
+        {
+            return Ok(Err(NotAppended));
+        }
+        if let Some(grown) = &mut self.grown {
+            grown.versions = grown.versions.min(known);
+            grown.by_recorded = grown.by_recorded.min(self.index.by_recorded.len());
+            grown.by_superseded = grown.by_superseded.min(self.index.by_superseded.len());
+            let before = closed
+                .iter()
+                .map(|&at| at as usize)
+                .filter(|&at| at < known);
+            grown.closed.extend(before);
+        }
+        self.index.by_recorded.extend(by_recorded);
+        self.index.by_superseded.extend(closed);
+        let index = &mut self.index;
+        extend_checkpoints(
+            &index.versions,
+            &index.by_recorded,
+            index.stride,
+            &mut index.checkpoints,
+        );
+        Ok(Ok(()))
+    }
+
+    /// Events after the last seq seen: their marks, and their citations'
+    /// share of the evidence widths.
+    fn events(&mut self, conn: &Connection, header: &Header) -> rusqlite::Result<()> {
+        let reader = MarkReader::new(header);
+        let after = self.last_seq;
+        // Absent from `outcomes`: recorded (evidence, verify) or applied.
+        let mut effects: HashMap<i64, EffectKind> = HashMap::new();
+        let mut stmt = conn.prepare_cached("SELECT seq, effect FROM outcomes WHERE seq > ?1")?;
+        let mut q = stmt.query([after])?;
+        while let Some(r) = q.next()? {
+            effects.insert(r.get(0)?, EffectKind::parse(r.get_ref(1)?.as_str()?));
+        }
+        let mut stmt =
+            conn.prepare_cached(&format!("{MARK_QUERY} WHERE e.seq > ?1 ORDER BY e.seq"))?;
+        // The new events' seqs and id widths, in seq order.
+        let mut id_widths: Vec<(i64, u16)> = Vec::new();
+        let mut marks = Vec::new();
+        // The new evidence items' widths.
+        let mut fresh: HashMap<i64, EvidenceWidths, ShortKeys> = HashMap::default();
+        let mut q = stmt.query([after])?;
+        while let Some(r) = q.next()? {
+            let seq: i64 = r.get(0)?;
+            let read = reader.read(r, effects.get(&seq).copied())?;
+            id_widths.push((seq, read.id_width));
+            if let Some((id, own)) = read.evidence {
+                self.evidence_seq.insert(id, seq);
+                fresh.insert(seq, own);
+            }
+            marks.push(read.mark);
+        }
+        if let Some(&(last, _)) = id_widths.last() {
+            self.last_seq = last;
+        }
+        let mut stmt = conn.prepare_cached("SELECT seq, evidence FROM citations WHERE seq > ?1")?;
+        let mut q = stmt.query([after])?;
+        while let Some(r) = q.next()? {
+            let seq: i64 = r.get(0)?;
+            let Ok(citing) = id_widths.binary_search_by_key(&seq, |&(s, _)| s) else {
+                continue;
+            };
+            let Some(&cited) = self.evidence_seq.get(r.get_ref(1)?.as_str()?) else {
+                continue;
+            };
+            let known = self.evidence_at.get(&cited);
+            let w = match known.and_then(|&at| self.index.evidence.get_mut(at)) {
+                Some(w) => w,
+                None => match fresh.get_mut(&cited) {
+                    Some(w) => w,
+                    None => continue,
+                },
+            };
+            w.cited = cite(w.cited, id_widths[citing].1);
+        }
+        // New marks into their place by (recorded_at, seq): at the end, for
+        // a log written in recorded order; so are the new evidence items'
+        // widths, which follow the evidence marks' order.
+        marks.sort_unstable_by_key(|m| (m.recorded_at, m.seq));
+        let old = std::mem::take(&mut self.index.marks);
+        let at = marks.first().map_or(old.len(), |first| {
+            old.partition_point(|m| (m.recorded_at, m.seq) < (first.recorded_at, first.seq))
+        });
+        if let Some(grown) = &mut self.grown {
+            grown.marks = grown.marks.min(at);
+        }
+        let appended = at == old.len();
+        self.index.marks = merge_by_key(old, marks, |m| (m.recorded_at, m.seq));
+        if appended {
+            let new = self.index.marks[at..].iter();
+            for m in new.filter(|m| m.kind == MarkKind::Evidence) {
+                if let Some(w) = fresh.remove(&(m.seq as i64)) {
+                    self.evidence_at
+                        .insert(m.seq as i64, self.index.evidence.len());
+                    self.index.evidence.push(w);
+                }
+            }
+        } else {
+            // A mark went in before others: the list again, in marks order.
+            let old = std::mem::take(&mut self.index.evidence);
+            let evidence = (self.index.marks.iter())
+                .filter(|m| m.kind == MarkKind::Evidence)
+                .filter_map(|m| {
+                    let seq = m.seq as i64;
+                    fresh.remove(&seq).or_else(|| {
+                        let at = *self.evidence_at.get(&seq)?;
+                        old.get(at).copied()
+                    })
+                })
+                .collect();
+            self.index.evidence = evidence;
+            self.evidence_at = evidence_positions(&self.index);
+        }
+        Ok(())
+    }
+}
+
+/// Each evidence item's position in `index.evidence`, by seq: the evidence
+/// marks' order.
+pub(crate) fn evidence_positions(index: &ScrubIndex) -> HashMap<i64, usize, ShortKeys> {
+    (index.marks.iter())
+        .filter(|m| m.kind == MarkKind::Evidence)
+        .enumerate()
+        .map(|(at, m)| (m.seq as i64, at))
+        .collect()
+}
+
+/// Versions closed at or after `since` and those still held, as stored,
+/// each with its stored claim code: one range per lifespan of the versions
+/// table's key.
+pub(crate) fn versions_since(
+    conn: &Connection,
+    header: &Header,
+    since: Micros,
+) -> rusqlite::Result<Vec<(VersionKey, i64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from FROM versions
+          WHERE lifespan = ?1 AND superseded_at >= ?2",
+    )?;
+    let mut rows = Vec::new();
+    for lifespan in 1..=64i64 {
+        let mut q = stmt.query(params![lifespan, since])?;
+        while let Some(r) = q.next()? {
+            rows.push(version_key(r, header)?);
+        }
+    }
+    Ok(rows)
+}
+
+/// A version's key from a row of (id, topic, agent, claim, recorded_at,
+/// superseded_at, valid_from), with its stored claim code beside it (its
+/// claim is left 0).
+pub(crate) fn version_key(
+    r: &rusqlite::Row,
+    header: &Header,
+) -> rusqlite::Result<(VersionKey, i64)> {
+    let code = |c: i64, n: usize| u32::try_from(c).ok().filter(|&c| (c as usize) < n);
+    let key = VersionKey {
+        id: r.get::<_, i64>(0)? as u64,
+        topic: code(r.get(1)?, header.topics.len()).unwrap_or(NONE),
+        agent: code(r.get(2)?, header.agents.len()).unwrap_or(NONE),
+        claim: 0,
+        recorded_at: r.get(4)?,
+        superseded_at: r.get(5)?,
+        valid_from: r.get(6)?,
+    };
+    Ok((key, r.get(3)?))
+}
+
+/// The columns an event's mark is read from ([`MarkReader::read`]). A
+/// retraction of an assertion takes that assertion's topic; a
+/// verification's agent is who judged.
+pub(crate) const MARK_QUERY: &str = "SELECT e.seq, e.kind, e.recorded_at, e.agent, e.source,
+        COALESCE(e.topic, (SELECT a.topic FROM events a
+                            WHERE e.kind = 'retract' AND a.id = e.assertion
+                              AND a.kind = 'believe')),
+        e.id
+ FROM events e";
+
+/// An event's mark, read from a row of [`MARK_QUERY`].
+pub(crate) struct MarkRead {
+    pub(crate) mark: MarkKey,
+    /// The display width of the event's id.
+    pub(crate) id_width: u16,
+    /// For evidence, its id and the widths of its own columns.
+    pub(crate) evidence: Option<(String, EvidenceWidths)>,
+}
+
+/// Turns rows of [`MARK_QUERY`] into marks, naming topics and agents by
+/// header position.
+pub(crate) struct MarkReader<'a> {
+    topics: Positions<'a>,
+    agents: Positions<'a>,
+}
+
+impl<'a> MarkReader<'a> {
+    pub(crate) fn new(header: &'a Header) -> Self {
+        MarkReader {
+            topics: positions(header.topics.iter().map(|t| t.id.as_str())),
+            agents: positions(header.agents.iter().map(|a| a.id.as_str())),
+        }
+    }
+
+    /// The mark of the event in `r`, whose stored outcome is `outcome`.
+    pub(crate) fn read(
+        &self,
+        r: &rusqlite::Row,
+        outcome: Option<EffectKind>,
+    ) -> rusqlite::Result<MarkRead> {
+        let position =
+            |map: &Positions, s: Option<&str>| s.and_then(|s| map.get(s).copied()).unwrap_or(NONE);
+        let seq: i64 = r.get(0)?;
+        let kind = r.get_ref(1)?.as_str()?;
+        let id = r.get_ref(6)?.as_str()?;
+        let evidence = (kind == "evidence").then(|| -> rusqlite::Result<_> {
+            let own = EvidenceWidths {
+                id: width(id),
+                source: width(r.get_ref(4)?.as_str_or_null()?.unwrap_or("")),
+                cited: 0,
+            };
+            Ok((id.to_owned(), own))
+        });
+        // Absent from `outcomes`: recorded (evidence, verify) or applied.
+        let effect = outcome.unwrap_or(match kind {
+            "evidence" | "verify" => EffectKind::Recorded,
+            _ => EffectKind::Applied,
+        });
+        let mark = MarkKind::of(kind, effect);
+        let agent = if mark == MarkKind::Verification { 4 } else { 3 };
+        Ok(MarkRead {
+            mark: MarkKey {
+                seq: seq as u64,
+                recorded_at: r.get(2)?,
+                kind: mark,
+                effect,
+                topic: position(&self.topics, r.get_ref(5)?.as_str_or_null()?),
+                agent: position(&self.agents, r.get_ref(agent)?.as_str_or_null()?),
+            },
+            id_width: width(id),
+            evidence: evidence.transpose()?,
+        })
+    }
+}
+
+/// A string's display width in the TUI's columns (characters, capped).
+pub(crate) fn width(s: &str) -> u16 {
+    s.chars().count().min(usize::from(u16::MAX)) as u16
+}
+
+/// The width of the ids citing an evidence item, comma-separated, once one
+/// more id of width `id` cites it: the list's width `cited`, a comma and
+/// the id (capped). Ids are never empty (validation refuses them), so a
+/// width of 0 is a list of none, and the width is the list's whatever order
+/// the ids come in.
+pub(crate) fn cite(cited: u16, id: u16) -> u16 {
+    match cited {
+        0 => id,
+        _ => cited.saturating_add(1).saturating_add(id),
+    }
+}
+
+/// `a` and `b`, each in order of `key`, merged into one in that order (`a`
+/// first among equals); appended when `b` starts after `a` ends.
+pub(crate) fn merge_by_key<T, K: Ord>(a: Vec<T>, b: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
+    if a.last()
+        .zip(b.first())
+        .is_none_or(|(x, y)| key(x) <= key(y))
+    {
+        let mut a = a;
+        a.extend(b);
+        return a;
+    }
+    let mut merged = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+        let next = if key(x) <= key(y) { a.next() } else { b.next() };
+        merged.extend(next);
+    }
+    merged.extend(a);
+    merged.extend(b);
+    merged
+}

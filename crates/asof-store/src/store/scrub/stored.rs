@@ -1,0 +1,354 @@
+//! The index in the `scrub` table: each part's blob in chunks of `CHUNK`
+//! bytes, written again only where they changed, and read back.
+
+use super::*;
+
+/// Replaces the stored index with `index`.
+pub(crate) fn store(conn: &Connection, index: &ScrubIndex) -> rusqlite::Result<()> {
+    store_parts(conn, &encode(index).into_iter().collect(), None)
+}
+
+/// Stores encoded `parts` as chunks: given what was stored `before` (encoded
+/// the same way), only the chunks that differ from it, and the chunks it had
+/// beyond a part's new end are deleted; otherwise in place of every row.
+pub(crate) fn store_parts(
+    conn: &Connection,
+    parts: &HashMap<&'static str, Vec<u8>>,
+    before: Option<&HashMap<&'static str, Vec<u8>>>,
+) -> rusqlite::Result<()> {
+    if before.is_none() {
+        conn.execute("DELETE FROM scrub", [])?;
+    }
+    for name in PARTS {
+        let data = parts.get(name).map_or(&[][..], Vec::as_slice);
+        let old = before.and_then(|b| b.get(name)).map(Vec::as_slice);
+        store_part(conn, name, data, old)?;
+    }
+    Ok(())
+}
+
+/// Stores part `name` as chunks: those that differ from what was stored
+/// `old` (all, if `None`), deleting the chunks `old` had past its new end.
+pub(crate) fn store_part(
+    conn: &Connection,
+    name: &str,
+    data: &[u8],
+    old: Option<&[u8]>,
+) -> rusqlite::Result<()> {
+    let mut delete = conn.prepare_cached("DELETE FROM scrub WHERE part = ?1")?;
+    let old: Vec<(String, &[u8])> = match old {
+        Some(old) => chunks(name, old).collect(),
+        None => Vec::new(),
+    };
+    let new: Vec<(String, &[u8])> = chunks(name, data).collect();
+    for (k, (row, chunk)) in new.iter().enumerate() {
+        match old.get(k) {
+            Some((_, was)) if was == chunk => {}
+            was => put_chunk(conn, row, chunk, was.map(|(_, was)| was.len()))?,
+        }
+    }
+    for (row, _) in old.iter().skip(new.len()) {
+        delete.execute([row])?;
+    }
+    Ok(())
+}
+
+/// Writes a chunk under `row`, whose stored chunk is `stored` bytes long
+/// (`None`: there is none). A chunk as long as the one stored is written
+/// over it in place (incremental blob I/O): no row is deleted and no page
+/// freed (with `secure_delete`, zeroed) and taken again. Otherwise the row
+/// is replaced.
+pub(crate) fn put_chunk(
+    conn: &Connection,
+    row: &str,
+    chunk: &[u8],
+    stored: Option<usize>,
+) -> rusqlite::Result<()> {
+    if stored == Some(chunk.len()) && !chunk.is_empty() {
+        let rowid: Option<i64> = conn
+            .prepare_cached("SELECT rowid FROM scrub WHERE part = ?1 AND typeof(data) = 'blob'")?
+            .query_row([row], |r| r.get(0))
+            .optional()?;
+        if let Some(rowid) = rowid {
+            let mut blob = conn.blob_open(rusqlite::MAIN_DB, "scrub", "data", rowid, false)?;
+            if blob.len() == chunk.len() {
+                return blob.write_at(chunk, 0);
+            }
+        }
+    }
+    conn.prepare_cached("INSERT OR REPLACE INTO scrub (part, data) VALUES (?1, ?2)")?
+        .execute(params![row, chunk])?;
+    Ok(())
+}
+
+/// Stores what changed in `index` since `written` (the parts as last
+/// stored, brought up to date in place), as `grown` tells: each part that
+/// grows record by record encoded from its first changed record on, with
+/// the closing instants changed in place; the small parts (claims,
+/// checkpoints, evidence) encoded whole and compared. Only the chunks that
+/// hold a changed byte are written.
+pub(crate) fn store_grown(
+    conn: &Connection,
+    index: &ScrubIndex,
+    grown: &Grown,
+    written: &mut HashMap<&'static str, Vec<u8>>,
+) -> rusqlite::Result<()> {
+    for (name, data) in encode_small(index) {
+        store_part(conn, name, &data, written.get(name).map(Vec::as_slice))?;
+        written.insert(name, data);
+    }
+    let (versions, marks) = (&index.versions, &index.marks);
+    let (recorded, superseded) = (&index.by_recorded, &index.by_superseded);
+    let u32_at = |list: &[u32], i: usize, out: &mut Vec<u8>| {
+        out.extend_from_slice(&list[i].to_le_bytes());
+    };
+    let parts: [GrowingPart; 5] = [
+        (
+            "versions",
+            VERSION_BYTES,
+            grown.versions,
+            versions.len(),
+            &[],
+            &|i, out| {
+                put_version(out, &versions[i]);
+            },
+        ),
+        (
+            "superseded",
+            8,
+            grown.versions,
+            versions.len(),
+            &grown.closed,
+            &|i, out| {
+                out.extend_from_slice(&versions[i].superseded_at.to_le_bytes());
+            },
+        ),
+        (
+            "by_recorded",
+            4,
+            grown.by_recorded,
+            recorded.len(),
+            &[],
+            &|i, out| {
+                u32_at(recorded, i, out);
+            },
+        ),
+        (
+            "by_superseded",
+            4,
+            grown.by_superseded,
+            superseded.len(),
+            &[],
+            &|i, out| {
+                u32_at(superseded, i, out);
+            },
+        ),
+        (
+            "marks",
+            MARK_BYTES,
+            grown.marks,
+            marks.len(),
+            &[],
+            &|i, out| {
+                put_mark(out, &marks[i]);
+            },
+        ),
+    ];
+    for (name, width, from, count, touched, put) in parts {
+        let data = written.entry(name).or_default();
+        grow_part(conn, name, data, width, (from, count), touched, put)?;
+    }
+    Ok(())
+}
+
+/// A part that grows record by record, as [`store_grown`] stores it: its
+/// name, record width, first changed record, record count, records changed
+/// in place before that, and how record i is encoded.
+pub(crate) type GrowingPart<'a> = (
+    &'static str,
+    usize,
+    usize,
+    usize,
+    &'a [usize],
+    &'a dyn Fn(usize, &mut Vec<u8>),
+);
+
+/// Brings part `name` as stored (`data`, records of `width` bytes) up to
+/// date with `count` records: those from `from` on, and those at `touched`,
+/// encoded again by `put`. Writes the chunks holding a byte that changed and
+/// deletes those past the part's new end. A part whose stored length is not
+/// what its records take is encoded and written whole.
+pub(crate) fn grow_part(
+    conn: &Connection,
+    name: &str,
+    data: &mut Vec<u8>,
+    width: usize,
+    (from, count): (usize, usize),
+    touched: &[usize],
+    put: &dyn Fn(usize, &mut Vec<u8>),
+) -> rusqlite::Result<()> {
+    let mut record = Vec::with_capacity(width);
+    let old_len = data.len();
+    let from_byte = from.saturating_mul(width);
+    let grows = from <= count && old_len.is_multiple_of(width) && old_len >= from_byte;
+    if !grows {
+        // Not stored as whole records up to `from`: encoded and compared whole.
+        let mut whole = Vec::with_capacity(count * width);
+        (0..count).for_each(|i| put(i, &mut whole));
+        let before = std::mem::replace(data, whole);
+        return store_part(conn, name, data, Some(&before));
+    }
+    data.truncate(from_byte);
+    (from..count).for_each(|i| put(i, data));
+    let mut changed: Vec<usize> = Vec::new();
+    for &i in touched.iter().filter(|&&i| i < from) {
+        record.clear();
+        put(i, &mut record);
+        let Some(place) = data.get_mut(i * width..(i + 1) * width) else {
+            continue;
+        };
+        place.copy_from_slice(&record);
+        changed.push(i * width / CHUNK);
+    }
+    let chunks_of = |len: usize| len.div_ceil(CHUNK).max(1);
+    let (old_chunks, new_chunks) = (chunks_of(old_len), chunks_of(data.len()));
+    changed.extend(from_byte / CHUNK..new_chunks);
+    changed.sort_unstable();
+    changed.dedup();
+    for k in changed.into_iter().filter(|&k| k < new_chunks) {
+        let chunk = data
+            .get(k * CHUNK..((k + 1) * CHUNK).min(data.len()))
+            .unwrap_or(&[]);
+        let stored = (k < old_chunks).then(|| old_len.min((k + 1) * CHUNK) - k * CHUNK);
+        put_chunk(conn, &chunk_row(name, k), chunk, stored)?;
+    }
+    let mut delete = conn.prepare_cached("DELETE FROM scrub WHERE part = ?1")?;
+    for k in new_chunks..old_chunks {
+        delete.execute([chunk_row(name, k)])?;
+    }
+    Ok(())
+}
+
+/// A part of the stored index that is missing or does not decode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the scrub index's part {0:?} is missing or malformed; run `asof rebuild`")]
+pub struct Malformed(pub &'static str);
+
+/// The stored index, decoded; a missing or malformed part is a [`Malformed`]
+/// naming it.
+pub fn read(conn: &Connection) -> rusqlite::Result<Result<ScrubIndex, Malformed>> {
+    Ok(decode(&stored_parts(conn)?).map_err(Malformed))
+}
+
+/// The stored parts whose chunks are whole (0, 1, … without a gap, each but
+/// the last full), each chunks' bytes joined; a part stored otherwise is left
+/// out, as if missing.
+pub(crate) fn stored_parts(conn: &Connection) -> rusqlite::Result<HashMap<String, Vec<u8>>> {
+    stored_parts_of(conn, |_| true)
+}
+
+/// [`stored_parts`], of the parts `wanted` names only.
+pub(crate) fn stored_parts_of(
+    conn: &Connection,
+    wanted: impl Fn(&str) -> bool,
+) -> rusqlite::Result<HashMap<String, Vec<u8>>> {
+    // Two reads of the table, of one state of it (a follow may commit between).
+    let _snapshot = match conn.is_autocommit() {
+        true => Some(conn.unchecked_transaction()?),
+        false => None,
+    };
+    // Which parts are whole, and how long, from the chunks' names and
+    // lengths alone (SQLite reads a blob's length without its bytes).
+    let mut chunks: HashMap<String, Vec<(usize, usize, i64)>> = HashMap::new();
+    let mut stmt =
+        conn.prepare("SELECT part, typeof(data) = 'blob', length(data), rowid FROM scrub")?;
+    let mut q = stmt.query([])?;
+    while let Some(r) = q.next()? {
+        let row = r.get_ref(0)?.as_str()?;
+        let (name, k) = chunk_of(row);
+        if !wanted(name) {
+            continue;
+        }
+        // A chunk stored as anything but a blob, or numbered oddly, does not decode.
+        let chunk = match (k, r.get::<_, bool>(1)?) {
+            (Some(k), true) => (k, r.get::<_, i64>(2)? as usize, r.get(3)?),
+            _ => (usize::MAX, 0, 0),
+        };
+        chunks.entry(name.to_owned()).or_default().push(chunk);
+    }
+    // Then each whole part's chunks, each read straight into its place
+    // (incremental blob I/O: no copy of the value in between).
+    let mut parts = HashMap::new();
+    let mut blob: Option<rusqlite::blob::Blob> = None;
+    for (name, mut list) in chunks {
+        list.sort_unstable_by_key(|&(k, _, _)| k);
+        let whole = list
+            .iter()
+            .enumerate()
+            .all(|(i, &(k, len, _))| k == i && (i + 1 == list.len() || len == CHUNK));
+        if !whole {
+            continue;
+        }
+        let mut data = vec![0; list.iter().map(|&(_, len, _)| len).sum()];
+        for (k, len, rowid) in list {
+            let blob = match &mut blob {
+                Some(blob) => {
+                    blob.reopen(rowid)?;
+                    blob
+                }
+                None => {
+                    blob.insert(conn.blob_open(rusqlite::MAIN_DB, "scrub", "data", rowid, true)?)
+                }
+            };
+            let place = data.get_mut(k * CHUNK..k * CHUNK + len);
+            match place {
+                Some(place) if blob.len() == len => blob.read_at_exact(place, 0)?,
+                _ => {
+                    return Err(crate::store::read::damaged(format!(
+                        "the scrub index's chunk {k} of part {name:?} is not as long as its row says"
+                    )));
+                }
+            }
+        }
+        parts.insert(name, data);
+    }
+    Ok(parts)
+}
+
+/// The part a stored chunk's row belongs to and its number (`None`: not a
+/// chunk number).
+pub(crate) fn chunk_of(row: &str) -> (&str, Option<usize>) {
+    match row.split_once('/') {
+        None => (row, Some(0)),
+        Some((name, k)) => (name, k.parse().ok().filter(|&k| k > 0)),
+    }
+}
+
+/// Bytes per stored chunk of a part: a follow's batch writes again only the
+/// chunks whose bytes changed (most parts grow at their end).
+pub(crate) const CHUNK: usize = 1 << 18;
+
+/// The rows a part is stored as: chunk 0 under its name, chunk k under
+/// "name/k"; an empty part is one empty chunk.
+pub(crate) fn chunks<'a>(name: &str, data: &'a [u8]) -> impl Iterator<Item = (String, &'a [u8])> {
+    let empty: &[u8] = &[];
+    let pieces: Vec<&[u8]> = if data.is_empty() {
+        vec![empty]
+    } else {
+        data.chunks(CHUNK).collect()
+    };
+    let name = name.to_owned();
+    pieces
+        .into_iter()
+        .enumerate()
+        .map(move |(k, piece)| (chunk_row(&name, k), piece))
+}
+
+/// The row chunk `k` of part `name` is stored under.
+pub(crate) fn chunk_row(name: &str, k: usize) -> String {
+    if k == 0 {
+        name.to_owned()
+    } else {
+        format!("{name}/{k}")
+    }
+}

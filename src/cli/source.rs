@@ -136,9 +136,5 @@ fn in_memory(parsed: &Parsed) -> Result<Store, CliError> {
 
 /// Whether the file starts with SQLite's magic header.
 fn is_sqlite(path: &Path) -> bool {
-    let mut magic = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .map(|()| &magic == b"SQLite format 3\0")
-        .unwrap_or(false)
+    crate::store::is_sqlite_file(path)
 }

@@ -12,49 +12,7 @@ pub(crate) fn split(joined: Option<String>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Appends `n` as LEB128: seven bits a byte, low bits first, the top bit set
-/// on every byte but the last.
-pub(crate) fn put_unsigned(out: &mut Vec<u8>, mut n: u64) {
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-/// Appends `n` zigzagged (0, -1, 1, -2, … as 0, 1, 2, 3, …) as LEB128, so a
-/// small number of either sign takes a byte or two.
-pub(crate) fn put_signed(out: &mut Vec<u8>, n: i64) {
-    put_unsigned(out, ((n << 1) ^ (n >> 63)) as u64);
-}
-
-/// Takes a LEB128 number off the front of `bytes`; `None` when it is cut
-/// short or runs past ten bytes.
-pub(crate) fn take_unsigned(bytes: &mut &[u8]) -> Option<u64> {
-    // Most numbers are one byte.
-    if let Some((&byte, rest)) = bytes.split_first()
-        && byte < 0x80
-    {
-        *bytes = rest;
-        return Some(u64::from(byte));
-    }
-    let mut n = 0u64;
-    for shift in (0..64).step_by(7) {
-        let (&byte, rest) = bytes.split_first()?;
-        *bytes = rest;
-        n |= u64::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            return Some(n);
-        }
-    }
-    None
-}
-
-/// Takes a number written by [`put_signed`] off the front of `bytes`.
-pub(crate) fn take_signed(bytes: &mut &[u8]) -> Option<i64> {
-    let n = take_unsigned(bytes)?;
-    Some(((n >> 1) as i64) ^ -((n & 1) as i64))
-}
+pub(crate) use super::bytes::{put_signed, put_unsigned, take_signed, take_unsigned};
 
 /// The rarely read fields of a version row, packed into its `rest` column so
 /// a row stays narrow (SQLite decodes a row's header once per column it reads;

@@ -4,6 +4,7 @@
 //! synced, then linked into place), opened read-only by every command that does
 //! not write them, and refused with a clear reason when foreign, damaged or newer.
 
+mod bytes;
 pub(crate) mod codec;
 mod derive;
 pub mod follow;
@@ -674,6 +675,20 @@ fn pragmas(conn: &Connection) -> rusqlite::Result<(i32, i32)> {
     ))
 }
 
+/// SQLite's magic: the first 16 bytes of every SQLite file.
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// Whether the file at `path` is a SQLite file (by its first bytes; it is not
+/// read further): the one check of the format, which front ends ask before
+/// deciding how to read a SOURCE.
+pub fn is_sqlite_file(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == SQLITE_MAGIC)
+}
+
 /// Refuses a SQLite file shorter than its header says it is (a truncated copy or
 /// an interrupted download), before SQLite reads it and fails somewhere later.
 /// Returns the application id and format version the header holds when the
@@ -688,7 +703,7 @@ fn check_file_header(path: &Path) -> Result<Option<(i32, i32)>> {
     let mut file = std::fs::File::open(path).map_err(io)?;
     let length = file.metadata().map_err(io)?.len();
     let mut header = [0u8; 100];
-    if file.read_exact(&mut header).is_err() || &header[..16] != b"SQLite format 3\0" {
+    if file.read_exact(&mut header).is_err() || header[..16] != SQLITE_MAGIC[..] {
         // Not SQLite at all: SQLite's own refusal says so.
         return Ok(None);
     }

@@ -155,9 +155,7 @@ impl<'a> Records<'a> {
     }
 
     fn word(&mut self) -> Option<i64> {
-        let (word, rest) = self.0.split_first_chunk::<8>()?;
-        self.0 = rest;
-        Some(i64::from_le_bytes(*word))
+        super::bytes::take_word(&mut self.0)
     }
 
     fn signed(&mut self) -> Option<i64> {

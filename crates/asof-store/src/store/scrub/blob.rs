@@ -119,46 +119,7 @@ pub(crate) fn put_mark(out: &mut Vec<u8>, m: &MarkKey) {
     out.extend_from_slice(&m.agent.to_le_bytes());
 }
 
-/// A little-endian reader over one blob; `None` when it runs out.
-pub(crate) struct Bytes<'a>(&'a [u8]);
-
-impl Bytes<'_> {
-    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
-        let (head, rest) = self.0.split_first_chunk::<N>()?;
-        self.0 = rest;
-        Some(*head)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        self.take::<1>().map(|[b]| b)
-    }
-    fn u16(&mut self) -> Option<u16> {
-        self.take().map(u16::from_le_bytes)
-    }
-    fn u32(&mut self) -> Option<u32> {
-        self.take().map(u32::from_le_bytes)
-    }
-    fn u64(&mut self) -> Option<u64> {
-        self.take().map(u64::from_le_bytes)
-    }
-    fn i64(&mut self) -> Option<i64> {
-        self.take().map(i64::from_le_bytes)
-    }
-    /// Fixed-width records until the blob ends exactly.
-    fn records<T>(
-        mut self,
-        width: usize,
-        mut one: impl FnMut(&mut Self) -> Option<T>,
-    ) -> Option<Vec<T>> {
-        if !self.0.len().is_multiple_of(width) {
-            return None;
-        }
-        let mut out = Vec::with_capacity(self.0.len() / width);
-        while !self.0.is_empty() {
-            out.push(one(&mut self)?);
-        }
-        Some(out)
-    }
-}
+pub(crate) use crate::store::bytes::Reader as Bytes;
 
 pub(crate) fn decode(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> {
     let index = decode_versions(parts, true)?;

@@ -4,9 +4,12 @@
 //! synced, then linked into place), opened read-only by every command that does
 //! not write them, and refused with a clear reason when foreign, damaged or newer.
 
+mod atomic;
 mod bytes;
 pub(crate) mod codec;
 mod derive;
+mod error;
+mod file;
 pub mod follow;
 mod packed_header;
 pub(crate) mod pages;
@@ -22,44 +25,17 @@ use crate::engine::{self, Replay};
 use crate::model::{Dataset, Header, Name, Version};
 use rusqlite::{Connection, OpenFlags};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+pub use atomic::copy_store;
+pub(crate) use atomic::*;
+pub use error::{LoadError, Result, StoreError};
+pub use file::is_sqlite_file;
+use file::{check_file_header, pragmas};
 /// The error SQLite's queries give, for callers that convert it (the type
 /// only: no connection leaves this crate).
 pub use rusqlite::Error as SqlError;
 pub use schema::{APPLICATION_ID, FORMAT_VERSION};
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("{0}: no such store")]
-    NotFound(PathBuf),
-    #[error("{0}: already exists; choose another path or pass --force to replace it")]
-    Exists(PathBuf),
-    #[error("{0}: not an asof store (a SQLite file without asof's application id)")]
-    Foreign(PathBuf),
-    #[error(
-        "{path}: store format version {found} is newer than this asof reads ({FORMAT_VERSION}); upgrade asof"
-    )]
-    Newer { path: PathBuf, found: i32 },
-    #[error("{path}: not a readable asof store: {reason}")]
-    Damaged { path: PathBuf, reason: String },
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("store: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-}
-
-impl StoreError {
-    /// Whether the user can fix this by pointing at another file (exit code 2).
-    pub fn is_input_error(&self) -> bool {
-        !matches!(self, StoreError::Sqlite(_) | StoreError::Io { .. })
-    }
-}
-
-pub type Result<T> = std::result::Result<T, StoreError>;
 
 /// What a new store holds: a log, what replay derived from it, where it came
 /// from, and extra `meta` rows (a fork's lineage).
@@ -667,242 +643,11 @@ pub(crate) fn write_read_indexes(conn: &Connection, header: &Header) -> rusqlite
     pages::write(conn)
 }
 
-/// The application id and format version SQLite reads for the store on `conn`.
-fn pragmas(conn: &Connection) -> rusqlite::Result<(i32, i32)> {
-    Ok((
-        conn.query_row("PRAGMA application_id", [], |r| r.get(0))?,
-        conn.query_row("PRAGMA user_version", [], |r| r.get(0))?,
-    ))
-}
-
-/// SQLite's magic: the first 16 bytes of every SQLite file.
-const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
-
-/// Whether the file at `path` is a SQLite file (by its first bytes; it is not
-/// read further): the one check of the format, which front ends ask before
-/// deciding how to read a SOURCE.
-pub fn is_sqlite_file(path: &Path) -> bool {
-    use std::io::Read;
-    let mut magic = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok_and(|()| &magic == SQLITE_MAGIC)
-}
-
-/// Refuses a SQLite file shorter than its header says it is (a truncated copy or
-/// an interrupted download), before SQLite reads it and fails somewhere later.
-/// Returns the application id and format version the header holds when the
-/// file's header is the store's last committed one (no write-ahead log
-/// beside it), so that opening it need not ask SQLite for them again.
-fn check_file_header(path: &Path) -> Result<Option<(i32, i32)>> {
-    use std::io::Read;
-    let io = |source| StoreError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    let length = file.metadata().map_err(io)?.len();
-    let mut header = [0u8; 100];
-    if file.read_exact(&mut header).is_err() || header[..16] != SQLITE_MAGIC[..] {
-        // Not SQLite at all: SQLite's own refusal says so.
-        return Ok(None);
-    }
-    let page_size = match u16::from_be_bytes([header[16], header[17]]) {
-        1 => 65_536,
-        n => u64::from(n),
-    };
-    let pages = u64::from(u32::from_be_bytes([
-        header[28], header[29], header[30], header[31],
-    ]));
-    // The page count is valid only when "version-valid-for" equals the change
-    // counter, and not while a WAL store is being written: a checkpoint writes
-    // the header's page first and the pages after it later (`load --follow`).
-    let wal = header[18] == 2 && {
-        let mut wal = path.as_os_str().to_owned();
-        wal.push("-wal");
-        Path::new(&wal).exists()
-    };
-    let valid = header[92..96] == header[24..28] && !wal;
-    if valid && pages > 0 && length < pages * page_size {
-        return Err(StoreError::Damaged {
-            path: path.to_owned(),
-            reason: format!(
-                "the file is truncated: its header says {} bytes ({pages} pages of {page_size}), but it has {length}",
-                pages * page_size
-            ),
-        });
-    }
-    let int = |at: usize| {
-        i32::from_be_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
-    };
-    // SQLite's file header: the user version at offset 60, the application id at 68.
-    Ok(valid.then(|| (int(68), int(60))))
-}
-
-/// Removes SQLite's companion files of the store at `path` (`-wal`, `-shm`,
-/// `-journal`) before a new store is linked there: left by a store that was
-/// deleted, or by the one being replaced, SQLite would take them for the new
-/// store's and write another file's pages into it (found when a deleted
-/// store's `--follow` left its write-ahead log beside the path).
-fn remove_companions(path: &Path) -> std::io::Result<()> {
-    for suffix in ["-wal", "-shm", "-journal"] {
-        let mut companion = path.as_os_str().to_owned();
-        companion.push(suffix);
-        match std::fs::remove_file(&companion) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-/// Creates the file at `path` atomically: `fill` writes a temporary file beside it,
-/// which is synced and then linked into place (replacing an existing file only
-/// with `force`). On any error nothing is left at `path`, or what was there stays.
-pub(crate) fn write_atomically<E: From<StoreError>>(
-    path: &Path,
-    force: bool,
-    fill: impl FnOnce(&mut tempfile::NamedTempFile) -> std::result::Result<(), E>,
-) -> std::result::Result<(), E> {
-    if path.exists() && !force {
-        return Err(StoreError::Exists(path.to_owned()).into());
-    }
-    let io = |source| StoreError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let dir = directory_of(path);
-    #[cfg(unix)]
-    remove_stale_temporaries(dir);
-    let mut tmp = temporary_in(dir).map_err(io)?;
-    fill(&mut tmp)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    remove_companions(path).map_err(io)?;
-    if force {
-        tmp.persist(path).map_err(|e| io(e.error))?;
-    } else {
-        tmp.persist_noclobber(path).map_err(|e| {
-            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-                StoreError::Exists(path.to_owned())
-            } else {
-                io(e.error)
-            }
-        })?;
-    }
-    Ok(())
-}
-
-/// The directory a file at `path` is in (`.` for a bare file name).
-pub(crate) fn directory_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
-}
-
-/// A new temporary file in `dir`, named and locked so that the sweep of a
-/// later write ([`remove_stale_temporaries`]) removes it if its writer is
-/// killed before it is linked into place or dropped.
-pub(crate) fn temporary_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(TEMPORARY_PREFIX).suffix(TEMPORARY_SUFFIX);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    let tmp = builder.tempfile_in(dir)?;
-    // Held until the file is linked into place or dropped: a temporary nobody
-    // holds was left by a killed writer (see `remove_stale_temporaries`).
-    // Advisory on Unix (SQLite's own locks are separate); elsewhere locks are
-    // mandatory and would stop SQLite writing, so there is no sweep there.
-    #[cfg(unix)]
-    tmp.as_file().try_lock().map_err(std::io::Error::from)?;
-    Ok(tmp)
-}
-
-const TEMPORARY_PREFIX: &str = ".asof-new-";
-const TEMPORARY_SUFFIX: &str = ".tmp";
-/// A temporary untouched this long and locked by nobody was left by a killed
-/// writer. (A writer locks its temporary right after creating it; the age
-/// keeps a sweep from taking one in that instant.)
-const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// Removes the temporaries that writers killed mid-way left in `dir`: those no
-/// live writer holds a lock on and that have not changed for a minute, with
-/// the write-ahead log and shared memory SQLite kept beside them. Best
-/// effort: anything it cannot read, lock or remove stays.
-#[cfg(unix)]
-fn remove_stale_temporaries(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let unchanged_a_while = |path: &Path| {
-        std::fs::metadata(path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age >= STALE_AFTER)
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if !name.starts_with(TEMPORARY_PREFIX) {
-            continue;
-        }
-        // A load derives in write-ahead-log mode for a while (decisions.md):
-        // a temporary's log and shared memory go with it, or once it is gone.
-        let base = (name
-            .strip_suffix("-wal")
-            .or_else(|| name.strip_suffix("-shm")))
-        .filter(|base| base.ends_with(TEMPORARY_SUFFIX));
-        if let Some(base) = base {
-            if !dir.join(base).exists() && unchanged_a_while(&entry.path()) {
-                let _ = std::fs::remove_file(entry.path());
-            }
-            continue;
-        }
-        if !name.ends_with(TEMPORARY_SUFFIX) {
-            continue;
-        }
-        let Ok(file) = std::fs::File::open(entry.path()) else {
-            continue;
-        };
-        if unchanged_a_while(&entry.path()) && file.try_lock().is_ok() {
-            let _ = std::fs::remove_file(entry.path());
-            for sidecar in ["-wal", "-shm"] {
-                let _ = std::fs::remove_file(dir.join(format!("{name}{sidecar}")));
-            }
-        }
-    }
-}
-
-/// Why a load failed: the dataset (found by replay), or the store.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error(transparent)]
-    Dataset(#[from] crate::dataset::DatasetErrors),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
 /// What `check` found.
 #[derive(Debug, Clone)]
 pub struct CheckReport {
     pub versions: usize,
     pub differences: Vec<String>,
-}
-
-/// A clean copy of the store file at `from` as a new store at `to` (the
-/// TUI's `s`: a fork kept in a temporary file, saved), written atomically:
-/// `to` must not exist, and nothing is left there on failure.
-pub fn copy_store(from: &Path, to: &Path) -> Result<()> {
-    write_atomically(to, false, |file| -> Result<()> {
-        let conn = Connection::open_with_flags(from, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-        // A clean copy of the whole store, into the empty temporary file.
-        conn.execute("VACUUM INTO ?1", [file.path().to_string_lossy()])?;
-        Ok(())
-    })
 }
 
 /// Watches a store file for commits by another connection (the live view
@@ -948,7 +693,7 @@ mod tests {
     use super::*;
 
     /// A WAL-mode SQLite file of several pages, closed (checkpointed).
-    fn wal_file(dir: &Path) -> PathBuf {
+    fn wal_file(dir: &Path) -> std::path::PathBuf {
         let path = dir.join("s.db");
         let conn = Connection::open(&path).expect("opens");
         conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))

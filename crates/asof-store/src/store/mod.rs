@@ -118,9 +118,8 @@ impl Store {
     /// whatever a `--follow` commits meanwhile, and SQLite takes its shared
     /// lock and looks for a journal once instead of around every statement
     /// (eight system calls each time; a one-topic `believed` read in eight
-    /// such transactions). Its reads are memory-mapped from the start (a
-    /// one-topic `believed` on the 1M store: 2.87–2.95 → 2.49–2.57 ms, 80 page
-    /// faults fewer).
+    /// such transactions). Its reads are memory-mapped from the start (fewer
+    /// page faults; docs/performance.md).
     ///
     /// For a command that asks and exits: while the store is open a writer
     /// cannot commit, and nothing may begin a transaction on its connection.

@@ -210,8 +210,8 @@ const SORTING_CACHE_KIB: i64 = 4096;
 /// what it holds on the calling thread; beyond that it sorts runs of it on
 /// worker threads (`PRAGMA threads`) while the calling thread reads on, then
 /// merges them. With the load's 128 MiB cache every index of the 1M store fit
-/// in one run, sorted on one core; with 4 MiB the topic index builds in
-/// 1.2–1.3 s instead of 2.1–2.5 s (`sqlite3`, two threads). The cache size is
+/// in one run, sorted on one core; with a small cache the runs are sorted on
+/// both cores (docs/performance.md). The cache size is
 /// put back afterwards, also when a build fails. Every index build goes
 /// through here; a session whose temporary store is in memory (`write::BULK`,
 /// a dataset already read whole) sorts in memory whatever the cache.

@@ -29,7 +29,7 @@
 //! `(recorded_at, seq)`. What stays in memory is the held set, one small entry
 //! per event id (for references), the current slice, and SQLite's page cache —
 //! not the log and not its versions — and, at the end, the scrub index, which
-//! is computed whole before it is stored (≈ 100 MB at a million events). Once
+//! is computed whole before it is stored. Once
 //! the log (with its indexes by id and by cited evidence) and the versions are
 //! committed, the derived indexes and the log's other indexes are built while
 //! a second connection computes the scrub index and a third the version pages

@@ -16,8 +16,8 @@ pub(super) const BULK: &str =
 /// The page size of a new store, in bytes (SQLite's default is 4096). The
 /// store's blobs (the scrub index's 256 KiB chunks, the version pages) then
 /// take a quarter as many overflow pages, which a fork's patch of the scrub
-/// index reads and writes one by one: on the 1M store a fork takes 10–15 %
-/// less time (docs/decisions.md, Store). A store keeps the size it was
+/// index reads and writes one by one, so a fork takes less time
+/// (docs/decisions.md, Store). A store keeps the size it was
 /// written with; a fork, a copy, keeps its parent's.
 pub(super) const PAGE_SIZE: u32 = 16384;
 

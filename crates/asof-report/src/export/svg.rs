@@ -138,7 +138,9 @@ fn foot_svg(s: &mut String, lines: &[String], what_if: bool, bottom: f64) {
     }
 }
 
-/// One agent's plane, `foot` lines under it, its title after `prefix`.
+/// One agent's plane, `foot` lines under it, its title after `prefix`: what
+/// is drawn, the axes fitted to it, then each layer (versions, the diagonal,
+/// evidence, legend) in turn.
 fn drawn(
     store: &Store,
     topic: &str,
@@ -146,8 +148,83 @@ fn drawn(
     foot: &[String],
     prefix: &str,
 ) -> Result<String, ExportError> {
+    let Picked {
+        topic: t,
+        agent,
+        all,
+        evidence,
+    } = pick(store, topic, agent)?;
+    let versions: Vec<&Version> = all
+        .iter()
+        .map(|b| &b.version)
+        .filter(|v| *v.agent == *agent)
+        .collect();
+    let frame = Frame::fitted(&versions, &evidence);
+    let Frame { x0, x1, y0, y1 } = frame;
+    let (plot_w, plot_h) = (frame.plot_w(), frame.plot_h());
+    let (x, y) = (|t: Micros| frame.x(t), |t: Micros| frame.y(t));
+    let mut claims: Vec<&str> = Vec::new();
+    for v in &versions {
+        if !claims.contains(&&*v.claim) {
+            claims.push(&v.claim);
+        }
+    }
+    let colour = |claim: &str| {
+        let i = claims.iter().position(|c| *c == claim).unwrap_or(0);
+        PALETTE[i % PALETTE.len()]
+    };
+
+    let height = HEIGHT + 18.0 * foot.len() as f64;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r##"<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12" data-topic="{}" data-agent="{}" data-valid-min="{x0}" data-valid-max="{x1}" data-recorded-min="{y0}" data-recorded-max="{y1}" data-plot="{LEFT} {TOP} {plot_w} {plot_h}">
+<defs><marker id="open" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>
+<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="white"/>"##,
+        escape(topic),
+        escape(&agent)
+    );
+    let _ = writeln!(
+        s,
+        r##"<text x="{LEFT}" y="24" font-size="16" font-weight="bold">{}{} — {}</text>
+<text x="{LEFT}" y="44" fill="#555">agent {} · x: valid time · y: recorded time (later is higher) · {}</text>"##,
+        prefix,
+        escape(topic),
+        escape(&t.question),
+        escape(&agent),
+        escape(&store.header().incident.title)
+    );
+    let _ = writeln!(
+        s,
+        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#999"/>"##
+    );
+    axes(&mut s, (x0, x1), (y0, y1), &x, &y);
+
+    draw_versions(&mut s, &frame, &versions, &colour);
+    draw_diagonal(&mut s, &frame);
+    let off_axis = draw_evidence(&mut s, &frame, &evidence);
+    draw_legend(&mut s, &claims, &colour, off_axis, t.cardinality);
+    // Under the plane: what it is and where it came from.
+    let what_if = prefix.starts_with("What-if");
+    foot_svg(&mut s, foot, what_if, HEIGHT);
+    let _ = writeln!(s, "</svg>");
+    Ok(s)
+}
+
+/// What one agent's plane shows: the topic, the agent (the first holding
+/// beliefs about it when none is named), every version of the topic, and
+/// the evidence this agent's events on the topic cite.
+struct Picked {
+    topic: crate::model::Topic,
+    agent: String,
+    all: Vec<query::Belief>,
+    evidence: Vec<EvidenceItem>,
+}
+
+fn pick(store: &Store, topic: &str, agent: Option<&str>) -> Result<Picked, ExportError> {
     let header = store.header();
-    let Some(t) = header.topic(topic) else {
+    let Some(t) = header.topic(topic).cloned() else {
         let known = crate::model::known_ids(header.topics.iter().map(|t| t.id.as_str()), topic);
         return Err(ExportError::UnknownTopic(topic.into(), known));
     };
@@ -190,88 +267,95 @@ fn drawn(
         .filter(|e| cited.contains(&e.evidence.id))
         .collect();
 
-    // Axis ranges, fitted to the versions (design.md §8): the valid axis spans
-    // their valid intervals and the recorded span they were held over (so
-    // the diagonal is on it); evidence observed far outside is marked at the
-    // edge instead of squeezing the incident into a sliver. Padded by 3%.
-    let finite = |t: Micros| (t != OPEN).then_some(t);
-    let ys: Vec<Micros> = versions
-        .iter()
-        .flat_map(|v| [Some(v.recorded_at), finite(v.superseded_at)])
-        .chain(evidence.iter().map(|e| Some(e.evidence.recorded_at)))
-        .flatten()
-        .collect();
-    let xs: Vec<Micros> = if versions.is_empty() {
-        evidence
+    Ok(Picked {
+        topic: t,
+        agent,
+        all,
+        evidence,
+    })
+}
+
+/// The plot's axes: valid time `[x0, x1]` across, recorded time `[y0, y1]` up.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    x0: Micros,
+    x1: Micros,
+    y0: Micros,
+    y1: Micros,
+}
+
+impl Frame {
+    fn fitted(versions: &[&Version], evidence: &[EvidenceItem]) -> Frame {
+        // Axis ranges, fitted to the versions (design.md §8): the valid axis spans
+        // their valid intervals and the recorded span they were held over (so
+        // the diagonal is on it); evidence observed far outside is marked at the
+        // edge instead of squeezing the incident into a sliver. Padded by 3%.
+        let finite = |t: Micros| (t != OPEN).then_some(t);
+        let ys: Vec<Micros> = versions
             .iter()
-            .flat_map(|e| [Some(e.evidence.observed_at), e.evidence.observed_until])
+            .flat_map(|v| [Some(v.recorded_at), finite(v.superseded_at)])
+            .chain(evidence.iter().map(|e| Some(e.evidence.recorded_at)))
             .flatten()
-            .collect()
-    } else {
-        versions
-            .iter()
-            .flat_map(|v| [Some(v.valid.from), finite(v.valid.to)])
-            .flatten()
-            .chain(ys.iter().copied())
-            .collect()
-    };
-    let range = |it: &mut dyn Iterator<Item = Micros>| {
-        let (lo, hi) = it.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
-        if lo > hi {
-            (0, 1)
+            .collect();
+        let xs: Vec<Micros> = if versions.is_empty() {
+            evidence
+                .iter()
+                .flat_map(|e| [Some(e.evidence.observed_at), e.evidence.observed_until])
+                .flatten()
+                .collect()
         } else {
-            let pad = ((hi - lo) / 33).max(1_000);
-            (lo - pad, hi + pad)
-        }
-    };
-    let (x0, x1) = range(&mut xs.into_iter());
-    let (y0, y1) = range(&mut ys.into_iter());
-    let plot_w = WIDTH - LEFT - RIGHT;
-    let plot_h = HEIGHT - TOP - BOTTOM;
-    let x = |t: Micros| LEFT + (t.clamp(x0, x1) - x0) as f64 / (x1 - x0) as f64 * plot_w;
-    let y = |t: Micros| TOP + (y1 - t.clamp(y0, y1)) as f64 / (y1 - y0) as f64 * plot_h;
-
-    let mut claims: Vec<&str> = Vec::new();
-    for v in &versions {
-        if !claims.contains(&&*v.claim) {
-            claims.push(&v.claim);
-        }
+            versions
+                .iter()
+                .flat_map(|v| [Some(v.valid.from), finite(v.valid.to)])
+                .flatten()
+                .chain(ys.iter().copied())
+                .collect()
+        };
+        let range = |it: &mut dyn Iterator<Item = Micros>| {
+            let (lo, hi) = it.fold((i64::MAX, i64::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
+            if lo > hi {
+                (0, 1)
+            } else {
+                let pad = ((hi - lo) / 33).max(1_000);
+                (lo - pad, hi + pad)
+            }
+        };
+        let (x0, x1) = range(&mut xs.into_iter());
+        let (y0, y1) = range(&mut ys.into_iter());
+        Frame { x0, x1, y0, y1 }
     }
-    let colour = |claim: &str| {
-        let i = claims.iter().position(|c| *c == claim).unwrap_or(0);
-        PALETTE[i % PALETTE.len()]
-    };
 
-    let height = HEIGHT + 18.0 * foot.len() as f64;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r##"<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12" data-topic="{}" data-agent="{}" data-valid-min="{x0}" data-valid-max="{x1}" data-recorded-min="{y0}" data-recorded-max="{y1}" data-plot="{LEFT} {TOP} {plot_w} {plot_h}">
-<defs><marker id="open" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>
-<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="white"/>"##,
-        escape(topic),
-        escape(&agent)
-    );
-    let _ = writeln!(
-        s,
-        r##"<text x="{LEFT}" y="24" font-size="16" font-weight="bold">{}{} — {}</text>
-<text x="{LEFT}" y="44" fill="#555">agent {} · x: valid time · y: recorded time (later is higher) · {}</text>"##,
-        prefix,
-        escape(topic),
-        escape(&t.question),
-        escape(&agent),
-        escape(&store.header().incident.title)
-    );
-    let _ = writeln!(
-        s,
-        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#999"/>"##
-    );
-    axes(&mut s, (x0, x1), (y0, y1), &x, &y);
+    fn plot_w(&self) -> f64 {
+        WIDTH - LEFT - RIGHT
+    }
 
-    // Versions.
+    fn plot_h(&self) -> f64 {
+        HEIGHT - TOP - BOTTOM
+    }
+
+    fn x(&self, t: Micros) -> f64 {
+        LEFT + (t.clamp(self.x0, self.x1) - self.x0) as f64 / (self.x1 - self.x0) as f64
+            * self.plot_w()
+    }
+
+    fn y(&self, t: Micros) -> f64 {
+        TOP + (self.y1 - t.clamp(self.y0, self.y1)) as f64 / (self.y1 - self.y0) as f64
+            * self.plot_h()
+    }
+}
+
+/// One rectangle per version (x: its valid interval, y: the recorded
+/// interval it was held), open ends marked with an arrow.
+fn draw_versions(
+    s: &mut String,
+    frame: &Frame,
+    versions: &[&Version],
+    colour: &dyn Fn(&str) -> &'static str,
+) {
+    let (x, y) = (|t: Micros| frame.x(t), |t: Micros| frame.y(t));
+    let (x1, y1) = (frame.x1, frame.y1);
     let _ = writeln!(s, r#"<g class="versions">"#);
-    for v in &versions {
+    for v in versions {
         let (left, right) = (x(v.valid.from), x(v.valid.to.min(x1)));
         let (top, bottom) = (y(v.superseded_at.min(y1)), y(v.recorded_at));
         let dash = if v.origin == Origin::Split {
@@ -321,8 +405,12 @@ fn drawn(
         }
     }
     let _ = writeln!(s, "</g>");
+}
 
-    // The diagonal valid = recorded, where both axes cover it.
+/// The diagonal valid = recorded, where both axes cover it.
+fn draw_diagonal(s: &mut String, frame: &Frame) {
+    let Frame { x0, x1, y0, y1 } = *frame;
+    let (x, y) = (|t: Micros| frame.x(t), |t: Micros| frame.y(t));
     let (lo, hi) = (x0.max(y0), x1.min(y1));
     if lo < hi {
         let _ = writeln!(
@@ -334,12 +422,18 @@ fn drawn(
             y(hi)
         );
     }
+}
 
-    // Evidence: a point at (observed, recorded); one observed off the valid
-    // axis is a triangle at the edge, pointing where it lies.
+/// Evidence: a point at (observed, recorded); one observed off the valid
+/// axis is a triangle at the edge, pointing where it lies. Returns whether
+/// any was off the axis (the legend then names the marker).
+fn draw_evidence(s: &mut String, frame: &Frame, evidence: &[EvidenceItem]) -> bool {
+    let Frame { x0, x1, .. } = *frame;
+    let plot_w = frame.plot_w();
+    let (x, y) = (|t: Micros| frame.x(t), |t: Micros| frame.y(t));
     let _ = writeln!(s, r#"<g class="evidence">"#);
     let mut off_axis = false;
-    for item in &evidence {
+    for item in evidence {
         let e = &item.evidence;
         let title = format!(
             "{} {} ({}): {} — observed {}, recorded {}",
@@ -384,11 +478,21 @@ fn drawn(
     }
     let _ = writeln!(s, "</g>");
 
-    // Legend.
+    off_axis
+}
+
+/// The legend: each claim's colour, then every mark the plane uses.
+fn draw_legend(
+    s: &mut String,
+    claims: &[&str],
+    colour: &dyn Fn(&str) -> &'static str,
+    off_axis: bool,
+    cardinality: crate::model::Cardinality,
+) {
     let lx = WIDTH - RIGHT + 20.0;
     let _ = writeln!(s, r#"<g class="legend">"#);
     let mut ly = TOP + 10.0;
-    for c in &claims {
+    for c in claims {
         let _ = writeln!(
             s,
             r#"<rect x="{lx}" y="{ly}" width="14" height="14" fill="{}" fill-opacity="0.55" stroke="{}"/><text x="{}" y="{}">{}</text>"#,
@@ -439,7 +543,7 @@ fn drawn(
         );
         extra += 22.0;
     }
-    if t.cardinality == crate::model::Cardinality::Many {
+    if cardinality == crate::model::Cardinality::Many {
         let _ = writeln!(
             s,
             r##"<text x="{lx}" y="{extra:.0}" fill="#555">darker where claims overlap</text><text x="{lx}" y="{:.0}" fill="#555">(held at once: a many-valued topic)</text>"##,
@@ -447,11 +551,6 @@ fn drawn(
         );
     }
     let _ = writeln!(s, "</g>");
-    // Under the plane: what it is and where it came from.
-    let what_if = prefix.starts_with("What-if");
-    foot_svg(&mut s, foot, what_if, HEIGHT);
-    let _ = writeln!(s, "</svg>");
-    Ok(s)
 }
 
 /// Tick marks and time labels on both axes: round instants at a step people

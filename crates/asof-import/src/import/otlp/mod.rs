@@ -338,7 +338,9 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
     let spans = &run.spans;
     let mut evidence: Vec<Ev> = Vec::new();
     let mut by_call: HashMap<(String, String), usize> = HashMap::new();
-    let mut by_content: HashMap<(String, String), usize> = HashMap::new();
+    // An id-less tool result, by (trace, agent, input message, part): the
+    // same message in the history every later call repeats.
+    let mut by_place: HashMap<(String, String, usize, usize), usize> = HashMap::new();
     let mut by_message: HashMap<(String, String, String), usize> = HashMap::new();
     for &t in &run.tools {
         let s = &spans[t];
@@ -373,9 +375,6 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
         });
         if let Some(id) = call_id {
             by_call.entry((s.trace.clone(), id.clone())).or_insert(n);
-        }
-        if !content.is_empty() {
-            by_content.entry((s.trace.clone(), content)).or_insert(n);
         }
     }
     let mut in_front: Vec<Vec<usize>> = vec![Vec::new(); run.calls.len()];
@@ -424,11 +423,27 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                         {
                             None
                         } else {
-                            let known = id
-                                .as_ref()
-                                .and_then(|id| by_call.get(&(s.trace.clone(), id.clone())))
-                                .or_else(|| by_content.get(&(s.trace.clone(), content.clone())))
-                                .copied();
+                            // A tool result is its tool call (design.md §7): by its
+                            // call id; an id-less one by its place in the history;
+                            // else the next tool span of this trace not yet read,
+                            // in the order the tools ended. Content never merges
+                            // two calls: identical outputs stay two items.
+                            let place = (s.trace.clone(), run.agents[c].clone(), i, j);
+                            let known = match id {
+                                Some(id) => by_call.get(&(s.trace.clone(), id.clone())).copied(),
+                                None => by_place.get(&place).copied(),
+                            }
+                            .or_else(|| {
+                                evidence.iter().position(|e| {
+                                    !e.seen
+                                        && e.recorded <= s.start
+                                        && e.locator.starts_with(&format!("trace {} ", s.trace))
+                                        && match (id, &e.call_id) {
+                                            (Some(id), Some(own)) => id == own,
+                                            _ => true,
+                                        }
+                                })
+                            });
                             let n = match known {
                                 Some(n) => {
                                     let e = &mut evidence[n];
@@ -460,13 +475,13 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                                     n
                                 }
                             };
-                            if let Some(id) = id {
-                                by_call.entry((s.trace.clone(), id.clone())).or_insert(n);
-                            }
-                            if !content.is_empty() {
-                                by_content
-                                    .entry((s.trace.clone(), content.clone()))
-                                    .or_insert(n);
+                            match id {
+                                Some(id) => {
+                                    by_call.entry((s.trace.clone(), id.clone())).or_insert(n);
+                                }
+                                None => {
+                                    by_place.entry(place).or_insert(n);
+                                }
                             }
                             Some(n)
                         }
@@ -1464,6 +1479,84 @@ mod passes {
         assert_eq!(numbered.by_id["T1"], numbered.order[0]);
         assert_eq!(gathered.in_front.len(), run.calls.len());
         assert!(gathered.in_front.iter().any(|items| !items.is_empty()));
+    }
+
+    /// A span of trace `t`, started and ended at `start`/`end` seconds.
+    fn span(id: &str, start: i64, end: i64, role: Role) -> SpanRec {
+        SpanRec {
+            trace: "t".into(),
+            id: id.into(),
+            parent: None,
+            name: id.into(),
+            start: start * 1_000_000,
+            end: end * 1_000_000,
+            service: None,
+            role,
+            events: Vec::new(),
+            error: None,
+        }
+    }
+
+    fn tool(id: &str, at: i64, call_id: Option<&str>, output: &str) -> SpanRec {
+        span(
+            id,
+            at,
+            at + 1,
+            Role::Tool {
+                name: "check_node".into(),
+                call_id: call_id.map(str::to_owned),
+                args: None,
+                result: Some(output.into()),
+            },
+        )
+    }
+
+    /// A model call at `at` whose input shows the two tool results.
+    fn reading(at: i64, ids: [Option<&str>; 2], output: &str) -> SpanRec {
+        let result = |id: Option<&str>| Msg {
+            role: "tool".into(),
+            name: None,
+            parts: vec![Part::ToolResult {
+                id: id.map(str::to_owned),
+                content: output.into(),
+            }],
+        };
+        span(
+            "call",
+            at,
+            at + 1,
+            Role::Call {
+                dialect: dialect::Dialect::OpenInference,
+                input: vec![result(ids[0]), result(ids[1])],
+                output: Vec::new(),
+            },
+        )
+    }
+
+    /// The agent checked a node twice and read byte-identical output: two
+    /// tool calls, two evidence items, each read by the next model call —
+    /// whether the results carry their call ids or, as OpenLLMetry's tool
+    /// spans, none (then the n-th tool span is the n-th result).
+    #[test]
+    fn identical_outputs_of_two_tool_calls_are_two_items() {
+        let output = "node-5: Ready";
+        for (spans_ids, result_ids) in [
+            ([Some("c1"), Some("c2")], [Some("c1"), Some("c2")]),
+            ([None, None], [Some("c1"), Some("c2")]),
+            ([None, None], [None, None]),
+        ] {
+            let spans = vec![
+                tool("a", 10, spans_ids[0], output),
+                tool("b", 20, spans_ids[1], output),
+                reading(30, result_ids, output),
+            ];
+            let mut report = ImportReport::default();
+            let run = Run::new(spans, &Options::default(), &mut report);
+            let gathered = gather_evidence(&run, &Options::default());
+            assert_eq!(gathered.items.len(), 2, "{spans_ids:?} {result_ids:?}");
+            assert!(gathered.items.iter().all(|e| e.seen), "both read");
+            assert_eq!(gathered.in_front[0], vec![0, 1], "each read once, in order");
+        }
     }
 
     #[test]

@@ -95,6 +95,9 @@ pub enum Part {
         id: Option<String>,
         content: String,
     },
+    /// A `blob`, `file` or `uri` part: media the model was given, said as
+    /// its MIME type and its URI, file id or size (`image/png, 2048 bytes`).
+    Media(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -263,7 +266,7 @@ fn plain(v: &Value) -> String {
 }
 
 /// GenAI message parts (`{"type": "text", "content": …}`, `tool_call`,
-/// `tool_call_response`, `reasoning`); other types (files, blobs) are not read.
+/// `tool_call_response`, `reasoning`, and media: `blob`, `file`, `uri`).
 fn parts_of(v: &Value) -> Vec<Part> {
     let Value::Array(items) = v else {
         return Vec::new();
@@ -286,6 +289,7 @@ fn parts_of(v: &Value) -> Vec<Part> {
                     name: plain(p.get("name").unwrap_or(&Value::Null)),
                     args: plain(p.get("arguments").unwrap_or(&Value::Null)),
                 }),
+                "blob" | "file" | "uri" => Some(Part::Media(media(kind, p))),
                 "tool_call_response" => Some(Part::ToolResult {
                     id,
                     content: plain(
@@ -298,6 +302,31 @@ fn parts_of(v: &Value) -> Vec<Part> {
             }
         })
         .collect()
+}
+
+/// A media part in words: its MIME type (else its modality), then its URI,
+/// its file id, or the size of its inline bytes (base64 in JSON).
+fn media(kind: &str, p: &Value) -> String {
+    let field = |k: &str| p.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let what = field("mime_type")
+        .or_else(|| field("media_type"))
+        .or_else(|| field("modality"))
+        .unwrap_or(kind);
+    let place = match kind {
+        "uri" => field("uri").map(str::to_owned),
+        "file" => field("file_id").map(|id| format!("file {id}")),
+        _ => field("content").map(|b64| {
+            let padding = b64.bytes().rev().take_while(|&b| b == b'=').count();
+            format!(
+                "{} bytes",
+                ((b64.len() / 4) * 3).saturating_sub(padding.min(2))
+            )
+        }),
+    };
+    match place {
+        Some(place) => format!("{what}, {place}"),
+        None => what.to_owned(),
+    }
 }
 
 /// GenAI messages: `[{"role", "parts": […]}]`; messages in the OpenAI shape
@@ -591,6 +620,31 @@ fn attrs_ref(list: &[KeyValue]) -> HashMap<&str, &AnyValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The GenAI conventions' media parts (`blob`, `file`, `uri`), as their
+    /// JSON schemas write them, read as what the model was given.
+    #[test]
+    fn media_parts_say_their_type_and_where_they_are() {
+        let parts: Value = serde_json::from_str(
+            r#"[{"type":"uri","modality":"image","mime_type":"image/png","uri":"https://grafana.example/d/x.png"},
+                {"type":"file","modality":"document","mime_type":"application/pdf","file_id":"file-abc"},
+                {"type":"blob","modality":"image","mime_type":"image/jpeg","content":"AAECAwQF"},
+                {"type":"blob","modality":"audio","content":"AA=="},
+                {"type":"uri","modality":"video"}]"#,
+        )
+        .unwrap_or_default();
+        let said: Vec<Part> = parts_of(&parts);
+        assert_eq!(
+            said,
+            vec![
+                Part::Media("image/png, https://grafana.example/d/x.png".into()),
+                Part::Media("application/pdf, file file-abc".into()),
+                Part::Media("image/jpeg, 6 bytes".into()),
+                Part::Media("audio, 1 bytes".into()),
+                Part::Media("video".into()),
+            ]
+        );
+    }
 
     fn attrs_of(pairs: &[(&str, &str)]) -> Attrs {
         pairs

@@ -411,6 +411,26 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                             n
                         }))
                     }
+                    // Media the model was given is evidence it read, like a
+                    // message (design.md §7): once per trace, role and media.
+                    Part::Media(what) => {
+                        let key = (s.trace.clone(), m.role.clone(), what.clone());
+                        Some(*by_message.entry(key).or_insert_with(|| {
+                            let n = evidence.len();
+                            evidence.push(Ev {
+                                source: m.role.clone(),
+                                kind: if m.role == "user" { "human" } else { "other" },
+                                content: what.clone(),
+                                observed: s.start,
+                                recorded: s.start,
+                                locator: locator.clone(),
+                                call_id: None,
+                                seen: true,
+                                order: n,
+                            });
+                            n
+                        }))
+                    }
                     Part::ToolResult { id, content } => {
                         let tool_name = id
                             .as_ref()
@@ -1557,6 +1577,46 @@ mod passes {
             assert!(gathered.items.iter().all(|e| e.seen), "both read");
             assert_eq!(gathered.in_front[0], vec![0, 1], "each read once, in order");
         }
+    }
+
+    /// A screenshot the user gave the model is evidence it read, said as its
+    /// type and place; the same image in the next call's history is the same
+    /// item.
+    #[test]
+    fn media_in_the_input_is_evidence() {
+        let image = Msg {
+            role: "user".into(),
+            name: None,
+            parts: vec![Part::Media(
+                "image/png, https://grafana.example/d/x.png".into(),
+            )],
+        };
+        let call = |id: &str, at: i64| {
+            span(
+                id,
+                at,
+                at + 1,
+                Role::Call {
+                    dialect: dialect::Dialect::GenAi,
+                    input: vec![image.clone()],
+                    output: Vec::new(),
+                },
+            )
+        };
+        let mut report = ImportReport::default();
+        let run = Run::new(
+            vec![call("c1", 10), call("c2", 20)],
+            &Options::default(),
+            &mut report,
+        );
+        let gathered = gather_evidence(&run, &Options::default());
+        assert_eq!(gathered.items.len(), 1);
+        assert_eq!(
+            gathered.items[0].content,
+            "image/png, https://grafana.example/d/x.png"
+        );
+        assert_eq!(gathered.items[0].kind, "human");
+        assert_eq!(gathered.in_front, vec![vec![0], vec![0]]);
     }
 
     #[test]

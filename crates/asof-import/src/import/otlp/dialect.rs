@@ -266,7 +266,8 @@ fn plain(v: &Value) -> String {
 }
 
 /// GenAI message parts (`{"type": "text", "content": …}`, `tool_call`,
-/// `tool_call_response`, `reasoning`, and media: `blob`, `file`, `uri`).
+/// `tool_call_response`, `server_tool_call(_response)`, `reasoning`, and
+/// media: `blob`, `file`, `uri`).
 fn parts_of(v: &Value) -> Vec<Part> {
     let Value::Array(items) = v else {
         return Vec::new();
@@ -290,6 +291,17 @@ fn parts_of(v: &Value) -> Vec<Part> {
                     args: plain(p.get("arguments").unwrap_or(&Value::Null)),
                 }),
                 "blob" | "file" | "uri" => Some(Part::Media(media(kind, p))),
+                // A provider-side tool (web search, code execution) is a tool
+                // call and its result like any other (design.md §7).
+                "server_tool_call" => Some(Part::ToolCall {
+                    id,
+                    name: plain(p.get("name").unwrap_or(&Value::Null)),
+                    args: plain(p.get("server_tool_call").unwrap_or(&Value::Null)),
+                }),
+                "server_tool_call_response" => Some(Part::ToolResult {
+                    id,
+                    content: plain(p.get("server_tool_call_response").unwrap_or(&Value::Null)),
+                }),
                 "tool_call_response" => Some(Part::ToolResult {
                     id,
                     content: plain(
@@ -620,6 +632,32 @@ fn attrs_ref(list: &[KeyValue]) -> HashMap<&str, &AnyValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A provider-side tool's call and result (`server_tool_call`,
+    /// `server_tool_call_response`) read as a tool call and its result.
+    #[test]
+    fn server_tool_calls_are_tool_calls() {
+        let parts: Value = serde_json::from_str(
+            r#"[{"type":"server_tool_call","id":"b1","name":"web_search","server_tool_call":{"type":"web_search","arguments":{"q":"x"}}},
+                {"type":"server_tool_call_response","id":"b1","server_tool_call_response":{"type":"web_search","response":{"hits":1}}}]"#,
+        )
+        .unwrap_or_default();
+        let said = parts_of(&parts);
+        assert!(
+            matches!(
+                &said[0],
+                Part::ToolCall { id: Some(id), name, args } if id == "b1" && name == "web_search" && args.contains("\"q\"")
+            ),
+            "{said:?}"
+        );
+        assert!(
+            matches!(
+                &said[1],
+                Part::ToolResult { id: Some(id), content } if id == "b1" && content.contains("hits")
+            ),
+            "{said:?}"
+        );
+    }
 
     /// The GenAI conventions' media parts (`blob`, `file`, `uri`), as their
     /// JSON schemas write them, read as what the model was given.

@@ -633,6 +633,37 @@ fn attrs_ref(list: &[KeyValue]) -> HashMap<&str, &AnyValue> {
 mod tests {
     use super::*;
 
+    /// OpenLLMetry in the wild writes its flat `gen_ai.prompt.N.*` and the
+    /// newer `gen_ai.input/output.messages` on the same span: the messages
+    /// are read once, from the newer form, never twice.
+    #[test]
+    fn a_span_with_both_openllmetry_forms_is_read_once() {
+        let both = attrs_of(&[
+            ("gen_ai.prompt.0.role", "user"),
+            ("gen_ai.prompt.0.content", "why?"),
+            ("gen_ai.completion.0.role", "assistant"),
+            ("gen_ai.completion.0.content", "the database"),
+            (
+                "gen_ai.input.messages",
+                r#"[{"role":"user","parts":[{"type":"text","content":"why?"}]}]"#,
+            ),
+            (
+                "gen_ai.output.messages",
+                r#"[{"role":"assistant","parts":[{"type":"text","content":"the database"}]}]"#,
+            ),
+        ]);
+        let Ok(Role::Call {
+            dialect,
+            input,
+            output,
+        }) = role("chat gpt-4o", &both, &[])
+        else {
+            panic!("a model call");
+        };
+        assert_eq!(dialect, Dialect::GenAi);
+        assert_eq!((input.len(), output.len()), (1, 1));
+    }
+
     /// A provider-side tool's call and result (`server_tool_call`,
     /// `server_tool_call_response`) read as a tool call and its result.
     #[test]

@@ -117,11 +117,19 @@ struct SpanRec {
     events: Vec<wire::SpanEvent>,
     /// The status message of a span that ended in error.
     error: Option<String>,
+    /// An MCP tool call's session (`mcp.session.id`), kept in its locator.
+    mcp_session: Option<String>,
 }
 
 impl SpanRec {
     fn locator(&self) -> String {
-        format!("trace {} span {}", self.trace, self.id)
+        match &self.mcp_session {
+            Some(session) => format!(
+                "trace {} span {} mcp session {session}",
+                self.trace, self.id
+            ),
+            None => format!("trace {} span {}", self.trace, self.id),
+        }
     }
 }
 
@@ -1046,6 +1054,10 @@ fn collect(
                 }
                 let parent = wire::id(&span.parent_span_id, 8);
                 let attrs = dialect::attrs(span.attributes);
+                let mcp_session = attrs
+                    .get("mcp.session.id")
+                    .and_then(|v| v.string.clone())
+                    .filter(|s| !s.is_empty());
                 let role = match dialect::role(&span.name, &attrs, &span.events) {
                     Ok(role) => role,
                     Err(reason) => {
@@ -1076,6 +1088,7 @@ fn collect(
                         .filter(|e| e.name.starts_with("asof."))
                         .collect(),
                     error,
+                    mcp_session,
                 });
             }
         }
@@ -1514,6 +1527,7 @@ mod passes {
             role,
             events: Vec::new(),
             error: None,
+            mcp_session: None,
         }
     }
 
@@ -1617,6 +1631,19 @@ mod passes {
         );
         assert_eq!(gathered.items[0].kind, "human");
         assert_eq!(gathered.in_front, vec![vec![0], vec![0]]);
+    }
+
+    /// An MCP tool call is a tool like any other; its session is in the
+    /// evidence's locator.
+    #[test]
+    fn an_mcp_tool_calls_session_is_in_its_locator() {
+        let mut call = tool("m", 10, Some("c1"), "ok");
+        call.mcp_session = Some("sess-7".into());
+        assert_eq!(call.locator(), "trace t span m mcp session sess-7");
+        let mut report = ImportReport::default();
+        let run = Run::new(vec![call], &Options::default(), &mut report);
+        let gathered = gather_evidence(&run, &Options::default());
+        assert!(gathered.items[0].locator.ends_with("mcp session sess-7"));
     }
 
     #[test]

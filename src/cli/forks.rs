@@ -97,23 +97,7 @@ pub fn divergence(
             what_if.parent
         )));
     }
-    let report: PolicyReport = fork_store
-        .meta("fork_report")?
-        .and_then(|r| serde_json::from_str(&r).ok())
-        .unwrap_or_default();
-    let d = diff::compare_stores(&parent, &sha, fork_store)?;
-    let json = diff::json(
-        parent.label(),
-        fork_name,
-        &report,
-        &d,
-        Some(sha.clone()),
-        true,
-    );
-    Ok(Divergence::Shown {
-        diff: Box::new(d),
-        json,
-    })
+    Ok(Divergence::between(&parent, &sha, fork_store, fork_name)?)
 }
 
 fn default_out(source: Option<&Path>, removed: &[String]) -> PathBuf {

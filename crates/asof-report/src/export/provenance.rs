@@ -29,6 +29,36 @@ pub enum Divergence {
     NotShown(String),
 }
 
+impl Divergence {
+    /// The what-if `fork` (named `fork_name` in the report) against `parent`,
+    /// the record it was forked from, whose bytes have SHA-256 `parent_sha`
+    /// (the caller has checked it against the fork's lineage).
+    pub fn between(
+        parent: &Store,
+        parent_sha: &str,
+        fork: &Store,
+        fork_name: &str,
+    ) -> Result<Divergence, StoreError> {
+        let report: crate::fork::PolicyReport = fork
+            .meta("fork_report")?
+            .and_then(|r| serde_json::from_str(&r).ok())
+            .unwrap_or_default();
+        let diff = crate::fork::diff::compare_stores(parent, parent_sha, fork)?;
+        let json = crate::fork::diff::json(
+            parent.label(),
+            fork_name,
+            &report,
+            &diff,
+            Some(parent_sha.to_owned()),
+            true,
+        );
+        Ok(Divergence::Shown {
+            diff: Box::new(diff),
+            json,
+        })
+    }
+}
+
 /// Everything a report says about itself before its content.
 #[derive(Debug, Clone)]
 pub struct Provenance {

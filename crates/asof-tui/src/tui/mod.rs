@@ -108,26 +108,10 @@ pub fn report_provenance(
         .and_then(crate::fork::sha256_of)
         .map_err(|e| e.to_string())?;
     let mut prov = Provenance::of(shown, Origin { name, sha256 }).map_err(|e| e.to_string())?;
-    let report: crate::fork::PolicyReport = shown
-        .meta("fork_report")
-        .ok()
-        .flatten()
-        .and_then(|r| serde_json::from_str(&r).ok())
-        .unwrap_or_default();
-    let diff = crate::fork::diff::compare_stores(parent, &origin.sha256, shown)
-        .map_err(|e| e.to_string())?;
-    let json = crate::fork::diff::json(
-        &origin.name,
-        &prov.origin.name,
-        &report,
-        &diff,
-        Some(origin.sha256.clone()),
-        true,
+    prov.divergence = Some(
+        Divergence::between(parent, &origin.sha256, shown, &prov.origin.name)
+            .map_err(|e| e.to_string())?,
     );
-    prov.divergence = Some(Divergence::Shown {
-        diff: Box::new(diff),
-        json,
-    });
     Ok(prov)
 }
 

@@ -349,6 +349,9 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
     // An id-less tool result, by (trace, agent, input message, part): the
     // same message in the history every later call repeats.
     let mut by_place: HashMap<(String, String, usize, usize), usize> = HashMap::new();
+    // Each trace's tool results not yet read by a model call, in the order
+    // the tools ended (read ones are dropped from the front as they are met).
+    let mut unread: HashMap<String, std::collections::VecDeque<usize>> = HashMap::new();
     let mut by_message: HashMap<(String, String, String), usize> = HashMap::new();
     for &t in &run.tools {
         let s = &spans[t];
@@ -384,6 +387,7 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
         if let Some(id) = call_id {
             by_call.entry((s.trace.clone(), id.clone())).or_insert(n);
         }
+        unread.entry(s.trace.clone()).or_default().push_back(n);
     }
     let mut in_front: Vec<Vec<usize>> = vec![Vec::new(); run.calls.len()];
     for (k, &c) in run.calls.iter().enumerate() {
@@ -462,10 +466,14 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                                 None => by_place.get(&place).copied(),
                             }
                             .or_else(|| {
-                                evidence.iter().position(|e| {
+                                let queue = unread.get_mut(&s.trace)?;
+                                while queue.front().is_some_and(|&n| evidence[n].seen) {
+                                    queue.pop_front();
+                                }
+                                queue.iter().copied().find(|&n| {
+                                    let e = &evidence[n];
                                     !e.seen
                                         && e.recorded <= s.start
-                                        && e.locator.starts_with(&format!("trace {} ", s.trace))
                                         && match (id, &e.call_id) {
                                             (Some(id), Some(own)) => id == own,
                                             _ => true,

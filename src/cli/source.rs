@@ -54,7 +54,7 @@ fn open_as(
         )));
     }
     // A SQLite file is a store (and is not read as text to find out).
-    if is_sqlite(path) {
+    if crate::store::is_sqlite_file(path) {
         return open_store(path).map_err(CliError::from);
     }
     if is_otlp(path) {
@@ -87,7 +87,7 @@ fn open_as(
 /// Whether SOURCE names a store file (SQLite, or neither an OTLP trace nor
 /// named like a dataset).
 pub fn is_store(path: &Path) -> bool {
-    is_sqlite(path) || (Format::from_path(path).is_none() && !is_otlp(path))
+    crate::store::is_sqlite_file(path) || (Format::from_path(path).is_none() && !is_otlp(path))
 }
 
 /// Whether the file is an OTLP/JSON trace, by its first bytes.
@@ -132,9 +132,4 @@ fn in_memory(parsed: &Parsed) -> Result<Store, CliError> {
     let replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
     parsed.check_replay(&replay)?;
     Ok(Store::in_memory(&parsed.file, &parsed.dataset, &replay)?)
-}
-
-/// Whether the file starts with SQLite's magic header.
-fn is_sqlite(path: &Path) -> bool {
-    crate::store::is_sqlite_file(path)
 }

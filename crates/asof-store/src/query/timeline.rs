@@ -297,6 +297,22 @@ impl Timeline {
             .is_some()
     }
 
+    /// When `b`'s agent began holding its claim: [`super::held_since`], the
+    /// one rule the CLI's SINCE follows too (a failure is kept for the status
+    /// line, and the row's own recorded time stands in).
+    pub fn held_since(&self, b: &Belief) -> Micros {
+        let mut detail = self.detail();
+        match super::held_since(&detail.store, std::slice::from_ref(b)) {
+            Ok(since) => since.first().copied().unwrap_or(b.version.recorded_at),
+            Err(e) => {
+                detail
+                    .error
+                    .get_or_insert(format!("cannot read events: {e}"));
+                b.version.recorded_at
+            }
+        }
+    }
+
     /// The seq `sql` finds for an event id; a failure is kept for the status line.
     fn event_seq(&self, id: &str, sql: &str) -> Option<i64> {
         let mut detail = self.detail();

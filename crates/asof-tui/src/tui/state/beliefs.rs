@@ -449,12 +449,7 @@ impl BeliefsState {
                     let q = timeline.ledger.quality(v, &b.supported_by, t);
                     // A split piece's agent held the claim from its origin
                     // assertion on (read once per row, never while drawing).
-                    let since = match v.origin {
-                        crate::model::Origin::Split => timeline
-                            .mark_by_id(&v.assertion)
-                            .map_or(v.recorded_at, |m| m.recorded_at),
-                        _ => v.recorded_at,
-                    };
+                    let since = timeline.held_since(&b);
                     let row = &mut self.rows[r];
                     row.quality = Some(q);
                     row.since = Some(since);

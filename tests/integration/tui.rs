@@ -1744,13 +1744,8 @@ fn e_writes_the_report_of_what_is_shown() {
     assert!(text(&draw(&app)).contains("writing the report to payment-outage.report.html"));
     let html = dir.path().join("r.html");
     let demo_store = source::demo().unwrap();
-    let prov = asof::tui::report_provenance(
-        &demo_store,
-        source::origin(None).unwrap(),
-        None,
-        &demo_store,
-    )
-    .unwrap();
+    let prov =
+        asof::tui::report_provenance(&demo_store, source::origin(None).unwrap(), None).unwrap();
     asof::tui::write_report(&demo_store, true, &html, &prov).unwrap();
     assert!(
         std::fs::read_to_string(&html)
@@ -1814,7 +1809,7 @@ fn e_writes_the_report_of_what_is_shown() {
     let store = asof::store::Store::open(&fork).unwrap();
     let demo_store = source::demo().unwrap();
     let prov =
-        asof::tui::report_provenance(&store, origin.clone(), Some(&fork), &demo_store).unwrap();
+        asof::tui::report_provenance(&store, origin.clone(), Some((&fork, &demo_store))).unwrap();
     asof::tui::write_report(&store, false, &md, &prov).unwrap();
     let text = std::fs::read_to_string(&md).unwrap();
     assert!(text.starts_with("# What-if: Audit report"), "{text}");

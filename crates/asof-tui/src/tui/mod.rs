@@ -85,15 +85,15 @@ pub fn write_report(
 /// What a report written from the TUI says of itself: of the source shown,
 /// or of the what-if fork shown — named for what it is (its store is a
 /// temporary file, never named in a report) and with its divergence from
-/// `parent`, the record it was forked from.
+/// its parent (`fork`: the fork's store file and the record it was forked
+/// from).
 pub fn report_provenance(
     shown: &crate::store::Store,
     origin: crate::export::Origin,
-    fork_file: Option<&std::path::Path>,
-    parent: &crate::store::Store,
+    fork: Option<(&std::path::Path, &crate::store::Store)>,
 ) -> Result<crate::export::Provenance, String> {
     use crate::export::{Divergence, Origin, Provenance};
-    let Some(file) = fork_file else {
+    let Some((file, parent)) = fork else {
         return Provenance::of(shown, origin).map_err(|e| e.to_string());
     };
     let what_if = crate::fork::WhatIf::of(shown).map_err(|e| e.to_string())?;
@@ -393,11 +393,11 @@ pub fn run(
                         Some(path) => {
                             let fork =
                                 crate::store::Store::open(path).map_err(|e| e.to_string())?;
-                            let prov = report_provenance(&fork, origin, Some(path), &parent)?;
+                            let prov = report_provenance(&fork, origin, Some((path, &parent)))?;
                             write_report(&fork, report.html, &report.to, &prov)
                         }
                         None => {
-                            let prov = report_provenance(&parent, origin, None, &parent)?;
+                            let prov = report_provenance(&parent, origin, None)?;
                             write_report(&parent, report.html, &report.to, &prov)
                         }
                     }

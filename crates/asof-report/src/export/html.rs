@@ -156,10 +156,6 @@ pub fn report(
     for (topic, agent) in &planes {
         match svg::plane(store, topic, agent.as_deref()) {
             Ok(plane) => {
-                let plane = plane
-                    .split_once("?>")
-                    .map_or(plane.as_str(), |(_, svg)| svg)
-                    .trim();
                 let _ = writeln!(
                     h,
                     r#"<figure class="plane">{plane}<figcaption class="reading">Point at the plane to read it.</figcaption></figure>"#

@@ -41,7 +41,18 @@ const PALETTE: [&str; 8] = [
 /// holds beliefs about it), as the HTML report embeds it — once per agent
 /// ([`agents_of`]); the report says where it came from.
 pub fn plane(store: &Store, topic: &str, agent: Option<&str>) -> Result<String, ExportError> {
-    drawn(store, topic, agent, &[], "")
+    drawn(store, topic, agent, &[], "", Place::Inline)
+}
+
+/// Where a plane's `<svg>` element goes.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// A file of its own: with the XML declaration.
+    File,
+    /// Inside an HTML page.
+    Inline,
+    /// Inside a stack of planes, this far down.
+    Stacked(f64),
 }
 
 /// The agents holding beliefs about `topic`, in the header's order.
@@ -78,6 +89,7 @@ pub fn standalone(
             agents.first().map(String::as_str),
             &foot,
             prov.title_prefix(),
+            Place::File,
         );
     }
     // One plane per agent, each a nested <svg> with its own axes and data-*.
@@ -92,12 +104,14 @@ pub fn standalone(
         escape(&agents.join(" "))
     );
     for (i, a) in agents.iter().enumerate() {
-        let one = drawn(store, topic, Some(a), &[], prov.title_prefix())?;
-        let body = one
-            .split_once("?>")
-            .map_or(one.as_str(), |(_, svg)| svg)
-            .trim();
-        let placed = body.replacen("<svg ", &format!(r#"<svg y="{}" "#, HEIGHT * i as f64), 1);
+        let placed = drawn(
+            store,
+            topic,
+            Some(a),
+            &[],
+            prov.title_prefix(),
+            Place::Stacked(HEIGHT * i as f64),
+        )?;
         let _ = writeln!(s, "{placed}");
     }
     foot_svg(
@@ -147,6 +161,7 @@ fn drawn(
     agent: Option<&str>,
     foot: &[String],
     prefix: &str,
+    place: Place,
 ) -> Result<String, ExportError> {
     let Picked {
         topic: t,
@@ -175,11 +190,18 @@ fn drawn(
     };
 
     let height = HEIGHT + 18.0 * foot.len() as f64;
+    let (opening, at) = match place {
+        Place::File => (
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
+            String::new(),
+        ),
+        Place::Inline => ("", String::new()),
+        Place::Stacked(y) => ("", format!("y=\"{y}\" ")),
+    };
     let mut s = String::new();
     let _ = writeln!(
         s,
-        r##"<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12" data-topic="{}" data-agent="{}" data-valid-min="{x0}" data-valid-max="{x1}" data-recorded-min="{y0}" data-recorded-max="{y1}" data-plot="{LEFT} {TOP} {plot_w} {plot_h}">
+        r##"{opening}<svg {at}xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12" data-topic="{}" data-agent="{}" data-valid-min="{x0}" data-valid-max="{x1}" data-recorded-min="{y0}" data-recorded-max="{y1}" data-plot="{LEFT} {TOP} {plot_w} {plot_h}">
 <defs><marker id="open" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>
 <rect x="0" y="0" width="{WIDTH}" height="{height}" fill="white"/>"##,
         escape(topic),

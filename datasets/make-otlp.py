@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes asof's OTLP fixtures with the real OpenTelemetry Python SDK.
 
-    pip install opentelemetry-sdk opentelemetry-exporter-otlp-proto-common
+    pip install opentelemetry-sdk opentelemetry-exporter-otlp-proto-common \
+        opentelemetry-instrumentation-openai-v2==2.3b0 openai
     python3 datasets/make-otlp.py
 
 Spans are made by the SDK's tracer (explicit start and end times, so the output
@@ -20,6 +21,13 @@ fixtures in tests/fixtures/otlp/. The attributes follow each convention as its
 instrumentations write them: the OpenTelemetry GenAI semantic conventions
 (current message parts, and the older span-event form), OpenInference and
 OpenLLMetry (Traceloop).
+
+Logs: openai-v2 2.3b0, like every instrumentation still on the older
+conventions, writes message content to OTLP log records, not to its spans. The
+logs fixtures are made by that instrumentation's own event builders
+(`message_to_event`, `choice_to_event`), emitted through the SDK's logger inside
+the chat span (so each record carries its trace and span id), and encoded by
+the OTLP exporter's own logs encoder.
 """
 
 import base64
@@ -95,6 +103,33 @@ def collector_lines(spans, batch=8):
 def protobuf_json(spans):
     """protobuf's JSON mapping of one request: base64 ids, enum names."""
     return json.dumps(MessageToDict(encode_spans(spans)), indent=1, ensure_ascii=False) + "\n"
+
+
+def log_lines(records, batch=8):
+    """The Collector's file exporter, for logs: a request per batch, hex ids."""
+    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+
+    lines = []
+    for i in range(0, len(records), batch):
+        request = MessageToDict(encode_logs(records[i : i + batch]))
+        for rl in request["resourceLogs"]:
+            for sl in rl["scopeLogs"]:
+                for record in sl["logRecords"]:
+                    for key in ("traceId", "spanId"):
+                        if key in record:
+                            record[key] = base64.b64decode(record[key]).hex()
+        lines.append(json.dumps(request, separators=(",", ":"), ensure_ascii=False))
+    return "\n".join(lines) + "\n"
+
+
+def logger_provider(service):
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+
+    exporter = InMemoryLogRecordExporter()
+    lp = LoggerProvider(resource=Resource.create({"service.name": service, "service.version": "1.4.0", "service.instance.id": f"{service}-0"}))
+    lp.add_log_record_processor(SimpleLogRecordProcessor(exporter))
+    return lp, exporter
 
 
 def write(path, text):
@@ -252,6 +287,60 @@ def genai_events_step():
     belief.end(end_time=ns(T["belief"][1]))
     agent.end(end_time=ns(T["agent"][1]))
     return list(exporter.get_finished_spans())
+
+
+def genai_logs_step():
+    """The step as openai-v2 2.3b0 writes it: chat spans with no content, and
+    every message a log record (the instrumentation's own event builders),
+    with only its observed time. The tool run is the agent's own span."""
+    from types import SimpleNamespace as O
+
+    from opentelemetry import trace
+    from opentelemetry.instrumentation.openai_v2.utils import choice_to_event, message_to_event
+
+    tp, exporter = provider(7, "triage-service")
+    lp, logs = logger_provider("triage-service")
+    tracer = tp.get_tracer("opentelemetry.instrumentation.openai_v2", "2.3b0")
+    logger = lp.get_logger("opentelemetry.instrumentation.openai_v2", "2.3b0")
+    agent = tracer.start_span("invoke_agent triage", start_time=ns(T["agent"][0]), attributes={
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "triage"})
+    ctx = trace.set_span_in_context(agent)
+
+    def call_obj(cid, name, args):
+        return O(id=cid, type="function", function=O(name=name, arguments=args))
+
+    def chat(when, messages, choice_message, finish):
+        span = tracer.start_span("chat gpt-4.1", context=ctx, kind=SpanKind.CLIENT, start_time=ns(when[0]), attributes={
+            "gen_ai.operation.name": "chat", "gen_ai.system": "openai", "gen_ai.request.model": "gpt-4.1"})
+        with trace.use_span(span, end_on_exit=False):
+            for m in messages:
+                record = message_to_event(m, True)
+                record.observed_timestamp = ns(when[0])
+                logger.emit(record)
+            record = choice_to_event(O(index=0, finish_reason=finish, message=choice_message), True)
+            record.observed_timestamp = ns(when[1])
+            logger.emit(record)
+        span.end(end_time=ns(when[1]))
+
+    first_call = call_obj("call_1", "query_metrics", ARGS)
+    history = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": USER}]
+    chat(T["chat1"], history, O(role="assistant", content=None, tool_calls=[first_call]), "tool_calls")
+    tool = tracer.start_span("execute_tool query_metrics", context=ctx, start_time=ns(T["tool"][0]), attributes={
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "query_metrics", "gen_ai.tool.call.id": "call_1",
+        "gen_ai.tool.call.arguments": ARGS, "gen_ai.tool.call.result": RESULT})
+    tool.end(end_time=ns(T["tool"][1]))
+    history += [
+        {"role": "assistant", "content": None, "tool_calls": [first_call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": RESULT},
+    ]
+    belief_call = call_obj("call_2", "record_belief", BELIEF_ARGS)
+    chat(T["chat2"], history, O(role="assistant", content=None, tool_calls=[belief_call]), "tool_calls")
+    belief = tracer.start_span("execute_tool record_belief", context=ctx, start_time=ns(T["belief"][0]), attributes={
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "record_belief", "gen_ai.tool.call.id": "call_2",
+        "gen_ai.tool.call.arguments": BELIEF_ARGS, "gen_ai.tool.call.result": "recorded"})
+    belief.end(end_time=ns(T["belief"][1]))
+    agent.end(end_time=ns(T["agent"][1]))
+    return list(exporter.get_finished_spans()), list(logs.get_finished_logs())
 
 
 def openinference_step():
@@ -477,6 +566,9 @@ def main():
     write(f"{fixtures}/genai.jsonl", collector_lines(genai_step("tool")))
     write(f"{fixtures}/genai-protobuf.json", protobuf_json(genai_step("tool")))
     write(f"{fixtures}/genai-events.jsonl", collector_lines(genai_events_step()))
+    spans, records = genai_logs_step()
+    write(f"{fixtures}/genai-logs.traces.jsonl", collector_lines(spans))
+    write(f"{fixtures}/genai-logs.logs.jsonl", log_lines(records))
     write(f"{fixtures}/openinference.jsonl", collector_lines(openinference_step()))
     write(f"{fixtures}/openllmetry.jsonl", collector_lines(openllmetry_step()))
     write(f"{fixtures}/span-events.jsonl", collector_lines(genai_step("events")))

@@ -26,6 +26,12 @@ pub fn run(
             file.display()
         )));
     }
+    if !trace.with.is_empty() {
+        return Err(Stop::File(format!(
+            "{}: --follow reads one file as it grows, so --with is not read with it; have the Collector write the traces and logs pipelines to one file exporter, and follow that file",
+            file.display()
+        )));
+    }
     // A rules file is read (and refused) before any waiting.
     let options = trace
         .options()

@@ -7,7 +7,7 @@ use crate::model::Cardinality;
 use crate::store::Store;
 use clap::{Args, Subcommand};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Subcommand)]
 pub enum ImportCommand {
@@ -24,8 +24,11 @@ pub enum ImportCommand {
 
 #[derive(Debug, Args)]
 pub struct OtlpArgs {
-    /// The OTLP/JSON trace file.
-    pub input: PathBuf,
+    /// The OTLP/JSON files of the run, read as one: traces, and the logs the
+    /// older GenAI conventions write message content to (one request a line,
+    /// or one request a file; a line may be either).
+    #[arg(required = true, num_args = 1..)]
+    pub inputs: Vec<PathBuf>,
     #[command(flatten)]
     pub trace: TraceArgs,
     #[command(flatten)]
@@ -37,6 +40,11 @@ pub struct OtlpArgs {
 #[derive(Debug, Default, Args)]
 #[command(next_help_heading = "Reading an OTLP trace")]
 pub struct TraceArgs {
+    /// Another OTLP/JSON file of the same run, read with the first: the logs
+    /// export beside a trace (instrumentations on the older GenAI conventions
+    /// put message content there), or more of its spans. Repeatable.
+    #[arg(long = "with", value_name = "FILE")]
+    pub with: Vec<PathBuf>,
     /// A rules file that reads beliefs from the agent's prose (docs/import.md).
     #[arg(long)]
     pub rules: Option<PathBuf>,
@@ -84,6 +92,7 @@ impl TraceArgs {
     /// Refuses these options for `file`, which is not a trace, when any was given.
     pub fn refuse_for(&self, file: &std::path::Path) -> Result<(), CliError> {
         let given = [
+            ("--with", !self.with.is_empty()),
             ("--rules", self.rules.is_some()),
             ("--agent", self.agent.is_some()),
             ("--belief-tool", self.belief_tool.is_some()),
@@ -183,21 +192,34 @@ pub fn run(command: ImportCommand, out: &mut impl Write) -> Result<(), CliError>
             (facts::read(&args.input, &options)?, args.target)
         }
         ImportCommand::Otlp(args) => {
-            let options = args.trace.options()?;
-            let name = args.input.display().to_string();
-            let text = import::read_text(&args.input, otlp::MAX_BYTES)?;
-            (otlp::read(&name, &text, &options)?, args.target)
+            let paths: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
+            (otlp_draft(&paths, &args.trace)?, args.target)
         }
     };
     store(draft, &target, out)
 }
 
-/// `asof load` and `asof validate` of an OTLP trace: the import with `trace`'s options.
-pub fn otlp_draft(path: &std::path::Path, trace: &TraceArgs) -> Result<import::Draft, CliError> {
-    let name = path.display().to_string();
+/// The import of the OTLP files `paths`, and those of `--with`, with
+/// `trace`'s options: `import otlp`, and `load`, `validate` and `tui` of a trace.
+pub fn otlp_draft(paths: &[&Path], trace: &TraceArgs) -> Result<import::Draft, CliError> {
     let options = trace.options()?;
-    let text = import::read_text(path, otlp::MAX_BYTES)?;
-    Ok(otlp::read(&name, &text, &options)?)
+    let all: Vec<&Path> = paths
+        .iter()
+        .copied()
+        .chain(trace.with.iter().map(PathBuf::as_path))
+        .collect();
+    let mut texts: Vec<(String, String)> = Vec::with_capacity(all.len());
+    for path in &all {
+        texts.push((
+            path.display().to_string(),
+            import::read_text(path, otlp::MAX_BYTES)?,
+        ));
+    }
+    let inputs: Vec<otlp::Input> = texts
+        .iter()
+        .map(|(name, text)| otlp::Input { name, text })
+        .collect();
+    Ok(otlp::read_all(&inputs, &options)?)
 }
 
 /// Validates and replays an importer's draft, writes the store and prints the summary.

@@ -83,7 +83,7 @@ pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
         return Ok(());
     }
     if trace {
-        let draft = super::import::otlp_draft(&args.dataset, &args.trace)?;
+        let draft = super::import::otlp_draft(&[&args.dataset], &args.trace)?;
         let target = super::import::Target {
             db: args.db,
             force: args.force,
@@ -197,7 +197,7 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
 
 pub fn validate(args: ValidateArgs, out: &mut impl Write) -> Result<(), CliError> {
     if super::source::is_otlp(&args.dataset) {
-        let draft = super::import::otlp_draft(&args.dataset, &args.trace)?;
+        let draft = super::import::otlp_draft(&[&args.dataset], &args.trace)?;
         let file = draft.report.input.clone();
         let (_, report, replay) = crate::import::finish(&file, draft)?;
         writeln!(

@@ -237,7 +237,9 @@ fn interactive(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliEr
     use std::io::IsTerminal;
     let source = args.source.source.as_deref();
     let store = match source {
-        Some(path) if source::is_otlp(path) => source::open_with(source, &args.trace.options()?)?,
+        Some(path) if source::is_otlp(path) => {
+            source::trace_store(import::otlp_draft(&[path], &args.trace)?)?
+        }
         _ => {
             if let Some(path) = source {
                 args.trace.refuse_for(path)?;

@@ -61,8 +61,7 @@ fn open_as(
         let name = path.display().to_string();
         let text = import::read_text(path, otlp::MAX_BYTES)?;
         let draft = otlp::read(&name, &text, options)?;
-        let (parsed, _, replay) = import::finish(&name, draft)?;
-        return Ok(Store::in_memory(&parsed.file, &parsed.dataset, &replay)?);
+        return trace_store(draft);
     }
     // Named like a store but not SQLite: a damaged store, said so by the
     // store's reader. Neither SQLite nor a trace, nor named like a dataset
@@ -82,6 +81,13 @@ fn open_as(
     }
     let parsed = dataset::read_path(path)?;
     in_memory(&parsed)
+}
+
+/// An imported trace as an in-memory store.
+pub fn trace_store(draft: import::Draft) -> Result<Store, CliError> {
+    let name = draft.report.input.clone();
+    let (parsed, _, replay) = import::finish(&name, draft)?;
+    Ok(Store::in_memory(&parsed.file, &parsed.dataset, &replay)?)
 }
 
 /// Whether SOURCE names a store file (SQLite, or neither an OTLP trace nor

@@ -75,9 +75,27 @@ const STEP_TIMES: [&str; 3] = [
 fn one_agent_step_in_four_conventions_imports_to_the_same_store() {
     let dir = tempfile::tempdir().unwrap();
     let mut all = Vec::new();
-    for name in ["genai", "genai-events", "openinference", "openllmetry"] {
+    for name in [
+        "genai",
+        "genai-events",
+        "genai-logs",
+        "openinference",
+        "openllmetry",
+    ] {
         let db = dir.path().join(format!("{name}.db"));
-        let report = import(&fixture(&format!("{name}.jsonl")), &db, &[]);
+        // openai-v2 2.3b0 writes the content to log records, in a file of its own.
+        let report = if name == "genai-logs" {
+            let logs = fixture("genai-logs.logs.jsonl");
+            let report = import(
+                &fixture("genai-logs.traces.jsonl"),
+                &db,
+                &[logs.to_str().unwrap()],
+            );
+            assert_eq!(count(&report["read"], "log records joined to a span"), 8);
+            report
+        } else {
+            import(&fixture(&format!("{name}.jsonl")), &db, &[])
+        };
         assert_eq!(report["skipped"], json!([]), "{name}: {report}");
         assert_eq!(count(&report["read"], "model calls"), 2, "{name}");
         all.push((name, answers(&db, &["root-cause"], &STEP_TIMES)));
@@ -695,4 +713,112 @@ fn mutated_traces_never_panic() {
             asof::fuzzing::otlp(&data);
         }
     }
+}
+
+/// openai-v2 2.3b0's logs alone: each chat span's records stand for it; the
+/// tool result comes from the `gen_ai.tool.message` record, cited by the
+/// belief the agent then stated; the summary says the model calls were timed
+/// by their records.
+#[test]
+fn a_logs_file_without_its_spans_imports_what_its_records_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("logs.db");
+    let report = import(&fixture("genai-logs.logs.jsonl"), &db, &[]);
+    assert_eq!(count(&report["read"], "model calls"), 2, "{report}");
+    assert_eq!(count(&report["read"], "log records"), 8, "{report}");
+    assert_eq!(
+        count(
+            &report["defaults"],
+            "model calls known only from their log records"
+        ),
+        2,
+        "{report}"
+    );
+    let evidence = stdout_json(asof().arg("evidence").arg(&db).args(["--format", "json"]));
+    let sources: Vec<&str> = evidence["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources, ["system", "user", "query_metrics"]);
+    let history = stdout_json(asof().arg("history").arg(&db).args([
+        "--topic",
+        "root-cause",
+        "--format",
+        "json",
+    ]));
+    let text = history.to_string();
+    assert!(
+        text.contains("payments-db-overload") && text.contains("\"T3\""),
+        "{history}"
+    );
+}
+
+/// Log records that name no span cannot be joined to a model call: refused
+/// with a sentence saying what is missing, and no store is written.
+#[test]
+fn log_records_naming_no_span_are_refused_saying_what_they_lack() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("orphans.jsonl");
+    let record = json!({"resourceLogs": [{"scopeLogs": [{"logRecords": [
+        {"observedTimeUnixNano": "1772442601000000000", "eventName": "gen_ai.user.message",
+         "body": {"kvlistValue": {"values": [{"key": "content", "value": {"stringValue": "why?"}}]}}}
+    ]}]}]});
+    std::fs::write(&input, format!("{record}\n")).unwrap();
+    refused(
+        &input,
+        &dir.path().join("o.db"),
+        "holds 1 log records but no span, and no record names the span it belongs to",
+    );
+}
+
+/// `load`, `validate` and `tui` read a trace's logs with `--with`, as
+/// `import otlp` reads several inputs; a dataset refuses it.
+#[test]
+fn load_and_validate_read_the_logs_beside_a_trace_with_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let traces = fixture("genai-logs.traces.jsonl");
+    let logs = fixture("genai-logs.logs.jsonl");
+    let imported = dir.path().join("imported.db");
+    import(&traces, &imported, &[logs.to_str().unwrap()]);
+    let loaded = dir.path().join("loaded.db");
+    asof()
+        .arg("load")
+        .arg(&traces)
+        .arg("--with")
+        .arg(&logs)
+        .arg("--db")
+        .arg(&loaded)
+        .assert()
+        .success();
+    assert_eq!(
+        answers(&loaded, &["root-cause"], &STEP_TIMES),
+        answers(&imported, &["root-cause"], &STEP_TIMES)
+    );
+    // Without its logs the trace holds no message: the belief cites nothing.
+    let bare = dir.path().join("bare.db");
+    import(&traces, &bare, &[]);
+    assert_ne!(
+        answers(&bare, &["root-cause"], &STEP_TIMES),
+        answers(&imported, &["root-cause"], &STEP_TIMES)
+    );
+    asof()
+        .arg("validate")
+        .arg(&traces)
+        .arg("--with")
+        .arg(&logs)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("8 log records joined to a span"));
+    asof()
+        .arg("validate")
+        .arg(dataset("payment-outage.yaml"))
+        .arg("--with")
+        .arg(&logs)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--with is for reading an OTLP trace",
+        ));
 }

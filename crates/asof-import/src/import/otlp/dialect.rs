@@ -226,9 +226,9 @@ pub fn role(name: &str, attrs: &Attrs, events: &[SpanEvent]) -> Result<Role, Str
             output: openllmetry(attrs, "gen_ai.completion."),
         });
     }
-    let event_form = events.iter().any(|e| {
-        e.name.starts_with("gen_ai.") && (e.name.ends_with(".message") || e.name == "gen_ai.choice")
-    });
+    let event_form = events
+        .iter()
+        .any(|e| is_message_event(&e.name) && e.name != OPERATION_DETAILS);
     if event_form {
         let (input, output) = event_messages(events)?;
         return Ok(Role::Call {
@@ -246,6 +246,34 @@ pub fn role(name: &str, attrs: &Attrs, events: &[SpanEvent]) -> Result<Role, Str
         });
     }
     Ok(Role::Other)
+}
+
+/// Whether a span event (or a log record read as one) is a message of the
+/// GenAI event form.
+pub fn is_message_event(name: &str) -> bool {
+    (name.starts_with("gen_ai.") && (name.ends_with(".message") || name == "gen_ai.choice"))
+        || name == OPERATION_DETAILS
+}
+
+/// The event on which the GenAI conventions may record a call's messages
+/// instead of on its span.
+const OPERATION_DETAILS: &str = "gen_ai.client.inference.operation.details";
+
+/// The messages and system instructions a call's
+/// `gen_ai.client.inference.operation.details` event carries, taken as its
+/// span's attributes where the span has none of its own.
+pub fn adopt_operation_details(attrs: &mut Attrs, events: &[SpanEvent]) {
+    for e in events.iter().filter(|e| e.name == OPERATION_DETAILS) {
+        for kv in &e.attributes {
+            let wanted = matches!(
+                kv.key.as_str(),
+                "gen_ai.input.messages" | "gen_ai.output.messages" | "gen_ai.system_instructions"
+            );
+            if wanted && !attrs.contains_key(&kv.key) {
+                attrs.0.push((kv.key.clone(), kv.value.clone()));
+            }
+        }
+    }
 }
 
 /// An attribute holding JSON: a string of JSON text, or a structured value.

@@ -71,11 +71,18 @@ impl Default for Options {
 }
 
 /// Whether `text` looks like OTLP/JSON: its first JSON object has
-/// `resourceSpans` (or `resource_spans`) at the top level.
+/// `resourceSpans` or `resourceLogs` (or their proto names) at the top level.
 pub fn looks_like(text: &str) -> bool {
     let head: String = text.trim_start().chars().take(4096).collect();
     head.starts_with('{')
-        && (head.contains("\"resourceSpans\"") || head.contains("\"resource_spans\""))
+        && [
+            "\"resourceSpans\"",
+            "\"resource_spans\"",
+            "\"resourceLogs\"",
+            "\"resource_logs\"",
+        ]
+        .iter()
+        .any(|k| head.contains(k))
 }
 
 /// Where a belief or retraction came from, as the summary counts it.
@@ -166,16 +173,31 @@ struct Said {
     source: &'static str,
 }
 
-/// Reads an OTLP/JSON trace (one request, or JSON Lines of requests), in
-/// passes: spans → the run's shape (agents, model calls, tools) → evidence →
-/// what the agent said → events → header.
+/// One input file: its name as the user gave it, and its text.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    pub name: &'a str,
+    pub text: &'a str,
+}
+
+/// Reads an OTLP/JSON trace (one request, or JSON Lines of requests); see
+/// [`read_all`].
 pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetErrors> {
+    read_all(&[Input { name: file, text }], options)
+}
+
+/// Reads OTLP/JSON files — trace requests, logs requests, or both — as one
+/// run, in passes: spans, with the log records joined to them → the run's
+/// shape (agents, model calls, tools) → evidence → what the agent said →
+/// events → header.
+pub fn read_all(inputs: &[Input], options: &Options) -> Result<Draft, DatasetErrors> {
+    let first = inputs.first().map(|i| i.name).unwrap_or("trace");
     let mut report = ImportReport {
         format: "otlp".into(),
-        input: file.to_owned(),
+        input: inputs.iter().map(|i| i.name).collect::<Vec<_>>().join(", "),
         ..ImportReport::default()
     };
-    let spans = read_spans(file, text, &mut report)?;
+    let spans = read_spans(inputs, &mut report)?;
     let run = Run::new(spans, options, &mut report);
     let gathered = gather_evidence(&run, options);
     let numbered = Numbered::of(&gathered.items);
@@ -199,7 +221,7 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
         &mut report,
     );
     notes(options, &mut report);
-    let header = header(file, &run, built.agents, built.topics, options);
+    let header = header(first, &run, built.agents, built.topics, options);
     Ok(Draft {
         header,
         events: built.events,
@@ -208,18 +230,32 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
     })
 }
 
-/// Pass 1: every span of every request, with ids and times read (what
-/// cannot be read is skipped); a span exported twice (an exporter's retry)
-/// is one span.
-fn read_spans(
-    file: &str,
-    text: &str,
-    report: &mut ImportReport,
-) -> Result<Vec<SpanRec>, DatasetErrors> {
-    let mut spans: Vec<SpanRec> = Vec::new();
-    let lines = requests(file, text, report, |line, request, report| {
-        collect(line, request, report, &mut spans)
-    })?;
+/// Pass 1: every span of every request, with the log records that name it
+/// joined to it as events and its ids, times and role read (what cannot be
+/// read is skipped); a span exported twice (an exporter's retry) is one span.
+fn read_spans(inputs: &[Input], report: &mut ImportReport) -> Result<Vec<SpanRec>, DatasetErrors> {
+    let mut raw = Raw::default();
+    let mut lines = 0usize;
+    for input in inputs {
+        let label = if inputs.len() > 1 {
+            format!("{} line", input.name)
+        } else {
+            "line".to_owned()
+        };
+        lines += requests(input.name, input.text, &label, report, |_, request, _| {
+            raw.add(request)
+        })?;
+    }
+    report.read.add("lines", lines);
+    let records = raw.records;
+    let joined = raw.join(report);
+    let mut spans: Vec<SpanRec> = Vec::with_capacity(joined.len());
+    for (service, span) in joined {
+        report.records += 1;
+        if let Some(rec) = span_rec(service, span, report) {
+            spans.push(rec);
+        }
+    }
     let mut seen: HashSet<(String, String)> = HashSet::new();
     let mut copies: Vec<String> = Vec::new();
     spans.retain(|s| {
@@ -235,18 +271,261 @@ fn read_spans(
             reason: "exported again (same trace and span id): the copy is not read".into(),
         });
     }
-    report.read.add("lines", lines);
     report.read.add("spans", report.records);
     if spans.is_empty() {
-        return Err(DatasetErrors(vec![error(
-            file,
-            None,
-            format!("holds no readable span ({} read)", report.records),
-        )]));
+        let file = inputs.iter().map(|i| i.name).collect::<Vec<_>>().join(", ");
+        let message = if records > 0 {
+            format!(
+                "holds {records} log records but no span, and no record names the span it belongs to (traceId and spanId): export the trace's spans as well, or logs written inside the model call's span"
+            )
+        } else {
+            format!("holds no readable span ({} read)", report.records)
+        };
+        return Err(DatasetErrors(vec![error(&file, None, message)]));
     }
     let traces: HashSet<&str> = spans.iter().map(|s| s.trace.as_str()).collect();
     report.read.add("traces", traces.len());
     Ok(spans)
+}
+
+/// What the requests hold before they are joined: spans with their
+/// resource's `service.name`, and log records as span events waiting for
+/// their span.
+#[derive(Default)]
+struct Raw {
+    spans: Vec<(Option<String>, wire::Span)>,
+    logs: Vec<Log>,
+    records: usize,
+}
+
+/// The log records of a span that is not in the input.
+struct Orphan {
+    trace: String,
+    span: String,
+    service: Option<String>,
+    events: Vec<wire::SpanEvent>,
+}
+
+/// A log record read as the span event it stands for.
+struct Log {
+    trace: Option<String>,
+    span: Option<String>,
+    service: Option<String>,
+    event: wire::SpanEvent,
+}
+
+fn service_of(resource: Option<wire::Resource>) -> Option<String> {
+    resource.and_then(|r| {
+        r.attributes
+            .into_iter()
+            .find(|kv| kv.key == "service.name")
+            .map(|kv| kv.value.to_text())
+            .filter(|s| !s.is_empty())
+    })
+}
+
+impl Raw {
+    fn add(&mut self, request: wire::Request) {
+        for rs in request.resource_spans.into_iter().flatten() {
+            let service = service_of(rs.resource);
+            for scope in rs.scope_spans.into_iter().chain(rs.library_spans) {
+                for span in scope.spans {
+                    self.spans.push((service.clone(), span));
+                }
+            }
+        }
+        for rl in request.resource_logs.into_iter().flatten() {
+            let service = service_of(rl.resource);
+            for scope in rl.scope_logs {
+                for record in scope.log_records {
+                    self.records += 1;
+                    self.logs.push(Log {
+                        trace: wire::id(&record.trace_id, 16),
+                        span: wire::id(&record.span_id, 8),
+                        service: service.clone(),
+                        event: event_of(record),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Each log record joined to its span, as one of its events (the GenAI
+    /// event form reads them there); records of a span that is not in the
+    /// input stand for it when they hold messages (design.md §7); records
+    /// naming no span are counted, not read.
+    fn join(self, report: &mut ImportReport) -> Vec<(Option<String>, wire::Span)> {
+        let Raw {
+            mut spans,
+            logs,
+            records,
+        } = self;
+        if records == 0 {
+            return spans;
+        }
+        report.read.add("log records", records);
+        let mut by_id: HashMap<(String, String), usize> = HashMap::new();
+        for (i, (_, s)) in spans.iter().enumerate() {
+            if let (Some(t), Some(id)) = (wire::id(&s.trace_id, 16), wire::id(&s.span_id, 8)) {
+                by_id.entry((t, id)).or_insert(i);
+            }
+        }
+        let mut copies: HashSet<(String, String, String, String)> = HashSet::new();
+        let mut orphans: Vec<Orphan> = Vec::new();
+        let mut orphan_at: HashMap<(String, String), usize> = HashMap::new();
+        let (mut joined, mut unplaced, mut again) = (0usize, 0usize, 0usize);
+        for log in logs {
+            let (Some(trace), Some(span)) = (log.trace, log.span) else {
+                unplaced += 1;
+                continue;
+            };
+            // A record exported twice (an exporter's retry) is read once.
+            let fingerprint = (
+                format!("{trace}/{span}"),
+                log.event.name.clone(),
+                log.event.time.to_string(),
+                format!("{:?}", log.event.attributes),
+            );
+            if !copies.insert(fingerprint) {
+                again += 1;
+                continue;
+            }
+            joined += 1;
+            match by_id.get(&(trace.clone(), span.clone())) {
+                Some(&i) => spans[i].1.events.push(log.event),
+                None => {
+                    let key = (trace, span);
+                    let at = *orphan_at.entry(key.clone()).or_insert_with(|| {
+                        orphans.push(Orphan {
+                            trace: key.0,
+                            span: key.1,
+                            service: log.service.clone(),
+                            events: Vec::new(),
+                        });
+                        orphans.len() - 1
+                    });
+                    orphans[at].events.push(log.event);
+                }
+            }
+        }
+        report.read.add("log records joined to a span", joined);
+        if again > 0 {
+            report.skipped.push(Skipped {
+                location: "log records".into(),
+                reason: format!(
+                    "{again} exported again (identical record): the copies are not read"
+                ),
+            });
+        }
+        if unplaced > 0 {
+            report.skipped.push(Skipped {
+                location: "log records".into(),
+                reason: format!(
+                    "{unplaced} name no span (no traceId/spanId): not joined to any model call, not read"
+                ),
+            });
+        }
+        for Orphan {
+            trace,
+            span,
+            service,
+            events,
+        } in orphans
+        {
+            if !events.iter().any(|e| dialect::is_message_event(&e.name)) {
+                report.skipped.push(Skipped {
+                    location: format!("span {span}"),
+                    reason: format!(
+                        "{} log records name this span, which is not in the input, and hold no GenAI message: not read",
+                        events.len()
+                    ),
+                });
+                continue;
+            }
+            let times: Vec<u64> = events
+                .iter()
+                .filter_map(|e| wire::nanos_to_micros(&e.time))
+                .map(|t| t as u64 * 1000)
+                .collect();
+            let (Some(&start), Some(&end)) = (times.iter().min(), times.iter().max()) else {
+                report.skipped.push(Skipped {
+                    location: format!("span {span}"),
+                    reason: "its log records carry no time: not read".into(),
+                });
+                continue;
+            };
+            report.defaults.bump(
+                "model calls known only from their log records (span not in the input): timed by their first and last record",
+            );
+            spans.push((
+                service,
+                wire::Span {
+                    trace_id: trace,
+                    span_id: span,
+                    parent_span_id: String::new(),
+                    name: "chat (from its log records)".into(),
+                    kind: Value::Null,
+                    start: Value::from(start),
+                    end: Value::from(end),
+                    attributes: Vec::new(),
+                    events,
+                    status: None,
+                },
+            ));
+        }
+        spans
+    }
+}
+
+/// A log record as a span event: its name from `eventName` or the
+/// `event.name` attribute, its time (else the time it was observed), its
+/// attributes and, spread among them, its body's fields (a string body that
+/// is JSON is `gen_ai.event.content`, any other `content`).
+fn event_of(record: wire::LogRecord) -> wire::SpanEvent {
+    let mut name = record.event_name;
+    let mut attributes = Vec::with_capacity(record.attributes.len() + 4);
+    for kv in record.attributes {
+        if kv.key == "event.name" {
+            if name.is_empty() {
+                name = kv.value.to_text();
+            }
+        } else {
+            attributes.push(kv);
+        }
+    }
+    match record.body {
+        Some(wire::AnyValue {
+            kvlist: Some(list), ..
+        }) => attributes.extend(list.values),
+        Some(body) => {
+            let text = body.to_text();
+            if !text.is_empty() {
+                let key = if text.trim_start().starts_with('{') {
+                    "gen_ai.event.content"
+                } else {
+                    "content"
+                };
+                attributes.push(wire::KeyValue {
+                    key: key.into(),
+                    value: wire::AnyValue {
+                        string: Some(text),
+                        ..wire::AnyValue::default()
+                    },
+                });
+            }
+        }
+        None => {}
+    }
+    let time = if wire::nanos_to_micros(&record.time).is_some() {
+        record.time
+    } else {
+        record.observed_time
+    };
+    wire::SpanEvent {
+        time,
+        name,
+        attributes,
+    }
 }
 
 /// The run's shape, read once from its spans: each span's agent, each
@@ -292,6 +571,19 @@ impl Run {
                 .filter(|s| matches!(s.role, Role::Agent { .. }))
                 .count(),
         );
+        let empty = calls
+            .iter()
+            .filter(|&&c| {
+                matches!(&spans[c].role, Role::Call { input, output, .. }
+                    if input.is_empty() && output.is_empty())
+            })
+            .count();
+        if empty > 0 {
+            report.notes.push(format!(
+                "{empty} of {} model calls carry no message content (capture was off, or it went to OTLP log records not given: add the logs file): nothing they read is evidence",
+                calls.len()
+            ));
+        }
         let mut emitted: HashMap<(String, String), (String, usize)> = HashMap::new();
         for (k, &c) in calls.iter().enumerate() {
             if let Role::Call {
@@ -855,10 +1147,7 @@ fn said_events(
                 out
             }
             None => {
-                report
-                    .defaults
-                    .bump("beliefs and retractions naming no evidence: the evidence in front of the agent cited");
-                match s.call {
+                let cited: Vec<String> = match s.call {
                     Some(k) => {
                         let mut items: Vec<usize> = gathered.in_front[k]
                             .iter()
@@ -872,7 +1161,13 @@ fn said_events(
                         items.into_iter().map(|n| evidence_id[n].clone()).collect()
                     }
                     None => Vec::new(),
-                }
+                };
+                report.defaults.bump(if cited.is_empty() {
+                    "beliefs and retractions naming no evidence, with no new evidence in front of the agent: they cite nothing"
+                } else {
+                    "beliefs and retractions naming no evidence: the evidence in front of the agent cited"
+                });
+                cited
             }
         };
         let valid_from = match s.valid_from {
@@ -1011,96 +1306,81 @@ fn header(
     )
 }
 
-/// The spans of one request, with their roles read.
-fn collect(
-    line: usize,
-    request: wire::Request,
+/// One span with its ids, times and role read; `None` (and said in the
+/// report) when its ids or times cannot be read.
+fn span_rec(
+    service: Option<String>,
+    span: wire::Span,
     report: &mut ImportReport,
-    spans: &mut Vec<SpanRec>,
-) {
-    for rs in request.resource_spans {
-        let service = rs.resource.and_then(|r| {
-            r.attributes
-                .into_iter()
-                .find(|kv| kv.key == "service.name")
-                .map(|kv| kv.value.to_text())
-                .filter(|s| !s.is_empty())
+) -> Option<SpanRec> {
+    let (Some(trace), Some(id)) = (wire::id(&span.trace_id, 16), wire::id(&span.span_id, 8)) else {
+        report.skipped.push(Skipped {
+            location: format!("span {:?}", span.span_id),
+            reason: format!(
+                "trace id {:?} or span id {:?} is neither hex nor base64 of the right length",
+                span.trace_id, span.span_id
+            ),
         });
-        for scope in rs.scope_spans.into_iter().chain(rs.library_spans) {
-            for span in scope.spans {
-                report.records += 1;
-                let where_ = || format!("line {line} span {:?}", span.span_id);
-                let (Some(trace), Some(id)) =
-                    (wire::id(&span.trace_id, 16), wire::id(&span.span_id, 8))
-                else {
-                    report.skipped.push(Skipped {
-                        location: where_(),
-                        reason: format!(
-                            "trace id {:?} or span id {:?} is neither hex nor base64 of the right length",
-                            span.trace_id, span.span_id
-                        ),
-                    });
-                    continue;
-                };
-                let (Some(start), Some(end)) = (
-                    wire::nanos_to_micros(&span.start),
-                    wire::nanos_to_micros(&span.end),
-                ) else {
-                    report.skipped.push(Skipped {
-                        location: format!("span {id}"),
-                        reason: "its start or end time is missing or not a number of nanoseconds"
-                            .into(),
-                    });
-                    continue;
-                };
-                if time::format_opt(start).is_none() || time::format_opt(end).is_none() {
-                    report.skipped.push(Skipped {
-                        location: format!("span {id}"),
-                        reason: "its start or end time is outside the years 0001-9999".into(),
-                    });
-                    continue;
-                }
-                let parent = wire::id(&span.parent_span_id, 8);
-                let attrs = dialect::attrs(span.attributes);
-                let mcp_session = attrs
-                    .get("mcp.session.id")
-                    .and_then(|v| v.string.clone())
-                    .filter(|s| !s.is_empty());
-                let role = match dialect::role(&span.name, &attrs, &span.events) {
-                    Ok(role) => role,
-                    Err(reason) => {
-                        report.skipped.push(Skipped {
-                            location: format!("span {id}"),
-                            reason: format!("{reason}: its messages are not read"),
-                        });
-                        Role::Other
-                    }
-                };
-                let error = span
-                    .status
-                    .as_ref()
-                    .filter(|s| s.is_error())
-                    .map(|s| s.message.clone());
-                spans.push(SpanRec {
-                    trace,
-                    id,
-                    parent,
-                    name: span.name,
-                    start,
-                    end: end.max(start),
-                    service: service.clone(),
-                    role,
-                    events: span
-                        .events
-                        .into_iter()
-                        .filter(|e| e.name.starts_with("asof."))
-                        .collect(),
-                    error,
-                    mcp_session,
-                });
-            }
-        }
+        return None;
+    };
+    let (Some(start), Some(end)) = (
+        wire::nanos_to_micros(&span.start),
+        wire::nanos_to_micros(&span.end),
+    ) else {
+        report.skipped.push(Skipped {
+            location: format!("span {id}"),
+            reason: "its start or end time is missing or not a number of nanoseconds".into(),
+        });
+        return None;
+    };
+    if time::format_opt(start).is_none() || time::format_opt(end).is_none() {
+        report.skipped.push(Skipped {
+            location: format!("span {id}"),
+            reason: "its start or end time is outside the years 0001-9999".into(),
+        });
+        return None;
     }
+    let parent = wire::id(&span.parent_span_id, 8);
+    let mut attrs = dialect::attrs(span.attributes);
+    // The GenAI conventions may put a call's messages on its
+    // `gen_ai.client.inference.operation.details` event instead.
+    dialect::adopt_operation_details(&mut attrs, &span.events);
+    let mcp_session = attrs
+        .get("mcp.session.id")
+        .and_then(|v| v.string.clone())
+        .filter(|s| !s.is_empty());
+    let role = match dialect::role(&span.name, &attrs, &span.events) {
+        Ok(role) => role,
+        Err(reason) => {
+            report.skipped.push(Skipped {
+                location: format!("span {id}"),
+                reason: format!("{reason}: its messages are not read"),
+            });
+            Role::Other
+        }
+    };
+    let error = span
+        .status
+        .as_ref()
+        .filter(|s| s.is_error())
+        .map(|s| s.message.clone());
+    Some(SpanRec {
+        trace,
+        id,
+        parent,
+        name: span.name,
+        start,
+        end: end.max(start),
+        service,
+        role,
+        events: span
+            .events
+            .into_iter()
+            .filter(|e| e.name.starts_with("asof."))
+            .collect(),
+        error,
+        mcp_session,
+    })
 }
 
 /// The requests of the file: one JSON object, or one per line. A line that
@@ -1109,6 +1389,7 @@ fn collect(
 fn requests(
     file: &str,
     text: &str,
+    label: &str,
     report: &mut ImportReport,
     mut each: impl FnMut(usize, wire::Request, &mut ImportReport),
 ) -> Result<usize, DatasetErrors> {
@@ -1133,6 +1414,7 @@ fn requests(
     let lines_mode = serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok();
     if !lines_mode {
         return match serde_json::from_str::<wire::Request>(text) {
+            Ok(r) if !r.is_otlp() => Err(whole(not_otlp(text))),
             Ok(r) => {
                 each(1, r, report);
                 Ok(1)
@@ -1147,18 +1429,27 @@ fn requests(
             continue;
         }
         let n = i + 1;
-        match serde_json::from_str::<wire::Request>(line) {
+        match serde_json::from_str::<wire::Request>(line).map_err(|e| describe(line, &e)) {
+            Ok(r) if !r.is_otlp() => {
+                let reason = not_otlp(line);
+                if read == 0 && first_error.is_none() {
+                    first_error = Some(format!("{label} {n} {reason}"));
+                }
+                report.skipped.push(Skipped {
+                    location: format!("{label} {n}"),
+                    reason,
+                });
+            }
             Ok(r) => {
                 read += 1;
                 each(n, r, report);
             }
-            Err(e) => {
-                let reason = describe(line, &e);
+            Err(reason) => {
                 if read == 0 && first_error.is_none() {
-                    first_error = Some(format!("line {n} {reason}"));
+                    first_error = Some(format!("{label} {n} {reason}"));
                 }
                 report.skipped.push(Skipped {
-                    location: format!("line {n}"),
+                    location: format!("{label} {n}"),
                     reason,
                 });
             }
@@ -1172,42 +1463,55 @@ fn requests(
     Ok(read)
 }
 
-/// Why `text` is not an `ExportTraceServiceRequest`, in a sentence that says
-/// what it is instead.
+/// Why `text` is not an OTLP request, in a sentence that says what it is
+/// instead.
 fn describe(text: &str, e: &serde_json::Error) -> String {
-    let value = match serde_json::from_str::<Value>(text) {
-        Ok(v) => v,
-        Err(not_json) => return format!("is not valid JSON ({not_json})"),
-    };
+    match serde_json::from_str::<Value>(text) {
+        Err(not_json) => format!("is not valid JSON ({not_json})"),
+        Ok(v) if has_otlp_keys(&v) => format!("is not readable OTLP/JSON ({e})"),
+        Ok(_) => not_otlp(text),
+    }
+}
+
+fn has_otlp_keys(v: &Value) -> bool {
+    [
+        "resourceSpans",
+        "resource_spans",
+        "resourceLogs",
+        "resource_logs",
+    ]
+    .iter()
+    .any(|k| v.get(k).is_some())
+}
+
+/// What `text`, valid JSON, is instead of an OTLP trace or logs request.
+fn not_otlp(text: &str) -> String {
+    let value = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
     let Value::Object(map) = &value else {
         return format!(
-            "is not OTLP/JSON: found a JSON {} instead of an object with `resourceSpans`",
+            "is not OTLP/JSON: found a JSON {} instead of an object with `resourceSpans` or `resourceLogs`",
             kind_of(&value)
         );
     };
-    if !map.contains_key("resourceSpans") && !map.contains_key("resource_spans") {
-        if map.contains_key("asof") {
-            return "is an asof JSON Lines dataset, not an OTLP trace: load it with `asof load`"
-                .into();
-        }
-        let mut keys: Vec<&str> = map.keys().map(String::as_str).take(5).collect();
-        keys.sort();
-        return format!(
-            "is not OTLP/JSON: found an object with {} instead of `resourceSpans`",
-            if keys.is_empty() {
-                "no keys".to_owned()
-            } else {
-                format!(
-                    "the keys {}",
-                    keys.iter()
-                        .map(|k| format!("`{k}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        );
+    if map.contains_key("asof") {
+        return "is an asof JSON Lines dataset, not an OTLP trace: load it with `asof load`".into();
     }
-    format!("is not readable OTLP/JSON ({e})")
+    let mut keys: Vec<&str> = map.keys().map(String::as_str).take(5).collect();
+    keys.sort();
+    format!(
+        "is not OTLP/JSON: found an object with {} instead of `resourceSpans` or `resourceLogs`",
+        if keys.is_empty() {
+            "no keys".to_owned()
+        } else {
+            format!(
+                "the keys {}",
+                keys.iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    )
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -1472,7 +1776,14 @@ mod passes {
 
     fn run() -> (Run, ImportReport) {
         let mut report = ImportReport::default();
-        let spans = read_spans("genai.jsonl", GENAI, &mut report).expect("spans");
+        let spans = read_spans(
+            &[Input {
+                name: "genai.jsonl",
+                text: GENAI,
+            }],
+            &mut report,
+        )
+        .expect("spans");
         let run = Run::new(spans, &Options::default(), &mut report);
         (run, report)
     }
@@ -1481,17 +1792,39 @@ mod passes {
     fn a_span_exported_twice_is_read_once_and_said() {
         let twice = format!("{GENAI}\n{GENAI}");
         let mut report = ImportReport::default();
-        let once = read_spans("genai.jsonl", GENAI, &mut ImportReport::default())
-            .expect("spans")
-            .len();
-        let spans = read_spans("twice.jsonl", &twice, &mut report).expect("spans");
+        let once = read_spans(
+            &[Input {
+                name: "genai.jsonl",
+                text: GENAI,
+            }],
+            &mut ImportReport::default(),
+        )
+        .expect("spans")
+        .len();
+        let spans = read_spans(
+            &[Input {
+                name: "twice.jsonl",
+                text: &twice,
+            }],
+            &mut report,
+        )
+        .expect("spans");
         assert_eq!(spans.len(), once);
         assert_eq!(
             report.skipped.len(),
             once,
             "every copy is listed as skipped"
         );
-        assert!(read_spans("empty.jsonl", "{}", &mut ImportReport::default()).is_err());
+        assert!(
+            read_spans(
+                &[Input {
+                    name: "empty.jsonl",
+                    text: "{}"
+                }],
+                &mut ImportReport::default()
+            )
+            .is_err()
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! OTLP/JSON as it is written: `ExportTraceServiceRequest` objects, one per file
-//! or one per line (the OpenTelemetry Collector's file exporter).
+//! OTLP/JSON as it is written: `ExportTraceServiceRequest` and
+//! `ExportLogsServiceRequest` objects, one per file or one per line (the
+//! OpenTelemetry Collector's file exporter).
 //!
 //! Field names are lowerCamelCase in OTLP/JSON; the protobuf JSON mapping also
 //! accepts the proto names (snake_case), so both are read. Trace and span ids
@@ -9,11 +10,59 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+/// A trace request, a logs request, or (as some writers batch them) both.
+/// An object with neither is not OTLP (see `otlp::requests`).
 #[derive(Debug, Deserialize)]
 pub struct Request {
-    /// Required: an object without it is not a trace (see `otlp::request`).
-    #[serde(rename = "resourceSpans", alias = "resource_spans")]
-    pub resource_spans: Vec<ResourceSpans>,
+    #[serde(default, rename = "resourceSpans", alias = "resource_spans")]
+    pub resource_spans: Option<Vec<ResourceSpans>>,
+    #[serde(default, rename = "resourceLogs", alias = "resource_logs")]
+    pub resource_logs: Option<Vec<ResourceLogs>>,
+}
+
+impl Request {
+    pub fn is_otlp(&self) -> bool {
+        self.resource_spans.is_some() || self.resource_logs.is_some()
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ResourceLogs {
+    #[serde(default)]
+    pub resource: Option<Resource>,
+    #[serde(default, rename = "scopeLogs", alias = "scope_logs")]
+    pub scope_logs: Vec<ScopeLogs>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ScopeLogs {
+    #[serde(default, rename = "logRecords", alias = "log_records")]
+    pub log_records: Vec<LogRecord>,
+}
+
+/// One log record. The GenAI event form writes each message as one, its
+/// name in `eventName` (OTLP 1.5) or the `event.name` attribute, its message
+/// in the body.
+#[derive(Debug, Deserialize)]
+pub struct LogRecord {
+    #[serde(default, rename = "timeUnixNano", alias = "time_unix_nano")]
+    pub time: Value,
+    #[serde(
+        default,
+        rename = "observedTimeUnixNano",
+        alias = "observed_time_unix_nano"
+    )]
+    pub observed_time: Value,
+    #[serde(default, rename = "eventName", alias = "event_name")]
+    pub event_name: String,
+    #[serde(default)]
+    pub body: Option<AnyValue>,
+    #[serde(default)]
+    pub attributes: Vec<KeyValue>,
+    #[serde(default, rename = "traceId", alias = "trace_id")]
+    pub trace_id: String,
+    #[serde(default, rename = "spanId", alias = "span_id")]
+    pub span_id: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -67,7 +116,7 @@ pub struct Span {
     pub status: Option<Status>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct SpanEvent {
     #[serde(default, rename = "timeUnixNano", alias = "time_unix_nano")]
     pub time: Value,
@@ -96,7 +145,7 @@ impl Status {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct KeyValue {
     pub key: String,
     #[serde(default)]
@@ -104,7 +153,7 @@ pub struct KeyValue {
 }
 
 /// OTLP's `AnyValue`: exactly one of its fields is set.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct AnyValue {
     #[serde(default, rename = "stringValue", alias = "string_value")]
     pub string: Option<String>,
@@ -122,13 +171,13 @@ pub struct AnyValue {
     pub bytes: Option<String>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct ArrayValue {
     #[serde(default)]
     pub values: Vec<AnyValue>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct KvList {
     #[serde(default)]
     pub values: Vec<KeyValue>,

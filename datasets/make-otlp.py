@@ -431,6 +431,112 @@ def openllmetry_step():
 
 
 # ---------------------------------------------------------------------------
+# A re-check: the agent calls the same tool twice and gets byte-identical output.
+# Three model calls; each later one states a hypothesis in prose after reading
+# one of the two results. Tool spans carry no call id in OpenInference and
+# OpenLLMetry, as their framework instrumentations write them.
+
+RECHECK_ARGS = '{"node": "node-5"}'
+RECHECK_RESULT = "node-5: Ready; pods 14/14; cpu 31%; last restart 6d ago"
+RECHECK_PROSE = [
+    "Node looks healthy, but the root cause is node-5 (40%) until I re-check it.",
+    "Same again, so the root cause is paymentservice (70%), not the node.",
+]
+RT = {
+    "agent": ("2026-03-02T09:20:00Z", "2026-03-02T09:21:00Z"),
+    "chat": [("2026-03-02T09:20:01Z", "2026-03-02T09:20:03Z"), ("2026-03-02T09:20:10Z", "2026-03-02T09:20:13Z"),
+             ("2026-03-02T09:20:20Z", "2026-03-02T09:20:24Z")],
+    "tool": [("2026-03-02T09:20:04Z", "2026-03-02T09:20:05Z"), ("2026-03-02T09:20:14Z", "2026-03-02T09:20:15Z")],
+}
+
+
+def recheck_run(form):
+    """The re-check in `genai`, `openinference` or `openllmetry` form."""
+    from opentelemetry import trace
+
+    tp, exporter = provider(9, "triage-service")
+    tracer = tp.get_tracer(f"recheck.{form}", "1.0")
+    agent_attrs = {
+        "genai": {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "triage"},
+        "openinference": {"openinference.span.kind": "AGENT", "agent.name": "triage"},
+        "openllmetry": {"traceloop.span.kind": "agent", "traceloop.entity.name": "triage"},
+    }[form]
+    agent = tracer.start_span("triage", start_time=ns(RT["agent"][0]), attributes=agent_attrs)
+    ctx = trace.set_span_in_context(agent)
+    # The history as OpenAI chat messages; each form writes it its own way.
+    history = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": USER}]
+
+    def as_genai(m):
+        if m["role"] == "tool":
+            return {"role": "tool", "parts": [{"type": "tool_call_response", "id": m["tool_call_id"], "response": m["content"]}]}
+        parts = [{"type": "text", "content": m["content"]}] if m.get("content") else []
+        for c in m.get("tool_calls", []):
+            parts.append({"type": "tool_call", "id": c["id"], "name": c["name"], "arguments": json.loads(c["arguments"])})
+        return {"role": m["role"], "parts": parts}
+
+    def flat(prefix, items, oi):
+        out = {}
+        for i, m in enumerate(items):
+            base = f"{prefix}.{i}.message." if oi else f"{prefix}.{i}."
+            out[base + "role"] = m["role"]
+            if m.get("content"):
+                out[base + "content"] = m["content"]
+            if m.get("tool_call_id"):
+                out[base + "tool_call_id"] = m["tool_call_id"]
+            for k, c in enumerate(m.get("tool_calls", [])):
+                if oi:
+                    out[f"{base}tool_calls.{k}.tool_call.id"] = c["id"]
+                    out[f"{base}tool_calls.{k}.tool_call.function.name"] = c["name"]
+                    out[f"{base}tool_calls.{k}.tool_call.function.arguments"] = c["arguments"]
+                else:
+                    out[f"{base}tool_calls.{k}.id"] = c["id"]
+                    out[f"{base}tool_calls.{k}.name"] = c["name"]
+                    out[f"{base}tool_calls.{k}.arguments"] = c["arguments"]
+        return out
+
+    def chat(n, output):
+        if form == "genai":
+            system = [{"type": "text", "content": SYSTEM}]
+            attrs = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4.1",
+                     "gen_ai.system_instructions": json.dumps(system),
+                     "gen_ai.input.messages": json.dumps([as_genai(m) for m in history[1:]]),
+                     "gen_ai.output.messages": json.dumps([as_genai(output)])}
+        elif form == "openinference":
+            attrs = {"openinference.span.kind": "LLM", "llm.model_name": "gpt-4.1",
+                     **flat("llm.input_messages", history, True), **flat("llm.output_messages", [output], True)}
+        else:
+            attrs = {"llm.request.type": "chat", "gen_ai.system": "openai", "gen_ai.request.model": "gpt-4.1",
+                     **flat("gen_ai.prompt", history, False), **flat("gen_ai.completion", [output], False)}
+        span = tracer.start_span("chat gpt-4.1", context=ctx, kind=SpanKind.CLIENT, start_time=ns(RT["chat"][n][0]), attributes=attrs)
+        span.end(end_time=ns(RT["chat"][n][1]))
+        history.append(output)
+
+    def tool(n, call_id):
+        if form == "genai":
+            attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "describe_node", "gen_ai.tool.call.id": call_id,
+                     "gen_ai.tool.call.arguments": RECHECK_ARGS, "gen_ai.tool.call.result": RECHECK_RESULT}
+        elif form == "openinference":
+            attrs = {"openinference.span.kind": "TOOL", "tool.name": "describe_node", "input.value": RECHECK_ARGS,
+                     "output.value": RECHECK_RESULT}
+        else:
+            attrs = {"traceloop.span.kind": "tool", "traceloop.entity.name": "describe_node",
+                     "traceloop.entity.input": json.dumps({"args": [], "kwargs": json.loads(RECHECK_ARGS)}),
+                     "traceloop.entity.output": json.dumps(RECHECK_RESULT)}
+        span = tracer.start_span("describe_node", context=ctx, start_time=ns(RT["tool"][n][0]), attributes=attrs)
+        span.end(end_time=ns(RT["tool"][n][1]))
+        history.append({"role": "tool", "tool_call_id": call_id, "content": RECHECK_RESULT})
+
+    call = lambda cid: {"id": cid, "name": "describe_node", "arguments": RECHECK_ARGS}
+    chat(0, {"role": "assistant", "content": "Checking the node first.", "tool_calls": [call("call_r1")]})
+    tool(0, "call_r1")
+    chat(1, {"role": "assistant", "content": RECHECK_PROSE[0], "tool_calls": [call("call_r2")]})
+    tool(1, "call_r2")
+    chat(2, {"role": "assistant", "content": RECHECK_PROSE[1]})
+    agent.end(end_time=ns(RT["agent"][1]))
+    return list(exporter.get_finished_spans())
+
+
+# ---------------------------------------------------------------------------
 # The bundled example: an SRE agent's whole run in the GenAI conventions.
 
 SRE_SYSTEM = (
@@ -569,6 +675,8 @@ def main():
     spans, records = genai_logs_step()
     write(f"{fixtures}/genai-logs.traces.jsonl", collector_lines(spans))
     write(f"{fixtures}/genai-logs.logs.jsonl", log_lines(records))
+    for form in ("genai", "openinference", "openllmetry"):
+        write(f"{fixtures}/recheck-{form}.jsonl", collector_lines(recheck_run(form)))
     write(f"{fixtures}/openinference.jsonl", collector_lines(openinference_step()))
     write(f"{fixtures}/openllmetry.jsonl", collector_lines(openllmetry_step()))
     write(f"{fixtures}/span-events.jsonl", collector_lines(genai_step("events")))

@@ -822,3 +822,56 @@ fn load_and_validate_read_the_logs_beside_a_trace_with_with() {
             "--with is for reading an OTLP trace",
         ));
 }
+
+/// The agent re-checks a node and the tool returns byte-identical output:
+/// two evidence items, each cited by the model call that read it (not the
+/// second folded into the first), in the GenAI, OpenInference and
+/// OpenLLMetry forms — the last two with no call id on their tool spans.
+#[test]
+fn a_tool_returning_identical_output_twice_is_two_items_each_cited_by_its_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = fixture("prose.rules.yaml");
+    let mut all = Vec::new();
+    for form in ["genai", "openinference", "openllmetry"] {
+        let db = dir.path().join(format!("{form}.db"));
+        let report = import(
+            &fixture(&format!("recheck-{form}.jsonl")),
+            &db,
+            &["--rules", rules.to_str().unwrap()],
+        );
+        assert_eq!(report["skipped"], json!([]), "{form}: {report}");
+        let evidence = stdout_json(asof().arg("evidence").arg(&db).args(["--format", "json"]));
+        let items: Vec<(String, String, Value)> = evidence["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["id"].as_str().unwrap().to_owned(),
+                    e["locator"].as_str().unwrap().to_owned(),
+                    e["cited_by"].clone(),
+                )
+            })
+            .collect();
+        let results: Vec<&(String, String, Value)> = items
+            .iter()
+            .filter(|(_, locator, _)| locator.contains("tool call call_r"))
+            .collect();
+        assert_eq!(results.len(), 2, "{form}: {items:?}");
+        assert!(results[0].1.ends_with("tool call call_r1"), "{form}");
+        assert!(results[1].1.ends_with("tool call call_r2"), "{form}");
+        assert_eq!(
+            results[0].2,
+            json!(["B1"]),
+            "{form}: the first read is B1's"
+        );
+        assert_eq!(results[1].2, json!(["B2"]), "{form}: the re-check is B2's");
+        all.push((
+            form,
+            answers(&db, &["root-cause"], &["2026-03-02T09:20:30Z"]),
+        ));
+    }
+    for (form, other) in &all[1..] {
+        assert_eq!(other, &all[0].1, "{form} differs from the GenAI form");
+    }
+}

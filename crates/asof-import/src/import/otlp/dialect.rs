@@ -164,7 +164,9 @@ pub fn role(name: &str, attrs: &Attrs, events: &[SpanEvent]) -> Result<Role, Str
         (_, Some("TOOL"), _) => {
             return Ok(Role::Tool {
                 name: text(attrs, "tool.name").unwrap_or_else(|| name.to_owned()),
-                call_id: text(attrs, "tool_call.id").or_else(|| text(attrs, "tool.call_id")),
+                call_id: ["tool_call.id", "tool.id", "tool_call_id", "tool.call_id"]
+                    .iter()
+                    .find_map(|k| text(attrs, k)),
                 args: text(attrs, "tool_call.function.arguments")
                     .or_else(|| text(attrs, "input.value")),
                 result: text(attrs, "output.value"),

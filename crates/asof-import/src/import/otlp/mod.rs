@@ -645,6 +645,8 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
     // the tools ended (read ones are dropped from the front as they are met).
     let mut unread: HashMap<String, std::collections::VecDeque<usize>> = HashMap::new();
     let mut by_message: HashMap<(String, String, String), usize> = HashMap::new();
+    // Each tool span's start, by evidence index.
+    let mut started: Vec<Micros> = Vec::new();
     for &t in &run.tools {
         let s = &spans[t];
         let Role::Tool {
@@ -680,6 +682,15 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
             by_call.entry((s.trace.clone(), id.clone())).or_insert(n);
         }
         unread.entry(s.trace.clone()).or_default().push_back(n);
+        started.push(s.start);
+    }
+    // The n-th tool span run after a model call's tool calls answers the n-th
+    // of them: queues are in the order the tools started (parallel tools
+    // may end in another order).
+    for queue in unread.values_mut() {
+        queue
+            .make_contiguous()
+            .sort_by_key(|&n| (started[n], evidence[n].observed, n));
     }
     let mut in_front: Vec<Vec<usize>> = vec![Vec::new(); run.calls.len()];
     for (k, &c) in run.calls.iter().enumerate() {
@@ -1932,6 +1943,43 @@ mod passes {
             assert!(gathered.items.iter().all(|e| e.seen), "both read");
             assert_eq!(gathered.in_front[0], vec![0, 1], "each read once, in order");
         }
+    }
+
+    /// Two tools run in parallel without call ids; the first called ends
+    /// last. The n-th tool span started is the n-th result in the next call's
+    /// input, whatever order they ended in.
+    #[test]
+    fn id_less_parallel_tools_match_results_in_the_order_they_started() {
+        let slow = span(
+            "slow",
+            10,
+            19,
+            Role::Tool {
+                name: "check_node".into(),
+                call_id: None,
+                args: None,
+                result: Some("node-5: NotReady".into()),
+            },
+        );
+        let fast = tool("fast", 11, None, "node-6: Ready");
+        let mut call = reading(30, [Some("c1"), Some("c2")], "");
+        if let Role::Call { input, .. } = &mut call.role {
+            for (m, content) in input.iter_mut().zip(["node-5: NotReady", "node-6: Ready"]) {
+                m.parts = vec![Part::ToolResult {
+                    id: None,
+                    content: content.into(),
+                }];
+            }
+        }
+        let mut report = ImportReport::default();
+        let run = Run::new(vec![fast, slow, call], &Options::default(), &mut report);
+        let gathered = gather_evidence(&run, &Options::default());
+        assert_eq!(gathered.items.len(), 2);
+        let read: Vec<&str> = gathered.in_front[0]
+            .iter()
+            .map(|&n| gathered.items[n].locator.as_str())
+            .collect();
+        assert_eq!(read, ["trace t span slow", "trace t span fast"]);
     }
 
     /// A screenshot the user gave the model is evidence it read, said as its

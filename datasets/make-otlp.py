@@ -537,6 +537,67 @@ def recheck_run(form):
 
 
 # ---------------------------------------------------------------------------
+# Evidence kept whole: a 20 KB page of alerts (naming the true cause many times)
+# and a 30 KB tool result; the last call states two hypotheses at one instant.
+
+
+def alerts_page():
+    services = ["checkout-api", "paymentservice", "adservice2-0", "cartservice", "node-5"]
+    lines = []
+    n = 0
+    while sum(len(line) + 1 for line in lines) < 20_000:
+        svc = services[n % len(services)]
+        lines.append(f"[{n:04d}] 09:{n % 60:02d}:{(7 * n) % 60:02d}Z ALERT {svc}: p99 latency {200 + (n * 37) % 900} ms, "
+                     f"errors {(n * 13) % 97 / 10:.1f}% (rule slo-burn-{n % 7})")
+        n += 1
+    return "\n".join(lines)
+
+
+def log_dump():
+    lines = []
+    n = 0
+    while sum(len(line) + 1 for line in lines) < 30_000:
+        lines.append(f"2026-03-02T09:{n % 60:02d}:{(n * 11) % 60:02d}.{n % 1000:03d}Z pod/adservice2-0 "
+                     f"level={'ERROR' if n % 5 == 0 else 'INFO'} msg=\"request {n} took {(n * 29) % 1500} ms\"")
+        n += 1
+    return "\n".join(lines)
+
+
+WHOLE_PROSE = "At first the root cause is node-5 (30%), but the logs say the root cause is adservice2-0 (60%)."
+
+
+def whole_step():
+    from opentelemetry import trace
+
+    tp, exporter = provider(11, "triage-service")
+    tracer = tp.get_tracer("sre_agent.instrumentation", "0.3.0")
+    agent = tracer.start_span("invoke_agent triage", start_time=ns("2026-03-02T09:30:00Z"), attributes={
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "triage"})
+    ctx = trace.set_span_in_context(agent)
+    user = {"role": "user", "parts": [{"type": "text", "content": alerts_page()}]}
+    call = {"type": "tool_call", "id": "call_w1", "name": "fetch_logs", "arguments": {"pod": "adservice2-0"}}
+    chat = tracer.start_span("chat gpt-4.1", context=ctx, kind=SpanKind.CLIENT, start_time=ns("2026-03-02T09:30:01Z"), attributes={
+        "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4.1",
+        "gen_ai.input.messages": json.dumps([user]),
+        "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [call]}])})
+    chat.end(end_time=ns("2026-03-02T09:30:03Z"))
+    result = log_dump()
+    tool = tracer.start_span("execute_tool fetch_logs", context=ctx, start_time=ns("2026-03-02T09:30:04Z"), attributes={
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "fetch_logs", "gen_ai.tool.call.id": "call_w1",
+        "gen_ai.tool.call.arguments": json.dumps({"pod": "adservice2-0"}), "gen_ai.tool.call.result": result})
+    tool.end(end_time=ns("2026-03-02T09:30:06Z"))
+    history = [user, {"role": "assistant", "parts": [call]},
+               {"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_w1", "response": result}]}]
+    chat2 = tracer.start_span("chat gpt-4.1", context=ctx, kind=SpanKind.CLIENT, start_time=ns("2026-03-02T09:30:07Z"), attributes={
+        "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4.1",
+        "gen_ai.input.messages": json.dumps(history),
+        "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": WHOLE_PROSE}]}])})
+    chat2.end(end_time=ns("2026-03-02T09:30:10Z"))
+    agent.end(end_time=ns("2026-03-02T09:30:11Z"))
+    return list(exporter.get_finished_spans())
+
+
+# ---------------------------------------------------------------------------
 # The bundled example: an SRE agent's whole run in the GenAI conventions.
 
 SRE_SYSTEM = (
@@ -677,6 +738,7 @@ def main():
     write(f"{fixtures}/genai-logs.logs.jsonl", log_lines(records))
     for form in ("genai", "openinference", "openllmetry"):
         write(f"{fixtures}/recheck-{form}.jsonl", collector_lines(recheck_run(form)))
+    write(f"{fixtures}/whole.jsonl", collector_lines(whole_step()))
     write(f"{fixtures}/openinference.jsonl", collector_lines(openinference_step()))
     write(f"{fixtures}/openllmetry.jsonl", collector_lines(openllmetry_step()))
     write(f"{fixtures}/span-events.jsonl", collector_lines(genai_step("events")))

@@ -51,6 +51,10 @@ pub struct HistoryArgs {
 pub struct EvidenceArgs {
     #[command(flatten)]
     pub source: SourceArg,
+    /// Only this item, shown whole: every field and the whole text the agent
+    /// read (tables show a 200-character summary).
+    #[arg(long)]
+    pub id: Option<String>,
     /// Verification states at this recorded time (default: the end of the log).
     #[arg(long, value_parser = when::parse)]
     pub at: Option<TimeArg>,
@@ -478,7 +482,21 @@ pub fn history_on(
 
 pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError> {
     let store = source::open_snapshot(args.source.source.as_deref())?;
-    let items = query::evidence(&store)?;
+    let mut items = query::evidence(&store)?;
+    if let Some(id) = &args.id {
+        items.retain(|i| i.evidence.id == *id);
+        if items.is_empty() {
+            return Err(CliError::Input(format!(
+                "--id {id}: {} has no evidence item {id}; `asof evidence {}` lists them",
+                store.label(),
+                args.source
+                    .source
+                    .as_deref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default()
+            )));
+        }
+    }
     let at = match &args.at {
         Some(at) => at.resolve(&store)?,
         None => quality::end_of_log(&store)?,
@@ -505,12 +523,19 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
             format!("{:.2}", e.reliability),
             ids(&i.cited_by),
             verified,
-            e.summary.clone(),
+            e.summary_shown().into_owned(),
         ]);
     }
     let what_if = WhatIf::of(&store)?;
     let w = what_if.as_ref();
     write_banner(out, w, args.format.format)?;
+    if let (Some(item), Some(_), false) = (
+        items.first(),
+        &args.id,
+        args.format.format == OutputFormat::Json,
+    ) {
+        return whole_item(out, item, &t, args.format.format);
+    }
     match args.format.format {
         OutputFormat::Json => print_json(out, w, &json::evidence(&items, &ledger, at)),
         OutputFormat::Table => {
@@ -530,6 +555,57 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
             Ok(())
         }
     }
+}
+
+/// `evidence --id`: the item's row, its locator, then the whole text it held.
+fn whole_item(
+    out: &mut impl Write,
+    item: &query::EvidenceItem,
+    row: &Table,
+    format: OutputFormat,
+) -> Result<(), CliError> {
+    let e = &item.evidence;
+    let text = e.content.as_deref().unwrap_or(&e.summary);
+    let size = format!(
+        "{} characters, {} lines",
+        text.chars().count(),
+        text.lines().count().max(1)
+    );
+    match format {
+        OutputFormat::Md => {
+            writeln!(
+                out,
+                "## Evidence {}
+",
+                e.id
+            )?;
+            write!(out, "{}", row.markdown())?;
+            writeln!(
+                out,
+                "\nLocator: `{}`\n\nWhat it held ({size}):\n",
+                e.locator
+            )?;
+            let fence = "`".repeat(longest_run(text, '`').max(2) + 1);
+            writeln!(out, "{fence}text\n{text}\n{fence}")?;
+        }
+        _ => {
+            write!(out, "{}", row.text())?;
+            writeln!(out, "locator: {}", e.locator)?;
+            writeln!(out, "what it held ({size}):")?;
+            writeln!(out, "{text}")?;
+        }
+    }
+    Ok(())
+}
+
+/// The longest run of `c` in `text` (a Markdown fence must be longer).
+fn longest_run(text: &str, c: char) -> usize {
+    let (mut best, mut run) = (0, 0);
+    for ch in text.chars() {
+        run = if ch == c { run + 1 } else { 0 };
+        best = best.max(run);
+    }
+    best
 }
 
 pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> {

@@ -875,3 +875,140 @@ fn a_tool_returning_identical_output_twice_is_two_items_each_cited_by_its_reader
         assert_eq!(other, &all[0].1, "{form} differs from the GenAI form");
     }
 }
+
+/// The value of the first span attribute `key` in an OTLP/JSON Lines file.
+fn span_attribute(file: &Path, key: &str) -> String {
+    let text = std::fs::read_to_string(file).unwrap();
+    for line in text.lines() {
+        let request: Value = serde_json::from_str(line).unwrap();
+        for rs in request["resourceSpans"].as_array().unwrap() {
+            for ss in rs["scopeSpans"].as_array().unwrap() {
+                for span in ss["spans"].as_array().unwrap() {
+                    for kv in span["attributes"].as_array().unwrap() {
+                        if kv["key"] == key {
+                            return kv["value"]["stringValue"].as_str().unwrap().to_owned();
+                        }
+                    }
+                }
+            }
+        }
+    }
+    panic!("no {key} in {}", file.display())
+}
+
+/// A 20 KB page of alerts and a 30 KB tool result come back byte for byte
+/// (tables keep a summary); both hypotheses the last call states at one
+/// instant cite that call's new evidence, the zero-width one too.
+#[test]
+fn evidence_is_kept_whole_and_one_calls_assertions_share_its_new_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("whole.db");
+    let trace = fixture("whole.jsonl");
+    let rules = fixture("prose.rules.yaml");
+    import(&trace, &db, &["--rules", rules.to_str().unwrap()]);
+    let result = span_attribute(&trace, "gen_ai.tool.call.result");
+    let inputs: Value =
+        serde_json::from_str(&span_attribute(&trace, "gen_ai.input.messages")).unwrap();
+    let page = inputs[0]["parts"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(result.len() >= 30_000 && page.len() >= 20_000);
+    let whole = |id: &str| {
+        let json = stdout_json(
+            asof()
+                .arg("evidence")
+                .arg(&db)
+                .args(["--id", id, "--format", "json"]),
+        );
+        let items = json["evidence"].as_array().unwrap().clone();
+        assert_eq!(items.len(), 1, "{id}");
+        items[0].clone()
+    };
+    let user = whole("T1");
+    assert_eq!(user["source"], "user");
+    assert_eq!(
+        user["content"].as_str().unwrap(),
+        page,
+        "the page, byte for byte"
+    );
+    assert_eq!(
+        user["content"]
+            .as_str()
+            .unwrap()
+            .matches("paymentservice")
+            .count(),
+        page.matches("paymentservice").count()
+    );
+    assert_eq!(user["summary"].as_str().unwrap().chars().count(), 200);
+    let tool = whole("T2");
+    assert_eq!(
+        tool["content"].as_str().unwrap(),
+        result,
+        "the result, byte for byte"
+    );
+    // The table form prints it whole too, after the item's row.
+    let text = asof()
+        .arg("evidence")
+        .arg(&db)
+        .args(["--id", "T2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains(&result), "the whole text in the table form");
+    // The reports carry it whole too: Markdown in a fence, HTML one click away.
+    for format in ["md", "html"] {
+        let out = asof()
+            .arg("export")
+            .arg(&db)
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        let report = String::from_utf8(out.stdout).unwrap();
+        let expected = if format == "html" {
+            result.replace('"', "&quot;")
+        } else {
+            result.clone()
+        };
+        assert!(report.contains(&expected), "{format}: the whole result");
+    }
+    asof()
+        .arg("evidence")
+        .arg(&db)
+        .args(["--id", "T9"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("has no evidence item T9"));
+    // Both hypotheses of the last call cite what that call read new.
+    let history = stdout_json(asof().arg("history").arg(&db).args([
+        "--topic",
+        "root-cause",
+        "--format",
+        "json",
+    ]));
+    let mut cited: Vec<(String, Value)> = history["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(history["events"].as_array().unwrap())
+        .map(|v| {
+            (
+                v["assertion"]
+                    .as_str()
+                    .or(v["event"].as_str())
+                    .unwrap_or("?")
+                    .to_owned(),
+                v.get("supported_by").unwrap_or(&v["cites"]).clone(),
+            )
+        })
+        .collect();
+    cited.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        cited,
+        vec![
+            ("B1".to_owned(), json!(["T1", "T2"])),
+            ("B2".to_owned(), json!(["T1", "T2"]))
+        ],
+        "{history}"
+    );
+}

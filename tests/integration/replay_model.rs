@@ -650,6 +650,7 @@ fn with_quality(
                 recorded_at: 0,
                 reliability: 1.0,
                 summary: String::new(),
+                content: None,
             }),
         })
         .collect();

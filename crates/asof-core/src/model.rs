@@ -120,9 +120,22 @@ pub struct Evidence {
     pub recorded_at: Micros,
     pub reliability: f64,
     pub summary: String,
+    /// The whole text the agent read, when the summary is not all of it (an
+    /// importer keeps a tool result or message whole; design.md §7).
+    pub content: Option<String>,
 }
 
 impl Evidence {
+    /// The summary as a table shows it: ending in `…` when the item holds
+    /// more than it says (the whole text is one step away: details,
+    /// `asof evidence --id`), so a cut summary is never taken for the whole.
+    pub fn summary_shown(&self) -> std::borrow::Cow<'_, str> {
+        match &self.content {
+            Some(_) if !self.summary.ends_with('…') => format!("{}…", self.summary).into(),
+            _ => self.summary.as_str().into(),
+        }
+    }
+
     /// How late the evidence reached the agent (design.md §8): from the end of
     /// its observed interval when it has one (a log of [09:05, 10:00)
     /// recorded at 10:10 is 10 minutes late, not a day), else from the instant

@@ -26,6 +26,8 @@ pub const MAX_JSONL_LINE: usize = 1 << 20;
 pub const MAX_JSONL_HEADER: usize = 64 << 20;
 /// Longest text field (claim, summary, rationale...).
 pub const MAX_TEXT: usize = 64 << 10;
+/// The longest evidence `content` (the whole text the agent read).
+pub const MAX_CONTENT: usize = 16 << 20;
 
 /// A place in a dataset file: 1-based line, and column where the format has one.
 /// Imports count records instead of lines (`unit` names them: "edge", "row").

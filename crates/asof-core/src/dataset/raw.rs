@@ -143,6 +143,9 @@ pub struct RawEvidence {
     pub reliability: Option<f64>,
     #[serde(default)]
     pub summary: String,
+    /// The whole text, when the summary is not all of it.
+    #[serde(default)]
+    pub content: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -2,7 +2,7 @@
 //! broken rule reported with its location.
 
 use super::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetract, RawTime, RawVerify};
-use super::{DatasetError, DatasetErrors, Location, MAX_TEXT, Parsed};
+use super::{DatasetError, DatasetErrors, Location, MAX_CONTENT, MAX_TEXT, Parsed};
 use crate::engine::Replay;
 use crate::model::{
     Agent, Assertion, Dataset, EVIDENCE_KINDS, Event, EventBody, EventKind, Evidence, Header,
@@ -685,6 +685,20 @@ fn evidence(c: &mut Collector, index: usize, raw: RawEvidence) -> Option<Evidenc
     ] {
         c.text(index, K, field, &id, value);
     }
+    if let Some(content) = &raw.content
+        && content.len() > MAX_CONTENT
+    {
+        c.field(
+            index,
+            K,
+            "content",
+            &id,
+            format!(
+                "`content` is {} bytes long, over the {MAX_CONTENT}-byte limit",
+                content.len()
+            ),
+        );
+    }
     let observed_at = c.time(index, K, "observed_at", &id, &raw.observed_at);
     let observed_until = raw
         .observed_until
@@ -712,6 +726,8 @@ fn evidence(c: &mut Collector, index: usize, raw: RawEvidence) -> Option<Evidenc
         observed_until: observed_until.flatten(),
         recorded_at: recorded_at?,
         reliability,
+        // Kept only when it says more than the summary.
+        content: raw.content.filter(|c| *c != raw.summary),
         summary: raw.summary,
     })
 }

@@ -366,6 +366,7 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
             recorded_at: instant(*t).into(),
             reliability: None,
             summary: (*s).chars().take(500).collect(),
+            content: (s.chars().count() > 500).then(|| (*s).to_owned()),
         }));
         origins.push(Location::record("row", (*row).max(0) as usize));
     }

@@ -523,6 +523,7 @@ fn episode_events(
             observed_until: None,
             recorded_at: instant(s.recorded).into(),
             reliability: None,
+            content: ep.and_then(|e| e.content.clone()).filter(|c| !c.is_empty()),
             summary: summary.chars().take(500).collect(),
         }));
         origins.push(Location::record("edge", 0));

@@ -199,6 +199,29 @@ pub fn read_text(path: &std::path::Path, max: u64) -> Result<String, DatasetErro
     })
 }
 
+/// An evidence item's whole text, as the dataset keeps it: `None` when the
+/// summary is all of it; over the dataset's limit, its first
+/// `MAX_CONTENT` bytes, counted in the summary (nothing is cut silently).
+pub fn whole_content(text: &str, summary: &str, report: &mut ImportReport) -> Option<String> {
+    if text == summary || text.is_empty() {
+        return None;
+    }
+    let max = crate::dataset::MAX_CONTENT;
+    if text.len() <= max {
+        return Some(text.to_owned());
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    report.defaults.bump(&format!(
+        "evidence longer than {} MiB: its first {} MiB kept whole",
+        max >> 20,
+        max >> 20
+    ));
+    Some(text[..end].to_owned())
+}
+
 /// "edge 12", "row 7".
 pub fn describe(location: Location) -> String {
     match location.unit {

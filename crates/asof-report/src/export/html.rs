@@ -183,7 +183,15 @@ pub fn report(
             time::format(e.recorded_at),
             time::format_duration(e.lag()),
             escape(&item.cited_by.join(", ")),
-            escape(&e.summary),
+            match &e.content {
+                // What the agent read, whole, one click away.
+                Some(text) => format!(
+                    "<details><summary>{}</summary><pre class=\"whole\">{}</pre></details>",
+                    escape(&e.summary_shown()),
+                    escape(text)
+                ),
+                None => escape(&e.summary),
+            },
         );
     }
     let _ = writeln!(h, "</tbody></table></section>");
@@ -296,6 +304,7 @@ h1 { font-size: 1.6rem; margin: 0; } h2 { font-size: 1.2rem; margin-top: 2rem; b
 .sub, .keys, footer, figcaption { color: var(--mute); font-size: 0.9rem; }
 table { border-collapse: collapse; width: 100%; font-size: 0.88rem; }
 th, td { text-align: left; padding: 0.25rem 0.5rem; border-bottom: 1px solid var(--rule); vertical-align: top; }
+pre.whole { white-space: pre-wrap; overflow-wrap: anywhere; max-height: 24rem; overflow: auto; margin: 0.25rem 0; }
 th { background: #f3f3f5; }
 .slider { display: flex; gap: 1rem; align-items: center; position: sticky; top: 0; background: white; padding: 0.5rem 0; }
 .slider input { flex: 1; accent-color: var(--accent); }

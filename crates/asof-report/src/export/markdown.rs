@@ -199,6 +199,7 @@ when the agent held the belief. Every row below is derived by replaying the stor
 
     let _ = writeln!(w, "## Evidence\n");
     let _ = writeln!(w, "{}", evidence_table(evidence.iter()).markdown());
+    whole_texts(w, &evidence);
     let mut late: Vec<&EvidenceItem> = evidence
         .iter()
         .filter(|e| e.evidence.lag() >= LATE)
@@ -453,10 +454,48 @@ fn evidence_table<'a>(items: impl Iterator<Item = &'a EvidenceItem>) -> Table {
             } else {
                 item.cited_by.join(", ")
             },
-            e.summary.clone(),
+            e.summary_shown().into_owned(),
         ]);
     }
     t
+}
+
+/// What each item whose summary is cut held, whole: what the agent read.
+fn whole_texts(w: &mut String, evidence: &[EvidenceItem]) {
+    let whole: Vec<(&str, &str)> = evidence
+        .iter()
+        .filter_map(|i| Some((i.evidence.id.as_str(), i.evidence.content.as_deref()?)))
+        .collect();
+    if whole.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        w,
+        "### What each item held, whole
+
+The summaries above end in `…` where the item held more; this is all of it, as the agent read it.
+"
+    );
+    for (id, text) in whole {
+        // A fence longer than any run of backticks in the text.
+        let mut run = 0usize;
+        let mut longest = 0usize;
+        for c in text.chars() {
+            run = if c == '`' { run + 1 } else { 0 };
+            longest = longest.max(run);
+        }
+        let fence = "`".repeat(longest.max(2) + 1);
+        let _ = writeln!(
+            w,
+            "**{id}** ({} characters)
+
+{fence}text
+{text}
+{fence}
+",
+            text.chars().count()
+        );
+    }
 }
 
 /// For a fork: where it came from, what the policy did, and how it differs.

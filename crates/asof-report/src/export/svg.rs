@@ -462,7 +462,7 @@ fn draw_evidence(s: &mut String, frame: &Frame, evidence: &[EvidenceItem]) -> bo
             escape(&e.id),
             escape(&e.kind),
             escape(&e.locator),
-            escape(&e.summary),
+            escape(&e.summary_shown()),
             time::format(e.observed_at),
             time::format(e.recorded_at),
         );

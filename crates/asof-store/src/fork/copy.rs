@@ -351,11 +351,13 @@ fn patch(
         .map(|e| (e.seq, e))
         .collect();
     let mut delete_event = tx.prepare("DELETE FROM events WHERE seq = ?1")?;
+    let mut delete_content = tx.prepare("DELETE FROM contents WHERE seq = ?1")?;
     let mut delete_cites = tx.prepare("DELETE FROM citations WHERE seq = ?1")?;
     let mut cite = tx.prepare("INSERT INTO citations (seq, pos, evidence) VALUES (?1, ?2, ?3)")?;
     let mut confidence = tx.prepare("UPDATE events SET confidence = ?2 WHERE seq = ?1")?;
     for &seq in &plan.removed_seqs {
         delete_event.execute([seq as i64])?;
+        delete_content.execute([seq as i64])?;
     }
     for before in &plan.original {
         let seq = before.seq as i64;

@@ -236,6 +236,8 @@ pub fn evidence(items: &[EvidenceItem], ledger: &Ledger, at: Micros) -> Value {
                 "lag_from_end_ms": e.lag() / 1000,
                 "reliability": e.reliability,
                 "summary": e.summary,
+                // The whole text the agent read (the summary when that is all of it).
+                "content": e.content.as_deref().unwrap_or(&e.summary),
                 "cited_by": i.cited_by,
                 "verification": verification(ledger.verdict(&e.id, at)),
                 "verifications": ledger.verdicts(&e.id, at).iter().map(|v| verification(Some(v))).collect::<Vec<_>>(),

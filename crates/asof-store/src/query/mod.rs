@@ -470,7 +470,8 @@ fn evidence_where(
         "SELECT e.seq, e.id, e.evidence_kind, e.source, e.locator, e.observed_at, e.observed_until,
                 e.recorded_at, e.reliability, e.text,
                 (SELECT group_concat(x.id, char(31)) FROM citations c JOIN events x ON x.seq = c.seq
-                  WHERE c.evidence = e.id)
+                  WHERE c.evidence = e.id),
+                (SELECT w.text FROM contents w WHERE w.seq = e.seq)
          FROM events e WHERE e.kind = '{}' AND ({condition}) ORDER BY e.recorded_at, e.seq",
         EventKind::Evidence.as_str()
     ))?;
@@ -487,6 +488,7 @@ fn evidence_where(
                 recorded_at: r.get(7)?,
                 reliability: r.get(8)?,
                 summary: r.get(9)?,
+                content: r.get(11)?,
             },
             cited_by: split(r.get(10)?),
         })

@@ -879,6 +879,7 @@ impl Timeline {
                 recorded_at,
                 reliability: 0.0,
                 summary: String::new(),
+                content: None,
             },
             cited_by: Vec::new(),
         }

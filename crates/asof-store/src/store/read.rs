@@ -90,7 +90,24 @@ pub(super) fn events(conn: &Connection) -> rusqlite::Result<Vec<Event>> {
         let cited = cites.remove(&r.get(0)?).unwrap_or_default();
         event(r, cited)
     })?;
-    rows.collect()
+    let mut events: Vec<Event> = rows.collect::<rusqlite::Result<_>>()?;
+    let mut contents = conn.prepare("SELECT seq, text FROM contents ORDER BY seq")?;
+    let mut rows = contents.query([])?;
+    while let Some(r) = rows.next()? {
+        let seq: i64 = r.get(0)?;
+        // The log is in seq order with seq its 1-based position.
+        let at = events.partition_point(|e| (e.seq as i64) < seq);
+        if let Some(Event {
+            body: EventBody::Evidence(e),
+            seq: found,
+            ..
+        }) = events.get_mut(at)
+            && *found as i64 == seq
+        {
+            e.content = Some(r.get(1)?);
+        }
+    }
+    Ok(events)
 }
 
 /// The columns [`event`] reads, in its order.
@@ -118,6 +135,8 @@ pub fn event(r: &Row, cited: Vec<String>) -> rusqlite::Result<Event> {
             recorded_at,
             reliability: r.get(17)?,
             summary: r.get(18)?,
+            // Read with the log ([`events`]) or the item ([`content`]).
+            content: None,
         }),
         "believe" => EventBody::Believe(Assertion {
             id,

@@ -4,7 +4,7 @@
 /// "asof" in ASCII.
 pub const APPLICATION_ID: i32 = 0x6173_6f66;
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: i32 = 11;
+pub const FORMAT_VERSION: i32 = 12;
 
 /// The canonical log (`events`, `citations`) is written once at load and never
 /// updated; `versions`, `outcomes` and `reconfirmations` are derived by replay and
@@ -78,6 +78,14 @@ CREATE TABLE citations (
     evidence TEXT NOT NULL,
     PRIMARY KEY (seq, pos)
 ) WITHOUT ROWID;
+
+-- The whole text of an evidence item whose summary is not all of it (what the
+-- agent read: a tool result, a message; design.md §7). Part of the log, read
+-- only when an item is shown whole.
+CREATE TABLE contents (
+    seq  INTEGER PRIMARY KEY,
+    text TEXT NOT NULL
+);
 
 -- Derived: what replaying an event did, for the events whose outcome is worth
 -- showing (reconfirmed, zero_width, no_match); absent = recorded or applied.

@@ -154,6 +154,7 @@ pub(super) struct LogWriter<'t> {
     retract: Statement<'t>,
     verify: Statement<'t>,
     cite: Statement<'t>,
+    content: Statement<'t>,
     claim: Statement<'t>,
     claims: IdSet<String>,
 }
@@ -201,6 +202,7 @@ impl<'t> LogWriter<'t> {
                 "seq, id, recorded_at, source, text, verifies, state",
             )?,
             cite: tx.prepare("INSERT INTO citations (seq, pos, evidence) VALUES (?1, ?2, ?3)")?,
+            content: tx.prepare("INSERT INTO contents (seq, text) VALUES (?1, ?2)")?,
             claim: tx.prepare("INSERT INTO claims (code, text) VALUES (?1, ?2)")?,
             claims,
         })
@@ -223,18 +225,24 @@ impl<'t> LogWriter<'t> {
         }
         let seq = event.seq as i64;
         match &event.body {
-            EventBody::Evidence(e) => self.evidence.execute(params![
-                seq,
-                e.id,
-                e.recorded_at,
-                e.kind,
-                e.source,
-                e.locator,
-                e.observed_at,
-                e.observed_until,
-                e.reliability,
-                e.summary,
-            ])?,
+            EventBody::Evidence(e) => {
+                self.evidence.execute(params![
+                    seq,
+                    e.id,
+                    e.recorded_at,
+                    e.kind,
+                    e.source,
+                    e.locator,
+                    e.observed_at,
+                    e.observed_until,
+                    e.reliability,
+                    e.summary,
+                ])?;
+                if let Some(text) = &e.content {
+                    self.content.execute(params![seq, text])?;
+                }
+                0
+            }
             EventBody::Believe(a) => self.believe.execute(params![
                 seq,
                 a.id,

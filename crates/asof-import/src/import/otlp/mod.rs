@@ -209,7 +209,7 @@ pub fn read_all(inputs: &[Input], options: &Options) -> Result<Draft, DatasetErr
         &mut report,
     ));
     said.extend(said_in_span_events(&run, &mut report));
-    let mut built = evidence_events(&gathered, &numbered);
+    let mut built = evidence_events(&gathered, &numbered, &mut report);
     report.evidence = gathered.items.len();
     said_events(
         &run,
@@ -1059,7 +1059,7 @@ struct Built {
 }
 
 /// Pass 6a: one evidence event per item, in recorded order.
-fn evidence_events(gathered: &Gathered, numbered: &Numbered) -> Built {
+fn evidence_events(gathered: &Gathered, numbered: &Numbered, report: &mut ImportReport) -> Built {
     let mut events: Vec<RawEvent> = Vec::new();
     let mut origins: Vec<Location> = Vec::new();
     for &n in &numbered.order {
@@ -1082,6 +1082,7 @@ fn evidence_events(gathered: &Gathered, numbered: &Numbered) -> Built {
             observed_until: None,
             recorded_at: instant(e.recorded).into(),
             reliability: None,
+            content: super::whole_content(&e.content, &summary, report),
             summary,
         }));
         origins.push(Location::record("evidence", events.len()));
@@ -1092,6 +1093,14 @@ fn evidence_events(gathered: &Gathered, numbered: &Numbered) -> Built {
         agents: Vec::new(),
         topics: Vec::new(),
     }
+}
+
+/// The latest assertion on an (agent, topic): when, from which model call,
+/// and the cut-off of the evidence that call's assertions cite.
+struct Asserted {
+    at: Micros,
+    call: Option<usize>,
+    since: Option<Micros>,
 }
 
 /// Pass 6b: a belief or retraction event per thing said, in recorded order,
@@ -1111,7 +1120,10 @@ fn said_events(
     let evidence_id = &numbered.ids;
     let mut indices: Vec<usize> = (0..said.len()).collect();
     indices.sort_by_key(|&i| (said[i].recorded, i));
-    let mut last_assertion: HashMap<(String, String), Micros> = HashMap::new();
+    // Per (agent, topic): the latest assertion's time, and the model call it
+    // came from with the cut-off that call's assertions share (design.md §7:
+    // one call, one set of new evidence).
+    let mut last_assertion: HashMap<(String, String), Asserted> = HashMap::new();
     let (mut beliefs, mut retractions) = (0usize, 0usize);
     let mut seen_topics: HashSet<String> = HashSet::new();
     for &c in &run.calls {
@@ -1122,7 +1134,11 @@ fn said_events(
     for &i in &indices {
         let s = &said[i];
         let key = (s.agent.clone(), s.topic.clone());
-        let since = last_assertion.get(&key).copied();
+        let before = last_assertion.get(&key);
+        let since = match (before, s.call) {
+            (Some(b), Some(k)) if b.call == Some(k) => b.since,
+            (b, _) => b.map(|b| b.at),
+        };
         let cites: Vec<String> = match &s.cites {
             Some(named) => {
                 let mut out = Vec::new();
@@ -1228,7 +1244,14 @@ fn said_events(
             }));
         } else {
             beliefs += 1;
-            last_assertion.insert(key, s.recorded);
+            last_assertion.insert(
+                key,
+                Asserted {
+                    at: s.recorded,
+                    call: s.call,
+                    since,
+                },
+            );
             built.events.push(RawEvent::Believe(RawBelieve {
                 id: Some(format!("B{beliefs}")),
                 agent: s.agent.clone(),

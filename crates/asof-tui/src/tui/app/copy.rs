@@ -44,7 +44,7 @@ impl App {
                     } else {
                         item.cited_by.join(", ")
                     },
-                    e.summary
+                    e.content.as_deref().unwrap_or(&e.summary)
                 )
             }),
             Focus::Scrubber => (!self.latest.is_empty()).then(|| self.latest.clone()),

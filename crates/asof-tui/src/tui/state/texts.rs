@@ -224,10 +224,26 @@ pub fn evidence(
     )];
     // The summary's own lines (tool output keeps its newlines here).
     lines.extend(
-        e.summary
+        e.summary_shown()
             .lines()
             .map(|l| ViewLine::new(LineStyle::Normal, l.to_owned())),
     );
+    let size = |text: &str| {
+        format!(
+            "{} characters, {} lines",
+            text.chars().count(),
+            text.lines().count().max(1)
+        )
+    };
+    if let Some(content) = &e.content {
+        lines.push(ViewLine::new(
+            LineStyle::Note,
+            format!(
+                "(the summary; what it held, whole — {} — is below “Cited by”)",
+                size(content)
+            ),
+        ));
+    }
     lines.extend([
         ViewLine::new(LineStyle::Normal, String::new()),
         ViewLine::new(LineStyle::Normal, format!("locator      {}", e.locator)),
@@ -304,6 +320,18 @@ pub fn evidence(
             ));
         }
     }
+    if let Some(content) = &e.content {
+        lines.push(ViewLine::new(LineStyle::Normal, String::new()));
+        lines.push(ViewLine::new(
+            LineStyle::Heading,
+            format!("What it held, whole ({})", size(content)),
+        ));
+        lines.extend(
+            content
+                .lines()
+                .map(|l| ViewLine::new(LineStyle::Normal, l.to_owned())),
+        );
+    }
     TextView::new(format!(" Evidence {} ", e.id), lines)
 }
 
@@ -363,7 +391,13 @@ pub fn version(timeline: &Timeline, id: u64) -> TextView {
             let e = &e.evidence;
             lines.push(ViewLine::new(
                 LineStyle::Normal,
-                format!("{}  {} · {} · {}", e.id, e.kind, e.summary, e.locator),
+                format!(
+                    "{}  {} · {} · {}",
+                    e.id,
+                    e.kind,
+                    crate::text::one_line(&e.summary_shown()),
+                    e.locator
+                ),
             ));
         }
     }

@@ -172,6 +172,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             VerifyState::Candidate => theme.muted(),
         };
         let verified_style = if future { base } else { verified_style };
+        let summary = e.summary_shown();
         let mut spans = Vec::new();
         for (name, w) in &cols {
             let (text, style) = match *name {
@@ -183,7 +184,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 "LAG" => (lag.as_str(), if late { theme.late() } else { base }),
                 "CITED BY" => (cited.as_str(), base),
                 "VERIFIED" => (verdict.as_str(), verified_style),
-                "SUMMARY" => (e.summary.as_str(), base),
+                "SUMMARY" => (summary.as_ref(), base),
                 _ => {
                     let text = app.whatif.influence.get(&e.id).map_or("", String::as_str);
                     (

@@ -598,6 +598,74 @@ def whole_step():
 
 
 # ---------------------------------------------------------------------------
+# The newer conventions: a memory search, a retrieval, reasoning parts, an MCP
+# tool, evaluations on a tool span and on a model call, a memory write that
+# states a belief and a delete of that record.
+
+FEATURES_PAGE = "PagerDuty: checkout-api 5xx above 5% since 09:35. Why?"
+
+
+def features_run():
+    from opentelemetry import trace
+
+    tp, exporter = provider(13, "triage-service")
+    tracer = tp.get_tracer("sre_agent.instrumentation", "0.4.0")
+    day = "2026-03-02T09:40:"
+    agent = tracer.start_span("invoke_agent triage", start_time=ns(day + "00Z"), attributes={
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "triage"})
+    ctx = trace.set_span_in_context(agent)
+
+    def span(name, start, end, attrs, events=()):
+        sp = tracer.start_span(name, context=ctx, start_time=ns(day + start + "Z"), attributes=attrs)
+        for ev_name, ev_attrs, at in events:
+            sp.add_event(ev_name, ev_attrs, timestamp=ns(day + at + "Z"))
+        sp.end(end_time=ns(day + end + "Z"))
+
+    span("search_memory incidents", "01", "02", {
+        "gen_ai.operation.name": "search_memory", "gen_ai.memory.store.id": "incidents",
+        "gen_ai.memory.query.text": "checkout-api 5xx",
+        "gen_ai.memory.records": json.dumps([
+            {"id": "mem-17", "content": "INC-4410: paymentservice connection pool exhausted after a deploy", "score": 0.82}])})
+    span("retrieval runbooks", "02", "03", {
+        "gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "runbooks",
+        "gen_ai.retrieval.documents": json.dumps([
+            {"id": "runbook-3", "content": "Runbook: restart paymentservice when its pool is exhausted", "score": 0.7}])})
+    user = {"role": "user", "parts": [{"type": "text", "content": FEATURES_PAGE}]}
+    call = {"type": "tool_call", "id": "call_m1", "name": "get_pod_status", "arguments": {"service": "paymentservice"}}
+    span("chat gpt-5", "04", "06", {
+        "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
+        "gen_ai.input.messages": json.dumps([user]),
+        "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [
+            {"type": "reasoning", "content": "Memory recalls INC-4410, so the root cause is paymentservice (50%) unless the pods look fine."},
+            call]}])})
+    result = "paymentservice: 3/3 pods Running; pool in use 200/200; waiters 1400"
+    span("tools/call get_pod_status", "07", "08", {
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_pod_status", "gen_ai.tool.call.id": "call_m1",
+        "gen_ai.tool.call.arguments": json.dumps({"service": "paymentservice"}), "gen_ai.tool.call.result": result,
+        "mcp.method.name": "tools/call", "mcp.session.id": "sess-42", "network.transport": "pipe"},
+        [("gen_ai.evaluation.result", {"gen_ai.evaluation.name": "relevance", "gen_ai.evaluation.score.value": 0.9,
+                                       "gen_ai.evaluation.score.label": "relevant",
+                                       "gen_ai.evaluation.explanation": "The pod status answers the question asked."}, "09")])
+    history = [user, {"role": "assistant", "parts": [call]},
+               {"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_m1", "response": result}]}]
+    span("chat gpt-5", "10", "13", {
+        "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
+        "gen_ai.input.messages": json.dumps(history),
+        "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [
+            {"type": "text", "content": "The pool is exhausted: the root cause is paymentservice (80%)."}]}])},
+        [("gen_ai.evaluation.result", {"gen_ai.evaluation.name": "groundedness", "gen_ai.evaluation.score.value": 0.4,
+                                       "gen_ai.evaluation.score.label": "partially grounded",
+                                       "gen_ai.evaluation.explanation": "The pool figure is cited; the deploy is not."}, "14")])
+    span("create_memory incidents", "15", "16", {
+        "gen_ai.operation.name": "create_memory", "gen_ai.memory.store.id": "incidents", "gen_ai.memory.record.id": "mem-18",
+        "gen_ai.memory.records": json.dumps([{"id": "mem-18", "content": "INC-7731: remembered cause paymentservice-pool"}])})
+    span("delete_memory incidents", "20", "21", {
+        "gen_ai.operation.name": "delete_memory", "gen_ai.memory.store.id": "incidents", "gen_ai.memory.record.id": "mem-18"})
+    agent.end(end_time=ns(day + "22Z"))
+    return list(exporter.get_finished_spans())
+
+
+# ---------------------------------------------------------------------------
 # The bundled example: an SRE agent's whole run in the GenAI conventions.
 
 SRE_SYSTEM = (
@@ -739,6 +807,7 @@ def main():
     for form in ("genai", "openinference", "openllmetry"):
         write(f"{fixtures}/recheck-{form}.jsonl", collector_lines(recheck_run(form)))
     write(f"{fixtures}/whole.jsonl", collector_lines(whole_step()))
+    write(f"{fixtures}/features.jsonl", collector_lines(features_run()))
     write(f"{fixtures}/openinference.jsonl", collector_lines(openinference_step()))
     write(f"{fixtures}/openllmetry.jsonl", collector_lines(openllmetry_step()))
     write(f"{fixtures}/span-events.jsonl", collector_lines(genai_step("events")))

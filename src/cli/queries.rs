@@ -243,6 +243,60 @@ fn beliefs_table(
 /// million events is tens of megabytes: no second copy of it in memory). On a
 /// fork store the object carries `what_if` (the lineage and the banner)
 /// beside its own keys.
+/// `value` with each evidence item and assertion that an imported trace
+/// evaluated (`gen_ai.evaluation.result`, kept in the import summary)
+/// carrying its `evaluations`; as it is when the store holds none.
+fn evaluated<T: serde::Serialize>(store: &Store, value: T) -> Result<Evaluated<T>, CliError> {
+    let Some(json) = store.meta("import_report")? else {
+        return Ok(Evaluated::As(value));
+    };
+    let Ok(report) = serde_json::from_str::<crate::import::ImportReport>(&json) else {
+        return Ok(Evaluated::As(value));
+    };
+    if report.evaluations.is_empty() {
+        return Ok(Evaluated::As(value));
+    }
+    let mut value = serde_json::to_value(&value).map_err(|e| CliError::Runtime(e.to_string()))?;
+    fn walk(
+        v: &mut serde_json::Value,
+        by: &std::collections::BTreeMap<String, Vec<serde_json::Value>>,
+    ) {
+        match v {
+            serde_json::Value::Object(map) => {
+                let key = ["id", "assertion", "event"]
+                    .iter()
+                    .find_map(|k| map.get(*k).and_then(|v| v.as_str()))
+                    .and_then(|id| by.get(id));
+                if let Some(list) = key {
+                    map.insert("evaluations".into(), serde_json::Value::from(list.clone()));
+                }
+                for child in map.values_mut() {
+                    walk(child, by);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(|c| walk(c, by)),
+            _ => {}
+        }
+    }
+    walk(&mut value, &report.evaluations);
+    Ok(Evaluated::With(value))
+}
+
+/// A JSON output as built, or with evaluations attached.
+enum Evaluated<T> {
+    As(T),
+    With(serde_json::Value),
+}
+
+impl<T: serde::Serialize> serde::Serialize for Evaluated<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Evaluated::As(v) => v.serialize(s),
+            Evaluated::With(v) => v.serialize(s),
+        }
+    }
+}
+
 fn print_json(
     out: &mut impl Write,
     what_if: Option<&WhatIf>,
@@ -305,7 +359,11 @@ pub fn believed_on(
     let w = what_if.as_ref();
     write_banner(out, w, args.format.format)?;
     match args.format.format {
-        OutputFormat::Json => print_json(out, w, &json::believed(at, about, &beliefs, &ledger)),
+        OutputFormat::Json => print_json(
+            out,
+            w,
+            &evaluated(store, json::believed(at, about, &beliefs, &ledger))?,
+        ),
         OutputFormat::Table => {
             writeln!(
                 out,
@@ -442,7 +500,10 @@ pub fn history_on(
         OutputFormat::Json => print_json(
             out,
             w,
-            &json::history(args.agent.as_deref(), topic, &h, &ledger, end),
+            &evaluated(
+                store,
+                json::history(args.agent.as_deref(), topic, &h, &ledger, end),
+            )?,
         ),
         OutputFormat::Table => {
             let question = store
@@ -537,7 +598,11 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
         return whole_item(out, item, &t, args.format.format);
     }
     match args.format.format {
-        OutputFormat::Json => print_json(out, w, &json::evidence(&items, &ledger, at)),
+        OutputFormat::Json => print_json(
+            out,
+            w,
+            &evaluated(&store, json::evidence(&items, &ledger, at))?,
+        ),
         OutputFormat::Table => {
             writeln!(
                 out,

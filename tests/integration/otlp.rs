@@ -1012,3 +1012,121 @@ fn evidence_is_kept_whole_and_one_calls_assertions_share_its_new_evidence() {
         "{history}"
     );
 }
+
+/// The newer conventions, each landing where it belongs: a memory search's
+/// record and a retrieval's document are evidence (with their ids in the
+/// locator) cited by the call they were fetched for; a reasoning part is read
+/// by `in: reasoning` with its part locator; an MCP tool is a tool with its
+/// session in the locator; evaluations show in the JSON of what they judged;
+/// a memory write states a belief (`in: memory`) and its delete retracts it.
+#[test]
+fn memory_retrieval_reasoning_mcp_and_evaluations_each_land_where_they_belong() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("features.db");
+    let rules = fixture("features.rules.yaml");
+    let report = import(
+        &fixture("features.jsonl"),
+        &db,
+        &["--rules", rules.to_str().unwrap()],
+    );
+    assert_eq!(report["skipped"], json!([]), "{report}");
+    assert_eq!(count(&report["read"], "evaluations"), 2, "{report}");
+    let evidence = stdout_json(asof().arg("evidence").arg(&db).args(["--format", "json"]));
+    let items = evidence["evidence"].as_array().unwrap();
+    let by_source = |source: &str| {
+        items
+            .iter()
+            .find(|e| e["source"] == source)
+            .unwrap_or_else(|| panic!("no {source} item: {evidence}"))
+    };
+    let memory = by_source("memory:incidents");
+    assert!(
+        memory["locator"]
+            .as_str()
+            .unwrap()
+            .ends_with("memory record mem-17")
+    );
+    assert!(memory["content"].as_str().unwrap().contains("INC-4410"));
+    let document = by_source("retrieval");
+    assert!(
+        document["locator"]
+            .as_str()
+            .unwrap()
+            .ends_with("document runbook-3")
+    );
+    let tool = by_source("get_pod_status");
+    assert!(
+        tool["locator"]
+            .as_str()
+            .unwrap()
+            .contains("mcp session sess-42 tool call call_m1"),
+        "{tool}"
+    );
+    assert_eq!(tool["evaluations"][0]["name"], "relevance");
+    assert_eq!(tool["evaluations"][0]["score_value"], 0.9);
+    assert_eq!(tool["evaluations"][0]["score_label"], "relevant");
+    assert!(memory.get("evaluations").is_none(), "only what was judged");
+    let history = stdout_json(asof().arg("history").arg(&db).args([
+        "--topic",
+        "root-cause",
+        "--format",
+        "json",
+    ]));
+    let versions = history["versions"].as_array().unwrap();
+    // The first call's reasoning part, read with its part locator, cites
+    // what was fetched for it.
+    let first = &versions[0];
+    assert_eq!(first["claim"], "paymentservice");
+    let cites: Vec<&str> = first["supported_by"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    for id in [&memory["id"], &document["id"]] {
+        assert!(cites.contains(&id.as_str().unwrap()), "{first}");
+    }
+    assert!(first.get("evaluations").is_none());
+    assert_eq!(versions[1]["evaluations"][0]["name"], "groundedness");
+    let log = stdout_json(asof().arg("history").arg(&db).args([
+        "--topic",
+        "remembered-cause",
+        "--format",
+        "json",
+    ]));
+    let remembered = &log["versions"][0];
+    assert_eq!(remembered["claim"], "paymentservice-pool");
+    assert_eq!(remembered["closed"]["kind"], "retracted", "{log}");
+    let md = asof()
+        .arg("believed")
+        .arg(&db)
+        .args(["--at", "2026-03-02T09:40:30Z", "--format", "json"])
+        .output()
+        .unwrap();
+    let believed = String::from_utf8(md.stdout).unwrap();
+    assert!(
+        !believed.contains("paymentservice-pool"),
+        "deleted, retracted"
+    );
+    // The reasoning quote keeps its part locator; the memory write's, its record.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let rationale = |claim: &str| -> String {
+        conn.query_row(
+            "SELECT text FROM events WHERE kind = 'believe' AND claim = ?1 ORDER BY seq",
+            [claim],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let reasoning = rationale("paymentservice");
+    assert!(
+        reasoning.starts_with("“root cause is paymentservice (50%)” (reasoning)")
+            && reasoning.ends_with("output message 0 part 0)"),
+        "{reasoning}"
+    );
+    let written = rationale("paymentservice-pool");
+    assert!(
+        written.contains("(memory write)") && written.ends_with("memory record mem-18)"),
+        "{written}"
+    );
+}

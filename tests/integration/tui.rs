@@ -2281,3 +2281,71 @@ fn a_split_rows_since_is_its_origin_and_the_detail_says_the_split() {
         "{details}"
     );
 }
+
+/// An imported trace's details in the TUI: an item's whole text below its
+/// summary (the summary ending in `…`), and the evaluations the trace made of
+/// an item and of an assertion, under a heading that says they are not
+/// verifications.
+#[test]
+fn details_show_the_whole_text_and_the_traces_evaluations() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = |name: &str| {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/otlp")
+            .join(name)
+    };
+    let open = |trace: &str, rules: &str| {
+        let db = dir.path().join(format!("{trace}.db"));
+        crate::common::import_json(
+            "otlp",
+            &fixture(trace),
+            &db,
+            &["--rules", fixture(rules).to_str().unwrap()],
+        );
+        let store = asof::store::Store::open(&db).unwrap();
+        App::new(
+            Timeline::load(store).unwrap(),
+            Theme { color: false },
+            (120, 40),
+        )
+    };
+    let details_of_last_item = |app: &mut App| {
+        while app.focus != Focus::Evidence {
+            app.update(Action::FocusNext);
+        }
+        app.update(Action::Bottom);
+        app.update(Action::Open);
+        let Some(Popup::Text(view)) = &app.popup else {
+            panic!("details open")
+        };
+        view.lines
+            .iter()
+            .map(|l| l.text.to_string())
+            .collect::<Vec<_>>()
+    };
+    let mut whole = open("whole.jsonl", "prose.rules.yaml");
+    let lines = details_of_last_item(&mut whole);
+    let heading = lines
+        .iter()
+        .position(|l| l.starts_with("What it held, whole ("))
+        .expect("the whole text's heading");
+    let note = lines
+        .iter()
+        .position(|l| l.starts_with("(the summary; what it held, whole"))
+        .expect("the summary says it is one");
+    assert!(lines[note - 1].ends_with('…'), "a cut summary ends in …");
+    // Every line of the 30 KB result, in order, below the heading.
+    assert_eq!(lines.len() - heading - 1, 361, "all 361 lines");
+    assert!(lines.last().unwrap().contains("pod/adservice2-0"));
+
+    let mut features = open("features.jsonl", "features.rules.yaml");
+    let lines = details_of_last_item(&mut features);
+    let at = lines
+        .iter()
+        .position(|l| l == "Evaluations in the trace (not verifications)")
+        .expect("the evaluations' heading");
+    assert_eq!(
+        lines[at + 1],
+        "relevance 0.9 “relevant” — The pod status answers the question asked."
+    );
+}

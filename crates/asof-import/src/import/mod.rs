@@ -98,6 +98,11 @@ pub struct ImportReport {
     pub skipped: Vec<Skipped>,
     /// Assumptions the mapping made for this input (see docs/import.md).
     pub notes: Vec<String>,
+    /// Evaluations of what the agent read or said (`gen_ai.evaluation.result`),
+    /// by evidence or assertion id: kept and shown, never turned into
+    /// verifications (design.md §7).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub evaluations: std::collections::BTreeMap<String, Vec<serde_json::Value>>,
 }
 
 impl ImportReport {

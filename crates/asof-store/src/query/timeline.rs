@@ -131,9 +131,55 @@ pub struct Timeline {
     pub header: Header,
     /// What belief quality needs (design.md §4), read once.
     pub ledger: Ledger,
+    /// Evaluations an imported trace made of its evidence and assertions
+    /// (`gen_ai.evaluation.result`), by id, one line each; read once.
+    pub evaluations: Arc<std::collections::BTreeMap<String, Vec<String>>>,
     index: Arc<ScrubIndex>,
     lists: Arc<Lists>,
     detail: Arc<Mutex<Detail>>,
+}
+
+/// The evaluations kept in the store's import summary (`import_report`'s
+/// `evaluations`), each said in one line: `relevance 0.9 “relevant” — The
+/// pod status answers the question asked.`
+fn evaluations(store: &Store) -> rusqlite::Result<std::collections::BTreeMap<String, Vec<String>>> {
+    let mut out = std::collections::BTreeMap::new();
+    let Some(json) = crate::store::read::meta(store.connection(), "import_report")? else {
+        return Ok(out);
+    };
+    let Ok(report) = serde_json::from_str::<serde_json::Value>(&json) else {
+        return Ok(out);
+    };
+    let Some(by_id) = report.get("evaluations").and_then(|v| v.as_object()) else {
+        return Ok(out);
+    };
+    for (id, list) in by_id {
+        let lines = list
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| {
+                let field = |k: &str| match e.get(k) {
+                    Some(serde_json::Value::String(s)) => Some(s.clone()),
+                    Some(serde_json::Value::Null) | None => None,
+                    Some(other) => Some(other.to_string()),
+                };
+                let mut line = field("name").unwrap_or_else(|| "evaluation".into());
+                if let Some(v) = field("score_value") {
+                    line.push_str(&format!(" {v}"));
+                }
+                if let Some(l) = field("score_label") {
+                    line.push_str(&format!(" “{l}”"));
+                }
+                if let Some(x) = field("explanation") {
+                    line.push_str(&format!(" — {x}"));
+                }
+                line
+            })
+            .collect();
+        out.insert(id.clone(), lines);
+    }
+    Ok(out)
 }
 
 impl std::fmt::Debug for Timeline {
@@ -202,10 +248,12 @@ impl Timeline {
         mark_of_seq.sort_unstable();
         let ledger = super::quality::ledger(&store)?;
         let decoder = store.decoder(true);
+        let evaluations = Arc::new(evaluations(&store)?);
         Ok(Timeline {
             label: store.label().to_owned(),
             header,
             ledger,
+            evaluations,
             index: Arc::new(index),
             lists: Arc::new(Lists {
                 by_topic,

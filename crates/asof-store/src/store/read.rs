@@ -9,7 +9,7 @@ use crate::store::codec::{Anchor, Rest, Texts};
 use crate::time::{Interval, OPEN};
 use rusqlite::{Connection, OptionalExtension, Row};
 
-pub(super) fn meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
+pub(crate) fn meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
     conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
         .optional()
 }

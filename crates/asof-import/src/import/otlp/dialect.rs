@@ -126,7 +126,65 @@ pub enum Role {
     Agent {
         name: Option<String>,
     },
+    /// A memory operation (GenAI conventions, in development): the records
+    /// a search returned or a write stored, or the record a delete removed.
+    Memory {
+        op: MemoryOp,
+        store: Option<String>,
+        records: Vec<Record>,
+        /// `gen_ai.memory.record.id`: the record a write or delete targets.
+        record_id: Option<String>,
+    },
+    /// A retrieval: the documents it returned (`gen_ai.retrieval.documents`).
+    Retrieval {
+        documents: Vec<Record>,
+    },
     Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryOp {
+    Search,
+    Write,
+    Delete,
+}
+
+/// A memory record or a retrieved document: its id, its text, its score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub id: Option<String>,
+    pub content: String,
+    pub score: Option<f64>,
+}
+
+/// Records as the conventions write them: a JSON array (or a string of one)
+/// of objects with `content` (else `text`, `page_content`), `id`, `score`.
+fn records(attrs: &Attrs, key: &str) -> Result<Vec<Record>, String> {
+    let Some(v) = attrs.get(key) else {
+        return Ok(Vec::new());
+    };
+    let items = match json_of(v, key)? {
+        Value::Array(items) => items,
+        other => vec![other],
+    };
+    Ok(items
+        .iter()
+        .map(|item| {
+            let field = |k: &str| item.get(k).filter(|v| !v.is_null());
+            Record {
+                id: field("id").map(plain).filter(|s| !s.is_empty()),
+                content: ["content", "text", "page_content", "document"]
+                    .iter()
+                    .find_map(|k| field(k))
+                    .map(plain)
+                    .unwrap_or_else(|| match item {
+                        Value::Object(_) => String::new(),
+                        other => plain(other),
+                    }),
+                score: field("score").and_then(Value::as_f64),
+            }
+        })
+        .collect())
 }
 
 /// Reads a span's role. `Err` names what could not be read (the span is then
@@ -149,6 +207,35 @@ pub fn role(name: &str, attrs: &Attrs, events: &[SpanEvent]) -> Result<Role, Str
         (_, _, Some("agent")) => {
             return Ok(Role::Agent {
                 name: text(attrs, "traceloop.entity.name").or_else(|| Some(name.to_owned())),
+            });
+        }
+        (
+            Some(
+                op @ ("search_memory" | "create_memory" | "update_memory" | "upsert_memory"
+                | "delete_memory"),
+            ),
+            _,
+            _,
+        ) => {
+            return Ok(Role::Memory {
+                op: match op {
+                    "search_memory" => MemoryOp::Search,
+                    "delete_memory" => MemoryOp::Delete,
+                    _ => MemoryOp::Write,
+                },
+                store: text(attrs, "gen_ai.memory.store.id"),
+                records: records(attrs, "gen_ai.memory.records")?,
+                record_id: text(attrs, "gen_ai.memory.record.id"),
+            });
+        }
+        (Some("retrieval"), _, _) => {
+            return Ok(Role::Retrieval {
+                documents: records(attrs, "gen_ai.retrieval.documents")?,
+            });
+        }
+        _ if attrs.contains_key("gen_ai.retrieval.documents") => {
+            return Ok(Role::Retrieval {
+                documents: records(attrs, "gen_ai.retrieval.documents")?,
             });
         }
         (Some("execute_tool"), _, _) => {

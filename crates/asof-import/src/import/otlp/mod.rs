@@ -26,7 +26,7 @@ use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetra
 use crate::dataset::{DatasetErrors, Location};
 use crate::model::Cardinality;
 use crate::time::{self, Micros};
-use dialect::{Msg, Part, Role};
+use dialect::{MemoryOp, Msg, Part, Role};
 use rules::{Rule, Within};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -209,6 +209,7 @@ pub fn read_all(inputs: &[Input], options: &Options) -> Result<Draft, DatasetErr
         &mut report,
     ));
     said.extend(said_in_span_events(&run, &mut report));
+    said.extend(said_in_memory(&run, options, &mut report));
     let mut built = evidence_events(&gathered, &numbered, &mut report);
     report.evidence = gathered.items.len();
     said_events(
@@ -220,6 +221,7 @@ pub fn read_all(inputs: &[Input], options: &Options) -> Result<Draft, DatasetErr
         &mut built,
         &mut report,
     );
+    evaluations(&run, &gathered, &numbered, &said, &built, &mut report);
     notes(options, &mut report);
     let header = header(first, &run, built.agents, built.topics, options);
     Ok(Draft {
@@ -564,6 +566,43 @@ impl Run {
         tools.sort_by_key(|&i| (spans[i].end, i));
         report.read.add("model calls", calls.len());
         report.read.add("tool spans", tools.len());
+        for (what, count) in [
+            (
+                "memory searches",
+                spans
+                    .iter()
+                    .filter(|s| {
+                        matches!(
+                            s.role,
+                            Role::Memory {
+                                op: MemoryOp::Search,
+                                ..
+                            }
+                        )
+                    })
+                    .count(),
+            ),
+            (
+                "memory writes and deletes",
+                spans
+                    .iter()
+                    .filter(
+                        |s| matches!(&s.role, Role::Memory { op, .. } if *op != MemoryOp::Search),
+                    )
+                    .count(),
+            ),
+            (
+                "retrievals",
+                spans
+                    .iter()
+                    .filter(|s| matches!(s.role, Role::Retrieval { .. }))
+                    .count(),
+            ),
+        ] {
+            if count > 0 {
+                report.read.add(what, count);
+            }
+        }
         report.read.add(
             "agent spans",
             spans
@@ -693,6 +732,51 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
             .sort_by_key(|&n| (started[n], evidence[n].observed, n));
     }
     let mut in_front: Vec<Vec<usize>> = vec![Vec::new(); run.calls.len()];
+    // What a memory search or a retrieval returned is in front of the
+    // agent's next model call (design.md §7): it was fetched for it.
+    for (i, s) in spans.iter().enumerate() {
+        let (source, records, what) = match &s.role {
+            Role::Memory {
+                op: MemoryOp::Search,
+                store,
+                records,
+                ..
+            } => (
+                match store {
+                    Some(id) => format!("memory:{id}"),
+                    None => "memory".to_owned(),
+                },
+                records,
+                "memory record",
+            ),
+            Role::Retrieval { documents } => ("retrieval".to_owned(), documents, "document"),
+            _ => continue,
+        };
+        let next = run.calls.iter().position(|&c| {
+            spans[c].trace == s.trace && run.agents[c] == run.agents[i] && spans[c].start >= s.end
+        });
+        for (j, r) in records.iter().enumerate() {
+            let n = evidence.len();
+            let place = match &r.id {
+                Some(id) => format!("{what} {id}"),
+                None => format!("{what} {j}"),
+            };
+            evidence.push(Ev {
+                source: source.clone(),
+                kind: "other",
+                content: r.content.clone(),
+                observed: s.end,
+                recorded: s.end,
+                locator: format!("{} {place}", s.locator()),
+                call_id: None,
+                seen: true,
+                order: n,
+            });
+            if let Some(k) = next {
+                in_front[k].push(n);
+            }
+        }
+    }
     for (k, &c) in run.calls.iter().enumerate() {
         let s = &spans[c];
         let Role::Call { input, .. } = &s.role else {
@@ -1049,6 +1133,113 @@ fn said_in_span_events(run: &Run, report: &mut ImportReport) -> Vec<Said> {
     said
 }
 
+/// Pass 5d: what the agent wrote to its memory, read by the rules with
+/// `in: memory` (an assertion recorded when the write ended); a
+/// `delete_memory` of a record that gave a belief retracts it.
+fn said_in_memory(run: &Run, options: &Options, report: &mut ImportReport) -> Vec<Said> {
+    let mut said = Vec::new();
+    let rules: Vec<&Rule> = options
+        .rules
+        .iter()
+        .filter(|r| r.within.contains(&Within::Memory))
+        .collect();
+    let mut spans: Vec<usize> = (0..run.spans.len())
+        .filter(|&i| matches!(run.spans[i].role, Role::Memory { op, .. } if op != MemoryOp::Search))
+        .collect();
+    spans.sort_by_key(|&i| (run.spans[i].end, i));
+    // A memory record (trace, store, record id) → the (topic, claim)s its
+    // write gave.
+    type RecordKey = (String, Option<String>, String);
+    let mut gave: HashMap<RecordKey, Vec<(String, String)>> = HashMap::new();
+    for i in spans {
+        let s = &run.spans[i];
+        let Role::Memory {
+            op,
+            store,
+            records,
+            record_id,
+        } = &s.role
+        else {
+            continue;
+        };
+        let agent = &run.agents[i];
+        if *op == MemoryOp::Delete {
+            let Some(id) = record_id else {
+                continue;
+            };
+            let key = (s.trace.clone(), store.clone(), id.clone());
+            for (topic, claim) in gave.remove(&key).unwrap_or_default() {
+                said.push(Said {
+                    retract: true,
+                    agent: agent.clone(),
+                    topic,
+                    claim: Some(claim),
+                    confidence: None,
+                    valid_from: None,
+                    valid_to: None,
+                    cites: None,
+                    note: Some(format!("memory record {id} deleted")),
+                    recorded: s.end,
+                    call: run.latest_call(agent, s.start),
+                    trace: s.trace.clone(),
+                    origin: s.locator(),
+                    source: "memory deletes",
+                });
+            }
+            continue;
+        }
+        for (j, r) in records.iter().enumerate() {
+            let id = r.id.clone().or_else(|| record_id.clone());
+            let place = match &id {
+                Some(id) => format!("memory record {id}"),
+                None => format!("memory record {j}"),
+            };
+            for rule in &rules {
+                for caps in rule.regex.captures_iter(&r.content) {
+                    let (Some(quote), Some(claim)) = (caps.get(0), caps.name("claim")) else {
+                        continue;
+                    };
+                    let claim = claim.as_str().trim();
+                    if claim.is_empty() {
+                        continue;
+                    }
+                    if let Some(id) = &id {
+                        gave.entry((s.trace.clone(), store.clone(), id.clone()))
+                            .or_default()
+                            .push((rule.topic.clone(), claim.to_owned()));
+                    }
+                    said.push(Said {
+                        retract: false,
+                        agent: agent.clone(),
+                        topic: rule.topic.clone(),
+                        claim: Some(claim.to_owned()),
+                        confidence: rules::confidence_of(&caps).or(rule.confidence),
+                        valid_from: None,
+                        valid_to: None,
+                        cites: None,
+                        note: Some(format!(
+                            "“{}” ({})",
+                            quote.as_str(),
+                            Within::Memory.as_str()
+                        )),
+                        recorded: s.end,
+                        call: run.latest_call(agent, s.start),
+                        trace: s.trace.clone(),
+                        origin: format!("{} {place}", s.locator()),
+                        source: "rules",
+                    });
+                }
+            }
+        }
+    }
+    if said.iter().any(|s| s.retract) {
+        report
+            .notes
+            .push("a delete_memory of a record that gave a belief retracts that belief".to_owned());
+    }
+    said
+}
+
 /// The dataset's events so far, where each came from, and the agents and
 /// topics they name (in first-seen order).
 struct Built {
@@ -1277,6 +1468,90 @@ fn said_events(
     }
 }
 
+/// The event the GenAI conventions record an evaluation with.
+const EVALUATION: &str = "gen_ai.evaluation.result";
+
+/// Pass 6c: each `gen_ai.evaluation.result` on a span, kept with what it
+/// judged — the evidence a tool, memory or retrieval span gave, or the
+/// assertions a model call made (design.md §7). Kept, not turned into
+/// verifications.
+fn evaluations(
+    run: &Run,
+    gathered: &Gathered,
+    numbered: &Numbered,
+    said: &[Said],
+    built: &Built,
+    report: &mut ImportReport,
+) {
+    // Each thing said, by origin, to its event id (B… or R…).
+    let ids: Vec<(&str, String)> = built
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            RawEvent::Believe(b) => Some((b.rationale.as_deref()?, b.id.clone()?)),
+            RawEvent::Retract(r) => Some((r.reason.as_deref()?, r.id.clone()?)),
+            _ => None,
+        })
+        .collect();
+    for (i, s) in run.spans.iter().enumerate() {
+        for e in s.events.iter().filter(|e| e.name == EVALUATION) {
+            let attr = |k: &str| {
+                e.attributes
+                    .iter()
+                    .find(|kv| kv.key == k)
+                    .map(|kv| kv.value.to_json())
+                    .filter(|v| !v.is_null())
+            };
+            let value = serde_json::json!({
+                "name": attr("gen_ai.evaluation.name"),
+                "score_value": attr("gen_ai.evaluation.score.value"),
+                "score_label": attr("gen_ai.evaluation.score.label"),
+                "explanation": attr("gen_ai.evaluation.explanation"),
+                "at": wire::nanos_to_micros(&e.time).map(instant),
+                "locator": s.locator(),
+            });
+            let prefix = s.locator();
+            let mut judged: Vec<String> = match &s.role {
+                Role::Call { .. } => {
+                    let k = run.calls.iter().position(|&c| c == i);
+                    said.iter()
+                        .filter(|x| x.call == k && x.origin.starts_with(&prefix))
+                        .filter_map(|x| {
+                            ids.iter()
+                                .find(|(why, _)| {
+                                    *why == x.origin || why.ends_with(&format!("({})", x.origin))
+                                })
+                                .map(|(_, id)| id.clone())
+                        })
+                        .collect()
+                }
+                _ => gathered
+                    .items
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, ev)| ev.locator.starts_with(&prefix))
+                    .map(|(n, _)| numbered.ids[n].clone())
+                    .collect(),
+            };
+            judged.dedup();
+            report.read.bump("evaluations");
+            if judged.is_empty() {
+                report.skipped.push(Skipped {
+                    location: format!("span {}", s.id),
+                    reason: "an evaluation of a span that gave no evidence or assertion: kept in no item's details".into(),
+                });
+            }
+            for id in judged {
+                report
+                    .evaluations
+                    .entry(id)
+                    .or_default()
+                    .push(value.clone());
+            }
+        }
+    }
+}
+
 /// The import summary's notes on the options that shaped it.
 fn notes(options: &Options, report: &mut ImportReport) {
     if options.agent.is_some() {
@@ -1410,7 +1685,7 @@ fn span_rec(
         events: span
             .events
             .into_iter()
-            .filter(|e| e.name.starts_with("asof."))
+            .filter(|e| e.name.starts_with("asof.") || e.name == EVALUATION)
             .collect(),
         error,
         mcp_session,
@@ -1773,12 +2048,7 @@ fn matches(rule: &Rule, k: usize, s: &SpanRec, output: &[Msg], agent: &str, said
                 if claim.is_empty() {
                     continue;
                 }
-                let confidence = caps
-                    .name("confidence")
-                    .and_then(|c| c.as_str().trim().trim_end_matches('%').parse::<f64>().ok())
-                    .map(|c| if c > 1.0 { c / 100.0 } else { c })
-                    .filter(|c| (0.0..=1.0).contains(c))
-                    .or(rule.confidence);
+                let confidence = rules::confidence_of(&caps).or(rule.confidence);
                 said.push(Said {
                     retract: false,
                     agent: agent.to_owned(),

@@ -28,6 +28,9 @@ pub enum Within {
     ToolArgs,
     /// The assistant's text in a call that makes no tool call: an answer.
     Final,
+    /// What the agent wrote to its memory (`create_memory`, `update_memory`,
+    /// `upsert_memory` spans' records).
+    Memory,
 }
 
 impl Within {
@@ -37,6 +40,7 @@ impl Within {
             Within::Reasoning => "reasoning",
             Within::ToolArgs => "tool arguments",
             Within::Final => "final answer",
+            Within::Memory => "memory write",
         }
     }
 }
@@ -56,6 +60,14 @@ struct RawRule {
     pattern: String,
     #[serde(default)]
     confidence: Option<f64>,
+}
+
+/// A match's named group `confidence`: 0–1, or a percentage.
+pub fn confidence_of(caps: &regex::Captures) -> Option<f64> {
+    caps.name("confidence")
+        .and_then(|c| c.as_str().trim().trim_end_matches('%').parse::<f64>().ok())
+        .map(|c| if c > 1.0 { c / 100.0 } else { c })
+        .filter(|c| (0.0..=1.0).contains(c))
 }
 
 /// One rule, compiled.

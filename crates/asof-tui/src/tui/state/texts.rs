@@ -320,6 +320,7 @@ pub fn evidence(
             ));
         }
     }
+    evaluations(timeline, &e.id, &mut lines);
     if let Some(content) = &e.content {
         lines.push(ViewLine::new(LineStyle::Normal, String::new()));
         lines.push(ViewLine::new(
@@ -401,7 +402,25 @@ pub fn version(timeline: &Timeline, id: u64) -> TextView {
             ));
         }
     }
+    evaluations(timeline, &v.assertion, &mut lines);
     TextView::new(format!(" Version {} ", v.assertion), lines)
+}
+
+/// The evaluations the trace made of item or assertion `id`, under their
+/// heading (kept as the trace gave them: they are not verifications).
+fn evaluations(timeline: &Timeline, id: &str, lines: &mut Vec<ViewLine>) {
+    let Some(list) = timeline.evaluations.get(id) else {
+        return;
+    };
+    lines.push(ViewLine::new(LineStyle::Normal, String::new()));
+    lines.push(ViewLine::new(
+        LineStyle::Heading,
+        "Evaluations in the trace (not verifications)",
+    ));
+    lines.extend(
+        list.iter()
+            .map(|l| ViewLine::new(LineStyle::Normal, l.clone())),
+    );
 }
 
 /// The events at the cursor's latest recorded instant.

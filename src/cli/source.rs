@@ -59,8 +59,7 @@ fn open_as(
     }
     if is_otlp(path) {
         let name = path.display().to_string();
-        let text = import::read_text(path, otlp::MAX_BYTES)?;
-        let draft = otlp::read(&name, &text, options)?;
+        let draft = otlp::read_files(&[(name.as_str(), path)], options, &mut |_, _| {})?;
         return trace_store(draft);
     }
     // Named like a store but not SQLite: a damaged store, said so by the

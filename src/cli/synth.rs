@@ -1,7 +1,7 @@
 //! `asof gen`: synthetic incidents for benchmarks and scale tests.
 
 use super::CliError;
-use crate::synth::{GenConfig, Pace, generate, generate_with, otlp};
+use crate::synth::{GenConfig, Pace, generate, generate_with, otlp_with};
 use clap::Args;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -24,6 +24,11 @@ pub struct GenArgs {
     /// spans instead of a dataset; import it with `asof import otlp`.
     #[arg(long)]
     pub otlp: bool,
+    /// With --otlp: each model call's input repeats the agent's whole history,
+    /// as content capture records a real agent loop (the trace grows with the
+    /// square of its steps; for memory and speed tests of `import otlp`).
+    #[arg(long, requires = "otlp")]
+    pub history: bool,
     /// Write to this .jsonl file instead of standard output.
     #[arg(short = 'o', long = "out")]
     pub out: Option<PathBuf>,
@@ -134,7 +139,7 @@ pub fn gen_command(args: GenArgs, stdout: &mut impl Write) -> Result<(), CliErro
             })?;
             let mut w = BufWriter::new(file);
             if args.otlp {
-                otlp(config, &mut w)?;
+                otlp_with(config, args.history, &mut w)?;
             } else {
                 generate(config, &mut w)?;
             }
@@ -143,7 +148,7 @@ pub fn gen_command(args: GenArgs, stdout: &mut impl Write) -> Result<(), CliErro
         None => {
             let mut w = BufWriter::new(stdout);
             if args.otlp {
-                otlp(config, &mut w)?;
+                otlp_with(config, args.history, &mut w)?;
             } else {
                 generate(config, &mut w)?;
             }

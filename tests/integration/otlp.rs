@@ -1130,3 +1130,54 @@ fn memory_retrieval_reasoning_mcp_and_evaluations_each_land_where_they_belong() 
         "{written}"
     );
 }
+
+/// A run whose every model call repeats its whole history (as content
+/// capture records one) imports the same whether it is streamed from its
+/// file a line at a time, read from text in memory, or read with its
+/// requests in reverse (so no call's input continues the one read before it
+/// and every input is parsed whole).
+#[test]
+fn a_quadratic_history_imports_alike_streamed_in_memory_and_out_of_order() {
+    use asof::import::otlp;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.jsonl");
+    let mut bytes = Vec::new();
+    asof::synth::otlp_with(
+        asof::synth::GenConfig {
+            events: 400,
+            topics: 5,
+            agents: 2,
+            seed: 7,
+        },
+        true,
+        &mut bytes,
+    )
+    .unwrap();
+    let text = String::from_utf8(bytes).unwrap();
+    std::fs::write(&path, &text).unwrap();
+    let options = otlp::Options::default();
+    let mut seen = Vec::new();
+    let streamed = otlp::read_files(
+        &[("history.jsonl", path.as_path())],
+        &options,
+        &mut |done, total| seen.push((done, total)),
+    )
+    .unwrap();
+    assert_eq!(seen.last(), Some(&(text.len() as u64, text.len() as u64)));
+    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "progress grows");
+    let in_memory = otlp::read("history.jsonl", &text, &options).unwrap();
+    let reversed: String = text.lines().rev().map(|l| format!("{l}\n")).collect();
+    let out_of_order = otlp::read("history.jsonl", &reversed, &options).unwrap();
+    let shape = |d: &asof::import::Draft| format!("{:?}", d.events);
+    assert!(streamed.events.len() > 300, "{}", streamed.events.len());
+    assert_eq!(shape(&streamed), shape(&in_memory));
+    assert_eq!(shape(&streamed), shape(&out_of_order));
+    assert_eq!(streamed.report.evidence, out_of_order.report.evidence);
+    // Each step's ask is one item, however many later calls repeat it.
+    let pages = streamed
+        .events
+        .iter()
+        .filter(|e| format!("{e:?}").contains("Investigate topic-"))
+        .count();
+    assert!(pages > 100, "each step's ask is its own item ({pages})");
+}

@@ -246,6 +246,15 @@ pub fn generate_with(
 /// (confidence 0.P)` about `topic-K`) followed by that tool's span; every tenth
 /// step calls `record_belief` instead, so belief tools alone make beliefs.
 pub fn otlp(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> {
+    otlp_with(config, false, out)
+}
+
+/// [`otlp`]; with `history`, each model call's input is the agent's whole
+/// history so far (every earlier input, output and tool result), as content
+/// capture records a real agent loop: the trace grows with the square of
+/// its steps. Requests then hold 32 spans each (a batch exporter's flush).
+pub fn otlp_with(config: GenConfig, history: bool, out: &mut impl Write) -> std::io::Result<()> {
+    let per_request = if history { 32 } else { 512 };
     let agents = config.agents.max(1) as u64;
     let topics = config.topics.max(1) as u64;
     let mut rng = Rng(config.seed ^ 0x6f74_6c70);
@@ -271,6 +280,7 @@ pub fn otlp(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> {
     };
     let mut now = START;
     let mut last_result: Vec<Option<(String, String)>> = vec![None; agents as usize];
+    let mut said: Vec<Vec<serde_json::Value>> = vec![Vec::new(); agents as usize];
     let total = config.events.max(agents + 2);
     let mut written: u64 = 0;
     let mut step: u64 = 0;
@@ -292,6 +302,13 @@ pub fn otlp(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> {
         if let Some((id, result)) = &last_result[a as usize] {
             input.push(json!({"role": "tool", "parts": [{"type": "tool_call_response", "id": id, "response": result}]}));
         }
+        if history {
+            // The tool result answers the last step's call; then the new ask.
+            input.reverse();
+            let so_far = &mut said[a as usize];
+            so_far.extend(input);
+            input = so_far.clone();
+        }
         let (tool, args) = if belief {
             (
                 "record_belief",
@@ -303,10 +320,14 @@ pub fn otlp(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> {
                 json!({"query": format!("metric-{}", rng.below(1000))}),
             )
         };
-        let output = json!([{"role": "assistant", "parts": [
+        let answer = json!({"role": "assistant", "parts": [
             {"type": "text", "content": format!("Looking at topic-{topic}: root cause is claim-{claim} (confidence {confidence}).")},
             {"type": "tool_call", "id": call_id, "name": tool, "arguments": args},
-        ], "finish_reason": "tool_call"}]);
+        ], "finish_reason": "tool_call"});
+        if history {
+            said[a as usize].push(answer.clone());
+        }
+        let output = json!([answer]);
         batch.push(json!({
             "traceId": trace, "spanId": next_span(), "parentSpanId": roots[a as usize],
             "name": "chat synthetic-model", "kind": 3,
@@ -343,7 +364,7 @@ pub fn otlp(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> {
         last_result[a as usize] = (!belief).then_some((call_id, result));
         written += 2;
         now = tool_end + 50_000;
-        if batch.len() >= 512 {
+        if batch.len() >= per_request {
             flush(&mut batch, out)?;
         }
     }

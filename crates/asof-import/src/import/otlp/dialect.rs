@@ -17,6 +17,7 @@
 use super::wire::{AnyValue, KeyValue, SpanEvent};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// A span's attributes, as written: a few dozen at most, so a list searched
 /// in order beats hashing every key of every span.
@@ -81,7 +82,7 @@ impl Dialect {
 }
 
 /// One piece of a message.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Part {
     Text(String),
     Reasoning(String),
@@ -100,7 +101,7 @@ pub enum Part {
     Media(String),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Msg {
     /// `system`, `user`, `assistant`, `tool`, …
     pub role: String,
@@ -109,13 +110,22 @@ pub struct Msg {
     pub parts: Vec<Part>,
 }
 
+/// A model call's messages. Each call repeats the whole history, so the
+/// importer keeps one copy of each distinct message and shares it
+/// (`otlp::Interner`): memory grows with what was said, not with the trace.
+pub type Msgs = Vec<Arc<Msg>>;
+
+fn shared(messages: Vec<Msg>) -> Msgs {
+    messages.into_iter().map(Arc::new).collect()
+}
+
 /// What a span is, as far as asof is concerned.
 #[derive(Debug)]
 pub enum Role {
     Call {
         dialect: Dialect,
-        input: Vec<Msg>,
-        output: Vec<Msg>,
+        input: Msgs,
+        output: Msgs,
     },
     Tool {
         name: String,
@@ -190,6 +200,40 @@ fn records(attrs: &Attrs, key: &str) -> Result<Vec<Record>, String> {
 /// Reads a span's role. `Err` names what could not be read (the span is then
 /// skipped and reported).
 pub fn role(name: &str, attrs: &Attrs, events: &[SpanEvent]) -> Result<Role, String> {
+    role_reading(name, attrs, events, &mut Fresh)
+}
+
+/// How a call's `gen_ai.input.messages` text becomes messages. Each call
+/// repeats the history before it, so the importer reads only what a call
+/// adds to an earlier call's input (`otlp::read::Histories`); [`Fresh`] reads
+/// it all.
+pub trait History {
+    fn read(&mut self, text: &str) -> Result<Msgs, String>;
+}
+
+/// Reads every message of every input.
+pub struct Fresh;
+
+impl History for Fresh {
+    fn read(&mut self, text: &str) -> Result<Msgs, String> {
+        messages_text(text).map(shared)
+    }
+}
+
+/// A JSON text of messages as messages.
+pub fn messages_text(text: &str) -> Result<Vec<Msg>, String> {
+    serde_json::from_str::<Value>(text)
+        .map(|v| messages_of(&v))
+        .map_err(|e| format!("gen_ai.input.messages is not valid JSON ({e})"))
+}
+
+/// [`role`], reading a call's input through `history`.
+pub fn role_reading(
+    name: &str,
+    attrs: &Attrs,
+    events: &[SpanEvent],
+    history: &mut dyn History,
+) -> Result<Role, String> {
     let operation = text(attrs, "gen_ai.operation.name");
     let oi_kind = text(attrs, "openinference.span.kind").map(|k| k.to_ascii_uppercase());
     let tl_kind = text(attrs, "traceloop.span.kind").map(|k| k.to_ascii_lowercase());
@@ -283,8 +327,12 @@ pub fn role(name: &str, attrs: &Attrs, events: &[SpanEvent]) -> Result<Role, Str
                 parts: parts_of(&parts),
             });
         }
+        let mut input = shared(input);
         if let Some(v) = attrs.get("gen_ai.input.messages") {
-            input.extend(messages_of(&json_of(v, "gen_ai.input.messages")?));
+            match &v.string {
+                Some(text) => input.extend(history.read(text)?),
+                None => input.extend(shared(messages_of(&v.to_json()))),
+            }
         }
         let output = match attrs.get("gen_ai.output.messages") {
             Some(v) => messages_of(&json_of(v, "gen_ai.output.messages")?),
@@ -293,7 +341,7 @@ pub fn role(name: &str, attrs: &Attrs, events: &[SpanEvent]) -> Result<Role, Str
         return Ok(Role::Call {
             dialect: Dialect::GenAi,
             input,
-            output,
+            output: shared(output),
         });
     }
     if oi_kind.as_deref() == Some("LLM")
@@ -301,8 +349,8 @@ pub fn role(name: &str, attrs: &Attrs, events: &[SpanEvent]) -> Result<Role, Str
     {
         return Ok(Role::Call {
             dialect: Dialect::OpenInference,
-            input: openinference(attrs, "llm.input_messages."),
-            output: openinference(attrs, "llm.output_messages."),
+            input: shared(openinference(attrs, "llm.input_messages.")),
+            output: shared(openinference(attrs, "llm.output_messages.")),
         });
     }
     if attrs
@@ -311,19 +359,17 @@ pub fn role(name: &str, attrs: &Attrs, events: &[SpanEvent]) -> Result<Role, Str
     {
         return Ok(Role::Call {
             dialect: Dialect::OpenLlmetry,
-            input: openllmetry(attrs, "gen_ai.prompt."),
-            output: openllmetry(attrs, "gen_ai.completion."),
+            input: shared(openllmetry(attrs, "gen_ai.prompt.")),
+            output: shared(openllmetry(attrs, "gen_ai.completion.")),
         });
     }
-    let event_form = events
-        .iter()
-        .any(|e| is_message_event(&e.name) && e.name != OPERATION_DETAILS);
+    let event_form = events.iter().any(|e| is_event_form(&e.name));
     if event_form {
         let (input, output) = event_messages(events)?;
         return Ok(Role::Call {
             dialect: Dialect::GenAiEvents,
-            input,
-            output,
+            input: shared(input),
+            output: shared(output),
         });
     }
     if chat {
@@ -340,8 +386,17 @@ pub fn role(name: &str, attrs: &Attrs, events: &[SpanEvent]) -> Result<Role, Str
 /// Whether a span event (or a log record read as one) is a message of the
 /// GenAI event form.
 pub fn is_message_event(name: &str) -> bool {
-    (name.starts_with("gen_ai.") && (name.ends_with(".message") || name == "gen_ai.choice"))
-        || name == OPERATION_DETAILS
+    is_details(name) || is_event_form(name)
+}
+
+/// Whether an event is the operation-details event.
+pub fn is_details(name: &str) -> bool {
+    name == OPERATION_DETAILS
+}
+
+/// Whether an event is one message of the older event form.
+fn is_event_form(name: &str) -> bool {
+    name.starts_with("gen_ai.") && (name.ends_with(".message") || name == "gen_ai.choice")
 }
 
 /// The event on which the GenAI conventions may record a call's messages
@@ -693,53 +748,86 @@ pub fn canonical(args: &str) -> String {
 }
 
 /// The older GenAI event form: one span event per message, `gen_ai.choice` per
-/// output. The body is in `gen_ai.event.content` (JSON) or in the attributes
-/// (`content`, `id`, `tool_calls`, `message`).
+/// output (see [`event_message`]).
 fn event_messages(events: &[SpanEvent]) -> Result<(Vec<Msg>, Vec<Msg>), String> {
     let mut input = Vec::new();
     let mut output = Vec::new();
     for e in events {
-        let role = match e.name.as_str() {
-            "gen_ai.system.message" => "system",
-            "gen_ai.user.message" => "user",
-            "gen_ai.assistant.message" => "assistant",
-            "gen_ai.tool.message" => "tool",
-            "gen_ai.choice" => "choice",
-            _ => continue,
-        };
-        let a = attrs_ref(&e.attributes);
-        let mut body = match a.get("gen_ai.event.content") {
-            Some(v) => json_of(v, "gen_ai.event.content")?,
-            None => Value::Object(
-                a.iter()
-                    .filter(|(k, _)| !k.starts_with("gen_ai.system") && **k != "event.name")
-                    .map(|(k, v)| ((*k).to_owned(), v.to_json()))
-                    .collect(),
-            ),
-        };
-        if role == "choice" {
-            let mut m = body.get("message").cloned().unwrap_or(Value::Null);
-            if let Value::String(s) = &m {
-                m = serde_json::from_str(s)
-                    .map_err(|err| format!("gen_ai.choice message is not valid JSON ({err})"))?;
-            }
-            if !m.is_object() {
-                m = body.clone();
-            }
-            if m.get("role").is_none()
-                && let Value::Object(map) = &mut m
-            {
-                map.insert("role".into(), Value::String("assistant".into()));
-            }
-            output.push(message(&m));
-        } else {
-            if let Value::Object(map) = &mut body {
-                map.insert("role".into(), Value::String(role.into()));
-            }
-            input.push(message(&body));
+        match event_message(e)? {
+            Some(Said::Input(m)) => input.push(m),
+            Some(Said::Output(m)) => output.push(m),
+            None => {}
         }
     }
     Ok((input, output))
+}
+
+/// A message of the event form, by where it stands in its call.
+pub enum Said {
+    Input(Msg),
+    Output(Msg),
+}
+
+/// One event (or log record) of the event form as a message: `None` when it
+/// is not one. The body is in `gen_ai.event.content` (JSON) or in the
+/// attributes (`content`, `id`, `tool_calls`, `message`).
+pub fn event_message(e: &SpanEvent) -> Result<Option<Said>, String> {
+    let role = match e.name.as_str() {
+        "gen_ai.system.message" => "system",
+        "gen_ai.user.message" => "user",
+        "gen_ai.assistant.message" => "assistant",
+        "gen_ai.tool.message" => "tool",
+        "gen_ai.choice" => "choice",
+        _ => return Ok(None),
+    };
+    let a = attrs_ref(&e.attributes);
+    let mut body = match a.get("gen_ai.event.content") {
+        Some(v) => json_of(v, "gen_ai.event.content")?,
+        None => Value::Object(
+            a.iter()
+                .filter(|(k, _)| !k.starts_with("gen_ai.system") && **k != "event.name")
+                .map(|(k, v)| ((*k).to_owned(), v.to_json()))
+                .collect(),
+        ),
+    };
+    if role == "choice" {
+        let mut m = body.get("message").cloned().unwrap_or(Value::Null);
+        if let Value::String(s) = &m {
+            m = serde_json::from_str(s)
+                .map_err(|err| format!("gen_ai.choice message is not valid JSON ({err})"))?;
+        }
+        if !m.is_object() {
+            m = body.clone();
+        }
+        if m.get("role").is_none()
+            && let Value::Object(map) = &mut m
+        {
+            map.insert("role".into(), Value::String("assistant".into()));
+        }
+        return Ok(Some(Said::Output(message(&m))));
+    }
+    if let Value::Object(map) = &mut body {
+        map.insert("role".into(), Value::String(role.into()));
+    }
+    Ok(Some(Said::Input(message(&body))))
+}
+
+/// The messages a `gen_ai.client.inference.operation.details` event (or
+/// log record) carries: its system instructions and input, its output.
+pub fn operation_details(e: &SpanEvent) -> Result<(Vec<Msg>, Vec<Msg>), String> {
+    let mut attrs = Attrs::default();
+    adopt_operation_details(&mut attrs, std::slice::from_ref(e));
+    match role("", &attrs, &[])? {
+        Role::Call { input, output, .. } => {
+            let owned = |v: Msgs| {
+                v.into_iter()
+                    .map(|m| Arc::try_unwrap(m).unwrap_or_else(|m| (*m).clone()))
+                    .collect()
+            };
+            Ok((owned(input), owned(output)))
+        }
+        _ => Ok((Vec::new(), Vec::new())),
+    }
 }
 
 fn attrs_ref(list: &[KeyValue]) -> HashMap<&str, &AnyValue> {
@@ -848,8 +936,9 @@ mod tests {
     }
 
     fn call(role: Role) -> (Vec<Msg>, Vec<Msg>) {
+        let owned = |v: Msgs| v.into_iter().map(|m| (*m).clone()).collect();
         match role {
-            Role::Call { input, output, .. } => (input, output),
+            Role::Call { input, output, .. } => (owned(input), owned(output)),
             other => panic!("not a call: {other:?}"),
         }
     }

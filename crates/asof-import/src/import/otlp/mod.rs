@@ -18,10 +18,14 @@
 //! citation dropped is counted in the import summary.
 
 pub mod dialect;
+mod read;
 pub mod rules;
 pub mod wire;
 
-use super::{Draft, ImportReport, Skipped, error, instant};
+use read::kind_of;
+pub use read::{Named, Source};
+
+use super::{Draft, ImportReport, Skipped, instant};
 use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetract};
 use crate::dataset::{DatasetErrors, Location};
 use crate::model::Cardinality;
@@ -30,8 +34,11 @@ use dialect::{MemoryOp, Msg, Part, Role};
 use rules::{Rule, Within};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
-/// Inputs above this size are refused (a trace is read whole).
+/// Inputs read whole above this size are refused: a single request over many
+/// lines, or text handed over in memory. JSON Lines files stream, whatever
+/// their size.
 pub const MAX_BYTES: u64 = 1 << 30;
 
 /// How long an evidence summary is.
@@ -87,18 +94,18 @@ pub fn looks_like(text: &str) -> bool {
 
 /// Where a belief or retraction came from, as the summary counts it.
 #[derive(Clone, Copy)]
-enum Source {
+enum SaidBy {
     Tool,
     Event,
 }
 
-impl Source {
+impl SaidBy {
     fn name(self, retract: bool) -> &'static str {
         match (self, retract) {
-            (Source::Tool, false) => "belief tool calls",
-            (Source::Tool, true) => "retract tool calls",
-            (Source::Event, false) => "asof.belief span events",
-            (Source::Event, true) => "asof.retract span events",
+            (SaidBy::Tool, false) => "belief tool calls",
+            (SaidBy::Tool, true) => "retract tool calls",
+            (SaidBy::Event, false) => "asof.belief span events",
+            (SaidBy::Event, true) => "asof.retract span events",
         }
     }
 }
@@ -173,7 +180,7 @@ struct Said {
     source: &'static str,
 }
 
-/// One input file: its name as the user gave it, and its text.
+/// One input in memory: its name as the user gave it, and its text.
 #[derive(Debug, Clone, Copy)]
 pub struct Input<'a> {
     pub name: &'a str,
@@ -181,23 +188,57 @@ pub struct Input<'a> {
 }
 
 /// Reads an OTLP/JSON trace (one request, or JSON Lines of requests); see
-/// [`read_all`].
+/// [`read_named`].
 pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetErrors> {
     read_all(&[Input { name: file, text }], options)
 }
 
-/// Reads OTLP/JSON files — trace requests, logs requests, or both — as one
-/// run, in passes: spans, with the log records joined to them → the run's
-/// shape (agents, model calls, tools) → evidence → what the agent said →
-/// events → header.
+/// [`read_named`] of texts in memory.
 pub fn read_all(inputs: &[Input], options: &Options) -> Result<Draft, DatasetErrors> {
+    let named: Vec<Named> = inputs
+        .iter()
+        .map(|i| Named {
+            name: i.name,
+            source: Source::Text(i.text),
+        })
+        .collect();
+    read_named(&named, options, &mut |_, _| {})
+}
+
+/// [`read_named`] of files, each read a line at a time: a trace of any size
+/// imports in memory that grows with what its agent said, not with the file
+/// (design.md §7). `progress` hears (bytes read, bytes in all).
+pub fn read_files(
+    paths: &[(&str, &std::path::Path)],
+    options: &Options,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Draft, DatasetErrors> {
+    let named: Vec<Named> = paths
+        .iter()
+        .map(|&(name, path)| Named {
+            name,
+            source: Source::File(path),
+        })
+        .collect();
+    read_named(&named, options, progress)
+}
+
+/// Reads OTLP/JSON inputs — trace requests, logs requests, or both — as one
+/// run, in passes: spans, with the log records joined to them (read.rs) →
+/// the run's shape (agents, model calls, tools) → evidence → what the agent
+/// said → events → header.
+pub fn read_named(
+    inputs: &[Named],
+    options: &Options,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Draft, DatasetErrors> {
     let first = inputs.first().map(|i| i.name).unwrap_or("trace");
     let mut report = ImportReport {
         format: "otlp".into(),
         input: inputs.iter().map(|i| i.name).collect::<Vec<_>>().join(", "),
         ..ImportReport::default()
     };
-    let spans = read_spans(inputs, &mut report)?;
+    let spans = read::read_spans(inputs, &mut report, progress)?;
     let run = Run::new(spans, options, &mut report);
     let gathered = gather_evidence(&run, options);
     let numbered = Numbered::of(&gathered.items);
@@ -230,304 +271,6 @@ pub fn read_all(inputs: &[Input], options: &Options) -> Result<Draft, DatasetErr
         origins: built.origins,
         report,
     })
-}
-
-/// Pass 1: every span of every request, with the log records that name it
-/// joined to it as events and its ids, times and role read (what cannot be
-/// read is skipped); a span exported twice (an exporter's retry) is one span.
-fn read_spans(inputs: &[Input], report: &mut ImportReport) -> Result<Vec<SpanRec>, DatasetErrors> {
-    let mut raw = Raw::default();
-    let mut lines = 0usize;
-    for input in inputs {
-        let label = if inputs.len() > 1 {
-            format!("{} line", input.name)
-        } else {
-            "line".to_owned()
-        };
-        lines += requests(input.name, input.text, &label, report, |_, request, _| {
-            raw.add(request)
-        })?;
-    }
-    report.read.add("lines", lines);
-    let records = raw.records;
-    let joined = raw.join(report);
-    let mut spans: Vec<SpanRec> = Vec::with_capacity(joined.len());
-    for (service, span) in joined {
-        report.records += 1;
-        if let Some(rec) = span_rec(service, span, report) {
-            spans.push(rec);
-        }
-    }
-    let mut seen: HashSet<(String, String)> = HashSet::new();
-    let mut copies: Vec<String> = Vec::new();
-    spans.retain(|s| {
-        let first = seen.insert((s.trace.clone(), s.id.clone()));
-        if !first {
-            copies.push(s.id.clone());
-        }
-        first
-    });
-    for id in copies {
-        report.skipped.push(Skipped {
-            location: format!("span {id}"),
-            reason: "exported again (same trace and span id): the copy is not read".into(),
-        });
-    }
-    report.read.add("spans", report.records);
-    if spans.is_empty() {
-        let file = inputs.iter().map(|i| i.name).collect::<Vec<_>>().join(", ");
-        let message = if records > 0 {
-            format!(
-                "holds {records} log records but no span, and no record names the span it belongs to (traceId and spanId): export the trace's spans as well, or logs written inside the model call's span"
-            )
-        } else {
-            format!("holds no readable span ({} read)", report.records)
-        };
-        return Err(DatasetErrors(vec![error(&file, None, message)]));
-    }
-    let traces: HashSet<&str> = spans.iter().map(|s| s.trace.as_str()).collect();
-    report.read.add("traces", traces.len());
-    Ok(spans)
-}
-
-/// What the requests hold before they are joined: spans with their
-/// resource's `service.name`, and log records as span events waiting for
-/// their span.
-#[derive(Default)]
-struct Raw {
-    spans: Vec<(Option<String>, wire::Span)>,
-    logs: Vec<Log>,
-    records: usize,
-}
-
-/// The log records of a span that is not in the input.
-struct Orphan {
-    trace: String,
-    span: String,
-    service: Option<String>,
-    events: Vec<wire::SpanEvent>,
-}
-
-/// A log record read as the span event it stands for.
-struct Log {
-    trace: Option<String>,
-    span: Option<String>,
-    service: Option<String>,
-    event: wire::SpanEvent,
-}
-
-fn service_of(resource: Option<wire::Resource>) -> Option<String> {
-    resource.and_then(|r| {
-        r.attributes
-            .into_iter()
-            .find(|kv| kv.key == "service.name")
-            .map(|kv| kv.value.to_text())
-            .filter(|s| !s.is_empty())
-    })
-}
-
-impl Raw {
-    fn add(&mut self, request: wire::Request) {
-        for rs in request.resource_spans.into_iter().flatten() {
-            let service = service_of(rs.resource);
-            for scope in rs.scope_spans.into_iter().chain(rs.library_spans) {
-                for span in scope.spans {
-                    self.spans.push((service.clone(), span));
-                }
-            }
-        }
-        for rl in request.resource_logs.into_iter().flatten() {
-            let service = service_of(rl.resource);
-            for scope in rl.scope_logs {
-                for record in scope.log_records {
-                    self.records += 1;
-                    self.logs.push(Log {
-                        trace: wire::id(&record.trace_id, 16),
-                        span: wire::id(&record.span_id, 8),
-                        service: service.clone(),
-                        event: event_of(record),
-                    });
-                }
-            }
-        }
-    }
-
-    /// Each log record joined to its span, as one of its events (the GenAI
-    /// event form reads them there); records of a span that is not in the
-    /// input stand for it when they hold messages (design.md §7); records
-    /// naming no span are counted, not read.
-    fn join(self, report: &mut ImportReport) -> Vec<(Option<String>, wire::Span)> {
-        let Raw {
-            mut spans,
-            logs,
-            records,
-        } = self;
-        if records == 0 {
-            return spans;
-        }
-        report.read.add("log records", records);
-        let mut by_id: HashMap<(String, String), usize> = HashMap::new();
-        for (i, (_, s)) in spans.iter().enumerate() {
-            if let (Some(t), Some(id)) = (wire::id(&s.trace_id, 16), wire::id(&s.span_id, 8)) {
-                by_id.entry((t, id)).or_insert(i);
-            }
-        }
-        let mut copies: HashSet<(String, String, String, String)> = HashSet::new();
-        let mut orphans: Vec<Orphan> = Vec::new();
-        let mut orphan_at: HashMap<(String, String), usize> = HashMap::new();
-        let (mut joined, mut unplaced, mut again) = (0usize, 0usize, 0usize);
-        for log in logs {
-            let (Some(trace), Some(span)) = (log.trace, log.span) else {
-                unplaced += 1;
-                continue;
-            };
-            // A record exported twice (an exporter's retry) is read once.
-            let fingerprint = (
-                format!("{trace}/{span}"),
-                log.event.name.clone(),
-                log.event.time.to_string(),
-                format!("{:?}", log.event.attributes),
-            );
-            if !copies.insert(fingerprint) {
-                again += 1;
-                continue;
-            }
-            joined += 1;
-            match by_id.get(&(trace.clone(), span.clone())) {
-                Some(&i) => spans[i].1.events.push(log.event),
-                None => {
-                    let key = (trace, span);
-                    let at = *orphan_at.entry(key.clone()).or_insert_with(|| {
-                        orphans.push(Orphan {
-                            trace: key.0,
-                            span: key.1,
-                            service: log.service.clone(),
-                            events: Vec::new(),
-                        });
-                        orphans.len() - 1
-                    });
-                    orphans[at].events.push(log.event);
-                }
-            }
-        }
-        report.read.add("log records joined to a span", joined);
-        if again > 0 {
-            report.skipped.push(Skipped {
-                location: "log records".into(),
-                reason: format!(
-                    "{again} exported again (identical record): the copies are not read"
-                ),
-            });
-        }
-        if unplaced > 0 {
-            report.skipped.push(Skipped {
-                location: "log records".into(),
-                reason: format!(
-                    "{unplaced} name no span (no traceId/spanId): not joined to any model call, not read"
-                ),
-            });
-        }
-        for Orphan {
-            trace,
-            span,
-            service,
-            events,
-        } in orphans
-        {
-            if !events.iter().any(|e| dialect::is_message_event(&e.name)) {
-                report.skipped.push(Skipped {
-                    location: format!("span {span}"),
-                    reason: format!(
-                        "{} log records name this span, which is not in the input, and hold no GenAI message: not read",
-                        events.len()
-                    ),
-                });
-                continue;
-            }
-            let times: Vec<u64> = events
-                .iter()
-                .filter_map(|e| wire::nanos_to_micros(&e.time))
-                .map(|t| t as u64 * 1000)
-                .collect();
-            let (Some(&start), Some(&end)) = (times.iter().min(), times.iter().max()) else {
-                report.skipped.push(Skipped {
-                    location: format!("span {span}"),
-                    reason: "its log records carry no time: not read".into(),
-                });
-                continue;
-            };
-            report.defaults.bump(
-                "model calls known only from their log records (span not in the input): timed by their first and last record",
-            );
-            spans.push((
-                service,
-                wire::Span {
-                    trace_id: trace,
-                    span_id: span,
-                    parent_span_id: String::new(),
-                    name: "chat (from its log records)".into(),
-                    kind: Value::Null,
-                    start: Value::from(start),
-                    end: Value::from(end),
-                    attributes: Vec::new(),
-                    events,
-                    status: None,
-                },
-            ));
-        }
-        spans
-    }
-}
-
-/// A log record as a span event: its name from `eventName` or the
-/// `event.name` attribute, its time (else the time it was observed), its
-/// attributes and, spread among them, its body's fields (a string body that
-/// is JSON is `gen_ai.event.content`, any other `content`).
-fn event_of(record: wire::LogRecord) -> wire::SpanEvent {
-    let mut name = record.event_name;
-    let mut attributes = Vec::with_capacity(record.attributes.len() + 4);
-    for kv in record.attributes {
-        if kv.key == "event.name" {
-            if name.is_empty() {
-                name = kv.value.to_text();
-            }
-        } else {
-            attributes.push(kv);
-        }
-    }
-    match record.body {
-        Some(wire::AnyValue {
-            kvlist: Some(list), ..
-        }) => attributes.extend(list.values),
-        Some(body) => {
-            let text = body.to_text();
-            if !text.is_empty() {
-                let key = if text.trim_start().starts_with('{') {
-                    "gen_ai.event.content"
-                } else {
-                    "content"
-                };
-                attributes.push(wire::KeyValue {
-                    key: key.into(),
-                    value: wire::AnyValue {
-                        string: Some(text),
-                        ..wire::AnyValue::default()
-                    },
-                });
-            }
-        }
-        None => {}
-    }
-    let time = if wire::nanos_to_micros(&record.time).is_some() {
-        record.time
-    } else {
-        record.observed_time
-    };
-    wire::SpanEvent {
-        time,
-        name,
-        attributes,
-    }
 }
 
 /// The run's shape, read once from its spans: each span's agent, each
@@ -777,17 +520,35 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
             }
         }
     }
+    // Each call repeats the history before it: a message at the same place of
+    // the same agent's history in the same trace, the same (shared) message,
+    // is what it was when first read — its items are taken as they were, so
+    // a long run is read in time that grows with its calls, not their square.
+    // (trace, agent, place in the history) → the message read there and its items.
+    type Place = (usize, usize, usize);
+    let mut read_before: HashMap<Place, (Arc<Msg>, Vec<usize>)> = HashMap::new();
+    let mut ix: HashMap<&str, usize> = HashMap::new();
+    // The call (k + 1) whose input last listed each item.
+    let mut listed: Vec<usize> = Vec::new();
     for (k, &c) in run.calls.iter().enumerate() {
         let s = &spans[c];
         let Role::Call { input, .. } = &s.role else {
             continue;
         };
-        for (i, m) in input.iter().enumerate() {
+        let next = ix.len();
+        let t = *ix.entry(s.trace.as_str()).or_insert(next);
+        let next = ix.len();
+        let ag = *ix.entry(run.agents[c].as_str()).or_insert(next);
+        // The items one input message shows, read the first time it is met.
+        let mut read_message = |i: usize, m: &Arc<Msg>| -> Vec<usize> {
+            let mut found_all = Vec::new();
             for (j, part) in m.parts.iter().enumerate() {
-                let locator = if m.parts.len() > 1 {
-                    format!("{} input message {i} part {j}", s.locator())
-                } else {
-                    format!("{} input message {i}", s.locator())
+                let locator = || {
+                    if m.parts.len() > 1 {
+                        format!("{} input message {i} part {j}", s.locator())
+                    } else {
+                        format!("{} input message {i}", s.locator())
+                    }
                 };
                 let found = match part {
                     Part::Text(text)
@@ -802,7 +563,7 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                                 content: text.clone(),
                                 observed: s.start,
                                 recorded: s.start,
-                                locator: locator.clone(),
+                                locator: locator(),
                                 call_id: None,
                                 seen: true,
                                 order: n,
@@ -822,7 +583,7 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                                 content: what.clone(),
                                 observed: s.start,
                                 recorded: s.start,
-                                locator: locator.clone(),
+                                locator: locator(),
                                 call_id: None,
                                 seen: true,
                                 order: n,
@@ -890,7 +651,7 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                                         content: content.clone(),
                                         observed: s.start,
                                         recorded: s.start,
-                                        locator: locator.clone(),
+                                        locator: locator(),
                                         call_id: id.clone(),
                                         seen: true,
                                         order: n,
@@ -912,8 +673,32 @@ fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                     _ => None,
                 };
                 if let Some(n) = found
-                    && !in_front[k].contains(&n)
+                    && !found_all.contains(&n)
                 {
+                    found_all.push(n);
+                }
+            }
+            found_all
+        };
+        for (i, m) in input.iter().enumerate() {
+            let found_before = read_before
+                .get(&(t, ag, i))
+                .filter(|(known, _)| Arc::ptr_eq(known, m))
+                .map(|(_, found)| found.clone());
+            let found_here = match found_before {
+                Some(found) => found,
+                None => {
+                    let found = read_message(i, m);
+                    read_before.insert((t, ag, i), (m.clone(), found.clone()));
+                    found
+                }
+            };
+            for n in found_here {
+                if listed.len() <= n {
+                    listed.resize(n + 1, 0);
+                }
+                if listed[n] != k + 1 {
+                    listed[n] = k + 1;
                     in_front[k].push(n);
                 }
             }
@@ -995,7 +780,7 @@ fn said_in_outputs(
                             call: Some(k),
                             trace: s.trace.clone(),
                             origin,
-                            source: Source::Tool.name(retract),
+                            source: SaidBy::Tool.name(retract),
                             ..f
                         }),
                         Err(reason) => skip(
@@ -1074,7 +859,7 @@ fn said_by_belief_tools(
                     call: run.latest_call(&run.agents[t], s.start),
                     trace: s.trace.clone(),
                     origin: s.locator(),
-                    source: Source::Tool.name(retract),
+                    source: SaidBy::Tool.name(retract),
                     ..f
                 });
             }
@@ -1122,7 +907,7 @@ fn said_in_span_events(run: &Run, report: &mut ImportReport) -> Vec<Said> {
                         call,
                         trace: s.trace.clone(),
                         origin: format!("{} event {}", s.locator(), e.name),
-                        source: Source::Event.name(retract),
+                        source: SaidBy::Event.name(retract),
                         ..f
                     });
                 }
@@ -1615,225 +1400,6 @@ fn header(
     )
 }
 
-/// One span with its ids, times and role read; `None` (and said in the
-/// report) when its ids or times cannot be read.
-fn span_rec(
-    service: Option<String>,
-    span: wire::Span,
-    report: &mut ImportReport,
-) -> Option<SpanRec> {
-    let (Some(trace), Some(id)) = (wire::id(&span.trace_id, 16), wire::id(&span.span_id, 8)) else {
-        report.skipped.push(Skipped {
-            location: format!("span {:?}", span.span_id),
-            reason: format!(
-                "trace id {:?} or span id {:?} is neither hex nor base64 of the right length",
-                span.trace_id, span.span_id
-            ),
-        });
-        return None;
-    };
-    let (Some(start), Some(end)) = (
-        wire::nanos_to_micros(&span.start),
-        wire::nanos_to_micros(&span.end),
-    ) else {
-        report.skipped.push(Skipped {
-            location: format!("span {id}"),
-            reason: "its start or end time is missing or not a number of nanoseconds".into(),
-        });
-        return None;
-    };
-    if time::format_opt(start).is_none() || time::format_opt(end).is_none() {
-        report.skipped.push(Skipped {
-            location: format!("span {id}"),
-            reason: "its start or end time is outside the years 0001-9999".into(),
-        });
-        return None;
-    }
-    let parent = wire::id(&span.parent_span_id, 8);
-    let mut attrs = dialect::attrs(span.attributes);
-    // The GenAI conventions may put a call's messages on its
-    // `gen_ai.client.inference.operation.details` event instead.
-    dialect::adopt_operation_details(&mut attrs, &span.events);
-    let mcp_session = attrs
-        .get("mcp.session.id")
-        .and_then(|v| v.string.clone())
-        .filter(|s| !s.is_empty());
-    let role = match dialect::role(&span.name, &attrs, &span.events) {
-        Ok(role) => role,
-        Err(reason) => {
-            report.skipped.push(Skipped {
-                location: format!("span {id}"),
-                reason: format!("{reason}: its messages are not read"),
-            });
-            Role::Other
-        }
-    };
-    let error = span
-        .status
-        .as_ref()
-        .filter(|s| s.is_error())
-        .map(|s| s.message.clone());
-    Some(SpanRec {
-        trace,
-        id,
-        parent,
-        name: span.name,
-        start,
-        end: end.max(start),
-        service,
-        role,
-        events: span
-            .events
-            .into_iter()
-            .filter(|e| e.name.starts_with("asof.") || e.name == EVALUATION)
-            .collect(),
-        error,
-        mcp_session,
-    })
-}
-
-/// The requests of the file: one JSON object, or one per line. A line that
-/// cannot be read is skipped and reported; a file none of whose lines is OTLP
-/// is refused, saying what it is instead.
-fn requests(
-    file: &str,
-    text: &str,
-    label: &str,
-    report: &mut ImportReport,
-    mut each: impl FnMut(usize, wire::Request, &mut ImportReport),
-) -> Result<usize, DatasetErrors> {
-    let whole = |message: String| DatasetErrors(vec![error(file, None, message)]);
-    let trimmed = text.trim_start();
-    if !trimmed.starts_with('{') {
-        let found: String = trimmed.chars().take(40).collect();
-        return Err(whole(if found.is_empty() {
-            "is empty, not an OTLP/JSON trace".into()
-        } else {
-            format!(
-                "is not OTLP/JSON: it does not start with a JSON object (found {found:?}); export traces with the OpenTelemetry Collector's file exporter or an OTLP/JSON exporter"
-            )
-        }));
-    }
-    // JSON Lines when the first line is a whole JSON value; else one object
-    // over the whole file (pretty-printed).
-    let first = text
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or_default();
-    let lines_mode = serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok();
-    if !lines_mode {
-        return match serde_json::from_str::<wire::Request>(text) {
-            Ok(r) if !r.is_otlp() => Err(whole(not_otlp(text))),
-            Ok(r) => {
-                each(1, r, report);
-                Ok(1)
-            }
-            Err(e) => Err(whole(describe(text, &e))),
-        };
-    }
-    let mut read = 0usize;
-    let mut first_error: Option<String> = None;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let n = i + 1;
-        match serde_json::from_str::<wire::Request>(line).map_err(|e| describe(line, &e)) {
-            Ok(r) if !r.is_otlp() => {
-                let reason = not_otlp(line);
-                if read == 0 && first_error.is_none() {
-                    first_error = Some(format!("{label} {n} {reason}"));
-                }
-                report.skipped.push(Skipped {
-                    location: format!("{label} {n}"),
-                    reason,
-                });
-            }
-            Ok(r) => {
-                read += 1;
-                each(n, r, report);
-            }
-            Err(reason) => {
-                if read == 0 && first_error.is_none() {
-                    first_error = Some(format!("{label} {n} {reason}"));
-                }
-                report.skipped.push(Skipped {
-                    location: format!("{label} {n}"),
-                    reason,
-                });
-            }
-        }
-    }
-    if read == 0 {
-        return Err(whole(
-            first_error.unwrap_or_else(|| "holds no OTLP/JSON request".into()),
-        ));
-    }
-    Ok(read)
-}
-
-/// Why `text` is not an OTLP request, in a sentence that says what it is
-/// instead.
-fn describe(text: &str, e: &serde_json::Error) -> String {
-    match serde_json::from_str::<Value>(text) {
-        Err(not_json) => format!("is not valid JSON ({not_json})"),
-        Ok(v) if has_otlp_keys(&v) => format!("is not readable OTLP/JSON ({e})"),
-        Ok(_) => not_otlp(text),
-    }
-}
-
-fn has_otlp_keys(v: &Value) -> bool {
-    [
-        "resourceSpans",
-        "resource_spans",
-        "resourceLogs",
-        "resource_logs",
-    ]
-    .iter()
-    .any(|k| v.get(k).is_some())
-}
-
-/// What `text`, valid JSON, is instead of an OTLP trace or logs request.
-fn not_otlp(text: &str) -> String {
-    let value = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
-    let Value::Object(map) = &value else {
-        return format!(
-            "is not OTLP/JSON: found a JSON {} instead of an object with `resourceSpans` or `resourceLogs`",
-            kind_of(&value)
-        );
-    };
-    if map.contains_key("asof") {
-        return "is an asof JSON Lines dataset, not an OTLP trace: load it with `asof load`".into();
-    }
-    let mut keys: Vec<&str> = map.keys().map(String::as_str).take(5).collect();
-    keys.sort();
-    format!(
-        "is not OTLP/JSON: found an object with {} instead of `resourceSpans` or `resourceLogs`",
-        if keys.is_empty() {
-            "no keys".to_owned()
-        } else {
-            format!(
-                "the keys {}",
-                keys.iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        }
-    )
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 /// Each span's agent: `--agent`, else the name of the nearest agent span at or
 /// above it, else its resource's `service.name`, else `agent`.
 fn agents_of(
@@ -2015,7 +1581,14 @@ fn fields(map: &Map<String, Value>, prefix: &str, retract: bool) -> Result<Said,
 
 /// Every match of `rule` in a model call's output: an assertion recorded at the
 /// call's end, its rationale the verbatim quote and where it stands.
-fn matches(rule: &Rule, k: usize, s: &SpanRec, output: &[Msg], agent: &str, said: &mut Vec<Said>) {
+fn matches(
+    rule: &Rule,
+    k: usize,
+    s: &SpanRec,
+    output: &[Arc<Msg>],
+    agent: &str,
+    said: &mut Vec<Said>,
+) {
     let makes_calls = output
         .iter()
         .flat_map(|m| &m.parts)
@@ -2075,6 +1648,21 @@ mod passes {
     //! Each pass of [`read`] on the GenAI fixture (written by the real
     //! OpenTelemetry instrumentation), apart.
     use super::*;
+
+    /// Pass 1 of one text in memory.
+    fn read_spans(
+        inputs: &[Input],
+        report: &mut ImportReport,
+    ) -> Result<Vec<SpanRec>, DatasetErrors> {
+        let named: Vec<Named> = inputs
+            .iter()
+            .map(|i| Named {
+                name: i.name,
+                source: Source::Text(i.text),
+            })
+            .collect();
+        read::read_spans(&named, report, &mut |_, _| {})
+    }
 
     const GENAI: &str = include_str!("../../../../../tests/fixtures/otlp/genai.jsonl");
 
@@ -2206,7 +1794,7 @@ mod passes {
             at + 1,
             Role::Call {
                 dialect: dialect::Dialect::OpenInference,
-                input: vec![result(ids[0]), result(ids[1])],
+                input: vec![Arc::new(result(ids[0])), Arc::new(result(ids[1]))],
                 output: Vec::new(),
             },
         )
@@ -2258,7 +1846,7 @@ mod passes {
         let mut call = reading(30, [Some("c1"), Some("c2")], "");
         if let Role::Call { input, .. } = &mut call.role {
             for (m, content) in input.iter_mut().zip(["node-5: NotReady", "node-6: Ready"]) {
-                m.parts = vec![Part::ToolResult {
+                Arc::make_mut(m).parts = vec![Part::ToolResult {
                     id: None,
                     content: content.into(),
                 }];
@@ -2294,7 +1882,7 @@ mod passes {
                 at + 1,
                 Role::Call {
                     dialect: dialect::Dialect::GenAi,
-                    input: vec![image.clone()],
+                    input: vec![Arc::new(image.clone())],
                     output: Vec::new(),
                 },
             )

@@ -1,0 +1,888 @@
+//! Pass 1 of `import otlp` (design.md §7): every input read into spans,
+//! with the log records that name a span joined to it.
+//!
+//! JSON Lines are read a line at a time and each line is turned into spans at
+//! once; a model call's messages are kept once however many later calls
+//! repeat them ([`Interner`]): real traces grow with the square of their steps
+//! (each call repeats the whole history), the memory an import needs grows
+//! with what was said.
+
+use super::dialect::{self, Msg, Msgs, Role};
+use super::{EVALUATION, MAX_BYTES, SpanRec, wire};
+use crate::dataset::DatasetErrors;
+use crate::import::{ImportReport, Skipped, error};
+use crate::time;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::io::{BufRead, Read};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Where an input's text comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// Text in memory (a followed file's complete lines, a test's fixture).
+    Text(&'a str),
+    /// A file, read a line at a time.
+    File(&'a Path),
+}
+
+/// One input: its name as the user gave it, and where its text comes from.
+#[derive(Debug, Clone, Copy)]
+pub struct Named<'a> {
+    pub name: &'a str,
+    pub source: Source<'a>,
+}
+
+/// Each distinct message once: a later call's history shares the messages
+/// an earlier call read.
+#[derive(Default)]
+pub(super) struct Interner(HashSet<Arc<Msg>>);
+
+impl Interner {
+    fn one(&mut self, m: Arc<Msg>) -> Arc<Msg> {
+        if let Some(known) = self.0.get(&*m) {
+            return known.clone();
+        }
+        self.0.insert(m.clone());
+        m
+    }
+
+    fn all(&mut self, messages: Msgs) -> Msgs {
+        messages.into_iter().map(|m| self.one(m)).collect()
+    }
+
+    fn role(&mut self, role: Role) -> Role {
+        match role {
+            Role::Call {
+                dialect,
+                input,
+                output,
+            } => Role::Call {
+                dialect,
+                input: self.all(input),
+                output: self.all(output),
+            },
+            other => other,
+        }
+    }
+}
+
+/// The inputs of the latest few model calls, as text without the closing
+/// `]` and as messages: a call whose input text starts with one of them and
+/// goes on with `,` only adds messages, and only those are parsed. Exact
+/// (byte for byte), so a call that rewrote its history is read whole.
+#[derive(Default)]
+pub(super) struct Histories {
+    recent: std::collections::VecDeque<(String, Msgs)>,
+    interner: Interner,
+}
+
+/// How many earlier inputs are kept to be continued (several agents may
+/// interleave their calls).
+const HISTORIES: usize = 4;
+
+impl dialect::History for Histories {
+    fn read(&mut self, text: &str) -> Result<Msgs, String> {
+        let open = text.trim_end().strip_suffix(']').unwrap_or(text).trim_end();
+        let mut found: Option<(usize, Msgs)> = None;
+        for (k, (before, messages)) in self.recent.iter().enumerate() {
+            if open == before {
+                found = Some((k, messages.clone()));
+                break;
+            }
+            if open.len() > before.len()
+                && open.as_bytes().starts_with(before.as_bytes())
+                && open[before.len()..].trim_start().starts_with(',')
+            {
+                let rest = open[before.len()..].trim_start();
+                let added = dialect::messages_text(&format!("[{}]", &rest[1..]))?;
+                let mut all = messages.clone();
+                all.extend(self.interner.all(added.into_iter().map(Arc::new).collect()));
+                found = Some((k, all));
+                break;
+            }
+        }
+        let messages = match found {
+            Some((k, messages)) => {
+                self.recent.remove(k);
+                messages
+            }
+            None => self.interner.all(
+                dialect::messages_text(text)?
+                    .into_iter()
+                    .map(Arc::new)
+                    .collect(),
+            ),
+        };
+        self.recent.push_front((open.to_owned(), messages.clone()));
+        self.recent.truncate(HISTORIES);
+        Ok(messages)
+    }
+}
+
+/// Pass 1: every span of every input, with the log records that name it
+/// joined to it and its ids, times and role read (what cannot be read is
+/// skipped); a span exported twice (an exporter's retry) is one span.
+/// `progress` hears (bytes read, bytes in all) after each line.
+pub(super) fn read_spans(
+    inputs: &[Named],
+    report: &mut ImportReport,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Vec<SpanRec>, DatasetErrors> {
+    let mut reader = Reader::default();
+    let total: u64 = inputs
+        .iter()
+        .map(|i| match i.source {
+            Source::Text(text) => text.len() as u64,
+            Source::File(path) => std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+        })
+        .sum();
+    let mut done = 0u64;
+    let mut lines = 0usize;
+    for input in inputs {
+        let label = if inputs.len() > 1 {
+            format!("{} line", input.name)
+        } else {
+            "line".to_owned()
+        };
+        let mut each = |_: usize, request: wire::Request, report: &mut ImportReport| {
+            reader.add(request, report)
+        };
+        lines += match input.source {
+            Source::Text(text) => {
+                let n = text_requests(input.name, text, &label, report, &mut each)?;
+                done += text.len() as u64;
+                progress(done, total);
+                n
+            }
+            Source::File(path) => {
+                let base = done;
+                file_requests(input.name, path, &label, report, &mut each, &mut |read| {
+                    done = base + read;
+                    progress(done, total);
+                })?
+            }
+        };
+    }
+    report.read.add("lines", lines);
+    let records = reader.records;
+    let mut spans = reader.join(report);
+    let mut seen: HashSet<(String, String)> = HashSet::new();
+    let mut copies: Vec<String> = Vec::new();
+    spans.retain(|s| {
+        let first = seen.insert((s.trace.clone(), s.id.clone()));
+        if !first {
+            copies.push(s.id.clone());
+        }
+        first
+    });
+    for id in copies {
+        report.skipped.push(Skipped {
+            location: format!("span {id}"),
+            reason: "exported again (same trace and span id): the copy is not read".into(),
+        });
+    }
+    report.read.add("spans", report.records);
+    if spans.is_empty() {
+        let file = inputs.iter().map(|i| i.name).collect::<Vec<_>>().join(", ");
+        let message = if records > 0 {
+            format!(
+                "holds {records} log records but no span, and no record names the span it belongs to (traceId and spanId): export the trace's spans as well, or logs written inside the model call's span"
+            )
+        } else {
+            format!("holds no readable span ({} read)", report.records)
+        };
+        return Err(DatasetErrors(vec![error(&file, None, message)]));
+    }
+    let traces: HashSet<&str> = spans.iter().map(|s| s.trace.as_str()).collect();
+    report.read.add("traces", traces.len());
+    Ok(spans)
+}
+
+/// What the requests hold as they are read: spans with their roles read,
+/// and log records waiting for their span.
+#[derive(Default)]
+struct Reader {
+    spans: Vec<SpanRec>,
+    logs: Vec<Log>,
+    records: usize,
+    /// The calls' inputs so far, and every distinct message once.
+    histories: Histories,
+}
+
+/// A log record, read as what it says.
+struct Log {
+    trace: Option<String>,
+    span: Option<String>,
+    service: Option<String>,
+    time: Option<time::Micros>,
+    item: Item,
+    /// Two records alike in span, name, time and content are one (an
+    /// exporter's retry).
+    key: u64,
+}
+
+/// What a log record says.
+enum Item {
+    /// A message of the GenAI event form: the call's input, or its output.
+    Input(Arc<Msg>),
+    Output(Arc<Msg>),
+    /// `gen_ai.client.inference.operation.details`: input and output.
+    Details(Msgs, Msgs),
+    /// An `asof.*` or evaluation event, kept as a span event.
+    Kept(wire::SpanEvent),
+    /// A message that cannot be read, and why.
+    Unreadable(String),
+    /// Anything else (an application's own log line).
+    Other,
+}
+
+/// The records joined to one span.
+#[derive(Default)]
+struct Joined {
+    input: Msgs,
+    output: Msgs,
+    details: Option<(Msgs, Msgs)>,
+    kept: Vec<wire::SpanEvent>,
+    unreadable: Option<String>,
+    times: Option<(time::Micros, time::Micros)>,
+    service: Option<String>,
+}
+
+impl Joined {
+    fn take(&mut self, log: Log) {
+        if let Some(t) = log.time {
+            self.times = Some(match self.times {
+                Some((lo, hi)) => (lo.min(t), hi.max(t)),
+                None => (t, t),
+            });
+        }
+        if self.service.is_none() {
+            self.service = log.service;
+        }
+        match log.item {
+            Item::Input(m) => self.input.push(m),
+            Item::Output(m) => self.output.push(m),
+            Item::Details(i, o) => {
+                if self.details.is_none() {
+                    self.details = Some((i, o));
+                }
+            }
+            Item::Kept(e) => self.kept.push(e),
+            Item::Unreadable(why) => {
+                self.unreadable.get_or_insert(why);
+            }
+            Item::Other => {}
+        }
+    }
+
+    fn says_something(&self) -> bool {
+        !self.input.is_empty() || !self.output.is_empty() || self.details.is_some()
+    }
+
+    /// The call these records describe, when they hold messages.
+    fn role(&mut self) -> Option<Role> {
+        if let Some((input, output)) = self.details.take() {
+            return Some(Role::Call {
+                dialect: dialect::Dialect::GenAi,
+                input,
+                output,
+            });
+        }
+        (!self.input.is_empty() || !self.output.is_empty()).then(|| Role::Call {
+            dialect: dialect::Dialect::GenAiEvents,
+            input: std::mem::take(&mut self.input),
+            output: std::mem::take(&mut self.output),
+        })
+    }
+}
+
+fn hash_of(what: &impl Hash) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    what.hash(&mut h);
+    h.finish()
+}
+
+impl Reader {
+    fn add(&mut self, request: wire::Request, report: &mut ImportReport) {
+        for rs in request.resource_spans.into_iter().flatten() {
+            let service = service_of(rs.resource);
+            for scope in rs.scope_spans.into_iter().chain(rs.library_spans) {
+                for span in scope.spans {
+                    report.records += 1;
+                    if let Some(mut rec) =
+                        span_rec(service.clone(), span, report, &mut self.histories)
+                    {
+                        rec.role = self.histories.interner.role(rec.role);
+                        self.spans.push(rec);
+                    }
+                }
+            }
+        }
+        for rl in request.resource_logs.into_iter().flatten() {
+            let service = service_of(rl.resource);
+            for scope in rl.scope_logs {
+                for record in scope.log_records {
+                    self.records += 1;
+                    let trace = wire::id(&record.trace_id, 16);
+                    let span = wire::id(&record.span_id, 8);
+                    let event = event_of(record);
+                    let time = wire::nanos_to_micros(&event.time);
+                    let shared = |m: Msg, interner: &mut Interner| interner.one(Arc::new(m));
+                    let interner = &mut self.histories.interner;
+                    let item = if dialect::is_details(&event.name) {
+                        match dialect::operation_details(&event) {
+                            Ok((i, o)) => Item::Details(
+                                interner.all(i.into_iter().map(Arc::new).collect()),
+                                interner.all(o.into_iter().map(Arc::new).collect()),
+                            ),
+                            Err(why) => Item::Unreadable(why),
+                        }
+                    } else {
+                        match dialect::event_message(&event) {
+                            Ok(Some(dialect::Said::Input(m))) => Item::Input(shared(m, interner)),
+                            Ok(Some(dialect::Said::Output(m))) => Item::Output(shared(m, interner)),
+                            Ok(None)
+                                if event.name.starts_with("asof.") || event.name == EVALUATION =>
+                            {
+                                Item::Kept(event.clone())
+                            }
+                            Ok(None) => Item::Other,
+                            Err(why) => Item::Unreadable(why),
+                        }
+                    };
+                    let content = match &item {
+                        Item::Input(m) | Item::Output(m) => hash_of(m),
+                        Item::Details(i, o) => hash_of(&(i, o)),
+                        _ => hash_of(&format!("{:?}", event.attributes)),
+                    };
+                    let key = hash_of(&(&event.name, event.time.to_string(), content));
+                    self.logs.push(Log {
+                        trace,
+                        span,
+                        service: service.clone(),
+                        time,
+                        item,
+                        key,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Each log record joined to its span: its messages are the call's
+    /// (for a span whose own attributes carry none), its `asof.*` and
+    /// evaluation events the span's. Records of a span that is not in the
+    /// input stand for it when they hold messages (design.md §7); records
+    /// naming no span are counted, not read.
+    fn join(self, report: &mut ImportReport) -> Vec<SpanRec> {
+        let Reader {
+            mut spans,
+            logs,
+            records,
+            ..
+        } = self;
+        if records == 0 {
+            return spans;
+        }
+        report.read.add("log records", records);
+        let mut by_id: HashMap<(String, String), usize> = HashMap::new();
+        for (i, s) in spans.iter().enumerate() {
+            by_id.entry((s.trace.clone(), s.id.clone())).or_insert(i);
+        }
+        let mut copies: HashSet<(String, String, u64)> = HashSet::new();
+        let mut joined: HashMap<usize, Joined> = HashMap::new();
+        let mut orphans: Vec<((String, String), Joined)> = Vec::new();
+        let mut orphan_at: HashMap<(String, String), usize> = HashMap::new();
+        let (mut read, mut unplaced, mut again) = (0usize, 0usize, 0usize);
+        for log in logs {
+            let (Some(trace), Some(span)) = (log.trace.clone(), log.span.clone()) else {
+                unplaced += 1;
+                continue;
+            };
+            if !copies.insert((trace.clone(), span.clone(), log.key)) {
+                again += 1;
+                continue;
+            }
+            read += 1;
+            match by_id.get(&(trace.clone(), span.clone())) {
+                Some(&i) => joined.entry(i).or_default().take(log),
+                None => {
+                    let key = (trace, span);
+                    let at = *orphan_at.entry(key.clone()).or_insert_with(|| {
+                        orphans.push((key, Joined::default()));
+                        orphans.len() - 1
+                    });
+                    orphans[at].1.take(log);
+                }
+            }
+        }
+        report.read.add("log records joined to a span", read);
+        if again > 0 {
+            report.skipped.push(Skipped {
+                location: "log records".into(),
+                reason: format!(
+                    "{again} exported again (identical record): the copies are not read"
+                ),
+            });
+        }
+        if unplaced > 0 {
+            report.skipped.push(Skipped {
+                location: "log records".into(),
+                reason: format!(
+                    "{unplaced} name no span (no traceId/spanId): not joined to any model call, not read"
+                ),
+            });
+        }
+        let mut order: Vec<usize> = joined.keys().copied().collect();
+        order.sort_unstable();
+        for i in order {
+            let Some(mut j) = joined.remove(&i) else {
+                continue;
+            };
+            let span = &mut spans[i];
+            span.events.append(&mut j.kept);
+            let bare = match &span.role {
+                Role::Other => true,
+                Role::Call { input, output, .. } => input.is_empty() && output.is_empty(),
+                _ => false,
+            };
+            if !bare {
+                continue;
+            }
+            if let Some(why) = j.unreadable.take().filter(|_| !j.says_something()) {
+                report.skipped.push(Skipped {
+                    location: format!("span {}", span.id),
+                    reason: format!("{why}: its messages are not read"),
+                });
+                continue;
+            }
+            if let Some(role) = j.role() {
+                span.role = role;
+            }
+        }
+        for ((trace, id), mut j) in orphans {
+            if !j.says_something() {
+                report.skipped.push(Skipped {
+                    location: format!("span {id}"),
+                    reason: "log records name this span, which is not in the input, and hold no GenAI message: not read".into(),
+                });
+                continue;
+            }
+            let Some((start, end)) = j.times else {
+                report.skipped.push(Skipped {
+                    location: format!("span {id}"),
+                    reason: "its log records carry no time: not read".into(),
+                });
+                continue;
+            };
+            report.defaults.bump(
+                "model calls known only from their log records (span not in the input): timed by their first and last record",
+            );
+            let events = std::mem::take(&mut j.kept);
+            let service = j.service.take();
+            let Some(role) = j.role() else {
+                continue;
+            };
+            spans.push(SpanRec {
+                trace,
+                id,
+                parent: None,
+                name: "chat (from its log records)".into(),
+                start,
+                end,
+                service,
+                role,
+                events,
+                error: None,
+                mcp_session: None,
+            });
+        }
+        spans
+    }
+}
+
+/// The requests of a file read a line at a time: JSON Lines stream, a
+/// single (pretty-printed) request is read whole. `read` hears how many
+/// bytes have been read.
+fn file_requests(
+    file: &str,
+    path: &Path,
+    label: &str,
+    report: &mut ImportReport,
+    each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
+    read: &mut dyn FnMut(u64),
+) -> Result<usize, DatasetErrors> {
+    let whole = |message: String| DatasetErrors(vec![error(file, None, message)]);
+    let handle = std::fs::File::open(path).map_err(|e| whole(format!("cannot read: {e}")))?;
+    let mut lines = std::io::BufReader::with_capacity(1 << 20, handle);
+    let mut buf: Vec<u8> = Vec::new();
+    let (mut offset, mut n) = (0u64, 0usize);
+    let mut requests = 0usize;
+    let mut first_error: Option<String> = None;
+    let mut lines_mode = None;
+    loop {
+        buf.clear();
+        let got = lines
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| whole(format!("cannot read: {e}")))?;
+        if got == 0 {
+            break;
+        }
+        n += 1;
+        let text = std::str::from_utf8(&buf).map_err(|e| {
+            whole(format!(
+                "not valid UTF-8 (byte {})",
+                offset + e.valid_up_to() as u64
+            ))
+        })?;
+        offset += got as u64;
+        let line = text.trim_end_matches(['\n', '\r']);
+        if line.trim().is_empty() {
+            continue;
+        }
+        if lines_mode.is_none() {
+            let trimmed = line.trim_start();
+            if !trimmed.starts_with('{') {
+                return Err(whole(not_an_object(trimmed)));
+            }
+            // JSON Lines when the first line is a whole JSON value; else one
+            // object over the whole file, read whole.
+            let whole_line = serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok();
+            lines_mode = Some(whole_line);
+            if !whole_line {
+                let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+                if size > MAX_BYTES {
+                    return Err(whole(format!(
+                        "is one request over many lines of {size} bytes, over the {MAX_BYTES}-byte limit for a request read whole; write it as JSON Lines (the Collector's file exporter does), which are read a line at a time"
+                    )));
+                }
+                let mut rest = String::new();
+                lines
+                    .read_to_string(&mut rest)
+                    .map_err(|e| whole(format!("not valid UTF-8 or cannot be read ({e})")))?;
+                let all = format!("{text}{rest}");
+                read(size);
+                return text_requests(file, &all, label, report, each);
+            }
+        }
+        one_line(
+            n,
+            line,
+            label,
+            report,
+            each,
+            &mut requests,
+            &mut first_error,
+        );
+        read(offset);
+    }
+    if lines_mode.is_none() {
+        return Err(whole("is empty, not an OTLP/JSON trace".into()));
+    }
+    if requests == 0 {
+        return Err(whole(
+            first_error.unwrap_or_else(|| "holds no OTLP/JSON request".into()),
+        ));
+    }
+    Ok(requests)
+}
+
+/// One line of JSON Lines: a request handed to `each`, or skipped and said.
+fn one_line(
+    n: usize,
+    line: &str,
+    label: &str,
+    report: &mut ImportReport,
+    each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
+    requests: &mut usize,
+    first_error: &mut Option<String>,
+) {
+    let reason = match serde_json::from_str::<wire::Request>(line).map_err(|e| describe(line, &e)) {
+        Ok(r) if r.is_otlp() => {
+            *requests += 1;
+            each(n, r, report);
+            return;
+        }
+        Ok(_) => not_otlp(line),
+        Err(reason) => reason,
+    };
+    if *requests == 0 && first_error.is_none() {
+        *first_error = Some(format!("{label} {n} {reason}"));
+    }
+    report.skipped.push(Skipped {
+        location: format!("{label} {n}"),
+        reason,
+    });
+}
+
+/// Why text that does not start with `{` is not OTLP/JSON.
+fn not_an_object(trimmed: &str) -> String {
+    let found: String = trimmed.chars().take(40).collect();
+    if found.is_empty() {
+        "is empty, not an OTLP/JSON trace".into()
+    } else {
+        format!(
+            "is not OTLP/JSON: it does not start with a JSON object (found {found:?}); export traces with the OpenTelemetry Collector's file exporter or an OTLP/JSON exporter"
+        )
+    }
+}
+
+/// The requests of text in memory: one JSON object, or one per line. A line
+/// that cannot be read is skipped and reported; text none of whose lines is
+/// OTLP is refused, saying what it is instead.
+fn text_requests(
+    file: &str,
+    text: &str,
+    label: &str,
+    report: &mut ImportReport,
+    each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
+) -> Result<usize, DatasetErrors> {
+    let whole = |message: String| DatasetErrors(vec![error(file, None, message)]);
+    let trimmed = text.trim_start();
+    if !trimmed.starts_with('{') {
+        return Err(whole(not_an_object(trimmed)));
+    }
+    // JSON Lines when the first line is a whole JSON value; else one object
+    // over the whole text (pretty-printed).
+    let first = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    let lines_mode = serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok();
+    if !lines_mode {
+        return match serde_json::from_str::<wire::Request>(text) {
+            Ok(r) if !r.is_otlp() => Err(whole(not_otlp(text))),
+            Ok(r) => {
+                each(1, r, report);
+                Ok(1)
+            }
+            Err(e) => Err(whole(describe(text, &e))),
+        };
+    }
+    let mut requests = 0usize;
+    let mut first_error: Option<String> = None;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        one_line(
+            i + 1,
+            line,
+            label,
+            report,
+            each,
+            &mut requests,
+            &mut first_error,
+        );
+    }
+    if requests == 0 {
+        return Err(whole(
+            first_error.unwrap_or_else(|| "holds no OTLP/JSON request".into()),
+        ));
+    }
+    Ok(requests)
+}
+
+fn service_of(resource: Option<wire::Resource>) -> Option<String> {
+    resource.and_then(|r| {
+        r.attributes
+            .into_iter()
+            .find(|kv| kv.key == "service.name")
+            .map(|kv| kv.value.to_text())
+            .filter(|s| !s.is_empty())
+    })
+}
+
+/// A log record as a span event: its name from `eventName` or the
+/// `event.name` attribute, its time (else the time it was observed), its
+/// attributes and, spread among them, its body's fields (a string body that
+/// is JSON is `gen_ai.event.content`, any other `content`).
+fn event_of(record: wire::LogRecord) -> wire::SpanEvent {
+    let mut name = record.event_name;
+    let mut attributes = Vec::with_capacity(record.attributes.len() + 4);
+    for kv in record.attributes {
+        if kv.key == "event.name" {
+            if name.is_empty() {
+                name = kv.value.to_text();
+            }
+        } else {
+            attributes.push(kv);
+        }
+    }
+    match record.body {
+        Some(wire::AnyValue {
+            kvlist: Some(list), ..
+        }) => attributes.extend(list.values),
+        Some(body) => {
+            let text = body.to_text();
+            if !text.is_empty() {
+                let key = if text.trim_start().starts_with('{') {
+                    "gen_ai.event.content"
+                } else {
+                    "content"
+                };
+                attributes.push(wire::KeyValue {
+                    key: key.into(),
+                    value: wire::AnyValue {
+                        string: Some(text),
+                        ..wire::AnyValue::default()
+                    },
+                });
+            }
+        }
+        None => {}
+    }
+    let time = if wire::nanos_to_micros(&record.time).is_some() {
+        record.time
+    } else {
+        record.observed_time
+    };
+    wire::SpanEvent {
+        time,
+        name,
+        attributes,
+    }
+}
+
+/// One span with its ids, times and role read; `None` (and said in the
+/// report) when its ids or times cannot be read.
+fn span_rec(
+    service: Option<String>,
+    span: wire::Span,
+    report: &mut ImportReport,
+    histories: &mut Histories,
+) -> Option<SpanRec> {
+    let (Some(trace), Some(id)) = (wire::id(&span.trace_id, 16), wire::id(&span.span_id, 8)) else {
+        report.skipped.push(Skipped {
+            location: format!("span {:?}", span.span_id),
+            reason: format!(
+                "trace id {:?} or span id {:?} is neither hex nor base64 of the right length",
+                span.trace_id, span.span_id
+            ),
+        });
+        return None;
+    };
+    let (Some(start), Some(end)) = (
+        wire::nanos_to_micros(&span.start),
+        wire::nanos_to_micros(&span.end),
+    ) else {
+        report.skipped.push(Skipped {
+            location: format!("span {id}"),
+            reason: "its start or end time is missing or not a number of nanoseconds".into(),
+        });
+        return None;
+    };
+    if time::format_opt(start).is_none() || time::format_opt(end).is_none() {
+        report.skipped.push(Skipped {
+            location: format!("span {id}"),
+            reason: "its start or end time is outside the years 0001-9999".into(),
+        });
+        return None;
+    }
+    let parent = wire::id(&span.parent_span_id, 8);
+    let mut attrs = dialect::attrs(span.attributes);
+    // The GenAI conventions may put a call's messages on its
+    // `gen_ai.client.inference.operation.details` event instead.
+    dialect::adopt_operation_details(&mut attrs, &span.events);
+    let mcp_session = attrs
+        .get("mcp.session.id")
+        .and_then(|v| v.string.clone())
+        .filter(|s| !s.is_empty());
+    let role = match dialect::role_reading(&span.name, &attrs, &span.events, histories) {
+        Ok(role) => role,
+        Err(reason) => {
+            report.skipped.push(Skipped {
+                location: format!("span {id}"),
+                reason: format!("{reason}: its messages are not read"),
+            });
+            Role::Other
+        }
+    };
+    let error = span
+        .status
+        .as_ref()
+        .filter(|s| s.is_error())
+        .map(|s| s.message.clone());
+    Some(SpanRec {
+        trace,
+        id,
+        parent,
+        name: span.name,
+        start,
+        end: end.max(start),
+        service,
+        role,
+        events: span
+            .events
+            .into_iter()
+            .filter(|e| e.name.starts_with("asof.") || e.name == EVALUATION)
+            .collect(),
+        error,
+        mcp_session,
+    })
+}
+
+/// Why `text` is not an OTLP request, in a sentence that says what it is
+/// instead.
+fn describe(text: &str, e: &serde_json::Error) -> String {
+    match serde_json::from_str::<Value>(text) {
+        Err(not_json) => format!("is not valid JSON ({not_json})"),
+        Ok(v) if has_otlp_keys(&v) => format!("is not readable OTLP/JSON ({e})"),
+        Ok(_) => not_otlp(text),
+    }
+}
+
+fn has_otlp_keys(v: &Value) -> bool {
+    [
+        "resourceSpans",
+        "resource_spans",
+        "resourceLogs",
+        "resource_logs",
+    ]
+    .iter()
+    .any(|k| v.get(k).is_some())
+}
+
+/// What `text`, valid JSON, is instead of an OTLP trace or logs request.
+fn not_otlp(text: &str) -> String {
+    let value = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
+    let Value::Object(map) = &value else {
+        return format!(
+            "is not OTLP/JSON: found a JSON {} instead of an object with `resourceSpans` or `resourceLogs`",
+            kind_of(&value)
+        );
+    };
+    if map.contains_key("asof") {
+        return "is an asof JSON Lines dataset, not an OTLP trace: load it with `asof load`".into();
+    }
+    let mut keys: Vec<&str> = map.keys().map(String::as_str).take(5).collect();
+    keys.sort();
+    format!(
+        "is not OTLP/JSON: found an object with {} instead of `resourceSpans` or `resourceLogs`",
+        if keys.is_empty() {
+            "no keys".to_owned()
+        } else {
+            format!(
+                "the keys {}",
+                keys.iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    )
+}
+
+pub(super) fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}

@@ -467,6 +467,7 @@ fn main() {
         "otlp-process.db",
     );
     let import_process = median(&import_process);
+    let history = big_trace_import(dir.path(), asof_bin, arg("--otlp-history-mb", 1100));
 
     let mut report = json!({
         "events": events,
@@ -523,6 +524,7 @@ fn main() {
             "import_otlp_ms": ms(import_process),
             "import_otlp_spans_per_s": (spans_read as f64 / import_process.as_secs_f64()).round(),
         },
+        "import_otlp_history": history,
         "peak_rss_mb": peak_rss_mb(),
         "rows_returned": hits,
     });
@@ -557,7 +559,7 @@ fn targets(r: &serde_json::Value) -> Vec<serde_json::Value> {
     };
     let bare = at("load.bare_insert_ms");
     // (what, report path, bound, at most (true) or at least, the targets' section of design.md)
-    let spec: [(&str, &str, f64, bool, &str); 14] = [
+    let spec: [(&str, &str, f64, bool, &str); 16] = [
         ("load (ms)", "load.total_ms", 8000.0, true, "§9"),
         (
             "load over the bare insert",
@@ -649,6 +651,20 @@ fn targets(r: &serde_json::Value) -> Vec<serde_json::Value> {
             50000.0,
             false,
             "§9",
+        ),
+        (
+            "import otlp, quadratic history (MB/s)",
+            "import_otlp_history.mb_per_s",
+            50.0,
+            false,
+            "§9, issue 46",
+        ),
+        (
+            "import otlp, quadratic history, peak (MB)",
+            "import_otlp_history.peak_rss_mb",
+            1024.0,
+            true,
+            "§9, issue 46",
         ),
     ];
     let mut rows = vec![
@@ -817,6 +833,70 @@ fn tui_memory(args: &[String]) {
     }
     let with_fork = peak_rss_mb();
     println!("{}", json!({"viewing": viewing, "with_fork": with_fork}));
+}
+
+/// `asof import otlp` of a generated run whose every model call repeats its
+/// whole history (`asof gen --otlp --history`), of about `mb` megabytes: its
+/// time, MB/s, and the process's peak resident memory — its `VmHWM`, read
+/// every 5 ms while it runs (so a peak in the last 5 ms could be missed).
+fn big_trace_import(dir: &std::path::Path, asof_bin: &str, mb: u64) -> serde_json::Value {
+    let trace = dir.join("history.otlp.jsonl");
+    // The file grows with the square of the steps: 4,200 spans make ~1,100 MB.
+    let events = (4200.0 * (mb as f64 / 1100.0).sqrt()).round() as u64;
+    {
+        let file = std::fs::File::create(&trace).expect("create the history trace");
+        let mut w = std::io::BufWriter::new(file);
+        asof::synth::otlp_with(
+            asof::synth::GenConfig {
+                events,
+                topics: 100,
+                agents: 1,
+                seed: 11,
+            },
+            true,
+            &mut w,
+        )
+        .expect("write the history trace");
+        std::io::Write::flush(&mut w).expect("flush");
+    }
+    settle(&trace);
+    let bytes = std::fs::metadata(&trace).expect("the trace").len();
+    let db = dir.join("history.db");
+    let t = Instant::now();
+    let mut child = std::process::Command::new(asof_bin)
+        .args(["import", "otlp"])
+        .arg(&trace)
+        .arg("--db")
+        .arg(&db)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("run asof import otlp");
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0u64;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if let Some(kb) = std::fs::read_to_string(&status_file).ok().and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        }) {
+            peak_kb = peak_kb.max(kb);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let took = t.elapsed();
+    assert!(status.success(), "asof import otlp of the history trace failed");
+    std::fs::remove_file(&trace).ok();
+    std::fs::remove_file(&db).ok();
+    json!({
+        "bytes": bytes,
+        "spans": events,
+        "ms": ms(took),
+        "mb_per_s": ((bytes as f64 / 1e6 / took.as_secs_f64()) * 10.0).round() / 10.0,
+        "peak_rss_mb": peak_kb / 1024,
+    })
 }
 
 /// The median of a few durations.

@@ -887,7 +887,10 @@ fn big_trace_import(dir: &std::path::Path, asof_bin: &str, mb: u64) -> serde_jso
         std::thread::sleep(Duration::from_millis(5));
     };
     let took = t.elapsed();
-    assert!(status.success(), "asof import otlp of the history trace failed");
+    assert!(
+        status.success(),
+        "asof import otlp of the history trace failed"
+    );
     std::fs::remove_file(&trace).ok();
     std::fs::remove_file(&db).ok();
     json!({

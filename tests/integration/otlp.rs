@@ -1181,3 +1181,54 @@ fn a_quadratic_history_imports_alike_streamed_in_memory_and_out_of_order() {
         .count();
     assert!(pages > 100, "each step's ask is its own item ({pages})");
 }
+
+/// A run recorded by the real openai-v2 2.3b0 instrumentation around the real
+/// openai client (datasets/make-otlp-openai-v2.py): its spans carry no
+/// content and its log records all of it. With the logs, every hypothesis
+/// cites the tool result its call read — the re-check's identical output its
+/// own item; without them, the summary says the content is missing and no
+/// belief claims a citation.
+#[test]
+fn a_run_recorded_by_openai_v2_reads_whole_with_its_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let traces = fixture("openai-v2.traces.jsonl");
+    let logs = fixture("openai-v2.logs.jsonl");
+    let rules = fixture("openai-v2.rules.yaml");
+    let db = dir.path().join("v2.db");
+    let report = import(
+        &traces,
+        &db,
+        &[logs.to_str().unwrap(), "--rules", rules.to_str().unwrap()],
+    );
+    assert_eq!(report["skipped"], json!([]), "{report}");
+    assert_eq!(count(&report["read"], "log records joined to a span"), 15);
+    let evidence = stdout_json(asof().arg("evidence").arg(&db).args(["--format", "json"]));
+    let brief: Vec<(String, String, Value)> = evidence["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["source"].as_str().unwrap().to_owned(),
+                e["content"].as_str().unwrap().to_owned(),
+                e["cited_by"].clone(),
+            )
+        })
+        .collect();
+    let node = "node-5: Ready; pods 14/14".to_owned();
+    assert_eq!(
+        brief[2..],
+        [
+            ("describe_node".to_owned(), node.clone(), json!(["B1"])),
+            ("describe_node".to_owned(), node, json!(["B2"])),
+        ],
+        "{evidence}"
+    );
+    let bare = dir.path().join("bare.db");
+    let report = import(&traces, &bare, &["--rules", rules.to_str().unwrap()]);
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("3 of 3 model calls carry no message content"),
+        "{notes}"
+    );
+}

@@ -670,6 +670,10 @@ fn mutated_traces_never_panic() {
         "openinference.jsonl",
         "openllmetry.jsonl",
         "genai-protobuf.json",
+        "genai-logs.logs.jsonl",
+        "openai-v2.logs.jsonl",
+        "features.jsonl",
+        "recheck-openllmetry.jsonl",
     ] {
         let original = std::fs::read(fixture(name)).unwrap();
         for _ in 0..200 {
@@ -769,7 +773,7 @@ fn log_records_naming_no_span_are_refused_saying_what_they_lack() {
     refused(
         &input,
         &dir.path().join("o.db"),
-        "holds 1 log records but no span, and no record names the span it belongs to",
+        "holds 1 log record but no span, and no record names the span it belongs to",
     );
 }
 

@@ -189,7 +189,8 @@ pub(super) fn read_spans(
         let file = inputs.iter().map(|i| i.name).collect::<Vec<_>>().join(", ");
         let message = if records > 0 {
             format!(
-                "holds {records} log records but no span, and no record names the span it belongs to (traceId and spanId): export the trace's spans as well, or logs written inside the model call's span"
+                "holds {records} log record{} but no span, and no record names the span it belongs to (traceId and spanId): export the trace's spans as well, or logs written inside the model call's span",
+                if records == 1 { "" } else { "s" }
             )
         } else {
             format!("holds no readable span ({} read)", report.records)

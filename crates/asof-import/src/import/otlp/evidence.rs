@@ -1,0 +1,393 @@
+//! Passes 3, 4 and 6a of `import otlp` (design.md §7): what the agent read.
+//! Every tool result is one item (its call id, else its order — never its
+//! content), every user or system message, every medium, memory record and
+//! retrieved document; each recorded when a model call first showed it;
+//! numbered `T1, T2, …` in recorded order; kept whole.
+
+use super::*;
+
+/// The evidence of a run: tool results (from their spans, then from the
+/// messages that show them) and user/system input messages; what each model
+/// call's input held (indices into `items`); tool results by call id.
+pub(super) struct Gathered {
+    pub(super) items: Vec<Ev>,
+    pub(super) in_front: Vec<Vec<usize>>,
+    pub(super) by_call: HashMap<(String, String), usize>,
+}
+
+/// Pass 3.
+pub(super) fn gather_evidence(run: &Run, options: &Options) -> Gathered {
+    let spans = &run.spans;
+    let mut evidence: Vec<Ev> = Vec::new();
+    let mut by_call: HashMap<(String, String), usize> = HashMap::new();
+    // An id-less tool result, by (trace, agent, input message, part): the
+    // same message in the history every later call repeats.
+    let mut by_place: HashMap<(String, String, usize, usize), usize> = HashMap::new();
+    // Each trace's tool results not yet read by a model call, in the order
+    // the tools ended (read ones are dropped from the front as they are met).
+    let mut unread: HashMap<String, std::collections::VecDeque<usize>> = HashMap::new();
+    let mut by_message: HashMap<(String, String, String), usize> = HashMap::new();
+    // Each tool span's start, by evidence index.
+    let mut started: Vec<Micros> = Vec::new();
+    for &t in &run.tools {
+        let s = &spans[t];
+        let Role::Tool {
+            name,
+            call_id,
+            result,
+            ..
+        } = &s.role
+        else {
+            continue;
+        };
+        if is_belief_tool(options, name) {
+            continue;
+        }
+        let content = match (result, &s.error) {
+            (Some(r), _) => r.clone(),
+            (None, Some(e)) => format!("error: {e}"),
+            (None, None) => String::new(),
+        };
+        let n = evidence.len();
+        evidence.push(Ev {
+            source: name.clone(),
+            kind: "other",
+            content: content.clone(),
+            observed: s.end,
+            recorded: s.end,
+            locator: s.locator(),
+            call_id: call_id.clone(),
+            seen: false,
+            order: n,
+        });
+        if let Some(id) = call_id {
+            by_call.entry((s.trace.clone(), id.clone())).or_insert(n);
+        }
+        unread.entry(s.trace.clone()).or_default().push_back(n);
+        started.push(s.start);
+    }
+    // The n-th tool span run after a model call's tool calls answers the n-th
+    // of them: queues are in the order the tools started (parallel tools
+    // may end in another order).
+    for queue in unread.values_mut() {
+        queue
+            .make_contiguous()
+            .sort_by_key(|&n| (started[n], evidence[n].observed, n));
+    }
+    let mut in_front: Vec<Vec<usize>> = vec![Vec::new(); run.calls.len()];
+    // What a memory search or a retrieval returned is in front of the
+    // agent's next model call (design.md §7): it was fetched for it.
+    for (i, s) in spans.iter().enumerate() {
+        let (source, records, what) = match &s.role {
+            Role::Memory {
+                op: MemoryOp::Search,
+                store,
+                records,
+                ..
+            } => (
+                match store {
+                    Some(id) => format!("memory:{id}"),
+                    None => "memory".to_owned(),
+                },
+                records,
+                "memory record",
+            ),
+            Role::Retrieval { documents } => ("retrieval".to_owned(), documents, "document"),
+            _ => continue,
+        };
+        let next = run.calls.iter().position(|&c| {
+            spans[c].trace == s.trace && run.agents[c] == run.agents[i] && spans[c].start >= s.end
+        });
+        for (j, r) in records.iter().enumerate() {
+            let n = evidence.len();
+            let place = match &r.id {
+                Some(id) => format!("{what} {id}"),
+                None => format!("{what} {j}"),
+            };
+            evidence.push(Ev {
+                source: source.clone(),
+                kind: "other",
+                content: r.content.clone(),
+                observed: s.end,
+                recorded: s.end,
+                locator: format!("{} {place}", s.locator()),
+                call_id: None,
+                seen: true,
+                order: n,
+            });
+            if let Some(k) = next {
+                in_front[k].push(n);
+            }
+        }
+    }
+    // Each call repeats the history before it: a message at the same place of
+    // the same agent's history in the same trace, the same (shared) message,
+    // is what it was when first read — its items are taken as they were, so
+    // a long run is read in time that grows with its calls, not their square.
+    // (trace, agent, place in the history) → the message read there and its items.
+    type Place = (usize, usize, usize);
+    let mut read_before: HashMap<Place, (Arc<Msg>, Vec<usize>)> = HashMap::new();
+    let mut ix: HashMap<&str, usize> = HashMap::new();
+    // The call (k + 1) whose input last listed each item.
+    let mut listed: Vec<usize> = Vec::new();
+    for (k, &c) in run.calls.iter().enumerate() {
+        let s = &spans[c];
+        let Role::Call { input, .. } = &s.role else {
+            continue;
+        };
+        let next = ix.len();
+        let t = *ix.entry(s.trace.as_str()).or_insert(next);
+        let next = ix.len();
+        let ag = *ix.entry(run.agents[c].as_str()).or_insert(next);
+        // The items one input message shows, read the first time it is met.
+        let mut read_message = |i: usize, m: &Arc<Msg>| -> Vec<usize> {
+            let mut found_all = Vec::new();
+            for (j, part) in m.parts.iter().enumerate() {
+                let locator = || {
+                    if m.parts.len() > 1 {
+                        format!("{} input message {i} part {j}", s.locator())
+                    } else {
+                        format!("{} input message {i}", s.locator())
+                    }
+                };
+                let found = match part {
+                    Part::Text(text)
+                        if (m.role == "user" || m.role == "system") && !text.trim().is_empty() =>
+                    {
+                        let key = (s.trace.clone(), m.role.clone(), text.clone());
+                        Some(*by_message.entry(key).or_insert_with(|| {
+                            let n = evidence.len();
+                            evidence.push(Ev {
+                                source: m.role.clone(),
+                                kind: if m.role == "user" { "human" } else { "other" },
+                                content: text.clone(),
+                                observed: s.start,
+                                recorded: s.start,
+                                locator: locator(),
+                                call_id: None,
+                                seen: true,
+                                order: n,
+                            });
+                            n
+                        }))
+                    }
+                    // Media the model was given is evidence it read, like a
+                    // message (design.md §7): once per trace, role and media.
+                    Part::Media(what) => {
+                        let key = (s.trace.clone(), m.role.clone(), what.clone());
+                        Some(*by_message.entry(key).or_insert_with(|| {
+                            let n = evidence.len();
+                            evidence.push(Ev {
+                                source: m.role.clone(),
+                                kind: if m.role == "user" { "human" } else { "other" },
+                                content: what.clone(),
+                                observed: s.start,
+                                recorded: s.start,
+                                locator: locator(),
+                                call_id: None,
+                                seen: true,
+                                order: n,
+                            });
+                            n
+                        }))
+                    }
+                    Part::ToolResult { id, content } => {
+                        let tool_name = id
+                            .as_ref()
+                            .and_then(|id| run.emitted.get(&(s.trace.clone(), id.clone())))
+                            .map(|(name, _)| name.clone())
+                            .or_else(|| m.name.clone());
+                        if tool_name
+                            .as_deref()
+                            .is_some_and(|name| is_belief_tool(options, name))
+                        {
+                            None
+                        } else {
+                            // A tool result is its tool call (design.md §7): by its
+                            // call id; an id-less one by its place in the history;
+                            // else the next tool span of this trace not yet read,
+                            // in the order the tools ended. Content never merges
+                            // two calls: identical outputs stay two items.
+                            let place = (s.trace.clone(), run.agents[c].clone(), i, j);
+                            let known = match id {
+                                Some(id) => by_call.get(&(s.trace.clone(), id.clone())).copied(),
+                                None => by_place.get(&place).copied(),
+                            }
+                            .or_else(|| {
+                                let queue = unread.get_mut(&s.trace)?;
+                                while queue.front().is_some_and(|&n| evidence[n].seen) {
+                                    queue.pop_front();
+                                }
+                                queue.iter().copied().find(|&n| {
+                                    let e = &evidence[n];
+                                    !e.seen
+                                        && e.recorded <= s.start
+                                        && match (id, &e.call_id) {
+                                            (Some(id), Some(own)) => id == own,
+                                            _ => true,
+                                        }
+                                })
+                            });
+                            let n = match known {
+                                Some(n) => {
+                                    let e = &mut evidence[n];
+                                    if !e.seen {
+                                        e.seen = true;
+                                        e.recorded = s.start;
+                                        if e.content.is_empty() {
+                                            e.content = content.clone();
+                                        }
+                                        if e.call_id.is_none() {
+                                            e.call_id = id.clone();
+                                        }
+                                    }
+                                    n
+                                }
+                                None => {
+                                    let n = evidence.len();
+                                    evidence.push(Ev {
+                                        source: tool_name.unwrap_or_else(|| "tool".into()),
+                                        kind: "other",
+                                        content: content.clone(),
+                                        observed: s.start,
+                                        recorded: s.start,
+                                        locator: locator(),
+                                        call_id: id.clone(),
+                                        seen: true,
+                                        order: n,
+                                    });
+                                    n
+                                }
+                            };
+                            match id {
+                                Some(id) => {
+                                    by_call.entry((s.trace.clone(), id.clone())).or_insert(n);
+                                }
+                                None => {
+                                    by_place.entry(place).or_insert(n);
+                                }
+                            }
+                            Some(n)
+                        }
+                    }
+                    _ => None,
+                };
+                if let Some(n) = found
+                    && !found_all.contains(&n)
+                {
+                    found_all.push(n);
+                }
+            }
+            found_all
+        };
+        for (i, m) in input.iter().enumerate() {
+            let found_before = read_before
+                .get(&(t, ag, i))
+                .filter(|(known, _)| Arc::ptr_eq(known, m))
+                .map(|(_, found)| found.clone());
+            let found_here = match found_before {
+                Some(found) => found,
+                None => {
+                    let found = read_message(i, m);
+                    read_before.insert((t, ag, i), (m.clone(), found.clone()));
+                    found
+                }
+            };
+            for n in found_here {
+                if listed.len() <= n {
+                    listed.resize(n + 1, 0);
+                }
+                if listed[n] != k + 1 {
+                    listed[n] = k + 1;
+                    in_front[k].push(n);
+                }
+            }
+        }
+    }
+    Gathered {
+        items: evidence,
+        in_front,
+        by_call,
+    }
+}
+
+/// The evidence ids (`T1`, `T2` … in recorded order) and the order itself.
+pub(super) struct Numbered {
+    pub(super) order: Vec<usize>,
+    pub(super) ids: Vec<String>,
+    pub(super) by_id: HashMap<String, usize>,
+}
+
+impl Numbered {
+    /// Pass 4.
+    pub(super) fn of(evidence: &[Ev]) -> Numbered {
+        let mut order: Vec<usize> = (0..evidence.len()).collect();
+        order.sort_by_key(|&n| {
+            (
+                evidence[n].recorded,
+                evidence[n].observed,
+                evidence[n].order,
+            )
+        });
+        let mut ids: Vec<String> = vec![String::new(); evidence.len()];
+        for (rank, &n) in order.iter().enumerate() {
+            ids[n] = format!("T{}", rank + 1);
+        }
+        let by_id = ids
+            .iter()
+            .enumerate()
+            .map(|(n, id)| (id.clone(), n))
+            .collect();
+        Numbered { order, ids, by_id }
+    }
+}
+
+/// The dataset's events so far, where each came from, and the agents and
+/// topics they name (in first-seen order).
+pub(super) struct Built {
+    pub(super) events: Vec<RawEvent>,
+    pub(super) origins: Vec<Location>,
+    pub(super) agents: Vec<String>,
+    pub(super) topics: Vec<String>,
+}
+
+/// Pass 6a: one evidence event per item, in recorded order.
+pub(super) fn evidence_events(
+    gathered: &Gathered,
+    numbered: &Numbered,
+    report: &mut ImportReport,
+) -> Built {
+    let mut events: Vec<RawEvent> = Vec::new();
+    let mut origins: Vec<Location> = Vec::new();
+    for &n in &numbered.order {
+        let e = &gathered.items[n];
+        let mut locator = e.locator.clone();
+        if let Some(id) = &e.call_id {
+            locator.push_str(&format!(" tool call {id}"));
+        }
+        let summary: String = if e.content.is_empty() {
+            format!("{} result (content not captured in the trace)", e.source)
+        } else {
+            e.content.chars().take(SUMMARY_CHARS).collect()
+        };
+        events.push(RawEvent::Evidence(RawEvidence {
+            id: numbered.ids[n].clone(),
+            kind: e.kind.into(),
+            source: e.source.clone(),
+            locator,
+            observed_at: instant(e.observed).into(),
+            observed_until: None,
+            recorded_at: instant(e.recorded).into(),
+            reliability: None,
+            content: crate::import::whole_content(&e.content, &summary, report),
+            summary,
+        }));
+        origins.push(Location::record("evidence", events.len()));
+    }
+    Built {
+        events,
+        origins,
+        agents: Vec::new(),
+        topics: Vec::new(),
+    }
+}

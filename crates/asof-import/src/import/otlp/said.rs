@@ -1,0 +1,723 @@
+//! Passes 5 and 6b–c of `import otlp` (design.md §7): what the agent said —
+//! belief-tool calls, `asof.*` span events, prose and memory writes read by
+//! rules, memory deletes — as beliefs and retractions citing what it named
+//! or what its model call read new; and the trace's evaluations, kept with
+//! what they judged.
+
+use super::*;
+
+/// Pass 5a: what the agent said in its model calls' outputs — belief-tool
+/// calls, and prose a rule reads — with the (trace, call id or arguments)
+/// of each belief-tool call, so its tool span is not read twice.
+pub(super) fn said_in_outputs(
+    run: &Run,
+    options: &Options,
+    report: &mut ImportReport,
+) -> (Vec<Said>, HashSet<(String, String)>) {
+    let mut said: Vec<Said> = Vec::new();
+    let mut from_output: HashSet<(String, String)> = HashSet::new();
+    for (k, &c) in run.calls.iter().enumerate() {
+        let s = &run.spans[c];
+        let Role::Call { output, .. } = &s.role else {
+            continue;
+        };
+        let agent = &run.agents[c];
+        for (i, m) in output.iter().enumerate() {
+            for (j, part) in m.parts.iter().enumerate() {
+                let Part::ToolCall { id, name, args } = part else {
+                    continue;
+                };
+                if !is_belief_tool(options, name) {
+                    continue;
+                }
+                if let Some(id) = id {
+                    from_output.insert((s.trace.clone(), id.clone()));
+                }
+                from_output.insert((s.trace.clone(), dialect::canonical(args)));
+                let origin = format!("{} output message {i} part {j}", s.locator());
+                let retract = *name == options.retract_tool;
+                match serde_json::from_str::<Value>(args) {
+                    Ok(Value::Object(map)) => match fields(&map, "", retract) {
+                        Ok(f) => said.push(Said {
+                            agent: agent.clone(),
+                            recorded: s.end,
+                            call: Some(k),
+                            trace: s.trace.clone(),
+                            origin,
+                            source: SaidBy::Tool.name(retract),
+                            ..f
+                        }),
+                        Err(reason) => skip(
+                            report,
+                            &s.id,
+                            format!("{name} call {}: {reason}", id.as_deref().unwrap_or("?")),
+                        ),
+                    },
+                    _ => skip(
+                        report,
+                        &s.id,
+                        format!(
+                            "{name} call {}: its arguments are not a JSON object",
+                            id.as_deref().unwrap_or("?")
+                        ),
+                    ),
+                }
+            }
+        }
+        for rule in &options.rules {
+            matches(rule, k, s, output, agent, &mut said);
+        }
+    }
+    (said, from_output)
+}
+
+/// Pass 5b: belief-tool spans whose call is in no model call's output.
+pub(super) fn said_by_belief_tools(
+    run: &Run,
+    options: &Options,
+    from_output: &HashSet<(String, String)>,
+    report: &mut ImportReport,
+) -> Vec<Said> {
+    let mut said = Vec::new();
+    for &t in &run.tools {
+        let s = &run.spans[t];
+        let Role::Tool {
+            name,
+            call_id,
+            args,
+            ..
+        } = &s.role
+        else {
+            continue;
+        };
+        if !is_belief_tool(options, name) {
+            continue;
+        }
+        let known = |key: String| from_output.contains(&(s.trace.clone(), key));
+        if call_id.clone().is_some_and(known)
+            || args.as_deref().map(dialect::canonical).is_some_and(known)
+        {
+            continue;
+        }
+        let retract = *name == options.retract_tool;
+        let parsed = args
+            .as_deref()
+            .map(serde_json::from_str::<Value>)
+            .and_then(Result::ok);
+        let Some(Value::Object(map)) = parsed else {
+            skip(
+                report,
+                &s.id,
+                format!("{name} span: its arguments are missing or not a JSON object"),
+            );
+            continue;
+        };
+        match fields(&map, "", retract) {
+            Ok(f) => {
+                report.defaults.bump(
+                    "belief-tool calls in no model call's output: recorded at the tool span's start",
+                );
+                said.push(Said {
+                    agent: run.agents[t].clone(),
+                    recorded: s.start,
+                    call: run.latest_call(&run.agents[t], s.start),
+                    trace: s.trace.clone(),
+                    origin: s.locator(),
+                    source: SaidBy::Tool.name(retract),
+                    ..f
+                });
+            }
+            Err(reason) => skip(report, &s.id, format!("{name} span: {reason}")),
+        }
+    }
+    said
+}
+
+/// Pass 5c: `asof.belief` / `asof.retract` span events.
+pub(super) fn said_in_span_events(run: &Run, report: &mut ImportReport) -> Vec<Said> {
+    let mut said = Vec::new();
+    for (i, s) in run.spans.iter().enumerate() {
+        for e in &s.events {
+            let retract = match e.name.as_str() {
+                "asof.belief" => false,
+                "asof.retract" => true,
+                _ => continue,
+            };
+            report.read.bump("asof span events");
+            let map: Map<String, Value> = e
+                .attributes
+                .iter()
+                .map(|kv| (kv.key.clone(), kv.value.to_json()))
+                .collect();
+            let Some(at) =
+                wire::nanos_to_micros(&e.time).filter(|t| time::format_opt(*t).is_some())
+            else {
+                skip(
+                    report,
+                    &s.id,
+                    format!("{} event: its time is missing or unreadable", e.name),
+                );
+                continue;
+            };
+            match fields(&map, "asof.", retract) {
+                Ok(f) => {
+                    let call = match s.role {
+                        Role::Call { .. } => run.calls.iter().position(|&c| c == i),
+                        _ => run.latest_call(&run.agents[i], at),
+                    };
+                    said.push(Said {
+                        agent: run.agents[i].clone(),
+                        recorded: at,
+                        call,
+                        trace: s.trace.clone(),
+                        origin: format!("{} event {}", s.locator(), e.name),
+                        source: SaidBy::Event.name(retract),
+                        ..f
+                    });
+                }
+                Err(reason) => skip(report, &s.id, format!("{} event: {reason}", e.name)),
+            }
+        }
+    }
+    said
+}
+
+/// Pass 5d: what the agent wrote to its memory, read by the rules with
+/// `in: memory` (an assertion recorded when the write ended); a
+/// `delete_memory` of a record that gave a belief retracts it.
+pub(super) fn said_in_memory(run: &Run, options: &Options, report: &mut ImportReport) -> Vec<Said> {
+    let mut said = Vec::new();
+    let rules: Vec<&Rule> = options
+        .rules
+        .iter()
+        .filter(|r| r.within.contains(&Within::Memory))
+        .collect();
+    let mut spans: Vec<usize> = (0..run.spans.len())
+        .filter(|&i| matches!(run.spans[i].role, Role::Memory { op, .. } if op != MemoryOp::Search))
+        .collect();
+    spans.sort_by_key(|&i| (run.spans[i].end, i));
+    // A memory record (trace, store, record id) → the (topic, claim)s its
+    // write gave.
+    type RecordKey = (String, Option<String>, String);
+    let mut gave: HashMap<RecordKey, Vec<(String, String)>> = HashMap::new();
+    for i in spans {
+        let s = &run.spans[i];
+        let Role::Memory {
+            op,
+            store,
+            records,
+            record_id,
+        } = &s.role
+        else {
+            continue;
+        };
+        let agent = &run.agents[i];
+        if *op == MemoryOp::Delete {
+            let Some(id) = record_id else {
+                continue;
+            };
+            let key = (s.trace.clone(), store.clone(), id.clone());
+            for (topic, claim) in gave.remove(&key).unwrap_or_default() {
+                said.push(Said {
+                    retract: true,
+                    agent: agent.clone(),
+                    topic,
+                    claim: Some(claim),
+                    confidence: None,
+                    valid_from: None,
+                    valid_to: None,
+                    cites: None,
+                    note: Some(format!("memory record {id} deleted")),
+                    recorded: s.end,
+                    call: run.latest_call(agent, s.start),
+                    trace: s.trace.clone(),
+                    origin: s.locator(),
+                    source: "memory deletes",
+                });
+            }
+            continue;
+        }
+        for (j, r) in records.iter().enumerate() {
+            let id = r.id.clone().or_else(|| record_id.clone());
+            let place = match &id {
+                Some(id) => format!("memory record {id}"),
+                None => format!("memory record {j}"),
+            };
+            for rule in &rules {
+                for caps in rule.regex.captures_iter(&r.content) {
+                    let (Some(quote), Some(claim)) = (caps.get(0), caps.name("claim")) else {
+                        continue;
+                    };
+                    let claim = claim.as_str().trim();
+                    if claim.is_empty() {
+                        continue;
+                    }
+                    if let Some(id) = &id {
+                        gave.entry((s.trace.clone(), store.clone(), id.clone()))
+                            .or_default()
+                            .push((rule.topic.clone(), claim.to_owned()));
+                    }
+                    said.push(Said {
+                        retract: false,
+                        agent: agent.clone(),
+                        topic: rule.topic.clone(),
+                        claim: Some(claim.to_owned()),
+                        confidence: rules::confidence_of(&caps).or(rule.confidence),
+                        valid_from: None,
+                        valid_to: None,
+                        cites: None,
+                        note: Some(format!(
+                            "“{}” ({})",
+                            quote.as_str(),
+                            Within::Memory.as_str()
+                        )),
+                        recorded: s.end,
+                        call: run.latest_call(agent, s.start),
+                        trace: s.trace.clone(),
+                        origin: format!("{} {place}", s.locator()),
+                        source: "rules",
+                    });
+                }
+            }
+        }
+    }
+    if said.iter().any(|s| s.retract) {
+        report
+            .notes
+            .push("a delete_memory of a record that gave a belief retracts that belief".to_owned());
+    }
+    said
+}
+
+/// The latest assertion on an (agent, topic): when, from which model call,
+/// and the cut-off of the evidence that call's assertions cite.
+pub(super) struct Asserted {
+    pub(super) at: Micros,
+    pub(super) call: Option<usize>,
+    pub(super) since: Option<Micros>,
+}
+
+/// Pass 6b: a belief or retraction event per thing said, in recorded order,
+/// citing what it names (evidence ids or tool call ids) or, naming nothing,
+/// what was in front of the agent since its previous assertion on the topic.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn said_events(
+    run: &Run,
+    gathered: &Gathered,
+    numbered: &Numbered,
+    said: &[Said],
+    options: &Options,
+    built: &mut Built,
+    report: &mut ImportReport,
+) {
+    let evidence = &gathered.items;
+    let evidence_id = &numbered.ids;
+    let mut indices: Vec<usize> = (0..said.len()).collect();
+    indices.sort_by_key(|&i| (said[i].recorded, i));
+    // Per (agent, topic): the latest assertion's time, and the model call it
+    // came from with the cut-off that call's assertions share (design.md §7:
+    // one call, one set of new evidence).
+    let mut last_assertion: HashMap<(String, String), Asserted> = HashMap::new();
+    let (mut beliefs, mut retractions) = (0usize, 0usize);
+    let mut seen_topics: HashSet<String> = HashSet::new();
+    for &c in &run.calls {
+        if !built.agents.contains(&run.agents[c]) {
+            built.agents.push(run.agents[c].clone());
+        }
+    }
+    for &i in &indices {
+        let s = &said[i];
+        let key = (s.agent.clone(), s.topic.clone());
+        let before = last_assertion.get(&key);
+        let since = match (before, s.call) {
+            (Some(b), Some(k)) if b.call == Some(k) => b.since,
+            (b, _) => b.map(|b| b.at),
+        };
+        let cites: Vec<String> = match &s.cites {
+            Some(named) => {
+                let mut out = Vec::new();
+                for name in named {
+                    let found = numbered.by_id.get(name.as_str()).copied().or_else(|| {
+                        gathered
+                            .by_call
+                            .get(&(s.trace.clone(), name.clone()))
+                            .copied()
+                    });
+                    match found {
+                        Some(n) if evidence[n].recorded <= s.recorded => {
+                            if !out.contains(&evidence_id[n]) {
+                                out.push(evidence_id[n].clone());
+                            }
+                        }
+                        Some(n) => report.skipped.push(Skipped {
+                            location: s.origin.clone(),
+                            reason: format!(
+                                "cites {name} ({}), which reached the agent at {}, after this: citation dropped",
+                                evidence_id[n],
+                                instant(evidence[n].recorded)
+                            ),
+                        }),
+                        None => report.skipped.push(Skipped {
+                            location: s.origin.clone(),
+                            reason: format!(
+                                "cites {name}, which is no evidence id or tool call id of this trace: citation dropped"
+                            ),
+                        }),
+                    }
+                }
+                out
+            }
+            None => {
+                let cited: Vec<String> = match s.call {
+                    Some(k) => {
+                        let mut items: Vec<usize> = gathered.in_front[k]
+                            .iter()
+                            .copied()
+                            .filter(|&n| {
+                                evidence[n].recorded <= s.recorded
+                                    && since.is_none_or(|t| evidence[n].recorded > t)
+                            })
+                            .collect();
+                        items.sort_by_key(|&n| evidence_id[n][1..].parse::<usize>().unwrap_or(0));
+                        items.into_iter().map(|n| evidence_id[n].clone()).collect()
+                    }
+                    None => Vec::new(),
+                };
+                report.defaults.bump(if cited.is_empty() {
+                    "beliefs and retractions naming no evidence, with no new evidence in front of the agent: they cite nothing"
+                } else {
+                    "beliefs and retractions naming no evidence: the evidence in front of the agent cited"
+                });
+                cited
+            }
+        };
+        let valid_from = match s.valid_from {
+            Some(t) => t,
+            None => match options.valid_from {
+                ValidFrom::TraceStart => {
+                    report
+                        .defaults
+                        .bump("beliefs without valid_from: the trace's start");
+                    run.trace_start[&s.trace]
+                }
+                ValidFrom::At(t) => {
+                    report
+                        .defaults
+                        .bump("beliefs without valid_from: --valid-from");
+                    t
+                }
+            },
+        };
+        if !s.retract && s.confidence.is_none() {
+            report.defaults.bump("beliefs without confidence: 1");
+        }
+        if seen_topics.insert(s.topic.clone()) {
+            built.topics.push(s.topic.clone());
+        }
+        if !built.agents.contains(&s.agent) {
+            built.agents.push(s.agent.clone());
+        }
+        report.assertions_by_source.bump(s.source);
+        let why = match &s.note {
+            Some(note) => format!("{note} ({})", s.origin),
+            None => s.origin.clone(),
+        };
+        if s.retract {
+            retractions += 1;
+            built.events.push(RawEvent::Retract(RawRetract {
+                id: Some(format!("R{retractions}")),
+                agent: Some(s.agent.clone()),
+                topic: Some(s.topic.clone()),
+                assertion: None,
+                claim: s.claim.clone(),
+                valid_from: s.valid_from.map(|t| instant(t).into()),
+                valid_to: s.valid_to.map(|t| instant(t).into()),
+                recorded_at: instant(s.recorded).into(),
+                because: cites,
+                reason: Some(why),
+            }));
+        } else {
+            beliefs += 1;
+            last_assertion.insert(
+                key,
+                Asserted {
+                    at: s.recorded,
+                    call: s.call,
+                    since,
+                },
+            );
+            built.events.push(RawEvent::Believe(RawBelieve {
+                id: Some(format!("B{beliefs}")),
+                agent: s.agent.clone(),
+                topic: s.topic.clone(),
+                claim: s.claim.clone().unwrap_or_default(),
+                confidence: s.confidence,
+                valid_from: instant(valid_from).into(),
+                valid_to: s.valid_to.map(|t| instant(t).into()),
+                clip: None,
+                recorded_at: instant(s.recorded).into(),
+                supported_by: cites,
+                rationale: Some(why),
+            }));
+        }
+        built
+            .origins
+            .push(Location::record("belief", beliefs + retractions));
+    }
+    if built.agents.is_empty() {
+        built
+            .agents
+            .push(options.agent.clone().unwrap_or_else(|| "agent".into()));
+    }
+}
+
+/// The event the GenAI conventions record an evaluation with.
+pub(super) const EVALUATION: &str = "gen_ai.evaluation.result";
+
+/// Pass 6c: each `gen_ai.evaluation.result` on a span, kept with what it
+/// judged — the evidence a tool, memory or retrieval span gave, or the
+/// assertions a model call made (design.md §7). Kept, not turned into
+/// verifications.
+pub(super) fn evaluations(
+    run: &Run,
+    gathered: &Gathered,
+    numbered: &Numbered,
+    said: &[Said],
+    built: &Built,
+    report: &mut ImportReport,
+) {
+    // Each thing said, by origin, to its event id (B… or R…).
+    let ids: Vec<(&str, String)> = built
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            RawEvent::Believe(b) => Some((b.rationale.as_deref()?, b.id.clone()?)),
+            RawEvent::Retract(r) => Some((r.reason.as_deref()?, r.id.clone()?)),
+            _ => None,
+        })
+        .collect();
+    for (i, s) in run.spans.iter().enumerate() {
+        for e in s.events.iter().filter(|e| e.name == EVALUATION) {
+            let attr = |k: &str| {
+                e.attributes
+                    .iter()
+                    .find(|kv| kv.key == k)
+                    .map(|kv| kv.value.to_json())
+                    .filter(|v| !v.is_null())
+            };
+            let value = serde_json::json!({
+                "name": attr("gen_ai.evaluation.name"),
+                "score_value": attr("gen_ai.evaluation.score.value"),
+                "score_label": attr("gen_ai.evaluation.score.label"),
+                "explanation": attr("gen_ai.evaluation.explanation"),
+                "at": wire::nanos_to_micros(&e.time).map(instant),
+                "locator": s.locator(),
+            });
+            let prefix = s.locator();
+            let mut judged: Vec<String> = match &s.role {
+                Role::Call { .. } => {
+                    let k = run.calls.iter().position(|&c| c == i);
+                    said.iter()
+                        .filter(|x| x.call == k && x.origin.starts_with(&prefix))
+                        .filter_map(|x| {
+                            ids.iter()
+                                .find(|(why, _)| {
+                                    *why == x.origin || why.ends_with(&format!("({})", x.origin))
+                                })
+                                .map(|(_, id)| id.clone())
+                        })
+                        .collect()
+                }
+                _ => gathered
+                    .items
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, ev)| ev.locator.starts_with(&prefix))
+                    .map(|(n, _)| numbered.ids[n].clone())
+                    .collect(),
+            };
+            judged.dedup();
+            report.read.bump("evaluations");
+            if judged.is_empty() {
+                report.skipped.push(Skipped {
+                    location: format!("span {}", s.id),
+                    reason: "an evaluation of a span that gave no evidence or assertion: kept in no item's details".into(),
+                });
+            }
+            for id in judged {
+                report
+                    .evaluations
+                    .entry(id)
+                    .or_default()
+                    .push(value.clone());
+            }
+        }
+    }
+}
+
+/// A belief's or retraction's fields from a JSON object (tool arguments, or a
+/// span event's attributes under `prefix`).
+pub(super) fn fields(
+    map: &Map<String, Value>,
+    prefix: &str,
+    retract: bool,
+) -> Result<Said, String> {
+    let get = |k: &str| map.get(&format!("{prefix}{k}")).filter(|v| !v.is_null());
+    let string = |k: &str| -> Result<Option<String>, String> {
+        match get(k) {
+            None => Ok(None),
+            Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(other) => Err(format!("{prefix}{k} is a {}, not text", kind_of(other))),
+        }
+    };
+    let when = |k: &str| -> Result<Option<Micros>, String> {
+        string(k)?
+            .map(|t| time::parse(&t).map_err(|e| format!("{prefix}{k}: {e}")))
+            .transpose()
+    };
+    let topic = string("topic")?.ok_or_else(|| format!("it names no {prefix}topic"))?;
+    let claim = string("claim")?;
+    if !retract && claim.is_none() {
+        return Err(format!("it names no {prefix}claim"));
+    }
+    let confidence = match get("confidence") {
+        None => None,
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::String(s)) => Some(
+            s.trim()
+                .parse::<f64>()
+                .map_err(|_| format!("{prefix}confidence {s:?} is not a number"))?,
+        ),
+        Some(other) => {
+            return Err(format!(
+                "{prefix}confidence is a {}, not a number",
+                kind_of(other)
+            ));
+        }
+    };
+    if let Some(c) = confidence
+        && !(0.0..=1.0).contains(&c)
+    {
+        return Err(format!("{prefix}confidence {c} is not in [0, 1]"));
+    }
+    let valid_from = when("valid_from")?;
+    let valid_to = when("valid_to")?;
+    if let (Some(a), Some(b)) = (valid_from, valid_to)
+        && b <= a
+    {
+        return Err(format!("{prefix}valid_to is not after {prefix}valid_from"));
+    }
+    let cite_key = if retract { "because" } else { "supported_by" };
+    let cites = match get(cite_key).or_else(|| if retract { get("supported_by") } else { None }) {
+        None => None,
+        Some(Value::Array(items)) => Some(
+            items
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => s.trim().to_owned(),
+                    other => other.to_string(),
+                })
+                .filter(|s| !s.is_empty())
+                .collect(),
+        ),
+        Some(Value::String(s)) => Some(
+            s.split(',')
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .collect(),
+        ),
+        Some(other) => {
+            return Err(format!(
+                "{prefix}{cite_key} is a {}, not a list of ids",
+                kind_of(other)
+            ));
+        }
+    };
+    let note = if retract {
+        string("reason")?
+    } else {
+        string("rationale")?
+    };
+    Ok(Said {
+        retract,
+        agent: String::new(),
+        topic,
+        claim,
+        confidence,
+        valid_from,
+        valid_to,
+        cites,
+        note,
+        recorded: 0,
+        call: None,
+        trace: String::new(),
+        origin: String::new(),
+        source: "",
+    })
+}
+
+/// Every match of `rule` in a model call's output: an assertion recorded at the
+/// call's end, its rationale the verbatim quote and where it stands.
+pub(super) fn matches(
+    rule: &Rule,
+    k: usize,
+    s: &SpanRec,
+    output: &[Arc<Msg>],
+    agent: &str,
+    said: &mut Vec<Said>,
+) {
+    let makes_calls = output
+        .iter()
+        .flat_map(|m| &m.parts)
+        .any(|p| matches!(p, Part::ToolCall { .. }));
+    for (i, m) in output.iter().enumerate() {
+        for (j, part) in m.parts.iter().enumerate() {
+            let (text, within) = match part {
+                Part::Text(t) if m.role == "assistant" => {
+                    if rule.within.contains(&Within::Assistant) {
+                        (t, Within::Assistant)
+                    } else if rule.within.contains(&Within::Final) && !makes_calls {
+                        (t, Within::Final)
+                    } else {
+                        continue;
+                    }
+                }
+                Part::Reasoning(t) if rule.within.contains(&Within::Reasoning) => {
+                    (t, Within::Reasoning)
+                }
+                Part::ToolCall { args, .. } if rule.within.contains(&Within::ToolArgs) => {
+                    (args, Within::ToolArgs)
+                }
+                _ => continue,
+            };
+            for caps in rule.regex.captures_iter(text) {
+                let (Some(quote), Some(claim)) = (caps.get(0), caps.name("claim")) else {
+                    continue;
+                };
+                let claim = claim.as_str().trim();
+                if claim.is_empty() {
+                    continue;
+                }
+                let confidence = rules::confidence_of(&caps).or(rule.confidence);
+                said.push(Said {
+                    retract: false,
+                    agent: agent.to_owned(),
+                    topic: rule.topic.clone(),
+                    claim: Some(claim.to_owned()),
+                    confidence,
+                    valid_from: None,
+                    valid_to: None,
+                    cites: None,
+                    note: Some(format!("“{}” ({})", quote.as_str(), within.as_str())),
+                    recorded: s.end,
+                    call: Some(k),
+                    trace: s.trace.clone(),
+                    origin: format!("{} output message {i} part {j}", s.locator()),
+                    source: "rules",
+                });
+            }
+        }
+    }
+}

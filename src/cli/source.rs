@@ -85,8 +85,16 @@ fn open_as(
 /// An imported trace as an in-memory store.
 pub fn trace_store(draft: import::Draft) -> Result<Store, CliError> {
     let name = draft.report.input.clone();
-    let (parsed, _, replay) = import::finish(&name, draft)?;
-    Ok(Store::in_memory(&parsed.file, &parsed.dataset, &replay)?)
+    let (parsed, report, replay) = import::finish(&name, draft)?;
+    // The import summary rides along, as in a store `import otlp` writes:
+    // the evaluations the trace made are read from it.
+    let json = serde_json::to_string(&report).map_err(|e| CliError::Runtime(e.to_string()))?;
+    Ok(Store::in_memory_with(
+        &parsed.file,
+        &parsed.dataset,
+        &replay,
+        vec![("import_report", json)],
+    )?)
 }
 
 /// Whether SOURCE names a store file (SQLite, or neither an OTLP trace nor

@@ -1070,6 +1070,20 @@ fn memory_retrieval_reasoning_mcp_and_evaluations_each_land_where_they_belong() 
     assert_eq!(tool["evaluations"][0]["score_value"], 0.9);
     assert_eq!(tool["evaluations"][0]["score_label"], "relevant");
     assert!(memory.get("evaluations").is_none(), "only what was judged");
+    // The trace itself as a SOURCE (no rules, so no beliefs) keeps them too.
+    let direct = stdout_json(
+        asof()
+            .arg("evidence")
+            .arg(fixture("features.jsonl"))
+            .args(["--format", "json"]),
+    );
+    let direct_tool = direct["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["source"] == "get_pod_status")
+        .unwrap();
+    assert_eq!(direct_tool["evaluations"], tool["evaluations"]);
     let history = stdout_json(asof().arg("history").arg(&db).args([
         "--topic",
         "root-cause",

@@ -219,12 +219,23 @@ impl Store {
     /// Builds an in-memory store from a parsed dataset (a dataset given as SOURCE,
     /// the bundled demo).
     pub fn in_memory(label: &str, dataset: &Dataset, replay: &Replay) -> Result<Store> {
+        Self::in_memory_with(label, dataset, replay, Vec::new())
+    }
+
+    /// [`Store::in_memory`] with rows for its `meta` table (an import's
+    /// report, as a loaded store keeps it).
+    pub fn in_memory_with(
+        label: &str,
+        dataset: &Dataset,
+        replay: &Replay,
+        meta: Vec<(&'static str, String)>,
+    ) -> Result<Store> {
         let mut conn = Connection::open_in_memory()?;
         let contents = Contents {
             dataset,
             replay,
             source: label,
-            meta: Vec::new(),
+            meta,
         };
         write::write_all(&mut conn, &contents)?;
         let header = read::header(&conn)?;

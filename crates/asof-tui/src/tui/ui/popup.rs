@@ -30,8 +30,12 @@ pub fn render_text(app: &App, view: &TextView, frame: &mut Frame, screen: Rect) 
                 LineStyle::Future => theme.future(),
                 LineStyle::Note => theme.muted(),
             };
+            // A line wider than the popup ends in `…` (←/→ shows the rest).
             Line::from(Span::styled(
-                skip_columns(&l.text, view.scroll.column).to_owned(),
+                cut(
+                    skip_columns(&l.text, view.scroll.column),
+                    inner.width as usize,
+                ),
                 style,
             ))
         })

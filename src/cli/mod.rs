@@ -9,6 +9,7 @@ mod forks;
 mod import;
 mod load;
 mod queries;
+mod serve;
 pub mod source;
 mod synth;
 pub mod when;
@@ -151,6 +152,10 @@ pub enum Command {
     /// OpenTelemetry trace into a new store, with a summary of what it assumed.
     #[command(subcommand)]
     Import(import::ImportCommand),
+    /// Receive OTLP/HTTP from a running agent's SDK (POST /v1/traces, /v1/logs) into a
+    /// store that `asof tui STORE --follow` can watch; every request answered 200 is
+    /// synced to the store's archive first.
+    Serve(serve::ServeArgs),
     /// Write an audit report (Markdown, or one self-contained HTML file) or a topic's plane (SVG).
     Export(export::ExportArgs),
     /// Answer a plain question ("what was the root cause at 2026-03-03 12:00?") with
@@ -431,6 +436,7 @@ impl Command {
             | Command::Validate(_)
             | Command::Gen(_)
             | Command::Import(_)
+            | Command::Serve(_)
             | Command::Completions { .. }
             | Command::Man => Vec::new(),
         }
@@ -457,6 +463,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         Some(Command::Diff(args)) => forks::diff_command(args, &mut out),
         Some(Command::Influence(args)) => forks::influence_command(args, &mut out),
         Some(Command::Import(command)) => import::run(command, &mut out),
+        Some(Command::Serve(args)) => serve::run(args, &mut out),
         Some(Command::Export(args)) => export::run(args, &mut out),
         Some(Command::Ask(args)) => ask::run(args, &mut out),
         Some(Command::Completions { shell }) => {

@@ -27,6 +27,7 @@ mod quality;
 mod queries;
 mod replay_model;
 mod scrub;
+mod serve;
 mod stream;
 mod synth;
 mod tui;

@@ -1,0 +1,8 @@
+//! `asof serve` (design.md §7, "Live ingestion"): an OTLP/HTTP receiver.
+//! Requests are decoded ([`decode`]), appended to the store's archive and
+//! synced before they are acknowledged ([`archive`], [`server`]); the store
+//! follows the archive as `asof load --follow` follows any trace file.
+
+pub mod archive;
+pub mod decode;
+pub mod server;

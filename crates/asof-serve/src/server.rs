@@ -1,0 +1,377 @@
+//! The HTTP side of `asof serve`: OTLP/HTTP as its specification says.
+//!
+//! ```text
+//! HTTP workers ─ route, token, content type, size ─▶ decode ─▶ queue ─▶ writer
+//!      ▲                                                        (bounded)   │
+//!      └──────────── 200 (partial_success) once the line is synced ◀────────┘
+//!                                          append + fsync, many requests a sync
+//! ```
+//!
+//! A full queue answers 503 with `Retry-After` at once (the exporter retries);
+//! nothing from a request names a file.
+
+use crate::archive::Archive;
+use crate::decode::{self, Encoding, Refusal, Signal};
+use opentelemetry_proto::tonic::collector::logs::v1::{
+    ExportLogsPartialSuccess, ExportLogsServiceResponse,
+};
+use opentelemetry_proto::tonic::collector::trace::v1::{
+    ExportTracePartialSuccess, ExportTraceServiceResponse,
+};
+use prost::Message;
+use std::io::{self, Read};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How the receiver runs.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub listen: SocketAddr,
+    /// Clients must send `Authorization: Bearer TOKEN` when set.
+    pub token: Option<String>,
+    /// The largest body, after decompression.
+    pub limit: usize,
+    /// HTTP worker threads.
+    pub workers: usize,
+    /// Requests waiting for the writer before the receiver answers 503.
+    pub queue: usize,
+    /// What `GET /` says the archive and store are.
+    pub describe: String,
+}
+
+impl Config {
+    pub const DEFAULT_LIMIT: usize = 16 << 20;
+}
+
+/// What the receiver has done so far.
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub requests: AtomicU64,
+    pub items: AtomicU64,
+    pub rejected: AtomicU64,
+    /// Requests answered with anything but 200.
+    pub refused: AtomicU64,
+    pub archive_bytes: AtomicU64,
+}
+
+/// One request waiting for the writer: its line, and where to say it is synced.
+struct Job {
+    line: String,
+    done: mpsc::Sender<io::Result<()>>,
+}
+
+/// A receiver running; stopped by [`Running::stop`].
+pub struct Running {
+    pub addr: SocketAddr,
+    pub stats: Arc<Stats>,
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Running {
+    /// Stops taking requests, lets those taken finish, and returns when the
+    /// writer has synced the last.
+    pub fn stop(self) {
+        self.stop.store(true, Ordering::SeqCst);
+        for t in self.threads {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Binds `config.listen` and starts the workers and the writer appending to
+/// `archive`.
+pub fn start(config: Config, archive: Archive) -> io::Result<Running> {
+    let server = tiny_http::Server::http(config.listen)
+        .map_err(|e| io::Error::new(io::ErrorKind::AddrNotAvailable, e.to_string()))?;
+    let addr = server
+        .server_addr()
+        .to_ip()
+        .ok_or_else(|| io::Error::other("the receiver is not on an IP address"))?;
+    let server = Arc::new(server);
+    let stats = Arc::new(Stats::default());
+    stats
+        .archive_bytes
+        .store(archive.bytes(), Ordering::Relaxed);
+    let stop = Arc::new(AtomicBool::new(false));
+    let (queue, jobs) = mpsc::sync_channel::<Job>(config.queue.max(1));
+    let mut threads = Vec::new();
+    {
+        let stats = stats.clone();
+        let stop = stop.clone();
+        threads.push(std::thread::spawn(move || {
+            write(archive, jobs, &stats, &stop)
+        }));
+    }
+    let config = Arc::new(config);
+    for _ in 0..config.workers.max(1) {
+        let (server, stats, stop, config, queue) = (
+            server.clone(),
+            stats.clone(),
+            stop.clone(),
+            config.clone(),
+            queue.clone(),
+        );
+        threads.push(std::thread::spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                match server.recv_timeout(Duration::from_millis(100)) {
+                    Ok(Some(request)) => handle(request, &config, &queue, &stats),
+                    Ok(None) => {}
+                    Err(_) => break,
+                }
+            }
+        }));
+    }
+    drop(queue);
+    Ok(Running {
+        addr,
+        stats,
+        stop,
+        threads,
+    })
+}
+
+/// The writer: takes what is queued, appends it in one write, syncs, and
+/// tells each request. Many requests share one sync.
+fn write(mut archive: Archive, jobs: mpsc::Receiver<Job>, stats: &Stats, stop: &AtomicBool) {
+    loop {
+        let first = match jobs.recv_timeout(Duration::from_millis(100)) {
+            Ok(job) => job,
+            Err(mpsc::RecvTimeoutError::Timeout) if !stop.load(Ordering::SeqCst) => continue,
+            Err(_) => return,
+        };
+        let mut batch = vec![first];
+        while batch.len() < 512 {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let lines: Vec<&str> = batch.iter().map(|j| j.line.as_str()).collect();
+        let result = archive.append(&lines);
+        stats
+            .archive_bytes
+            .store(archive.bytes(), Ordering::Relaxed);
+        for job in batch {
+            let _ = job.done.send(match &result {
+                Ok(()) => Ok(()),
+                Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+            });
+        }
+    }
+}
+
+/// An answer: status, content type, body, extra headers.
+struct Answer {
+    status: u16,
+    content_type: &'static str,
+    body: Vec<u8>,
+    headers: Vec<(&'static str, String)>,
+}
+
+impl Answer {
+    fn text(status: u16, message: impl Into<String>) -> Answer {
+        Answer {
+            status,
+            content_type: "text/plain; charset=utf-8",
+            body: message.into().into_bytes(),
+            headers: Vec::new(),
+        }
+    }
+
+    /// A refusal in the request's own encoding where OTLP says so (a
+    /// `google.rpc.Status`-like message: here its JSON, or plain text).
+    fn refused(status: u16, message: impl Into<String>) -> Answer {
+        Answer::text(status, message)
+    }
+}
+
+fn header<'a>(request: &'a tiny_http::Request, name: &str) -> Option<&'a str> {
+    request
+        .headers()
+        .iter()
+        .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
+        .map(|h| h.value.as_str())
+}
+
+fn handle(
+    mut request: tiny_http::Request,
+    config: &Config,
+    queue: &mpsc::SyncSender<Job>,
+    stats: &Stats,
+) {
+    stats.requests.fetch_add(1, Ordering::Relaxed);
+    let answer = answer(&mut request, config, queue, stats);
+    if answer.status != 200 {
+        stats.refused.fetch_add(1, Ordering::Relaxed);
+    }
+    let mut response = tiny_http::Response::from_data(answer.body).with_status_code(answer.status);
+    let headers =
+        std::iter::once(("Content-Type", answer.content_type.to_owned())).chain(answer.headers);
+    for (name, value) in headers {
+        // Names and values are ours, ASCII: a header that would not parse
+        // is left out rather than sent broken.
+        if let Ok(h) = tiny_http::Header::from_bytes(name, value) {
+            response.add_header(h);
+        }
+    }
+    let _ = request.respond(response);
+}
+
+fn answer(
+    request: &mut tiny_http::Request,
+    config: &Config,
+    queue: &mpsc::SyncSender<Job>,
+    stats: &Stats,
+) -> Answer {
+    let path = request.url().split('?').next().unwrap_or("").to_owned();
+    let signal = match path.as_str() {
+        "/v1/traces" => Signal::Traces,
+        "/v1/logs" => Signal::Logs,
+        "/" if *request.method() == tiny_http::Method::Get => {
+            return Answer::text(200, config.describe.clone());
+        }
+        _ => return Answer::text(404, "not found: POST OTLP to /v1/traces or /v1/logs\n"),
+    };
+    if *request.method() != tiny_http::Method::Post {
+        let mut a = Answer::text(405, "method not allowed: POST only\n");
+        a.headers.push(("Allow", "POST".into()));
+        return a;
+    }
+    if let Some(token) = &config.token {
+        let expected = format!("Bearer {token}");
+        if header(request, "Authorization") != Some(expected.as_str()) {
+            let mut a = Answer::text(401, "unauthorized: send Authorization: Bearer <token>\n");
+            a.headers.push(("WWW-Authenticate", "Bearer".into()));
+            return a;
+        }
+    }
+    let encoding = match header(request, "Content-Type")
+        .map(|t| {
+            t.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .as_deref()
+    {
+        Some("application/x-protobuf") => Encoding::Protobuf,
+        Some("application/json") => Encoding::Json,
+        other => {
+            return Answer::text(
+                415,
+                format!(
+                    "unsupported content type {}: send application/x-protobuf or application/json\n",
+                    other.unwrap_or("(none)")
+                ),
+            );
+        }
+    };
+    let gzip = match header(request, "Content-Encoding").map(|e| e.trim().to_ascii_lowercase()) {
+        None => false,
+        Some(e) if e == "identity" || e.is_empty() => false,
+        Some(e) if e == "gzip" => true,
+        Some(e) => {
+            return Answer::text(
+                415,
+                format!("unsupported content encoding {e}: send gzip or none\n"),
+            );
+        }
+    };
+    if request.body_length().is_some_and(|n| n > config.limit) {
+        return Answer::refused(
+            413,
+            format!("the body is over the {}-byte limit\n", config.limit),
+        );
+    }
+    let mut body = Vec::new();
+    if let Err(e) = request
+        .as_reader()
+        .take(config.limit as u64 + 1)
+        .read_to_end(&mut body)
+    {
+        return Answer::refused(400, format!("the body cannot be read ({e})\n"));
+    }
+    let decoded = decode::inflate(&body, gzip, config.limit)
+        .and_then(|bytes| decode::decode(signal, encoding, &bytes));
+    let decoded = match decoded {
+        Ok(d) => d,
+        Err(Refusal::TooLarge { limit }) => {
+            return Answer::refused(
+                413,
+                format!("the body is over the {limit}-byte limit after decompression\n"),
+            );
+        }
+        Err(Refusal::Undecodable(why)) => return Answer::refused(400, format!("{why}\n")),
+    };
+    let (done, synced) = mpsc::channel();
+    let job = Job {
+        line: decoded.line,
+        done,
+    };
+    let behind = || {
+        let mut a = Answer::text(503, "the writer is behind: retry\n");
+        a.headers.push(("Retry-After", "1".into()));
+        a
+    };
+    match queue.try_send(job) {
+        Ok(()) => {}
+        Err(_) => return behind(),
+    }
+    match synced.recv_timeout(Duration::from_secs(30)) {
+        Ok(Ok(())) => {}
+        _ => return behind(),
+    }
+    stats
+        .items
+        .fetch_add(decoded.items as u64, Ordering::Relaxed);
+    stats
+        .rejected
+        .fetch_add(decoded.rejected as u64, Ordering::Relaxed);
+    success(signal, encoding, decoded.rejected, decoded.rejected_why)
+}
+
+/// 200, with `partial_success` when some items cannot be read.
+fn success(signal: Signal, encoding: Encoding, rejected: usize, why: Option<String>) -> Answer {
+    let message = why.unwrap_or_default();
+    let body = match (encoding, signal) {
+        (Encoding::Protobuf, Signal::Traces) => ExportTraceServiceResponse {
+            partial_success: (rejected > 0).then_some(ExportTracePartialSuccess {
+                rejected_spans: rejected as i64,
+                error_message: message,
+            }),
+        }
+        .encode_to_vec(),
+        (Encoding::Protobuf, Signal::Logs) => ExportLogsServiceResponse {
+            partial_success: (rejected > 0).then_some(ExportLogsPartialSuccess {
+                rejected_log_records: rejected as i64,
+                error_message: message,
+            }),
+        }
+        .encode_to_vec(),
+        (Encoding::Json, _) if rejected == 0 => b"{}".to_vec(),
+        (Encoding::Json, Signal::Traces) => serde_json::json!({
+            "partialSuccess": {"rejectedSpans": rejected.to_string(), "errorMessage": message}
+        })
+        .to_string()
+        .into_bytes(),
+        (Encoding::Json, Signal::Logs) => serde_json::json!({
+            "partialSuccess": {"rejectedLogRecords": rejected.to_string(), "errorMessage": message}
+        })
+        .to_string()
+        .into_bytes(),
+    };
+    Answer {
+        status: 200,
+        content_type: match encoding {
+            Encoding::Protobuf => "application/x-protobuf",
+            Encoding::Json => "application/json",
+        },
+        body,
+        headers: Vec::new(),
+    }
+}

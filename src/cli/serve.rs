@@ -1,0 +1,163 @@
+//! `asof serve`: agents export OTLP/HTTP straight to asof (design.md §7,
+//! "Live ingestion"). The receiver (crates/asof-serve) appends each request
+//! to the store's archive and syncs it before answering 200; the store
+//! follows the archive as `asof load --follow` follows a trace file, so it is
+//! at every batch what `asof import otlp` of the archive gives.
+
+use super::CliError;
+use super::import::TraceArgs;
+use asof_serve::archive::{self, Archive};
+use asof_serve::server::{self, Config};
+use clap::Args;
+use std::io::Write;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The store the received traces and logs go into: created, or continued
+    /// from its archive (STORE.otlp.jsonl, beside it) when serve wrote it.
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Where to listen. A non-loopback address needs --token.
+    #[arg(long, default_value = "127.0.0.1:4318")]
+    pub listen: String,
+    /// The bearer token clients must send (`Authorization: Bearer TOKEN`).
+    #[arg(long)]
+    pub token: Option<String>,
+    /// The largest request body, after decompression, in MiB.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub max_body_mib: u16,
+    #[command(flatten)]
+    pub trace: TraceArgs,
+}
+
+/// How often the store looks at the archive for new lines.
+const POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let listen = address(&args.listen)?;
+    if !listen.ip().is_loopback() && args.token.is_none() {
+        return Err(CliError::Input(format!(
+            "--listen {}: a non-loopback address needs --token, so that only clients that send it can write to the store",
+            args.listen
+        )));
+    }
+    if !args.trace.with.is_empty() {
+        return Err(CliError::Input(
+            "--with: serve reads what its clients send, not files".to_owned(),
+        ));
+    }
+    // Rules are read (and refused) before anything listens.
+    args.trace.options()?;
+    let archive_path = archive::path_for(&args.db);
+    if args.db.exists() && !archive_path.exists() {
+        return Err(CliError::Input(format!(
+            "{}: exists without its archive {}, so serve cannot continue it; name a new --db",
+            args.db.display(),
+            archive_path.display()
+        )));
+    }
+    let archive = Archive::open(&archive_path).map_err(|e| {
+        CliError::Runtime(format!(
+            "{}: cannot open the archive: {e}",
+            archive_path.display()
+        ))
+    })?;
+    let config = Config {
+        listen,
+        token: args.token.clone(),
+        limit: usize::from(args.max_body_mib) << 20,
+        workers: 4,
+        queue: 256,
+        describe: format!(
+            "asof serve: an OTLP/HTTP receiver (POST /v1/traces, /v1/logs; application/x-protobuf or application/json, gzip or not).\narchive: {}\nstore: {}\n",
+            archive_path.display(),
+            args.db.display()
+        ),
+    };
+    let running = server::start(config, archive).map_err(|e| {
+        CliError::Input(format!(
+            "--listen {}: cannot listen there ({e})",
+            args.listen
+        ))
+    })?;
+    // The banner is best effort: a closed stdout (`asof serve | head -1`)
+    // must not stop a receiver that clients are already sending to.
+    let _ = writeln!(
+        out,
+        "asof serve: OTLP/HTTP on http://{} (POST /v1/traces, /v1/logs) → {} → {}; Ctrl-C stops",
+        running.addr,
+        archive_path.display(),
+        args.db.display()
+    );
+    let _ = writeln!(
+        out,
+        "  export OTEL_EXPORTER_OTLP_ENDPOINT=http://{}   # then: asof tui {} --follow",
+        running.addr,
+        args.db.display()
+    );
+    let _ = out.flush();
+    // The store follows the archive, on a thread of its own.
+    let store_state = Arc::new(Mutex::new(String::from("waiting for the first request")));
+    let stopping = Arc::new(AtomicBool::new(false));
+    let follower = {
+        let (db, archive_path, trace) = (args.db.clone(), archive_path.clone(), args.trace);
+        let (state, stopping) = (store_state.clone(), stopping.clone());
+        std::thread::spawn(move || {
+            super::follow::run(&archive_path, &db, false, POLL, &trace, |batch| {
+                if let Ok(mut s) = state.lock() {
+                    *s = format!(
+                        "store: {} events (archive line {})",
+                        batch.total, batch.line
+                    );
+                }
+                !stopping.load(Ordering::SeqCst)
+            })
+        })
+    };
+    let status = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    loop {
+        if follower.is_finished() {
+            break;
+        }
+        if status {
+            let s = &running.stats;
+            eprint!(
+                "\r\x1b[2K{} requests · {} spans and records · {} rejected · {} refused · archive {:.1} MB · {}",
+                s.requests.load(Ordering::Relaxed),
+                s.items.load(Ordering::Relaxed),
+                s.rejected.load(Ordering::Relaxed),
+                s.refused.load(Ordering::Relaxed),
+                s.archive_bytes.load(Ordering::Relaxed) as f64 / 1e6,
+                store_state.lock().map(|s| s.clone()).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    stopping.store(true, Ordering::SeqCst);
+    running.stop();
+    match follower.join() {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(stop)) => Err(CliError::Input(format!(
+            "the store stopped following the archive: {stop}; every request answered 200 is in {}",
+            archive_path.display()
+        ))),
+        Err(_) => Err(CliError::Runtime("the store's follower failed".to_owned())),
+    }
+}
+
+/// `--listen`: an address and port (`127.0.0.1:4318`, `[::1]:4318`,
+/// `localhost:4318`).
+fn address(text: &str) -> Result<SocketAddr, CliError> {
+    text.to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| {
+            CliError::Input(format!(
+                "--listen {text}: not an address and port (e.g. 127.0.0.1:4318)"
+            ))
+        })
+}

@@ -1,0 +1,336 @@
+//! `asof serve` (design.md §7, "Live ingestion"): the real binary on a
+//! loopback port, spoken to over plain HTTP/1.1. Every request gets the
+//! status OTLP/HTTP says; what is answered 200 is in the archive, and the
+//! store is `asof import otlp` of the archive.
+
+use crate::common;
+
+use common::{asof, stdout_json};
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use prost::Message;
+use std::io::{BufRead, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// A serve process on a free loopback port, killed when dropped.
+struct Serve {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(db: &Path, extra: &[&str]) -> Serve {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("asof"))
+        .arg("serve")
+        .arg("--db")
+        .arg(db)
+        .args(["--listen", "127.0.0.1:0"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(
+            std::fs::File::create(db.with_extension("serve.log")).expect("a log file"),
+        ))
+        .spawn()
+        .expect("start asof serve");
+    let mut first = String::new();
+    let mut lines = std::io::BufReader::new(child.stdout.take().expect("its stdout"));
+    lines.read_line(&mut first).expect("its first line");
+    // The rest of its output is read (and dropped) as it comes.
+    std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
+    let addr = first
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
+        .to_owned();
+    Serve { child, addr }
+}
+
+/// One HTTP/1.1 request; the status and body of its answer.
+fn request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, Vec<u8>) {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("a timeout");
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).expect("send the head");
+    // A server may answer before reading all of a body it refuses.
+    let _ = stream.write_all(body);
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {text:?}"));
+    let at = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(answer.len(), |p| p + 4);
+    (status, answer[at..].to_vec())
+}
+
+fn json(addr: &str, body: &str) -> (u16, Vec<u8>) {
+    request(
+        addr,
+        "POST",
+        "/v1/traces",
+        &[("Content-Type", "application/json")],
+        body.as_bytes(),
+    )
+}
+
+fn protobuf(addr: &str, body: &[u8]) -> (u16, Vec<u8>) {
+    request(
+        addr,
+        "POST",
+        "/v1/traces",
+        &[("Content-Type", "application/x-protobuf")],
+        body,
+    )
+}
+
+fn dataset(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("datasets")
+        .join(name)
+}
+
+/// Waits (bounded) until the store's follow has applied every archive line.
+fn caught_up(db: &Path, lines: usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let out = asof().arg("check").arg(db).output().expect("check");
+        let archive = asof_serve::archive::path_for(db);
+        let have = std::fs::read_to_string(&archive)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        // Read-only: opening must not create the store before serve does.
+        let applied =
+            rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .ok()
+                .and_then(|c| {
+                    c.query_row(
+                        "SELECT value FROM meta WHERE key = 'follow_lines'",
+                        [],
+                        |r| r.get::<_, String>(0),
+                    )
+                    .ok()
+                })
+                .and_then(|v| v.parse::<usize>().ok());
+        if out.status.success() && have == lines && applied == Some(lines) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the store did not catch up with {lines} archive lines (have {have}, applied {applied:?}): {}",
+            std::fs::read_to_string(db.with_extension("serve.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The bundled SRE run, sent a request at a time — as protobuf and as JSON
+/// alternately, as two SDK exporters would — gives the store `asof import
+/// otlp` of the run's file gives, row for row.
+#[test]
+fn a_run_exported_over_http_is_the_store_its_import_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("live.db");
+    let server = serve(&db, &[]);
+    let text = std::fs::read_to_string(dataset("sre-agent.otlp.jsonl")).unwrap();
+    let mut sent = 0;
+    for (i, line) in text.lines().enumerate() {
+        let (status, _) = if i % 2 == 0 {
+            let request: ExportTraceServiceRequest = serde_json::from_str(line).expect("OTLP/JSON");
+            protobuf(&server.addr, &request.encode_to_vec())
+        } else {
+            json(&server.addr, line)
+        };
+        assert_eq!(status, 200, "line {}", i + 1);
+        sent += 1;
+    }
+    caught_up(&db, sent);
+    let imported = dir.path().join("imported.db");
+    asof()
+        .args(["import", "otlp"])
+        .arg(dataset("sre-agent.otlp.jsonl"))
+        .arg("--db")
+        .arg(&imported)
+        .assert()
+        .success();
+    let what = |db: &Path| {
+        let mut out = vec![stdout_json(
+            asof().arg("evidence").arg(db).args(["--format", "json"]),
+        )];
+        for at in ["2026-04-14T02:16:00Z", "2026-04-14T02:30:00Z"] {
+            out.push(stdout_json(
+                asof()
+                    .arg("believed")
+                    .arg(db)
+                    .args(["--at", at, "--format", "json"]),
+            ));
+        }
+        out
+    };
+    assert_eq!(what(&db), what(&imported));
+    // The archive re-imports to the same.
+    let again = dir.path().join("again.db");
+    asof()
+        .args(["import", "otlp"])
+        .arg(asof_serve::archive::path_for(&db))
+        .arg("--db")
+        .arg(&again)
+        .assert()
+        .success();
+    assert_eq!(what(&again), what(&imported));
+}
+
+/// Hostile requests each get their status, the server stays up, and only
+/// what was answered 200 is in the archive.
+#[test]
+fn hostile_requests_get_their_status_and_leave_nothing_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let server = serve(&db, &["--token", "s3cret"]);
+    let addr = server.addr.as_str();
+    let auth = ("Authorization", "Bearer s3cret");
+    let good = std::fs::read_to_string(dataset("sre-agent.otlp.jsonl")).unwrap();
+    let good = good.lines().next().unwrap();
+    let proto = serde_json::from_str::<ExportTraceServiceRequest>(good)
+        .unwrap()
+        .encode_to_vec();
+    let bomb = {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(&vec![b' '; 64 << 20]).unwrap();
+        gz.finish().unwrap()
+    };
+    let big = vec![b'{'; 20 << 20];
+    let pb = ("Content-Type", "application/x-protobuf");
+    let js = ("Content-Type", "application/json");
+    // (what, path, headers, body, the status it gets)
+    type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>, &'a [u8], u16);
+    let cases: Vec<Case> = vec![
+        (
+            "truncated protobuf",
+            "/v1/traces",
+            vec![auth, pb],
+            &proto[..proto.len() / 2],
+            400,
+        ),
+        (
+            "gzip bomb",
+            "/v1/traces",
+            vec![auth, js, ("Content-Encoding", "gzip")],
+            &bomb,
+            413,
+        ),
+        ("20 MiB body", "/v1/traces", vec![auth, js], &big, 413),
+        (
+            "not OTLP",
+            "/v1/traces",
+            vec![auth, js],
+            br#"{"hello": "world"}"#,
+            400,
+        ),
+        ("not JSON", "/v1/logs", vec![auth, js], b"hello", 400),
+        (
+            "wrong type",
+            "/v1/traces",
+            vec![auth, ("Content-Type", "text/plain")],
+            b"x",
+            415,
+        ),
+        (
+            "wrong token",
+            "/v1/traces",
+            vec![("Authorization", "Bearer nope"), js],
+            good.as_bytes(),
+            401,
+        ),
+        ("no token", "/v1/traces", vec![js], good.as_bytes(), 401),
+        (
+            "unknown path",
+            "/v1/metrics",
+            vec![auth, js],
+            good.as_bytes(),
+            404,
+        ),
+    ];
+    for (what, path, headers, body, status) in &cases {
+        let (got, answer) = request(addr, "POST", path, headers, body);
+        assert_eq!(got, *status, "{what}: {}", String::from_utf8_lossy(&answer));
+    }
+    assert_eq!(request(addr, "GET", "/v1/traces", &[auth], b"").0, 405);
+    let (status, about) = request(addr, "GET", "/", &[], b"");
+    assert_eq!(status, 200);
+    assert!(String::from_utf8_lossy(&about).contains("OTLP/HTTP receiver"));
+    // Many tiny requests: each answered, the server still up.
+    for _ in 0..200 {
+        assert_eq!(
+            request(addr, "POST", "/v1/traces", &[auth, js], b"{}").0,
+            400
+        );
+    }
+    // And a good one goes through, alone in the archive.
+    assert_eq!(
+        request(addr, "POST", "/v1/traces", &[auth, pb], &proto).0,
+        200
+    );
+    caught_up(&db, 1);
+    let archive = std::fs::read_to_string(asof_serve::archive::path_for(&db)).unwrap();
+    assert_eq!(archive.lines().count(), 1);
+}
+
+/// A non-loopback address without a token is refused before anything
+/// listens; so is a store that serve did not write.
+#[test]
+fn serve_refuses_an_open_address_without_a_token_and_a_store_it_did_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("x.db");
+    asof()
+        .args(["serve", "--db"])
+        .arg(&db)
+        .args(["--listen", "0.0.0.0:0"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "a non-loopback address needs --token",
+        ));
+    asof()
+        .args(["load"])
+        .arg(dataset("payment-outage.yaml"))
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success();
+    asof()
+        .args(["serve", "--db"])
+        .arg(&db)
+        .args(["--listen", "127.0.0.1:0"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("exists without its archive"));
+}

@@ -334,3 +334,136 @@ fn serve_refuses_an_open_address_without_a_token_and_a_store_it_did_not_write() 
         .code(2)
         .stderr(predicates::str::contains("exists without its archive"));
 }
+
+/// A generated run cut into small requests (8 spans each), as JSON lines.
+fn small_requests(events: u64) -> Vec<String> {
+    let mut bytes = Vec::new();
+    asof::synth::otlp(
+        asof::synth::GenConfig {
+            events,
+            topics: 10,
+            agents: 3,
+            seed: 5,
+        },
+        &mut bytes,
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    for line in String::from_utf8(bytes).unwrap().lines() {
+        let request: serde_json::Value = serde_json::from_str(line).unwrap();
+        for rs in request["resourceSpans"].as_array().unwrap() {
+            for ss in rs["scopeSpans"].as_array().unwrap() {
+                for chunk in ss["spans"].as_array().unwrap().chunks(8) {
+                    out.push(
+                        serde_json::json!({"resourceSpans": [{
+                            "resource": rs["resource"],
+                            "scopeSpans": [{"scope": ss["scope"], "spans": chunk}],
+                        }]})
+                        .to_string(),
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Four exporters send while serve is killed (SIGKILL) at arbitrary
+/// instants and started again: every request answered 200 is in the
+/// archive, the store follows it, `asof check` passes, and the archive
+/// re-imports to the same store. Unanswered requests are sent again, as an
+/// exporter retries them.
+#[test]
+fn a_kill_at_any_instant_loses_nothing_acknowledged() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("k.db");
+    let requests = small_requests(4000);
+    let pending: Arc<Mutex<Vec<usize>>> = Arc::new(Mutex::new((0..requests.len()).rev().collect()));
+    let acked: Arc<Mutex<Vec<usize>>> = Arc::new(Mutex::new(Vec::new()));
+    let requests = Arc::new(requests);
+    let mut state = 11u64;
+    let mut interrupted = 0;
+    for round in 0..4 {
+        let mut server = serve(&db, &[]);
+        let addr = server.addr.clone();
+        let senders: Vec<_> = (0..4)
+            .map(|_| {
+                let (pending, acked, requests, addr) = (
+                    pending.clone(),
+                    acked.clone(),
+                    requests.clone(),
+                    addr.clone(),
+                );
+                std::thread::spawn(move || {
+                    loop {
+                        let Some(i) = pending.lock().unwrap().pop() else {
+                            return;
+                        };
+                        // A refused connection or a cut answer: the server is
+                        // gone; the request goes back to be sent again.
+                        let answered = std::panic::catch_unwind(|| json(&addr, &requests[i]).0);
+                        match answered {
+                            Ok(200) => acked.lock().unwrap().push(i),
+                            Ok(status) => panic!("request {i}: status {status}"),
+                            Err(_) => {
+                                pending.lock().unwrap().push(i);
+                                return;
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        if round < 3 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            std::thread::sleep(Duration::from_millis(10 + (state >> 33) % 100));
+            server.child.kill().expect("SIGKILL");
+            server.child.wait().expect("reaped");
+        }
+        for s in senders {
+            s.join().expect("a sender");
+        }
+        if !pending.lock().unwrap().is_empty() {
+            interrupted += 1;
+        }
+        drop(server);
+        if pending.lock().unwrap().is_empty() {
+            break;
+        }
+    }
+    assert!(
+        pending.lock().unwrap().is_empty(),
+        "every request answered in the end"
+    );
+    let archive = std::fs::read_to_string(asof_serve::archive::path_for(&db)).unwrap();
+    // Every request answered 200 is in the archive, line for line.
+    let lines: std::collections::HashSet<&str> = archive.lines().collect();
+    for &i in acked.lock().unwrap().iter() {
+        let normal = serde_json::from_str::<serde_json::Value>(&requests[i])
+            .unwrap()
+            .to_string();
+        assert!(
+            lines.contains(normal.as_str()),
+            "request {i} was answered 200 but is not in the archive"
+        );
+    }
+    // The store follows the archive once serve runs again, and equals its import.
+    let server = serve(&db, &[]);
+    caught_up(&db, archive.lines().count());
+    drop(server);
+    asof().arg("check").arg(&db).assert().success();
+    let imported = dir.path().join("imported.db");
+    asof()
+        .args(["import", "otlp"])
+        .arg(asof_serve::archive::path_for(&db))
+        .arg("--db")
+        .arg(&imported)
+        .assert()
+        .success();
+    let evidence =
+        |db: &Path| stdout_json(asof().arg("evidence").arg(db).args(["--format", "json"]));
+    assert_eq!(evidence(&db), evidence(&imported));
+}

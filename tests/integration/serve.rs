@@ -438,6 +438,10 @@ fn a_kill_at_any_instant_loses_nothing_acknowledged() {
         pending.lock().unwrap().is_empty(),
         "every request answered in the end"
     );
+    assert!(
+        interrupted > 0,
+        "a kill came while requests were being sent"
+    );
     let archive = std::fs::read_to_string(asof_serve::archive::path_for(&db)).unwrap();
     // Every request answered 200 is in the archive, line for line.
     let lines: std::collections::HashSet<&str> = archive.lines().collect();

@@ -471,3 +471,73 @@ fn a_kill_at_any_instant_loses_nothing_acknowledged() {
         |db: &Path| stdout_json(asof().arg("evidence").arg(db).args(["--format", "json"]));
     assert_eq!(evidence(&db), evidence(&imported));
 }
+
+/// The Python interpreter of the virtual environment `.ci/run` installs the
+/// OpenTelemetry SDK into, if it is there.
+fn sdk_python() -> Option<PathBuf> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/otel-venv/bin/python");
+    let ok = python.exists()
+        && std::process::Command::new(&python)
+            .args([
+                "-c",
+                "import opentelemetry.exporter.otlp.proto.http.trace_exporter",
+            ])
+            .status()
+            .is_ok_and(|s| s.success());
+    ok.then_some(python)
+}
+
+/// The real OpenTelemetry Python SDK's OTLP/HTTP exporter (protobuf) sends
+/// the bundled SRE run to `asof serve`: the store equals `asof import otlp`
+/// of datasets/sre-agent.otlp.jsonl, which the same SDK wrote.
+#[test]
+fn the_opentelemetry_sdk_exports_to_serve() {
+    let Some(python) = sdk_python() else {
+        eprintln!(
+            "SKIPPED: the OpenTelemetry SDK is not installed in target/otel-venv (.ci/run installs it)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sdk.db");
+    let rules = dataset("sre-agent.rules.yaml");
+    let server = serve(&db, &["--rules", rules.to_str().unwrap()]);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sdk/export_to_serve.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(format!("http://{}", server.addr))
+        .output()
+        .expect("run the SDK's exporter");
+    assert!(
+        out.status.success(),
+        "the exporter failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let archive = std::fs::read_to_string(asof_serve::archive::path_for(&db)).unwrap();
+    caught_up(&db, archive.lines().count());
+    let imported = dir.path().join("imported.db");
+    asof()
+        .args(["import", "otlp"])
+        .arg(dataset("sre-agent.otlp.jsonl"))
+        .arg("--db")
+        .arg(&imported)
+        .arg("--rules")
+        .arg(&rules)
+        .assert()
+        .success();
+    let what = |db: &Path| {
+        let mut out = vec![stdout_json(
+            asof().arg("evidence").arg(db).args(["--format", "json"]),
+        )];
+        for topic in ["root-cause", "customer-impact"] {
+            out.push(stdout_json(
+                asof()
+                    .arg("history")
+                    .arg(db)
+                    .args(["--topic", topic, "--format", "json"]),
+            ));
+        }
+        out
+    };
+    assert_eq!(what(&db), what(&imported));
+}

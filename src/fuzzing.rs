@@ -65,6 +65,35 @@ pub fn otlp(data: &[u8]) {
     }
 }
 
+/// Any bytes as an OTLP/HTTP request body for `asof serve`: the first byte
+/// says traces or logs, protobuf or JSON, gzip or not; the rest is the body.
+/// It is inflated (1 MiB limit) and decoded; when it decodes, its line is
+/// imported as the store following the archive would import it.
+pub fn otlp_request(data: &[u8]) {
+    use asof_serve::decode::{self, Encoding, Signal};
+    let Some((&mode, body)) = data.split_first() else {
+        return;
+    };
+    let signal = if mode & 1 == 0 {
+        Signal::Traces
+    } else {
+        Signal::Logs
+    };
+    let encoding = if mode & 2 == 0 {
+        Encoding::Protobuf
+    } else {
+        Encoding::Json
+    };
+    let Ok(bytes) = decode::inflate(body, mode & 4 != 0, 1 << 20) else {
+        return;
+    };
+    let Ok(decoded) = decode::decode(signal, encoding, &bytes) else {
+        return;
+    };
+    assert!(!decoded.line.contains('\n'), "an archive line is one line");
+    otlp(decoded.line.as_bytes());
+}
+
 /// Any bytes as a store file: open it (read-only) and query it.
 pub fn store(data: &[u8]) {
     let Ok(dir) = tempfile::tempdir() else {

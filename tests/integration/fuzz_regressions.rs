@@ -54,3 +54,11 @@ fn store_inputs_that_crashed_once_do_not_now() {
         asof::fuzzing::store(&data);
     }
 }
+
+#[test]
+fn otlp_request_inputs_that_crashed_once_do_not_now() {
+    for (name, data) in inputs("otlp_request") {
+        eprintln!("{name}");
+        asof::fuzzing::otlp_request(&data);
+    }
+}

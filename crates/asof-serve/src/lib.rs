@@ -3,6 +3,8 @@
 //! synced before they are acknowledged ([`archive`], [`server`]); the store
 //! follows the archive as `asof load --follow` follows any trace file.
 
+#![forbid(unsafe_code)]
+
 pub mod archive;
 pub mod decode;
 pub mod server;

@@ -5,7 +5,7 @@
 //! agent's file is often empty when the follow starts.
 
 use super::import::TraceArgs;
-use crate::dataset::{self, DatasetErrors, Location};
+use crate::dataset;
 use crate::import::{self, otlp};
 use crate::store::follow::{self, Batch, Converted, Stop};
 use std::path::Path;
@@ -53,25 +53,16 @@ pub fn run(
     }
     one_request_a_line(file)?;
     let name = file.display().to_string();
-    let convert = |bytes: &[u8]| convert(&name, bytes, &options);
+    // Each batch reads only the lines appended since the last one.
+    let mut growing = otlp::Growing::new(&name, &options);
+    let convert = |bytes: &[u8]| convert(&name, bytes, &mut growing);
     follow::follow_whole(file, store, force, poll, otlp::MAX_BYTES, convert, go_on)
 }
 
-/// What `asof import otlp` makes of the complete lines `bytes`.
-fn convert(name: &str, bytes: &[u8], options: &otlp::Options) -> Result<Converted, Stop> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let line = bytes[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1;
-        DatasetErrors(vec![import::error(
-            name,
-            Some(Location::line(line)),
-            "not valid UTF-8",
-        )])
-    })?;
-    let draft = otlp::read(name, text, options)?;
+/// What `asof import otlp` makes of the complete lines `bytes`, read by a
+/// growing import (only what was appended since its last call).
+fn convert(name: &str, bytes: &[u8], growing: &mut otlp::Growing) -> Result<Converted, Stop> {
+    let draft = growing.update(bytes)?;
     let (parsed, report, replay) = import::finish(name, draft)?;
     let json = serde_json::to_string(&report).map_err(|e| Stop::File(e.to_string()))?;
     Ok(Converted {

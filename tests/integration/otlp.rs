@@ -1250,3 +1250,58 @@ fn a_run_recorded_by_openai_v2_reads_whole_with_its_logs() {
         "{notes}"
     );
 }
+
+/// A growing import (a followed trace, `asof serve`'s archive) reads only
+/// the lines appended since its last call, and gives at every step what the
+/// import of the whole text so far gives — events and summary.
+#[test]
+fn a_growing_import_equals_the_whole_import_at_every_line() {
+    use asof::import::otlp;
+    let mut text = String::new();
+    for name in [
+        "genai-logs.traces.jsonl",
+        "genai-logs.logs.jsonl",
+        "features.jsonl",
+        "recheck-openllmetry.jsonl",
+        "openai-v2.logs.jsonl",
+        "openai-v2.traces.jsonl",
+    ] {
+        text.push_str(&std::fs::read_to_string(fixture(name)).unwrap());
+    }
+    text.push_str(&std::fs::read_to_string(dataset("sre-agent.otlp.jsonl")).unwrap());
+    let rules = otlp::rules::parse(
+        "features.rules.yaml",
+        &std::fs::read_to_string(fixture("features.rules.yaml")).unwrap(),
+    )
+    .unwrap();
+    let options = otlp::Options {
+        rules,
+        ..otlp::Options::default()
+    };
+    let mut growing = otlp::Growing::new("live.jsonl", &options);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut compared = 0;
+    for k in 1..=lines.len() {
+        let prefix: String = lines[..k].iter().map(|l| format!("{l}\n")).collect();
+        let whole = otlp::read("live.jsonl", &prefix, &options);
+        let grown = growing.update(prefix.as_bytes());
+        match (whole, grown) {
+            (Ok(w), Ok(g)) => {
+                assert_eq!(
+                    format!("{:?}", g.events),
+                    format!("{:?}", w.events),
+                    "line {k}"
+                );
+                assert_eq!(
+                    serde_json::to_value(&g.report).unwrap(),
+                    serde_json::to_value(&w.report).unwrap(),
+                    "line {k}"
+                );
+                compared += 1;
+            }
+            (Err(w), Err(g)) => assert_eq!(g.to_string(), w.to_string(), "line {k}"),
+            (w, g) => panic!("line {k}: whole {:?}, grown {:?}", w.is_ok(), g.is_ok()),
+        }
+    }
+    assert!(compared >= lines.len() - 1, "{compared} of {}", lines.len());
+}

@@ -120,7 +120,7 @@ fn shared(messages: Vec<Msg>) -> Msgs {
 }
 
 /// What a span is, as far as asof is concerned.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Role {
     Call {
         dialect: Dialect,

@@ -130,6 +130,7 @@ fn skip(report: &mut ImportReport, span: &str, reason: String) {
 }
 
 /// One span, its ids and times read.
+#[derive(Clone)]
 struct SpanRec {
     trace: String,
     id: String,
@@ -250,6 +251,77 @@ pub fn read_named(
         ..ImportReport::default()
     };
     let spans = read::read_spans(inputs, &mut report, progress)?;
+    Ok(from_spans(first, spans, report, options))
+}
+
+/// An import that grows with its file: each call reads only the complete
+/// lines appended since the last (a followed trace, `asof serve`'s
+/// archive) and gives the import of everything so far — what
+/// [`read`] of the whole text gives, without parsing it again.
+pub struct Growing {
+    name: String,
+    options: Options,
+    reader: read::Reader,
+    /// The pass-1 summary so far (lines read, spans, what was skipped).
+    report: ImportReport,
+    /// Bytes of the file read, its lines, and how many were requests.
+    fed: usize,
+    lines: usize,
+    requests: usize,
+}
+
+impl Growing {
+    pub fn new(name: &str, options: &Options) -> Growing {
+        Growing {
+            name: name.to_owned(),
+            options: options.clone(),
+            reader: read::Reader::default(),
+            report: ImportReport {
+                format: "otlp".into(),
+                input: name.to_owned(),
+                ..ImportReport::default()
+            },
+            fed: 0,
+            lines: 0,
+            requests: 0,
+        }
+    }
+
+    /// The import of `prefix`: the file's complete lines so far, of which
+    /// the first bytes it was given before are unchanged (a follow stops on
+    /// a file rewritten under it). A shorter prefix starts it again.
+    pub fn update(&mut self, prefix: &[u8]) -> Result<Draft, DatasetErrors> {
+        if prefix.len() < self.fed {
+            *self = Growing::new(&self.name, &self.options);
+        }
+        let new = std::str::from_utf8(&prefix[self.fed..]).map_err(|e| {
+            let line = prefix[..self.fed + e.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            DatasetErrors(vec![super::error(
+                &self.name,
+                Some(Location::line(line)),
+                "not valid UTF-8",
+            )])
+        })?;
+        self.requests += read::read_lines(&mut self.reader, new, self.lines, &mut self.report);
+        self.lines += new.lines().count();
+        self.fed = prefix.len();
+        let mut report = self.report.clone();
+        let spans = read::finish_spans(&self.name, &self.reader, self.requests, &mut report)?;
+        Ok(from_spans(&self.name, spans, report, &self.options))
+    }
+}
+
+/// Passes 2–7 over the spans pass 1 read.
+fn from_spans(
+    first: &str,
+    spans: Vec<SpanRec>,
+    mut report: ImportReport,
+    options: &Options,
+) -> Draft {
     let run = Run::new(spans, options, &mut report);
     let gathered = gather_evidence(&run, options);
     let numbered = Numbered::of(&gathered.items);
@@ -276,12 +348,12 @@ pub fn read_named(
     evaluations(&run, &gathered, &numbered, &said, &built, &mut report);
     notes(options, &mut report);
     let header = header(first, &run, built.agents, built.topics, options);
-    Ok(Draft {
+    Draft {
         header,
         events: built.events,
         origins: built.origins,
         report,
-    })
+    }
 }
 
 /// The run's shape, read once from its spans: each span's agent, each

@@ -166,6 +166,63 @@ pub(super) fn read_spans(
             }
         };
     }
+    let name = inputs.iter().map(|i| i.name).collect::<Vec<_>>().join(", ");
+    finish(&name, reader, lines, report)
+}
+
+/// The JSON Lines in `text`, read into `reader`: line numbers from
+/// `before + 1` (a growing import reads a file's new lines only). Returns
+/// how many were requests.
+pub(super) fn read_lines(
+    reader: &mut Reader,
+    text: &str,
+    before: usize,
+    report: &mut ImportReport,
+) -> usize {
+    let (mut requests, mut first_error) = (0usize, None);
+    let mut each =
+        |_: usize, request: wire::Request, report: &mut ImportReport| reader.add(request, report);
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        one_line(
+            before + i + 1,
+            line,
+            "line",
+            report,
+            &mut each,
+            &mut requests,
+            &mut first_error,
+        );
+    }
+    requests
+}
+
+/// [`finish`] of a growing import: its reader stays as it is, to read more.
+pub(super) fn finish_spans(
+    name: &str,
+    reader: &Reader,
+    lines: usize,
+    report: &mut ImportReport,
+) -> Result<Vec<SpanRec>, DatasetErrors> {
+    let copy = Reader {
+        spans: reader.spans.clone(),
+        logs: reader.logs.clone(),
+        records: reader.records,
+        histories: Histories::default(),
+    };
+    finish(name, copy, lines, report)
+}
+
+/// The spans read, with their log records joined to them; copies of a span
+/// dropped and said; refused when nothing could be read.
+fn finish(
+    name: &str,
+    reader: Reader,
+    lines: usize,
+    report: &mut ImportReport,
+) -> Result<Vec<SpanRec>, DatasetErrors> {
     report.read.add("lines", lines);
     let records = reader.records;
     let mut spans = reader.join(report);
@@ -186,7 +243,7 @@ pub(super) fn read_spans(
     }
     report.read.add("spans", report.records);
     if spans.is_empty() {
-        let file = inputs.iter().map(|i| i.name).collect::<Vec<_>>().join(", ");
+        let file = name;
         let message = if records > 0 {
             format!(
                 "holds {records} log record{} but no span, and no record names the span it belongs to (traceId and spanId): export the trace's spans as well, or logs written inside the model call's span",
@@ -195,7 +252,7 @@ pub(super) fn read_spans(
         } else {
             format!("holds no readable span ({} read)", report.records)
         };
-        return Err(DatasetErrors(vec![error(&file, None, message)]));
+        return Err(DatasetErrors(vec![error(file, None, message)]));
     }
     let traces: HashSet<&str> = spans.iter().map(|s| s.trace.as_str()).collect();
     report.read.add("traces", traces.len());
@@ -205,7 +262,7 @@ pub(super) fn read_spans(
 /// What the requests hold as they are read: spans with their roles read,
 /// and log records waiting for their span.
 #[derive(Default)]
-struct Reader {
+pub(super) struct Reader {
     spans: Vec<SpanRec>,
     logs: Vec<Log>,
     records: usize,
@@ -214,6 +271,7 @@ struct Reader {
 }
 
 /// A log record, read as what it says.
+#[derive(Clone)]
 struct Log {
     trace: Option<String>,
     span: Option<String>,
@@ -226,6 +284,7 @@ struct Log {
 }
 
 /// What a log record says.
+#[derive(Clone)]
 enum Item {
     /// A message of the GenAI event form: the call's input, or its output.
     Input(Arc<Msg>),

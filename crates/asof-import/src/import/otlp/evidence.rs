@@ -349,6 +349,8 @@ pub(super) struct Built {
     pub(super) origins: Vec<Location>,
     pub(super) agents: Vec<String>,
     pub(super) topics: Vec<String>,
+    /// The event id (`B…`, `R…`) each thing said became, by its index.
+    pub(super) said_ids: Vec<Option<String>>,
 }
 
 /// Pass 6a: one evidence event per item, in recorded order.
@@ -389,5 +391,6 @@ pub(super) fn evidence_events(
         origins,
         agents: Vec::new(),
         topics: Vec::new(),
+        said_ids: Vec::new(),
     }
 }

@@ -320,6 +320,7 @@ pub(super) fn said_events(
     let mut last_assertion: HashMap<(String, String), Asserted> = HashMap::new();
     let (mut beliefs, mut retractions) = (0usize, 0usize);
     let mut seen_topics: HashSet<String> = HashSet::new();
+    built.said_ids = vec![None; said.len()];
     for &c in &run.calls {
         if !built.agents.contains(&run.agents[c]) {
             built.agents.push(run.agents[c].clone());
@@ -424,8 +425,9 @@ pub(super) fn said_events(
         };
         if s.retract {
             retractions += 1;
+            built.said_ids[i] = Some(format!("R{retractions}"));
             built.events.push(RawEvent::Retract(RawRetract {
-                id: Some(format!("R{retractions}")),
+                id: built.said_ids[i].clone(),
                 agent: Some(s.agent.clone()),
                 topic: Some(s.topic.clone()),
                 assertion: None,
@@ -446,8 +448,9 @@ pub(super) fn said_events(
                     since,
                 },
             );
+            built.said_ids[i] = Some(format!("B{beliefs}"));
             built.events.push(RawEvent::Believe(RawBelieve {
-                id: Some(format!("B{beliefs}")),
+                id: built.said_ids[i].clone(),
                 agent: s.agent.clone(),
                 topic: s.topic.clone(),
                 claim: s.claim.clone().unwrap_or_default(),
@@ -486,16 +489,6 @@ pub(super) fn evaluations(
     built: &Built,
     report: &mut ImportReport,
 ) {
-    // Each thing said, by origin, to its event id (B… or R…).
-    let ids: Vec<(&str, String)> = built
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            RawEvent::Believe(b) => Some((b.rationale.as_deref()?, b.id.clone()?)),
-            RawEvent::Retract(r) => Some((r.reason.as_deref()?, r.id.clone()?)),
-            _ => None,
-        })
-        .collect();
     for (i, s) in run.spans.iter().enumerate() {
         for e in s.events.iter().filter(|e| e.name == EVALUATION) {
             let attr = |k: &str| {
@@ -517,15 +510,12 @@ pub(super) fn evaluations(
             let mut judged: Vec<String> = match &s.role {
                 Role::Call { .. } => {
                     let k = run.calls.iter().position(|&c| c == i);
+                    // What the call's output said (not belief-tool spans
+                    // that only borrow the call as their latest).
                     said.iter()
-                        .filter(|x| x.call == k && x.origin.starts_with(&prefix))
-                        .filter_map(|x| {
-                            ids.iter()
-                                .find(|(why, _)| {
-                                    *why == x.origin || why.ends_with(&format!("({})", x.origin))
-                                })
-                                .map(|(_, id)| id.clone())
-                        })
+                        .zip(&built.said_ids)
+                        .filter(|(x, _)| x.call == k && x.origin.starts_with(&prefix))
+                        .filter_map(|(_, id)| id.clone())
                         .collect()
                 }
                 _ => gathered

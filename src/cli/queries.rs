@@ -247,13 +247,8 @@ fn beliefs_table(
 /// evaluated (`gen_ai.evaluation.result`, kept in the import summary)
 /// carrying its `evaluations`; as it is when the store holds none.
 fn evaluated<T: serde::Serialize>(store: &Store, value: T) -> Result<Evaluated<T>, CliError> {
-    let Some(json) = store.meta("import_report")? else {
-        return Ok(Evaluated::As(value));
-    };
-    let Ok(report) = serde_json::from_str::<crate::import::ImportReport>(&json) else {
-        return Ok(Evaluated::As(value));
-    };
-    if report.evaluations.is_empty() {
+    let evaluations = query::evaluations(store).map_err(crate::store::StoreError::from)?;
+    if evaluations.is_empty() {
         return Ok(Evaluated::As(value));
     }
     let mut value = serde_json::to_value(&value).map_err(|e| CliError::Runtime(e.to_string()))?;
@@ -278,7 +273,7 @@ fn evaluated<T: serde::Serialize>(store: &Store, value: T) -> Result<Evaluated<T
             _ => {}
         }
     }
-    walk(&mut value, &report.evaluations);
+    walk(&mut value, &evaluations);
     Ok(Evaluated::With(value))
 }
 

@@ -529,6 +529,22 @@ pub fn recorded_span(store: &Store) -> rusqlite::Result<Option<(Micros, Micros)>
     crate::store::read::span(store.connection())
 }
 
+/// The evaluations an imported trace made of its evidence and assertions
+/// (`gen_ai.evaluation.result`, kept in the import summary's
+/// `evaluations`), by evidence or assertion id; none for any other store.
+pub fn evaluations(
+    store: &Store,
+) -> rusqlite::Result<std::collections::BTreeMap<String, Vec<serde_json::Value>>> {
+    let Some(json) = crate::store::read::meta(store.connection(), "import_report")? else {
+        return Ok(Default::default());
+    };
+    Ok(serde_json::from_str::<serde_json::Value>(&json)
+        .ok()
+        .and_then(|report| report.get("evaluations").cloned())
+        .and_then(|by_id| serde_json::from_value(by_id).ok())
+        .unwrap_or_default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

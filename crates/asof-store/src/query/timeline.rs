@@ -139,47 +139,32 @@ pub struct Timeline {
     detail: Arc<Mutex<Detail>>,
 }
 
-/// The evaluations kept in the store's import summary (`import_report`'s
-/// `evaluations`), each said in one line: `relevance 0.9 “relevant” — The
-/// pod status answers the question asked.`
+/// The evaluations kept in the store ([`super::evaluations`]), each said in
+/// one line: `relevance 0.9 “relevant” — The pod status answers the
+/// question asked.`
 fn evaluations(store: &Store) -> rusqlite::Result<std::collections::BTreeMap<String, Vec<String>>> {
-    let mut out = std::collections::BTreeMap::new();
-    let Some(json) = crate::store::read::meta(store.connection(), "import_report")? else {
-        return Ok(out);
+    let said = |e: &serde_json::Value| {
+        let field = |k: &str| match e.get(k) {
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(serde_json::Value::Null) | None => None,
+            Some(other) => Some(other.to_string()),
+        };
+        let mut line = field("name").unwrap_or_else(|| "evaluation".into());
+        if let Some(v) = field("score_value") {
+            line.push_str(&format!(" {v}"));
+        }
+        if let Some(l) = field("score_label") {
+            line.push_str(&format!(" “{l}”"));
+        }
+        if let Some(x) = field("explanation") {
+            line.push_str(&format!(" — {x}"));
+        }
+        line
     };
-    let Ok(report) = serde_json::from_str::<serde_json::Value>(&json) else {
-        return Ok(out);
-    };
-    let Some(by_id) = report.get("evaluations").and_then(|v| v.as_object()) else {
-        return Ok(out);
-    };
-    for (id, list) in by_id {
-        let lines = list
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|e| {
-                let field = |k: &str| match e.get(k) {
-                    Some(serde_json::Value::String(s)) => Some(s.clone()),
-                    Some(serde_json::Value::Null) | None => None,
-                    Some(other) => Some(other.to_string()),
-                };
-                let mut line = field("name").unwrap_or_else(|| "evaluation".into());
-                if let Some(v) = field("score_value") {
-                    line.push_str(&format!(" {v}"));
-                }
-                if let Some(l) = field("score_label") {
-                    line.push_str(&format!(" “{l}”"));
-                }
-                if let Some(x) = field("explanation") {
-                    line.push_str(&format!(" — {x}"));
-                }
-                line
-            })
-            .collect();
-        out.insert(id.clone(), lines);
-    }
-    Ok(out)
+    Ok(super::evaluations(store)?
+        .into_iter()
+        .map(|(id, list)| (id, list.iter().map(said).collect()))
+        .collect())
 }
 
 impl std::fmt::Debug for Timeline {

@@ -626,11 +626,7 @@ fn whole_item(
 ) -> Result<(), CliError> {
     let e = &item.evidence;
     let text = e.content.as_deref().unwrap_or(&e.summary);
-    let size = format!(
-        "{} characters, {} lines",
-        text.chars().count(),
-        text.lines().count().max(1)
-    );
+    let size = crate::text::size(text);
     match format {
         OutputFormat::Md => {
             writeln!(
@@ -645,8 +641,7 @@ fn whole_item(
                 "\nLocator: `{}`\n\nWhat it held ({size}):\n",
                 e.locator
             )?;
-            let fence = "`".repeat(longest_run(text, '`').max(2) + 1);
-            writeln!(out, "{fence}text\n{text}\n{fence}")?;
+            writeln!(out, "{}", crate::text::fenced(text))?;
         }
         _ => {
             write!(out, "{}", row.text())?;
@@ -656,16 +651,6 @@ fn whole_item(
         }
     }
     Ok(())
-}
-
-/// The longest run of `c` in `text` (a Markdown fence must be longer).
-fn longest_run(text: &str, c: char) -> usize {
-    let (mut best, mut run) = (0, 0);
-    for ch in text.chars() {
-        run = if ch == c { run + 1 } else { 0 };
-        best = best.max(run);
-    }
-    best
 }
 
 pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> {

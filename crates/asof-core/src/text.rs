@@ -168,6 +168,27 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// "30016 characters, 361 lines": how much a whole text is.
+pub fn size(text: &str) -> String {
+    format!(
+        "{}, {}",
+        count(text.chars().count(), "character", "characters"),
+        count(text.lines().count().max(1), "line", "lines")
+    )
+}
+
+/// `text` as a Markdown fenced block, its fence longer than any run of
+/// backticks inside it (so the text cannot close it early).
+pub fn fenced(text: &str) -> String {
+    let (mut run, mut longest) = (0usize, 0usize);
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}text\n{text}\n{fence}")
+}
+
 /// `text` without its first `columns` display columns (for text scrolled sideways).
 pub fn skip_columns(text: &str, columns: usize) -> &str {
     let mut used = 0;
@@ -225,6 +246,15 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_fence_is_longer_than_any_run_of_backticks_inside() {
+        assert_eq!(fenced("a"), "```text\na\n```");
+        assert_eq!(fenced("x ```` y"), "`````text\nx ```` y\n`````");
+        assert_eq!(size("ab\nc"), "4 characters, 2 lines");
+        assert_eq!(size(""), "0 characters, 1 line");
+    }
+
     use super::*;
 
     #[test]

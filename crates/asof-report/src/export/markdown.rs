@@ -477,23 +477,11 @@ The summaries above end in `…` where the item held more; this is all of it, as
 "
     );
     for (id, text) in whole {
-        // A fence longer than any run of backticks in the text.
-        let mut run = 0usize;
-        let mut longest = 0usize;
-        for c in text.chars() {
-            run = if c == '`' { run + 1 } else { 0 };
-            longest = longest.max(run);
-        }
-        let fence = "`".repeat(longest.max(2) + 1);
         let _ = writeln!(
             w,
-            "**{id}** ({} characters)
-
-{fence}text
-{text}
-{fence}
-",
-            text.chars().count()
+            "**{id}** ({})\n\n{}\n",
+            crate::text::size(text),
+            crate::text::fenced(text)
         );
     }
 }

@@ -228,13 +228,7 @@ pub fn evidence(
             .lines()
             .map(|l| ViewLine::new(LineStyle::Normal, l.to_owned())),
     );
-    let size = |text: &str| {
-        format!(
-            "{} characters, {} lines",
-            text.chars().count(),
-            text.lines().count().max(1)
-        )
-    };
+    let size = crate::text::size;
     if let Some(content) = &e.content {
         lines.push(ViewLine::new(
             LineStyle::Note,

@@ -42,10 +42,6 @@ pub struct Config {
     pub describe: String,
 }
 
-impl Config {
-    pub const DEFAULT_LIMIT: usize = 16 << 20;
-}
-
 /// What the receiver has done so far.
 #[derive(Debug, Default)]
 pub struct Stats {
@@ -181,12 +177,6 @@ impl Answer {
             headers: Vec::new(),
         }
     }
-
-    /// A refusal in the request's own encoding where OTLP says so (a
-    /// `google.rpc.Status`-like message: here its JSON, or plain text).
-    fn refused(status: u16, message: impl Into<String>) -> Answer {
-        Answer::text(status, message)
-    }
 }
 
 fn header<'a>(request: &'a tiny_http::Request, name: &str) -> Option<&'a str> {
@@ -283,7 +273,7 @@ fn answer(
         }
     };
     if request.body_length().is_some_and(|n| n > config.limit) {
-        return Answer::refused(
+        return Answer::text(
             413,
             format!("the body is over the {}-byte limit\n", config.limit),
         );
@@ -294,19 +284,19 @@ fn answer(
         .take(config.limit as u64 + 1)
         .read_to_end(&mut body)
     {
-        return Answer::refused(400, format!("the body cannot be read ({e})\n"));
+        return Answer::text(400, format!("the body cannot be read ({e})\n"));
     }
     let decoded = decode::inflate(&body, gzip, config.limit)
         .and_then(|bytes| decode::decode(signal, encoding, &bytes));
     let decoded = match decoded {
         Ok(d) => d,
         Err(Refusal::TooLarge { limit }) => {
-            return Answer::refused(
+            return Answer::text(
                 413,
                 format!("the body is over the {limit}-byte limit after decompression\n"),
             );
         }
-        Err(Refusal::Undecodable(why)) => return Answer::refused(400, format!("{why}\n")),
+        Err(Refusal::Undecodable(why)) => return Answer::text(400, format!("{why}\n")),
     };
     let (done, synced) = mpsc::channel();
     let job = Job {

@@ -179,24 +179,36 @@ pub(super) fn read_lines(
     before: usize,
     report: &mut ImportReport,
 ) -> usize {
-    let (mut requests, mut first_error) = (0usize, None);
     let mut each =
         |_: usize, request: wire::Request, report: &mut ImportReport| reader.add(request, report);
+    json_lines(text, before, "line", report, &mut each).0
+}
+
+/// Each non-blank line of `text` through [`one_line`], numbered from
+/// `before + 1`: how many were requests, and what the first line that was
+/// not one was instead.
+fn json_lines(
+    text: &str,
+    before: usize,
+    label: &str,
+    report: &mut ImportReport,
+    each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
+) -> (usize, Option<String>) {
+    let (mut requests, mut first_error) = (0usize, None);
     for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
+        if !line.trim().is_empty() {
+            one_line(
+                before + i + 1,
+                line,
+                label,
+                report,
+                each,
+                &mut requests,
+                &mut first_error,
+            );
         }
-        one_line(
-            before + i + 1,
-            line,
-            "line",
-            report,
-            &mut each,
-            &mut requests,
-            &mut first_error,
-        );
     }
-    requests
+    (requests, first_error)
 }
 
 /// [`finish`] of a growing import: its reader stays as it is, to read more.
@@ -722,22 +734,7 @@ fn text_requests(
             Err(e) => Err(whole(describe(text, &e))),
         };
     }
-    let mut requests = 0usize;
-    let mut first_error: Option<String> = None;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        one_line(
-            i + 1,
-            line,
-            label,
-            report,
-            each,
-            &mut requests,
-            &mut first_error,
-        );
-    }
+    let (requests, first_error) = json_lines(text, 0, label, report, each);
     if requests == 0 {
         return Err(whole(
             first_error.unwrap_or_else(|| "holds no OTLP/JSON request".into()),

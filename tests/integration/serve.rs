@@ -152,6 +152,35 @@ fn caught_up(db: &Path, lines: usize) {
     }
 }
 
+/// `asof import otlp TRACE --db DB EXTRA…`, which must succeed.
+fn import_to(trace: &Path, db: &Path, extra: &[&std::ffi::OsStr]) {
+    asof()
+        .args(["import", "otlp"])
+        .arg(trace)
+        .arg("--db")
+        .arg(db)
+        .args(extra)
+        .assert()
+        .success();
+}
+
+/// What a store says: its evidence, the history of each of `topics`, and
+/// what was believed at each of `at`.
+fn rows(db: &Path, topics: &[&str], at: &[&str]) -> Vec<serde_json::Value> {
+    let json = |args: &[&str]| stdout_json(asof().arg(args[0]).arg(db).args(&args[1..]));
+    let mut out = vec![json(&["evidence", "--format", "json"])];
+    for topic in topics {
+        out.push(json(&["history", "--topic", topic, "--format", "json"]));
+    }
+    for at in at {
+        out.push(json(&["believed", "--at", at, "--format", "json"]));
+    }
+    out
+}
+
+/// Two instants of the SRE run: while it blamed the network, and after.
+const SRE_AT: [&str; 2] = ["2026-04-14T02:16:00Z", "2026-04-14T02:30:00Z"];
+
 /// The bundled SRE run, sent a request at a time — as protobuf and as JSON
 /// alternately, as two SDK exporters would — gives the store `asof import
 /// otlp` of the run's file gives, row for row.
@@ -174,37 +203,12 @@ fn a_run_exported_over_http_is_the_store_its_import_gives() {
     }
     caught_up(&db, sent);
     let imported = dir.path().join("imported.db");
-    asof()
-        .args(["import", "otlp"])
-        .arg(dataset("sre-agent.otlp.jsonl"))
-        .arg("--db")
-        .arg(&imported)
-        .assert()
-        .success();
-    let what = |db: &Path| {
-        let mut out = vec![stdout_json(
-            asof().arg("evidence").arg(db).args(["--format", "json"]),
-        )];
-        for at in ["2026-04-14T02:16:00Z", "2026-04-14T02:30:00Z"] {
-            out.push(stdout_json(
-                asof()
-                    .arg("believed")
-                    .arg(db)
-                    .args(["--at", at, "--format", "json"]),
-            ));
-        }
-        out
-    };
+    import_to(&dataset("sre-agent.otlp.jsonl"), &imported, &[]);
+    let what = |db: &Path| rows(db, &["customer-impact"], &SRE_AT);
     assert_eq!(what(&db), what(&imported));
     // The archive re-imports to the same.
     let again = dir.path().join("again.db");
-    asof()
-        .args(["import", "otlp"])
-        .arg(asof_serve::archive::path_for(&db))
-        .arg("--db")
-        .arg(&again)
-        .assert()
-        .success();
+    import_to(&asof_serve::archive::path_for(&db), &again, &[]);
     assert_eq!(what(&again), what(&imported));
 }
 
@@ -460,16 +464,8 @@ fn a_kill_at_any_instant_loses_nothing_acknowledged() {
     drop(server);
     asof().arg("check").arg(&db).assert().success();
     let imported = dir.path().join("imported.db");
-    asof()
-        .args(["import", "otlp"])
-        .arg(asof_serve::archive::path_for(&db))
-        .arg("--db")
-        .arg(&imported)
-        .assert()
-        .success();
-    let evidence =
-        |db: &Path| stdout_json(asof().arg("evidence").arg(db).args(["--format", "json"]));
-    assert_eq!(evidence(&db), evidence(&imported));
+    import_to(&asof_serve::archive::path_for(&db), &imported, &[]);
+    assert_eq!(rows(&db, &[], &[]), rows(&imported, &[], &[]));
 }
 
 /// The Python interpreter of the virtual environment `.ci/run` installs the
@@ -516,28 +512,11 @@ fn the_opentelemetry_sdk_exports_to_serve() {
     let archive = std::fs::read_to_string(asof_serve::archive::path_for(&db)).unwrap();
     caught_up(&db, archive.lines().count());
     let imported = dir.path().join("imported.db");
-    asof()
-        .args(["import", "otlp"])
-        .arg(dataset("sre-agent.otlp.jsonl"))
-        .arg("--db")
-        .arg(&imported)
-        .arg("--rules")
-        .arg(&rules)
-        .assert()
-        .success();
-    let what = |db: &Path| {
-        let mut out = vec![stdout_json(
-            asof().arg("evidence").arg(db).args(["--format", "json"]),
-        )];
-        for topic in ["root-cause", "customer-impact"] {
-            out.push(stdout_json(
-                asof()
-                    .arg("history")
-                    .arg(db)
-                    .args(["--topic", topic, "--format", "json"]),
-            ));
-        }
-        out
-    };
+    import_to(
+        &dataset("sre-agent.otlp.jsonl"),
+        &imported,
+        &["--rules".as_ref(), rules.as_os_str()],
+    );
+    let what = |db: &Path| rows(db, &["root-cause", "customer-impact"], &SRE_AT);
     assert_eq!(what(&db), what(&imported));
 }

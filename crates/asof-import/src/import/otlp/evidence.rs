@@ -347,10 +347,32 @@ impl Numbered {
 pub(super) struct Built {
     pub(super) events: Vec<RawEvent>,
     pub(super) origins: Vec<Location>,
+    /// Each event's recorded instant.
+    pub(super) recorded: Vec<Micros>,
     pub(super) agents: Vec<String>,
     pub(super) topics: Vec<String>,
     /// The event id (`B…`, `R…`) each thing said became, by its index.
     pub(super) said_ids: Vec<Option<String>>,
+}
+
+impl Built {
+    /// Puts the events in recorded order, evidence before what was said at
+    /// one instant, each kind in its own order otherwise (a stable merge of
+    /// two runs already in recorded order). So what a trace adds later lands
+    /// at the end of the log unless it was recorded earlier: a store that
+    /// follows a growing trace rewrites only the events from the first one
+    /// that changed (design.md §7, "Live ingestion").
+    pub(super) fn in_recorded_order(&mut self) {
+        let mut order: Vec<usize> = (0..self.events.len()).collect();
+        order.sort_by_key(|&i| self.recorded[i]);
+        let mut events: Vec<Option<RawEvent>> = self.events.drain(..).map(Some).collect();
+        let mut origins: Vec<Option<Location>> = self.origins.drain(..).map(Some).collect();
+        for &i in &order {
+            self.events.extend(events[i].take());
+            self.origins.extend(origins[i].take());
+        }
+        self.recorded = order.iter().map(|&i| self.recorded[i]).collect();
+    }
 }
 
 /// Pass 6a: one evidence event per item, in recorded order.
@@ -361,6 +383,7 @@ pub(super) fn evidence_events(
 ) -> Built {
     let mut events: Vec<RawEvent> = Vec::new();
     let mut origins: Vec<Location> = Vec::new();
+    let mut recorded: Vec<Micros> = Vec::new();
     for &n in &numbered.order {
         let e = &gathered.items[n];
         let mut locator = e.locator.clone();
@@ -385,10 +408,12 @@ pub(super) fn evidence_events(
             summary,
         }));
         origins.push(Location::record("evidence", events.len()));
+        recorded.push(e.recorded);
     }
     Built {
         events,
         origins,
+        recorded,
         agents: Vec::new(),
         topics: Vec::new(),
         said_ids: Vec::new(),

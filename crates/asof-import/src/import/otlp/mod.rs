@@ -346,6 +346,7 @@ fn from_spans(
         &mut report,
     );
     evaluations(&run, &gathered, &numbered, &said, &built, &mut report);
+    built.in_recorded_order();
     notes(options, &mut report);
     let header = header(first, &run, built.agents, built.topics, options);
     Draft {
@@ -734,6 +735,34 @@ mod passes {
         assert_eq!(numbered.by_id["T1"], numbered.order[0]);
         assert_eq!(gathered.in_front.len(), run.calls.len());
         assert!(gathered.in_front.iter().any(|items| !items.is_empty()));
+    }
+
+    #[test]
+    fn the_log_is_in_recorded_order_with_evidence_first_at_an_instant() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../datasets/sre-agent.otlp.jsonl"
+        ))
+        .expect("the bundled trace");
+        let draft = read("sre-agent.otlp.jsonl", &text, &Options::default()).expect("read");
+        let (parsed, _, _) = crate::import::finish("sre-agent", draft).expect("valid");
+        let keys: Vec<(Micros, bool)> = parsed
+            .dataset
+            .events
+            .iter()
+            .map(|e| {
+                (
+                    e.recorded_at(),
+                    e.kind() != crate::model::EventKind::Evidence,
+                )
+            })
+            .collect();
+        assert!(keys.iter().any(|k| k.1) && keys.iter().any(|k| !k.1));
+        // Evidence and what was said are interleaved, not one block after
+        // the other.
+        let first_said = keys.iter().position(|k| k.1).expect("something said");
+        assert!(keys[first_said..].iter().any(|k| !k.1), "{keys:?}");
+        assert!(keys.is_sorted(), "{keys:?}");
     }
 
     /// A span of trace `t`, started and ended at `start`/`end` seconds.

@@ -466,6 +466,7 @@ pub(super) fn said_events(
         built
             .origins
             .push(Location::record("belief", beliefs + retractions));
+        built.recorded.push(s.recorded);
     }
     if built.agents.is_empty() {
         built

@@ -7,7 +7,7 @@
 use super::import::TraceArgs;
 use crate::dataset;
 use crate::import::{self, otlp};
-use crate::store::follow::{self, Batch, Converted, Stop};
+use crate::store::follow::{self, Batch, Converted, Growth, Stop};
 use std::path::Path;
 
 /// Follows `file` into `store` (see [`follow::follow`] and
@@ -54,23 +54,44 @@ pub fn run(
     one_request_a_line(file)?;
     let name = file.display().to_string();
     // Each batch reads only the lines appended since the last one.
-    let mut growing = otlp::Growing::new(&name, &options);
-    let convert = |bytes: &[u8]| convert(&name, bytes, &mut growing);
-    follow::follow_whole(file, store, force, poll, otlp::MAX_BYTES, convert, go_on)
+    let mut growing = Trace {
+        growing: otlp::Growing::new(&name, &options),
+        name,
+    };
+    follow::follow_whole(
+        file,
+        store,
+        force,
+        poll,
+        otlp::MAX_BYTES,
+        &mut growing,
+        go_on,
+    )
 }
 
-/// What `asof import otlp` makes of the complete lines `bytes`, read by a
-/// growing import (only what was appended since its last call).
-fn convert(name: &str, bytes: &[u8], growing: &mut otlp::Growing) -> Result<Converted, Stop> {
-    let draft = growing.update(bytes)?;
-    let (parsed, report, replay) = import::finish(name, draft)?;
-    let json = serde_json::to_string(&report).map_err(|e| Stop::File(e.to_string()))?;
-    Ok(Converted {
-        parsed,
-        replay,
-        meta: vec![("import_report", json)],
-        skipped: report.skipped.len(),
-    })
+/// A trace's import growing with its file.
+struct Trace {
+    name: String,
+    growing: otlp::Growing,
+}
+
+impl Growth for Trace {
+    fn feed(&mut self, lines: &[u8]) -> Result<(), Stop> {
+        Ok(self.growing.feed(lines)?)
+    }
+
+    /// What `asof import otlp` makes of every line fed so far.
+    fn convert(&mut self) -> Result<Converted, Stop> {
+        let draft = self.growing.draft()?;
+        let (parsed, report, replay) = import::finish(&self.name, draft)?;
+        let json = serde_json::to_string(&report).map_err(|e| Stop::File(e.to_string()))?;
+        Ok(Converted {
+            parsed,
+            replay,
+            meta: vec![("import_report", json)],
+            skipped: report.skipped.len(),
+        })
+    }
 }
 
 /// A trace is followed a line at a time only when each line is a whole

@@ -160,10 +160,20 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
                     batch.line
                 )
             } else if batch.lines > 0 {
-                let again = if batch.replayed {
+                let again = if batch.whole {
+                    "; the trace's agents or topics changed: the store written again whole"
+                        .to_owned()
+                } else if batch.rewritten > 0 {
+                    format!(
+                        "; it changed {} earlier event{} (written again)",
+                        batch.rewritten,
+                        if batch.rewritten == 1 { "" } else { "s" }
+                    )
+                } else if batch.replayed {
                     "; recorded before the last applied instant: replayed again from there"
+                        .to_owned()
                 } else {
-                    ""
+                    String::new()
                 };
                 format!(
                     "+{} events (line {}, {} in all{again}{left_out})",

@@ -523,6 +523,67 @@ fn while_an_agent_exports_a_trace_the_store_is_an_import_of_the_lines_so_far() {
     );
 }
 
+/// A generated run of three agents (a trace each, their spans interleaved in
+/// time, each agent's root span last), cut into requests of `per` spans as
+/// an SDK's batch exporter sends them: one request a line.
+fn interleaved_requests(spans: u64, per: usize) -> Vec<String> {
+    let out = asof()
+        .args(["gen", "--otlp", "--events", &spans.to_string()])
+        .args(["--topics", "4", "--agents", "3", "--seed", "11"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut requests = Vec::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let request: serde_json::Value = serde_json::from_str(line).unwrap();
+        for rs in request["resourceSpans"].as_array().unwrap() {
+            for ss in rs["scopeSpans"].as_array().unwrap() {
+                for chunk in ss["spans"].as_array().unwrap().chunks(per) {
+                    let small = serde_json::json!({"resourceSpans": [{"resource": rs["resource"],
+                        "scopeSpans": [{"scope": ss["scope"], "spans": chunk}]}]});
+                    requests.push(small.to_string());
+                }
+            }
+        }
+    }
+    requests
+}
+
+/// A batch's new spans change what earlier ones meant (a tool result's
+/// recorded instant, so the evidence ids after it; an agent's root span,
+/// exported last): the follow writes again only the events from the first
+/// that changed, or the whole store when the agents or topics changed — and
+/// at every batch the store is the import of the lines so far.
+#[test]
+fn a_trace_follow_writes_again_only_what_new_spans_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.jsonl");
+    let db = dir.path().join("live.db");
+    let requests = interleaved_requests(1200, 30);
+    assert!(requests.len() >= 30, "{}", requests.len());
+    std::fs::write(&file, b"").unwrap();
+    let mut child = trace_follower(dir.path(), &[]);
+    let mut out = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    let mut all = Vec::new();
+    for (n, batch) in requests.chunks(3).enumerate() {
+        for request in batch {
+            all.extend_from_slice(request.as_bytes());
+            all.push(b'\n');
+        }
+        out.write_all(&all[all.len() - batch.iter().map(|r| r.len() + 1).sum::<usize>()..])
+            .unwrap();
+        out.flush().unwrap();
+        wait_for(&db, all.len() as u64, &mut child);
+        assert_equals_import(&db, &all, &[], n);
+    }
+    let said = stop_and_read(child);
+    assert!(said.contains("earlier events (written again)"), "{said}");
+    assert!(said.contains("the store written again whole"), "{said}");
+}
+
 #[test]
 fn a_trace_follow_goes_on_after_a_kill_with_the_options_given_now() {
     let dir = tempfile::tempdir().unwrap();

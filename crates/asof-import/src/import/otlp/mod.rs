@@ -264,8 +264,7 @@ pub struct Growing {
     reader: read::Reader,
     /// The pass-1 summary so far (lines read, spans, what was skipped).
     report: ImportReport,
-    /// Bytes of the file read, its lines, and how many were requests.
-    fed: usize,
+    /// Lines of the file read, and how many were requests.
     lines: usize,
     requests: usize,
 }
@@ -281,24 +280,20 @@ impl Growing {
                 input: name.to_owned(),
                 ..ImportReport::default()
             },
-            fed: 0,
             lines: 0,
             requests: 0,
         }
     }
 
-    /// The import of `prefix`: the file's complete lines so far, of which
-    /// the first bytes it was given before are unchanged (a follow stops on
-    /// a file rewritten under it). A shorter prefix starts it again.
-    pub fn update(&mut self, prefix: &[u8]) -> Result<Draft, DatasetErrors> {
-        if prefix.len() < self.fed {
-            *self = Growing::new(&self.name, &self.options);
-        }
-        let new = std::str::from_utf8(&prefix[self.fed..]).map_err(|e| {
-            let line = prefix[..self.fed + e.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
+    /// Reads `lines`, complete lines appended to the file after those
+    /// read before (a follow stops on a file rewritten under it).
+    pub fn feed(&mut self, lines: &[u8]) -> Result<(), DatasetErrors> {
+        let new = std::str::from_utf8(lines).map_err(|e| {
+            let line = self.lines
+                + lines[..e.valid_up_to()]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count()
                 + 1;
             DatasetErrors(vec![super::error(
                 &self.name,
@@ -308,7 +303,11 @@ impl Growing {
         })?;
         self.requests += read::read_lines(&mut self.reader, new, self.lines, &mut self.report);
         self.lines += new.lines().count();
-        self.fed = prefix.len();
+        Ok(())
+    }
+
+    /// The import of every line fed so far.
+    pub fn draft(&self) -> Result<Draft, DatasetErrors> {
         let mut report = self.report.clone();
         let spans = read::finish_spans(&self.name, &self.reader, self.requests, &mut report)?;
         Ok(from_spans(&self.name, spans, report, &self.options))

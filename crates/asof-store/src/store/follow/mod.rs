@@ -17,8 +17,7 @@
 //! lines and a SHA-256 of them), so a follow started again on the same store
 //! and file goes on where the last one stopped.
 
-use super::derive::{SLICE, Sliced, Write, replay_log};
-use super::scrub::Growing;
+use super::derive::SLICE;
 use super::stream::{Lines, load_jsonl_upto, unmatched};
 use super::write::LogWriter;
 use super::{LoadError, Store, StoreError};
@@ -26,19 +25,18 @@ use crate::dataset::jsonl::{self, ParsedEvent, Sink};
 use crate::dataset::raw::RawHeader;
 use crate::dataset::validate::Incremental;
 use crate::dataset::{DatasetError, DatasetErrors, Location, MAX_JSONL_LINE};
-use crate::model::{Event, EventKind, Header, IdSet};
-use crate::time::Micros;
+use crate::model::{Event, EventKind};
+use replayed::{Change, Replayed};
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-use truths::Truths;
 
+mod replayed;
 mod rewind;
 mod trace;
 mod truths;
-use rewind::{Snapshots, undo_from};
-pub use trace::{Converted, follow_whole};
+pub use trace::{Converted, Growth, follow_whole};
 
 /// What one batch applied.
 #[derive(Debug, Clone, Default)]
@@ -56,6 +54,13 @@ pub struct Batch {
     /// Whether the batch went back before the last replayed instant (it was
     /// replayed again from a kept replay before its first instant).
     pub replayed: bool,
+    /// Events already in the store that the batch changed or removed (a
+    /// trace's later spans can change what earlier ones meant: a result's
+    /// recorded instant, and so the evidence ids after it), written again.
+    pub rewritten: usize,
+    /// The store was written again whole (a trace whose header changed: a
+    /// new topic or agent, or an agent span naming who made earlier calls).
+    pub whole: bool,
 }
 
 /// Why a follow stopped. Everything committed before stays in the store.
@@ -302,19 +307,8 @@ struct Follower<'a> {
     path: &'a Path,
     lines: &'a Lines,
     conn: Connection,
-    header: Header,
     checker: Incremental<'a>,
-    replay: Sliced,
-    /// The replay as it was before some instants, to replay again from.
-    snapshots: Snapshots,
-    /// The last recorded instant replayed (evidence is not replayed).
-    last: Option<Micros>,
-    claims: IdSet<String>,
-    /// The scrub index as committed (`None` after a batch that failed: the
-    /// next computes it afresh).
-    scrub: Option<Growing>,
-    /// The truths as committed (`None` likewise).
-    truths: Option<Truths>,
+    replayed: Replayed,
     /// Bytes and lines applied, and the SHA-256 of those bytes.
     offset: u64,
     line: usize,
@@ -396,23 +390,8 @@ impl<'a> Follower<'a> {
         checker.settle()?;
         let header = checker.header().clone();
         let tx = conn.unchecked_transaction()?;
-        let last: Option<Micros> = tx.query_row(
-            "SELECT max(recorded_at) FROM events WHERE kind <> 'evidence'",
-            [],
-            |r| r.get(0),
-        )?;
-        let mut snapshots = Snapshots::default();
-        let replay = replay_log(&tx, &header, SLICE, Write::Not, None, |bound, state| {
-            snapshots.keep(bound, state)
-        })?;
-        let claims = {
-            let mut stmt = tx.prepare("SELECT text FROM claims ORDER BY code")?;
-            stmt.query_map([], |r| r.get(0))?
-                .collect::<rusqlite::Result<IdSet<String>>>()?
-        };
+        let replayed = Replayed::read(&tx, header)?;
         let stored: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
-        let scrub = Growing::stored(&tx, &header)?;
-        let truths = Truths::read(&tx, &header)?;
         tx.finish()?;
         if stored as usize != check.events {
             return Err(changed());
@@ -421,14 +400,8 @@ impl<'a> Follower<'a> {
             name,
             path: dataset,
             lines,
-            header,
             checker,
-            replay,
-            snapshots,
-            last,
-            claims,
-            scrub: Some(scrub),
-            truths: Some(truths),
+            replayed,
             offset,
             line,
             sha: hasher,
@@ -473,6 +446,7 @@ impl<'a> Follower<'a> {
             lines,
             skipped: 0,
             replayed,
+            ..Batch::default()
         }
     }
 
@@ -536,9 +510,10 @@ impl<'a> Follower<'a> {
     /// replayed again from there). Nothing is written if a retraction matches nothing.
     fn apply(&mut self, checked: &Checked, bytes: u64) -> Result<bool, Stop> {
         let tx = self.conn.transaction()?;
-        let mut log = LogWriter::with_claims(&tx, std::mem::take(&mut self.claims))?;
+        let claims = std::mem::take(&mut self.replayed.claims);
+        let mut log = LogWriter::with_claims(&tx, claims)?;
         let written = checked.events.iter().try_for_each(|e| log.write(e));
-        self.claims = log.into_claims();
+        self.replayed.claims = log.into_claims();
         written?;
         let mut fill = tx.prepare("UPDATE events SET agent = ?2 WHERE seq = ?1")?;
         for (seq, agent) in &checked.filled {
@@ -552,127 +527,31 @@ impl<'a> Follower<'a> {
                 .filter(|e| e.kind() != EventKind::Evidence)
                 .map(Event::recorded_at)
         };
-        let (first, newest) = (replayed().min(), replayed().max());
-        let late = matches!((first, self.last), (Some(first), Some(last)) if first < last);
-        // Replays only after every instant replayed before (as an appending
-        // writer's batch does): the scrub index grows instead of being
-        // computed afresh.
-        let appends = checked.filled.is_empty()
-            && first.is_some_and(|first| self.last.is_none_or(|last| first > last));
-        // Where the replay goes on from: after the last instant applied, the
-        // replay as it is; at or before it, a kept replay from before an
-        // instant no later than the batch's first; else (or when the batch
-        // names the agent of earlier retractions) the whole log again, as a
-        // fresh load of this file replays it.
-        let start = match first {
-            _ if !checked.filled.is_empty() => Some(None),
-            // Evidence only: nothing to replay.
-            None => None,
-            Some(first) if appends => Some(Some((first, self.replay.clone()))),
-            Some(first) => Some(self.snapshots.rewind(first)),
+        // A batch naming the agent of earlier retractions replays the whole
+        // log again, as a fresh load of this file replays it.
+        let change = Change {
+            first: replayed().min(),
+            newest: replayed().max(),
+            rewrote: false,
+            whole: !checked.filled.is_empty(),
+            last: None,
         };
-        // Which versions were written again: none (no replay), those closed
-        // since the replay's first instant and those held, or all (the whole
-        // log replayed).
-        let mut rewritten = Rewritten::Kept;
-        match start {
-            None => {}
-            Some(Some((from, state))) => {
-                rewritten = Rewritten::Since(from);
-                // After every instant replayed before, only the held rows
-                // reach past `from`: they stay, and each is written over as it
-                // is closed or changes. Otherwise all that reaches past goes.
-                let write = if appends {
-                    Write::OverHeld
-                } else {
-                    undo_from(&tx, from)?;
-                    Write::Rows
-                };
-                let kept = &mut self.snapshots;
-                let replay = replay_log(
-                    &tx,
-                    &self.header,
-                    SLICE,
-                    write,
-                    Some((from, state)),
-                    |b, s| kept.keep(b, s),
-                )?;
-                if appends {
-                    replay
-                        .held_changed_from(&self.replay)
-                        .write_over_held(&tx)?;
-                } else {
-                    replay.held().write(&tx)?;
-                }
-                self.replay = replay;
-            }
-            Some(None) => {
-                rewritten = Rewritten::All;
-                tx.execute_batch(
-                    "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;",
-                )?;
-                let kept = &mut self.snapshots;
-                *kept = Snapshots::default();
-                self.replay = replay_log(&tx, &self.header, SLICE, Write::Rows, None, |b, s| {
-                    kept.keep(b, s)
-                })?;
-                self.replay.held().write(&tx)?;
-            }
-        }
-        unmatched(self.name, self.lines, self.replay.unmatched().to_vec())?;
-        self.last = self.last.max(newest);
-        let since = match rewritten {
-            Rewritten::Kept => None,
-            Rewritten::Since(from) => Some(from),
-            Rewritten::All => Some(Micros::MIN),
-        };
-        let truths = match self.truths.take() {
-            Some(mut truths) => {
-                truths.write(&tx, &self.header, since)?;
-                truths
-            }
-            None => {
-                let truths = Truths::read(&tx, &self.header)?;
-                truths.rewrite(&tx, &self.header)?;
-                truths
-            }
-        };
-        let mut scrub = match (&rewritten, self.scrub.take()) {
-            (Rewritten::Kept, Some(growing)) => growing.grow(&tx, &self.header, None)?,
-            (Rewritten::Since(from), Some(growing)) if appends => {
-                growing.grow(&tx, &self.header, Some(*from))?
-            }
-            (Rewritten::Since(from), Some(growing)) => growing.rewound(&tx, &self.header, *from)?,
-            _ => Growing::compute(&tx, &self.header)?,
-        };
-        scrub.store(&tx)?;
-        match rewritten {
-            Rewritten::Kept => {}
-            Rewritten::Since(from) => super::pages::patch_since(&tx, from)?,
-            Rewritten::All => super::pages::write(&tx)?,
-        }
+        let derived = self.replayed.apply(&tx, change)?;
+        unmatched(
+            self.name,
+            self.lines,
+            self.replayed.replay.unmatched().to_vec(),
+        )?;
         let mut sha = self.sha.clone();
         set_meta(&tx, self.offset + bytes, self.line + checked.lines, &{
             sha.update(&checked.bytes);
             hex(&sha.finalize())
         })?;
         tx.commit()?;
-        self.scrub = Some(scrub);
-        self.truths = Some(truths);
+        let late = derived.late;
+        self.replayed.committed(derived);
         Ok(late)
     }
-}
-
-/// How a batch changed the stored versions, for what is derived from them
-/// (the pages, the truths, the scrub index).
-enum Rewritten {
-    /// Not at all (evidence only).
-    Kept,
-    /// Those closed at or after this instant, and those still held, may
-    /// have changed (replayed from it); the others did not.
-    Since(Micros),
-    /// All were written again.
-    All,
 }
 
 /// Complete new lines, checked.

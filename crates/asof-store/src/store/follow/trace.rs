@@ -1,29 +1,39 @@
 //! Following a file whose store is a function of all its complete lines: an
-//! OpenTelemetry trace in JSON Lines, as the Collector's file exporter writes
-//! it, where a span written later can change what an earlier one meant (a
-//! tool call's result, the agent span that names who made a model call).
+//! OpenTelemetry trace in JSON Lines, as the Collector's file exporter or
+//! `asof serve`'s archive writes it, where a span written later can change
+//! what an earlier one meant (a tool call's result, the agent span that
+//! names who made a model call).
 //!
 //! ```text
-//!   file ──complete new lines──▶ prefix (every complete line so far) ──convert──▶ dataset
-//!                                                                                   │
-//!   store ◀── one transaction: every table dropped and written again ──────────────┘
+//!   file ──complete new lines──▶ Growth::feed (reads only them)
+//!                                     │ Growth::convert: the dataset of every line so far
+//!                                     ▼
+//!   store ◀── one transaction ── the log from its first changed event on, and what
+//!                                its replay derives from that event's instant on
+//!                                (replayed.rs); a changed header: every table again
 //! ```
 //!
-//! So the store is, at every commit, what importing the prefix gives, and a
-//! reader (a TUI in WAL) sees the old store or the new one. Each batch costs a
-//! whole conversion of the prefix: a trace is thousands of spans, not
-//! millions of events (docs/decisions.md). The store records its position as
-//! a JSON Lines follow does, so a follow started again goes on, and a file
+//! So the store is, at every commit, what importing the lines so far gives,
+//! and a reader (a TUI in WAL) sees the old store or the new one. A trace's
+//! log is in recorded order, so what new spans change is mostly the end of
+//! it: a batch costs the conversion and the events from the first one that
+//! changed, not a rewrite of the store. The store records its position
+//! (bytes, lines, the SHA-256 of those bytes, hashed as they are read) as a
+//! JSON Lines follow does, so a follow started again goes on, and a file
 //! truncated, replaced or rewritten before that position stops it.
 
+use super::replayed::{Change, Replayed};
 use super::{
-    Batch, LINES, OFFSET, SHA256, Stop, TAIL, hex, identity, io, not_followed, open_writer,
-    read_on, recorded, replaced, wait_for_a_line,
+    Batch, LINES, OFFSET, SHA256, Stop, TAIL, hex, identity, io, lines_and_hash, not_followed,
+    open_writer, read_on, recorded, replaced, wait_for_a_line,
 };
 use crate::dataset::Parsed;
 use crate::engine::Replay;
-use crate::store::{Contents, Store, write};
-use rusqlite::Connection;
+use crate::model::{Dataset, EventBody, EventKind, IdSet};
+use crate::store::write::{self, LogWriter};
+use crate::store::{Contents, Store};
+use crate::time::Micros;
+use rusqlite::{Connection, params};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::Path;
@@ -39,19 +49,28 @@ pub struct Converted {
     pub skipped: usize,
 }
 
+/// A conversion that grows with the file it reads: fed each run of complete
+/// lines once, in order, it converts everything fed so far.
+pub trait Growth {
+    /// Reads complete lines appended to what was fed before.
+    fn feed(&mut self, lines: &[u8]) -> Result<(), Stop>;
+    /// What every line fed so far converts to.
+    fn convert(&mut self) -> Result<Converted, Stop>;
+}
+
 /// Follows `dataset` into `store` (created, or, when it was written by an
-/// earlier follow of the same bytes, converted again with today's `convert`
-/// and continued): every batch of complete new lines converts the whole
-/// prefix again and writes it over the store in one transaction, until
-/// `go_on` returns false (`Ok`) or the file stops the follow (`Err`). A
-/// prefix over `max` bytes stops it too.
+/// earlier follow of the same bytes, converted again with today's `growth`
+/// and continued): every batch of complete new lines is fed to `growth`,
+/// converted, and the store brought to what it converted to in one
+/// transaction, until `go_on` returns false (`Ok`) or the file stops the
+/// follow (`Err`). Complete lines over `max` bytes stop it too.
 pub fn follow_whole(
     dataset: &Path,
     store: &Path,
     force: bool,
     poll: std::time::Duration,
     max: u64,
-    mut convert: impl FnMut(&[u8]) -> Result<Converted, Stop>,
+    growth: &mut impl Growth,
     mut go_on: impl FnMut(&Batch) -> bool,
 ) -> Result<(), Stop> {
     let started = identity(&std::fs::metadata(dataset).map_err(|e| io(dataset, e))?);
@@ -60,11 +79,11 @@ pub fn follow_whole(
         let Some(len) = wait_for_a_line(dataset, poll, &mut go_on)? else {
             return Ok(());
         };
-        let prefix = read_start(&name, dataset, started, len, max)?;
-        let converted = convert(&prefix)?;
+        let read = feed_start(&name, dataset, started, len, max, growth)?;
+        let converted = growth.convert()?;
         converted.parsed.check_replay(&converted.replay)?;
         let mut meta = converted.meta.clone();
-        meta.extend(position(&prefix));
+        meta.extend(read.meta());
         Store::create_with(
             store,
             &Contents {
@@ -75,38 +94,23 @@ pub fn follow_whole(
             },
             force,
         )?;
-        Rewriter {
-            name: &name,
-            path: dataset,
-            identity: started,
-            max,
-            conn: open_writer(store)?,
-            events: converted.parsed.dataset.events.len(),
-            skipped: converted.skipped,
-            line: prefix.iter().filter(|&&b| b == b'\n').count(),
-            prefix,
-        }
+        let mut f = Rewriter::new(&name, dataset, started, max, open_writer(store)?, read);
+        f.took(converted)?;
+        f
     } else {
         let conn = open_writer(store)?;
         let (offset, _, sha) = recorded(&conn, store, &name)?;
-        let prefix = read_start(&name, dataset, started, offset, max)
-            .ok()
-            .filter(|prefix| prefix.len() as u64 == offset && hex(&Sha256::digest(prefix)) == sha)
-            .ok_or_else(|| not_followed(&name, store, offset))?;
-        let mut f = Rewriter {
-            name: &name,
-            path: dataset,
-            identity: started,
-            max,
-            conn,
-            events: 0,
-            skipped: 0,
-            line: prefix.iter().filter(|&&b| b == b'\n').count(),
-            prefix,
-        };
+        if offset > max || lines_and_hash(dataset, offset)?.1 != sha {
+            return Err(not_followed(&name, store, offset));
+        }
+        let read = feed_start(&name, dataset, started, offset, max, growth)?;
+        if read.offset != offset {
+            return Err(not_followed(&name, store, offset));
+        }
+        let mut f = Rewriter::new(&name, dataset, started, max, conn, read);
         // Converted again, so the options given now are the ones it holds.
-        let converted = convert(&f.prefix)?;
-        f.write(&converted)?;
+        let converted = growth.convert()?;
+        f.write(converted, &[])?;
         f
     };
     // A store and its format are checked as every command checks them.
@@ -117,19 +121,63 @@ pub fn follow_whole(
             return Ok(());
         }
         std::thread::sleep(poll);
-        batch = f.poll(&mut convert)?;
+        batch = f.poll(growth)?;
     }
 }
 
-/// The first `len` bytes of the file being followed, read from the file that
-/// was at the path when the follow started.
-fn read_start(
+/// How far a follow has read: bytes and lines, the SHA-256 of those bytes
+/// and the last of them (to notice a file rewritten in place).
+struct Position {
+    offset: u64,
+    line: usize,
+    sha: Sha256,
+    tail: Vec<u8>,
+}
+
+impl Position {
+    fn new() -> Position {
+        Position {
+            offset: 0,
+            line: 0,
+            sha: Sha256::new(),
+            tail: Vec::new(),
+        }
+    }
+
+    fn read(&mut self, bytes: &[u8]) {
+        self.offset += bytes.len() as u64;
+        self.line += bytes.iter().filter(|&&b| b == b'\n').count();
+        self.sha.update(bytes);
+        let keep = bytes.len().min(TAIL);
+        self.tail.extend_from_slice(&bytes[bytes.len() - keep..]);
+        let extra = self.tail.len().saturating_sub(TAIL);
+        self.tail.drain(..extra);
+    }
+
+    /// The meta rows that record it.
+    fn meta(&self) -> [(&'static str, String); 3] {
+        [
+            (OFFSET, self.offset.to_string()),
+            (LINES, self.line.to_string()),
+            (SHA256, hex(&self.sha.clone().finalize())),
+        ]
+    }
+}
+
+/// How much of the file's start is fed at a time.
+const CHUNK: usize = 8 << 20;
+
+/// Feeds the first `len` bytes of the file being followed (complete lines),
+/// read from the file that was at the path when the follow started, a few
+/// megabytes at a time: the file is never held whole.
+fn feed_start(
     name: &str,
     path: &Path,
     started: (u64, u64),
     len: u64,
     max: u64,
-) -> Result<Vec<u8>, Stop> {
+    growth: &mut impl Growth,
+) -> Result<Position, Stop> {
     if len > max {
         return Err(over(name, len, max));
     }
@@ -137,11 +185,24 @@ fn read_start(
     if identity(&file.metadata().map_err(|e| io(path, e))?) != started {
         return Err(replaced(name));
     }
-    let mut prefix = Vec::new();
-    file.take(len)
-        .read_to_end(&mut prefix)
-        .map_err(|e| io(path, e))?;
-    Ok(prefix)
+    let mut input = file.take(len);
+    let mut position = Position::new();
+    let mut pending: Vec<u8> = Vec::new();
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = input.read(&mut buf).map_err(|e| io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        pending.extend_from_slice(&buf[..n]);
+        if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
+            let rest = pending.split_off(end + 1);
+            growth.feed(&pending)?;
+            position.read(&pending);
+            pending = rest;
+        }
+    }
+    Ok(position)
 }
 
 fn over(name: &str, len: u64, max: u64) -> Stop {
@@ -150,17 +211,7 @@ fn over(name: &str, len: u64, max: u64) -> Stop {
     ))
 }
 
-/// The meta rows that record how far a store has read its file.
-fn position(prefix: &[u8]) -> [(&'static str, String); 3] {
-    let lines = prefix.iter().filter(|&&b| b == b'\n').count();
-    [
-        (OFFSET, prefix.len().to_string()),
-        (LINES, lines.to_string()),
-        (SHA256, hex(&Sha256::digest(prefix))),
-    ]
-}
-
-/// The state a whole-prefix follow carries between batches.
+/// The state a whole-file follow carries between batches.
 struct Rewriter<'a> {
     name: &'a str,
     path: &'a Path,
@@ -168,59 +219,131 @@ struct Rewriter<'a> {
     identity: (u64, u64),
     max: u64,
     conn: Connection,
-    /// Every complete line applied, and how many lines that is.
-    prefix: Vec<u8>,
-    line: usize,
+    position: Position,
+    /// The dataset the store holds, and its replay's state (`None` until
+    /// the first write, and after a batch that failed).
+    written: Option<(Dataset, Replayed)>,
     /// Events and skipped records in the store now.
     events: usize,
     skipped: usize,
+    /// What the last write did to the events already stored.
+    rewritten: usize,
+    whole: bool,
 }
 
-impl Rewriter<'_> {
-    /// Writes what the prefix converted to over the store, with the position.
-    fn write(&mut self, converted: &Converted) -> Result<(), Stop> {
+impl<'a> Rewriter<'a> {
+    fn new(
+        name: &'a str,
+        path: &'a Path,
+        identity: (u64, u64),
+        max: u64,
+        conn: Connection,
+        position: Position,
+    ) -> Rewriter<'a> {
+        Rewriter {
+            name,
+            path,
+            identity,
+            max,
+            conn,
+            position,
+            written: None,
+            events: 0,
+            skipped: 0,
+            rewritten: 0,
+            whole: false,
+        }
+    }
+
+    /// Takes `converted` as what the store holds (written by its creation),
+    /// with the state of its replay.
+    fn took(&mut self, converted: Converted) -> Result<(), Stop> {
+        let dataset = converted.parsed.dataset;
+        let tx = self.conn.unchecked_transaction()?;
+        let replayed = Replayed::read(&tx, dataset.header.clone())?;
+        tx.finish()?;
+        self.events = dataset.events.len();
+        self.skipped = converted.skipped;
+        self.written = Some((dataset, replayed));
+        Ok(())
+    }
+
+    /// Brings the store to what `converted` holds, the position moved on
+    /// past `read` (the lines it converted last), in one transaction: from
+    /// the first event that changed when the header did not; else every
+    /// table again.
+    fn write(&mut self, converted: Converted, read: &[u8]) -> Result<(), Stop> {
         converted.parsed.check_replay(&converted.replay)?;
+        let mut position = Position {
+            offset: self.position.offset,
+            line: self.position.line,
+            sha: self.position.sha.clone(),
+            tail: Vec::new(),
+        };
+        position.read(read);
         let mut meta = converted.meta.clone();
-        meta.extend(position(&self.prefix));
-        write::rewrite(
-            &mut self.conn,
-            &converted.parsed.dataset,
-            &converted.parsed.file,
-            &converted.replay,
-            &meta,
-        )?;
-        self.events = converted.parsed.dataset.events.len();
+        meta.extend(position.meta());
+        let new = &converted.parsed.dataset;
+        match self.written.take() {
+            Some((old, mut replayed)) if old.header == new.header => {
+                let tx = self.conn.transaction()?;
+                let (kept, derived) = rewrite_from_change(&tx, &old, new, &mut replayed)?;
+                (self.rewritten, self.whole) = (old.events.len() - kept, false);
+                let mut set =
+                    tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
+                for (key, value) in &meta {
+                    set.execute(params![key, value])?;
+                }
+                drop(set);
+                tx.commit()?;
+                replayed.committed(derived);
+                self.written = Some((converted.parsed.dataset, replayed));
+            }
+            old => {
+                (self.rewritten, self.whole) = (old.map_or(0, |(d, _)| d.events.len()), true);
+                write::rewrite(
+                    &mut self.conn,
+                    new,
+                    &converted.parsed.file,
+                    &converted.replay,
+                    &meta,
+                )?;
+                let tx = self.conn.unchecked_transaction()?;
+                let replayed = Replayed::read(&tx, new.header.clone())?;
+                tx.finish()?;
+                self.written = Some((converted.parsed.dataset, replayed));
+            }
+        }
+        self.position.read(read);
+        self.events = self.written.as_ref().map_or(0, |(d, _)| d.events.len());
         self.skipped = converted.skipped;
         Ok(())
     }
 
-    /// Reads what was written since the last poll; when it completed a line,
-    /// converts the whole prefix again and writes it over the store.
-    fn poll(
-        &mut self,
-        convert: &mut impl FnMut(&[u8]) -> Result<Converted, Stop>,
-    ) -> Result<Batch, Stop> {
-        let offset = self.prefix.len() as u64;
-        let tail = &self.prefix[self.prefix.len().saturating_sub(TAIL)..];
-        let (complete, pending) = read_on(self.name, self.path, self.identity, offset, tail)?;
+    /// Reads what was written since the last poll; when it completed lines,
+    /// feeds and converts them and brings the store to the result.
+    fn poll(&mut self, growth: &mut impl Growth) -> Result<Batch, Stop> {
+        let offset = self.position.offset;
+        let (complete, pending) = read_on(
+            self.name,
+            self.path,
+            self.identity,
+            offset,
+            &self.position.tail,
+        )?;
         let whole = offset + complete.len() as u64;
         if whole + pending as u64 > self.max {
             return Err(over(self.name, whole + pending as u64, self.max));
         }
         if complete.is_empty() {
+            (self.rewritten, self.whole) = (0, false);
             return Ok(self.batch(0, 0));
         }
         let lines = complete.iter().filter(|&&b| b == b'\n').count();
         let before = self.events;
-        let applied = self.prefix.len();
-        self.prefix.extend_from_slice(&complete);
-        let written = convert(&self.prefix).and_then(|converted| self.write(&converted));
-        if let Err(stop) = written {
-            // What the store holds is still the prefix before this batch.
-            self.prefix.truncate(applied);
-            return Err(stop);
-        }
-        self.line += lines;
+        growth.feed(&complete)?;
+        let converted = growth.convert()?;
+        self.write(converted, &complete)?;
         Ok(self.batch(self.events.saturating_sub(before), lines))
     }
 
@@ -228,10 +351,231 @@ impl Rewriter<'_> {
         Batch {
             events,
             total: self.events,
-            line: self.line,
+            line: self.position.line,
             lines,
             skipped: self.skipped,
             replayed: false,
+            rewritten: self.rewritten,
+            whole: self.whole,
         }
+    }
+}
+
+/// Brings the log stored in `tx` from `old` to `new` (one header): keeps the
+/// events up to the first that differs, writes the rest again, and derives
+/// what the replay gives from the earliest instant replayed among the events
+/// removed or written (its state before kept in `replayed`). Returns how many
+/// events were kept.
+fn rewrite_from_change(
+    tx: &rusqlite::Transaction,
+    old: &Dataset,
+    new: &Dataset,
+    replayed: &mut Replayed,
+) -> Result<(usize, super::replayed::Derived), Stop> {
+    let kept = old
+        .events
+        .iter()
+        .zip(&new.events)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let rewrote = kept < old.events.len();
+    if rewrote {
+        for table in [
+            "outcomes",
+            "reconfirmations",
+            "citations",
+            "contents",
+            "events",
+        ] {
+            tx.execute(
+                &format!("DELETE FROM {table} WHERE seq > ?1"),
+                [kept as i64],
+            )?;
+        }
+        // A claim's code is its order of first appearance in the log.
+        let mut claims = IdSet::default();
+        for e in &new.events[..kept] {
+            if let EventBody::Believe(a) = &e.body
+                && !claims.contains(&a.claim)
+            {
+                claims.insert(a.claim.clone());
+            }
+        }
+        tx.execute("DELETE FROM claims WHERE code >= ?1", [claims.len() as i64])?;
+        replayed.claims = claims;
+    }
+    let mut log = LogWriter::with_claims(tx, std::mem::take(&mut replayed.claims))?;
+    let written = new.events[kept..].iter().try_for_each(|e| log.write(e));
+    replayed.claims = log.into_claims();
+    written?;
+    let replays = |events: &[crate::model::Event]| -> Vec<Micros> {
+        events
+            .iter()
+            .filter(|e| e.kind() != EventKind::Evidence)
+            .map(|e| e.recorded_at())
+            .collect()
+    };
+    let changed: Vec<Micros> = replays(&old.events[kept..])
+        .into_iter()
+        .chain(replays(&new.events[kept..]))
+        .collect();
+    let change = Change {
+        first: changed.iter().copied().min(),
+        newest: changed.iter().copied().max(),
+        rewrote,
+        whole: false,
+        last: Some(replays(&new.events).into_iter().max()),
+    };
+    Ok((kept, replayed.apply(tx, change)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{Format, read_str};
+    use std::collections::BTreeMap;
+
+    /// A conversion that gives, for the n-th line fed, the n-th dataset.
+    struct Script {
+        datasets: Vec<String>,
+        fed: usize,
+    }
+
+    impl Growth for Script {
+        fn feed(&mut self, lines: &[u8]) -> Result<(), Stop> {
+            self.fed += lines.iter().filter(|&&b| b == b'\n').count();
+            Ok(())
+        }
+        fn convert(&mut self) -> Result<Converted, Stop> {
+            let parsed = read_str("script", Format::Jsonl, &self.datasets[self.fed - 1])?;
+            let replay = crate::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+            Ok(Converted {
+                parsed,
+                replay,
+                meta: Vec::new(),
+                skipped: 0,
+            })
+        }
+    }
+
+    fn tables(path: &Path) -> BTreeMap<String, Vec<String>> {
+        let conn = Connection::open(path).expect("the store");
+        let names: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .expect("tables");
+        let mut out = BTreeMap::new();
+        for name in names {
+            let filter = if name == "meta" {
+                " WHERE key NOT IN ('source', 'loaded_at', 'follow_offset', 'follow_lines', 'follow_sha256')"
+            } else {
+                ""
+            };
+            let mut stmt = conn
+                .prepare(&format!("SELECT * FROM {name}{filter}"))
+                .expect("a table");
+            let n = stmt.column_count();
+            let mut rows: Vec<String> = stmt
+                .query_map([], |r| {
+                    Ok((0..n)
+                        .map(|i| format!("{:?}", r.get_ref(i)))
+                        .collect::<Vec<_>>()
+                        .join("|"))
+                })
+                .and_then(|rows| rows.collect())
+                .expect("rows");
+            rows.sort();
+            out.insert(name, rows);
+        }
+        out
+    }
+
+    const HEADER: &str = r#"{"asof":1,"incident":{"id":"i","title":"t"},"agents":[{"id":"a","name":"A"}],"topics":[{"id":"q","question":"Q?","cardinality":"one"}]}"#;
+
+    fn believe(id: &str, claim: &str, at: &str) -> String {
+        format!(
+            r#"{{"believe":{{"id":"{id}","agent":"a","topic":"q","claim":"{claim}","valid_from":"2026-01-01T00:00:00Z","recorded_at":"2026-01-01T00:00:{at}Z","supported_by":["E1"]}}}}"#
+        )
+    }
+
+    /// Each step's store is a fresh write of its dataset, row for row, when a
+    /// later step changes an assertion's claim (so the claims' codes, which
+    /// follow first appearance, change), appends, and removes the tail.
+    #[test]
+    fn each_step_equals_a_fresh_write_of_its_dataset() {
+        let evidence = r#"{"evidence":{"id":"E1","kind":"trace","source":"s","locator":"l","observed_at":"2026-01-01T00:00:01Z","recorded_at":"2026-01-01T00:00:01Z","summary":"e"}}"#;
+        let steps: Vec<Vec<String>> = vec![
+            vec![evidence.into(), believe("B1", "x", "10")],
+            vec![
+                evidence.into(),
+                believe("B1", "y", "10"),
+                believe("B2", "x", "20"),
+            ],
+            vec![
+                evidence.into(),
+                believe("B1", "y", "10"),
+                believe("B2", "x", "20"),
+                believe("B3", "z", "30"),
+            ],
+            vec![evidence.into(), believe("B1", "z", "10")],
+        ];
+        let datasets: Vec<String> = steps
+            .iter()
+            .map(|events| format!("{HEADER}\n{}\n", events.join("\n")))
+            .collect();
+        let dir = tempfile::tempdir().expect("a directory");
+        let (file, store) = (dir.path().join("live"), dir.path().join("live.db"));
+        std::fs::write(&file, "1\n").expect("written");
+        let mut growth = Script {
+            datasets: datasets.clone(),
+            fed: 0,
+        };
+        let mut seen = Vec::new();
+        follow_whole(
+            &file,
+            &store,
+            false,
+            std::time::Duration::ZERO,
+            1 << 20,
+            &mut growth,
+            |batch| {
+                if batch.lines == 0 && batch.line == seen.len() {
+                    return true;
+                }
+                let fresh = dir.path().join(format!("fresh{}.db", batch.line));
+                let parsed = read_str("script", Format::Jsonl, &datasets[batch.line - 1])
+                    .expect("a dataset");
+                let replay = crate::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+                Store::create_with(
+                    &fresh,
+                    &Contents {
+                        dataset: &parsed.dataset,
+                        replay: &replay,
+                        source: "script",
+                        meta: Vec::new(),
+                    },
+                    false,
+                )
+                .expect("a fresh store");
+                assert_eq!(tables(&store), tables(&fresh), "step {}", batch.line);
+                seen.push((batch.rewritten, batch.whole));
+                if batch.line == datasets.len() {
+                    return false;
+                }
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&file)
+                    .expect("the file");
+                std::io::Write::write_all(&mut f, format!("{}\n", batch.line + 1).as_bytes())
+                    .expect("a line");
+                true
+            },
+        )
+        .expect("followed");
+        assert_eq!(
+            seen,
+            [(0, false), (1, false), (0, false), (3, false)],
+            "what each step wrote again"
+        );
     }
 }

@@ -1,0 +1,228 @@
+//! The replay a follow carries from batch to batch, and what each batch
+//! derives from it: the versions (from the replay as it stands, from a kept
+//! replay before the batch's first instant, or from nothing), the truths,
+//! the scrub index and the version pages. A JSON Lines follow's batch appends
+//! events; a trace follow's batch may also change or remove the events at the
+//! end of the log (what a trace adds later can change what an earlier span
+//! meant). Either way the store is, at the commit, what a fresh load of the
+//! log gives.
+
+use super::rewind::{Snapshots, undo_from};
+use super::truths::Truths;
+use crate::model::{Header, IdSet};
+use crate::store::derive::{SLICE, Sliced, Write, replay_log};
+use crate::store::scrub::Growing;
+use crate::time::Micros;
+use rusqlite::Transaction;
+
+/// What a batch did to the log, as the replay needs to know it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Change {
+    /// The earliest and latest recorded instants among the replayed events
+    /// (all but evidence) the batch added, changed or removed; `None`:
+    /// evidence only.
+    pub(super) first: Option<Micros>,
+    pub(super) newest: Option<Micros>,
+    /// Events already stored were changed or removed, not only appended
+    /// after them (their seqs are written again).
+    pub(super) rewrote: bool,
+    /// The whole log must be replayed again.
+    pub(super) whole: bool,
+    /// The latest recorded instant replayed in the log after the batch, when
+    /// the batch may have removed the latest one (else the latest before and
+    /// `newest`).
+    pub(super) last: Option<Option<Micros>>,
+}
+
+/// The state a follow carries between batches.
+pub(super) struct Replayed {
+    pub(super) header: Header,
+    pub(super) replay: Sliced,
+    /// The replay as it was before some instants, to replay again from.
+    snapshots: Snapshots,
+    /// The last recorded instant replayed (evidence is not replayed).
+    pub(super) last: Option<Micros>,
+    /// The claims of the stored log, in code order.
+    pub(super) claims: IdSet<String>,
+    /// The scrub index and truths as committed (`None` after a batch that
+    /// failed: the next computes them afresh).
+    scrub: Option<Growing>,
+    truths: Option<Truths>,
+}
+
+/// What a batch derived, kept once its transaction commits.
+pub(super) struct Derived {
+    scrub: Growing,
+    truths: Truths,
+    /// The batch went back before the last instant replayed.
+    pub(super) late: bool,
+}
+
+impl Replayed {
+    /// The state of the log stored in `tx`: replayed again for the held
+    /// versions and the kept replays, the rest read.
+    pub(super) fn read(tx: &Transaction, header: Header) -> rusqlite::Result<Replayed> {
+        let last: Option<Micros> = tx.query_row(
+            "SELECT max(recorded_at) FROM events WHERE kind <> 'evidence'",
+            [],
+            |r| r.get(0),
+        )?;
+        let mut snapshots = Snapshots::default();
+        let replay = replay_log(tx, &header, SLICE, Write::Not, None, |bound, state| {
+            snapshots.keep(bound, state)
+        })?;
+        let claims = {
+            let mut stmt = tx.prepare("SELECT text FROM claims ORDER BY code")?;
+            stmt.query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<IdSet<String>>>()?
+        };
+        let scrub = Growing::stored(tx, &header)?;
+        let truths = Truths::read(tx, &header)?;
+        Ok(Replayed {
+            header,
+            replay,
+            snapshots,
+            last,
+            claims,
+            scrub: Some(scrub),
+            truths: Some(truths),
+        })
+    }
+
+    /// Derives what the batch `change` did, from the log as `tx` now holds
+    /// it: replays from the replay as it stands when the batch only appended
+    /// after every instant replayed; from a kept replay at or before its
+    /// first instant when it went back; from nothing when it must. Then the
+    /// truths, the scrub index and the pages. Keep the result with
+    /// [`Replayed::committed`] once `tx` commits.
+    pub(super) fn apply(&mut self, tx: &Transaction, change: Change) -> rusqlite::Result<Derived> {
+        let Change {
+            first,
+            newest,
+            rewrote,
+            whole,
+            last,
+        } = change;
+        let late = matches!((first, self.last), (Some(first), Some(last)) if first < last);
+        // Replays only after every instant replayed before (as an appending
+        // writer's batch does): the scrub index grows instead of being
+        // computed afresh.
+        let appends =
+            !whole && !rewrote && first.is_some_and(|first| self.last.is_none_or(|l| first > l));
+        // Where the replay goes on from: after the last instant applied, the
+        // replay as it is; at or before it, a kept replay from before an
+        // instant no later than the batch's first; else the whole log again,
+        // as a fresh load replays it.
+        let start = match first {
+            _ if whole => Some(None),
+            // Evidence only: nothing to replay.
+            None => None,
+            Some(first) if appends => Some(Some((first, self.replay.clone()))),
+            Some(first) => Some(self.snapshots.rewind(first)),
+        };
+        // Which versions were written again: none (no replay), those closed
+        // since the replay's first instant and those held, or all.
+        let mut rewritten = Rewritten::Kept;
+        match start {
+            None => {}
+            Some(Some((from, state))) => {
+                rewritten = Rewritten::Since(from);
+                // After every instant replayed before, only the held rows
+                // reach past `from`: they stay, and each is written over as it
+                // is closed or changes. Otherwise all that reaches past goes.
+                let write = if appends {
+                    Write::OverHeld
+                } else {
+                    undo_from(tx, from)?;
+                    Write::Rows
+                };
+                let kept = &mut self.snapshots;
+                let replay = replay_log(
+                    tx,
+                    &self.header,
+                    SLICE,
+                    write,
+                    Some((from, state)),
+                    |b, s| kept.keep(b, s),
+                )?;
+                if appends {
+                    replay.held_changed_from(&self.replay).write_over_held(tx)?;
+                } else {
+                    replay.held().write(tx)?;
+                }
+                self.replay = replay;
+            }
+            Some(None) => {
+                rewritten = Rewritten::All;
+                tx.execute_batch(
+                    "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;",
+                )?;
+                let kept = &mut self.snapshots;
+                *kept = Snapshots::default();
+                self.replay = replay_log(tx, &self.header, SLICE, Write::Rows, None, |b, s| {
+                    kept.keep(b, s)
+                })?;
+                self.replay.held().write(tx)?;
+            }
+        }
+        self.last = match last {
+            Some(last) => last,
+            None => self.last.max(newest),
+        };
+        let since = match rewritten {
+            Rewritten::Kept => None,
+            Rewritten::Since(from) => Some(from),
+            Rewritten::All => Some(Micros::MIN),
+        };
+        let truths = match self.truths.take() {
+            Some(mut truths) => {
+                truths.write(tx, &self.header, since)?;
+                truths
+            }
+            None => {
+                let truths = Truths::read(tx, &self.header)?;
+                truths.rewrite(tx, &self.header)?;
+                truths
+            }
+        };
+        let mut scrub = match (&rewritten, self.scrub.take()) {
+            // Marks of stored events changed: taken afresh.
+            _ if rewrote => Growing::compute(tx, &self.header)?,
+            (Rewritten::Kept, Some(growing)) => growing.grow(tx, &self.header, None)?,
+            (Rewritten::Since(from), Some(growing)) if appends => {
+                growing.grow(tx, &self.header, Some(*from))?
+            }
+            (Rewritten::Since(from), Some(growing)) => growing.rewound(tx, &self.header, *from)?,
+            _ => Growing::compute(tx, &self.header)?,
+        };
+        scrub.store(tx)?;
+        match rewritten {
+            Rewritten::Kept => {}
+            Rewritten::Since(from) => crate::store::pages::patch_since(tx, from)?,
+            Rewritten::All => crate::store::pages::write(tx)?,
+        }
+        Ok(Derived {
+            scrub,
+            truths,
+            late,
+        })
+    }
+
+    /// Keeps what a batch derived, its transaction committed.
+    pub(super) fn committed(&mut self, derived: Derived) {
+        self.scrub = Some(derived.scrub);
+        self.truths = Some(derived.truths);
+    }
+}
+
+/// How a batch changed the stored versions, for what is derived from them
+/// (the pages, the truths, the scrub index).
+enum Rewritten {
+    /// Not at all (evidence only).
+    Kept,
+    /// Those closed at or after this instant, and those still held, may
+    /// have changed (replayed from it); the others did not.
+    Since(Micros),
+    /// All were written again.
+    All,
+}

@@ -1,13 +1,15 @@
 //! The live-ingestion benchmark (design.md §7, `asof serve`): the release
-//! binary serves a fresh store while four exporters send a generated agent
-//! run as protobuf requests of `--spans-per-request` spans for `--seconds`
-//! seconds. Reports spans/s acknowledged, and for every request the time from
-//! its acknowledgement to the store having applied its archive line
-//! (received → store), and the serve process's peak memory (its VmHWM,
-//! polled every 20 ms).
+//! binary serves a fresh store; four exporters send a generated agent run as
+//! protobuf requests of `--spans-per-request` spans. First `--prefill` spans
+//! (100,000 by default: the archive size §18's target names), and the store
+//! is let catch up; then, measured, as fast as they are taken for
+//! `--seconds` seconds. Reports spans/s acknowledged, and for every measured
+//! request the time from its acknowledgement to the store having applied its
+//! archive line (received → store), and the serve process's peak memory (its
+//! VmHWM, polled every 20 ms).
 //!
 //!     cargo bench --bench serve
-//!     cargo bench --bench serve -- --seconds 10 --spans-per-request 100
+//!     cargo bench --bench serve -- --seconds 10 --spans-per-request 100 --prefill 0
 //!
 //! Prints one JSON object; nothing is asserted.
 
@@ -19,7 +21,7 @@ use prost::Message;
 use serde_json::json;
 use std::io::{BufRead, Read, Write};
 use std::net::TcpStream;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -81,12 +83,73 @@ fn send(stream: &mut std::io::BufReader<TcpStream>, addr: &str, body: &[u8]) -> 
     status.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// Sends `range` of `all` from four exporters, each on a kept-alive
+/// connection, until done (or `until`); returns when each acknowledged
+/// request was acknowledged, how many were refused, and the spans
+/// acknowledged.
+fn send_all(
+    all: &Arc<Vec<(Vec<u8>, usize)>>,
+    range: std::ops::Range<usize>,
+    addr: &str,
+    until: Option<Instant>,
+) -> (Vec<Instant>, u64, u64) {
+    let next = Arc::new(AtomicU64::new(range.start as u64));
+    let acked: Arc<Mutex<Vec<Instant>>> = Arc::new(Mutex::new(Vec::new()));
+    let spans = Arc::new(AtomicU64::new(0));
+    let senders: Vec<_> = (0..4)
+        .map(|_| {
+            let (all, next, acked, spans, addr) = (
+                all.clone(),
+                next.clone(),
+                acked.clone(),
+                spans.clone(),
+                addr.to_owned(),
+            );
+            let end = range.end;
+            std::thread::spawn(move || {
+                let mut stream =
+                    std::io::BufReader::new(TcpStream::connect(&addr).expect("connect"));
+                let mut refused = 0u64;
+                while until.is_none_or(|u| Instant::now() < u) {
+                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                    if i >= end {
+                        break;
+                    }
+                    let (body, n) = &all[i];
+                    match send(&mut stream, &addr, body) {
+                        Some(200) => {
+                            spans.fetch_add(*n as u64, Ordering::Relaxed);
+                            acked.lock().expect("acked").push(Instant::now());
+                        }
+                        _ => refused += 1,
+                    }
+                }
+                refused
+            })
+        })
+        .collect();
+    let refused = senders.into_iter().map(|s| s.join().unwrap_or(0)).sum();
+    let acked = acked.lock().expect("acked").clone();
+    (acked, refused, spans.load(Ordering::Relaxed))
+}
+
 fn main() {
     let seconds = arg("--seconds", 20);
     let per = arg("--spans-per-request", 200) as usize;
+    let prefill = arg("--prefill", 100_000);
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("serve.db");
-    let all = Arc::new(requests(400_000, per));
+    let all = Arc::new(requests(prefill + 30_000 * seconds, per));
+    // The requests that make up the prefill.
+    let prefill_requests = {
+        let mut spans = 0u64;
+        all.iter()
+            .take_while(|(_, n)| {
+                spans += *n as u64;
+                spans <= prefill
+            })
+            .count()
+    };
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_asof"))
         .arg("serve")
         .arg("--db")
@@ -107,80 +170,81 @@ fn main() {
         .expect("an address")
         .to_owned();
     let status_file = format!("/proc/{}/status", child.id());
-    let stop = Arc::new(AtomicBool::new(false));
-    let next = Arc::new(AtomicU64::new(0));
-    let spans = Arc::new(AtomicU64::new(0));
-    // When each request was acknowledged, by its archive line (1-based).
-    let acked: Arc<Mutex<Vec<(u64, Instant)>>> = Arc::new(Mutex::new(Vec::new()));
-    let started = Instant::now();
-    let senders: Vec<_> = (0..4)
-        .map(|_| {
-            let (all, stop, next, spans, acked, addr) = (
-                all.clone(),
-                stop.clone(),
-                next.clone(),
-                spans.clone(),
-                acked.clone(),
-                addr.clone(),
-            );
-            std::thread::spawn(move || {
-                let mut stream =
-                    std::io::BufReader::new(TcpStream::connect(&addr).expect("connect"));
-                let mut refused = 0u64;
-                while !stop.load(Ordering::Relaxed) {
-                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                    let Some((body, n)) = all.get(i) else { break };
-                    match send(&mut stream, &addr, body) {
-                        Some(200) => {
-                            spans.fetch_add(*n as u64, Ordering::Relaxed);
-                            acked
-                                .lock()
-                                .expect("acked")
-                                .push((i as u64, Instant::now()));
-                        }
-                        _ => refused += 1,
-                    }
+    let peak = Arc::new(AtomicU64::new(0));
+    let memory = {
+        let (peak, status_file) = (peak.clone(), status_file.clone());
+        std::thread::spawn(move || {
+            while let Ok(status) = std::fs::read_to_string(&status_file) {
+                if let Some(kb) = status
+                    .lines()
+                    .find(|l| l.starts_with("VmHWM:"))
+                    .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                {
+                    peak.fetch_max(kb, Ordering::Relaxed);
                 }
-                refused
-            })
+                std::thread::sleep(Duration::from_millis(20));
+            }
         })
-        .collect();
-    // The store's applied lines, polled.
+    };
+    let applied_lines = || -> u64 {
+        rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .ok()
+            .and_then(|conn| {
+                conn.query_row(
+                    "SELECT value FROM meta WHERE key = 'follow_lines'",
+                    [],
+                    |r| r.get::<_, String>(0),
+                )
+                .ok()
+            })
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    // The prefill: sent, then applied.
+    let (prefilled, _, _) = send_all(&all, 0..prefill_requests, &addr, None);
+    let caught_up = Instant::now();
+    while applied_lines() < prefilled.len() as u64 && caught_up.elapsed() < Duration::from_secs(300)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let catch_up = caught_up.elapsed();
+    // Measured.
+    let started = Instant::now();
+    let until = started + Duration::from_secs(seconds);
+    let mut sending = Some({
+        let (all, addr) = (all.clone(), addr.clone());
+        std::thread::spawn(move || send_all(&all, prefill_requests..all.len(), &addr, Some(until)))
+    });
     let mut applied: Vec<(Instant, u64)> = Vec::new();
-    let mut peak_kb = 0u64;
-    while started.elapsed() < Duration::from_secs(seconds) {
-        if let Ok(conn) =
-            rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            && let Ok(v) = conn.query_row(
-                "SELECT value FROM meta WHERE key = 'follow_lines'",
-                [],
-                |r| r.get::<_, String>(0),
-            )
-        {
-            applied.push((Instant::now(), v.parse().unwrap_or(0)));
+    let mut sent = None;
+    loop {
+        applied.push((Instant::now(), applied_lines()));
+        if let Some(senders) = sending.take_if(|s| s.is_finished()) {
+            sent = Some(senders.join().expect("senders"));
         }
-        if let Some(kb) = std::fs::read_to_string(&status_file).ok().and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        }) {
-            peak_kb = peak_kb.max(kb);
+        // Every acknowledged line applied, or given up on.
+        if let Some((acked, _, _)) = &sent
+            && (applied[applied.len() - 1].1 >= (prefilled.len() + acked.len()) as u64
+                || Instant::now() > until + Duration::from_secs(30))
+        {
+            break;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    stop.store(true, Ordering::Relaxed);
-    let refused: u64 = senders.into_iter().map(|s| s.join().unwrap_or(0)).sum();
-    let elapsed = started.elapsed();
+    let (acked, refused, spans) = sent.expect("the loop ends once the senders are joined");
+    let elapsed = until.saturating_duration_since(started);
     let _ = child.kill();
     let _ = child.wait();
+    let _ = memory.join();
+    let peak_kb = peak.load(Ordering::Relaxed);
     // Archive lines are written in acknowledgement order per batch; the k-th
     // acknowledged request is at most line k (one line a request).
-    let mut acked = acked.lock().expect("acked").clone();
-    acked.sort_by_key(|(_, at)| *at);
+    let mut acked = acked;
+    acked.sort();
     let mut lags: Vec<f64> = Vec::new();
     let mut j = 0;
-    for (k, (_, at)) in acked.iter().enumerate() {
-        while j < applied.len() && applied[j].1 < k as u64 + 1 {
+    for (k, at) in acked.iter().enumerate() {
+        while j < applied.len() && applied[j].1 < (prefilled.len() + k) as u64 + 1 {
             j += 1;
         }
         if let Some((when, _)) = applied.get(j) {
@@ -195,11 +259,13 @@ fn main() {
     println!(
         "{}",
         serde_json::to_string_pretty(&json!({
+            "prefill_spans": prefill,
+            "prefill_caught_up_s": catch_up.as_secs_f64(),
             "seconds": elapsed.as_secs_f64(),
             "spans_per_request": per,
             "requests_acknowledged": acked.len(),
             "requests_refused": refused,
-            "spans_per_s": (spans.load(Ordering::Relaxed) as f64 / elapsed.as_secs_f64()).round(),
+            "spans_per_s": (spans as f64 / elapsed.as_secs_f64()).round(),
             "received_to_store_ms": {"p50": pct(0.5), "p99": pct(0.99), "max": lags.last(), "n": lags.len(), "of": acked.len()},
             "peak_rss_mb": peak_kb / 1024,
             "targets": {"spans_per_s": ">= 20000", "received_to_store_p99_ms": "<= 1000"},

@@ -207,13 +207,13 @@ pub fn read_text(path: &std::path::Path, max: u64) -> Result<String, DatasetErro
 /// An evidence item's whole text, as the dataset keeps it: `None` when the
 /// summary is all of it; over the dataset's limit, its first
 /// `MAX_CONTENT` bytes, counted in the summary (nothing is cut silently).
-pub fn whole_content(text: &str, summary: &str, report: &mut ImportReport) -> Option<String> {
+pub fn whole_content(mut text: String, summary: &str, report: &mut ImportReport) -> Option<String> {
     if text == summary || text.is_empty() {
         return None;
     }
     let max = crate::dataset::MAX_CONTENT;
     if text.len() <= max {
-        return Some(text.to_owned());
+        return Some(text);
     }
     let mut end = max;
     while !text.is_char_boundary(end) {
@@ -224,7 +224,8 @@ pub fn whole_content(text: &str, summary: &str, report: &mut ImportReport) -> Op
         max >> 20,
         max >> 20
     ));
-    Some(text[..end].to_owned())
+    text.truncate(end);
+    Some(text)
 }
 
 /// "edge 12", "row 7".

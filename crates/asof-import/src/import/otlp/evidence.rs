@@ -52,7 +52,7 @@ pub(super) fn gather_evidence(run: &Run, options: &Options) -> Gathered {
         evidence.push(Ev {
             source: name.clone(),
             kind: "other",
-            content: content.clone(),
+            content,
             observed: s.end,
             recorded: s.end,
             locator: s.locator(),
@@ -376,16 +376,20 @@ impl Built {
 }
 
 /// Pass 6a: one evidence event per item, in recorded order.
+///
+/// Takes each item's content: nothing reads it after.
 pub(super) fn evidence_events(
-    gathered: &Gathered,
+    gathered: &mut Gathered,
     numbered: &Numbered,
+    said: usize,
     report: &mut ImportReport,
 ) -> Built {
-    let mut events: Vec<RawEvent> = Vec::new();
-    let mut origins: Vec<Location> = Vec::new();
-    let mut recorded: Vec<Micros> = Vec::new();
+    let all = numbered.order.len() + said;
+    let mut events: Vec<RawEvent> = Vec::with_capacity(all);
+    let mut origins: Vec<Location> = Vec::with_capacity(all);
+    let mut recorded: Vec<Micros> = Vec::with_capacity(all);
     for &n in &numbered.order {
-        let e = &gathered.items[n];
+        let e = &mut gathered.items[n];
         let mut locator = e.locator.clone();
         if let Some(id) = &e.call_id {
             locator.push_str(&format!(" tool call {id}"));
@@ -404,7 +408,7 @@ pub(super) fn evidence_events(
             observed_until: None,
             recorded_at: instant(e.recorded).into(),
             reliability: None,
-            content: crate::import::whole_content(&e.content, &summary, report),
+            content: crate::import::whole_content(std::mem::take(&mut e.content), &summary, report),
             summary,
         }));
         origins.push(Location::record("evidence", events.len()));

@@ -42,9 +42,10 @@ use crate::dataset::{DatasetErrors, Location};
 use crate::model::Cardinality;
 use crate::time::{self, Micros};
 use dialect::{MemoryOp, Msg, Part, Role};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use rules::{Rule, Within};
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Inputs read whole above this size are refused: a single request over many
@@ -317,12 +318,12 @@ impl Growing {
 /// Passes 2–7 over the spans pass 1 read.
 fn from_spans(
     first: &str,
-    spans: Vec<SpanRec>,
+    spans: Cow<'_, [SpanRec]>,
     mut report: ImportReport,
     options: &Options,
 ) -> Draft {
     let run = Run::new(spans, options, &mut report);
-    let gathered = gather_evidence(&run, options);
+    let mut gathered = gather_evidence(&run, options);
     let numbered = Numbered::of(&gathered.items);
     let (mut said, from_output) = said_in_outputs(&run, options, &mut report);
     said.extend(said_by_belief_tools(
@@ -333,7 +334,7 @@ fn from_spans(
     ));
     said.extend(said_in_span_events(&run, &mut report));
     said.extend(said_in_memory(&run, options, &mut report));
-    let mut built = evidence_events(&gathered, &numbered, &mut report);
+    let mut built = evidence_events(&mut gathered, &numbered, said.len(), &mut report);
     report.evidence = gathered.items.len();
     said_events(
         &run,
@@ -359,8 +360,8 @@ fn from_spans(
 /// The run's shape, read once from its spans: each span's agent, each
 /// trace's start, the model calls (by start) and tool spans (by end), and
 /// the tool calls the model emitted, by (trace, call id): (tool, call).
-struct Run {
-    spans: Vec<SpanRec>,
+struct Run<'s> {
+    spans: Cow<'s, [SpanRec]>,
     agents: Vec<String>,
     trace_start: HashMap<String, Micros>,
     calls: Vec<usize>,
@@ -368,9 +369,14 @@ struct Run {
     emitted: HashMap<(String, String), (String, usize)>,
 }
 
-impl Run {
+impl<'s> Run<'s> {
     /// Pass 2.
-    fn new(spans: Vec<SpanRec>, options: &Options, report: &mut ImportReport) -> Run {
+    fn new(
+        spans: impl Into<Cow<'s, [SpanRec]>>,
+        options: &Options,
+        report: &mut ImportReport,
+    ) -> Run<'s> {
+        let spans = spans.into();
         let by_id: HashMap<(&str, &str), usize> = spans
             .iter()
             .enumerate()
@@ -378,7 +384,7 @@ impl Run {
             .collect();
         let agents = agents_of(&spans, &by_id, options, report);
         let mut trace_start: HashMap<String, Micros> = HashMap::new();
-        for s in &spans {
+        for s in spans.iter() {
             let e = trace_start.entry(s.trace.clone()).or_insert(s.start);
             *e = (*e).min(s.start);
         }
@@ -650,12 +656,12 @@ mod passes {
                 source: Source::Text(i.text),
             })
             .collect();
-        read::read_spans(&named, report, &mut |_, _| {})
+        read::read_spans(&named, report, &mut |_, _| {}).map(Cow::into_owned)
     }
 
     const GENAI: &str = include_str!("../../../../../tests/fixtures/otlp/genai.jsonl");
 
-    fn run() -> (Run, ImportReport) {
+    fn run() -> (Run<'static>, ImportReport) {
         let mut report = ImportReport::default();
         let spans = read_spans(
             &[Input {

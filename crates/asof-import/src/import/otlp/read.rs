@@ -12,8 +12,9 @@ use super::{EVALUATION, MAX_BYTES, SpanRec, wire};
 use crate::dataset::DatasetErrors;
 use crate::import::{ImportReport, Skipped, error};
 use crate::time;
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -130,7 +131,7 @@ pub(super) fn read_spans(
     inputs: &[Named],
     report: &mut ImportReport,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<Vec<SpanRec>, DatasetErrors> {
+) -> Result<Cow<'static, [SpanRec]>, DatasetErrors> {
     let mut reader = Reader::default();
     let total: u64 = inputs
         .iter()
@@ -211,42 +212,53 @@ fn json_lines(
     (requests, first_error)
 }
 
-/// [`finish`] of a growing import: its reader stays as it is, to read more.
-pub(super) fn finish_spans(
+/// [`finish`] of a growing import: its reader stays as it is, to read more
+/// (its spans are lent, not copied, unless log records join them).
+pub(super) fn finish_spans<'r>(
     name: &str,
-    reader: &Reader,
+    reader: &'r Reader,
     lines: usize,
     report: &mut ImportReport,
-) -> Result<Vec<SpanRec>, DatasetErrors> {
-    let copy = Reader {
-        spans: reader.spans.clone(),
-        logs: reader.logs.clone(),
-        records: reader.records,
-        histories: Histories::default(),
+) -> Result<Cow<'r, [SpanRec]>, DatasetErrors> {
+    let spans = if reader.records == 0 {
+        Cow::Borrowed(&reader.spans[..])
+    } else {
+        let copy = Reader {
+            spans: reader.spans.clone(),
+            logs: reader.logs.clone(),
+            records: reader.records,
+            seen: HashSet::new(),
+            copies: Vec::new(),
+            histories: Histories::default(),
+        };
+        Cow::Owned(copy.join(report))
     };
-    finish(name, copy, lines, report)
+    checked(name, spans, reader.records, &reader.copies, lines, report)
 }
 
 /// The spans read, with their log records joined to them; copies of a span
-/// dropped and said; refused when nothing could be read.
+/// said; refused when nothing could be read.
 fn finish(
     name: &str,
     reader: Reader,
     lines: usize,
     report: &mut ImportReport,
-) -> Result<Vec<SpanRec>, DatasetErrors> {
+) -> Result<Cow<'static, [SpanRec]>, DatasetErrors> {
+    let (records, copies) = (reader.records, reader.copies.clone());
+    let spans = Cow::Owned(reader.join(report));
+    checked(name, spans, records, &copies, lines, report)
+}
+
+/// Says the copies of spans left out, and refuses a read with no span.
+fn checked<'r>(
+    name: &str,
+    spans: Cow<'r, [SpanRec]>,
+    records: usize,
+    copies: &[String],
+    lines: usize,
+    report: &mut ImportReport,
+) -> Result<Cow<'r, [SpanRec]>, DatasetErrors> {
     report.read.add("lines", lines);
-    let records = reader.records;
-    let mut spans = reader.join(report);
-    let mut seen: HashSet<(String, String)> = HashSet::new();
-    let mut copies: Vec<String> = Vec::new();
-    spans.retain(|s| {
-        let first = seen.insert((s.trace.clone(), s.id.clone()));
-        if !first {
-            copies.push(s.id.clone());
-        }
-        first
-    });
     for id in copies {
         report.skipped.push(Skipped {
             location: format!("span {id}"),
@@ -278,6 +290,10 @@ pub(super) struct Reader {
     spans: Vec<SpanRec>,
     logs: Vec<Log>,
     records: usize,
+    /// Each span read, by (trace, span id): a copy exported again is left
+    /// out as it is read, and its id kept to be said.
+    seen: HashSet<(String, String)>,
+    copies: Vec<String>,
     /// The calls' inputs so far, and every distinct message once.
     histories: Histories,
 }
@@ -387,6 +403,10 @@ impl Reader {
                     if let Some(mut rec) =
                         span_rec(service.clone(), span, report, &mut self.histories)
                     {
+                        if !self.seen.insert((rec.trace.clone(), rec.id.clone())) {
+                            self.copies.push(rec.id);
+                            continue;
+                        }
                         rec.role = self.histories.interner.role(rec.role);
                         self.spans.push(rec);
                     }

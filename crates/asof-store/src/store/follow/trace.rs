@@ -75,6 +75,9 @@ pub fn follow_whole(
 ) -> Result<(), Stop> {
     let started = identity(&std::fs::metadata(dataset).map_err(|e| io(dataset, e))?);
     let name = dataset.display().to_string();
+    // Every batch converts the whole trace again: what one frees the next
+    // allocates, so the memory stays committed while the follow runs.
+    let _kept = crate::store::bulk_load_guard();
     let mut f = if !store.exists() || force {
         let Some(len) = wait_for_a_line(dataset, poll, &mut go_on)? else {
             return Ok(());

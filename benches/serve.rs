@@ -8,8 +8,13 @@
 //! archive line (received → store), and the serve process's peak memory (its
 //! VmHWM, polled every 20 ms).
 //!
+//! `--rate N` paces the measured requests to N spans/s in all (an agent
+//! fleet's pace, not a flood): received → store is then the store's own
+//! delay, not a queue the senders built.
+//!
 //!     cargo bench --bench serve
 //!     cargo bench --bench serve -- --seconds 10 --spans-per-request 100 --prefill 0
+//!     cargo bench --bench serve -- --rate 2000
 //!
 //! Prints one JSON object; nothing is asserted.
 
@@ -84,26 +89,29 @@ fn send(stream: &mut std::io::BufReader<TcpStream>, addr: &str, body: &[u8]) -> 
 }
 
 /// Sends `range` of `all` from four exporters, each on a kept-alive
-/// connection, until done (or `until`); returns when each acknowledged
-/// request was acknowledged, how many were refused, and the spans
-/// acknowledged.
+/// connection, until done (or `until`), at most `pace.1` spans/s in all from
+/// `pace.0` when paced; returns when each acknowledged request was
+/// acknowledged, how many were refused, and the spans acknowledged.
 fn send_all(
     all: &Arc<Vec<(Vec<u8>, usize)>>,
     range: std::ops::Range<usize>,
     addr: &str,
     until: Option<Instant>,
+    pace: Option<(Instant, u64)>,
 ) -> (Vec<Instant>, u64, u64) {
+    let offered = Arc::new(AtomicU64::new(0));
     let next = Arc::new(AtomicU64::new(range.start as u64));
     let acked: Arc<Mutex<Vec<Instant>>> = Arc::new(Mutex::new(Vec::new()));
     let spans = Arc::new(AtomicU64::new(0));
     let senders: Vec<_> = (0..4)
         .map(|_| {
-            let (all, next, acked, spans, addr) = (
+            let (all, next, acked, spans, addr, offered) = (
                 all.clone(),
                 next.clone(),
                 acked.clone(),
                 spans.clone(),
                 addr.to_owned(),
+                offered.clone(),
             );
             let end = range.end;
             std::thread::spawn(move || {
@@ -116,6 +124,12 @@ fn send_all(
                         break;
                     }
                     let (body, n) = &all[i];
+                    if let Some((from, rate)) = pace {
+                        // Not before the instant this request's spans are due.
+                        let due = offered.fetch_add(*n as u64, Ordering::Relaxed);
+                        let at = from + Duration::from_secs_f64(due as f64 / rate as f64);
+                        std::thread::sleep(at.saturating_duration_since(Instant::now()));
+                    }
                     match send(&mut stream, &addr, body) {
                         Some(200) => {
                             spans.fetch_add(*n as u64, Ordering::Relaxed);
@@ -137,6 +151,7 @@ fn main() {
     let seconds = arg("--seconds", 20);
     let per = arg("--spans-per-request", 200) as usize;
     let prefill = arg("--prefill", 100_000);
+    let rate = arg("--rate", 0);
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("serve.db");
     let all = Arc::new(requests(prefill + 30_000 * seconds, per));
@@ -201,7 +216,7 @@ fn main() {
             .unwrap_or(0)
     };
     // The prefill: sent, then applied.
-    let (prefilled, _, _) = send_all(&all, 0..prefill_requests, &addr, None);
+    let (prefilled, _, _) = send_all(&all, 0..prefill_requests, &addr, None, None);
     let caught_up = Instant::now();
     while applied_lines() < prefilled.len() as u64 && caught_up.elapsed() < Duration::from_secs(300)
     {
@@ -213,7 +228,10 @@ fn main() {
     let until = started + Duration::from_secs(seconds);
     let mut sending = Some({
         let (all, addr) = (all.clone(), addr.clone());
-        std::thread::spawn(move || send_all(&all, prefill_requests..all.len(), &addr, Some(until)))
+        let pace = (rate > 0).then(|| (Instant::now(), rate));
+        std::thread::spawn(move || {
+            send_all(&all, prefill_requests..all.len(), &addr, Some(until), pace)
+        })
     });
     let mut applied: Vec<(Instant, u64)> = Vec::new();
     let mut sent = None;
@@ -263,6 +281,7 @@ fn main() {
         "{}",
         serde_json::to_string_pretty(&json!({
             "prefill_spans": prefill,
+            "rate_spans_per_s": if rate > 0 { json!(rate) } else { json!("as fast as taken") },
             "prefill_caught_up_s": catch_up.as_secs_f64(),
             "seconds": elapsed.as_secs_f64(),
             "spans_per_request": per,

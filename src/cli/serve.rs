@@ -30,6 +30,9 @@ pub struct ServeArgs {
     /// The largest request body, after decompression, in MiB.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub max_body_mib: u16,
+    /// Connections open at once; one more is answered 503 (retry) and closed.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u16).range(1..=4096))]
+    pub max_connections: u16,
     #[command(flatten)]
     pub trace: TraceArgs,
 }
@@ -70,7 +73,8 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
         listen,
         token: args.token.clone(),
         limit: usize::from(args.max_body_mib) << 20,
-        workers: 4,
+        max_connections: usize::from(args.max_connections),
+        idle: std::time::Duration::from_secs(60),
         queue: 256,
         describe: format!(
             "asof serve: an OTLP/HTTP receiver (POST /v1/traces, /v1/logs; application/x-protobuf or application/json, gzip or not).\narchive: {}\nstore: {}\n",

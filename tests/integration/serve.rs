@@ -520,3 +520,102 @@ fn the_opentelemetry_sdk_exports_to_serve() {
     let what = |db: &Path| rows(db, &["root-cause", "customer-impact"], &SRE_AT);
     assert_eq!(what(&db), what(&imported));
 }
+
+/// Reads one answer from a kept-alive connection: its status and body.
+fn read_answer(stream: &mut std::io::BufReader<TcpStream>) -> Option<(u16, Vec<u8>)> {
+    let mut status = String::new();
+    stream.read_line(&mut status).ok()?;
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        stream.read_line(&mut line).ok()?;
+        if line == "\r\n" || line.is_empty() {
+            break;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().ok()?;
+        }
+    }
+    let mut body = vec![0u8; length];
+    stream.read_exact(&mut body).ok()?;
+    Some((status.split_whitespace().nth(1)?.parse().ok()?, body))
+}
+
+/// Connections are bounded: past `--max-connections` a new one is answered
+/// 503 with Retry-After and closed, while those open go on being served; a
+/// closed one makes room. Bodies may come chunked or after `Expect:
+/// 100-continue`, as HTTP clients send them; a head that is not HTTP gets
+/// 400.
+#[test]
+fn connections_are_bounded_and_bodies_come_as_clients_send_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let server = serve(&db, &["--max-connections", "4"]);
+    let addr = server.addr.as_str();
+    let good = std::fs::read_to_string(dataset("sre-agent.otlp.jsonl")).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    let connect = || {
+        let stream = TcpStream::connect(addr).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        std::io::BufReader::new(stream)
+    };
+    // Four open connections, idle.
+    let mut open: Vec<_> = (0..4).map(|_| connect()).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    // The fifth is turned away at once.
+    let mut fifth = connect();
+    let (status, body) = read_answer(&mut fifth).expect("an answer");
+    assert_eq!(status, 503, "{}", String::from_utf8_lossy(&body));
+    assert!(String::from_utf8_lossy(&body).contains("too many connections"));
+    // One of the four sends a chunked body after Expect: 100-continue.
+    let body = lines[0].as_bytes();
+    let head = format!(
+        "POST /v1/traces HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n"
+    );
+    let s = open[0].get_mut();
+    s.write_all(head.as_bytes()).unwrap();
+    let mut cont = String::new();
+    open[0].read_line(&mut cont).unwrap();
+    assert!(cont.starts_with("HTTP/1.1 100"), "{cont}");
+    let mut blank = String::new();
+    open[0].read_line(&mut blank).unwrap();
+    let s = open[0].get_mut();
+    for chunk in body.chunks(1000) {
+        s.write_all(format!("{:x};ext=1\r\n", chunk.len()).as_bytes())
+            .unwrap();
+        s.write_all(chunk).unwrap();
+        s.write_all(b"\r\n").unwrap();
+    }
+    s.write_all(b"0\r\nX-Trailer: t\r\n\r\n").unwrap();
+    let (status, body) = read_answer(&mut open[0]).expect("an answer");
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    // The connection stays open for the next request (Content-Length).
+    let body = lines[1].as_bytes();
+    let head = format!(
+        "POST /v1/traces HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let s = open[0].get_mut();
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    assert_eq!(read_answer(&mut open[0]).map(|a| a.0), Some(200));
+    // Another sends what is not HTTP: 400, and it is closed.
+    open[1].get_mut().write_all(b"HELLO\r\n\r\n").unwrap();
+    assert_eq!(read_answer(&mut open[1]).map(|a| a.0), Some(400));
+    // Closed connections make room (bounded wait).
+    drop(open.split_off(1));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        let (status, _) = request(addr, "GET", "/", &[], b"");
+        if status == 200 || Instant::now() > deadline {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(status, 200);
+    caught_up(&db, 2);
+    let archive = std::fs::read_to_string(asof_serve::archive::path_for(&db)).unwrap();
+    assert_eq!(archive.lines().count(), 2, "the two requests answered 200");
+}

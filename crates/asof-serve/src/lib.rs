@@ -1,10 +1,12 @@
 //! `asof serve` (design.md §7, "Live ingestion"): an OTLP/HTTP receiver.
 //! Requests are decoded ([`decode`]), appended to the store's archive and
-//! synced before they are acknowledged ([`archive`], [`server`]); the store
+//! synced before they are acknowledged ([`archive`], [`server`]) over
+//! bounded HTTP/1.1 connections ([`http`]); the store
 //! follows the archive as `asof load --follow` follows any trace file.
 
 #![forbid(unsafe_code)]
 
 pub mod archive;
 pub mod decode;
+pub mod http;
 pub mod server;

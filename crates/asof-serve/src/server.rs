@@ -8,10 +8,11 @@
 //! ```
 //!
 //! A full queue answers 503 with `Retry-After` at once (the exporter retries);
-//! nothing from a request names a file.
+//! nothing from a request names a file. Connections are bounded (http.rs).
 
 use crate::archive::Archive;
 use crate::decode::{self, Encoding, Refusal, Signal};
+use crate::http::{self, Answer, Body, Limits, Request};
 use opentelemetry_proto::tonic::collector::logs::v1::{
     ExportLogsPartialSuccess, ExportLogsServiceResponse,
 };
@@ -19,7 +20,7 @@ use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTracePartialSuccess, ExportTraceServiceResponse,
 };
 use prost::Message;
-use std::io::{self, Read};
+use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -34,8 +35,10 @@ pub struct Config {
     pub token: Option<String>,
     /// The largest body, after decompression.
     pub limit: usize,
-    /// HTTP worker threads.
-    pub workers: usize,
+    /// Connections open at once (one more is answered 503 and closed).
+    pub max_connections: usize,
+    /// A connection with no request for this long is closed.
+    pub idle: Duration,
     /// Requests waiting for the writer before the receiver answers 503.
     pub queue: usize,
     /// What `GET /` says the archive and store are.
@@ -78,16 +81,11 @@ impl Running {
     }
 }
 
-/// Binds `config.listen` and starts the workers and the writer appending to
-/// `archive`.
+/// Binds `config.listen` and starts the connections' acceptor and the
+/// writer appending to `archive`.
 pub fn start(config: Config, archive: Archive) -> io::Result<Running> {
-    let server = tiny_http::Server::http(config.listen)
-        .map_err(|e| io::Error::new(io::ErrorKind::AddrNotAvailable, e.to_string()))?;
-    let addr = server
-        .server_addr()
-        .to_ip()
-        .ok_or_else(|| io::Error::other("the receiver is not on an IP address"))?;
-    let server = Arc::new(server);
+    let listener = std::net::TcpListener::bind(config.listen)?;
+    let addr = listener.local_addr()?;
     let stats = Arc::new(Stats::default());
     stats
         .archive_bytes
@@ -102,26 +100,35 @@ pub fn start(config: Config, archive: Archive) -> io::Result<Running> {
             write(archive, jobs, &stats, &stop)
         }));
     }
-    let config = Arc::new(config);
-    for _ in 0..config.workers.max(1) {
-        let (server, stats, stop, config, queue) = (
-            server.clone(),
-            stats.clone(),
-            stop.clone(),
-            config.clone(),
-            queue.clone(),
-        );
-        threads.push(std::thread::spawn(move || {
-            while !stop.load(Ordering::SeqCst) {
-                match server.recv_timeout(Duration::from_millis(100)) {
-                    Ok(Some(request)) => handle(request, &config, &queue, &stats),
-                    Ok(None) => {}
-                    Err(_) => break,
-                }
+    let limits = Limits {
+        max_connections: config.max_connections.max(1),
+        idle: config.idle,
+        // The body as sent: at most the limit after decompression (gzip
+        // does not make a body of OTLP larger).
+        body: config.limit,
+    };
+    let handle = {
+        let stats = stats.clone();
+        let queue = std::sync::Mutex::new(queue);
+        move |request: &Request| {
+            stats.requests.fetch_add(1, Ordering::Relaxed);
+            let queue = match queue.lock() {
+                Ok(q) => q.clone(),
+                Err(_) => return Answer::text(503, "the receiver is stopping\n"),
+            };
+            let answer = answer(request, &config, &queue, &stats);
+            if answer.status != 200 {
+                stats.refused.fetch_add(1, Ordering::Relaxed);
             }
+            answer
+        }
+    };
+    {
+        let stop = stop.clone();
+        threads.push(std::thread::spawn(move || {
+            http::serve(listener, limits, stop, Arc::new(handle))
         }));
     }
-    drop(queue);
     Ok(Running {
         addr,
         stats,
@@ -160,86 +167,38 @@ fn write(mut archive: Archive, jobs: mpsc::Receiver<Job>, stats: &Stats, stop: &
     }
 }
 
-/// An answer: status, content type, body, extra headers.
-struct Answer {
-    status: u16,
-    content_type: &'static str,
-    body: Vec<u8>,
-    headers: Vec<(&'static str, String)>,
-}
-
-impl Answer {
-    fn text(status: u16, message: impl Into<String>) -> Answer {
-        Answer {
-            status,
-            content_type: "text/plain; charset=utf-8",
-            body: message.into().into_bytes(),
-            headers: Vec::new(),
-        }
-    }
-}
-
-fn header<'a>(request: &'a tiny_http::Request, name: &str) -> Option<&'a str> {
-    request
-        .headers()
-        .iter()
-        .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
-        .map(|h| h.value.as_str())
-}
-
-fn handle(
-    mut request: tiny_http::Request,
-    config: &Config,
-    queue: &mpsc::SyncSender<Job>,
-    stats: &Stats,
-) {
-    stats.requests.fetch_add(1, Ordering::Relaxed);
-    let answer = answer(&mut request, config, queue, stats);
-    if answer.status != 200 {
-        stats.refused.fetch_add(1, Ordering::Relaxed);
-    }
-    let mut response = tiny_http::Response::from_data(answer.body).with_status_code(answer.status);
-    let headers =
-        std::iter::once(("Content-Type", answer.content_type.to_owned())).chain(answer.headers);
-    for (name, value) in headers {
-        // Names and values are ours, ASCII: a header that would not parse
-        // is left out rather than sent broken.
-        if let Ok(h) = tiny_http::Header::from_bytes(name, value) {
-            response.add_header(h);
-        }
-    }
-    let _ = request.respond(response);
-}
-
+/// What a request gets: route, token, content type, size, decoding, then
+/// the archive.
 fn answer(
-    request: &mut tiny_http::Request,
+    request: &Request,
     config: &Config,
     queue: &mpsc::SyncSender<Job>,
     stats: &Stats,
 ) -> Answer {
-    let path = request.url().split('?').next().unwrap_or("").to_owned();
-    let signal = match path.as_str() {
+    let path = request.path.split('?').next().unwrap_or("");
+    let signal = match path {
         "/v1/traces" => Signal::Traces,
         "/v1/logs" => Signal::Logs,
-        "/" if *request.method() == tiny_http::Method::Get => {
+        "/" if request.method == "GET" => {
             return Answer::text(200, config.describe.clone());
         }
         _ => return Answer::text(404, "not found: POST OTLP to /v1/traces or /v1/logs\n"),
     };
-    if *request.method() != tiny_http::Method::Post {
+    if request.method != "POST" {
         let mut a = Answer::text(405, "method not allowed: POST only\n");
         a.headers.push(("Allow", "POST".into()));
         return a;
     }
     if let Some(token) = &config.token {
         let expected = format!("Bearer {token}");
-        if header(request, "Authorization") != Some(expected.as_str()) {
+        if request.header("Authorization") != Some(expected.as_str()) {
             let mut a = Answer::text(401, "unauthorized: send Authorization: Bearer <token>\n");
             a.headers.push(("WWW-Authenticate", "Bearer".into()));
             return a;
         }
     }
-    let encoding = match header(request, "Content-Type")
+    let encoding = match request
+        .header("Content-Type")
         .map(|t| {
             t.split(';')
                 .next()
@@ -261,7 +220,10 @@ fn answer(
             );
         }
     };
-    let gzip = match header(request, "Content-Encoding").map(|e| e.trim().to_ascii_lowercase()) {
+    let gzip = match request
+        .header("Content-Encoding")
+        .map(|e| e.trim().to_ascii_lowercase())
+    {
         None => false,
         Some(e) if e == "identity" || e.is_empty() => false,
         Some(e) if e == "gzip" => true,
@@ -272,21 +234,17 @@ fn answer(
             );
         }
     };
-    if request.body_length().is_some_and(|n| n > config.limit) {
-        return Answer::text(
-            413,
-            format!("the body is over the {}-byte limit\n", config.limit),
-        );
-    }
-    let mut body = Vec::new();
-    if let Err(e) = request
-        .as_reader()
-        .take(config.limit as u64 + 1)
-        .read_to_end(&mut body)
-    {
-        return Answer::text(400, format!("the body cannot be read ({e})\n"));
-    }
-    let decoded = decode::inflate(&body, gzip, config.limit)
+    let body = match &request.body {
+        Body::Read(body) => body,
+        Body::TooLarge => {
+            return Answer::text(
+                413,
+                format!("the body is over the {}-byte limit\n", config.limit),
+            );
+        }
+        Body::Broken(why) => return Answer::text(400, format!("the body cannot be read: {why}\n")),
+    };
+    let decoded = decode::inflate(body, gzip, config.limit)
         .and_then(|bytes| decode::decode(signal, encoding, &bytes));
     let decoded = match decoded {
         Ok(d) => d,

@@ -619,3 +619,69 @@ fn connections_are_bounded_and_bodies_come_as_clients_send_them() {
     let archive = std::fs::read_to_string(asof_serve::archive::path_for(&db)).unwrap();
     assert_eq!(archive.lines().count(), 2, "the two requests answered 200");
 }
+
+/// Where `.ci/run` installs the OpenTelemetry JavaScript SDK with npm, if
+/// it is there (and Node.js to run it).
+fn sdk_node() -> Option<PathBuf> {
+    let prefix = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/otel-node");
+    let ok = prefix
+        .join("node_modules/@opentelemetry/exporter-trace-otlp-http")
+        .exists()
+        && std::process::Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    ok.then_some(prefix)
+}
+
+/// The real OpenTelemetry JavaScript SDK's OTLP/HTTP JSON exporter sends an
+/// agent run to one receiver and its protobuf exporter the same spans to
+/// another: both stores hold what the run said (the belief, on the evidence
+/// the agent read) and are equal row for row; the JSON archive re-imports
+/// to the same.
+#[test]
+fn the_sdk_json_exporter_gives_what_its_protobuf_exporter_gives() {
+    let Some(prefix) = sdk_node() else {
+        eprintln!(
+            "SKIPPED: the OpenTelemetry JavaScript SDK is not installed in target/otel-node (.ci/run installs it)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("json.db"), dir.path().join("protobuf.db"));
+    let (json_server, proto_server) = (serve(&a, &[]), serve(&b, &[]));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sdk/export_json_to_serve.mjs");
+    let out = std::process::Command::new("node")
+        .arg(script)
+        .arg(format!("http://{}", json_server.addr))
+        .arg(format!("http://{}", proto_server.addr))
+        .env("OTEL_NODE", &prefix)
+        .output()
+        .expect("run the SDK's exporters");
+    assert!(
+        out.status.success(),
+        "the exporters failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for db in [&a, &b] {
+        let archive = std::fs::read_to_string(asof_serve::archive::path_for(db)).unwrap();
+        assert_eq!(archive.lines().count(), 2, "five spans, three a request");
+        caught_up(db, 2);
+    }
+    let at = ["2026-01-01T00:00:07Z", "2026-01-01T00:00:09Z"];
+    let what = |db: &Path| rows(db, &["root-cause"], &at);
+    let said = what(&a);
+    assert_eq!(said, what(&b), "JSON and protobuf give one store");
+    let history = said[1].to_string();
+    for expected in ["db-pool-exhausted", "sre-bot", "T2"] {
+        assert!(history.contains(expected), "{expected}: {history}");
+    }
+    let evidence = said[0].to_string();
+    assert!(
+        evidence.contains("payment-db: connection pool exhausted"),
+        "{evidence}"
+    );
+    let again = dir.path().join("again.db");
+    import_to(&asof_serve::archive::path_for(&a), &again, &[]);
+    assert_eq!(what(&again), said);
+}

@@ -38,13 +38,25 @@ pub struct OtlpArgs {
 /// How an OpenTelemetry trace is read (design.md §7): by `import otlp`, and by
 /// `load`, `validate` and `tui` when their file is a trace.
 #[derive(Debug, Default, Args)]
-#[command(next_help_heading = "Reading an OTLP trace")]
 pub struct TraceArgs {
     /// Another OTLP/JSON file of the same run, read with the first: the logs
     /// export beside a trace (instrumentations on the older GenAI conventions
     /// put message content there), or more of its spans. Repeatable.
-    #[arg(long = "with", value_name = "FILE")]
+    #[arg(
+        long = "with",
+        value_name = "FILE",
+        help_heading = "Reading an OTLP trace"
+    )]
     pub with: Vec<PathBuf>,
+    #[command(flatten)]
+    pub read: TraceOptions,
+}
+
+/// How the spans are read, whatever brings them (files, or `asof serve`'s
+/// clients).
+#[derive(Debug, Default, Args)]
+#[command(next_help_heading = "Reading an OTLP trace")]
+pub struct TraceOptions {
     /// A rules file that reads beliefs from the agent's prose (docs/import.md).
     #[arg(long)]
     pub rules: Option<PathBuf>,
@@ -70,6 +82,21 @@ pub struct TraceArgs {
 impl TraceArgs {
     /// The import options, with the rules file read.
     pub fn options(&self) -> Result<otlp::Options, CliError> {
+        self.read.options()
+    }
+
+    /// Refuses these options for `file`, which is not a trace, when any was given.
+    pub fn refuse_for(&self, file: &std::path::Path) -> Result<(), CliError> {
+        if !self.with.is_empty() {
+            return refuse("--with", file);
+        }
+        self.read.refuse_for(file)
+    }
+}
+
+impl TraceOptions {
+    /// The import options, with the rules file read.
+    pub fn options(&self) -> Result<otlp::Options, CliError> {
         let rules = match &self.rules {
             Some(path) => {
                 let name = path.display().to_string();
@@ -92,7 +119,6 @@ impl TraceArgs {
     /// Refuses these options for `file`, which is not a trace, when any was given.
     pub fn refuse_for(&self, file: &std::path::Path) -> Result<(), CliError> {
         let given = [
-            ("--with", !self.with.is_empty()),
             ("--rules", self.rules.is_some()),
             ("--agent", self.agent.is_some()),
             ("--belief-tool", self.belief_tool.is_some()),
@@ -101,13 +127,18 @@ impl TraceArgs {
             ("--many", !self.many.is_empty()),
         ];
         match given.iter().find(|(_, given)| *given) {
-            Some((flag, _)) => Err(CliError::Input(format!(
-                "{}: {flag} is for reading an OTLP trace, and this is an asof dataset",
-                file.display()
-            ))),
+            Some((flag, _)) => refuse(flag, file),
             None => Ok(()),
         }
     }
+}
+
+/// `flag` given for `file`, an asof dataset.
+fn refuse(flag: &str, file: &std::path::Path) -> Result<(), CliError> {
+    Err(CliError::Input(format!(
+        "{}: {flag} is for reading an OTLP trace, and this is an asof dataset",
+        file.display()
+    )))
 }
 
 /// `--valid-from`: `trace-start` or a timestamp.

@@ -5,7 +5,7 @@
 //! at every batch what `asof import otlp` of the archive gives.
 
 use super::CliError;
-use super::import::TraceArgs;
+use super::import::{TraceArgs, TraceOptions};
 use asof_serve::archive::{self, Archive};
 use asof_serve::server::{self, Config};
 use clap::Args;
@@ -34,7 +34,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u16).range(1..=4096))]
     pub max_connections: u16,
     #[command(flatten)]
-    pub trace: TraceArgs,
+    pub trace: TraceOptions,
 }
 
 /// How often the store looks at the archive for new lines.
@@ -47,11 +47,6 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
             "--listen {}: a non-loopback address needs --token, so that only clients that send it can write to the store",
             args.listen
         )));
-    }
-    if !args.trace.with.is_empty() {
-        return Err(CliError::Input(
-            "--with: serve reads what its clients send, not files".to_owned(),
-        ));
     }
     // Rules are read (and refused) before anything listens.
     args.trace.options()?;
@@ -108,7 +103,11 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
     let store_state = Arc::new(Mutex::new(String::from("waiting for the first request")));
     let stopping = Arc::new(AtomicBool::new(false));
     let follower = {
-        let (db, archive_path, trace) = (args.db.clone(), archive_path.clone(), args.trace);
+        let trace = TraceArgs {
+            with: Vec::new(),
+            read: args.trace,
+        };
+        let (db, archive_path) = (args.db.clone(), archive_path.clone());
         let (state, stopping) = (store_state.clone(), stopping.clone());
         std::thread::spawn(move || {
             super::follow::run(&archive_path, &db, false, POLL, &trace, |batch| {

@@ -94,6 +94,32 @@ pub fn otlp_request(data: &[u8]) {
     otlp(decoded.line.as_bytes());
 }
 
+/// Any bytes as what a client sends on one of `asof serve`'s connections:
+/// requests read one after another as the connection reads them (64 KiB
+/// body limit), each decoded as the receiver decodes its body.
+pub fn http_connection(data: &[u8]) {
+    use asof_serve::decode::{self, Encoding, Signal};
+    use asof_serve::http::{Body, Next, next};
+    let mut reader = std::io::Cursor::new(data);
+    // Each request read takes at least its head's bytes: bounded by the input.
+    while let Ok(Next::Request { request, keep }) = next(&mut reader, 64 << 10, || Ok(())) {
+        if let Body::Read(body) = &request.body {
+            let gzip = request.header("Content-Encoding") == Some("gzip");
+            let encoding = if request.header("Content-Type") == Some("application/json") {
+                Encoding::Json
+            } else {
+                Encoding::Protobuf
+            };
+            if let Ok(bytes) = decode::inflate(body, gzip, 64 << 10) {
+                let _ = decode::decode(Signal::Traces, encoding, &bytes);
+            }
+        }
+        if !keep {
+            break;
+        }
+    }
+}
+
 /// Any bytes as a store file: open it (read-only) and query it.
 pub fn store(data: &[u8]) {
     let Ok(dir) = tempfile::tempdir() else {

@@ -62,3 +62,11 @@ fn otlp_request_inputs_that_crashed_once_do_not_now() {
         asof::fuzzing::otlp_request(&data);
     }
 }
+
+#[test]
+fn http_connection_inputs_that_crashed_once_do_not_now() {
+    for (name, data) in inputs("http_connection") {
+        eprintln!("{name}");
+        asof::fuzzing::http_connection(&data);
+    }
+}

@@ -142,62 +142,90 @@ fn connection(
     let mut writer = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
     while !stop.load(Ordering::SeqCst) {
-        let head = match read_head(&mut reader)? {
-            Head::Closed => return Ok(()),
-            Head::TooLarge => {
-                let answer = Answer::text(431, "the request head is too large\n");
-                return respond(&mut writer, &answer, false);
+        let go_on = |w: &mut TcpStream| w.write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
+        let mut ask = writer.try_clone()?;
+        match next(&mut reader, limits.body, || go_on(&mut ask))? {
+            Next::Closed => return Ok(()),
+            Next::Refuse(answer) => return respond(&mut writer, &answer, false),
+            Next::Request { request, keep } => {
+                let answer = handle(&request);
+                respond(&mut writer, &answer, keep)?;
+                if !keep {
+                    if !matches!(request.body, Body::Read(_)) {
+                        drain(&mut writer, &mut reader);
+                    }
+                    return Ok(());
+                }
             }
-            Head::Bytes(head) => head,
-        };
-        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-        let mut parsed = httparse::Request::new(&mut headers);
-        let parsed = match parsed.parse(&head) {
-            Ok(httparse::Status::Complete(_)) => parsed,
-            _ => {
-                let answer = Answer::text(400, "not an HTTP/1.1 request\n");
-                return respond(&mut writer, &answer, false);
-            }
-        };
-        let mut request = Request {
-            method: parsed.method.unwrap_or("").to_owned(),
-            path: parsed.path.unwrap_or("").to_owned(),
-            headers: parsed
-                .headers
-                .iter()
-                .map(|h| {
-                    (
-                        h.name.to_owned(),
-                        String::from_utf8_lossy(h.value).into_owned(),
-                    )
-                })
-                .collect(),
-            body: Body::Read(Vec::new()),
-        };
-        let http10 = parsed.version == Some(0);
-        let close_asked = request
-            .header("Connection")
-            .is_some_and(|c| c.eq_ignore_ascii_case("close"));
-        if request
-            .header("Expect")
-            .is_some_and(|e| e.eq_ignore_ascii_case("100-continue"))
-        {
-            writer.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
-        }
-        request.body = read_body(&mut reader, &request, limits.body)?;
-        // The body was read whole: the next request starts right after it.
-        let readable = matches!(request.body, Body::Read(_));
-        let answer = handle(&request);
-        let keep = readable && !http10 && !close_asked;
-        respond(&mut writer, &answer, keep)?;
-        if !keep {
-            if !readable {
-                drain(&mut writer, &mut reader);
-            }
-            return Ok(());
         }
     }
     Ok(())
+}
+
+/// What a connection sends next.
+pub enum Next {
+    /// Nothing: it closed, or went idle between requests.
+    Closed,
+    /// What cannot be read as a request: answered, then the connection is
+    /// closed.
+    Refuse(Answer),
+    /// A request; `keep`: the connection goes on after its answer (its body
+    /// was read whole, and neither HTTP/1.0 nor `Connection: close` ends it).
+    Request { request: Request, keep: bool },
+}
+
+/// Reads the next request from `reader`: its head (at most [`MAX_HEAD`]
+/// bytes, parsed by httparse), then its body up to `limit` bytes, calling
+/// `go_on` first when the client waits for `100 Continue`.
+pub fn next(
+    reader: &mut impl BufRead,
+    limit: usize,
+    go_on: impl FnOnce() -> io::Result<()>,
+) -> io::Result<Next> {
+    let head = match read_head(reader)? {
+        Head::Closed => return Ok(Next::Closed),
+        Head::TooLarge => {
+            return Ok(Next::Refuse(Answer::text(
+                431,
+                "the request head is too large\n",
+            )));
+        }
+        Head::Bytes(head) => head,
+    };
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut parsed = httparse::Request::new(&mut headers);
+    if !matches!(parsed.parse(&head), Ok(httparse::Status::Complete(_))) {
+        return Ok(Next::Refuse(Answer::text(400, "not an HTTP/1.1 request\n")));
+    }
+    let mut request = Request {
+        method: parsed.method.unwrap_or("").to_owned(),
+        path: parsed.path.unwrap_or("").to_owned(),
+        headers: parsed
+            .headers
+            .iter()
+            .map(|h| {
+                (
+                    h.name.to_owned(),
+                    String::from_utf8_lossy(h.value).into_owned(),
+                )
+            })
+            .collect(),
+        body: Body::Read(Vec::new()),
+    };
+    let http10 = parsed.version == Some(0);
+    let close_asked = request
+        .header("Connection")
+        .is_some_and(|c| c.eq_ignore_ascii_case("close"));
+    if request
+        .header("Expect")
+        .is_some_and(|e| e.eq_ignore_ascii_case("100-continue"))
+    {
+        go_on()?;
+    }
+    request.body = read_body(reader, &request, limit)?;
+    // A body read whole: the next request starts right after it.
+    let keep = matches!(request.body, Body::Read(_)) && !http10 && !close_asked;
+    Ok(Next::Request { request, keep })
 }
 
 /// Closes a connection whose body was not read (over the limit, or broken)
@@ -220,7 +248,7 @@ enum Head {
 }
 
 /// Reads up to the blank line that ends a request head.
-fn read_head(reader: &mut BufReader<TcpStream>) -> io::Result<Head> {
+fn read_head(reader: &mut impl BufRead) -> io::Result<Head> {
     let mut head = Vec::new();
     loop {
         let mut line = Vec::new();
@@ -262,11 +290,7 @@ fn is_timeout(e: &io::Error) -> bool {
 }
 
 /// Reads the body `request` announces, up to `limit` bytes.
-fn read_body(
-    reader: &mut BufReader<TcpStream>,
-    request: &Request,
-    limit: usize,
-) -> io::Result<Body> {
+fn read_body(reader: &mut impl BufRead, request: &Request, limit: usize) -> io::Result<Body> {
     let chunked = request
         .header("Transfer-Encoding")
         .is_some_and(|t| t.to_ascii_lowercase().contains("chunked"));
@@ -299,7 +323,7 @@ fn read_body(
 }
 
 /// A chunked body (RFC 9112 §7.1), its trailers skipped.
-fn read_chunked(reader: &mut BufReader<TcpStream>, limit: usize) -> io::Result<Body> {
+fn read_chunked(reader: &mut impl BufRead, limit: usize) -> io::Result<Body> {
     let mut body = Vec::new();
     loop {
         let mut line = Vec::new();
@@ -321,7 +345,11 @@ fn read_chunked(reader: &mut BufReader<TcpStream>, limit: usize) -> io::Result<B
                 }
             }
         }
-        if body.len() as u64 + size > limit as u64 {
+        // Checked: a size near u64::MAX must not wrap under the limit.
+        if (body.len() as u64)
+            .checked_add(size)
+            .is_none_or(|total| total > limit as u64)
+        {
             return Ok(Body::TooLarge);
         }
         let before = body.len();
@@ -369,5 +397,102 @@ fn reason(status: u16) -> &'static str {
         431 => "Request Header Fields Too Large",
         503 => "Service Unavailable",
         _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    /// Every request `bytes` hold, read as a connection reads them: each
+    /// one's status if refused, else its method, body (or why not) and
+    /// whether the connection goes on.
+    fn read_all(bytes: &[u8], limit: usize) -> Vec<String> {
+        let mut reader = Cursor::new(bytes.to_vec());
+        let mut out = Vec::new();
+        for _ in 0..16 {
+            match next(&mut reader, limit, || Ok(())).expect("readable") {
+                Next::Closed => break,
+                Next::Refuse(answer) => {
+                    out.push(answer.status.to_string());
+                    break;
+                }
+                Next::Request { request, keep } => {
+                    let body = match &request.body {
+                        Body::Read(b) => String::from_utf8_lossy(b).into_owned(),
+                        Body::TooLarge => "too large".into(),
+                        Body::Broken(why) => format!("broken: {why}"),
+                    };
+                    out.push(format!("{} {body} {keep}", request.method));
+                    if !keep {
+                        break;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn requests_one_after_another_on_a_connection() {
+        let two = b"POST /v1/traces HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc\
+                    POST /v1/traces HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2;x=y\r\nde\r\n1\r\nf\r\n0\r\nT: 1\r\n\r\n\
+                    GET / HTTP/1.1\r\nConnection: close\r\n\r\n";
+        assert_eq!(
+            read_all(two, 100),
+            ["POST abc true", "POST def true", "GET  false"]
+        );
+        assert_eq!(read_all(b"GET / HTTP/1.0\r\n\r\n", 100), ["GET  false"]);
+    }
+
+    #[test]
+    fn bodies_past_the_limit_are_not_read() {
+        let long = b"POST / HTTP/1.1\r\nContent-Length: 101\r\n\r\n";
+        assert_eq!(read_all(long, 100), ["POST too large false"]);
+        let chunks = b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n40\r\n";
+        assert_eq!(read_all(chunks, 60), ["POST too large false"]);
+        // A size that would wrap past u64::MAX is over the limit, not under it.
+        let wrap = b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\
+                     2\r\nab\r\nfffffffffffffffe\r\nxx";
+        assert_eq!(read_all(wrap, 100), ["POST too large false"]);
+    }
+
+    #[test]
+    fn what_cannot_be_read_on_from_ends_the_connection() {
+        assert_eq!(read_all(b"HELLO\r\n\r\n", 100), ["400"]);
+        let mut huge = b"GET / HTTP/1.1\r\nX: ".to_vec();
+        huge.extend(std::iter::repeat_n(b'a', MAX_HEAD));
+        huge.extend_from_slice(b"\r\n\r\n");
+        assert_eq!(read_all(&huge, 100), ["431"]);
+        let short = b"POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\nabc";
+        assert_eq!(
+            read_all(short, 100),
+            ["POST broken: the body ended after 3 of its 9 bytes false"]
+        );
+        let bad = b"POST / HTTP/1.1\r\nContent-Length: nine\r\n\r\n";
+        assert_eq!(
+            read_all(bad, 100),
+            ["POST broken: Content-Length \"nine\" is not a number false"]
+        );
+        let chunk = b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n";
+        assert_eq!(
+            read_all(chunk, 100),
+            ["POST broken: a chunk size \"zz\" is not hexadecimal false"]
+        );
+        // Cut inside a head: nothing to answer.
+        assert!(read_all(b"GET / HTTP/1.1\r\nHost: x", 100).is_empty());
+    }
+
+    #[test]
+    fn a_client_waiting_for_100_continue_is_told_to_go_on() {
+        let bytes = b"POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok";
+        let mut told = false;
+        let read = next(&mut Cursor::new(bytes.to_vec()), 100, || {
+            told = true;
+            Ok(())
+        });
+        assert!(matches!(read, Ok(Next::Request { keep: true, .. })));
+        assert!(told);
     }
 }

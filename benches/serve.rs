@@ -32,33 +32,25 @@ use std::time::{Duration, Instant};
 
 /// Protobuf requests of `per` spans each, from a generated run.
 fn requests(spans: u64, per: usize) -> Vec<(Vec<u8>, usize)> {
-    let mut bytes = Vec::new();
-    asof::synth::otlp(
-        asof::synth::GenConfig {
-            events: spans,
-            topics: 50,
-            agents: 4,
-            seed: 3,
-        },
-        &mut bytes,
-    )
-    .expect("generate");
-    let mut out = Vec::new();
-    for line in String::from_utf8(bytes).expect("utf-8").lines() {
-        let request: serde_json::Value = serde_json::from_str(line).expect("json");
-        for rs in request["resourceSpans"].as_array().expect("resourceSpans") {
-            for ss in rs["scopeSpans"].as_array().expect("scopeSpans") {
-                for chunk in ss["spans"].as_array().expect("spans").chunks(per) {
-                    let small = json!({"resourceSpans": [{"resource": rs["resource"],
-                        "scopeSpans": [{"scope": ss["scope"], "spans": chunk}]}]});
-                    let proto: ExportTraceServiceRequest =
-                        serde_json::from_value(small).expect("OTLP/JSON");
-                    out.push((proto.encode_to_vec(), chunk.len()));
-                }
-            }
-        }
-    }
-    out
+    let config = asof::synth::GenConfig {
+        events: spans,
+        topics: 50,
+        agents: 4,
+        seed: 3,
+    };
+    asof::synth::otlp_requests(config, per)
+        .iter()
+        .map(|line| {
+            let proto: ExportTraceServiceRequest = serde_json::from_str(line).expect("OTLP/JSON");
+            let spans = proto
+                .resource_spans
+                .iter()
+                .flat_map(|rs| &rs.scope_spans)
+                .map(|ss| ss.spans.len())
+                .sum();
+            (proto.encode_to_vec(), spans)
+        })
+        .collect()
 }
 
 /// Sends one request on a kept-alive connection; its status.

@@ -6,6 +6,9 @@
 
 use crate::common;
 
+use asof::dataset::{Format, read_str};
+use asof::store::follow::{Converted, Growth, Stop, follow_whole};
+use asof::store::{Contents, Store};
 use common::{asof, generated};
 use rusqlite::Connection;
 use std::collections::BTreeMap;
@@ -523,32 +526,6 @@ fn while_an_agent_exports_a_trace_the_store_is_an_import_of_the_lines_so_far() {
     );
 }
 
-/// A generated run of three agents (a trace each, their spans interleaved in
-/// time, each agent's root span last), cut into requests of `per` spans as
-/// an SDK's batch exporter sends them: one request a line.
-fn interleaved_requests(spans: u64, per: usize) -> Vec<String> {
-    let out = asof()
-        .args(["gen", "--otlp", "--events", &spans.to_string()])
-        .args(["--topics", "4", "--agents", "3", "--seed", "11"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let mut requests = Vec::new();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
-        let request: serde_json::Value = serde_json::from_str(line).unwrap();
-        for rs in request["resourceSpans"].as_array().unwrap() {
-            for ss in rs["scopeSpans"].as_array().unwrap() {
-                for chunk in ss["spans"].as_array().unwrap().chunks(per) {
-                    let small = serde_json::json!({"resourceSpans": [{"resource": rs["resource"],
-                        "scopeSpans": [{"scope": ss["scope"], "spans": chunk}]}]});
-                    requests.push(small.to_string());
-                }
-            }
-        }
-    }
-    requests
-}
-
 /// A batch's new spans change what earlier ones meant (a tool result's
 /// recorded instant, so the evidence ids after it; an agent's root span,
 /// exported last): the follow writes again only the events from the first
@@ -559,7 +536,15 @@ fn a_trace_follow_writes_again_only_what_new_spans_changed() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("live.jsonl");
     let db = dir.path().join("live.db");
-    let requests = interleaved_requests(1200, 30);
+    // Three agents, a trace each, their spans interleaved in time and each
+    // agent's root span last; requests of 30 spans, as a batch exporter sends.
+    let config = asof::synth::GenConfig {
+        events: 1200,
+        topics: 4,
+        agents: 3,
+        seed: 11,
+    };
+    let requests = asof::synth::otlp_requests(config, 30);
     assert!(requests.len() >= 30, "{}", requests.len());
     std::fs::write(&file, b"").unwrap();
     let mut child = trace_follower(dir.path(), &[]);
@@ -787,4 +772,118 @@ fn batches_that_split_one_instant_equal_a_fresh_load() {
         child.kill().ok();
         child.wait().ok();
     }
+}
+
+// ---- a whole-file follow's writes by difference, on scripted conversions ----
+
+/// A conversion that gives, for the n-th line fed, the n-th dataset.
+struct Script {
+    datasets: Vec<String>,
+    fed: usize,
+}
+
+impl Growth for Script {
+    fn feed(&mut self, lines: &[u8]) -> Result<(), Stop> {
+        self.fed += lines.iter().filter(|&&b| b == b'\n').count();
+        Ok(())
+    }
+    fn convert(&mut self) -> Result<Converted, Stop> {
+        let parsed = read_str("script", Format::Jsonl, &self.datasets[self.fed - 1])?;
+        let replay = asof::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+        Ok(Converted {
+            parsed,
+            replay,
+            meta: Vec::new(),
+            skipped: 0,
+        })
+    }
+}
+
+const HEADER: &str = r#"{"asof":1,"incident":{"id":"i","title":"t"},"agents":[{"id":"a","name":"A"}],"topics":[{"id":"q","question":"Q?","cardinality":"one"}]}"#;
+
+fn believe(id: &str, claim: &str, at: &str) -> String {
+    format!(
+        r#"{{"believe":{{"id":"{id}","agent":"a","topic":"q","claim":"{claim}","valid_from":"2026-01-01T00:00:00Z","recorded_at":"2026-01-01T00:00:{at}Z","supported_by":["E1"]}}}}"#
+    )
+}
+
+/// Each step's store is a fresh write of its dataset, row for row, when a
+/// later step changes an assertion's claim (so the claims' codes, which
+/// follow first appearance, change), appends, and removes the tail.
+#[test]
+fn each_step_of_a_whole_file_follow_equals_a_fresh_write_of_its_dataset() {
+    let evidence = r#"{"evidence":{"id":"E1","kind":"trace","source":"s","locator":"l","observed_at":"2026-01-01T00:00:01Z","recorded_at":"2026-01-01T00:00:01Z","summary":"e"}}"#;
+    let steps: Vec<Vec<String>> = vec![
+        vec![evidence.into(), believe("B1", "x", "10")],
+        vec![
+            evidence.into(),
+            believe("B1", "y", "10"),
+            believe("B2", "x", "20"),
+        ],
+        vec![
+            evidence.into(),
+            believe("B1", "y", "10"),
+            believe("B2", "x", "20"),
+            believe("B3", "z", "30"),
+        ],
+        vec![evidence.into(), believe("B1", "z", "10")],
+    ];
+    let datasets: Vec<String> = steps
+        .iter()
+        .map(|events| format!("{HEADER}\n{}\n", events.join("\n")))
+        .collect();
+    let dir = tempfile::tempdir().expect("a directory");
+    let (file, store) = (dir.path().join("live"), dir.path().join("live.db"));
+    std::fs::write(&file, "1\n").expect("written");
+    let mut growth = Script {
+        datasets: datasets.clone(),
+        fed: 0,
+    };
+    let mut seen = Vec::new();
+    follow_whole(
+        &file,
+        &store,
+        false,
+        std::time::Duration::ZERO,
+        1 << 20,
+        &mut growth,
+        |batch| {
+            if batch.lines == 0 && batch.line == seen.len() {
+                return true;
+            }
+            let fresh = dir.path().join(format!("fresh{}.db", batch.line));
+            let parsed =
+                read_str("script", Format::Jsonl, &datasets[batch.line - 1]).expect("a dataset");
+            let replay = asof::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+            Store::create_with(
+                &fresh,
+                &Contents {
+                    dataset: &parsed.dataset,
+                    replay: &replay,
+                    source: "script",
+                    meta: Vec::new(),
+                },
+                false,
+            )
+            .expect("a fresh store");
+            assert_eq!(tables(&store), tables(&fresh), "step {}", batch.line);
+            seen.push((batch.rewritten, batch.whole));
+            if batch.line == datasets.len() {
+                return false;
+            }
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&file)
+                .expect("the file");
+            std::io::Write::write_all(&mut f, format!("{}\n", batch.line + 1).as_bytes())
+                .expect("a line");
+            true
+        },
+    )
+    .expect("followed");
+    assert_eq!(
+        seen,
+        [(0, false), (1, false), (0, false), (3, false)],
+        "what each step wrote again"
+    );
 }

@@ -341,35 +341,13 @@ fn serve_refuses_an_open_address_without_a_token_and_a_store_it_did_not_write() 
 
 /// A generated run cut into small requests (8 spans each), as JSON lines.
 fn small_requests(events: u64) -> Vec<String> {
-    let mut bytes = Vec::new();
-    asof::synth::otlp(
-        asof::synth::GenConfig {
-            events,
-            topics: 10,
-            agents: 3,
-            seed: 5,
-        },
-        &mut bytes,
-    )
-    .unwrap();
-    let mut out = Vec::new();
-    for line in String::from_utf8(bytes).unwrap().lines() {
-        let request: serde_json::Value = serde_json::from_str(line).unwrap();
-        for rs in request["resourceSpans"].as_array().unwrap() {
-            for ss in rs["scopeSpans"].as_array().unwrap() {
-                for chunk in ss["spans"].as_array().unwrap().chunks(8) {
-                    out.push(
-                        serde_json::json!({"resourceSpans": [{
-                            "resource": rs["resource"],
-                            "scopeSpans": [{"scope": ss["scope"], "spans": chunk}],
-                        }]})
-                        .to_string(),
-                    );
-                }
-            }
-        }
-    }
-    out
+    let config = asof::synth::GenConfig {
+        events,
+        topics: 10,
+        agents: 3,
+        seed: 5,
+    };
+    asof::synth::otlp_requests(config, 8)
 }
 
 /// Four exporters send while serve is killed (SIGKILL) at arbitrary

@@ -254,7 +254,27 @@ pub fn otlp(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> {
 /// capture records a real agent loop: the trace grows with the square of
 /// its steps. Requests then hold 32 spans each (a batch exporter's flush).
 pub fn otlp_with(config: GenConfig, history: bool, out: &mut impl Write) -> std::io::Result<()> {
-    let per_request = if history { 32 } else { 512 };
+    otlp_batched(config, history, if history { 32 } else { 512 }, out)
+}
+
+/// [`otlp`] cut into requests of `spans_per_request` spans, one OTLP/JSON
+/// request each, as an SDK's batch exporter sends a run to `asof serve`.
+pub fn otlp_requests(config: GenConfig, spans_per_request: usize) -> Vec<String> {
+    let mut bytes = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = otlp_batched(config, false, spans_per_request.max(1), &mut bytes);
+    String::from_utf8_lossy(&bytes)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn otlp_batched(
+    config: GenConfig,
+    history: bool,
+    per_request: usize,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     let agents = config.agents.max(1) as u64;
     let topics = config.topics.max(1) as u64;
     let mut rng = Rng(config.seed ^ 0x6f74_6c70);

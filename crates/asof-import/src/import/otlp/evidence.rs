@@ -151,8 +151,12 @@ pub(super) fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                     }
                 };
                 let found = match part {
-                    Part::Text(text)
-                        if (m.role == "user" || m.role == "system") && !text.trim().is_empty() =>
+                    // A user or system message, or media the model was
+                    // given (design.md §7): once per trace, role and text.
+                    Part::Text(text) | Part::Media(text)
+                        if matches!(part, Part::Media(_))
+                            || ((m.role == "user" || m.role == "system")
+                                && !text.trim().is_empty()) =>
                     {
                         let key = (s.trace.clone(), m.role.clone(), text.clone());
                         Some(*by_message.entry(key).or_insert_with(|| {
@@ -161,26 +165,6 @@ pub(super) fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                                 source: m.role.clone(),
                                 kind: if m.role == "user" { "human" } else { "other" },
                                 content: text.clone(),
-                                observed: s.start,
-                                recorded: s.start,
-                                locator: locator(),
-                                call_id: None,
-                                seen: true,
-                                order: n,
-                            });
-                            n
-                        }))
-                    }
-                    // Media the model was given is evidence it read, like a
-                    // message (design.md §7): once per trace, role and media.
-                    Part::Media(what) => {
-                        let key = (s.trace.clone(), m.role.clone(), what.clone());
-                        Some(*by_message.entry(key).or_insert_with(|| {
-                            let n = evidence.len();
-                            evidence.push(Ev {
-                                source: m.role.clone(),
-                                kind: if m.role == "user" { "human" } else { "other" },
-                                content: what.clone(),
                                 observed: s.start,
                                 recorded: s.start,
                                 locator: locator(),

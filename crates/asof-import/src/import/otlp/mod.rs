@@ -208,14 +208,18 @@ pub fn read(file: &str, text: &str, options: &Options) -> Result<Draft, DatasetE
 
 /// [`read_named`] of texts in memory.
 pub fn read_all(inputs: &[Input], options: &Options) -> Result<Draft, DatasetErrors> {
-    let named: Vec<Named> = inputs
+    read_named(&in_memory(inputs), options, &mut |_, _| {})
+}
+
+/// Texts in memory as named inputs.
+fn in_memory<'a>(inputs: &[Input<'a>]) -> Vec<Named<'a>> {
+    inputs
         .iter()
         .map(|i| Named {
             name: i.name,
             source: Source::Text(i.text),
         })
-        .collect();
-    read_named(&named, options, &mut |_, _| {})
+        .collect()
 }
 
 /// [`read_named`] of files, each read a line at a time: a trace of any size
@@ -649,14 +653,7 @@ mod passes {
         inputs: &[Input],
         report: &mut ImportReport,
     ) -> Result<Vec<SpanRec>, DatasetErrors> {
-        let named: Vec<Named> = inputs
-            .iter()
-            .map(|i| Named {
-                name: i.name,
-                source: Source::Text(i.text),
-            })
-            .collect();
-        read::read_spans(&named, report, &mut |_, _| {}).map(Cow::into_owned)
+        read::read_spans(&in_memory(inputs), report, &mut |_, _| {}).map(Cow::into_owned)
     }
 
     const GENAI: &str = include_str!("../../../../../tests/fixtures/otlp/genai.jsonl");

@@ -142,9 +142,8 @@ fn connection(
     let mut writer = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
     while !stop.load(Ordering::SeqCst) {
-        let go_on = |w: &mut TcpStream| w.write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
-        let mut ask = writer.try_clone()?;
-        match next(&mut reader, limits.body, || go_on(&mut ask))? {
+        let go_on = || writer.write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
+        match next(&mut reader, limits.body, go_on)? {
             Next::Closed => return Ok(()),
             Next::Refuse(answer) => return respond(&mut writer, &answer, false),
             Next::Request { request, keep } => {

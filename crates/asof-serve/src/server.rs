@@ -109,13 +109,8 @@ pub fn start(config: Config, archive: Archive) -> io::Result<Running> {
     };
     let handle = {
         let stats = stats.clone();
-        let queue = std::sync::Mutex::new(queue);
         move |request: &Request| {
             stats.requests.fetch_add(1, Ordering::Relaxed);
-            let queue = match queue.lock() {
-                Ok(q) => q.clone(),
-                Err(_) => return Answer::text(503, "the receiver is stopping\n"),
-            };
             let answer = answer(request, &config, &queue, &stats);
             if answer.status != 200 {
                 stats.refused.fetch_add(1, Ordering::Relaxed);

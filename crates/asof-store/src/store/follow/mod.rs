@@ -531,10 +531,9 @@ impl<'a> Follower<'a> {
         // log again, as a fresh load of this file replays it.
         let change = Change {
             first: replayed().min(),
-            newest: replayed().max(),
             rewrote: false,
             whole: !checked.filled.is_empty(),
-            last: None,
+            last: self.replayed.last.max(replayed().max()),
         };
         let derived = self.replayed.apply(&tx, change)?;
         unmatched(

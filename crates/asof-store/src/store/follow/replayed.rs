@@ -18,20 +18,16 @@ use rusqlite::Transaction;
 /// What a batch did to the log, as the replay needs to know it.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Change {
-    /// The earliest and latest recorded instants among the replayed events
-    /// (all but evidence) the batch added, changed or removed; `None`:
-    /// evidence only.
+    /// The earliest recorded instant among the replayed events (all but
+    /// evidence) the batch added, changed or removed; `None`: evidence only.
     pub(super) first: Option<Micros>,
-    pub(super) newest: Option<Micros>,
     /// Events already stored were changed or removed, not only appended
     /// after them (their seqs are written again).
     pub(super) rewrote: bool,
     /// The whole log must be replayed again.
     pub(super) whole: bool,
-    /// The latest recorded instant replayed in the log after the batch, when
-    /// the batch may have removed the latest one (else the latest before and
-    /// `newest`).
-    pub(super) last: Option<Option<Micros>>,
+    /// The latest recorded instant replayed in the log after the batch.
+    pub(super) last: Option<Micros>,
 }
 
 /// The state a follow carries between batches.
@@ -98,7 +94,6 @@ impl Replayed {
     pub(super) fn apply(&mut self, tx: &Transaction, change: Change) -> rusqlite::Result<Derived> {
         let Change {
             first,
-            newest,
             rewrote,
             whole,
             last,
@@ -165,10 +160,7 @@ impl Replayed {
                 self.replay.held().write(tx)?;
             }
         }
-        self.last = match last {
-            Some(last) => last,
-            None => self.last.max(newest),
-        };
+        self.last = last;
         let since = match rewritten {
             Rewritten::Kept => None,
             Rewritten::Since(from) => Some(from),

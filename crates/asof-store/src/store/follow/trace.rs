@@ -29,7 +29,7 @@ use super::{
 };
 use crate::dataset::Parsed;
 use crate::engine::Replay;
-use crate::model::{Dataset, EventBody, EventKind, IdSet};
+use crate::model::{Dataset, Event, EventBody, EventKind, IdSet};
 use crate::store::write::{self, LogWriter};
 use crate::store::{Contents, Store};
 use crate::time::Micros;
@@ -130,6 +130,7 @@ pub fn follow_whole(
 
 /// How far a follow has read: bytes and lines, the SHA-256 of those bytes
 /// and the last of them (to notice a file rewritten in place).
+#[derive(Clone)]
 struct Position {
     offset: u64,
     line: usize,
@@ -262,13 +263,19 @@ impl<'a> Rewriter<'a> {
     /// with the state of its replay.
     fn took(&mut self, converted: Converted) -> Result<(), Stop> {
         let dataset = converted.parsed.dataset;
-        let tx = self.conn.unchecked_transaction()?;
-        let replayed = Replayed::read(&tx, dataset.header.clone())?;
-        tx.finish()?;
+        let replayed = self.replayed(dataset.header.clone())?;
         self.events = dataset.events.len();
         self.skipped = converted.skipped;
         self.written = Some((dataset, replayed));
         Ok(())
+    }
+
+    /// The replay state of the log the store holds, replayed again.
+    fn replayed(&self, header: crate::model::Header) -> Result<Replayed, Stop> {
+        let tx = self.conn.unchecked_transaction()?;
+        let replayed = Replayed::read(&tx, header)?;
+        tx.finish()?;
+        Ok(replayed)
     }
 
     /// Brings the store to what `converted` holds, the position moved on
@@ -277,12 +284,8 @@ impl<'a> Rewriter<'a> {
     /// table again.
     fn write(&mut self, converted: Converted, read: &[u8]) -> Result<(), Stop> {
         converted.parsed.check_replay(&converted.replay)?;
-        let mut position = Position {
-            offset: self.position.offset,
-            line: self.position.line,
-            sha: self.position.sha.clone(),
-            tail: Vec::new(),
-        };
+        // Where the store will be once this write commits.
+        let mut position = self.position.clone();
         position.read(read);
         let mut meta = converted.meta.clone();
         meta.extend(position.meta());
@@ -311,13 +314,11 @@ impl<'a> Rewriter<'a> {
                     &converted.replay,
                     &meta,
                 )?;
-                let tx = self.conn.unchecked_transaction()?;
-                let replayed = Replayed::read(&tx, new.header.clone())?;
-                tx.finish()?;
+                let replayed = self.replayed(new.header.clone())?;
                 self.written = Some((converted.parsed.dataset, replayed));
             }
         }
-        self.position.read(read);
+        self.position = position;
         self.events = self.written.as_ref().map_or(0, |(d, _)| d.events.len());
         self.skipped = converted.skipped;
         Ok(())
@@ -411,23 +412,20 @@ fn rewrite_from_change(
     let written = new.events[kept..].iter().try_for_each(|e| log.write(e));
     replayed.claims = log.into_claims();
     written?;
-    let replays = |events: &[crate::model::Event]| -> Vec<Micros> {
-        events
-            .iter()
-            .filter(|e| e.kind() != EventKind::Evidence)
-            .map(|e| e.recorded_at())
-            .collect()
-    };
-    let changed: Vec<Micros> = replays(&old.events[kept..])
-        .into_iter()
-        .chain(replays(&new.events[kept..]))
-        .collect();
+    let changed = || replayed_at(&old.events[kept..]).chain(replayed_at(&new.events[kept..]));
     let change = Change {
-        first: changed.iter().copied().min(),
-        newest: changed.iter().copied().max(),
+        first: changed().min(),
         rewrote,
         whole: false,
-        last: Some(replays(&new.events).into_iter().max()),
+        last: replayed_at(&new.events).max(),
     };
     Ok((kept, replayed.apply(tx, change)?))
+}
+
+/// The recorded instants of the events a replay replays (all but evidence).
+fn replayed_at(events: &[Event]) -> impl Iterator<Item = Micros> + '_ {
+    events
+        .iter()
+        .filter(|e| e.kind() != EventKind::Evidence)
+        .map(Event::recorded_at)
 }

@@ -114,8 +114,9 @@ pub fn follow(
         })?;
         let conn = Connection::open(store)?;
         conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
-        let (lines, sha) = lines_and_hash(dataset, len)?;
-        set_meta(&conn, len, lines, &sha)?;
+        let position = Position::of_start(dataset, len)?;
+        position.write(&conn)?;
+        let lines = position.line;
         let events = loaded.events();
         first = Some(Batch {
             events,
@@ -143,7 +144,7 @@ pub fn follow(
     };
     let mut batch = Batch {
         total: f.events,
-        line: f.line,
+        line: f.position.line,
         ..Batch::default()
     };
     loop {
@@ -181,35 +182,80 @@ fn io(path: &Path, source: std::io::Error) -> Stop {
     })
 }
 
-/// The lines in the first `len` bytes of `dataset` and their SHA-256, in one
-/// read. (A file cut shorter since it was loaded is told by
-/// [`Follower::resume`], which compares its length with what was applied.)
-fn lines_and_hash(dataset: &Path, len: u64) -> Result<(usize, String), Stop> {
-    let file = std::fs::File::open(dataset).map_err(|e| io(dataset, e))?;
-    let mut input = file.take(len);
-    let mut buf = vec![0u8; 1 << 16];
-    let (mut lines, mut sha) = (0, Sha256::new());
-    loop {
-        let n = input.read(&mut buf).map_err(|e| io(dataset, e))?;
-        if n == 0 {
-            return Ok((lines, hex(&sha.finalize())));
+/// How far a follow has read: bytes and lines, the SHA-256 of those bytes
+/// and the last of them (to notice a file rewritten in place).
+#[derive(Clone)]
+struct Position {
+    offset: u64,
+    line: usize,
+    sha: Sha256,
+    tail: Vec<u8>,
+}
+
+impl Position {
+    fn new() -> Position {
+        Position {
+            offset: 0,
+            line: 0,
+            sha: Sha256::new(),
+            tail: Vec::new(),
         }
-        lines += buf[..n].iter().filter(|&&b| b == b'\n').count();
-        sha.update(&buf[..n]);
+    }
+
+    /// The first `len` bytes of `dataset`, read (a file cut shorter since is
+    /// told by the caller, which compares the hash or the length).
+    fn of_start(dataset: &Path, len: u64) -> Result<Position, Stop> {
+        let file = std::fs::File::open(dataset).map_err(|e| io(dataset, e))?;
+        let mut input = file.take(len);
+        let mut buf = vec![0u8; 1 << 16];
+        let mut position = Position::new();
+        loop {
+            let n = input.read(&mut buf).map_err(|e| io(dataset, e))?;
+            if n == 0 {
+                return Ok(position);
+            }
+            position.read(&buf[..n]);
+        }
+    }
+
+    /// Moves on past `bytes`.
+    fn read(&mut self, bytes: &[u8]) {
+        self.offset += bytes.len() as u64;
+        self.line += bytes.iter().filter(|&&b| b == b'\n').count();
+        self.sha.update(bytes);
+        let keep = bytes.len().min(TAIL);
+        self.tail.extend_from_slice(&bytes[bytes.len() - keep..]);
+        let extra = self.tail.len().saturating_sub(TAIL);
+        self.tail.drain(..extra);
+    }
+
+    /// The meta rows that record it.
+    fn meta(&self) -> [(&'static str, String); 3] {
+        [
+            (OFFSET, self.offset.to_string()),
+            (LINES, self.line.to_string()),
+            (SHA256, self.sha256()),
+        ]
+    }
+
+    /// The SHA-256 of the bytes read, in hex.
+    fn sha256(&self) -> String {
+        hex(&self.sha.clone().finalize())
+    }
+
+    /// Records it in the store's meta rows.
+    fn write(&self, conn: &Connection) -> rusqlite::Result<()> {
+        let mut set =
+            conn.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
+        for (key, value) in self.meta() {
+            set.execute(params![key, value])?;
+        }
+        Ok(())
     }
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn set_meta(conn: &Connection, offset: u64, lines: usize, sha: &str) -> rusqlite::Result<()> {
-    let mut set =
-        conn.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
-    set.execute(params![OFFSET, offset.to_string()])?;
-    set.execute(params![LINES, lines.to_string()])?;
-    set.execute(params![SHA256, sha])?;
-    Ok(())
 }
 
 /// A connection that writes a followed store: WAL, so readers (a TUI) see
@@ -221,9 +267,10 @@ fn open_writer(store: &Path) -> Result<Connection, Stop> {
     Ok(conn)
 }
 
-/// The follow position `store` records: bytes and lines applied, and the
-/// SHA-256 of those bytes.
-fn recorded(conn: &Connection, store: &Path, name: &str) -> Result<(u64, usize, String), Stop> {
+/// The follow position `store` records: bytes applied and their SHA-256
+/// (the lines are counted again as the bytes are read, and checked to be a
+/// number).
+fn recorded(conn: &Connection, store: &Path, name: &str) -> Result<(u64, String), Stop> {
     let meta = |key: &str| -> rusqlite::Result<Option<String>> {
         conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
             .optional()
@@ -234,13 +281,13 @@ fn recorded(conn: &Connection, store: &Path, name: &str) -> Result<(u64, usize, 
             store.display()
         )));
     };
-    let (Ok(offset), Ok(line)) = (offset.parse::<u64>(), line.parse::<usize>()) else {
+    let (Ok(offset), Ok(_)) = (offset.parse::<u64>(), line.parse::<usize>()) else {
         return Err(Stop::Store(StoreError::Damaged {
             path: store.to_owned(),
             reason: "its follow position does not read as numbers".to_owned(),
         }));
     };
-    Ok((offset, line, sha))
+    Ok((offset, sha))
 }
 
 fn truncated(name: &str, len: u64, offset: u64) -> Stop {
@@ -309,12 +356,8 @@ struct Follower<'a> {
     conn: Connection,
     checker: Incremental<'a>,
     replayed: Replayed,
-    /// Bytes and lines applied, and the SHA-256 of those bytes.
-    offset: u64,
-    line: usize,
-    sha: Sha256,
-    /// The last bytes applied, to notice a file rewritten in place.
-    tail: Vec<u8>,
+    /// How far it has applied the file.
+    position: Position,
     /// The device and inode of the file followed.
     identity: (u64, u64),
     events: usize,
@@ -337,7 +380,7 @@ impl<'a> Follower<'a> {
         loaded_here: bool,
     ) -> Result<Self, Stop> {
         let conn = open_writer(store)?;
-        let (offset, line, sha) = recorded(&conn, store, name)?;
+        let (offset, sha) = recorded(&conn, store, name)?;
         let file = std::fs::File::open(dataset).map_err(|e| io(dataset, e))?;
         let opened = file.metadata().map_err(|e| io(dataset, e))?;
         if identity(&opened) != started {
@@ -366,8 +409,7 @@ impl<'a> Follower<'a> {
         // Every rule over what was applied, to carry the checker's state on.
         let mut hashed = Hashing {
             input: std::io::BufReader::new(file).take(offset),
-            sha: Sha256::new(),
-            tail: Vec::new(),
+            position: Position::new(),
         };
         let mut check = Check {
             name,
@@ -379,8 +421,8 @@ impl<'a> Follower<'a> {
         // Drain what the rules did not read (a file that is not the one
         // followed may stop them early), so the hash covers the whole prefix.
         std::io::copy(&mut hashed, &mut std::io::sink()).map_err(|e| io(dataset, e))?;
-        let (hasher, tail) = hashed.tail();
-        if hex(&hasher.clone().finalize()) != sha {
+        let position = hashed.position;
+        if position.sha256() != sha {
             return Err(changed());
         }
         read?;
@@ -402,10 +444,7 @@ impl<'a> Follower<'a> {
             lines,
             checker,
             replayed,
-            offset,
-            line,
-            sha: hasher,
-            tail,
+            position,
             identity: started,
             events: check.events,
             conn,
@@ -414,35 +453,33 @@ impl<'a> Follower<'a> {
 
     /// Reads what was written since the last poll and applies its complete lines.
     fn poll(&mut self) -> Result<Batch, Stop> {
-        let (complete, pending) =
-            read_on(self.name, self.path, self.identity, self.offset, &self.tail)?;
+        let (complete, pending) = read_on(
+            self.name,
+            self.path,
+            self.identity,
+            self.position.offset,
+            &self.position.tail,
+        )?;
         if complete.is_empty() {
             if pending > MAX_JSONL_LINE {
-                return Err(self.too_long(self.line + 1));
+                return Err(self.too_long(self.position.line + 1));
             }
             return Ok(self.batch(0, 0, false));
         }
-        let complete = &complete[..];
-        let mut checked = self.check(complete)?;
-        checked.bytes = complete.to_vec();
-        let replayed = self.apply(&checked, complete.len() as u64)?;
-        self.sha.update(complete);
-        self.offset += complete.len() as u64;
-        self.line += checked.lines;
+        let checked = self.check(&complete)?;
+        let mut next = self.position.clone();
+        next.read(&complete);
+        let replayed = self.apply(&checked, &next)?;
+        self.position = next;
         self.events += checked.events.len();
-        let events = checked.events;
-        let keep = complete.len().min(TAIL);
-        let mut tail = std::mem::take(&mut self.tail);
-        tail.extend_from_slice(&complete[complete.len() - keep..]);
-        self.tail = tail.split_off(tail.len().saturating_sub(TAIL));
-        Ok(self.batch(events.len(), checked.lines, replayed))
+        Ok(self.batch(checked.events.len(), checked.lines, replayed))
     }
 
     fn batch(&self, events: usize, lines: usize, replayed: bool) -> Batch {
         Batch {
             events,
             total: self.events,
-            line: self.line,
+            line: self.position.line,
             lines,
             skipped: 0,
             replayed,
@@ -469,7 +506,7 @@ impl<'a> Follower<'a> {
         let mut index = self.events;
         for raw in complete.split_inclusive(|&b| b == b'\n') {
             count += 1;
-            let line = self.line + count;
+            let line = self.position.line + count;
             let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
             if raw.len() > MAX_JSONL_LINE {
                 return Err(self.too_long(line));
@@ -501,14 +538,13 @@ impl<'a> Follower<'a> {
             events,
             lines: count,
             filled,
-            bytes: Vec::new(),
         })
     }
 
     /// Writes checked events and what they derive in one transaction; returns
     /// whether it went back before the last replayed instant (a late batch,
     /// replayed again from there). Nothing is written if a retraction matches nothing.
-    fn apply(&mut self, checked: &Checked, bytes: u64) -> Result<bool, Stop> {
+    fn apply(&mut self, checked: &Checked, next: &Position) -> Result<bool, Stop> {
         let tx = self.conn.transaction()?;
         let claims = std::mem::take(&mut self.replayed.claims);
         let mut log = LogWriter::with_claims(&tx, claims)?;
@@ -541,11 +577,7 @@ impl<'a> Follower<'a> {
             self.lines,
             self.replayed.replay.unmatched().to_vec(),
         )?;
-        let mut sha = self.sha.clone();
-        set_meta(&tx, self.offset + bytes, self.line + checked.lines, &{
-            sha.update(&checked.bytes);
-            hex(&sha.finalize())
-        })?;
+        next.write(&tx)?;
         tx.commit()?;
         let late = derived.late;
         self.replayed.committed(derived);
@@ -558,8 +590,6 @@ struct Checked {
     events: Vec<Event>,
     lines: usize,
     filled: Vec<(u64, String)>,
-    /// The lines' bytes.
-    bytes: Vec<u8>,
 }
 
 /// Checks a file's first lines as a load would, without writing (a follow
@@ -586,17 +616,16 @@ impl<'a> Sink for Check<'a> {
     }
 }
 
-/// A reader that hashes what passes through it and keeps its last bytes.
+/// A reader that keeps the [`Position`] of what passes through it.
 struct Hashing<R> {
     input: R,
-    sha: Sha256,
-    tail: Vec<u8>,
+    position: Position,
 }
 
 impl<R: std::io::BufRead> Read for Hashing<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.input.read(buf)?;
-        self.seen(&buf[..n]);
+        self.position.read(&buf[..n]);
         Ok(n)
     }
 }
@@ -606,28 +635,11 @@ impl<R: std::io::BufRead> std::io::BufRead for Hashing<R> {
         self.input.fill_buf()
     }
     fn consume(&mut self, amt: usize) {
-        // What is consumed is what the reader had buffered: hash it first.
+        // What is consumed is what the reader had buffered: read it first.
         if let Ok(buf) = self.input.fill_buf() {
-            let seen = buf[..amt.min(buf.len())].to_vec();
-            self.seen(&seen);
+            self.position.read(&buf[..amt.min(buf.len())]);
         }
         self.input.consume(amt);
-    }
-}
-
-impl<R> Hashing<R> {
-    fn seen(&mut self, bytes: &[u8]) {
-        self.sha.update(bytes);
-        self.tail.extend_from_slice(bytes);
-        if self.tail.len() > 2 * TAIL {
-            self.tail.drain(..self.tail.len() - TAIL);
-        }
-    }
-
-    fn tail(mut self) -> (Sha256, Vec<u8>) {
-        let keep = self.tail.len().min(TAIL);
-        self.tail.drain(..self.tail.len() - keep);
-        (self.sha, self.tail)
     }
 }
 

@@ -24,8 +24,8 @@
 
 use super::replayed::{Change, Replayed};
 use super::{
-    Batch, LINES, OFFSET, SHA256, Stop, TAIL, hex, identity, io, lines_and_hash, not_followed,
-    open_writer, read_on, recorded, replaced, wait_for_a_line,
+    Batch, Position, Stop, identity, io, not_followed, open_writer, read_on, recorded, replaced,
+    wait_for_a_line,
 };
 use crate::dataset::Parsed;
 use crate::engine::Replay;
@@ -34,7 +34,7 @@ use crate::store::write::{self, LogWriter};
 use crate::store::{Contents, Store};
 use crate::time::Micros;
 use rusqlite::{Connection, params};
-use sha2::{Digest, Sha256};
+
 use std::io::Read;
 use std::path::Path;
 
@@ -102,8 +102,8 @@ pub fn follow_whole(
         f
     } else {
         let conn = open_writer(store)?;
-        let (offset, _, sha) = recorded(&conn, store, &name)?;
-        if offset > max || lines_and_hash(dataset, offset)?.1 != sha {
+        let (offset, sha) = recorded(&conn, store, &name)?;
+        if offset > max || Position::of_start(dataset, offset)?.sha256() != sha {
             return Err(not_followed(&name, store, offset));
         }
         let read = feed_start(&name, dataset, started, offset, max, growth)?;
@@ -125,46 +125,6 @@ pub fn follow_whole(
         }
         std::thread::sleep(poll);
         batch = f.poll(growth)?;
-    }
-}
-
-/// How far a follow has read: bytes and lines, the SHA-256 of those bytes
-/// and the last of them (to notice a file rewritten in place).
-#[derive(Clone)]
-struct Position {
-    offset: u64,
-    line: usize,
-    sha: Sha256,
-    tail: Vec<u8>,
-}
-
-impl Position {
-    fn new() -> Position {
-        Position {
-            offset: 0,
-            line: 0,
-            sha: Sha256::new(),
-            tail: Vec::new(),
-        }
-    }
-
-    fn read(&mut self, bytes: &[u8]) {
-        self.offset += bytes.len() as u64;
-        self.line += bytes.iter().filter(|&&b| b == b'\n').count();
-        self.sha.update(bytes);
-        let keep = bytes.len().min(TAIL);
-        self.tail.extend_from_slice(&bytes[bytes.len() - keep..]);
-        let extra = self.tail.len().saturating_sub(TAIL);
-        self.tail.drain(..extra);
-    }
-
-    /// The meta rows that record it.
-    fn meta(&self) -> [(&'static str, String); 3] {
-        [
-            (OFFSET, self.offset.to_string()),
-            (LINES, self.line.to_string()),
-            (SHA256, hex(&self.sha.clone().finalize())),
-        ]
     }
 }
 

@@ -187,8 +187,7 @@ struct Rewriter<'a> {
     /// The dataset the store holds, and its replay's state (`None` until
     /// the first write, and after a batch that failed).
     written: Option<(Dataset, Replayed)>,
-    /// Events and skipped records in the store now.
-    events: usize,
+    /// Records the last conversion left out.
     skipped: usize,
     /// What the last write did to the events already stored.
     rewritten: usize,
@@ -212,7 +211,6 @@ impl<'a> Rewriter<'a> {
             conn,
             position,
             written: None,
-            events: 0,
             skipped: 0,
             rewritten: 0,
             whole: false,
@@ -224,7 +222,6 @@ impl<'a> Rewriter<'a> {
     fn took(&mut self, converted: Converted) -> Result<(), Stop> {
         let dataset = converted.parsed.dataset;
         let replayed = self.replayed(dataset.header.clone())?;
-        self.events = dataset.events.len();
         self.skipped = converted.skipped;
         self.written = Some((dataset, replayed));
         Ok(())
@@ -279,7 +276,6 @@ impl<'a> Rewriter<'a> {
             }
         }
         self.position = position;
-        self.events = self.written.as_ref().map_or(0, |(d, _)| d.events.len());
         self.skipped = converted.skipped;
         Ok(())
     }
@@ -304,17 +300,22 @@ impl<'a> Rewriter<'a> {
             return Ok(self.batch(0, 0));
         }
         let lines = complete.iter().filter(|&&b| b == b'\n').count();
-        let before = self.events;
+        let before = self.events();
         growth.feed(&complete)?;
         let converted = growth.convert()?;
         self.write(converted, &complete)?;
-        Ok(self.batch(self.events.saturating_sub(before), lines))
+        Ok(self.batch(self.events().saturating_sub(before), lines))
+    }
+
+    /// Events in the store now.
+    fn events(&self) -> usize {
+        self.written.as_ref().map_or(0, |(d, _)| d.events.len())
     }
 
     fn batch(&self, events: usize, lines: usize) -> Batch {
         Batch {
             events,
-            total: self.events,
+            total: self.events(),
             line: self.position.line,
             lines,
             skipped: self.skipped,

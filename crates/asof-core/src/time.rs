@@ -17,6 +17,11 @@ const MIN_ACCEPTED: Micros = -62_135_596_800_000_000;
 /// Latest instant accepted in a dataset (end of year 9999).
 const MAX_ACCEPTED: Micros = 253_402_300_799_999_999;
 
+/// Whether a dataset accepts `micros` (years 0001–9999).
+pub fn accepted(micros: Micros) -> bool {
+    (MIN_ACCEPTED..=MAX_ACCEPTED).contains(&micros)
+}
+
 /// Why a timestamp string was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TimeError {
@@ -35,7 +40,7 @@ pub fn parse(text: &str) -> Result<Micros, TimeError> {
     let text = text.trim();
     if let Ok(dt) = DateTime::parse_from_rfc3339(text) {
         let micros = dt.timestamp_micros();
-        return if (MIN_ACCEPTED..=MAX_ACCEPTED).contains(&micros) {
+        return if accepted(micros) {
             Ok(micros)
         } else {
             Err(TimeError::OutOfRange(text.to_owned()))

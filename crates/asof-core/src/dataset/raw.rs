@@ -224,8 +224,68 @@ impl From<String> for RawTime {
     }
 }
 
+impl RawTime {
+    /// An instant an importer holds as a number: its text as a dataset
+    /// writes it, and the number itself where the text would parse back to
+    /// it (every accepted instant), so a large import does not read back
+    /// what it just wrote.
+    pub fn at(micros: crate::time::Micros) -> RawTime {
+        let text = crate::time::format(micros);
+        if crate::time::accepted(micros) {
+            RawTime {
+                text,
+                parsed: Ok(micros),
+            }
+        } else {
+            RawTime::from(text)
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for RawTime {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(RawTime::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RawTime;
+    use crate::time::{Micros, OPEN};
+    use proptest::prelude::*;
+
+    /// What [`RawTime::at`] gives is what reading its text gives.
+    fn same_as_read(t: Micros) {
+        let at = RawTime::at(t);
+        let read = RawTime::from(at.text.clone());
+        assert_eq!(at.parsed, read.parsed, "{t} written {}", at.text);
+    }
+
+    #[test]
+    fn an_instant_held_is_what_its_text_reads_as_at_the_edges() {
+        let first = -62_135_596_800_000_000;
+        let last = 253_402_300_799_999_999;
+        for t in [
+            first - 1,
+            first,
+            first + 1,
+            -1,
+            0,
+            1,
+            last - 1,
+            last,
+            last + 1,
+            OPEN,
+            i64::MIN,
+        ] {
+            same_as_read(t);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn an_instant_held_is_what_its_text_reads_as(t in any::<i64>()) {
+            same_as_read(t);
+        }
     }
 }

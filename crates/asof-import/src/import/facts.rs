@@ -21,7 +21,7 @@
 //! single-valued (a new object replaces the old) unless named in `--many`.
 
 use super::{Draft, ImportReport, error, instant};
-use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawRetract};
+use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawRetract, RawTime};
 use crate::dataset::{DatasetError, DatasetErrors, Location};
 use crate::model::Cardinality;
 use crate::time::{self, Micros};
@@ -361,9 +361,9 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
             kind: "other".into(),
             source: "facts".into(),
             locator: (*s).to_owned(),
-            observed_at: instant(*t).into(),
+            observed_at: RawTime::at(*t),
             observed_until: None,
-            recorded_at: instant(*t).into(),
+            recorded_at: RawTime::at(*t),
             reliability: None,
             summary: (*s).chars().take(500).collect(),
             content: (s.chars().count() > 500).then(|| (*s).to_owned()),
@@ -401,10 +401,10 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
             topic: topic_of(r),
             claim: r.object.clone(),
             confidence: r.confidence,
-            valid_from: instant(r.valid_from).into(),
-            valid_to: valid_to.map(|t| instant(t).into()),
+            valid_from: RawTime::at(r.valid_from),
+            valid_to: valid_to.map(RawTime::at),
             clip: None,
-            recorded_at: instant(r.ingested).into(),
+            recorded_at: RawTime::at(r.ingested),
             supported_by: r
                 .source
                 .as_deref()
@@ -438,9 +438,9 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
                 topic: None,
                 assertion: Some(id),
                 claim: None,
-                valid_from: from.map(|t| instant(t).into()),
+                valid_from: from.map(RawTime::at),
                 valid_to: None,
-                recorded_at: instant(expired).into(),
+                recorded_at: RawTime::at(expired),
                 because: Vec::new(),
                 reason: Some(reason),
             }),

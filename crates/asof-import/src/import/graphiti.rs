@@ -23,7 +23,7 @@
 //! See `docs/import.md` for what cannot be recovered from a final export.
 
 use super::{Draft, ImportReport, Skipped, error, instant};
-use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawRetract};
+use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawRetract, RawTime};
 use crate::dataset::{DatasetError, DatasetErrors, Location};
 use crate::model::Cardinality;
 use crate::time::{self, Micros};
@@ -519,9 +519,9 @@ fn episode_events(
                 .filter(|s| !s.is_empty())
                 .unwrap_or_else(|| "graphiti".into()),
             locator: format!("graphiti episode {uuid}"),
-            observed_at: instant(s.observed).into(),
+            observed_at: RawTime::at(s.observed),
             observed_until: None,
-            recorded_at: instant(s.recorded).into(),
+            recorded_at: RawTime::at(s.recorded),
             reliability: None,
             content: ep.and_then(|e| e.content.clone()).filter(|c| !c.is_empty()),
             summary: summary.chars().take(500).collect(),
@@ -569,10 +569,10 @@ fn edge_events(
                     topic: f.topic.clone(),
                     claim: f.claim.clone(),
                     confidence: None,
-                    valid_from: instant(f.valid_from).into(),
-                    valid_to: end.map(|t| instant(t).into()),
+                    valid_from: RawTime::at(f.valid_from),
+                    valid_to: end.map(RawTime::at),
                     clip: None,
-                    recorded_at: instant(recorded).into(),
+                    recorded_at: RawTime::at(recorded),
                     supported_by: cites,
                     rationale: Some(why),
                 })
@@ -654,9 +654,9 @@ fn edge_events(
                     topic: None,
                     assertion: Some(format!("G{}", f.n)),
                     claim: None,
-                    valid_from: from.map(|t| instant(t).into()),
-                    valid_to: to.map(|t| instant(t).into()),
-                    recorded_at: instant(when).into(),
+                    valid_from: from.map(RawTime::at),
+                    valid_to: to.map(RawTime::at),
+                    recorded_at: RawTime::at(when),
                     because: Vec::new(),
                     reason: Some(format!(
                         "Graphiti edge {} {}: no longer held {portion}",

@@ -9,24 +9,26 @@ use super::*;
 /// The evidence of a run: tool results (from their spans, then from the
 /// messages that show them) and user/system input messages; what each model
 /// call's input held (indices into `items`); tool results by call id.
-pub(super) struct Gathered {
+pub(super) struct Gathered<'s> {
     pub(super) items: Vec<Ev>,
     pub(super) in_front: Vec<Vec<usize>>,
-    pub(super) by_call: HashMap<(String, String), usize>,
+    /// By (trace, call id).
+    pub(super) by_call: HashMap<(&'s str, &'s str), usize>,
 }
 
 /// Pass 3.
-pub(super) fn gather_evidence(run: &Run, options: &Options) -> Gathered {
-    let spans = &run.spans;
+pub(super) fn gather_evidence<'s>(run: &Run<'s>, options: &Options) -> Gathered<'s> {
+    let spans = run.spans;
     let mut evidence: Vec<Ev> = Vec::new();
-    let mut by_call: HashMap<(String, String), usize> = HashMap::new();
+    let mut by_call: HashMap<(&str, &str), usize> = HashMap::new();
     // An id-less tool result, by (trace, agent, input message, part): the
     // same message in the history every later call repeats.
-    let mut by_place: HashMap<(String, String, usize, usize), usize> = HashMap::new();
+    let mut by_place: HashMap<(&str, &str, usize, usize), usize> = HashMap::new();
     // Each trace's tool results not yet read by a model call, in the order
     // the tools ended (read ones are dropped from the front as they are met).
-    let mut unread: HashMap<String, std::collections::VecDeque<usize>> = HashMap::new();
-    let mut by_message: HashMap<(String, String, String), usize> = HashMap::new();
+    let mut unread: HashMap<&str, std::collections::VecDeque<usize>> = HashMap::new();
+    // A user or system message, by (trace, role, text).
+    let mut by_message: HashMap<(&str, &str, &str), usize> = HashMap::new();
     // Each tool span's start, by evidence index.
     let mut started: Vec<Micros> = Vec::new();
     for &t in &run.tools {
@@ -61,9 +63,9 @@ pub(super) fn gather_evidence(run: &Run, options: &Options) -> Gathered {
             order: n,
         });
         if let Some(id) = call_id {
-            by_call.entry((s.trace.clone(), id.clone())).or_insert(n);
+            by_call.entry((s.trace.as_str(), id.as_str())).or_insert(n);
         }
-        unread.entry(s.trace.clone()).or_default().push_back(n);
+        unread.entry(s.trace.as_str()).or_default().push_back(n);
         started.push(s.start);
     }
     // The n-th tool span run after a model call's tool calls answers the n-th
@@ -138,9 +140,9 @@ pub(super) fn gather_evidence(run: &Run, options: &Options) -> Gathered {
         let next = ix.len();
         let t = *ix.entry(s.trace.as_str()).or_insert(next);
         let next = ix.len();
-        let ag = *ix.entry(run.agents[c].as_str()).or_insert(next);
+        let ag = *ix.entry(run.agents[c]).or_insert(next);
         // The items one input message shows, read the first time it is met.
-        let mut read_message = |i: usize, m: &Arc<Msg>| -> Vec<usize> {
+        let mut read_message = |i: usize, m: &'s Arc<Msg>| -> Vec<usize> {
             let mut found_all = Vec::new();
             for (j, part) in m.parts.iter().enumerate() {
                 let locator = || {
@@ -158,7 +160,7 @@ pub(super) fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                             || ((m.role == "user" || m.role == "system")
                                 && !text.trim().is_empty()) =>
                     {
-                        let key = (s.trace.clone(), m.role.clone(), text.clone());
+                        let key = (s.trace.as_str(), m.role.as_str(), text.as_str());
                         Some(*by_message.entry(key).or_insert_with(|| {
                             let n = evidence.len();
                             evidence.push(Ev {
@@ -178,13 +180,10 @@ pub(super) fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                     Part::ToolResult { id, content } => {
                         let tool_name = id
                             .as_ref()
-                            .and_then(|id| run.emitted.get(&(s.trace.clone(), id.clone())))
-                            .map(|(name, _)| name.clone())
-                            .or_else(|| m.name.clone());
-                        if tool_name
-                            .as_deref()
-                            .is_some_and(|name| is_belief_tool(options, name))
-                        {
+                            .and_then(|id| run.emitted.get(&(s.trace.as_str(), id.as_str())))
+                            .map(|&(name, _)| name)
+                            .or(m.name.as_deref());
+                        if tool_name.is_some_and(|name| is_belief_tool(options, name)) {
                             None
                         } else {
                             // A tool result is its tool call (design.md §7): by its
@@ -192,13 +191,13 @@ pub(super) fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                             // else the next tool span of this trace not yet read,
                             // in the order the tools ended. Content never merges
                             // two calls: identical outputs stay two items.
-                            let place = (s.trace.clone(), run.agents[c].clone(), i, j);
+                            let place = (s.trace.as_str(), run.agents[c], i, j);
                             let known = match id {
-                                Some(id) => by_call.get(&(s.trace.clone(), id.clone())).copied(),
+                                Some(id) => by_call.get(&(s.trace.as_str(), id.as_str())).copied(),
                                 None => by_place.get(&place).copied(),
                             }
                             .or_else(|| {
-                                let queue = unread.get_mut(&s.trace)?;
+                                let queue = unread.get_mut(s.trace.as_str())?;
                                 while queue.front().is_some_and(|&n| evidence[n].seen) {
                                     queue.pop_front();
                                 }
@@ -230,7 +229,7 @@ pub(super) fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                                 None => {
                                     let n = evidence.len();
                                     evidence.push(Ev {
-                                        source: tool_name.unwrap_or_else(|| "tool".into()),
+                                        source: tool_name.unwrap_or("tool").to_owned(),
                                         kind: "other",
                                         content: content.clone(),
                                         observed: s.start,
@@ -245,7 +244,7 @@ pub(super) fn gather_evidence(run: &Run, options: &Options) -> Gathered {
                             };
                             match id {
                                 Some(id) => {
-                                    by_call.entry((s.trace.clone(), id.clone())).or_insert(n);
+                                    by_call.entry((s.trace.as_str(), id.as_str())).or_insert(n);
                                 }
                                 None => {
                                     by_place.entry(place).or_insert(n);
@@ -299,7 +298,6 @@ pub(super) fn gather_evidence(run: &Run, options: &Options) -> Gathered {
 pub(super) struct Numbered {
     pub(super) order: Vec<usize>,
     pub(super) ids: Vec<String>,
-    pub(super) by_id: HashMap<String, usize>,
 }
 
 impl Numbered {
@@ -317,12 +315,18 @@ impl Numbered {
         for (rank, &n) in order.iter().enumerate() {
             ids[n] = format!("T{}", rank + 1);
         }
-        let by_id = ids
-            .iter()
-            .enumerate()
-            .map(|(n, id)| (id.clone(), n))
-            .collect();
-        Numbered { order, ids, by_id }
+        Numbered { order, ids }
+    }
+
+    /// The item numbered `id`: `T` and its rank from 1, written as
+    /// [`Numbered::of`] writes it (no sign, no leading zero).
+    pub(super) fn item(&self, id: &str) -> Option<usize> {
+        let digits = id.strip_prefix('T')?;
+        if digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let rank: usize = digits.parse().ok()?;
+        self.order.get(rank.checked_sub(1)?).copied()
     }
 }
 
@@ -388,9 +392,9 @@ pub(super) fn evidence_events(
             kind: e.kind.into(),
             source: e.source.clone(),
             locator,
-            observed_at: instant(e.observed).into(),
+            observed_at: RawTime::at(e.observed),
             observed_until: None,
-            recorded_at: instant(e.recorded).into(),
+            recorded_at: RawTime::at(e.recorded),
             reliability: None,
             content: crate::import::whole_content(std::mem::take(&mut e.content), &summary, report),
             summary,

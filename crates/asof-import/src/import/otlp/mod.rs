@@ -37,7 +37,7 @@ use read::kind_of;
 pub use read::{Named, Source};
 
 use super::{Draft, ImportReport, Skipped, instant};
-use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetract};
+use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetract, RawTime};
 use crate::dataset::{DatasetErrors, Location};
 use crate::model::Cardinality;
 use crate::time::{self, Micros};
@@ -326,7 +326,7 @@ fn from_spans(
     mut report: ImportReport,
     options: &Options,
 ) -> Draft {
-    let run = Run::new(spans, options, &mut report);
+    let run = Run::new(&spans, options, &mut report);
     let mut gathered = gather_evidence(&run, options);
     let numbered = Numbered::of(&gathered.items);
     let (mut said, from_output) = said_in_outputs(&run, options, &mut report);
@@ -365,31 +365,26 @@ fn from_spans(
 /// trace's start, the model calls (by start) and tool spans (by end), and
 /// the tool calls the model emitted, by (trace, call id): (tool, call).
 struct Run<'s> {
-    spans: Cow<'s, [SpanRec]>,
-    agents: Vec<String>,
-    trace_start: HashMap<String, Micros>,
+    spans: &'s [SpanRec],
+    agents: Vec<&'s str>,
+    trace_start: HashMap<&'s str, Micros>,
     calls: Vec<usize>,
     tools: Vec<usize>,
-    emitted: HashMap<(String, String), (String, usize)>,
+    emitted: HashMap<(&'s str, &'s str), (&'s str, usize)>,
 }
 
 impl<'s> Run<'s> {
     /// Pass 2.
-    fn new(
-        spans: impl Into<Cow<'s, [SpanRec]>>,
-        options: &Options,
-        report: &mut ImportReport,
-    ) -> Run<'s> {
-        let spans = spans.into();
+    fn new(spans: &'s [SpanRec], options: &'s Options, report: &mut ImportReport) -> Run<'s> {
         let by_id: HashMap<(&str, &str), usize> = spans
             .iter()
             .enumerate()
             .map(|(i, s)| ((s.trace.as_str(), s.id.as_str()), i))
             .collect();
-        let agents = agents_of(&spans, &by_id, options, report);
-        let mut trace_start: HashMap<String, Micros> = HashMap::new();
-        for s in spans.iter() {
-            let e = trace_start.entry(s.trace.clone()).or_insert(s.start);
+        let agents = agents_of(spans, &by_id, options, report);
+        let mut trace_start: HashMap<&str, Micros> = HashMap::new();
+        for s in spans {
+            let e = trace_start.entry(s.trace.as_str()).or_insert(s.start);
             *e = (*e).min(s.start);
         }
         let mut calls: Vec<usize> = (0..spans.len())
@@ -459,7 +454,7 @@ impl<'s> Run<'s> {
                 calls.len()
             ));
         }
-        let mut emitted: HashMap<(String, String), (String, usize)> = HashMap::new();
+        let mut emitted: HashMap<(&str, &str), (&str, usize)> = HashMap::new();
         for (k, &c) in calls.iter().enumerate() {
             if let Role::Call {
                 dialect, output, ..
@@ -472,8 +467,8 @@ impl<'s> Run<'s> {
                     } = part
                     {
                         emitted
-                            .entry((spans[c].trace.clone(), id.clone()))
-                            .or_insert((name.clone(), k));
+                            .entry((spans[c].trace.as_str(), id.as_str()))
+                            .or_insert((name.as_str(), k));
                     }
                 }
             }
@@ -490,7 +485,7 @@ impl<'s> Run<'s> {
 
     /// The latest model call of `agent` started by `at` (index into `calls`).
     fn latest_call(&self, agent: &str, at: Micros) -> Option<usize> {
-        latest_call(&self.calls, &self.spans, &self.agents, agent, at)
+        latest_call(&self.calls, self.spans, &self.agents, agent, at)
     }
 }
 
@@ -564,14 +559,14 @@ fn header(
 
 /// Each span's agent: `--agent`, else the name of the nearest agent span at or
 /// above it, else its resource's `service.name`, else `agent`.
-fn agents_of(
-    spans: &[SpanRec],
+fn agents_of<'s>(
+    spans: &'s [SpanRec],
     by_id: &HashMap<(&str, &str), usize>,
-    options: &Options,
+    options: &'s Options,
     report: &mut ImportReport,
-) -> Vec<String> {
+) -> Vec<&'s str> {
     if let Some(a) = &options.agent {
-        return vec![a.clone(); spans.len()];
+        return vec![a.as_str(); spans.len()];
     }
     let mut out = Vec::with_capacity(spans.len());
     let (mut from_service, mut unnamed) = (0usize, 0usize);
@@ -581,7 +576,7 @@ fn agents_of(
         let mut steps = 0;
         while let Some(span) = at {
             if let Role::Agent { name: Some(name) } = &span.role {
-                found = Some(name.clone());
+                found = Some(name.as_str());
                 break;
             }
             steps += 1;
@@ -600,13 +595,13 @@ fn agents_of(
                 if matches!(s.role, Role::Call { .. }) {
                     from_service += 1;
                 }
-                service.clone()
+                service.as_str()
             }
             (None, None) => {
                 if matches!(s.role, Role::Call { .. }) {
                     unnamed += 1;
                 }
-                "agent".into()
+                "agent"
             }
         };
         out.push(agent);
@@ -630,7 +625,7 @@ fn agents_of(
 fn latest_call(
     calls: &[usize],
     spans: &[SpanRec],
-    agents: &[String],
+    agents: &[&str],
     agent: &str,
     at: Micros,
 ) -> Option<usize> {
@@ -658,18 +653,25 @@ mod passes {
 
     const GENAI: &str = include_str!("../../../../../tests/fixtures/otlp/genai.jsonl");
 
-    fn run() -> (Run<'static>, ImportReport) {
-        let mut report = ImportReport::default();
-        let spans = read_spans(
+    /// The GenAI fixture's spans, read by pass 1.
+    fn genai_spans() -> Vec<SpanRec> {
+        read_spans(
             &[Input {
                 name: "genai.jsonl",
                 text: GENAI,
             }],
-            &mut report,
+            &mut ImportReport::default(),
         )
-        .expect("spans");
-        let run = Run::new(spans, &Options::default(), &mut report);
-        (run, report)
+        .expect("spans")
+    }
+
+    /// `f` of the GenAI fixture's run, as pass 2 reads it.
+    fn with_run<T>(f: impl FnOnce(&Run, ImportReport) -> T) -> T {
+        let spans = genai_spans();
+        let options = Options::default();
+        let mut report = ImportReport::default();
+        let run = Run::new(&spans, &options, &mut report);
+        f(&run, report)
     }
 
     #[test]
@@ -713,30 +715,48 @@ mod passes {
 
     #[test]
     fn the_runs_shape_orders_calls_by_start_and_tools_by_end() {
-        let (run, _) = run();
-        assert!(!run.calls.is_empty() && !run.tools.is_empty());
-        let starts: Vec<Micros> = run.calls.iter().map(|&c| run.spans[c].start).collect();
-        assert!(starts.is_sorted());
-        let ends: Vec<Micros> = run.tools.iter().map(|&t| run.spans[t].end).collect();
-        assert!(ends.is_sorted());
-        assert_eq!(run.agents.len(), run.spans.len(), "an agent per span");
+        with_run(|run, _| {
+            assert!(!run.calls.is_empty() && !run.tools.is_empty());
+            let starts: Vec<Micros> = run.calls.iter().map(|&c| run.spans[c].start).collect();
+            assert!(starts.is_sorted());
+            let ends: Vec<Micros> = run.tools.iter().map(|&t| run.spans[t].end).collect();
+            assert!(ends.is_sorted());
+            assert_eq!(run.agents.len(), run.spans.len(), "an agent per span");
+        });
     }
 
     #[test]
     fn evidence_is_numbered_in_recorded_order_and_each_call_sees_its_input() {
-        let (run, _) = run();
-        let gathered = gather_evidence(&run, &Options::default());
-        let numbered = Numbered::of(&gathered.items);
-        let recorded: Vec<Micros> = numbered
-            .order
-            .iter()
-            .map(|&n| gathered.items[n].recorded)
-            .collect();
-        assert!(recorded.is_sorted());
-        assert_eq!(numbered.ids[numbered.order[0]], "T1");
-        assert_eq!(numbered.by_id["T1"], numbered.order[0]);
-        assert_eq!(gathered.in_front.len(), run.calls.len());
-        assert!(gathered.in_front.iter().any(|items| !items.is_empty()));
+        with_run(|run, _| {
+            let gathered = gather_evidence(run, &Options::default());
+            let numbered = Numbered::of(&gathered.items);
+            let recorded: Vec<Micros> = numbered
+                .order
+                .iter()
+                .map(|&n| gathered.items[n].recorded)
+                .collect();
+            assert!(recorded.is_sorted());
+            assert_eq!(numbered.ids[numbered.order[0]], "T1");
+            assert_eq!(numbered.item("T1"), Some(numbered.order[0]));
+            let last = numbered.order.len();
+            assert_eq!(
+                numbered.item(&format!("T{last}")),
+                numbered.order.last().copied()
+            );
+            for unknown in [
+                "T0",
+                "T01",
+                "T+1",
+                "T",
+                "t1",
+                "T1x",
+                &format!("T{}", last + 1),
+            ] {
+                assert_eq!(numbered.item(unknown), None, "{unknown}");
+            }
+            assert_eq!(gathered.in_front.len(), run.calls.len());
+            assert!(gathered.in_front.iter().any(|items| !items.is_empty()));
+        });
     }
 
     #[test]
@@ -838,7 +858,8 @@ mod passes {
                 reading(30, result_ids, output),
             ];
             let mut report = ImportReport::default();
-            let run = Run::new(spans, &Options::default(), &mut report);
+            let options = Options::default();
+            let run = Run::new(&spans, &options, &mut report);
             let gathered = gather_evidence(&run, &Options::default());
             assert_eq!(gathered.items.len(), 2, "{spans_ids:?} {result_ids:?}");
             assert!(gathered.items.iter().all(|e| e.seen), "both read");
@@ -873,7 +894,8 @@ mod passes {
             }
         }
         let mut report = ImportReport::default();
-        let run = Run::new(vec![fast, slow, call], &Options::default(), &mut report);
+        let (spans, options) = (vec![fast, slow, call], Options::default());
+        let run = Run::new(&spans, &options, &mut report);
         let gathered = gather_evidence(&run, &Options::default());
         assert_eq!(gathered.items.len(), 2);
         let read: Vec<&str> = gathered.in_front[0]
@@ -908,11 +930,8 @@ mod passes {
             )
         };
         let mut report = ImportReport::default();
-        let run = Run::new(
-            vec![call("c1", 10), call("c2", 20)],
-            &Options::default(),
-            &mut report,
-        );
+        let (spans, options) = (vec![call("c1", 10), call("c2", 20)], Options::default());
+        let run = Run::new(&spans, &options, &mut report);
         let gathered = gather_evidence(&run, &Options::default());
         assert_eq!(gathered.items.len(), 1);
         assert_eq!(
@@ -931,21 +950,23 @@ mod passes {
         call.mcp_session = Some("sess-7".into());
         assert_eq!(call.locator(), "trace t span m mcp session sess-7");
         let mut report = ImportReport::default();
-        let run = Run::new(vec![call], &Options::default(), &mut report);
+        let (spans, options) = (vec![call], Options::default());
+        let run = Run::new(&spans, &options, &mut report);
         let gathered = gather_evidence(&run, &Options::default());
         assert!(gathered.items[0].locator.ends_with("mcp session sess-7"));
     }
 
     #[test]
     fn the_header_names_the_run_after_its_file_and_root_span() {
-        let (run, _) = run();
-        let h = header(
-            "/tmp/x.otlp.jsonl",
-            &run,
-            vec!["triage".into()],
-            vec!["root-cause".into()],
-            &Options::default(),
-        );
+        let h = with_run(|run, _| {
+            header(
+                "/tmp/x.otlp.jsonl",
+                run,
+                vec!["triage".into()],
+                vec!["root-cause".into()],
+                &Options::default(),
+            )
+        });
         assert_eq!(h.incident.id, "x");
         assert!(
             h.incident.title.ends_with("(x.otlp.jsonl)"),

@@ -21,7 +21,7 @@ pub(super) fn said_in_outputs(
         let Role::Call { output, .. } = &s.role else {
             continue;
         };
-        let agent = &run.agents[c];
+        let agent = run.agents[c];
         for (i, m) in output.iter().enumerate() {
             for (j, part) in m.parts.iter().enumerate() {
                 let Part::ToolCall { id, name, args } = part else {
@@ -39,7 +39,7 @@ pub(super) fn said_in_outputs(
                 match serde_json::from_str::<Value>(args) {
                     Ok(Value::Object(map)) => match fields(&map, "", retract) {
                         Ok(f) => said.push(Said {
-                            agent: agent.clone(),
+                            agent: agent.to_owned(),
                             recorded: s.end,
                             call: Some(k),
                             trace: s.trace.clone(),
@@ -118,9 +118,9 @@ pub(super) fn said_by_belief_tools(
                     "belief-tool calls in no model call's output: recorded at the tool span's start",
                 );
                 said.push(Said {
-                    agent: run.agents[t].clone(),
+                    agent: run.agents[t].to_owned(),
                     recorded: s.start,
-                    call: run.latest_call(&run.agents[t], s.start),
+                    call: run.latest_call(run.agents[t], s.start),
                     trace: s.trace.clone(),
                     origin: s.locator(),
                     source: SaidBy::Tool.name(retract),
@@ -163,10 +163,10 @@ pub(super) fn said_in_span_events(run: &Run, report: &mut ImportReport) -> Vec<S
                 Ok(f) => {
                     let call = match s.role {
                         Role::Call { .. } => run.calls.iter().position(|&c| c == i),
-                        _ => run.latest_call(&run.agents[i], at),
+                        _ => run.latest_call(run.agents[i], at),
                     };
                     said.push(Said {
-                        agent: run.agents[i].clone(),
+                        agent: run.agents[i].to_owned(),
                         recorded: at,
                         call,
                         trace: s.trace.clone(),
@@ -211,7 +211,7 @@ pub(super) fn said_in_memory(run: &Run, options: &Options, report: &mut ImportRe
         else {
             continue;
         };
-        let agent = &run.agents[i];
+        let agent = run.agents[i];
         if *op == MemoryOp::Delete {
             let Some(id) = record_id else {
                 continue;
@@ -220,7 +220,7 @@ pub(super) fn said_in_memory(run: &Run, options: &Options, report: &mut ImportRe
             for (topic, claim) in gave.remove(&key).unwrap_or_default() {
                 said.push(Said {
                     retract: true,
-                    agent: agent.clone(),
+                    agent: agent.to_owned(),
                     topic,
                     claim: Some(claim),
                     confidence: None,
@@ -259,7 +259,7 @@ pub(super) fn said_in_memory(run: &Run, options: &Options, report: &mut ImportRe
                     }
                     said.push(Said {
                         retract: false,
-                        agent: agent.clone(),
+                        agent: agent.to_owned(),
                         topic: rule.topic.clone(),
                         claim: Some(claim.to_owned()),
                         confidence: rules::confidence_of(&caps).or(rule.confidence),
@@ -322,8 +322,8 @@ pub(super) fn said_events(
     let mut seen_topics: HashSet<String> = HashSet::new();
     built.said_ids = vec![None; said.len()];
     for &c in &run.calls {
-        if !built.agents.contains(&run.agents[c]) {
-            built.agents.push(run.agents[c].clone());
+        if !built.agents.iter().any(|a| a == run.agents[c]) {
+            built.agents.push(run.agents[c].to_owned());
         }
     }
     for &i in &indices {
@@ -338,10 +338,10 @@ pub(super) fn said_events(
             Some(named) => {
                 let mut out = Vec::new();
                 for name in named {
-                    let found = numbered.by_id.get(name.as_str()).copied().or_else(|| {
+                    let found = numbered.item(name).or_else(|| {
                         gathered
                             .by_call
-                            .get(&(s.trace.clone(), name.clone()))
+                            .get(&(s.trace.as_str(), name.as_str()))
                             .copied()
                     });
                     match found {
@@ -399,7 +399,7 @@ pub(super) fn said_events(
                     report
                         .defaults
                         .bump("beliefs without valid_from: the trace's start");
-                    run.trace_start[&s.trace]
+                    run.trace_start[s.trace.as_str()]
                 }
                 ValidFrom::At(t) => {
                     report
@@ -432,9 +432,9 @@ pub(super) fn said_events(
                 topic: Some(s.topic.clone()),
                 assertion: None,
                 claim: s.claim.clone(),
-                valid_from: s.valid_from.map(|t| instant(t).into()),
-                valid_to: s.valid_to.map(|t| instant(t).into()),
-                recorded_at: instant(s.recorded).into(),
+                valid_from: s.valid_from.map(RawTime::at),
+                valid_to: s.valid_to.map(RawTime::at),
+                recorded_at: RawTime::at(s.recorded),
                 because: cites,
                 reason: Some(why),
             }));
@@ -455,10 +455,10 @@ pub(super) fn said_events(
                 topic: s.topic.clone(),
                 claim: s.claim.clone().unwrap_or_default(),
                 confidence: s.confidence,
-                valid_from: instant(valid_from).into(),
-                valid_to: s.valid_to.map(|t| instant(t).into()),
+                valid_from: RawTime::at(valid_from),
+                valid_to: s.valid_to.map(RawTime::at),
                 clip: None,
-                recorded_at: instant(s.recorded).into(),
+                recorded_at: RawTime::at(s.recorded),
                 supported_by: cites,
                 rationale: Some(why),
             }));

@@ -567,7 +567,7 @@ impl<'a> Follower<'a> {
         // log again, as a fresh load of this file replays it.
         let change = Change {
             first: replayed().min(),
-            rewrote: false,
+            rewrote: None,
             whole: !checked.filled.is_empty(),
             last: self.replayed.last.max(replayed().max()),
         };

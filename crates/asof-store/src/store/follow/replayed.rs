@@ -11,19 +11,19 @@ use super::rewind::{Snapshots, undo_from};
 use super::truths::Truths;
 use crate::model::{Header, IdSet};
 use crate::store::derive::{SLICE, Sliced, Write, replay_log};
-use crate::store::scrub::Growing;
+use crate::store::scrub::{Growing, Rewrote};
 use crate::time::Micros;
 use rusqlite::Transaction;
 
 /// What a batch did to the log, as the replay needs to know it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(super) struct Change {
     /// The earliest recorded instant among the replayed events (all but
     /// evidence) the batch added, changed or removed; `None`: evidence only.
     pub(super) first: Option<Micros>,
     /// Events already stored were changed or removed, not only appended
     /// after them (their seqs are written again).
-    pub(super) rewrote: bool,
+    pub(super) rewrote: Option<Rewrote>,
     /// The whole log must be replayed again.
     pub(super) whole: bool,
     /// The latest recorded instant replayed in the log after the batch.
@@ -102,8 +102,9 @@ impl Replayed {
         // Replays only after every instant replayed before (as an appending
         // writer's batch does): the scrub index grows instead of being
         // computed afresh.
-        let appends =
-            !whole && !rewrote && first.is_some_and(|first| self.last.is_none_or(|l| first > l));
+        let appends = !whole
+            && rewrote.is_none()
+            && first.is_some_and(|first| self.last.is_none_or(|l| first > l));
         // Where the replay goes on from: after the last instant applied, the
         // replay as it is; at or before it, a kept replay from before an
         // instant no later than the batch's first; else the whole log again,
@@ -178,8 +179,14 @@ impl Replayed {
             }
         };
         let mut scrub = match (&rewritten, self.scrub.take()) {
-            // Marks of stored events changed: taken afresh.
-            _ if rewrote => Growing::compute(tx, &self.header)?,
+            // Stored events written again: their marks, and what was
+            // replayed again, taken again.
+            (Rewritten::Kept, Some(growing)) if let Some(r) = &rewrote => {
+                growing.rewritten(tx, &self.header, None, r)?
+            }
+            (Rewritten::Since(from), Some(growing)) if let Some(r) = &rewrote => {
+                growing.rewritten(tx, &self.header, Some(*from), r)?
+            }
             (Rewritten::Kept, Some(growing)) => growing.grow(tx, &self.header, None)?,
             (Rewritten::Since(from), Some(growing)) if appends => {
                 growing.grow(tx, &self.header, Some(*from))?

@@ -30,6 +30,7 @@ use super::{
 use crate::dataset::Parsed;
 use crate::engine::Replay;
 use crate::model::{Dataset, Event, EventBody, EventKind, IdSet};
+use crate::store::scrub::Rewrote;
 use crate::store::write::{self, LogWriter};
 use crate::store::{Contents, Store};
 use crate::time::Micros;
@@ -343,8 +344,8 @@ fn rewrite_from_change(
         .zip(&new.events)
         .take_while(|(a, b)| a == b)
         .count();
-    let rewrote = kept < old.events.len();
-    if rewrote {
+    let mut rewrote = None;
+    if kept < old.events.len() {
         for table in [
             "outcomes",
             "reconfirmations",
@@ -367,6 +368,16 @@ fn rewrite_from_change(
             }
         }
         tx.execute("DELETE FROM claims WHERE code >= ?1", [claims.len() as i64])?;
+        let mut cited: Vec<String> = (old.events[kept..].iter().chain(&new.events[kept..]))
+            .flat_map(|e| e.cites().iter().cloned())
+            .collect();
+        cited.sort_unstable();
+        cited.dedup();
+        rewrote = Some(Rewrote {
+            after: kept as u64,
+            claims_kept: claims.len(),
+            cited,
+        });
         replayed.claims = claims;
     }
     let mut log = LogWriter::with_claims(tx, std::mem::take(&mut replayed.claims))?;

@@ -70,6 +70,19 @@ impl Grown {
     }
 }
 
+/// Stored events a follow's batch wrote again (design.md §7, "Live
+/// ingestion").
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Rewrote {
+    /// The events after this seq were deleted and written anew.
+    pub(crate) after: u64,
+    /// Claim codes below this name the texts they named before.
+    pub(crate) claims_kept: usize,
+    /// The evidence the events deleted or written cite (its widths of
+    /// what cites it may change).
+    pub(crate) cited: Vec<String>,
+}
+
 /// A follow's batch did not only append (a version changed other than by
 /// being closed, or ids or instants went back): compute the index afresh.
 #[derive(Debug)]
@@ -280,6 +293,79 @@ impl Growing {
         }
     }
 
+    /// Brings the index up to date after a follow's batch wrote the stored
+    /// log again after a seq (a trace's later spans changed what earlier
+    /// ones meant, design.md §7): the events after `rewrote.after` were
+    /// deleted and written anew, claims coded from `rewrote.claims_kept` on
+    /// with them, and, when `from` is given, the log was replayed again from
+    /// that instant. The marks of the events written again, and of those
+    /// replayed again, are taken as stored; so are the versions closed at or
+    /// after `from` and those held, and the widths of the evidence the old
+    /// and new events cite — the work of what was written, plus a pass over
+    /// the index in memory. On any sign the store is otherwise, the index is
+    /// computed afresh.
+    pub(crate) fn rewritten(
+        self,
+        conn: &Connection,
+        header: &Header,
+        from: Option<Micros>,
+        rewrote: &Rewrote,
+    ) -> rusqlite::Result<Growing> {
+        let stride = self.index.stride;
+        let mut growing = self;
+        match growing.rewrite(conn, header, from, rewrote)? {
+            Ok(()) => Ok(growing),
+            Err(NotAppended) => Self::compute_with(conn, header, stride),
+        }
+    }
+
+    fn rewrite(
+        &mut self,
+        conn: &Connection,
+        header: &Header,
+        from: Option<Micros>,
+        rewrote: &Rewrote,
+    ) -> rusqlite::Result<Result<(), NotAppended>> {
+        let after = rewrote.after as i64;
+        // Codes from `claims_kept` on may name other texts now.
+        self.claim_code
+            .retain(|&code, _| code < rewrote.claims_kept as i64);
+        if let Some(from) = from
+            && let Err(e) = self.replace_versions_since(conn, header, from)?
+        {
+            return Ok(Err(e));
+        }
+        self.grown = None;
+        let last: i64 = conn
+            .query_row("SELECT max(seq) FROM events", [], |r| {
+                r.get::<_, Option<i64>>(0)
+            })?
+            .unwrap_or(i64::MIN);
+        // Every seq after `after`, as it was and as it is; and the events
+        // before it replayed again since `from` (evidence is not replayed).
+        let mut again: Vec<u64> = (self.index.marks.iter())
+            .filter(|m| {
+                m.seq as i64 > after
+                    || from
+                        .is_some_and(|from| m.recorded_at >= from && m.kind != MarkKind::Evidence)
+            })
+            .map(|m| m.seq)
+            .collect();
+        again.extend((after + 1..=last).map(|seq| seq as u64));
+        let cited: Vec<&str> = rewrote.cited.iter().map(String::as_str).collect();
+        self.index.replace_marks(conn, header, &again, &cited)?;
+        self.evidence_seq.retain(|_, &mut seq| seq <= after);
+        let mut stmt =
+            conn.prepare_cached("SELECT id, seq FROM events WHERE kind = 'evidence' AND seq > ?1")?;
+        let mut q = stmt.query([after])?;
+        while let Some(r) = q.next()? {
+            self.evidence_seq.insert(r.get(0)?, r.get(1)?);
+        }
+        self.evidence_at = evidence_positions(&self.index);
+        self.last_seq = last;
+        Ok(Ok(()))
+    }
+
     fn rewind(
         &mut self,
         conn: &Connection,
@@ -288,6 +374,29 @@ impl Growing {
     ) -> rusqlite::Result<Result<(), NotAppended>> {
         // Versions and marks are replaced anywhere: store every part.
         self.grown = None;
+        if let Err(e) = self.replace_versions_since(conn, header, from)? {
+            return Ok(Err(e));
+        }
+        // The events seen before and recorded since `from`: replayed again
+        // (evidence is not replayed; its marks and widths stay).
+        let at = self.index.marks.partition_point(|m| m.recorded_at < from);
+        let again: Vec<u64> = (self.index.marks[at..].iter())
+            .filter(|m| m.kind != MarkKind::Evidence)
+            .map(|m| m.seq)
+            .collect();
+        self.index.replace_marks(conn, header, &again, &[])?;
+        self.evidence_at = evidence_positions(&self.index);
+        Ok(Ok(()))
+    }
+
+    /// Replaces the versions closed at or after `from`, and those held, by
+    /// what the store holds of them now.
+    fn replace_versions_since(
+        &mut self,
+        conn: &Connection,
+        header: &Header,
+        from: Micros,
+    ) -> rusqlite::Result<Result<(), NotAppended>> {
         let rows = versions_since(conn, header, from)?;
         let mut new = Vec::with_capacity(rows.len());
         for (mut v, code) in rows {
@@ -307,15 +416,6 @@ impl Growing {
         self.held = (self.index.versions.iter())
             .filter(|v| v.superseded_at == OPEN)
             .count();
-        // The events seen before and recorded since `from`: replayed again
-        // (evidence is not replayed; its marks and widths stay).
-        let at = self.index.marks.partition_point(|m| m.recorded_at < from);
-        let again: Vec<u64> = (self.index.marks[at..].iter())
-            .filter(|m| m.kind != MarkKind::Evidence)
-            .map(|m| m.seq)
-            .collect();
-        self.index.replace_marks(conn, header, &again, &[])?;
-        self.evidence_at = evidence_positions(&self.index);
         Ok(Ok(()))
     }
 

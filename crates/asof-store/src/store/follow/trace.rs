@@ -124,7 +124,12 @@ pub fn follow_whole(
         if !go_on(&batch) {
             return Ok(());
         }
-        std::thread::sleep(poll);
+        // A batch takes time in proportion to the trace, and lines written
+        // while it ran are read at once: the wait is only for a file that
+        // did not grow.
+        if batch.lines == 0 {
+            std::thread::sleep(poll);
+        }
         batch = f.poll(growth)?;
     }
 }

@@ -12,23 +12,24 @@ use super::*;
 pub(super) struct Gathered<'s> {
     pub(super) items: Vec<Ev>,
     pub(super) in_front: Vec<Vec<usize>>,
-    /// By (trace, call id).
-    pub(super) by_call: HashMap<(&'s str, &'s str), usize>,
+    /// By (trace number, call id).
+    pub(super) by_call: HashMap<(u32, &'s str), usize>,
 }
 
 /// Pass 3.
 pub(super) fn gather_evidence<'s>(run: &Run<'s>, options: &Options) -> Gathered<'s> {
     let spans = run.spans;
     let mut evidence: Vec<Ev> = Vec::new();
-    let mut by_call: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut by_call: HashMap<(u32, &str), usize> = HashMap::new();
     // An id-less tool result, by (trace, agent, input message, part): the
     // same message in the history every later call repeats.
-    let mut by_place: HashMap<(&str, &str, usize, usize), usize> = HashMap::new();
+    let mut by_place: HashMap<(u32, &str, usize, usize), usize> = HashMap::new();
     // Each trace's tool results not yet read by a model call, in the order
     // the tools ended (read ones are dropped from the front as they are met).
-    let mut unread: HashMap<&str, std::collections::VecDeque<usize>> = HashMap::new();
+    let mut unread: Vec<std::collections::VecDeque<usize>> =
+        vec![Default::default(); run.traces.len()];
     // A user or system message, by (trace, role, text).
-    let mut by_message: HashMap<(&str, &str, &str), usize> = HashMap::new();
+    let mut by_message: HashMap<(u32, &str, &str), usize> = HashMap::new();
     // Each tool span's start, by evidence index.
     let mut started: Vec<Micros> = Vec::new();
     for &t in &run.tools {
@@ -63,15 +64,15 @@ pub(super) fn gather_evidence<'s>(run: &Run<'s>, options: &Options) -> Gathered<
             order: n,
         });
         if let Some(id) = call_id {
-            by_call.entry((s.trace.as_str(), id.as_str())).or_insert(n);
+            by_call.entry((run.trace_of[t], id.as_str())).or_insert(n);
         }
-        unread.entry(s.trace.as_str()).or_default().push_back(n);
+        unread[run.trace_of[t] as usize].push_back(n);
         started.push(s.start);
     }
     // The n-th tool span run after a model call's tool calls answers the n-th
     // of them: queues are in the order the tools started (parallel tools
     // may end in another order).
-    for queue in unread.values_mut() {
+    for queue in &mut unread {
         queue
             .make_contiguous()
             .sort_by_key(|&n| (started[n], evidence[n].observed, n));
@@ -98,7 +99,9 @@ pub(super) fn gather_evidence<'s>(run: &Run<'s>, options: &Options) -> Gathered<
             _ => continue,
         };
         let next = run.calls.iter().position(|&c| {
-            spans[c].trace == s.trace && run.agents[c] == run.agents[i] && spans[c].start >= s.end
+            run.trace_of[c] == run.trace_of[i]
+                && run.agents[c] == run.agents[i]
+                && spans[c].start >= s.end
         });
         for (j, r) in records.iter().enumerate() {
             let n = evidence.len();
@@ -129,6 +132,7 @@ pub(super) fn gather_evidence<'s>(run: &Run<'s>, options: &Options) -> Gathered<
     // (trace, agent, place in the history) → the message read there and its items.
     type Place = (usize, usize, usize);
     let mut read_before: HashMap<Place, (Arc<Msg>, Vec<usize>)> = HashMap::new();
+    // Each agent's number, in order of first appearance.
     let mut ix: HashMap<&str, usize> = HashMap::new();
     // The call (k + 1) whose input last listed each item.
     let mut listed: Vec<usize> = Vec::new();
@@ -137,8 +141,7 @@ pub(super) fn gather_evidence<'s>(run: &Run<'s>, options: &Options) -> Gathered<
         let Role::Call { input, .. } = &s.role else {
             continue;
         };
-        let next = ix.len();
-        let t = *ix.entry(s.trace.as_str()).or_insert(next);
+        let t = run.trace_of[c] as usize;
         let next = ix.len();
         let ag = *ix.entry(run.agents[c]).or_insert(next);
         // The items one input message shows, read the first time it is met.
@@ -160,7 +163,7 @@ pub(super) fn gather_evidence<'s>(run: &Run<'s>, options: &Options) -> Gathered<
                             || ((m.role == "user" || m.role == "system")
                                 && !text.trim().is_empty()) =>
                     {
-                        let key = (s.trace.as_str(), m.role.as_str(), text.as_str());
+                        let key = (run.trace_of[c], m.role.as_str(), text.as_str());
                         Some(*by_message.entry(key).or_insert_with(|| {
                             let n = evidence.len();
                             evidence.push(Ev {
@@ -180,7 +183,7 @@ pub(super) fn gather_evidence<'s>(run: &Run<'s>, options: &Options) -> Gathered<
                     Part::ToolResult { id, content } => {
                         let tool_name = id
                             .as_ref()
-                            .and_then(|id| run.emitted.get(&(s.trace.as_str(), id.as_str())))
+                            .and_then(|id| run.emitted.get(&(run.trace_of[c], id.as_str())))
                             .map(|&(name, _)| name)
                             .or(m.name.as_deref());
                         if tool_name.is_some_and(|name| is_belief_tool(options, name)) {
@@ -191,13 +194,13 @@ pub(super) fn gather_evidence<'s>(run: &Run<'s>, options: &Options) -> Gathered<
                             // else the next tool span of this trace not yet read,
                             // in the order the tools ended. Content never merges
                             // two calls: identical outputs stay two items.
-                            let place = (s.trace.as_str(), run.agents[c], i, j);
+                            let place = (run.trace_of[c], run.agents[c], i, j);
                             let known = match id {
-                                Some(id) => by_call.get(&(s.trace.as_str(), id.as_str())).copied(),
+                                Some(id) => by_call.get(&(run.trace_of[c], id.as_str())).copied(),
                                 None => by_place.get(&place).copied(),
                             }
                             .or_else(|| {
-                                let queue = unread.get_mut(s.trace.as_str())?;
+                                let queue = &mut unread[run.trace_of[c] as usize];
                                 while queue.front().is_some_and(|&n| evidence[n].seen) {
                                     queue.pop_front();
                                 }
@@ -244,7 +247,7 @@ pub(super) fn gather_evidence<'s>(run: &Run<'s>, options: &Options) -> Gathered<
                             };
                             match id {
                                 Some(id) => {
-                                    by_call.entry((s.trace.as_str(), id.as_str())).or_insert(n);
+                                    by_call.entry((run.trace_of[c], id.as_str())).or_insert(n);
                                 }
                                 None => {
                                     by_place.entry(place).or_insert(n);

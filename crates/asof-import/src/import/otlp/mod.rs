@@ -366,27 +366,46 @@ fn from_spans(
 /// the tool calls the model emitted, by (trace, call id): (tool, call).
 struct Run<'s> {
     spans: &'s [SpanRec],
+    /// Each span's trace, numbered in order of first appearance (the maps
+    /// of the passes key on the number, not the 32-digit id).
+    trace_of: Vec<u32>,
+    /// Each trace's number, by id.
+    traces: HashMap<&'s str, u32>,
     agents: Vec<&'s str>,
     trace_start: HashMap<&'s str, Micros>,
     calls: Vec<usize>,
     tools: Vec<usize>,
-    emitted: HashMap<(&'s str, &'s str), (&'s str, usize)>,
+    /// By (trace, call id).
+    emitted: HashMap<(u32, &'s str), (&'s str, usize)>,
 }
 
 impl<'s> Run<'s> {
     /// Pass 2.
     fn new(spans: &'s [SpanRec], options: &'s Options, report: &mut ImportReport) -> Run<'s> {
-        let by_id: HashMap<(&str, &str), usize> = spans
+        let mut traces: HashMap<&str, u32> = HashMap::new();
+        let mut starts: Vec<Micros> = Vec::new();
+        let trace_of: Vec<u32> = spans
+            .iter()
+            .map(|s| {
+                let next = traces.len() as u32;
+                let t = *traces.entry(s.trace.as_str()).or_insert(next);
+                match starts.get_mut(t as usize) {
+                    Some(start) => *start = (*start).min(s.start),
+                    None => starts.push(s.start),
+                }
+                t
+            })
+            .collect();
+        let by_id: HashMap<(u32, &str), usize> = spans
             .iter()
             .enumerate()
-            .map(|(i, s)| ((s.trace.as_str(), s.id.as_str()), i))
+            .map(|(i, s)| ((trace_of[i], s.id.as_str()), i))
             .collect();
-        let agents = agents_of(spans, &by_id, options, report);
-        let mut trace_start: HashMap<&str, Micros> = HashMap::new();
-        for s in spans {
-            let e = trace_start.entry(s.trace.as_str()).or_insert(s.start);
-            *e = (*e).min(s.start);
-        }
+        let agents = agents_of(spans, &trace_of, &by_id, options, report);
+        let trace_start: HashMap<&str, Micros> = traces
+            .iter()
+            .map(|(&trace, &t)| (trace, starts[t as usize]))
+            .collect();
         let mut calls: Vec<usize> = (0..spans.len())
             .filter(|&i| matches!(spans[i].role, Role::Call { .. }))
             .collect();
@@ -454,7 +473,7 @@ impl<'s> Run<'s> {
                 calls.len()
             ));
         }
-        let mut emitted: HashMap<(&str, &str), (&str, usize)> = HashMap::new();
+        let mut emitted: HashMap<(u32, &str), (&str, usize)> = HashMap::new();
         for (k, &c) in calls.iter().enumerate() {
             if let Role::Call {
                 dialect, output, ..
@@ -467,7 +486,7 @@ impl<'s> Run<'s> {
                     } = part
                     {
                         emitted
-                            .entry((spans[c].trace.as_str(), id.as_str()))
+                            .entry((trace_of[c], id.as_str()))
                             .or_insert((name.as_str(), k));
                     }
                 }
@@ -475,6 +494,8 @@ impl<'s> Run<'s> {
         }
         Run {
             spans,
+            trace_of,
+            traces,
             agents,
             trace_start,
             calls,
@@ -561,7 +582,8 @@ fn header(
 /// above it, else its resource's `service.name`, else `agent`.
 fn agents_of<'s>(
     spans: &'s [SpanRec],
-    by_id: &HashMap<(&str, &str), usize>,
+    trace_of: &[u32],
+    by_id: &HashMap<(u32, &str), usize>,
     options: &'s Options,
     report: &mut ImportReport,
 ) -> Vec<&'s str> {
@@ -570,11 +592,12 @@ fn agents_of<'s>(
     }
     let mut out = Vec::with_capacity(spans.len());
     let (mut from_service, mut unnamed) = (0usize, 0usize);
-    for s in spans {
-        let mut at = Some(s);
+    for (i, s) in spans.iter().enumerate() {
+        let mut at = Some(i);
         let mut found = None;
         let mut steps = 0;
-        while let Some(span) = at {
+        while let Some(k) = at {
+            let span = &spans[k];
             if let Role::Agent { name: Some(name) } = &span.role {
                 found = Some(name.as_str());
                 break;
@@ -586,8 +609,8 @@ fn agents_of<'s>(
             at = span
                 .parent
                 .as_deref()
-                .and_then(|p| by_id.get(&(span.trace.as_str(), p)))
-                .map(|&i| &spans[i]);
+                .and_then(|p| by_id.get(&(trace_of[k], p)))
+                .copied();
         }
         let agent = match (found, &s.service) {
             (Some(name), _) => name,

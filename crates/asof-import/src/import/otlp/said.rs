@@ -339,10 +339,8 @@ pub(super) fn said_events(
                 let mut out = Vec::new();
                 for name in named {
                     let found = numbered.item(name).or_else(|| {
-                        gathered
-                            .by_call
-                            .get(&(s.trace.as_str(), name.as_str()))
-                            .copied()
+                        let &t = run.traces.get(s.trace.as_str())?;
+                        gathered.by_call.get(&(t, name.as_str())).copied()
                     });
                     match found {
                         Some(n) if evidence[n].recorded <= s.recorded => {

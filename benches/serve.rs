@@ -5,8 +5,11 @@
 //! is let catch up; then, measured, as fast as they are taken for
 //! `--seconds` seconds. Reports spans/s acknowledged, and for every measured
 //! request the time from its acknowledgement to the store having applied its
-//! archive line (received → store), and the serve process's peak memory (its
-//! VmHWM, polled every 20 ms).
+//! archive line (received → store), the time until a watcher that does what
+//! `asof tui STORE --follow` does (asks SQLite every `live::POLL` whether the
+//! store changed, then reads its timeline again) has it on screen (received
+//! → screen), and the serve process's peak memory (its VmHWM, polled every
+//! 20 ms).
 //!
 //! `--rate N` paces the measured requests to N spans/s in all (an agent
 //! fleet's pace, not a flood): received → store is then the store's own
@@ -26,7 +29,7 @@ use prost::Message;
 use serde_json::json;
 use std::io::{BufRead, Read, Write};
 use std::net::TcpStream;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -193,20 +196,7 @@ fn main() {
             }
         })
     };
-    let applied_lines = || -> u64 {
-        rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .ok()
-            .and_then(|conn| {
-                conn.query_row(
-                    "SELECT value FROM meta WHERE key = 'follow_lines'",
-                    [],
-                    |r| r.get::<_, String>(0),
-                )
-                .ok()
-            })
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
+    let applied_lines = || applied_lines_of(&db);
     // The prefill: sent, then applied.
     let (prefilled, _, _) = send_all(&all, 0..prefill_requests, &addr, None, None);
     let caught_up = Instant::now();
@@ -215,6 +205,34 @@ fn main() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let catch_up = caught_up.elapsed();
+    // What a following TUI shows: when it has read the timeline again, the
+    // lines applied before it began to read (so at least those are shown).
+    let watching = Arc::new(AtomicBool::new(true));
+    let screen = {
+        let (db, watching) = (db.clone(), watching.clone());
+        std::thread::spawn(move || {
+            let mut shown: Vec<(Instant, u64)> = Vec::new();
+            let Ok(watch) = asof::store::Watch::open(&db) else {
+                return shown;
+            };
+            let mut seen = watch.version().ok();
+            while watching.load(Ordering::Relaxed) {
+                std::thread::sleep(asof::tui::live::POLL);
+                let now = watch.version().ok();
+                if now != seen {
+                    seen = now;
+                    let lines = applied_lines_of(&db);
+                    if asof::store::Store::open(&db)
+                        .and_then(asof::query::timeline::Timeline::load)
+                        .is_ok()
+                    {
+                        shown.push((Instant::now(), lines));
+                    }
+                }
+            }
+            shown
+        })
+    };
     // Measured.
     let started = Instant::now();
     let until = started + Duration::from_secs(seconds);
@@ -246,6 +264,8 @@ fn main() {
     let elapsed = acked.iter().max().map_or(Duration::ZERO, |last| {
         last.saturating_duration_since(started)
     });
+    watching.store(false, Ordering::Relaxed);
+    let shown = screen.join().expect("the screen watcher");
     let _ = child.kill();
     let _ = child.wait();
     let _ = memory.join();
@@ -254,21 +274,8 @@ fn main() {
     // acknowledged request is at most line k (one line a request).
     let mut acked = acked;
     acked.sort();
-    let mut lags: Vec<f64> = Vec::new();
-    let mut j = 0;
-    for (k, at) in acked.iter().enumerate() {
-        while j < applied.len() && applied[j].1 < (prefilled.len() + k) as u64 + 1 {
-            j += 1;
-        }
-        if let Some((when, _)) = applied.get(j) {
-            lags.push(when.saturating_duration_since(*at).as_secs_f64() * 1000.0);
-        }
-    }
-    lags.sort_by(|a, b| a.total_cmp(b));
-    let pct = |p: f64| {
-        lags.get(((lags.len() as f64 - 1.0) * p).round() as usize)
-            .copied()
-    };
+    let to_store = lags(&acked, prefilled.len(), &applied);
+    let to_screen = lags(&acked, prefilled.len(), &shown);
     println!(
         "{}",
         serde_json::to_string_pretty(&json!({
@@ -280,10 +287,54 @@ fn main() {
             "requests_acknowledged": acked.len(),
             "requests_refused": refused,
             "spans_per_s": (spans as f64 / elapsed.as_secs_f64()).round(),
-            "received_to_store_ms": {"p50": pct(0.5), "p99": pct(0.99), "max": lags.last(), "n": lags.len(), "of": acked.len()},
+            "received_to_store_ms": summary(&to_store, acked.len()),
+            "received_to_screen_ms": summary(&to_screen, acked.len()),
             "peak_rss_mb": peak_kb / 1024,
-            "targets": {"spans_per_s": ">= 20000", "received_to_store_p99_ms": "<= 1000"},
+            "targets": {"spans_per_s": ">= 20000", "received_to_screen_p99_ms": "<= 1000"},
         }))
         .expect("json")
     );
+}
+
+/// The follow position the store records: lines of the archive applied.
+fn applied_lines_of(db: &std::path::Path) -> u64 {
+    rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .ok()
+        .and_then(|conn| {
+            conn.query_row(
+                "SELECT value FROM meta WHERE key = 'follow_lines'",
+                [],
+                |r| r.get::<_, String>(0),
+            )
+            .ok()
+        })
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// For each acknowledged request (the k-th is at most archive line
+/// `prefilled + k + 1`), the milliseconds until the first of `seen` (instants
+/// and lines applied by then, in time order) that holds its line; sorted.
+fn lags(acked: &[Instant], prefilled: usize, seen: &[(Instant, u64)]) -> Vec<f64> {
+    let mut lags: Vec<f64> = Vec::new();
+    let mut j = 0;
+    for (k, at) in acked.iter().enumerate() {
+        while j < seen.len() && seen[j].1 < (prefilled + k) as u64 + 1 {
+            j += 1;
+        }
+        if let Some((when, _)) = seen.get(j) {
+            lags.push(when.saturating_duration_since(*at).as_secs_f64() * 1000.0);
+        }
+    }
+    lags.sort_by(|a, b| a.total_cmp(b));
+    lags
+}
+
+/// p50, p99 and max of sorted `lags`, and how many of `of` requests they cover.
+fn summary(lags: &[f64], of: usize) -> serde_json::Value {
+    let pct = |p: f64| {
+        lags.get(((lags.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+    };
+    json!({"p50": pct(0.5), "p99": pct(0.99), "max": lags.last(), "n": lags.len(), "of": of})
 }

@@ -27,7 +27,7 @@ use common::arg;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use prost::Message;
 use serde_json::json;
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Write};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -65,22 +65,7 @@ fn send(stream: &mut std::io::BufReader<TcpStream>, addr: &str, body: &[u8]) -> 
     let s = stream.get_mut();
     s.write_all(head.as_bytes()).ok()?;
     s.write_all(body).ok()?;
-    let mut status = String::new();
-    stream.read_line(&mut status).ok()?;
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        stream.read_line(&mut line).ok()?;
-        if line == "\r\n" || line.is_empty() {
-            break;
-        }
-        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            length = v.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0u8; length];
-    stream.read_exact(&mut body).ok()?;
-    status.split_whitespace().nth(1)?.parse().ok()
+    common::http::read_answer(stream).map(|(status, _)| status)
 }
 
 /// Sends `range` of `all` from four exporters, each on a kept-alive

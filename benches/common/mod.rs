@@ -1,5 +1,9 @@
 //! What the benchmark binaries share.
 
+#[path = "../../tests/integration/common/http.rs"]
+#[allow(dead_code)]
+pub mod http;
+
 /// The number after `name` on the command line (`--events 1000000`), else `default`.
 pub fn arg(name: &str, default: u64) -> u64 {
     let args: Vec<String> = std::env::args().collect();

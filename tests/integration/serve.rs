@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use common::http::read_answer;
 use common::{asof, stdout_json};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use prost::Message;
@@ -497,26 +498,6 @@ fn the_opentelemetry_sdk_exports_to_serve() {
     );
     let what = |db: &Path| rows(db, &["root-cause", "customer-impact"], &SRE_AT);
     assert_eq!(what(&db), what(&imported));
-}
-
-/// Reads one answer from a kept-alive connection: its status and body.
-fn read_answer(stream: &mut std::io::BufReader<TcpStream>) -> Option<(u16, Vec<u8>)> {
-    let mut status = String::new();
-    stream.read_line(&mut status).ok()?;
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        stream.read_line(&mut line).ok()?;
-        if line == "\r\n" || line.is_empty() {
-            break;
-        }
-        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            length = v.trim().parse().ok()?;
-        }
-    }
-    let mut body = vec![0u8; length];
-    stream.read_exact(&mut body).ok()?;
-    Some((status.split_whitespace().nth(1)?.parse().ok()?, body))
 }
 
 /// Connections are bounded: past `--max-connections` a new one is answered

@@ -4,6 +4,8 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
+pub mod http;
+
 pub fn asof() -> Command {
     let mut cmd = Command::cargo_bin("asof").expect("the asof binary is built");
     cmd.env("NO_COLOR", "1").env_remove("RUST_BACKTRACE");

@@ -1,0 +1,26 @@
+//! The client's side of HTTP/1.1 that the serve tests and the serve bench
+//! share (benches/common includes this file).
+
+use std::io::{BufRead, Read};
+use std::net::TcpStream;
+
+/// Reads one answer from a kept-alive connection: its status and its body
+/// (by `Content-Length`, as `asof serve` answers).
+pub fn read_answer(stream: &mut std::io::BufReader<TcpStream>) -> Option<(u16, Vec<u8>)> {
+    let mut status = String::new();
+    stream.read_line(&mut status).ok()?;
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        stream.read_line(&mut line).ok()?;
+        if line == "\r\n" || line.is_empty() {
+            break;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().ok()?;
+        }
+    }
+    let mut body = vec![0u8; length];
+    stream.read_exact(&mut body).ok()?;
+    Some((status.split_whitespace().nth(1)?.parse().ok()?, body))
+}

@@ -24,6 +24,15 @@ fn token_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/')
 }
 
+/// The first `n` characters of `text` (all of it when it is shorter): a
+/// summary's prefix, borrowed.
+pub fn first_chars(text: &str, n: usize) -> &str {
+    match text.char_indices().nth(n) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
+}
+
 /// `text` with its newlines shown as `⏎` and tabs and other control
 /// characters as spaces: what a one-line cell shows.
 pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
@@ -246,6 +255,16 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The prefix is the first `n` characters, whatever they are.
+        #[test]
+        fn first_chars_are_the_first_characters(text in ".*", n in 0usize..40) {
+            let taken: String = text.chars().take(n).collect();
+            prop_assert_eq!(super::first_chars(&text, n), taken.as_str());
+        }
+    }
 
     #[test]
     fn a_fence_is_longer_than_any_run_of_backticks_inside() {

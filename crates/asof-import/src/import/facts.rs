@@ -365,7 +365,7 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
             observed_until: None,
             recorded_at: RawTime::at(*t),
             reliability: None,
-            summary: (*s).chars().take(500).collect(),
+            summary: crate::text::first_chars(s, 500).to_owned(),
             content: (s.chars().count() > 500).then(|| (*s).to_owned()),
         }));
         origins.push(Location::record("row", (*row).max(0) as usize));

@@ -524,7 +524,7 @@ fn episode_events(
             recorded_at: RawTime::at(s.recorded),
             reliability: None,
             content: ep.and_then(|e| e.content.clone()).filter(|c| !c.is_empty()),
-            summary: summary.chars().take(500).collect(),
+            summary: crate::text::first_chars(&summary, 500).to_owned(),
         }));
         origins.push(Location::record("edge", 0));
     }

@@ -100,7 +100,8 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
     );
     let _ = out.flush();
     // The store follows the archive, on a thread of its own.
-    let store_state = Arc::new(Mutex::new(String::from("waiting for the first request")));
+    // The store's events and the archive bytes it applied, after each batch.
+    let store_state: Arc<Mutex<Option<(usize, u64)>>> = Arc::new(Mutex::new(None));
     let stopping = Arc::new(AtomicBool::new(false));
     let follower = {
         let trace = TraceArgs {
@@ -112,10 +113,7 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
         std::thread::spawn(move || {
             super::follow::run(&archive_path, &db, false, POLL, &trace, |batch| {
                 if let Ok(mut s) = state.lock() {
-                    *s = format!(
-                        "store: {} events (archive line {})",
-                        batch.total, batch.line
-                    );
+                    *s = (batch.line > 0).then_some((batch.total, batch.offset));
                 }
                 !stopping.load(Ordering::SeqCst)
             })
@@ -128,14 +126,19 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
         if status {
             let s = &running.stats;
+            let now = Status {
+                requests: s.requests.load(Ordering::Relaxed),
+                items: s.items.load(Ordering::Relaxed),
+                rejected: s.rejected.load(Ordering::Relaxed),
+                refused: s.refused.load(Ordering::Relaxed),
+                archive_bytes: s.archive_bytes.load(Ordering::Relaxed),
+                store: store_state.lock().map(|s| *s).unwrap_or_default(),
+            };
+            // Kept to one row, or each refresh would leave the wrapped rest.
+            let columns = crate::tui::terminal_columns().unwrap_or(80);
             eprint!(
-                "\r\x1b[2K{} requests · {} spans and records · {} rejected · {} refused · archive {:.1} MB · {}",
-                s.requests.load(Ordering::Relaxed),
-                s.items.load(Ordering::Relaxed),
-                s.rejected.load(Ordering::Relaxed),
-                s.refused.load(Ordering::Relaxed),
-                s.archive_bytes.load(Ordering::Relaxed) as f64 / 1e6,
-                store_state.lock().map(|s| s.clone()).unwrap_or_default()
+                "\r\x1b[2K{}",
+                crate::text::cut(&now.line(), columns.saturating_sub(1))
             );
         }
         std::thread::sleep(std::time::Duration::from_millis(500));
@@ -152,6 +155,44 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
     }
 }
 
+/// What `serve`'s status line says, read at one moment.
+struct Status {
+    requests: u64,
+    items: u64,
+    rejected: u64,
+    refused: u64,
+    archive_bytes: u64,
+    /// The store's events and the archive bytes it has applied (`None`:
+    /// nothing applied yet).
+    store: Option<(usize, u64)>,
+}
+
+impl Status {
+    /// One line: how far the store is behind the archive (the delay grows
+    /// with the run: design.md §7), then what was received — in that
+    /// order, so a narrow terminal's cut keeps the store.
+    fn line(&self) -> String {
+        let store = match self.store {
+            None => "store: waiting for the first request".to_owned(),
+            Some((events, applied)) if applied >= self.archive_bytes => {
+                format!("store: {events} events, up to date")
+            }
+            Some((events, applied)) => format!(
+                "store: {events} events, {:.1} MB of the archive behind",
+                (self.archive_bytes - applied) as f64 / 1e6
+            ),
+        };
+        format!(
+            "{store} · {} requests · {} spans and records · {} rejected · {} refused · archive {:.1} MB",
+            self.requests,
+            self.items,
+            self.rejected,
+            self.refused,
+            self.archive_bytes as f64 / 1e6,
+        )
+    }
+}
+
 /// `--listen`: an address and port (`127.0.0.1:4318`, `[::1]:4318`,
 /// `localhost:4318`).
 fn address(text: &str) -> Result<SocketAddr, CliError> {
@@ -163,4 +204,50 @@ fn address(text: &str) -> Result<SocketAddr, CliError> {
                 "--listen {text}: not an address and port (e.g. 127.0.0.1:4318)"
             ))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Status;
+
+    fn status(archive_bytes: u64, store: Option<(usize, u64)>) -> String {
+        Status {
+            requests: 12,
+            items: 2400,
+            rejected: 3,
+            refused: 1,
+            archive_bytes,
+            store,
+        }
+        .line()
+    }
+
+    /// The status line says how far the store is behind the archive, and
+    /// that it is up to date once it applied every byte.
+    #[test]
+    fn the_status_line_says_how_far_the_store_is_behind() {
+        assert_eq!(
+            status(5_000_000, None),
+            "store: waiting for the first request · 12 requests · 2400 spans and records · 3 rejected · 1 refused · archive 5.0 MB"
+        );
+        assert_eq!(
+            status(5_000_000, Some((900, 3_700_000))),
+            "store: 900 events, 1.3 MB of the archive behind · 12 requests · 2400 spans and records · 3 rejected · 1 refused · archive 5.0 MB"
+        );
+        assert!(
+            status(5_000_000, Some((1200, 5_000_000)))
+                .starts_with("store: 1200 events, up to date · ")
+        );
+        // Cut to a narrow terminal, the store's part stays, and no number
+        // is cut into another.
+        let cut = crate::text::cut(&status(5_000_000, Some((900, 3_700_000))), 79);
+        assert!(
+            cut.starts_with("store: 900 events, 1.3 MB of the archive behind · "),
+            "{cut}"
+        );
+        assert!(
+            cut.ends_with('…') && crate::text::width(&cut) <= 79,
+            "{cut}"
+        );
+    }
 }

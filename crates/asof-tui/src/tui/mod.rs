@@ -34,6 +34,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
+/// The width of the terminal standard error is on, in columns, when there is
+/// one (a status line kept on one row is cut to it).
+pub fn terminal_columns() -> Option<usize> {
+    ratatui::crossterm::terminal::size()
+        .ok()
+        .map(|(columns, _)| usize::from(columns))
+}
+
 /// What arrives on the loop's channel.
 #[derive(Debug)]
 pub enum Msg {

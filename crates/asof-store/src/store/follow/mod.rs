@@ -47,6 +47,8 @@ pub struct Batch {
     pub total: usize,
     /// The last line read.
     pub line: usize,
+    /// Bytes of the file applied (up to the end of the last line read).
+    pub offset: u64,
     /// Lines this batch read.
     pub lines: usize,
     /// Records the conversion of a trace left out, in all (0 for a dataset).
@@ -122,6 +124,7 @@ pub fn follow(
             events,
             total: events,
             line: lines,
+            offset: position.offset,
             lines,
             ..Batch::default()
         });
@@ -145,6 +148,7 @@ pub fn follow(
     let mut batch = Batch {
         total: f.events,
         line: f.position.line,
+        offset: f.position.offset,
         ..Batch::default()
     };
     loop {
@@ -480,6 +484,7 @@ impl<'a> Follower<'a> {
             events,
             total: self.events,
             line: self.position.line,
+            offset: self.position.offset,
             lines,
             skipped: 0,
             replayed,

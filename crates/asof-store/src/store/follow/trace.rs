@@ -323,6 +323,7 @@ impl<'a> Rewriter<'a> {
             events,
             total: self.events(),
             line: self.position.line,
+            offset: self.position.offset,
             lines,
             skipped: self.skipped,
             replayed: false,

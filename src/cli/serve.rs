@@ -177,10 +177,16 @@ impl Status {
             Some((events, applied)) if applied >= self.archive_bytes => {
                 format!("store: {events} events, up to date")
             }
-            Some((events, applied)) => format!(
-                "store: {events} events, {:.1} MB of the archive behind",
-                (self.archive_bytes - applied) as f64 / 1e6
-            ),
+            Some((events, applied)) => {
+                let behind = self.archive_bytes - applied;
+                // Never "0.0 MB behind": under a megabyte, in kB, rounded up.
+                let behind = if behind < 1_000_000 {
+                    format!("{} kB", behind.div_ceil(1000))
+                } else {
+                    format!("{:.1} MB", behind as f64 / 1e6)
+                };
+                format!("store: {events} events, {behind} of the archive behind")
+            }
         };
         format!(
             "{store} · {} requests · {} spans and records · {} rejected · {} refused · archive {:.1} MB",
@@ -233,6 +239,10 @@ mod tests {
         assert_eq!(
             status(5_000_000, Some((900, 3_700_000))),
             "store: 900 events, 1.3 MB of the archive behind · 12 requests · 2400 spans and records · 3 rejected · 1 refused · archive 5.0 MB"
+        );
+        assert!(
+            status(5_000_000, Some((900, 4_999_990)))
+                .starts_with("store: 900 events, 1 kB of the archive behind · ")
         );
         assert!(
             status(5_000_000, Some((1200, 5_000_000)))

@@ -372,7 +372,8 @@ struct Run<'s> {
     /// Each trace's number, by id.
     traces: HashMap<&'s str, u32>,
     agents: Vec<&'s str>,
-    trace_start: HashMap<&'s str, Micros>,
+    /// Each trace's first start, by its number.
+    trace_start: Vec<Micros>,
     calls: Vec<usize>,
     tools: Vec<usize>,
     /// By (trace, call id).
@@ -383,15 +384,15 @@ impl<'s> Run<'s> {
     /// Pass 2.
     fn new(spans: &'s [SpanRec], options: &'s Options, report: &mut ImportReport) -> Run<'s> {
         let mut traces: HashMap<&str, u32> = HashMap::new();
-        let mut starts: Vec<Micros> = Vec::new();
+        let mut trace_start: Vec<Micros> = Vec::new();
         let trace_of: Vec<u32> = spans
             .iter()
             .map(|s| {
                 let next = traces.len() as u32;
                 let t = *traces.entry(s.trace.as_str()).or_insert(next);
-                match starts.get_mut(t as usize) {
+                match trace_start.get_mut(t as usize) {
                     Some(start) => *start = (*start).min(s.start),
-                    None => starts.push(s.start),
+                    None => trace_start.push(s.start),
                 }
                 t
             })
@@ -402,10 +403,6 @@ impl<'s> Run<'s> {
             .map(|(i, s)| ((trace_of[i], s.id.as_str()), i))
             .collect();
         let agents = agents_of(spans, &trace_of, &by_id, options, report);
-        let trace_start: HashMap<&str, Micros> = traces
-            .iter()
-            .map(|(&trace, &t)| (trace, starts[t as usize]))
-            .collect();
         let mut calls: Vec<usize> = (0..spans.len())
             .filter(|&i| matches!(spans[i].role, Role::Call { .. }))
             .collect();

@@ -397,7 +397,7 @@ pub(super) fn said_events(
                     report
                         .defaults
                         .bump("beliefs without valid_from: the trace's start");
-                    run.trace_start[s.trace.as_str()]
+                    run.trace_start[run.traces[s.trace.as_str()] as usize]
                 }
                 ValidFrom::At(t) => {
                     report

@@ -181,11 +181,8 @@ impl Replayed {
         let mut scrub = match (&rewritten, self.scrub.take()) {
             // Stored events written again: their marks, and what was
             // replayed again, taken again.
-            (Rewritten::Kept, Some(growing)) if let Some(r) = &rewrote => {
-                growing.rewritten(tx, &self.header, None, r)?
-            }
-            (Rewritten::Since(from), Some(growing)) if let Some(r) = &rewrote => {
-                growing.rewritten(tx, &self.header, Some(*from), r)?
+            (Rewritten::Kept | Rewritten::Since(_), Some(growing)) if let Some(r) = &rewrote => {
+                growing.rewritten(tx, &self.header, since, r)?
             }
             (Rewritten::Kept, Some(growing)) => growing.grow(tx, &self.header, None)?,
             (Rewritten::Since(from), Some(growing)) if appends => {

@@ -65,7 +65,7 @@ fn send(stream: &mut std::io::BufReader<TcpStream>, addr: &str, body: &[u8]) -> 
     let s = stream.get_mut();
     s.write_all(head.as_bytes()).ok()?;
     s.write_all(body).ok()?;
-    common::http::read_answer(stream).map(|(status, _)| status)
+    common::serve::read_answer(stream).map(|(status, _)| status)
 }
 
 /// Sends `range` of `all` from four exporters, each on a kept-alive
@@ -181,7 +181,7 @@ fn main() {
             }
         })
     };
-    let applied_lines = || applied_lines_of(&db);
+    let applied_lines = || common::serve::applied_lines(&db).unwrap_or(0);
     // The prefill: sent, then applied.
     let (prefilled, _, _) = send_all(&all, 0..prefill_requests, &addr, None, None);
     let caught_up = Instant::now();
@@ -206,7 +206,7 @@ fn main() {
                 let now = watch.version().ok();
                 if now != seen {
                     seen = now;
-                    let lines = applied_lines_of(&db);
+                    let lines = common::serve::applied_lines(&db).unwrap_or(0);
                     if asof::store::Store::open(&db)
                         .and_then(asof::query::timeline::Timeline::load)
                         .is_ok()
@@ -279,22 +279,6 @@ fn main() {
         }))
         .expect("json")
     );
-}
-
-/// The follow position the store records: lines of the archive applied.
-fn applied_lines_of(db: &std::path::Path) -> u64 {
-    rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .ok()
-        .and_then(|conn| {
-            conn.query_row(
-                "SELECT value FROM meta WHERE key = 'follow_lines'",
-                [],
-                |r| r.get::<_, String>(0),
-            )
-            .ok()
-        })
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
 }
 
 /// For each acknowledged request (the k-th is at most archive line

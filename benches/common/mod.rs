@@ -1,8 +1,8 @@
 //! What the benchmark binaries share.
 
-#[path = "../../tests/integration/common/http.rs"]
+#[path = "../../tests/integration/common/serve.rs"]
 #[allow(dead_code)]
-pub mod http;
+pub mod serve;
 
 /// The number after `name` on the command line (`--events 1000000`), else `default`.
 pub fn arg(name: &str, default: u64) -> u64 {

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::http::read_answer;
+use common::serve::{applied_lines, read_answer};
 use common::{asof, stdout_json};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use prost::Message;
@@ -128,20 +128,8 @@ fn caught_up(db: &Path, lines: usize) {
         let have = std::fs::read_to_string(&archive)
             .map(|t| t.lines().count())
             .unwrap_or(0);
-        // Read-only: opening must not create the store before serve does.
-        let applied =
-            rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-                .ok()
-                .and_then(|c| {
-                    c.query_row(
-                        "SELECT value FROM meta WHERE key = 'follow_lines'",
-                        [],
-                        |r| r.get::<_, String>(0),
-                    )
-                    .ok()
-                })
-                .and_then(|v| v.parse::<usize>().ok());
-        if out.status.success() && have == lines && applied == Some(lines) {
+        let applied = applied_lines(db);
+        if out.status.success() && have == lines && applied == Some(lines as u64) {
             return;
         }
         assert!(

@@ -4,7 +4,7 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-pub mod http;
+pub mod serve;
 
 pub fn asof() -> Command {
     let mut cmd = Command::cargo_bin("asof").expect("the asof binary is built");

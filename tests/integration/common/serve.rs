@@ -1,8 +1,25 @@
-//! The client's side of HTTP/1.1 that the serve tests and the serve bench
-//! share (benches/common includes this file).
+//! What the serve tests and the serve bench share (benches/common includes
+//! this file): the client's side of HTTP/1.1, and how far a store follows
+//! its archive.
 
 use std::io::{BufRead, Read};
 use std::net::TcpStream;
+use std::path::Path;
+
+/// The archive lines the store at `db` has applied (its follow position),
+/// read without creating the store (`None` before `serve` made it).
+pub fn applied_lines(db: &Path) -> Option<u64> {
+    rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .ok()?
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'follow_lines'",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .ok()?
+        .parse()
+        .ok()
+}
 
 /// Reads one answer from a kept-alive connection: its status and its body
 /// (by `Content-Length`, as `asof serve` answers).

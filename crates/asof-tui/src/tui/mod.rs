@@ -34,8 +34,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
-/// The width of the terminal standard error is on, in columns, when there is
-/// one (a status line kept on one row is cut to it).
+/// The width of the process's terminal in columns, when it has one (a
+/// status line kept on one row is cut to it; with none, the caller assumes
+/// a width).
 pub fn terminal_columns() -> Option<usize> {
     ratatui::crossterm::terminal::size()
         .ok()

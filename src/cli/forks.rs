@@ -347,8 +347,8 @@ fn print(
                         topic.clone(),
                         time::format(w.from),
                         time::format(w.to),
-                        w.parent.clone().unwrap_or_else(|| "(none)".into()),
-                        w.fork.clone().unwrap_or_else(|| "(none)".into()),
+                        w.a.clone().unwrap_or_else(|| "(none)".into()),
+                        w.b.clone().unwrap_or_else(|| "(none)".into()),
                     ]);
                 }
             }

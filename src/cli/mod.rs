@@ -3,6 +3,7 @@
 //! [`OutputFormat`] so table, JSON and Markdown stay in step.
 
 mod ask;
+mod compare;
 mod export;
 mod follow;
 mod forks;
@@ -148,6 +149,9 @@ pub enum Command {
     Diff(forks::DiffArgs),
     /// Rank every evidence item by what removing it would change (misleading first).
     Influence(forks::InfluenceArgs),
+    /// Compare two runs of one incident: where they parted, what each had seen that
+    /// the other had not, and which reached the truth first.
+    Compare(compare::CompareArgs),
     /// Read an existing agent memory (Graphiti edges, a facts table) or an agent's
     /// OpenTelemetry trace into a new store, with a summary of what it assumed.
     #[command(subcommand)]
@@ -430,6 +434,7 @@ impl Command {
             Command::Fork(a) => vec![source(&a.source)],
             Command::Diff(a) => vec![a.parent.display().to_string(), a.fork.display().to_string()],
             Command::Influence(a) => vec![source(&a.source)],
+            Command::Compare(a) => vec![a.a.display().to_string(), a.b.display().to_string()],
             Command::Export(a) => vec![source(&a.source)],
             Command::Ask(a) => vec![a.source().unwrap_or("demo").to_owned()],
             Command::Load(_)
@@ -462,6 +467,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         Some(Command::Fork(args)) => forks::fork_command(args, &mut out),
         Some(Command::Diff(args)) => forks::diff_command(args, &mut out),
         Some(Command::Influence(args)) => forks::influence_command(args, &mut out),
+        Some(Command::Compare(args)) => compare::run(args, &mut out),
         Some(Command::Import(command)) => import::run(command, &mut out),
         Some(Command::Serve(args)) => serve::run(args, &mut out),
         Some(Command::Export(args)) => export::run(args, &mut out),

@@ -9,6 +9,7 @@ mod common;
 mod architecture;
 mod ask;
 mod cli;
+mod compare;
 mod completions;
 mod datasets;
 mod export;

@@ -10,6 +10,7 @@
 //! and nothing in replay is quadratic in the number of events.
 
 pub mod answers;
+pub mod compare;
 pub mod quality;
 use crate::model::{
     Assertion, Cardinality, CloseKind, Closure, Event, EventBody, Header, IdMap, Name, Names,

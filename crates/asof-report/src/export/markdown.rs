@@ -600,8 +600,8 @@ fn lineage(w: &mut String, store: &Store, prov: &Provenance) -> Result<(), Expor
                 topic.clone(),
                 time::format(win.from),
                 time::format_opt(win.to).unwrap_or_else(|| "—".into()),
-                win.parent.clone().unwrap_or_else(|| "(none)".into()),
-                win.fork.clone().unwrap_or_else(|| "(none)".into()),
+                win.a.clone().unwrap_or_else(|| "(none)".into()),
+                win.b.clone().unwrap_or_else(|| "(none)".into()),
             ]);
         }
     }

@@ -3,6 +3,7 @@
 //! and a topic's valid × recorded plane as a standalone SVG.
 //! Both are built from the same queries the CLI and TUI use.
 
+pub mod compare;
 pub mod html;
 pub mod markdown;
 pub mod provenance;

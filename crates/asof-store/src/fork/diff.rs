@@ -1,63 +1,16 @@
 //! Comparing a parent and a fork (design.md §5): divergence windows of `answer` per
-//! (agent, topic), and per resolved topic when each converged on the truth.
+//! (agent, topic), and per resolved topic when each converged on the truth —
+//! two runs compared on one clock, through the compare of two runs
+//! (`engine::compare::pair`), over the parent's span.
 
 pub use crate::engine::answers::{Steps, Truth, answers_of, steps_of, truth, value_at};
+use crate::engine::compare;
+pub use crate::engine::compare::{Window, divergence};
 use crate::model::{Header, Version};
 use crate::store::{Store, StoreError};
 use crate::time::{Micros, OPEN};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Window {
-    pub from: Micros,
-    /// `OPEN` when the answers never agree again.
-    pub to: Micros,
-    pub parent: Option<String>,
-    pub fork: Option<String>,
-}
-
-/// Recorded intervals where the two answers differ (an absent answer counts).
-pub fn divergence(parent: &Steps, fork: &Steps) -> Vec<Window> {
-    let mut points: Vec<Micros> = parent.iter().chain(fork).map(|s| s.0).collect();
-    points.sort_unstable();
-    points.dedup();
-    let mut windows: Vec<Window> = Vec::new();
-    let mut open: Option<Window> = None;
-    for t in points {
-        let (p, f) = (value_at(parent, t), value_at(fork, t));
-        match (&mut open, p == f) {
-            (Some(w), true) => {
-                w.to = t;
-                windows.extend(open.take());
-            }
-            (Some(w), false) => {
-                // Still different; a change of values starts a new window.
-                if w.parent.as_deref() != p || w.fork.as_deref() != f {
-                    w.to = t;
-                    windows.extend(open.take());
-                    open = Some(Window {
-                        from: t,
-                        to: OPEN,
-                        parent: p.map(str::to_owned),
-                        fork: f.map(str::to_owned),
-                    });
-                }
-            }
-            (None, false) => {
-                open = Some(Window {
-                    from: t,
-                    to: OPEN,
-                    parent: p.map(str::to_owned),
-                    fork: f.map(str::to_owned),
-                })
-            }
-            (None, true) => {}
-        }
-    }
-    windows.extend(open);
-    windows
-}
 
 /// A whole comparison, as `asof diff` prints it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -147,16 +100,13 @@ pub fn compare_answers(
     };
     for pair in pairs {
         let (p, f) = (a.get(pair).unwrap_or(&empty), b.get(pair).unwrap_or(&empty));
-        let windows = divergence(p, f);
+        let resolution = resolutions.get(pair.1.as_str()).copied();
+        let (windows, tp, tf) = compare::pair(p, f, (resolution, resolution), (span, span));
         if !windows.is_empty() {
             diff.divergence.push((pair.clone(), windows));
         }
-        if let Some(&resolution) = resolutions.get(pair.1.as_str()) {
-            diff.truth.push((
-                pair.clone(),
-                truth(p, resolution, span),
-                truth(f, resolution, span),
-            ));
+        if let (Some(tp), Some(tf)) = (tp, tf) {
+            diff.truth.push((pair.clone(), tp, tf));
         }
     }
     diff
@@ -200,8 +150,8 @@ pub fn json(
             "windows": ws.iter().map(|w| json!({
                 "from": instant(w.from),
                 "to": if w.to == OPEN { Value::Null } else { instant(w.to) },
-                "parent": w.parent,
-                "fork": w.fork,
+                "parent": w.a,
+                "fork": w.b,
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "truth": d.truth.iter().map(|((agent, topic), p, f)| json!({
@@ -229,14 +179,14 @@ mod tests {
                 Window {
                     from: 20,
                     to: 30,
-                    parent: Some("b".into()),
-                    fork: Some("a".into())
+                    a: Some("b".into()),
+                    b: Some("a".into())
                 },
                 Window {
                     from: 30,
                     to: 40,
-                    parent: Some("b".into()),
-                    fork: Some("c".into())
+                    a: Some("b".into()),
+                    b: Some("c".into())
                 },
             ]
         );
@@ -246,8 +196,8 @@ mod tests {
             vec![Window {
                 from: 5,
                 to: OPEN,
-                parent: Some("x".into()),
-                fork: None
+                a: Some("x".into()),
+                b: None
             }]
         );
     }

@@ -1,0 +1,144 @@
+//! `asof compare A B`: two runs of one incident side by side (design.md §5,
+//! "Two runs") — where they parted, what each had seen that the other had
+//! not, and which reached the truth first.
+
+use super::{CliError, source};
+use crate::engine::answers::answers_of;
+use crate::engine::compare::{self, Align, Maps, Run};
+use crate::export::compare as written;
+use clap::{Args, ValueEnum};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AlignArg {
+    /// Each run's time since its first event (the default when either is a trace).
+    Start,
+    /// Recorded time as recorded (the default otherwise; a fork and its parent).
+    Absolute,
+    /// The n-th assertion of each run on a topic.
+    Step,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    Table,
+    Json,
+    Md,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Run A: a store, a dataset, an OTLP trace, or `demo`.
+    pub a: PathBuf,
+    /// Run B: a store, a dataset, an OTLP trace, or `demo`.
+    pub b: PathBuf,
+    /// The clock the runs are set side by side on.
+    #[arg(long, value_enum)]
+    pub align: Option<AlignArg>,
+    /// A's topics as B names them: `a=b,…` (others match by id).
+    #[arg(long, value_name = "A=B,…")]
+    pub topic_map: Option<String>,
+    /// A's agents as B names them: `a=b,…` (default: by id, or the only agent of each run).
+    #[arg(long, value_name = "A=B,…")]
+    pub agent_map: Option<String>,
+    /// The true claim of topics (A's ids): `topic=claim,…`; otherwise a run's resolution.
+    #[arg(long, value_name = "TOPIC=CLAIM,…")]
+    pub truth: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
+    pub format: CompareFormat,
+    /// The file to write (default: standard output). Written atomically.
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+}
+
+/// `a=b,c=d` as pairs; `what` names the option in the error.
+fn pairs(what: &str, text: &str) -> Result<BTreeMap<String, String>, CliError> {
+    let mut map = BTreeMap::new();
+    for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        match item.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
+                map.insert(k.trim().to_owned(), v.trim().to_owned());
+            }
+            _ => {
+                return Err(CliError::Input(format!(
+                    "{what} {text}: `{item}` is not NAME=NAME; give pairs separated by commas"
+                )));
+            }
+        }
+    }
+    Ok(map)
+}
+
+/// Refuses a name that is not one of `known` (a run's topics or agents).
+fn known(what: &str, run: &str, kind: &str, name: &str, known: &[String]) -> Result<(), CliError> {
+    if known.iter().any(|k| k == name) {
+        return Ok(());
+    }
+    Err(CliError::Input(format!(
+        "{what}: run {run} has no {kind} {name}; its {kind}s are: {}",
+        known.join(", ")
+    )))
+}
+
+fn open(path: &Path) -> Result<crate::store::Store, CliError> {
+    source::open((path.as_os_str() != "demo").then_some(path))
+}
+
+pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let (store_a, store_b) = (open(&args.a)?, open(&args.b)?);
+    let (log_a, log_b) = (store_a.log()?, store_b.log()?);
+    let run_a = Run::of(&log_a, answers_of(store_a.versions()?.iter()));
+    let run_b = Run::of(&log_b, answers_of(store_b.versions()?.iter()));
+    let maps = Maps {
+        topics: pairs("--topic-map", args.topic_map.as_deref().unwrap_or(""))?,
+        agents: pairs("--agent-map", args.agent_map.as_deref().unwrap_or(""))?,
+    };
+    for (x, y) in &maps.topics {
+        known("--topic-map", "A", "topic", x, &run_a.topics)?;
+        known("--topic-map", "B", "topic", y, &run_b.topics)?;
+    }
+    for (x, y) in &maps.agents {
+        known("--agent-map", "A", "agent", x, &run_a.agents)?;
+        known("--agent-map", "B", "agent", y, &run_b.agents)?;
+    }
+    let truth = pairs("--truth", args.truth.as_deref().unwrap_or(""))?;
+    for topic in truth.keys() {
+        known("--truth", "A", "topic", topic, &run_a.topics)?;
+    }
+    let align = match args.align {
+        Some(AlignArg::Start) => Align::Start,
+        Some(AlignArg::Absolute) => Align::Absolute,
+        Some(AlignArg::Step) => Align::Step,
+        None if source::is_otlp(&args.a) || source::is_otlp(&args.b) => Align::Start,
+        None => Align::Absolute,
+    };
+    let compared = compare::compare(&run_a, &run_b, align, &maps, &truth);
+    let (la, lb) = (store_a.label(), store_b.label());
+    let text = match args.format {
+        CompareFormat::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&written::json(la, lb, &compared))
+                .map_err(|e| CliError::Runtime(e.to_string()))?
+        ),
+        CompareFormat::Table | CompareFormat::Md => written::text(
+            la,
+            lb,
+            &compared,
+            &run_a,
+            &run_b,
+            args.format == CompareFormat::Md,
+        ),
+    };
+    match &args.output {
+        None => out.write_all(text.as_bytes())?,
+        Some(path) => {
+            crate::export::write_shared(path, &text)
+                .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))?;
+            writeln!(out, "wrote {}", path.display())?;
+        }
+    }
+    Ok(())
+}

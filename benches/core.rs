@@ -467,6 +467,38 @@ fn main() {
         "otlp-process.db",
     );
     let import_process = median(&import_process);
+    // `asof compare` of this store with a second run of as many events
+    // (another seed), as a process: §18's two 100k-event runs.
+    let second = dir.path().join("second.jsonl");
+    generate(
+        GenConfig {
+            events,
+            topics,
+            agents,
+            seed: 2,
+        },
+        &mut BufWriter::new(std::fs::File::create(&second).expect("create dataset")),
+    )
+    .expect("generate");
+    let second_db = dir.path().join("second.db");
+    run(&[
+        "load".as_ref(),
+        second.as_os_str(),
+        "--db".as_ref(),
+        second_db.as_os_str(),
+    ]);
+    let compare_as = |format: &str| -> Vec<Duration> {
+        let args = [
+            "compare".as_ref(),
+            db.as_os_str(),
+            second_db.as_os_str(),
+            "--format".as_ref(),
+            format.as_ref(),
+        ];
+        run(&args);
+        (0..3).map(|_| run(&args)).collect()
+    };
+    let (compare_json, compare_table) = (compare_as("json"), compare_as("table"));
     let history = big_trace_import(dir.path(), asof_bin, arg("--otlp-history-mb", 1100));
 
     let mut report = json!({
@@ -523,6 +555,8 @@ fn main() {
             "fork_runs_ms": fork_process.iter().map(|d| ms(*d)).collect::<Vec<_>>(),
             "import_otlp_ms": ms(import_process),
             "import_otlp_spans_per_s": (spans_read as f64 / import_process.as_secs_f64()).round(),
+            "compare_two_runs_json_ms": ms(median(&compare_json)),
+            "compare_two_runs_table_ms": ms(median(&compare_table)),
         },
         "import_otlp_history": history,
         "peak_rss_mb": peak_rss_mb(),
@@ -559,7 +593,14 @@ fn targets(r: &serde_json::Value) -> Vec<serde_json::Value> {
     };
     let bare = at("load.bare_insert_ms");
     // (what, report path, bound, at most (true) or at least, the targets' section of design.md)
-    let spec: [(&str, &str, f64, bool, &str); 16] = [
+    let spec: [(&str, &str, f64, bool, &str); 17] = [
+        (
+            "compare two runs, JSON (ms)",
+            "processes.compare_two_runs_json_ms",
+            1000.0,
+            true,
+            "§18",
+        ),
         ("load (ms)", "load.total_ms", 8000.0, true, "§9"),
         (
             "load over the bare insert",

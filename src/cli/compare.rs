@@ -3,9 +3,11 @@
 //! not, and which reached the truth first.
 
 use super::{CliError, source};
-use crate::engine::answers::answers_of;
+use crate::engine::answers::{Steps, answers_of};
 use crate::engine::compare::{self, Align, Maps, Run};
 use crate::export::compare as written;
+use crate::model::Dataset;
+use crate::store::Store;
 use clap::{Args, ValueEnum};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -83,15 +85,28 @@ fn known(what: &str, run: &str, kind: &str, name: &str, known: &[String]) -> Res
     )))
 }
 
-fn open(path: &Path) -> Result<crate::store::Store, CliError> {
-    source::open((path.as_os_str() != "demo").then_some(path))
+/// Each (agent, topic)'s answers over recorded time.
+type Answers = BTreeMap<(String, String), Steps>;
+
+/// A run's store (`demo`: the bundled demo), its log, and its answers.
+fn read(path: &Path) -> Result<(Store, Dataset, Answers), CliError> {
+    let store = source::open((path.as_os_str() != "demo").then_some(path))?;
+    let log = store.log()?;
+    let answers = answers_of(store.versions()?.iter());
+    Ok((store, log, answers))
 }
 
 pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let (store_a, store_b) = (open(&args.a)?, open(&args.b)?);
-    let (log_a, log_b) = (store_a.log()?, store_b.log()?);
-    let run_a = Run::of(&log_a, answers_of(store_a.versions()?.iter()));
-    let run_b = Run::of(&log_b, answers_of(store_b.versions()?.iter()));
+    // The two runs are read at once, one on each core.
+    let (read_a, read_b) = std::thread::scope(|scope| {
+        let b = scope.spawn(|| read(&args.b));
+        (read(&args.a), b.join())
+    });
+    let (store_a, log_a, answers_a) = read_a?;
+    let (store_b, log_b, answers_b) =
+        read_b.map_err(|_| CliError::Runtime("reading run B failed".to_owned()))??;
+    let run_a = Run::of(&log_a, answers_a);
+    let run_b = Run::of(&log_b, answers_b);
     let maps = Maps {
         topics: pairs("--topic-map", args.topic_map.as_deref().unwrap_or(""))?,
         agents: pairs("--agent-map", args.agent_map.as_deref().unwrap_or(""))?,

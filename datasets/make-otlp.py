@@ -16,7 +16,8 @@ written as OTLP/JSON two ways:
 * with protobuf's generic JSON mapping (json_format): ids in base64, enums by
   name; one pretty-printed object.
 
-Writes datasets/sre-agent.otlp.jsonl (the bundled example) and the test
+Writes datasets/sre-agent.otlp.jsonl (the bundled example), its rerun by
+another model (datasets/sre-agent-rerun.otlp.jsonl, for `asof compare`) and the test
 fixtures in tests/fixtures/otlp/. The attributes follow each convention as its
 instrumentations write them: the OpenTelemetry GenAI semantic conventions
 (current message parts, and the older span-event form), OpenInference and
@@ -744,21 +745,24 @@ SRE_STEPS = [
 ]
 
 
-def sre_run():
-    tp, exporter = provider(0x5E, "sre-agent")
+def sre_run(seed=0x5E, steps=SRE_STEPS, model=("gpt-4.1", "gpt-4.1-2025-04-14"), start="02:14:00", end="02:20:17", tag="sre"):
+    """The SRE agent's run: `steps` (as SRE_STEPS), by `model` (requested,
+    answered), its agent span from `start` to `end` on the incident's day."""
+    tp, exporter = provider(seed, "sre-agent")
     tracer = tp.get_tracer("sre_agent", "1.4.0")
     from opentelemetry import trace
 
     day = "2026-04-14T"
-    agent = tracer.start_span("invoke_agent sre-agent", start_time=ns(day + "02:14:00Z"), attributes={
+    requested, answered = model
+    agent = tracer.start_span("invoke_agent sre-agent", start_time=ns(day + start + "Z"), attributes={
         "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "sre-agent", "gen_ai.agent.id": "agent_sre_01",
         "gen_ai.agent.description": "On-call SRE agent for the checkout platform", "gen_ai.provider.name": "openai",
-        "gen_ai.request.model": "gpt-4.1"})
+        "gen_ai.request.model": requested})
     ctx = trace.set_span_in_context(agent)
     history = [{"role": "user", "parts": [{"type": "text", "content": SRE_PAGE}]}]
     system = json.dumps([{"type": "text", "content": SRE_SYSTEM}])
     tokens = 900
-    for n, (start, end, reasoning, text, calls) in enumerate(SRE_STEPS):
+    for n, (call_start, call_end, reasoning, text, calls) in enumerate(steps):
         parts = []
         if reasoning:
             parts.append({"type": "reasoning", "content": reasoning})
@@ -768,18 +772,18 @@ def sre_run():
             parts.append({"type": "tool_call", "id": cid, "name": name, "arguments": args})
         output = [{"role": "assistant", "parts": parts, "finish_reason": "tool_call" if calls else "stop"}]
         tokens += 180 + 40 * n
-        chat = tracer.start_span("chat gpt-4.1", context=ctx, kind=SpanKind.CLIENT, start_time=ns(day + start + "Z"), attributes={
-            "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4.1",
-            "gen_ai.request.temperature": 0.2, "gen_ai.response.model": "gpt-4.1-2025-04-14",
-            "gen_ai.response.id": f"chatcmpl-sre{n:03d}", "gen_ai.usage.input_tokens": tokens, "gen_ai.usage.output_tokens": 60 + 9 * len(parts),
+        chat = tracer.start_span(f"chat {requested}", context=ctx, kind=SpanKind.CLIENT, start_time=ns(day + call_start + "Z"), attributes={
+            "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": requested,
+            "gen_ai.request.temperature": 0.2, "gen_ai.response.model": answered,
+            "gen_ai.response.id": f"chatcmpl-{tag}{n:03d}", "gen_ai.usage.input_tokens": tokens, "gen_ai.usage.output_tokens": 60 + 9 * len(parts),
             "gen_ai.response.finish_reasons": ["tool_calls" if calls else "stop"],
             "gen_ai.system_instructions": system,
             "gen_ai.input.messages": json.dumps(history, ensure_ascii=False),
             "gen_ai.output.messages": json.dumps(output, ensure_ascii=False),
         })
-        chat.end(end_time=ns(day + end + "Z"))
+        chat.end(end_time=ns(day + call_end + "Z"))
         history.append({"role": "assistant", "parts": parts})
-        t = ns(day + end + "Z") + 300_000_000
+        t = ns(day + call_end + "Z") + 300_000_000
         results = []
         for cid, name, args, result, seconds in calls:
             tool = tracer.start_span(f"execute_tool {name}", context=ctx, start_time=t, attributes={
@@ -792,8 +796,52 @@ def sre_run():
             results.append({"type": "tool_call_response", "id": cid, "response": result})
         if results:
             history.append({"role": "tool", "parts": results})
-    agent.end(end_time=ns(day + "02:20:17Z"))
+    agent.end(end_time=ns(day + end + "Z"))
     return list(exporter.get_finished_spans())
+
+
+# The same incident run again by another model (a rerun against the recorded
+# tool outputs, so each tool call it shares with the first run returned the
+# same bytes). It never runs the network probe whose stale window misled the
+# first run: it goes from the database load to the deploy.
+def sre_steps_b():
+    first = {c[0]: c for step in SRE_STEPS for c in step[4]}
+
+    def again(old, new, **changes):
+        _, name, args, result, seconds = first[old]
+        return (new, name, dict(args, **changes), result, seconds)
+
+    impact = dict(first["call_a3"][2], supported_by=["call_b1"])
+    recovered = dict(first["call_a14"][2], supported_by=["call_b10"])
+    return [
+        ("03:10:02", "03:10:05", None, "Starting with the active alerts for checkout-api and its dependencies.",
+         [again("call_a1", "call_b1")]),
+        ("03:10:07", "03:10:12", "The database CPU alert fired 22 seconds before the 5xx alert, and the connection pool is nearly full.",
+         "Hypothesis: root cause is payments-db-overload (confidence 0.6). The payments DB saturated just before checkout "
+         "started failing. Looking at what the database is busy with.",
+         [again("call_a5", "call_b2"), again("call_a6", "call_b3"),
+          ("call_b4", "record_belief", impact, "recorded", 0.1)]),
+        ("03:10:16", "03:10:20", "One query pattern dominates, and it started at 02:03:45Z.",
+         "A new query pattern started at 02:03:45. Checking recent deploys.",
+         [again("call_a7", "call_b5")]),
+        ("03:10:23", "03:10:29", "The slow query started 5 seconds after the v2.31.0 deploy. The DB overload is a symptom.",
+         "Hypothesis: root cause is bad-deploy-v2-31-0 (confidence 0.8). The v2.31.0 release issues an unindexed query on "
+         "orders.customer_id that saturates the payments DB.",
+         [again("call_a8", "call_b6")]),
+        ("03:10:33", "03:10:36", None, "Looking up the runbook before mitigating.", [again("call_a9", "call_b7")]),
+        ("03:10:40", "03:10:43", None, "Rolling back checkout-api to v2.30.4 as the runbook says.", [again("call_a10", "call_b8")]),
+        ("03:10:47", "03:10:50", None, "Waiting for the rollout to finish.", [again("call_a11", "call_b9")]),
+        ("03:15:25", "03:15:29", None, "Checking whether the errors and the database load recovered.",
+         [again("call_a12", "call_b10"), again("call_a13", "call_b11")]),
+        ("03:15:33", "03:15:40", "Errors and DB load fell as the old version rolled out, which confirms the release as the cause.",
+         "Hypothesis: root cause is bad-deploy-v2-31-0 (confidence 0.95). Errors fell to 0.4% and DB CPU to 40% after the rollback.",
+         [("call_b12", "record_belief", recovered, "recorded", 0.1), again("call_a15", "call_b13")]),
+        ("03:15:45", "03:15:50", None,
+         "Incident INC-7731 mitigated. Root cause: checkout-api v2.31.0 queried orders by customer_id without the index from "
+         "migration 0142, saturating payments-db. Rolled back to v2.30.4; errors 0.4%. Follow-up: CHK-4411.",
+         [again("call_a16", "call_b14")]),
+        ("03:15:54", "03:15:56", None, "Done. Root cause is bad-deploy-v2-31-0; the incident is mitigated.", []),
+    ]
 
 
 def main():
@@ -813,6 +861,8 @@ def main():
     write(f"{fixtures}/span-events.jsonl", collector_lines(genai_step("events")))
     write(f"{fixtures}/prose.jsonl", collector_lines(genai_step("prose")))
     write("datasets/sre-agent.otlp.jsonl", collector_lines(sre_run(), batch=12))
+    write("datasets/sre-agent-rerun.otlp.jsonl", collector_lines(sre_run(
+        seed=0x5F, steps=sre_steps_b(), model=("o3", "o3-2025-04-16"), start="03:10:00", end="03:15:57", tag="rerun"), batch=12))
 
 
 if __name__ == "__main__":

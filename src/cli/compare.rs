@@ -2,10 +2,12 @@
 //! "Two runs") — where they parted, what each had seen that the other had
 //! not, and which reached the truth first.
 
+use super::import::TraceOptions;
 use super::{CliError, source};
 use crate::engine::answers::{Steps, answers_of};
 use crate::engine::compare::{self, Align, Maps, Run};
 use crate::export::compare as written;
+use crate::import::otlp;
 use crate::model::Dataset;
 use crate::store::Store;
 use clap::{Args, ValueEnum};
@@ -54,6 +56,9 @@ pub struct CompareArgs {
     /// The file to write (default: standard output). Written atomically.
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
+    /// How a run that is an OTLP trace is read (both, when both are).
+    #[command(flatten)]
+    pub trace: TraceOptions,
 }
 
 /// `a=b,c=d` as pairs; `what` names the option in the error.
@@ -88,19 +93,24 @@ fn known(what: &str, run: &str, kind: &str, name: &str, known: &[String]) -> Res
 /// Each (agent, topic)'s answers over recorded time.
 type Answers = BTreeMap<(String, String), Steps>;
 
-/// A run's store (`demo`: the bundled demo), its log, and its answers.
-fn read(path: &Path) -> Result<(Store, Dataset, Answers), CliError> {
-    let store = source::open((path.as_os_str() != "demo").then_some(path))?;
+/// A run's store (`demo`: the bundled demo; a trace read with `options`),
+/// its log, and its answers.
+fn read(path: &Path, options: &otlp::Options) -> Result<(Store, Dataset, Answers), CliError> {
+    let store = source::open_with((path.as_os_str() != "demo").then_some(path), options)?;
     let log = store.log()?;
     let answers = answers_of(store.versions()?.iter());
     Ok((store, log, answers))
 }
 
 pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
+    if !source::is_otlp(&args.a) && !source::is_otlp(&args.b) {
+        args.trace.refuse_for(&args.a)?;
+    }
+    let options = args.trace.options()?;
     // The two runs are read at once, one on each core.
     let (read_a, read_b) = std::thread::scope(|scope| {
-        let b = scope.spawn(|| read(&args.b));
-        (read(&args.a), b.join())
+        let b = scope.spawn(|| read(&args.b, &options));
+        (read(&args.a, &options), b.join())
     });
     let (store_a, log_a, answers_a) = read_a?;
     let (store_b, log_b, answers_b) =

@@ -421,3 +421,91 @@ fn maps_that_name_nothing_are_refused() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
 }
+
+/// The bundled pair (README, "Compare two runs"): the rerun by another model
+/// never ran the network probe. They part at +21 s, where the first run
+/// turned to the network on that probe while the rerun still held the
+/// database; the rerun reached the truth 19 s sooner and was wrong 19 s less.
+#[test]
+fn the_bundled_runs_part_where_the_readme_says() {
+    let datasets = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets");
+    let c = compare(
+        &datasets.join("sre-agent.otlp.jsonl"),
+        &datasets.join("sre-agent-rerun.otlp.jsonl"),
+        &[
+            "--rules",
+            datasets.join("sre-agent.rules.yaml").to_str().unwrap(),
+            "--truth",
+            "root-cause=bad-deploy-v2-31-0",
+        ],
+    );
+    assert_eq!(c["align"], "start");
+    let p = pair(&c, "root-cause", "sre-agent");
+    assert_eq!(
+        p["first_divergence"],
+        json!({
+            "at": 21.0,
+            "a": "network-partition-az-b",
+            "b": "payments-db-overload",
+            "seen_only_a": ["T4"],
+            "seen_only_b": ["T4", "T5", "T6"],
+        })
+    );
+    assert_eq!(
+        (
+            p["a"]["time_to_truth"].as_f64(),
+            p["a"]["time_wrong"].as_f64()
+        ),
+        (Some(46.0), Some(36.0))
+    );
+    assert_eq!(
+        (
+            p["b"]["time_to_truth"].as_f64(),
+            p["b"]["time_wrong"].as_f64()
+        ),
+        (Some(27.0), Some(17.0))
+    );
+    assert_eq!(c["evidence"]["only_a"], json!(["T4", "T5"]));
+    assert_eq!(c["evidence"]["only_b"], json!([]));
+    assert_eq!(c["evidence"]["both"].as_array().unwrap().len(), 14);
+    // A's T4 is the probe; B's T4 is a metrics query: ids are each run's own.
+    let evidence = |file: &str, id: &str| -> String {
+        let e = stdout_json(asof().args([
+            "evidence",
+            datasets.join(file).to_str().unwrap(),
+            "--format",
+            "json",
+        ]));
+        e["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["id"] == id)
+            .unwrap()["source"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(evidence("sre-agent.otlp.jsonl", "T4"), "network_check");
+    assert_eq!(
+        evidence("sre-agent-rerun.otlp.jsonl", "T4"),
+        "query_metrics"
+    );
+    // The table says whose ids it lists.
+    let out = asof()
+        .arg("compare")
+        .arg(datasets.join("sre-agent.otlp.jsonl"))
+        .arg(datasets.join("sre-agent-rerun.otlp.jsonl"))
+        .args([
+            "--rules",
+            datasets.join("sre-agent.rules.yaml").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("A had seen, B had not (A's ids): T4 (network_check)"),
+        "{text}"
+    );
+    assert!(text.contains("B had seen, A had not (B's ids): T4 (query_metrics), T5 (get_slow_queries), T6 (get_deploys)"), "{text}");
+}

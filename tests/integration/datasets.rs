@@ -58,8 +58,8 @@ fn every_bundled_dataset_validates() {
         checked += 1;
     }
     assert_eq!(
-        checked, 6,
-        "the demo, four one-rule examples and the SRE trace"
+        checked, 7,
+        "the demo, four one-rule examples, the SRE trace and its rerun"
     );
 }
 

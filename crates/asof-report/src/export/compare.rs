@@ -29,9 +29,9 @@ fn at_text(align: Align, t: Micros) -> String {
     }
 }
 
-/// Seconds, as few digits as say them exactly (to the millisecond).
+/// Seconds, with as few digits as say them exactly (to the microsecond).
 fn seconds(micros: i64) -> String {
-    let s = format!("{:.3}", micros as f64 / 1e6);
+    let s = format!("{:.6}", micros as f64 / 1e6);
     let s = s.trim_end_matches('0').trim_end_matches('.');
     format!("{s} s")
 }
@@ -186,22 +186,26 @@ pub fn text(a_label: &str, b_label: &str, c: &Compared, a: &Run, b: &Run, md: bo
         let bullet = if md { "- " } else { "  " };
         let _ = writeln!(
             out,
-            "{bullet}A had seen, B had not: {}",
+            "{bullet}A had seen, B had not (A's ids): {}",
             named(&f.seen_only_a, &src_a)
         );
         let _ = writeln!(
             out,
-            "{bullet}B had seen, A had not: {}",
+            "{bullet}B had seen, A had not (B's ids): {}",
             named(&f.seen_only_b, &src_b)
         );
     }
     heading(&mut out, "Answers, and the truth");
     let bullet = if md { "- " } else { "  " };
-    for p in &c.pairs {
+    for (k, p) in c.pairs.iter().enumerate() {
         let _ = writeln!(
             out,
             "{}{} ({}{}){}",
-            if md { "\n### " } else { "\n" },
+            match (md, k) {
+                (true, 0) => "### ",
+                (true, _) => "\n### ",
+                (false, _) => "\n",
+            },
             p.topic_a,
             p.agent_a,
             if p.agent_b == p.agent_a {
@@ -232,14 +236,21 @@ pub fn text(a_label: &str, b_label: &str, c: &Compared, a: &Run, b: &Run, md: bo
                 continue;
             }
             let _ = writeln!(out, "{bullet}{run}:{outcome}");
+            // Markdown nests the answers under their run.
+            let item = if md { "  - " } else { "    " };
             if side.answers.is_empty() {
-                let _ = writeln!(out, "{bullet}  (no answer)");
+                let _ = writeln!(out, "{item}(no answer)");
             }
-            for (t, c) in &side.answers {
+            let at: Vec<String> = side
+                .answers
+                .iter()
+                .map(|(t, _)| at_text(align, *t))
+                .collect();
+            let wide = at.iter().map(|a| a.chars().count()).max().unwrap_or(0);
+            for (at, (_, c)) in at.iter().zip(&side.answers) {
                 let _ = writeln!(
                     out,
-                    "{bullet}  {}  {}",
-                    at_text(align, *t),
+                    "{item}{at:>wide$}  {}",
                     c.as_deref().unwrap_or("(none)")
                 );
             }

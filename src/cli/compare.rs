@@ -102,19 +102,73 @@ fn read(path: &Path, options: &otlp::Options) -> Result<(Store, Dataset, Answers
     Ok((store, log, answers))
 }
 
-pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
-    if !source::is_otlp(&args.a) && !source::is_otlp(&args.b) {
-        args.trace.refuse_for(&args.a)?;
+/// Both runs read: each store, log and answers.
+struct Both {
+    a: (Store, Dataset, Answers),
+    b: (Store, Dataset, Answers),
+}
+
+/// Reads runs `a` and `b` at once, one on each core; a trace with `trace`'s
+/// options (refused when neither is a trace).
+fn read_both(a: &Path, b: &Path, trace: &TraceOptions) -> Result<Both, CliError> {
+    if !source::is_otlp(a) && !source::is_otlp(b) {
+        trace.refuse_for(a)?;
     }
-    let options = args.trace.options()?;
-    // The two runs are read at once, one on each core.
+    let options = trace.options()?;
     let (read_a, read_b) = std::thread::scope(|scope| {
-        let b = scope.spawn(|| read(&args.b, &options));
-        (read(&args.a, &options), b.join())
+        let read_b = scope.spawn(|| read(b, &options));
+        (read(a, &options), read_b.join())
     });
-    let (store_a, log_a, answers_a) = read_a?;
-    let (store_b, log_b, answers_b) =
-        read_b.map_err(|_| CliError::Runtime("reading run B failed".to_owned()))??;
+    Ok(Both {
+        a: read_a?,
+        b: read_b.map_err(|_| CliError::Runtime("reading run B failed".to_owned()))??,
+    })
+}
+
+/// The clock `align` names, or the default for these runs.
+fn clock(align: Option<AlignArg>, a: &Path, b: &Path) -> Align {
+    match align {
+        Some(AlignArg::Start) => Align::Start,
+        Some(AlignArg::Absolute) => Align::Absolute,
+        Some(AlignArg::Step) => Align::Step,
+        None if source::is_otlp(a) || source::is_otlp(b) => Align::Start,
+        None => Align::Absolute,
+    }
+}
+
+/// `asof tui A --compare B`: the two runs for the TUI's compare view.
+pub fn two_runs(
+    a: &Path,
+    b: &Path,
+    align: Option<AlignArg>,
+    trace: &TraceOptions,
+) -> Result<crate::tui::compare_view::TwoRuns, CliError> {
+    let Both {
+        a: (store_a, log_a, answers_a),
+        b: (store_b, log_b, answers_b),
+    } = read_both(a, b, trace)?;
+    let (run_a, run_b) = (Run::of(&log_a, answers_a), Run::of(&log_b, answers_b));
+    let compared = compare::compare(
+        &run_a,
+        &run_b,
+        clock(align, a, b),
+        &Maps::default(),
+        &BTreeMap::new(),
+    );
+    Ok(crate::tui::compare_view::TwoRuns::of(
+        store_a.label(),
+        store_b.label(),
+        &compared,
+        &run_a,
+        &run_b,
+    ))
+}
+
+pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let Both {
+        a: (store_a, log_a, answers_a),
+        b: (store_b, log_b, answers_b),
+    } = read_both(&args.a, &args.b, &args.trace)?;
     let run_a = Run::of(&log_a, answers_a);
     let run_b = Run::of(&log_b, answers_b);
     let maps = Maps {
@@ -133,13 +187,7 @@ pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
     for topic in truth.keys() {
         known("--truth", "A", "topic", topic, &run_a.topics)?;
     }
-    let align = match args.align {
-        Some(AlignArg::Start) => Align::Start,
-        Some(AlignArg::Absolute) => Align::Absolute,
-        Some(AlignArg::Step) => Align::Step,
-        None if source::is_otlp(&args.a) || source::is_otlp(&args.b) => Align::Start,
-        None => Align::Absolute,
-    };
+    let align = clock(args.align, &args.a, &args.b);
     let compared = compare::compare(&run_a, &run_b, align, &maps, &truth);
     let (la, lb) = (store_a.label(), store_b.label());
     let text = match args.format {

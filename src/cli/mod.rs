@@ -214,6 +214,14 @@ pub struct TuiArgs {
     /// TUI ends (followed on where an earlier follow of the same file stopped).
     #[arg(long, requires = "follow")]
     pub db: Option<PathBuf>,
+    /// Another run of the same incident (a store, dataset or trace): opens the
+    /// compare lanes of the two runs, where they parted and what each had seen
+    /// (`asof compare`; c opens them again).
+    #[arg(long, value_name = "B", conflicts_with = "follow")]
+    pub compare: Option<PathBuf>,
+    /// With --compare: the clock (default: start when either run is a trace, else absolute).
+    #[arg(long, value_enum, requires = "compare")]
+    pub align: Option<compare::AlignArg>,
     #[command(flatten)]
     pub trace: import::TraceArgs,
 }
@@ -276,7 +284,17 @@ fn interactive(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliEr
             Box::new(move || Ok(log.clone()))
         }
     };
-    let app = app_on(store, None, source, args.review)?;
+    let mut app = app_on(store, None, source, args.review)?;
+    if let Some(other) = &args.compare {
+        let this = source.unwrap_or(std::path::Path::new("demo"));
+        app.whatif.runs = Some(compare::two_runs(
+            this,
+            other,
+            args.align,
+            &args.trace.read,
+        )?);
+        app.update(crate::tui::action::Action::Compare);
+    }
     crate::tui::run(app, load, store_path, None, origin_of(source))
         .map_err(|e| CliError::Runtime(format!("terminal: {e}")))
 }

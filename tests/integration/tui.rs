@@ -2350,3 +2350,70 @@ fn details_show_the_whole_text_and_the_traces_evaluations() {
         "relevance 0.9 “relevant” — The pod status answers the question asked."
     );
 }
+
+/// `asof tui A --compare B`: the compare view draws the two runs' lanes on
+/// their clock, titled as two runs (never a what-if), with where they parted
+/// and what each had seen; c (there is no fork to show) closes it.
+#[test]
+fn two_runs_open_in_the_compare_view() {
+    use asof::engine::answers::answers_of;
+    use asof::engine::compare::{Align, Maps, Run, compare};
+    let a_log = demo_log();
+    // B: the demo where the triage agent's 12:10 hypothesis is the certificate.
+    let yaml = include_str!("../../datasets/payment-outage.yaml").replace(
+        "claim: \"Bad deploy of checkout-service v4.12\"",
+        "claim: \"Expired TLS certificate on the card-network gateway\"",
+    );
+    let b_log = asof::dataset::read_str("b.yaml", asof::dataset::Format::Yaml, &yaml)
+        .unwrap()
+        .dataset;
+    let answers = |log: &asof::model::Dataset| {
+        answers_of(
+            asof::engine::replay(&log.header, &log.events)
+                .versions
+                .iter(),
+        )
+    };
+    let (a, b) = (
+        Run::of(&a_log, answers(&a_log)),
+        Run::of(&b_log, answers(&b_log)),
+    );
+    let compared = compare(
+        &a,
+        &b,
+        Align::Absolute,
+        &Maps::default(),
+        &Default::default(),
+    );
+    let mut app = snapshot_app((200, 60));
+    app.whatif.runs = Some(asof::tui::compare_view::TwoRuns::of(
+        "a.yaml", "b.yaml", &compared, &a, &b,
+    ));
+    app.update(Action::Compare);
+    assert!(matches!(app.popup, Some(Popup::Compare(_))));
+    let screen = text(&draw(&app));
+    assert!(screen.contains("Two runs, aligned by absolute"), "{screen}");
+    assert!(
+        !screen.contains("What-if"),
+        "two runs are not a what-if: {screen}"
+    );
+    assert!(screen.contains("A a.yaml · B b.yaml"), "{screen}");
+    assert!(screen.contains("triage · root-cause"), "{screen}");
+    assert!(
+        screen.contains("  A      ") && screen.contains("  B      "),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(
+            "parted at: 2026-03-03T12:10:00Z: A Bad deploy of checkout-service v4.12 · B Expired TLS certificate on the card-network gateway"
+        ),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("A had seen, B had not (A's ids): none"),
+        "{screen}"
+    );
+    app.update(Action::Compare);
+    assert!(app.popup.is_none(), "c closes two runs' compare");
+    assert!(app.whatif.fork.is_none());
+}

@@ -21,7 +21,7 @@ fn at_json(align: Align, t: Micros) -> Value {
 }
 
 /// An instant on the compare's clock, as text.
-fn at_text(align: Align, t: Micros) -> String {
+pub fn at_text(align: Align, t: Micros) -> String {
     match align {
         Align::Absolute => time::format(t),
         Align::Start => format!("+{}", seconds(t)),

@@ -163,22 +163,6 @@ impl Parent {
     }
 }
 
-impl Lane {
-    /// The claims either side answers with, in order of first appearance: the
-    /// compare view's legend for this lane.
-    pub fn claims(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for (_, claim) in self.parent.iter().chain(&self.fork) {
-            if let Some(c) = claim.as_deref()
-                && !out.contains(&c)
-            {
-                out.push(c);
-            }
-        }
-        out
-    }
-}
-
 /// The compare view's words, built here so that the view and the scrolling
 /// read the same text: the first line, what follows the difference marks,
 /// the legend's ends and each lane's time to truth.
@@ -242,26 +226,4 @@ pub fn truth_line(fork: &ForkResult, lane: &Lane) -> Option<String> {
         crate::time::format_duration(p.time_wrong_ms * 1000),
         crate::time::format_duration(f.time_wrong_ms * 1000),
     ))
-}
-
-/// The compare view's size: how many lines, and the widest line whose width
-/// does not depend on the screen (the lanes and marks are as wide as the
-/// popup, the marks plus [`DIFFERS`]). The report and the axis; then per lane
-/// its title, the two answer lanes, the difference marks, the claims' legend
-/// and the time to truth when the topic has a resolution.
-pub fn compare_size(fork: &ForkResult) -> (usize, usize) {
-    let w = crate::text::width;
-    let mut lines = 2 + usize::from(fork.lanes.is_empty());
-    let mut widest = w(&report_line(fork));
-    for lane in &fork.lanes {
-        lines += 5;
-        widest = widest.max(w(&lane.agent) + 3 + w(&lane.topic));
-        let legend: usize = lane.claims().iter().map(|c| 2 + w(&legend_item(c))).sum();
-        widest = widest.max(w(LEGEND_HEAD) + legend + w(LEGEND_TAIL));
-        if let Some(truth) = truth_line(fork, lane) {
-            lines += 1;
-            widest = widest.max(w(TRUTH_HEAD) + w(&truth));
-        }
-    }
-    (lines, widest)
 }

@@ -7,6 +7,7 @@
 
 pub mod action;
 pub mod app;
+pub mod compare_view;
 pub mod fork_worker;
 pub mod keymap;
 pub mod layout;

@@ -309,6 +309,9 @@ impl App {
                 )))
             }
             Action::Compare => match (&self.whatif.fork, self.whatif.showing_fork) {
+                (None, _) if self.whatif.runs.is_some() => {
+                    self.popup = Some(Popup::Compare(FilteredList::default()))
+                }
                 (None, _) => self.status = Some("no fork yet: select evidence and press w".into()),
                 (Some(_), true) => self.swap_timelines(),
                 (Some(_), false) => self.popup = Some(Popup::Compare(FilteredList::default())),

@@ -13,11 +13,7 @@ impl App {
     /// Keys while a popup is open: the popup's state decides, the app applies.
     pub(super) fn update_popup(&mut self, action: Action) -> bool {
         let screen = self.screen();
-        let compare = self
-            .whatif
-            .fork
-            .as_ref()
-            .map_or((0, 0), crate::tui::fork_worker::compare_size);
+        let compare = self.compare_view().map_or((0, 0), |v| v.size());
         let Some(popup) = &mut self.popup else {
             return false;
         };
@@ -27,7 +23,10 @@ impl App {
             Effect::Close => self.popup = None,
             Effect::ShowFork => {
                 self.popup = None;
-                self.swap_timelines();
+                // Two runs have no fork to show: c closes their compare.
+                if self.whatif.fork.is_some() {
+                    self.swap_timelines();
+                }
             }
             Effect::Seek(t, read_as) => {
                 self.popup = None;

@@ -34,6 +34,17 @@ impl App {
         self.prefetch();
     }
 
+    /// What the compare view shows: the what-if fork against this run when
+    /// there is one, else the other run of `--compare`.
+    pub fn compare_view(&self) -> Option<crate::tui::compare_view::View<'_>> {
+        use crate::tui::compare_view::View;
+        match (&self.whatif.fork, &self.whatif.runs) {
+            (Some(fork), _) => Some(View::of_fork(fork)),
+            (None, Some(runs)) => Some(View::of_runs(runs)),
+            (None, None) => None,
+        }
+    }
+
     /// Where the loop should save the fork, if the user asked (taken once).
     pub fn take_save_request(&mut self) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
         self.whatif.save.take()

@@ -222,7 +222,7 @@ pub enum Effect {
 
 impl Popup {
     /// One key while this popup is open. `compare` is the compare view's size
-    /// (lines, widest screen-independent line: `whatif::compare_size`); the
+    /// (lines, widest screen-independent line: `compare_view::View::size`); the
     /// compare view has; `now` and `cursor` read times typed into a jump prompt.
     pub fn update(
         &mut self,

@@ -26,6 +26,8 @@ pub struct WhatIfState {
     pub export: Option<crate::tui::Report>,
     /// Evidence id → its influence in the parent, once computed in the background.
     pub influence: HashMap<String, String>,
+    /// Another run compared with this one (`asof tui A --compare B`).
+    pub runs: Option<crate::tui::compare_view::TwoRuns>,
 }
 
 impl WhatIfState {

@@ -1,0 +1,333 @@
+//! What the compare view draws, for a what-if fork against its parent or for
+//! two runs of one incident (`asof tui A --compare B`): per (agent, topic)
+//! two lanes of answers on one clock, the columns where they differ, the
+//! claims' legend and lines under it. The view (ui/compare.rs) and its
+//! scrolling (the popup's size) read the same [`View`].
+
+use crate::engine::compare::{Align, Compared, Run};
+use crate::export::compare::at_text;
+use crate::fork::diff::Steps;
+use crate::time::Micros;
+use crate::tui::fork_worker::{self as whatif, ForkResult};
+
+/// The compare view's clock: what its axis counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// Recorded instants.
+    Recorded,
+    /// Microseconds since each run's first event.
+    SinceStart,
+    /// Assertions, counted from 0.
+    Step,
+}
+
+/// One (agent, topic): its two lanes and the lines under its legend.
+#[derive(Debug, Clone)]
+pub struct Lane<'a> {
+    /// The lane's title (`triage · root-cause`).
+    pub title: String,
+    /// The topic whose claims' glyphs the lanes use (A's id).
+    pub topic: &'a str,
+    pub a: &'a Steps,
+    pub b: &'a Steps,
+    /// (head, text) lines under the legend.
+    pub notes: Vec<(&'static str, String)>,
+}
+
+/// The whole view.
+#[derive(Debug, Clone)]
+pub struct View<'a> {
+    /// What is compared, for the title.
+    pub what: What<'a>,
+    /// The first line: what the policy did, or which runs on which clock.
+    pub top: String,
+    /// The two lanes' labels, each [`LABEL`] wide.
+    pub names: (&'static str, &'static str),
+    pub clock: Clock,
+    pub span: (Micros, Micros),
+    pub lanes: Vec<Lane<'a>>,
+    /// What the view says when no lane differs.
+    pub empty: &'static str,
+    /// Lines after the lanes.
+    pub tail: Vec<String>,
+    /// The keys, on the border.
+    pub keys: &'static str,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum What<'a> {
+    /// A what-if fork without these evidence ids (comma-separated).
+    Fork(&'a str),
+    /// Two runs (their labels) on this clock.
+    Runs(&'a str, &'a str, Align),
+}
+
+/// The width of a lane's label (`  parent `).
+pub const LABEL: usize = 9;
+
+impl<'a> View<'a> {
+    /// A what-if fork against its parent, on the parent's recorded span.
+    pub fn of_fork(fork: &'a ForkResult) -> View<'a> {
+        View {
+            what: What::Fork(&fork.removed),
+            top: whatif::report_line(fork),
+            names: ("  parent ", "  fork   "),
+            clock: Clock::Recorded,
+            span: fork.span,
+            lanes: fork
+                .lanes
+                .iter()
+                .map(|lane| Lane {
+                    title: format!("{} · {}", lane.agent, lane.topic),
+                    topic: &lane.topic,
+                    a: &lane.parent,
+                    b: &lane.fork,
+                    notes: whatif::truth_line(fork, lane)
+                        .map(|t| (whatif::TRUTH_HEAD, t))
+                        .into_iter()
+                        .collect(),
+                })
+                .collect(),
+            empty: "No answer changes: the fork believes what the parent believed.",
+            tail: Vec::new(),
+            keys: " c: show the fork in the panels · ↑/↓ PgUp/PgDn scroll · ←/→ sideways · Esc closes ",
+        }
+    }
+
+    /// Two runs, every pair on the compare's clock.
+    pub fn of_runs(runs: &'a TwoRuns) -> View<'a> {
+        View {
+            what: What::Runs(&runs.a, &runs.b, runs.align),
+            top: format!("A {} · B {} · {}", runs.a, runs.b, runs.clock_words),
+            names: ("  A      ", "  B      "),
+            clock: match runs.align {
+                Align::Absolute => Clock::Recorded,
+                Align::Start => Clock::SinceStart,
+                Align::Step => Clock::Step,
+            },
+            span: runs.span,
+            lanes: runs
+                .lanes
+                .iter()
+                .map(|lane| Lane {
+                    title: lane.title.clone(),
+                    topic: &lane.topic,
+                    a: &lane.a,
+                    b: &lane.b,
+                    notes: lane.notes.clone(),
+                })
+                .collect(),
+            empty: "The two runs never part: every answer is the same.",
+            tail: runs.evidence.clone(),
+            keys: " ↑/↓ PgUp/PgDn scroll · ←/→ sideways · Esc closes ",
+        }
+    }
+
+    /// " What-if without E15 — a replay, not a causal model ", or " A … and B
+    /// …, aligned by start ", cut visibly to `width`.
+    pub fn title(&self, width: usize) -> String {
+        let room = width.saturating_sub(4);
+        let text = match self.what {
+            What::Fork(removed) => {
+                let ids: Vec<&str> = removed.split(',').collect();
+                let head = "What-if without ";
+                let removed =
+                    crate::tui::text::id_list(&ids, room.saturating_sub(head.len()).min(40));
+                format!("{head}{removed} — a replay, not a causal model")
+            }
+            What::Runs(_, _, align) => {
+                format!(
+                    "Two runs, aligned by {} — A and B as recorded",
+                    align.name()
+                )
+            }
+        };
+        format!(" {} ", crate::tui::text::cut(&text, room))
+    }
+
+    /// How many lines the view has, and its widest line whose width does not
+    /// depend on the screen (lanes and marks are as wide as the popup).
+    pub fn size(&self) -> (usize, usize) {
+        let w = crate::text::width;
+        let mut lines = 2 + usize::from(self.lanes.is_empty()) + self.tail.len();
+        let mut widest = w(&self.top);
+        for line in &self.tail {
+            widest = widest.max(w(line));
+        }
+        for lane in &self.lanes {
+            lines += 5 + lane.notes.len();
+            widest = widest.max(w(&lane.title));
+            let legend: usize = claims(lane)
+                .iter()
+                .map(|c| 2 + w(&whatif::legend_item(c)))
+                .sum();
+            widest = widest.max(w(whatif::LEGEND_HEAD) + legend + w(whatif::LEGEND_TAIL));
+            for (head, text) in &lane.notes {
+                widest = widest.max(w(head) + w(text));
+            }
+        }
+        (lines, widest)
+    }
+}
+
+/// The claims either lane answers with, in order of first appearance: the
+/// lane's legend.
+pub fn claims<'s>(lane: &Lane<'s>) -> Vec<&'s str> {
+    let mut out: Vec<&str> = Vec::new();
+    for (_, claim) in lane.a.iter().chain(lane.b) {
+        if let Some(c) = claim.as_deref()
+            && !out.contains(&c)
+        {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One pair of two runs, as the view draws it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunLane {
+    pub title: String,
+    pub topic: String,
+    pub a: Steps,
+    pub b: Steps,
+    pub notes: Vec<(&'static str, String)>,
+}
+
+/// Two runs compared (`asof compare`'s result), ready to show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TwoRuns {
+    pub a: String,
+    pub b: String,
+    pub align: Align,
+    pub clock_words: &'static str,
+    /// The clock's first and last instant over both runs.
+    pub span: (Micros, Micros),
+    pub lanes: Vec<RunLane>,
+    /// The evidence matched across the runs, in lines.
+    pub evidence: Vec<String>,
+}
+
+pub const PARTED_HEAD: &str = "  parted at: ";
+pub const SEEN_A_HEAD: &str = "  A had seen, B had not (A's ids): ";
+pub const SEEN_B_HEAD: &str = "  B had seen, A had not (B's ids): ";
+pub const RIGHT_HEAD: &str = "  the truth: ";
+
+impl TwoRuns {
+    /// `compared` (of `a` and `b`, labelled `a_label` and `b_label`) for the view.
+    pub fn of(a_label: &str, b_label: &str, compared: &Compared, a: &Run, b: &Run) -> TwoRuns {
+        let align = compared.align;
+        let named = |ids: &[String], run: &Run| -> String {
+            if ids.is_empty() {
+                return "none".to_owned();
+            }
+            ids.iter()
+                .map(|id| match run.evidence.iter().find(|e| e.id == id) {
+                    Some(e) => format!("{id} ({})", e.source),
+                    None => id.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let lanes: Vec<RunLane> = compared
+            .pairs
+            .iter()
+            .map(|p| {
+                let mut notes = Vec::new();
+                if let Some(f) = &p.first {
+                    let claim = |c: &Option<String>| c.clone().unwrap_or_else(|| "(none)".into());
+                    notes.push((
+                        PARTED_HEAD,
+                        format!(
+                            "{}: A {} · B {}",
+                            at_text(align, f.at),
+                            claim(&f.a),
+                            claim(&f.b)
+                        ),
+                    ));
+                    notes.push((SEEN_A_HEAD, named(&f.seen_only_a, a)));
+                    notes.push((SEEN_B_HEAD, named(&f.seen_only_b, b)));
+                }
+                if let Some(truth) = &p.truth {
+                    let reached = |ms: Option<i64>| {
+                        ms.map_or("never".to_owned(), |ms| {
+                            format!("after {}", crate::time::format_duration(ms * 1000))
+                        })
+                    };
+                    let wrong = |t: Option<crate::engine::answers::Truth>| {
+                        t.map_or("—".to_owned(), |t| {
+                            crate::time::format_duration(t.time_wrong_ms * 1000)
+                        })
+                    };
+                    notes.push((
+                        RIGHT_HEAD,
+                        format!(
+                            "{truth}: A {} · B {} · time wrong: A {} · B {}",
+                            reached(p.a.time_to_truth_ms),
+                            reached(p.b.time_to_truth_ms),
+                            wrong(p.a.truth),
+                            wrong(p.b.truth)
+                        ),
+                    ));
+                }
+                let agents = if p.agent_a == p.agent_b {
+                    p.agent_a.clone()
+                } else {
+                    format!("{} / {}", p.agent_a, p.agent_b)
+                };
+                let topic = if p.topic_a == p.topic_b {
+                    p.topic_a.clone()
+                } else {
+                    format!("{} / {}", p.topic_a, p.topic_b)
+                };
+                RunLane {
+                    title: format!("{agents} · {topic}"),
+                    topic: p.topic_a.clone(),
+                    a: p.a.answers.clone(),
+                    b: p.b.answers.clone(),
+                    notes,
+                }
+            })
+            .collect();
+        let span = match align {
+            Align::Absolute => (a.span.0.min(b.span.0), a.span.1.max(b.span.1)),
+            Align::Start => (0, (a.span.1 - a.span.0).max(b.span.1 - b.span.0)),
+            Align::Step => {
+                let last = lanes
+                    .iter()
+                    .flat_map(|l| l.a.iter().chain(&l.b))
+                    .map(|s| s.0)
+                    .max()
+                    .unwrap_or(0);
+                (0, last + 1)
+            }
+        };
+        let evidence = vec![
+            format!(
+                "evidence, matched by source and whole text: {} seen by both",
+                compared.evidence.both.len()
+            ),
+            format!(
+                "  only A (A's ids): {}",
+                named(&compared.evidence.only_a, a)
+            ),
+            format!(
+                "  only B (B's ids): {}",
+                named(&compared.evidence.only_b, b)
+            ),
+        ];
+        TwoRuns {
+            a: a_label.to_owned(),
+            b: b_label.to_owned(),
+            align,
+            clock_words: match align {
+                Align::Start => "aligned by start (each run's time since its first event)",
+                Align::Absolute => "aligned by absolute (recorded time as recorded)",
+                Align::Step => "aligned by step (the n-th assertion of each run on the pair)",
+            },
+            span,
+            lanes,
+            evidence,
+        }
+    }
+}

@@ -30,6 +30,8 @@ pub enum CompareFormat {
     Table,
     Json,
     Md,
+    /// One self-contained HTML file: the runs' lanes per topic, and the rest.
+    Html,
 }
 
 #[derive(Debug, Args)]
@@ -196,6 +198,7 @@ pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
             serde_json::to_string_pretty(&written::json(la, lb, &compared))
                 .map_err(|e| CliError::Runtime(e.to_string()))?
         ),
+        CompareFormat::Html => written::html(la, lb, &compared, &run_a, &run_b),
         CompareFormat::Table | CompareFormat::Md => written::text(
             la,
             lb,

@@ -509,3 +509,65 @@ fn the_bundled_runs_part_where_the_readme_says() {
     );
     assert!(text.contains("B had seen, A had not (B's ids): T4 (query_metrics), T5 (get_slow_queries), T6 (get_deploys)"), "{text}");
 }
+
+/// `--format html`: one self-contained file (nothing fetched) with both runs'
+/// lanes per pair and where they parted; what the agents said is escaped.
+#[test]
+fn the_html_form_is_self_contained_and_escapes_what_agents_said() {
+    use Step::*;
+    let dir = tempfile::tempdir().unwrap();
+    let a = run(
+        dir.path(),
+        "a",
+        "2026-06-01T10:00:00Z",
+        &["sre"],
+        &[
+            Read(0, "E1", "alerts", "cpu <high>"),
+            Say(2, "sre", "root-cause", "<script>alert(1)</script>"),
+        ],
+        true,
+    );
+    let b = run(
+        dir.path(),
+        "b",
+        "2026-06-01T11:00:00Z",
+        &["sre"],
+        &[
+            Read(0, "X1", "logs", "pool"),
+            Say(3, "sre", "root-cause", "db"),
+        ],
+        true,
+    );
+    let out = dir.path().join("two.html");
+    asof()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .args(["--align", "start", "--format", "html", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("Two runs compared"));
+    assert!(!html.contains("<script>alert(1)</script>"), "escaped");
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(
+        html.contains("Parted at +120 s: A &lt;script&gt;"),
+        "{html}"
+    );
+    assert!(
+        html.contains("A had seen, B had not (A's ids): <code>E1</code> (alerts)"),
+        "{html}"
+    );
+    assert_eq!(
+        html.matches("<svg").count(),
+        1,
+        "one pair, one lanes figure"
+    );
+    assert!(html.contains("A: never reached the truth"), "{html}");
+    assert!(html.contains("B: the truth after 3m 0s"), "{html}");
+    for fetch in ["src=", "href=", "@import", "url("] {
+        assert!(!html.contains(fetch), "nothing fetched: {fetch}");
+    }
+}

@@ -257,6 +257,10 @@ pub struct Matched {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Compared {
     pub align: Align,
+    /// The clock's first and last reading over both runs: the union of the
+    /// spans (absolute), 0 to the longer run's length (start), 0 to the most
+    /// assertions a pair has (step).
+    pub span: (Micros, Micros),
     pub pairs: Vec<Pair>,
     pub evidence: Matched,
 }
@@ -346,7 +350,7 @@ pub fn compare(
         Align::Start => (run.span.0, run.span.0 + dur_a.max(dur_b)),
         Align::Step => run.span,
     };
-    let compared = pairs
+    let compared: Vec<Pair> = pairs
         .into_iter()
         .map(|(pa, pb)| {
             let (steps_a, steps_b) = (a.aligned(&pa, align), b.aligned(&pb, align));
@@ -415,8 +419,23 @@ pub fn compare(
         .filter(|&j| of_b[j].is_none())
         .map(|j| b.evidence[j].id.to_owned())
         .collect();
+    let span = match align {
+        Align::Absolute => (a.span.0.min(b.span.0), a.span.1.max(b.span.1)),
+        Align::Start => (0, dur_a.max(dur_b)),
+        Align::Step => {
+            let most = a
+                .assertions
+                .values()
+                .chain(b.assertions.values())
+                .map(Vec::len)
+                .max()
+                .unwrap_or(0);
+            (0, most.max(1) as Micros)
+        }
+    };
     Compared {
         align,
+        span,
         pairs: compared,
         evidence,
     }

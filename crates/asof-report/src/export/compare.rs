@@ -3,6 +3,7 @@
 //! Markdown a reviewer reads top to bottom — per pair where the runs parted
 //! and what each had seen that the other had not, then the evidence.
 
+use super::svg::escape;
 use super::table::Table;
 use crate::engine::compare::{Align, Compared, Pair, Run};
 use crate::time::{self, Micros, OPEN};
@@ -262,4 +263,195 @@ pub fn text(a_label: &str, b_label: &str, c: &Compared, a: &Run, b: &Run, md: bo
     let _ = writeln!(out, "{bullet}only A: {}", named(&c.evidence.only_a, &src_a));
     let _ = writeln!(out, "{bullet}only B: {}", named(&c.evidence.only_b, &src_b));
     out
+}
+
+/// The eight colours a pair's claims are drawn in (in order of first appearance).
+const PALETTE: [&str; 8] = [
+    "#1f5fae", "#c0392b", "#2e8b57", "#8e44ad", "#d68910", "#17a2b8", "#6d4c41", "#7f8c8d",
+];
+
+/// One pair's two lanes as an SVG: A above B across the clock, each claim
+/// its colour, no answer blank, the first divergence a dashed line.
+fn lanes_svg(p: &Pair, span: (Micros, Micros), claims: &[&str]) -> String {
+    const W: f64 = 900.0;
+    const LEFT: f64 = 24.0;
+    let (first, last) = span;
+    let x = |t: Micros| LEFT + (t - first) as f64 / (last - first).max(1) as f64 * (W - LEFT);
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} 46" width="{W}" height="46" role="img" aria-label="answers of A and B">"#
+    );
+    for (row, (name, steps)) in [("A", &p.a.answers), ("B", &p.b.answers)]
+        .into_iter()
+        .enumerate()
+    {
+        let y = 4.0 + row as f64 * 20.0;
+        let _ = write!(
+            svg,
+            r#"<text x="2" y="{}" font-size="12">{name}</text>"#,
+            y + 12.0
+        );
+        for (i, (t, claim)) in steps.iter().enumerate() {
+            let Some(claim) = claim else { continue };
+            let end = steps.get(i + 1).map_or(last, |n| n.0);
+            let colour = claims
+                .iter()
+                .position(|c| c == claim)
+                .map_or("#999", |k| PALETTE[k % PALETTE.len()]);
+            let _ = write!(
+                svg,
+                r#"<rect x="{:.1}" y="{y}" width="{:.1}" height="16" fill="{colour}"><title>{}: {}</title></rect>"#,
+                x(*t),
+                (x(end) - x(*t)).max(1.0),
+                name,
+                escape(claim)
+            );
+        }
+    }
+    if let Some(f) = &p.first {
+        let _ = write!(
+            svg,
+            r##"<line x1="{0:.1}" y1="0" x2="{0:.1}" y2="46" stroke="#1d1d1f" stroke-width="1.5" stroke-dasharray="4 2"/>"##,
+            x(f.at)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// `asof compare --format html`: one self-contained file (inline CSS and
+/// SVG, nothing fetched) — the report's two-run form: per pair the two
+/// runs' lanes with the first divergence marked, what each had seen then,
+/// the truth, then the evidence matched.
+pub fn html(a_label: &str, b_label: &str, c: &Compared, a: &Run, b: &Run) -> String {
+    let align = c.align;
+    let source = |run: &Run| -> HashMap<String, String> {
+        run.evidence
+            .iter()
+            .map(|e| (e.id.to_owned(), e.source.to_owned()))
+            .collect()
+    };
+    let (src_a, src_b) = (source(a), source(b));
+    let named = |ids: &[String], src: &HashMap<String, String>| -> String {
+        if ids.is_empty() {
+            return "none".to_owned();
+        }
+        ids.iter()
+            .map(|id| match src.get(id) {
+                Some(s) => format!("<code>{}</code> ({})", escape(id), escape(s)),
+                None => format!("<code>{}</code>", escape(id)),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Two runs: {a} and {b} — asof compare</title>
+<style>{css}</style></head><body>
+<header><h1>Two runs compared</h1>
+<p class="sub">A <code>{a}</code> · B <code>{b}</code> · aligned by {align} ({clock}) · asof {version}</p></header>
+"#,
+        a = escape(a_label),
+        b = escape(b_label),
+        css = super::html::CSS,
+        align = align.name(),
+        clock = clock(align),
+        version = env!("CARGO_PKG_VERSION"),
+    );
+    let _ = writeln!(
+        h,
+        "<section><h2>Where the runs parted</h2><table><thead><tr><th>topic</th><th>agent A / B</th><th>parted at</th><th>A said</th><th>B said</th></tr></thead><tbody>"
+    );
+    let claim = |c: &Option<String>| c.as_deref().map_or_else(|| "(none)".to_owned(), escape);
+    for p in &c.pairs {
+        let (at, x, y) = match &p.first {
+            Some(f) => (escape(&at_text(align, f.at)), claim(&f.a), claim(&f.b)),
+            None => (
+                "never".into(),
+                "(the same throughout)".into(),
+                String::new(),
+            ),
+        };
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{} / {}</td><td>{at}</td><td>{x}</td><td>{y}</td></tr>",
+            escape(&p.topic_a),
+            escape(&p.agent_a),
+            escape(&p.agent_b)
+        );
+    }
+    let _ = writeln!(h, "</tbody></table></section>");
+    for p in &c.pairs {
+        let mut claims: Vec<&str> = Vec::new();
+        for (_, c) in p.a.answers.iter().chain(&p.b.answers) {
+            if let Some(c) = c.as_deref()
+                && !claims.contains(&c)
+            {
+                claims.push(c);
+            }
+        }
+        let _ = writeln!(
+            h,
+            "<section><h2>{} · {}{}</h2><figure>{}<figcaption>{} to {} · {}</figcaption></figure>",
+            escape(&p.agent_a),
+            escape(&p.topic_a),
+            p.truth
+                .as_ref()
+                .map(|t| format!(" · truth: {}", escape(t)))
+                .unwrap_or_default(),
+            lanes_svg(p, c.span, &claims),
+            escape(&at_text(align, c.span.0)),
+            escape(&at_text(align, c.span.1)),
+            claims
+                .iter()
+                .enumerate()
+                .map(|(k, c)| format!(
+                    r#"<span style="color:{}">■</span> {}"#,
+                    PALETTE[k % PALETTE.len()],
+                    escape(c)
+                ))
+                .collect::<Vec<_>>()
+                .join(" · ")
+        );
+        if let Some(f) = &p.first {
+            let _ = writeln!(
+                h,
+                "<p>Parted at {}: A {} · B {}</p><ul><li>A had seen, B had not (A's ids): {}</li><li>B had seen, A had not (B's ids): {}</li></ul>",
+                escape(&at_text(align, f.at)),
+                claim(&f.a),
+                claim(&f.b),
+                named(&f.seen_only_a, &src_a),
+                named(&f.seen_only_b, &src_b)
+            );
+        }
+        if p.truth.is_some() {
+            let outcome = |s: &crate::engine::compare::Side| {
+                format!(
+                    "{}, wrong for {}",
+                    s.time_to_truth_ms.map_or_else(
+                        || "never reached the truth".to_owned(),
+                        |ms| format!("the truth after {}", time::format_duration(ms * 1000))
+                    ),
+                    s.truth.map_or_else(
+                        || "—".into(),
+                        |t| time::format_duration(t.time_wrong_ms * 1000)
+                    )
+                )
+            };
+            let _ = writeln!(h, "<p>A: {} · B: {}</p>", outcome(&p.a), outcome(&p.b));
+        }
+        let _ = writeln!(h, "</section>");
+    }
+    let _ = writeln!(
+        h,
+        "<section><h2>Evidence, matched by source and whole text</h2><ul><li>seen by both: {}</li><li>only A (A's ids): {}</li><li>only B (B's ids): {}</li></ul></section>",
+        c.evidence.both.len(),
+        named(&c.evidence.only_a, &src_a),
+        named(&c.evidence.only_b, &src_b)
+    );
+    let _ = writeln!(h, "</body></html>");
+    h
 }

@@ -297,7 +297,7 @@ fn fork_section(h: &mut String, diff: &serde_json::Value) {
     let _ = writeln!(h, "</tbody></table></section>");
 }
 
-const CSS: &str = r#"
+pub(super) const CSS: &str = r#"
 :root { color-scheme: light; --ink: #1d1d1f; --mute: #5b5b60; --rule: #d6d6da; --accent: #1f5fae; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); margin: 0 auto; max-width: 1200px; padding: 1.5rem; }
 h1 { font-size: 1.6rem; margin: 0; } h2 { font-size: 1.2rem; margin-top: 2rem; border-bottom: 1px solid var(--rule); }

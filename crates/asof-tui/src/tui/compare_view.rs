@@ -289,19 +289,6 @@ impl TwoRuns {
                 }
             })
             .collect();
-        let span = match align {
-            Align::Absolute => (a.span.0.min(b.span.0), a.span.1.max(b.span.1)),
-            Align::Start => (0, (a.span.1 - a.span.0).max(b.span.1 - b.span.0)),
-            Align::Step => {
-                let last = lanes
-                    .iter()
-                    .flat_map(|l| l.a.iter().chain(&l.b))
-                    .map(|s| s.0)
-                    .max()
-                    .unwrap_or(0);
-                (0, last + 1)
-            }
-        };
         let evidence = vec![
             format!(
                 "evidence, matched by source and whole text: {} seen by both",
@@ -325,7 +312,7 @@ impl TwoRuns {
                 Align::Absolute => "aligned by absolute (recorded time as recorded)",
                 Align::Step => "aligned by step (the n-th assertion of each run on the pair)",
             },
-            span,
+            span: compared.span,
             lanes,
             evidence,
         }

@@ -571,3 +571,43 @@ fn the_html_form_is_self_contained_and_escapes_what_agents_said() {
         assert!(!html.contains(fetch), "nothing fetched: {fetch}");
     }
 }
+
+/// A topic B names otherwise pairs with A's through `--topic-map`; without
+/// it the two are two pairs, each in one run only.
+#[test]
+fn a_topic_map_pairs_topics_named_differently() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = two_runs(dir.path());
+    let renamed = std::fs::read_to_string(&b)
+        .unwrap()
+        .replace("root-cause", "cause");
+    let b = write(dir.path(), "b2.yaml", &renamed);
+    let unmapped = compare(&a, &b, &["--align", "start"]);
+    assert!(
+        unmapped["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["topic"] == "cause")
+    );
+    assert_eq!(
+        pair(&unmapped, "root-cause", "sre")["b"]["answers"],
+        json!([])
+    );
+    let c = compare(
+        &a,
+        &b,
+        &["--align", "start", "--topic-map", "root-cause=cause"],
+    );
+    assert!(
+        !c["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["topic"] == "cause")
+    );
+    let p = pair(&c, "root-cause", "sre");
+    assert_eq!(p["topic_b"], "cause");
+    assert_eq!(p["b"]["answers"], json!([{"at": 180.0, "claim": "db"}]));
+    assert_eq!(p["first_divergence"]["at"], 120.0);
+}

@@ -158,6 +158,11 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Each evidence item's source, by id (what the outputs name beside an id).
+    pub fn sources(&self) -> HashMap<&'a str, &'a str> {
+        self.evidence.iter().map(|e| (e.id, e.source)).collect()
+    }
+
     /// A pair's answers on `align`'s clock: absolute instants; microseconds
     /// since the run's first event; or the answer just after each of the
     /// pair's assertions, at its index.

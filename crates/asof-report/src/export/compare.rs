@@ -115,19 +115,13 @@ pub fn text(a_label: &str, b_label: &str, c: &Compared, a: &Run, b: &Run, md: bo
         align.name(),
         clock(align)
     );
-    let source = |run: &Run| -> HashMap<String, String> {
-        run.evidence
-            .iter()
-            .map(|e| (e.id.to_owned(), e.source.to_owned()))
-            .collect()
-    };
-    let (src_a, src_b) = (source(a), source(b));
-    let named = |ids: &[String], src: &HashMap<String, String>| {
+    let (src_a, src_b) = (a.sources(), b.sources());
+    let named = |ids: &[String], src: &HashMap<&str, &str>| {
         if ids.is_empty() {
             "none".to_owned()
         } else {
             ids.iter()
-                .map(|id| match src.get(id) {
+                .map(|id| match src.get(id.as_str()) {
                     Some(s) => format!("{id} ({s})"),
                     None => id.clone(),
                 })
@@ -324,19 +318,13 @@ fn lanes_svg(p: &Pair, span: (Micros, Micros), claims: &[&str]) -> String {
 /// the truth, then the evidence matched.
 pub fn html(a_label: &str, b_label: &str, c: &Compared, a: &Run, b: &Run) -> String {
     let align = c.align;
-    let source = |run: &Run| -> HashMap<String, String> {
-        run.evidence
-            .iter()
-            .map(|e| (e.id.to_owned(), e.source.to_owned()))
-            .collect()
-    };
-    let (src_a, src_b) = (source(a), source(b));
-    let named = |ids: &[String], src: &HashMap<String, String>| -> String {
+    let (src_a, src_b) = (a.sources(), b.sources());
+    let named = |ids: &[String], src: &HashMap<&str, &str>| -> String {
         if ids.is_empty() {
             return "none".to_owned();
         }
         ids.iter()
-            .map(|id| match src.get(id) {
+            .map(|id| match src.get(id.as_str()) {
                 Some(s) => format!("<code>{}</code> ({})", escape(id), escape(s)),
                 None => format!("<code>{}</code>", escape(id)),
             })

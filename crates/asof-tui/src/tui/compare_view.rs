@@ -208,6 +208,9 @@ pub struct TwoRuns {
     pub evidence: Vec<String>,
 }
 
+/// The most ids a line of the view lists; the rest are counted.
+const SHOWN: usize = 12;
+
 pub const PARTED_HEAD: &str = "  parted at: ";
 pub const SEEN_A_HEAD: &str = "  A had seen, B had not (A's ids): ";
 pub const SEEN_B_HEAD: &str = "  B had seen, A had not (B's ids): ";
@@ -217,17 +220,27 @@ impl TwoRuns {
     /// `compared` (of `a` and `b`, labelled `a_label` and `b_label`) for the view.
     pub fn of(a_label: &str, b_label: &str, compared: &Compared, a: &Run, b: &Run) -> TwoRuns {
         let align = compared.align;
-        let named = |ids: &[String], run: &Run| -> String {
+        let (src_a, src_b) = (a.sources(), b.sources());
+        let named = |ids: &[String], src: &std::collections::HashMap<&str, &str>| -> String {
             if ids.is_empty() {
                 return "none".to_owned();
             }
-            ids.iter()
-                .map(|id| match run.evidence.iter().find(|e| e.id == id) {
-                    Some(e) => format!("{id} ({})", e.source),
+            let mut list = ids
+                .iter()
+                .take(SHOWN)
+                .map(|id| match src.get(id.as_str()) {
+                    Some(s) => format!("{id} ({s})"),
                     None => id.clone(),
                 })
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", ");
+            if ids.len() > SHOWN {
+                list.push_str(&format!(
+                    " … and {} more (asof compare --format json lists them all)",
+                    ids.len() - SHOWN
+                ));
+            }
+            list
         };
         let lanes: Vec<RunLane> = compared
             .pairs
@@ -245,8 +258,8 @@ impl TwoRuns {
                             claim(&f.b)
                         ),
                     ));
-                    notes.push((SEEN_A_HEAD, named(&f.seen_only_a, a)));
-                    notes.push((SEEN_B_HEAD, named(&f.seen_only_b, b)));
+                    notes.push((SEEN_A_HEAD, named(&f.seen_only_a, &src_a)));
+                    notes.push((SEEN_B_HEAD, named(&f.seen_only_b, &src_b)));
                 }
                 if let Some(truth) = &p.truth {
                     let reached = |ms: Option<i64>| {
@@ -296,11 +309,11 @@ impl TwoRuns {
             ),
             format!(
                 "  only A (A's ids): {}",
-                named(&compared.evidence.only_a, a)
+                named(&compared.evidence.only_a, &src_a)
             ),
             format!(
                 "  only B (B's ids): {}",
-                named(&compared.evidence.only_b, b)
+                named(&compared.evidence.only_b, &src_b)
             ),
         ];
         TwoRuns {

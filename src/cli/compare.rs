@@ -195,8 +195,7 @@ pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
     let text = match args.format {
         CompareFormat::Json => format!(
             "{}\n",
-            serde_json::to_string_pretty(&written::json(la, lb, &compared))
-                .map_err(|e| CliError::Runtime(e.to_string()))?
+            written::json(la, lb, &compared).map_err(|e| CliError::Runtime(e.to_string()))?
         ),
         CompareFormat::Html => written::html(la, lb, &compared, &run_a, &run_b),
         CompareFormat::Table | CompareFormat::Md => written::text(

@@ -7,19 +7,9 @@ use super::svg::escape;
 use super::table::Table;
 use crate::engine::compare::{Align, Compared, Pair, Run};
 use crate::time::{self, Micros, OPEN};
-use serde_json::{Value, json};
+use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write;
-
-/// An instant on the compare's clock, as JSON: RFC 3339 (absolute), seconds
-/// since the run's first event (start), or the assertion's index (step).
-fn at_json(align: Align, t: Micros) -> Value {
-    match align {
-        Align::Absolute => time::format_opt(t).map_or(Value::Null, Value::String),
-        Align::Start => json!(t as f64 / 1e6),
-        Align::Step => json!(t),
-    }
-}
 
 /// An instant on the compare's clock, as text.
 pub fn at_text(align: Align, t: Micros) -> String {
@@ -37,55 +27,152 @@ fn seconds(micros: i64) -> String {
     format!("{s} s")
 }
 
-/// The JSON `asof compare --format json` prints.
-pub fn json(a_label: &str, b_label: &str, c: &Compared) -> Value {
-    let align = c.align;
-    let side = |s: &crate::engine::compare::Side| {
-        json!({
-            "answers": s.answers.iter().map(|(t, claim)| json!({"at": at_json(align, *t), "claim": claim})).collect::<Vec<_>>(),
-            "time_to_truth": s.time_to_truth_ms.map(|ms| ms as f64 / 1e3),
-            "time_wrong": s.truth.map(|t| t.time_wrong_ms as f64 / 1e3),
-            "converged_at": s.truth.and_then(|t| t.converged_at).and_then(time::format_opt),
-        })
-    };
-    let pair = |p: &Pair| {
-        let mut v = json!({
-            "topic": p.topic_a,
-            "agent_a": p.agent_a,
-            "agent_b": p.agent_b,
-            "truth": p.truth,
-            "first_divergence": p.first.as_ref().map(|f| json!({
-                "at": at_json(align, f.at),
-                "a": f.a,
-                "b": f.b,
-                "seen_only_a": f.seen_only_a,
-                "seen_only_b": f.seen_only_b,
-            })),
-            "windows": p.windows.iter().map(|w| json!({
-                "from": at_json(align, w.from),
-                "to": if w.to == OPEN { Value::Null } else { at_json(align, w.to) },
-                "a": w.a,
-                "b": w.b,
-            })).collect::<Vec<_>>(),
-            "a": side(&p.a),
-            "b": side(&p.b),
-        });
-        if p.topic_b != p.topic_a {
-            v["topic_b"] = json!(p.topic_b);
+/// An instant on the compare's clock as JSON: RFC 3339 (absolute), seconds
+/// since the run's first event (start), or the assertion's index (step).
+struct At(Align, Micros);
+
+impl Serialize for At {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Align::Absolute => time::format_opt(self.1).serialize(s),
+            Align::Start => s.serialize_f64(self.1 as f64 / 1e6),
+            Align::Step => s.serialize_i64(self.1),
         }
-        v
-    };
-    json!({
-        "a": a_label,
-        "b": b_label,
-        "align": align.name(),
-        "pairs": c.pairs.iter().map(pair).collect::<Vec<_>>(),
-        "evidence": {
-            "both": c.evidence.both.iter().map(|(x, y)| json!([x, y])).collect::<Vec<_>>(),
-            "only_a": c.evidence.only_a,
-            "only_b": c.evidence.only_b,
+    }
+}
+
+#[derive(Serialize)]
+struct Out<'c> {
+    a: &'c str,
+    b: &'c str,
+    align: &'static str,
+    pairs: Vec<OutPair<'c>>,
+    evidence: OutEvidence<'c>,
+}
+
+#[derive(Serialize)]
+struct OutPair<'c> {
+    topic: &'c str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    topic_b: Option<&'c str>,
+    agent_a: &'c str,
+    agent_b: &'c str,
+    truth: Option<&'c str>,
+    first_divergence: Option<OutFirst<'c>>,
+    windows: Vec<OutWindow<'c>>,
+    a: OutSide<'c>,
+    b: OutSide<'c>,
+}
+
+#[derive(Serialize)]
+struct OutFirst<'c> {
+    at: At,
+    a: Option<&'c str>,
+    b: Option<&'c str>,
+    seen_only_a: &'c [String],
+    seen_only_b: &'c [String],
+}
+
+#[derive(Serialize)]
+struct OutWindow<'c> {
+    from: At,
+    to: Option<At>,
+    a: Option<&'c str>,
+    b: Option<&'c str>,
+}
+
+#[derive(Serialize)]
+struct OutAnswer<'c> {
+    at: At,
+    claim: Option<&'c str>,
+}
+
+#[derive(Serialize)]
+struct OutSide<'c> {
+    answers: Vec<OutAnswer<'c>>,
+    time_to_truth: Option<f64>,
+    time_wrong: Option<f64>,
+    converged_at: Option<String>,
+}
+
+#[derive(Serialize)]
+struct OutEvidence<'c> {
+    both: Vec<[&'c str; 2]>,
+    only_a: &'c [String],
+    only_b: &'c [String],
+}
+
+/// One run's side of a pair, as JSON.
+fn side(align: Align, s: &crate::engine::compare::Side) -> OutSide<'_> {
+    OutSide {
+        answers: s
+            .answers
+            .iter()
+            .map(|(t, claim)| OutAnswer {
+                at: At(align, *t),
+                claim: claim.as_deref(),
+            })
+            .collect(),
+        time_to_truth: s.time_to_truth_ms.map(|ms| ms as f64 / 1e3),
+        time_wrong: s.truth.map(|t| t.time_wrong_ms as f64 / 1e3),
+        converged_at: s
+            .truth
+            .and_then(|t| t.converged_at)
+            .and_then(time::format_opt),
+    }
+}
+
+/// The JSON `asof compare --format json` prints (pretty), written from the
+/// comparison as it is (nothing copied into a tree first: a compare of two
+/// 100k-event runs writes ~19 MB).
+pub fn json(a_label: &str, b_label: &str, c: &Compared) -> serde_json::Result<String> {
+    let align = c.align;
+    let out = Out {
+        a: a_label,
+        b: b_label,
+        align: align.name(),
+        pairs: c
+            .pairs
+            .iter()
+            .map(|p| OutPair {
+                topic: &p.topic_a,
+                topic_b: (p.topic_b != p.topic_a).then_some(p.topic_b.as_str()),
+                agent_a: &p.agent_a,
+                agent_b: &p.agent_b,
+                truth: p.truth.as_deref(),
+                first_divergence: p.first.as_ref().map(|f| OutFirst {
+                    at: At(align, f.at),
+                    a: f.a.as_deref(),
+                    b: f.b.as_deref(),
+                    seen_only_a: &f.seen_only_a,
+                    seen_only_b: &f.seen_only_b,
+                }),
+                windows: p
+                    .windows
+                    .iter()
+                    .map(|w| OutWindow {
+                        from: At(align, w.from),
+                        to: (w.to != OPEN).then_some(At(align, w.to)),
+                        a: w.a.as_deref(),
+                        b: w.b.as_deref(),
+                    })
+                    .collect(),
+                a: side(align, &p.a),
+                b: side(align, &p.b),
+            })
+            .collect(),
+        evidence: OutEvidence {
+            both: c
+                .evidence
+                .both
+                .iter()
+                .map(|(x, y)| [x.as_str(), y.as_str()])
+                .collect(),
+            only_a: &c.evidence.only_a,
+            only_b: &c.evidence.only_b,
         },
-    })
+    };
+    serde_json::to_string_pretty(&out)
 }
 
 /// What the alignment means, in a few words.

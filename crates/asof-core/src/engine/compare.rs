@@ -4,8 +4,9 @@
 //! across the runs by what it is (source and whole text), not by id.
 //!
 //! A fork and its parent are the special case of two runs on one clock
-//! (`Align::Absolute`): `asof diff` reads its divergence windows and truth
-//! times through [`pair`], the one comparison of a pair's answers.
+//! (`Align::Absolute`): `asof diff` ([`pair`]) and [`compare`] read a pair's
+//! windows with [`divergence`] and its truth with `answers::truth`, the same
+//! two functions.
 
 use super::answers::{Steps, Truth, truth, value_at};
 use crate::model::{Dataset, EventBody, Name};
@@ -366,12 +367,12 @@ pub fn compare(
                 .or_else(|| b.resolutions.get(&pb.1));
             // Truth is read on the recorded clock, whatever the alignment.
             let empty = Steps::new();
-            let (_, ta, tb) = pair(
-                a.answers.get(&pa).unwrap_or(&empty),
-                b.answers.get(&pb).unwrap_or(&empty),
-                (known.map(String::as_str), known.map(String::as_str)),
-                (window(a), window(b)),
-            );
+            let measured = |run: &Run, pair: &(String, String)| {
+                known.map(|t| {
+                    super::answers::truth(run.answers.get(pair).unwrap_or(&empty), t, window(run))
+                })
+            };
+            let (ta, tb) = (measured(a, &pa), measured(b, &pb));
             let windows = divergence(&steps_a, &steps_b);
             let first = windows.first().map(|w| {
                 let (ha, hb) = (a.instant(&pa, align, w.from), b.instant(&pb, align, w.from));

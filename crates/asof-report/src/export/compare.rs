@@ -176,7 +176,7 @@ pub fn json(a_label: &str, b_label: &str, c: &Compared) -> serde_json::Result<St
 }
 
 /// What the alignment means, in a few words.
-fn clock(align: Align) -> &'static str {
+pub fn clock(align: Align) -> &'static str {
     match align {
         Align::Start => "each run's time since its first event",
         Align::Absolute => "recorded time as recorded",

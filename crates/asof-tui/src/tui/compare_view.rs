@@ -98,7 +98,13 @@ impl<'a> View<'a> {
     pub fn of_runs(runs: &'a TwoRuns) -> View<'a> {
         View {
             what: What::Runs(&runs.a, &runs.b, runs.align),
-            top: format!("A {} · B {} · {}", runs.a, runs.b, runs.clock_words),
+            top: format!(
+                "A {} · B {} · aligned by {} ({})",
+                runs.a,
+                runs.b,
+                runs.align.name(),
+                crate::export::compare::clock(runs.align)
+            ),
             names: ("  A      ", "  B      "),
             clock: match runs.align {
                 Align::Absolute => Clock::Recorded,
@@ -200,7 +206,6 @@ pub struct TwoRuns {
     pub a: String,
     pub b: String,
     pub align: Align,
-    pub clock_words: &'static str,
     /// The clock's first and last instant over both runs.
     pub span: (Micros, Micros),
     pub lanes: Vec<RunLane>,
@@ -320,11 +325,6 @@ impl TwoRuns {
             a: a_label.to_owned(),
             b: b_label.to_owned(),
             align,
-            clock_words: match align {
-                Align::Start => "aligned by start (each run's time since its first event)",
-                Align::Absolute => "aligned by absolute (recorded time as recorded)",
-                Align::Step => "aligned by step (the n-th assertion of each run on the pair)",
-            },
             span: compared.span,
             lanes,
             evidence,

@@ -207,13 +207,5 @@ pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
             args.format == CompareFormat::Md,
         ),
     };
-    match &args.output {
-        None => out.write_all(text.as_bytes())?,
-        Some(path) => {
-            crate::export::write_shared(path, &text)
-                .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))?;
-            writeln!(out, "wrote {}", path.display())?;
-        }
-    }
-    Ok(())
+    super::export::write_to(args.output.as_deref(), &text, out)
 }

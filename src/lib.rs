@@ -10,12 +10,14 @@
 //! crates/asof-store    the SQLite store, queries, what-if forks   every SQL string
 //! crates/asof-import   traces, Graphiti exports, facts tables
 //! crates/asof-report   Markdown, HTML and SVG reports
+//! crates/asof-fleet    every store as Parquet, for fleet questions in DuckDB
 //! crates/asof-tui      the terminal UI
 //! src/cli              the command line                         (feature `cli`)
 //! src/runtime.rs       allocator and C-library tuning, the one unsafe room
 //! ```
 
 pub use asof_core::{axis, dataset, engine, model, text, time};
+pub use asof_fleet as fleet;
 pub use asof_import::import;
 pub use asof_report::export;
 pub use asof_store::{fork, query, store, synth};

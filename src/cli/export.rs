@@ -1,7 +1,8 @@
 //! `export`: an audit report (Markdown, or self-contained HTML) or a topic's
-//! plane (SVG), to a file or stdout.
+//! plane (SVG), to a file or stdout; or many stores as Parquet for a fleet's
+//! questions (docs/fleet.md).
 
-use super::{CliError, SourceArg, source};
+use super::{CliError, source};
 use crate::export::{ExportError, Provenance, html, markdown, svg};
 use clap::{Args, ValueEnum};
 use std::io::Write;
@@ -15,12 +16,20 @@ pub enum ExportFormat {
     Html,
     /// One topic's valid × recorded plane (needs --topic).
     Svg,
+    /// Every STORE's tables as Hive-partitioned Parquet under --out DIR, for DuckDB,
+    /// Spark, Trino or ClickHouse (docs/fleet.md).
+    Parquet,
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  asof export incident.db --format html -o report.html\n  asof export stores/*.db --format parquet --out fleet/"
+)]
 pub struct ExportArgs {
-    #[command(flatten)]
-    pub source: SourceArg,
+    /// A store (.db), a dataset (.yaml/.yml/.jsonl), or omitted for the bundled demo;
+    /// with --format parquet, any number of stores.
+    #[arg(value_name = "SOURCE")]
+    pub sources: Vec<PathBuf>,
     /// What to write.
     #[arg(long, value_enum)]
     pub format: ExportFormat,
@@ -37,10 +46,41 @@ pub struct ExportArgs {
     /// The file to write (default: standard output). Written atomically.
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
+    /// With --format parquet: the directory to write (created if missing); an
+    /// incident already there from an unchanged store is skipped.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// With --format parquet: how many stores to export at once (default: one per core).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+}
+
+impl ExportArgs {
+    /// The one SOURCE of a report (none: the bundled demo).
+    pub fn source(&self) -> Option<&std::path::Path> {
+        self.sources.first().map(PathBuf::as_path)
+    }
 }
 
 pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let source_path = args.source.source.as_deref();
+    if args.format == ExportFormat::Parquet {
+        return super::fleet::export(&args, out);
+    }
+    if args.sources.len() > 1 {
+        return Err(CliError::Input(format!(
+            "--format {} writes one source's report, and {} were given: only --format parquet takes many stores",
+            args.format
+                .to_possible_value()
+                .map_or_else(String::new, |v| v.get_name().to_owned()),
+            args.sources.len()
+        )));
+    }
+    if args.out.is_some() || args.jobs.is_some() {
+        return Err(CliError::Input(
+            "--out and --jobs go with --format parquet; a report is written with -o FILE".into(),
+        ));
+    }
+    let source_path = args.source();
     let store = source::open(source_path)?;
     let label = store.label().to_owned();
     let origin = source::origin(source_path)?;
@@ -62,6 +102,8 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
         ));
     }
     let text = match args.format {
+        // Handled above.
+        ExportFormat::Parquet => return Ok(()),
         ExportFormat::Md => markdown::report(&store, &prov).map_err(failed)?,
         ExportFormat::Html => {
             let diff = match &args.fork {
@@ -69,7 +111,7 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
                     let mut json = Vec::new();
                     super::forks::diff_on(
                         &store,
-                        args.source.source.as_deref(),
+                        source_path,
                         fork,
                         super::OutputFormat::Json,
                         &mut json,

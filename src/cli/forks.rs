@@ -429,21 +429,8 @@ pub fn influence_on(
     if let Some(n) = args.top {
         ranking.truncate(n);
     }
-    // A truth shift means something only over topics with a resolution:
-    // without one, `0s` would read as "nothing misled it" (design.md §8).
-    let resolved = |topic: &str| {
-        log.header
-            .topic(topic)
-            .is_some_and(|t| t.resolution.is_some())
-    };
     let any_resolved = log.header.topics.iter().any(|t| t.resolution.is_some());
-    let truth_known = |item: &crate::fork::influence::Influence| {
-        if item.topics.is_empty() {
-            any_resolved
-        } else {
-            item.topics.iter().any(|t| resolved(t))
-        }
-    };
+    let truth_known = |item| crate::fork::influence::truth_known(&log.header, item);
     match args.format.format {
         OutputFormat::Json => {
             let ranking: Vec<serde_json::Value> = ranking

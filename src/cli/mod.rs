@@ -5,6 +5,7 @@
 mod ask;
 mod compare;
 mod export;
+mod fleet;
 mod follow;
 mod forks;
 mod import;
@@ -453,7 +454,10 @@ impl Command {
             Command::Diff(a) => vec![a.parent.display().to_string(), a.fork.display().to_string()],
             Command::Influence(a) => vec![source(&a.source)],
             Command::Compare(a) => vec![a.a.display().to_string(), a.b.display().to_string()],
-            Command::Export(a) => vec![source(&a.source)],
+            Command::Export(a) => match a.sources.is_empty() {
+                true => vec!["demo".to_owned()],
+                false => a.sources.iter().map(|p| p.display().to_string()).collect(),
+            },
             Command::Ask(a) => vec![a.source().unwrap_or("demo").to_owned()],
             Command::Load(_)
             | Command::Validate(_)

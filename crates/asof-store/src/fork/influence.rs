@@ -28,6 +28,22 @@ type Pair = (String, String);
 
 /// Ranks every evidence item of `log` (whose replay is `parent`): most misleading first.
 pub fn influence(log: &Dataset, parent: &Replay) -> Vec<Influence> {
+    influence_of(log, &parent.versions)
+}
+
+/// Whether an item's truth shift means anything: some topic its removal
+/// changes has a resolution (or, when it changes none, some topic of the log
+/// has one). Without one, a shift of 0 would read as "nothing misled it".
+pub fn truth_known(header: &Header, item: &Influence) -> bool {
+    let resolved = |topic: &str| header.topic(topic).is_some_and(|t| t.resolution.is_some());
+    match item.topics.is_empty() {
+        true => header.topics.iter().any(|t| t.resolution.is_some()),
+        false => item.topics.iter().any(|t| resolved(t)),
+    }
+}
+
+/// [`influence`] given the parent's versions (a store's, as stored).
+pub fn influence_of(log: &Dataset, parent_versions: &[Version]) -> Vec<Influence> {
     let Some(span) = log.span() else {
         return Vec::new();
     };
@@ -61,7 +77,7 @@ pub fn influence(log: &Dataset, parent: &Replay) -> Vec<Influence> {
             pair_events.entry(pair).or_default().push(e.clone());
         }
     }
-    let parent_steps = answers_of(parent.versions.iter());
+    let parent_steps = answers_of(parent_versions.iter());
     let empty = Steps::new();
     let resolutions = log.header.resolutions();
     let resolution = |topic: &str| resolutions.get(topic).copied();
@@ -86,7 +102,7 @@ pub fn influence(log: &Dataset, parent: &Replay) -> Vec<Influence> {
             },
         );
     }
-    for v in &parent.versions {
+    for v in parent_versions {
         if let Some(p) = sorted.get_mut(&(v.agent.to_string(), v.topic.to_string())) {
             let created = p.position.get(&v.created_by).copied().unwrap_or(0);
             let closed = v
@@ -96,7 +112,7 @@ pub fn influence(log: &Dataset, parent: &Replay) -> Vec<Influence> {
             p.versions.push((v.clone(), created, closed));
         }
     }
-    let next_id = parent.versions.iter().map(|v| v.id).max().unwrap_or(0) + 1;
+    let next_id = parent_versions.iter().map(|v| v.id).max().unwrap_or(0) + 1;
 
     let mut ranking = Vec::new();
     for e in &log.events {

@@ -1,0 +1,7 @@
+//! asof-fleet
+
+#![forbid(unsafe_code)]
+
+pub mod export;
+pub mod parquet;
+pub mod tables;

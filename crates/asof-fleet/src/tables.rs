@@ -1,0 +1,462 @@
+//! The fleet's nine tables of one incident store (docs/fleet.md has the schema
+//! for readers; this file is where it is made).
+//!
+//! Every table is built from what the store holds and what asof's own queries
+//! answer on it — the log, the stored versions, `evidence`, `influence` and the
+//! working answers and truths of `diff` — so a fleet question over the files
+//! gives what asking each store would. Columns are named as the JSON outputs
+//! name them; a JSON object becomes columns prefixed with its key
+//! (`verification.state` → `verification_state`). Instants are UTC
+//! microsecond timestamps, an open end is null; durations are milliseconds
+//! (`_ms`), as in the JSON.
+//!
+//! The incident itself is not a column: it is the Hive partition
+//! (`incident=<id>`) every file sits in, which the readers add.
+
+use crate::parquet::{Column, Kind, Table, opt, req};
+use asof_store::engine::answers::{self, Steps};
+use asof_store::engine::quality::Ledger;
+use asof_store::fork::influence::{influence_of, truth_known};
+use asof_store::fork::label::WhatIf;
+use asof_store::model::{Dataset, EventBody, RetractTarget};
+use asof_store::query;
+use asof_store::store::{Store, StoreError};
+use asof_store::time::{Micros, OPEN};
+use std::collections::HashMap;
+
+/// The version of the schema below; readers find it in every file's metadata
+/// (`asof.schema_version`) and in `incidents.schema_version`. It changes when
+/// a column changes meaning, goes, or is renamed (adding one is compatible).
+pub const SCHEMA_VERSION: u32 = 1;
+
+use Kind::{Bool, Float, Int, List, Str, Time};
+
+pub const INCIDENTS: &[Column] = &[
+    req("id", Str),
+    req("title", Str),
+    req("store", Str),
+    req("sha256", Str),
+    opt("source", Str),
+    opt("loaded_at", Str),
+    opt("what_if", Str),
+    opt("import_report", Str),
+    req("agents", Int),
+    req("topics", Int),
+    req("events", Int),
+    req("evidence", Int),
+    req("assertions", Int),
+    req("retractions", Int),
+    req("verifications", Int),
+    opt("first_recorded_at", Time),
+    opt("last_recorded_at", Time),
+    req("schema_version", Int),
+];
+
+pub const AGENTS: &[Column] = &[req("agent", Str), req("name", Str)];
+
+pub const TOPICS: &[Column] = &[
+    req("topic", Str),
+    req("question", Str),
+    req("cardinality", Str),
+    opt("resolution", Str),
+    opt("half_life_ms", Int),
+    opt("stale_after_ms", Int),
+];
+
+pub const EVIDENCE: &[Column] = &[
+    req("seq", Int),
+    req("id", Str),
+    req("kind", Str),
+    req("source", Str),
+    req("locator", Str),
+    req("observed_at", Time),
+    opt("observed_until", Time),
+    req("recorded_at", Time),
+    req("lag_ms", Int),
+    req("lag_from_end_ms", Int),
+    req("reliability", Float),
+    req("summary", Str),
+    req("content", Str),
+    req("cited_by", List),
+    req("verification_state", Str),
+    opt("verification_since", Time),
+    opt("verification_by", Str),
+    opt("verification_note", Str),
+    opt("verification_id", Str),
+];
+
+pub const EVENTS: &[Column] = &[
+    req("seq", Int),
+    req("id", Str),
+    req("kind", Str),
+    req("recorded_at", Time),
+    opt("agent", Str),
+    opt("topic", Str),
+    opt("claim", Str),
+    opt("assertion", Str),
+    opt("confidence", Float),
+    opt("valid_from", Time),
+    opt("valid_to", Time),
+    opt("clip", Bool),
+    req("cites", List),
+    opt("rationale", Str),
+    opt("reason", Str),
+    opt("evidence", Str),
+    opt("state", Str),
+    opt("by", Str),
+    opt("note", Str),
+];
+
+pub const VERSIONS: &[Column] = &[
+    req("id", Int),
+    req("agent", Str),
+    req("topic", Str),
+    req("claim", Str),
+    req("confidence", Float),
+    req("valid_from", Time),
+    opt("valid_to", Time),
+    req("recorded_at", Time),
+    opt("superseded_at", Time),
+    req("assertion", Str),
+    req("origin", Str),
+    opt("closed_by", Str),
+    opt("closed_kind", Str),
+    opt("clipped_by", Str),
+    opt("requested_valid_to", Time),
+    req("supported_by", List),
+    opt("last_support", Time),
+    req("effective_confidence", Float),
+    req("freshness", Str),
+    req("support", Str),
+];
+
+pub const ANSWERS: &[Column] = &[
+    req("agent", Str),
+    req("topic", Str),
+    req("at", Time),
+    opt("claim", Str),
+];
+
+pub const INFLUENCE: &[Column] = &[
+    req("rank", Int),
+    req("evidence", Str),
+    req("truth_shift_ms", Int),
+    req("divergence_ms", Int),
+    req("topics", List),
+    req("truth_known", Bool),
+];
+
+pub const OUTCOMES: &[Column] = &[
+    req("agent", Str),
+    req("topic", Str),
+    req("truth", Str),
+    opt("converged_at", Time),
+    opt("time_to_truth_ms", Int),
+    req("time_wrong_ms", Int),
+    opt("final_claim", Str),
+    req("right_at_end", Bool),
+];
+
+/// The tables in the order they are written: `incidents` last, so an
+/// incident listed there has every other table beside it.
+pub const TABLES: [(&str, &[Column]); 9] = [
+    ("agents", AGENTS),
+    ("topics", TOPICS),
+    ("evidence", EVIDENCE),
+    ("events", EVENTS),
+    ("versions", VERSIONS),
+    ("answers", ANSWERS),
+    ("influence", INFLUENCE),
+    ("outcomes", OUTCOMES),
+    ("incidents", INCIDENTS),
+];
+
+/// Where a store came from, for its `incidents` row.
+#[derive(Debug, Clone)]
+pub struct Origin<'a> {
+    /// The store as the user named it.
+    pub store: &'a str,
+    /// SHA-256 of its bytes.
+    pub sha256: &'a str,
+}
+
+/// Builds every table of one store, in [`TABLES`]' order.
+pub fn tables(store: &Store, origin: &Origin) -> Result<Vec<Table>, StoreError> {
+    let log = store.log()?;
+    let versions = store.versions()?;
+    let items = query::evidence(store)?;
+    let ledger = Ledger::of_log(&log);
+    let span = log.span();
+    let end = span.map_or(0, |(_, last)| last);
+    let header = &log.header;
+
+    let mut agents = Table::new(AGENTS);
+    for a in &header.agents {
+        agents.row().str(&a.id).str(&a.name).end();
+    }
+    let mut topics = Table::new(TOPICS);
+    for t in &header.topics {
+        topics
+            .row()
+            .str(&t.id)
+            .str(&t.question)
+            .str(t.cardinality.as_str())
+            .opt_str(t.resolution.as_deref())
+            .opt_int(t.half_life.map(|d| d / 1000))
+            .opt_int(t.stale_after.map(|d| d / 1000))
+            .end();
+    }
+
+    let mut evidence = Table::new(EVIDENCE);
+    for i in &items {
+        let e = &i.evidence;
+        let verdict = ledger.verdict(&e.id, end);
+        evidence
+            .row()
+            .int(i.seq as i64)
+            .str(&e.id)
+            .str(&e.kind)
+            .str(&e.source)
+            .str(&e.locator)
+            .time(e.observed_at)
+            .time(e.observed_until.unwrap_or(OPEN))
+            .time(e.recorded_at)
+            .int(e.lag_from_start() / 1000)
+            .int(e.lag() / 1000)
+            .float(e.reliability)
+            .str(&e.summary)
+            .str(e.content.as_deref().unwrap_or(&e.summary))
+            .list(i.cited_by.iter().map(String::as_str))
+            .str(verdict.map_or("candidate", |v| v.state.as_str()))
+            .time(verdict.map_or(OPEN, |v| v.since))
+            .opt_str(verdict.map(|v| v.by.as_str()).filter(|by| !by.is_empty()))
+            .opt_str(verdict.and_then(|v| v.note.as_deref()))
+            .opt_str(verdict.map(|v| v.id.as_str()))
+            .end();
+    }
+
+    let events = events_table(&log);
+
+    // Each assertion's evidence, for its versions' `supported_by`.
+    let cited: HashMap<&str, &[String]> = log
+        .events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Believe(a) => Some((a.id.as_str(), &a.supported_by[..])),
+            _ => None,
+        })
+        .collect();
+    let mut versions_table = Table::new(VERSIONS);
+    for v in &versions {
+        let supported_by: Vec<asof_store::model::Name> = cited
+            .get(&*v.assertion)
+            .map(|c| c.iter().map(|s| s.as_str().into()).collect())
+            .unwrap_or_default();
+        let q = ledger.quality_in_history(v, &supported_by, end);
+        versions_table
+            .row()
+            .int(v.id as i64)
+            .str(&v.agent)
+            .str(&v.topic)
+            .str(&v.claim)
+            .float(v.confidence)
+            .time(v.valid.from)
+            .time(v.valid.to)
+            .time(v.recorded_at)
+            .time(v.superseded_at)
+            .str(&v.assertion)
+            .str(v.origin.as_str())
+            .opt_str(v.closed.as_ref().map(|c| c.event.as_str()))
+            .opt_str(v.closed.as_ref().map(|c| c.kind.as_str()))
+            .opt_str(v.clipped_by.as_deref())
+            .time(v.requested_valid_to)
+            .list(supported_by.iter().map(|s| s.as_str()))
+            .time(q.last_support)
+            .float(q.effective_confidence)
+            .str(q.freshness.as_str())
+            .str(q.support.as_str())
+            .end();
+    }
+
+    let steps = answers::answers_of(versions.iter());
+    let mut answers_table = Table::new(ANSWERS);
+    for ((agent, topic), list) in &steps {
+        for (at, claim) in list {
+            answers_table
+                .row()
+                .str(agent)
+                .str(topic)
+                .time(*at)
+                .opt_str(claim.as_deref())
+                .end();
+        }
+    }
+
+    let mut influence = Table::new(INFLUENCE);
+    for (rank, item) in influence_of(&log, &versions).iter().enumerate() {
+        influence
+            .row()
+            .int(rank as i64 + 1)
+            .str(&item.evidence)
+            .int(item.truth_shift_ms)
+            .int(item.divergence_ms)
+            .list(item.topics.iter().map(String::as_str))
+            .bool(truth_known(header, item))
+            .end();
+    }
+
+    let outcomes = outcomes_table(&log, &steps, span);
+    let incidents = incidents_table(store, &log, origin)?;
+    Ok(vec![
+        agents,
+        topics,
+        evidence,
+        events,
+        versions_table,
+        answers_table,
+        influence,
+        outcomes,
+        incidents,
+    ])
+}
+
+/// Assertions, retractions and verifications, in file order (`seq`).
+fn events_table(log: &Dataset) -> Table {
+    let mut t = Table::new(EVENTS);
+    for e in &log.events {
+        // The evidence table holds evidence.
+        if matches!(e.body, EventBody::Evidence(_)) {
+            continue;
+        }
+        let row = t.row().int(e.seq as i64).str(e.id());
+        match &e.body {
+            EventBody::Evidence(_) => {}
+            EventBody::Believe(a) => row
+                .str("believe")
+                .time(a.recorded_at)
+                .opt_str(Some(&a.agent))
+                .opt_str(Some(&a.topic))
+                .opt_str(Some(&a.claim))
+                .opt_str(None)
+                .opt_float(Some(a.confidence))
+                .time(a.valid.from)
+                .time(a.valid.to)
+                .opt_bool(Some(a.clip))
+                .list(a.supported_by.iter().map(String::as_str))
+                .opt_str(a.rationale.as_deref())
+                .opt_str(None)
+                .opt_str(None)
+                .opt_str(None)
+                .opt_str(None)
+                .opt_str(None)
+                .end(),
+            EventBody::Retract(r) => {
+                let (topic, claim, assertion) = match &r.target {
+                    RetractTarget::Topic { topic, claim } => {
+                        (Some(topic.as_str()), claim.as_deref(), None)
+                    }
+                    RetractTarget::Assertion(id) => (None, None, Some(id.as_str())),
+                };
+                row.str("retract")
+                    .time(r.recorded_at)
+                    .opt_str(Some(&r.agent))
+                    .opt_str(topic)
+                    .opt_str(claim)
+                    .opt_str(assertion)
+                    .opt_float(None)
+                    .time(r.valid.map_or(OPEN, |v| v.from))
+                    .time(r.valid.map_or(OPEN, |v| v.to))
+                    .opt_bool(None)
+                    .list(r.because.iter().map(String::as_str))
+                    .opt_str(None)
+                    .opt_str(r.reason.as_deref())
+                    .opt_str(None)
+                    .opt_str(None)
+                    .opt_str(None)
+                    .opt_str(None)
+                    .end()
+            }
+            EventBody::Verify(v) => row
+                .str("verify")
+                .time(v.recorded_at)
+                .opt_str(None)
+                .opt_str(None)
+                .opt_str(None)
+                .opt_str(None)
+                .opt_float(None)
+                .time(OPEN)
+                .time(OPEN)
+                .opt_bool(None)
+                .list([])
+                .opt_str(None)
+                .opt_str(None)
+                .opt_str(Some(&v.evidence))
+                .opt_str(Some(v.state.as_str()))
+                .opt_str(Some(&v.by))
+                .opt_str(v.note.as_deref())
+                .end(),
+        }
+    }
+    t
+}
+
+/// Per (agent, topic) with versions whose topic has a resolution: `diff`'s
+/// truth over the log's span, its time to truth from the first event, and
+/// the answer at the last event.
+fn outcomes_table(
+    log: &Dataset,
+    steps: &std::collections::BTreeMap<(String, String), Steps>,
+    span: Option<(Micros, Micros)>,
+) -> Table {
+    let mut t = Table::new(OUTCOMES);
+    let Some(span) = span else {
+        return t;
+    };
+    let resolutions = log.header.resolutions();
+    for ((agent, topic), list) in steps {
+        let Some(&truth) = resolutions.get(topic.as_str()) else {
+            continue;
+        };
+        let outcome = answers::truth(list, truth, span);
+        let last = answers::value_at(list, span.1);
+        t.row()
+            .str(agent)
+            .str(topic)
+            .str(truth)
+            .time(outcome.converged_at.unwrap_or(OPEN))
+            .opt_int(outcome.converged_at.map(|at| (at - span.0) / 1000))
+            .int(outcome.time_wrong_ms)
+            .opt_str(last)
+            .bool(last == Some(truth))
+            .end();
+    }
+    t
+}
+
+fn incidents_table(store: &Store, log: &Dataset, origin: &Origin) -> Result<Table, StoreError> {
+    let mut t = Table::new(INCIDENTS);
+    let count = |f: fn(&EventBody) -> bool| log.events.iter().filter(|e| f(&e.body)).count() as i64;
+    let what_if = WhatIf::of(store)?.map(|w| w.banner());
+    let span = log.span();
+    t.row()
+        .str(&log.header.incident.id)
+        .str(&log.header.incident.title)
+        .str(origin.store)
+        .str(origin.sha256)
+        .opt_str(store.meta("source")?.as_deref())
+        .opt_str(store.meta("loaded_at")?.as_deref())
+        .opt_str(what_if.as_deref())
+        .opt_str(store.meta("import_report")?.as_deref())
+        .int(log.header.agents.len() as i64)
+        .int(log.header.topics.len() as i64)
+        .int(log.events.len() as i64)
+        .int(count(|b| matches!(b, EventBody::Evidence(_))))
+        .int(count(|b| matches!(b, EventBody::Believe(_))))
+        .int(count(|b| matches!(b, EventBody::Retract(_))))
+        .int(count(|b| matches!(b, EventBody::Verify(_))))
+        .time(span.map_or(OPEN, |s| s.0))
+        .time(span.map_or(OPEN, |s| s.1))
+        .int(i64::from(SCHEMA_VERSION))
+        .end();
+    Ok(t)
+}

@@ -1,0 +1,108 @@
+//! `export --format parquet`: many stores into one Hive-partitioned directory
+//! (docs/fleet.md), with a progress bar on a terminal.
+
+use super::CliError;
+use super::export::ExportArgs;
+use crate::fleet::export::{Done, Outcome};
+use std::io::{IsTerminal, Write};
+
+pub fn export(args: &ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let Some(dir) = &args.out else {
+        return Err(CliError::Input(
+            "--format parquet writes a directory: name it with --out DIR".into(),
+        ));
+    };
+    if args.sources.is_empty() {
+        return Err(CliError::Input(
+            "--format parquet exports stores: name them (`asof export stores/*.db --format parquet --out DIR`)".into(),
+        ));
+    }
+    if args.output.is_some() || args.topic.is_some() || args.agent.is_some() || args.fork.is_some()
+    {
+        return Err(CliError::Input(
+            "--format parquet takes stores, --out DIR and --jobs; -o, --topic, --agent and --fork are for reports".into(),
+        ));
+    }
+    if let Some(bad) = args.sources.iter().find(|p| !p.is_file()) {
+        return Err(CliError::Input(format!(
+            "{}: no such store (--format parquet exports store files; load a dataset or import a trace first)",
+            bad.display()
+        )));
+    }
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(2, usize::from),
+        |n| n as usize,
+    );
+    let started = std::time::Instant::now();
+    let total = args.sources.len();
+    let mut bar = Bar::new(total, std::io::stderr().is_terminal());
+    let results = crate::fleet::export::export(&args.sources, dir, jobs, |done| bar.step(done))
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    bar.clear();
+    let count = |f: fn(&Outcome) -> bool| results.iter().filter(|d| f(&d.outcome)).count();
+    let written = count(|o| matches!(o, Outcome::Written { .. }));
+    let replaced = count(|o| matches!(o, Outcome::Written { replaced: true, .. }));
+    let unchanged = count(|o| matches!(o, Outcome::Unchanged { .. }));
+    let failed = count(|o| matches!(o, Outcome::Failed { .. }));
+    writeln!(
+        out,
+        "exported {} of {total} stores to {} in {:.1} s: {written} written{}, {unchanged} unchanged, {failed} not exported",
+        written + unchanged,
+        dir.display(),
+        started.elapsed().as_secs_f64(),
+        match replaced {
+            0 => String::new(),
+            n => format!(" ({n} replacing an earlier export of their incident)"),
+        }
+    )?;
+    match failed {
+        0 => Ok(()),
+        n => Err(CliError::Input(format!(
+            "{n} of {total} stores could not be exported (each is named above); the others were"
+        ))),
+    }
+}
+
+/// A one-line progress bar on standard error (a terminal only); a store that
+/// fails is said on its own line at once, on a terminal or not.
+struct Bar {
+    total: usize,
+    done: usize,
+    on: bool,
+}
+
+impl Bar {
+    fn new(total: usize, on: bool) -> Bar {
+        Bar { total, done: 0, on }
+    }
+
+    fn step(&mut self, done: &Done) {
+        self.done += 1;
+        let mut err = std::io::stderr().lock();
+        if let Outcome::Failed { reason } = &done.outcome {
+            if self.on {
+                let _ = write!(err, "\r\x1b[2K");
+            }
+            let _ = writeln!(err, "asof: not exported: {reason}");
+        }
+        if self.on {
+            const WIDTH: usize = 30;
+            let filled = self.done * WIDTH / self.total.max(1);
+            let _ = write!(
+                err,
+                "\r\x1b[2K[{}{}] {}/{} stores",
+                "#".repeat(filled),
+                " ".repeat(WIDTH - filled),
+                self.done,
+                self.total
+            );
+            let _ = err.flush();
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.on {
+            let _ = write!(std::io::stderr(), "\r\x1b[2K");
+        }
+    }
+}

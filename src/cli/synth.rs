@@ -29,9 +29,25 @@ pub struct GenArgs {
     /// square of its steps; for memory and speed tests of `import otlp`).
     #[arg(long, requires = "otlp")]
     pub history: bool,
-    /// Write to this .jsonl file instead of standard output.
+    /// Write to this .jsonl file instead of standard output (with --incidents: the
+    /// directory to write them into, created if missing).
     #[arg(short = 'o', long = "out")]
     pub out: Option<PathBuf>,
+    /// Write a fleet of N incidents into --out DIR, as stores (`fleet-SEED-NNNN.db`):
+    /// each of about EVENTS events (half to one and a half times as many), with
+    /// one to four agents, 5–40 topics, some resolved, some aging, and
+    /// verifications. For trying `asof export --format parquet` (docs/fleet.md).
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "out",
+        conflicts_with_all = ["otlp", "follow_rate"],
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub incidents: Option<u64>,
+    /// With --incidents: write JSON Lines datasets (`fleet-SEED-NNNN.jsonl`) instead of stores.
+    #[arg(long, requires = "incidents")]
+    pub datasets: bool,
     /// Write the lines at this many events per second, recorded as they are
     /// written (the first event now), as a running agent would: a source for
     /// `asof tui --follow` and `asof load --follow` demos. Needs --out.
@@ -115,6 +131,9 @@ pub fn gen_command(args: GenArgs, stdout: &mut impl Write) -> Result<(), CliErro
             "--topics and --agents must be at least 1".to_owned(),
         ));
     }
+    if let (Some(n), Some(dir)) = (args.incidents, args.out.as_deref()) {
+        return fleet(n, &args, dir, stdout);
+    }
     let config = GenConfig {
         events: args.events,
         topics: args.topics,
@@ -155,5 +174,70 @@ pub fn gen_command(args: GenArgs, stdout: &mut impl Write) -> Result<(), CliErro
             w.flush()?;
         }
     }
+    Ok(())
+}
+
+/// `gen --incidents N --out DIR`: N incidents made on every core, each
+/// written (a store atomically) as it is made.
+fn fleet(
+    n: u64,
+    args: &GenArgs,
+    dir: &std::path::Path,
+    stdout: &mut impl Write,
+) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        CliError::Input(format!(
+            "{}: cannot create the directory: {e}",
+            dir.display()
+        ))
+    })?;
+    let next = std::sync::atomic::AtomicU64::new(0);
+    let jobs = std::thread::available_parallelism().map_or(2, usize::from);
+    let one = |i: u64| -> Result<(), CliError> {
+        let name = format!("fleet-{}-{i:04}", args.seed);
+        let mut jsonl = Vec::new();
+        crate::synth::fleet_incident(args.seed, i, args.events, &mut jsonl)?;
+        let failed = |path: &std::path::Path, e: &dyn std::fmt::Display| {
+            CliError::Runtime(format!("{}: cannot write: {e}", path.display()))
+        };
+        if args.datasets {
+            let path = dir.join(format!("{name}.jsonl"));
+            return std::fs::write(&path, &jsonl).map_err(|e| failed(&path, &e));
+        }
+        let path = dir.join(format!("{name}.db"));
+        let file = format!("{name}.jsonl");
+        // The generator always writes a valid log.
+        let parsed = crate::dataset::read_bytes(&file, crate::dataset::Format::Jsonl, &jsonl)
+            .map_err(|e| CliError::Runtime(format!("{file}: {e}")))?;
+        crate::store::Store::load(&path, &parsed, true, &[]).map_err(|e| failed(&path, &e))?;
+        Ok(())
+    };
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                scope.spawn(|| -> Result<(), CliError> {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= n {
+                            return Ok(());
+                        }
+                        one(i)?;
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        }
+        Ok::<(), CliError>(())
+    })?;
+    writeln!(
+        stdout,
+        "wrote {n} incidents to {} ({})",
+        dir.display(),
+        if args.datasets { "datasets" } else { "stores" }
+    )?;
     Ok(())
 }

@@ -133,7 +133,7 @@ pub const VERSIONS: &[Column] = &[
 pub const ANSWERS: &[Column] = &[
     req("agent", Str),
     req("topic", Str),
-    req("at", Time),
+    req("recorded_at", Time),
     opt("claim", Str),
 ];
 

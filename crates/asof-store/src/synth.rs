@@ -112,24 +112,110 @@ pub fn generate_with(
     pace: Option<Pace>,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
+    generate_shaped(config, pace, None, out)
+}
+
+/// The agents a fleet's incidents draw from: an agent id is a role and a
+/// model, so a fleet question can group by either.
+const FLEET_AGENTS: [&str; 6] = [
+    "triage-gpt-4o",
+    "triage-o3",
+    "sre-claude",
+    "sre-llama",
+    "db-gpt-4o",
+    "db-claude",
+];
+
+/// How one incident of a fleet differs from [`generate`]'s default: its id,
+/// its agents, which topics have a resolution or age, and verifications.
+#[derive(Debug, Clone)]
+struct Variety {
+    id: String,
+    agents: Vec<&'static str>,
+    resolved: Vec<bool>,
+    stale_after: Vec<bool>,
+    /// Percent of events that are a verification of a recent evidence item.
+    verify_percent: u64,
+}
+
+/// Incident `index` of a fleet made from `seed` (`asof gen --incidents`):
+/// about `events` events (half to one and a half times as many), one to four
+/// agents of [`FLEET_AGENTS`], 5–40 topics of which about 70% have a
+/// resolution and 30% go stale after 30 minutes without support, and about
+/// one event in twenty-five a verification (some rejecting or staling the
+/// evidence). The same (seed, index, events) always gives the same bytes.
+pub fn fleet_incident(
+    seed: u64,
+    index: u64,
+    events: u64,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let mut rng = Rng(seed.wrapping_mul(0x1000_0000_01B3) ^ index.wrapping_add(0x666c_6565_7400));
+    let agents = 1 + rng.below(4) as usize;
+    let first = rng.below(FLEET_AGENTS.len() as u64) as usize;
+    let topics = 5 + rng.below(36) as u32;
+    let variety = Variety {
+        id: format!("fleet-{seed}-{index:04}"),
+        agents: (0..agents)
+            .map(|a| FLEET_AGENTS[(first + a) % FLEET_AGENTS.len()])
+            .collect(),
+        resolved: (0..topics).map(|_| rng.chance(70)).collect(),
+        stale_after: (0..topics).map(|_| rng.chance(30)).collect(),
+        verify_percent: 4,
+    };
+    let config = GenConfig {
+        events: events / 2 + rng.below(events + 1),
+        topics,
+        agents: agents as u32,
+        seed: rng.next(),
+    };
+    generate_shaped(config, None, Some(&variety), out)
+}
+
+fn generate_shaped(
+    config: GenConfig,
+    pace: Option<Pace>,
+    variety: Option<&Variety>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     let topics = config.topics.max(1);
     let agents = config.agents.max(1);
     let mut rng = Rng(config.seed ^ 0x6173_6f66);
+    let agent_id = |a: usize| match variety {
+        Some(v) => v.agents[a % v.agents.len()].to_owned(),
+        None => format!("agent-{a}"),
+    };
     let header = json!({
         "asof": 1,
-        "incident": {"id": format!("gen-{}", config.seed), "title": format!("Synthetic incident ({} events, seed {})", config.events, config.seed)},
-        "agents": (0..agents).map(|a| json!({"id": format!("agent-{a}"), "name": format!("Agent {a}")})).collect::<Vec<_>>(),
+        "incident": {
+            "id": variety.map_or_else(|| format!("gen-{}", config.seed), |v| v.id.clone()),
+            "title": format!("Synthetic incident ({} events, seed {})", config.events, config.seed),
+        },
+        "agents": (0..agents as usize).map(|a| json!({"id": agent_id(a), "name": format!("Agent {a}")})).collect::<Vec<_>>(),
         "topics": (0..topics).map(|k| {
             let many = k % 10 == 9;
-            json!({
+            let mut topic = json!({
                 "id": format!("topic-{k}"),
                 "question": format!("Question {k}?"),
                 "cardinality": if many { "many" } else { "one" },
                 "resolution": format!("claim-{}", k % 4),
-            })
+            });
+            if let Some(v) = variety {
+                if !v.resolved[k as usize]
+                    && let Some(fields) = topic.as_object_mut()
+                {
+                    fields.remove("resolution");
+                }
+                if v.stale_after[k as usize] {
+                    topic["stale_after"] = json!("30m");
+                }
+            }
+            topic
         }).collect::<Vec<_>>(),
     });
     writeln!(out, "{header}")?;
+    let verify_percent = variety.map_or(0, |v| v.verify_percent);
+    let mut verification_n = 0u64;
 
     let mut now = pace.map_or(START, |p| p.start - p.step);
     let mut recent_evidence: Vec<(u64, i64)> = Vec::with_capacity(64);
@@ -143,6 +229,27 @@ pub fn generate_with(
                 Some(p) => p.step,
                 None => rng.below(90) as i64 * 1_000_000 + 1_000_000,
             };
+        }
+        // Only a fleet's incidents verify (the default log's bytes stay as they were).
+        if verify_percent > 0 && !recent_evidence.is_empty() && rng.chance(verify_percent) {
+            verification_n += 1;
+            let (id, _) = recent_evidence[rng.below(recent_evidence.len() as u64) as usize];
+            const STATES: [&str; 5] = [
+                "rejected",
+                "stale",
+                "direct-read",
+                "conflicted",
+                "claim-supported",
+            ];
+            let line = json!({"verify": {
+                "id": format!("V{verification_n}"),
+                "evidence": format!("E{id}"),
+                "state": STATES[rng.below(STATES.len() as u64) as usize],
+                "by": "reviewer",
+                "recorded_at": t(now),
+            }});
+            writeln!(out, "{line}")?;
+            continue;
         }
         let roll = rng.below(100);
         if roll < 35 || recent_evidence.is_empty() {
@@ -179,7 +286,7 @@ pub fn generate_with(
             retraction_n += 1;
             let mut body = json!({
                 "id": format!("R{retraction_n}"),
-                "agent": format!("agent-{agent}"),
+                "agent": agent_id(agent),
                 "recorded_at": t(now),
                 "because": [format!("E{because}")],
             });
@@ -214,7 +321,7 @@ pub fn generate_with(
         let valid_from = earliest - rng.below(30) as i64 * MINUTE;
         let mut body = json!({
             "id": format!("A{assertion_n}"),
-            "agent": format!("agent-{agent}"),
+            "agent": agent_id(agent),
             "topic": format!("topic-{topic}"),
             "claim": format!("claim-{claim}"),
             "confidence": (3 + rng.below(8)) as f64 / 10.0,
@@ -398,4 +505,55 @@ fn otlp_batched(
     }
     flush(&mut batch, out)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::EventBody;
+
+    fn incident(seed: u64, index: u64) -> (Vec<u8>, crate::model::Dataset) {
+        let mut bytes = Vec::new();
+        fleet_incident(seed, index, 400, &mut bytes).expect("in memory");
+        let log = crate::dataset::read_bytes("fleet.jsonl", crate::dataset::Format::Jsonl, &bytes)
+            .expect("a fleet incident loads")
+            .dataset;
+        (bytes, log)
+    }
+
+    /// A fleet's incidents differ in what a fleet question groups by, load,
+    /// and are the same bytes every time.
+    #[test]
+    fn a_fleet_s_incidents_vary_and_repeat() {
+        let logs: Vec<_> = (0..12).map(|i| incident(3, i)).collect();
+        assert_eq!(incident(3, 5).0, logs[5].0, "the same bytes again");
+        let ids: std::collections::BTreeSet<_> = logs
+            .iter()
+            .map(|(_, l)| l.header.incident.id.clone())
+            .collect();
+        assert_eq!(ids.len(), 12, "every incident its own id");
+        let sizes: std::collections::BTreeSet<_> =
+            logs.iter().map(|(_, l)| l.events.len()).collect();
+        assert!(
+            sizes.len() > 6 && sizes.iter().all(|&n| (200..=600).contains(&n)),
+            "{sizes:?}"
+        );
+        let agent_counts: std::collections::BTreeSet<_> =
+            logs.iter().map(|(_, l)| l.header.agents.len()).collect();
+        assert!(agent_counts.len() > 1, "{agent_counts:?}");
+        let topics = logs.iter().flat_map(|(_, l)| &l.header.topics);
+        let (resolved, unresolved): (Vec<_>, Vec<_>) = topics.partition(|t| t.resolution.is_some());
+        assert!(!resolved.is_empty() && !unresolved.is_empty());
+        assert!(
+            logs.iter()
+                .flat_map(|(_, l)| &l.header.topics)
+                .any(|t| t.stale_after == Some(1_800_000_000))
+        );
+        let verifications = logs
+            .iter()
+            .flat_map(|(_, l)| &l.events)
+            .filter(|e| matches!(&e.body, EventBody::Verify(v) if v.state.as_str() == "rejected"))
+            .count();
+        assert!(verifications > 0);
+    }
 }

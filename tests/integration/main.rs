@@ -15,6 +15,7 @@ mod datasets;
 mod export;
 mod faults;
 mod features;
+mod fleet;
 mod follow;
 mod fork;
 mod fuzz_regressions;

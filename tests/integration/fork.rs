@@ -228,6 +228,18 @@ events:
     for seed in [3, 4] {
         logs.push(common::generated_log(700, 5, 2, seed));
     }
+    // A fleet's incidents: topic retractions and verifications, where the
+    // replay of a pair without an item joins the parent's and stops early.
+    for index in [0, 1] {
+        let mut jsonl = Vec::new();
+        asof::synth::fleet_incident(5, index, 600, &mut jsonl).unwrap();
+        let text = String::from_utf8(jsonl).unwrap();
+        logs.push(
+            asof::dataset::read_str("fleet", asof::dataset::Format::Jsonl, &text)
+                .unwrap()
+                .dataset,
+        );
+    }
     for log in &logs {
         let parent = asof::engine::replay(&log.header, &log.events);
         let span = log.span().unwrap();

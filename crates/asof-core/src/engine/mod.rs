@@ -138,14 +138,7 @@ pub fn replay_refs(header: &Header, order: Vec<&Event>) -> Replay {
 /// event in `order` (cut the log between recorded instants), so the zero-width
 /// rule sees the same thing it would in a replay from the start.
 pub fn resume(header: &Header, held: Vec<Version>, next_id: u64, order: Vec<&Event>) -> Replay {
-    let mut engine = Engine::new(header);
-    engine.next_id = next_id;
-    engine.versions.reserve(held.len());
-    engine.discarded.reserve(held.len());
-    for v in held {
-        let key = engine.scope_key(&v.agent, &v.topic, &v.claim);
-        engine.restore(key, v);
-    }
+    let mut engine = Engine::resumed(header, held, next_id);
     let outcomes = engine.run(order);
     engine.finish(outcomes)
 }
@@ -172,6 +165,14 @@ impl Slices {
     pub fn replay(&mut self, order: Vec<&Event>) -> Replay {
         let outcomes = self.engine.run(order);
         self.engine.take_closed(outcomes)
+    }
+
+    /// [`resume`] a slice at a time: a replay going on from `held` (what was
+    /// held before the first event it is given), its next new version `next_id`.
+    pub fn resume(header: &Header, held: Vec<Version>, next_id: u64) -> Slices {
+        Slices {
+            engine: Engine::resumed(header, held, next_id),
+        }
     }
 
     /// The versions held now, in the order of their ids.
@@ -240,6 +241,19 @@ impl Engine {
             inserted_by: IdMap::default(),
             next_id: 1,
         }
+    }
+
+    /// An engine holding `held`, its next new version `next_id`.
+    fn resumed(header: &Header, held: Vec<Version>, next_id: u64) -> Self {
+        let mut engine = Engine::new(header);
+        engine.next_id = next_id;
+        engine.versions.reserve(held.len());
+        engine.discarded.reserve(held.len());
+        for v in held {
+            let key = engine.scope_key(&v.agent, &v.topic, &v.claim);
+            engine.restore(key, v);
+        }
+        engine
     }
 
     /// Applies `order` by `(recorded_at, seq)`: one outcome per event.

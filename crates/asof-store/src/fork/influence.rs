@@ -91,27 +91,14 @@ pub fn influence_of(log: &Dataset, parent_versions: &[Version]) -> Vec<Influence
     let mut sorted: BTreeMap<Pair, PairLog> = BTreeMap::new();
     for (pair, mut events) in pair_events {
         events.sort_by_key(|e| (e.recorded_at(), e.seq));
-        let position: HashMap<u64, usize> =
-            events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
-        sorted.insert(
-            pair,
-            PairLog {
-                events,
-                position,
-                versions: Vec::new(),
-            },
-        );
+        sorted.insert(pair, PairLog::new(events));
     }
     for v in parent_versions {
         if let Some(p) = sorted.get_mut(&(v.agent.to_string(), v.topic.to_string())) {
-            let created = p.position.get(&v.created_by).copied().unwrap_or(0);
-            let closed = v
-                .closed
-                .as_ref()
-                .and_then(|c| p.position.get(&c.seq).copied());
-            p.versions.push((v.clone(), created, closed));
+            p.add_version(v);
         }
     }
+    sorted.values_mut().for_each(PairLog::seal);
     let next_id = parent_versions.iter().map(|v| v.id).max().unwrap_or(0) + 1;
 
     let mut ranking = Vec::new();
@@ -119,7 +106,12 @@ pub fn influence_of(log: &Dataset, parent_versions: &[Version]) -> Vec<Influence
         let EventBody::Evidence(ev) = &e.body else {
             continue;
         };
-        let gone: HashSet<&str> = [ev.id.as_str()].into_iter().collect();
+        let without = Without {
+            header: &log.header,
+            evidence: &ev.id,
+            reliability: &reliability,
+            next_id,
+        };
         let mut item = Influence {
             evidence: ev.id.clone(),
             truth_shift_ms: 0,
@@ -128,11 +120,14 @@ pub fn influence_of(log: &Dataset, parent_versions: &[Version]) -> Vec<Influence
         };
         let mut topics = BTreeSet::new();
         for pair in citing.get(ev.id.as_str()).into_iter().flatten() {
-            let fork_steps =
-                sorted[pair].replay_without(&log.header, &ev.id, &reliability, &gone, next_id);
             let before = parent_steps.get(pair).unwrap_or(&empty);
+            let resolved = parent_truth.get(pair).zip(resolution(&pair.1));
+            let Some(fork) = sorted[pair].replay_without(&without, before, resolved.is_some())
+            else {
+                continue;
+            };
             let mut differs = false;
-            for w in divergence(before, &fork_steps) {
+            for w in divergence(&fork.parent_window, &fork.fork_window) {
                 let to = if w.to == OPEN {
                     span.1
                 } else {
@@ -144,8 +139,8 @@ pub fn influence_of(log: &Dataset, parent_versions: &[Version]) -> Vec<Influence
                 }
                 differs = true;
             }
-            if let (Some(p), Some(r)) = (parent_truth.get(pair), resolution(&pair.1)) {
-                let f = truth(&fork_steps, r, span);
+            if let (Some((p, r)), Some(steps)) = (resolved, &fork.steps) {
+                let f = truth(steps, r, span);
                 if let (Some(a), Some(b)) = (p.converged_at, f.converged_at) {
                     item.truth_shift_ms += (b - a) / 1000;
                 }
@@ -172,53 +167,201 @@ struct PairLog {
     events: Vec<Event>,
     position: HashMap<u64, usize>,
     versions: Vec<(Version, usize, Option<usize>)>,
+    /// The positions of the events citing each evidence item, in order.
+    cited_at: HashMap<Box<str>, Vec<usize>>,
+    /// How many versions the parent holds after the events before each
+    /// position (`held_count[p]`: after events `0..p`).
+    held_count: Vec<isize>,
+}
+
+/// What of a held version decides what later events do to it and what the
+/// working answer reads (design.md §3): two replays holding the same of
+/// these, in the same id order, go on alike. (Its last support does not
+/// decide either, nor do ids, which only order.)
+fn same_state(a: &Version, b: &Version) -> bool {
+    a.claim == b.claim
+        && a.confidence.to_bits() == b.confidence.to_bits()
+        && a.valid == b.valid
+        && a.recorded_at == b.recorded_at
+        && a.assertion == b.assertion
 }
 
 impl PairLog {
-    /// The pair's answers without one evidence item. Everything before the first
-    /// instant at which an event cites the item is the parent's; the replay
-    /// resumes there from the versions the parent held.
-    fn replay_without(
-        &self,
-        header: &Header,
-        evidence: &str,
-        reliability: &HashMap<&str, f64>,
-        gone: &HashSet<&str>,
-        next_id: u64,
-    ) -> Steps {
-        let cites_it = |e: &Event| e.cites().iter().any(|c| c == evidence);
-        let Some(first) = self.events.iter().position(cites_it) else {
-            let all: Vec<&Version> = self.versions.iter().map(|(v, _, _)| v).collect();
-            return steps_of(&all);
-        };
-        // Cut between recorded instants, so the zero-width rule is undisturbed.
-        let at = self.events[first].recorded_at();
-        let cut = self.events.partition_point(|e| e.recorded_at() < at);
-        let mut frozen: Vec<&Version> = Vec::new();
-        let mut held: Vec<Version> = Vec::new();
-        for (v, created, closed) in &self.versions {
-            if *created >= cut {
-                continue;
-            }
-            match closed {
-                Some(c) if *c < cut => frozen.push(v),
-                _ => held.push(Version {
-                    superseded_at: OPEN,
-                    closed: None,
-                    ..v.clone()
-                }),
+    fn new(events: Vec<Event>) -> PairLog {
+        let position = events.iter().enumerate().map(|(i, e)| (e.seq, i)).collect();
+        let mut cited_at: HashMap<Box<str>, Vec<usize>> = HashMap::new();
+        for (i, e) in events.iter().enumerate() {
+            for cited in e.cites() {
+                let at = cited_at.entry(cited.as_str().into()).or_default();
+                // An event citing an item twice is one position.
+                if at.last() != Some(&i) {
+                    at.push(i);
+                }
             }
         }
-        let suffix = &self.events[cut..];
-        let citing: Vec<Event> = suffix.iter().filter(|e| cites_it(e)).cloned().collect();
-        let changed = transform(&citing, reliability, gone, &mut PolicyReport::default());
-        let events: Vec<&Event> = suffix
-            .iter()
-            .filter(|e| !cites_it(e))
-            .chain(changed.iter())
-            .collect();
-        let replay = engine::resume(header, held, next_id, events);
-        let all: Vec<&Version> = frozen.into_iter().chain(replay.versions.iter()).collect();
-        steps_of(&all)
+        PairLog {
+            cited_at,
+            held_count: vec![0; events.len() + 1],
+            events,
+            position,
+            versions: Vec::new(),
+        }
     }
+
+    /// Records one of the parent's versions (in id order); [`PairLog::seal`]
+    /// once all are.
+    fn add_version(&mut self, v: &Version) {
+        let created = self.position.get(&v.created_by).copied().unwrap_or(0);
+        let closed = v
+            .closed
+            .as_ref()
+            .and_then(|c| self.position.get(&c.seq).copied());
+        // Held after events 0..p for p in created+1..=closed (or to the end):
+        // counted as a difference, summed up by `seal`.
+        let until = closed.unwrap_or(self.events.len()).min(self.events.len());
+        if created < until {
+            self.held_count[created + 1] += 1;
+            if until + 1 < self.held_count.len() {
+                self.held_count[until + 1] -= 1;
+            }
+        }
+        self.versions.push((v.clone(), created, closed));
+    }
+
+    /// Turns the differences [`PairLog::add_version`] counted into counts.
+    fn seal(&mut self) {
+        let mut sum = 0;
+        for count in &mut self.held_count {
+            sum += *count;
+            *count = sum;
+        }
+    }
+
+    /// Whether the parent holds `held` (in id order) after the events before `p`.
+    fn parent_holds(&self, p: usize, held: &[Version]) -> bool {
+        if self.held_count[p] != held.len() as isize {
+            return false;
+        }
+        let mut parent = self
+            .versions
+            .iter()
+            .filter(|(_, created, closed)| *created < p && closed.is_none_or(|c| c >= p))
+            .map(|(v, _, _)| v);
+        held.iter()
+            .all(|f| parent.next().is_some_and(|v| same_state(v, f)))
+    }
+
+    /// The pair's answers without one evidence item, given the parent's
+    /// (`parent`). Everything before the first instant at which an event cites
+    /// the item is the parent's; the replay resumes there from the versions the
+    /// parent held, an instant at a time, and stops once, after the last event
+    /// citing the item, it holds what the parent holds: from there on the two
+    /// are one replay, and the rest of the answers is the parent's.
+    fn replay_without(&self, fork: &Without, parent: &Steps, whole: bool) -> Option<Forked> {
+        let Without {
+            header,
+            evidence,
+            reliability,
+            next_id,
+        } = *fork;
+        let gone: HashSet<&str> = [evidence].into_iter().collect();
+        let citing = self.cited_at.get(evidence)?;
+        let (&first, &last) = (citing.first()?, citing.last()?);
+        let last_cite = self.events[last].recorded_at();
+        // Cut between recorded instants, so the zero-width rule is undisturbed.
+        let at = self.events[first].recorded_at();
+        let cut = self.events[..first].partition_point(|e| e.recorded_at() < at);
+        let held: Vec<Version> = self
+            .versions
+            .iter()
+            .filter(|(_, created, closed)| *created < cut && closed.is_none_or(|c| c >= cut))
+            .map(|(v, _, _)| Version {
+                superseded_at: OPEN,
+                closed: None,
+                ..v.clone()
+            })
+            .collect();
+        // The citing events as the fork policy leaves them (keeping their seq;
+        // a dropped one is gone).
+        let cloned: Vec<Event> = citing.iter().map(|&i| self.events[i].clone()).collect();
+        let changed = transform(&cloned, reliability, &gone, &mut PolicyReport::default());
+
+        let mut replay = engine::Slices::resume(header, held, next_id);
+        let mut seen: Vec<Version> = Vec::new();
+        // What the fork policy makes of events `from..to` (in order).
+        let fork_events = |from: usize, to: usize| -> Vec<&Event> {
+            self.events[from..to]
+                .iter()
+                .enumerate()
+                .filter_map(|(k, e)| match citing.binary_search(&(from + k)) {
+                    Err(_) => Some(e),
+                    Ok(_) => changed.iter().find(|c| c.seq == e.seq),
+                })
+                .collect()
+        };
+        // Through the last citing instant at once, then an instant at a time
+        // until the fork holds what the parent holds.
+        let mut i = last + self.events[last..].partition_point(|e| e.recorded_at() == last_cite);
+        seen.extend(replay.replay(fork_events(cut, i)).versions);
+        let mut joined = self.parent_holds(i, replay.held()).then_some(last_cite);
+        while joined.is_none() && i < self.events.len() {
+            let t = self.events[i].recorded_at();
+            let j = i + self.events[i..].partition_point(|e| e.recorded_at() == t);
+            seen.extend(replay.replay(fork_events(i, j)).versions);
+            i = j;
+            if self.parent_holds(j, replay.held()) {
+                joined = Some(t);
+            }
+        }
+        seen.extend(replay.take_held());
+        let refs: Vec<&Version> = seen.iter().collect();
+        let middle = steps_of(&refs);
+
+        let end = joined.unwrap_or(OPEN);
+        // Both answers from `at` through `end`: the only stretch where they can differ.
+        let window = |steps: &Steps| -> Steps {
+            let value = crate::engine::answers::value_at(steps, at).map(Into::into);
+            std::iter::once((at, value))
+                .chain(steps.iter().filter(|s| s.0 > at && s.0 <= end).cloned())
+                .collect()
+        };
+        let (parent_window, fork_window) = (window(parent), window(&middle));
+        // The fork's whole answers (for its truth): the parent's before `at`,
+        // the replay's through `end`, the parent's after it.
+        let steps = whole.then(|| {
+            let mut steps: Steps = parent.iter().take_while(|s| s.0 < at).cloned().collect();
+            let after = parent.iter().filter(|s| joined.is_some() && s.0 > end);
+            for (t, claim) in fork_window.iter().chain(after) {
+                if steps.last().map_or(&None, |s| &s.1) != claim {
+                    steps.push((*t, claim.clone()));
+                }
+            }
+            steps
+        });
+        Some(Forked {
+            steps,
+            parent_window,
+            fork_window,
+        })
+    }
+}
+
+/// One item's what-if: the log's header, the item, every item's reliability
+/// (the fork policy scales by what remains), and the next version id.
+#[derive(Clone, Copy)]
+struct Without<'a> {
+    header: &'a Header,
+    evidence: &'a str,
+    reliability: &'a HashMap<&'a str, f64>,
+    next_id: u64,
+}
+
+/// A pair's answers without an item, where they can differ from the parent's.
+struct Forked {
+    /// The whole of them, when asked for.
+    steps: Option<Steps>,
+    /// The parent's and the fork's from the first instant citing the item to
+    /// where the replays join (or the end).
+    parent_window: Steps,
+    fork_window: Steps,
 }

@@ -175,6 +175,41 @@ impl Slices {
         }
     }
 
+    /// [`Slices::resume`] for the header `self` was made for, without
+    /// building its agent and topic maps again (many short what-if replays
+    /// of one log).
+    pub fn resume_like(&self, held: Vec<Version>, next_id: u64) -> Slices {
+        Slices {
+            engine: self.engine.holding(held, next_id),
+        }
+    }
+
+    /// Replays `order` (as [`Slices::replay`]) keeping every version it makes
+    /// until [`Slices::into_versions`]: for a short replay asked after each
+    /// instant what it holds ([`Slices::holding`]), without handing over what
+    /// it closed each time.
+    pub fn apply(&mut self, order: Vec<&Event>) {
+        self.engine.run(order);
+    }
+
+    /// The versions held now, in the order of their ids (after [`Slices::apply`]).
+    pub fn holding(&self) -> Vec<&Version> {
+        let mut held: Vec<usize> = self
+            .engine
+            .held
+            .values()
+            .flat_map(|scope| scope.values().copied())
+            .collect();
+        held.sort_unstable();
+        held.iter().map(|&i| &self.engine.versions[i]).collect()
+    }
+
+    /// Every version held or made since the start (after [`Slices::apply`]),
+    /// without those closed at the instant they were recorded.
+    pub fn into_versions(self) -> Vec<Version> {
+        self.engine.finish(Vec::new()).versions
+    }
+
     /// The versions held now, in the order of their ids.
     pub fn held(&self) -> &[Version] {
         &self.engine.versions
@@ -196,8 +231,10 @@ type ScopeKey = (u32, u32, Option<u32>);
 
 #[derive(Clone)]
 struct Engine {
-    agents: IdMap<Box<str>, u32>,
-    topics: IdMap<Box<str>, (u32, Cardinality)>,
+    /// The header's agents and topics by id, shared by the engines a
+    /// what-if ranking resumes from one prototype ([`Slices::resume_like`]).
+    agents: std::sync::Arc<IdMap<Box<str>, u32>>,
+    topics: std::sync::Arc<IdMap<Box<str>, (u32, Cardinality)>>,
     claims: IdMap<String, u32>,
     versions: Vec<Version>,
     /// `true` for versions closed at the instant they were recorded: never stored.
@@ -229,6 +266,14 @@ impl Engine {
             .enumerate()
             .map(|(i, t)| (t.id.as_str().into(), (i as u32, t.cardinality)))
             .collect();
+        Engine::with_maps(std::sync::Arc::new(agents), std::sync::Arc::new(topics))
+    }
+
+    /// An empty engine over the header's agent and topic maps.
+    fn with_maps(
+        agents: std::sync::Arc<IdMap<Box<str>, u32>>,
+        topics: std::sync::Arc<IdMap<Box<str>, (u32, Cardinality)>>,
+    ) -> Self {
         Engine {
             agents,
             topics,
@@ -245,7 +290,13 @@ impl Engine {
 
     /// An engine holding `held`, its next new version `next_id`.
     fn resumed(header: &Header, held: Vec<Version>, next_id: u64) -> Self {
-        let mut engine = Engine::new(header);
+        Engine::new(header).holding(held, next_id)
+    }
+
+    /// A fresh engine for the same header as this one (its agent and topic
+    /// maps shared, not built again), holding `held`.
+    fn holding(&self, held: Vec<Version>, next_id: u64) -> Self {
+        let mut engine = Engine::with_maps(self.agents.clone(), self.topics.clone());
         engine.next_id = next_id;
         engine.versions.reserve(held.len());
         engine.discarded.reserve(held.len());

@@ -99,6 +99,7 @@ pub fn influence_of(log: &Dataset, parent_versions: &[Version]) -> Vec<Influence
         }
     }
     sorted.values_mut().for_each(PairLog::seal);
+    let prototype = engine::Slices::new(&log.header);
     let next_id = parent_versions.iter().map(|v| v.id).max().unwrap_or(0) + 1;
 
     let mut ranking = Vec::new();
@@ -107,7 +108,7 @@ pub fn influence_of(log: &Dataset, parent_versions: &[Version]) -> Vec<Influence
             continue;
         };
         let without = Without {
-            header: &log.header,
+            prototype: &prototype,
             evidence: &ev.id,
             reliability: &reliability,
             next_id,
@@ -238,14 +239,17 @@ impl PairLog {
     }
 
     /// Whether the parent holds `held` (in id order) after the events before `p`.
-    fn parent_holds(&self, p: usize, held: &[Version]) -> bool {
+    fn parent_holds(&self, p: usize, held: &[&Version]) -> bool {
         if self.held_count[p] != held.len() as isize {
             return false;
         }
-        let mut parent = self
+        // Ids follow the replay, so the versions created before `p` come first.
+        let made = self
             .versions
+            .partition_point(|(_, created, _)| *created < p);
+        let mut parent = self.versions[..made]
             .iter()
-            .filter(|(_, created, closed)| *created < p && closed.is_none_or(|c| c >= p))
+            .filter(|(_, _, closed)| closed.is_none_or(|c| c >= p))
             .map(|(v, _, _)| v);
         held.iter()
             .all(|f| parent.next().is_some_and(|v| same_state(v, f)))
@@ -259,10 +263,10 @@ impl PairLog {
     /// are one replay, and the rest of the answers is the parent's.
     fn replay_without(&self, fork: &Without, parent: &Steps, whole: bool) -> Option<Forked> {
         let Without {
-            header,
             evidence,
             reliability,
             next_id,
+            ..
         } = *fork;
         let gone: HashSet<&str> = [evidence].into_iter().collect();
         let citing = self.cited_at.get(evidence)?;
@@ -286,8 +290,7 @@ impl PairLog {
         let cloned: Vec<Event> = citing.iter().map(|&i| self.events[i].clone()).collect();
         let changed = transform(&cloned, reliability, &gone, &mut PolicyReport::default());
 
-        let mut replay = engine::Slices::resume(header, held, next_id);
-        let mut seen: Vec<Version> = Vec::new();
+        let mut replay = fork.prototype.resume_like(held, next_id);
         // What the fork policy makes of events `from..to` (in order).
         let fork_events = |from: usize, to: usize| -> Vec<&Event> {
             self.events[from..to]
@@ -302,18 +305,18 @@ impl PairLog {
         // Through the last citing instant at once, then an instant at a time
         // until the fork holds what the parent holds.
         let mut i = last + self.events[last..].partition_point(|e| e.recorded_at() == last_cite);
-        seen.extend(replay.replay(fork_events(cut, i)).versions);
-        let mut joined = self.parent_holds(i, replay.held()).then_some(last_cite);
+        replay.apply(fork_events(cut, i));
+        let mut joined = self.parent_holds(i, &replay.holding()).then_some(last_cite);
         while joined.is_none() && i < self.events.len() {
             let t = self.events[i].recorded_at();
             let j = i + self.events[i..].partition_point(|e| e.recorded_at() == t);
-            seen.extend(replay.replay(fork_events(i, j)).versions);
+            replay.apply(fork_events(i, j));
             i = j;
-            if self.parent_holds(j, replay.held()) {
+            if self.parent_holds(j, &replay.holding()) {
                 joined = Some(t);
             }
         }
-        seen.extend(replay.take_held());
+        let seen = replay.into_versions();
         let refs: Vec<&Version> = seen.iter().collect();
         let middle = steps_of(&refs);
 
@@ -346,11 +349,12 @@ impl PairLog {
     }
 }
 
-/// One item's what-if: the log's header, the item, every item's reliability
+/// One item's what-if: an engine for the log's header, the item, every item's reliability
 /// (the fork policy scales by what remains), and the next version id.
 #[derive(Clone, Copy)]
 struct Without<'a> {
-    header: &'a Header,
+    /// An engine for the log's header, each replay resumed like it.
+    prototype: &'a engine::Slices,
     evidence: &'a str,
     reliability: &'a HashMap<&'a str, f64>,
     next_id: u64,

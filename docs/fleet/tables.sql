@@ -19,6 +19,8 @@ CREATE OR REPLACE VIEW versions AS
   FROM read_parquet(getvariable('fleet') || '/versions/*/*.parquet', hive_partitioning = true);
 CREATE OR REPLACE VIEW answers AS
   FROM read_parquet(getvariable('fleet') || '/answers/*/*.parquet', hive_partitioning = true);
+CREATE OR REPLACE VIEW agreement AS
+  FROM read_parquet(getvariable('fleet') || '/agreement/*/*.parquet', hive_partitioning = true);
 CREATE OR REPLACE VIEW influence AS
   FROM read_parquet(getvariable('fleet') || '/influence/*/*.parquet', hive_partitioning = true);
 CREATE OR REPLACE VIEW outcomes AS

@@ -518,6 +518,7 @@ fn pyarrow_reads_the_files_with_the_documented_types() {
         names,
         [
             "agents",
+            "agreement",
             "answers",
             "events",
             "evidence",
@@ -540,6 +541,11 @@ fn pyarrow_reads_the_files_with_the_documented_types() {
     assert_eq!(types("versions")["confidence"], "double");
     assert_eq!(types("influence")["truth_shift_ms"], "int64");
     assert_eq!(types("influence")["truth_known"], "bool");
+    assert_eq!(
+        types("agreement")["claims"],
+        "list<element: string not null>"
+    );
+    assert_eq!(types("agreement")["conflicted"], "bool");
     assert_eq!(types("evidence")["verification_state"], "string");
     assert_eq!(types("outcomes")["converged_at"], "timestamp[us, tz=UTC]");
     assert_eq!(types("incidents")["schema_version"], "int64");
@@ -593,7 +599,7 @@ fn unchanged_stores_are_skipped_and_a_damaged_one_is_reported() {
         .success()
         .stdout(predicates::str::contains("4 written, 0 unchanged"));
     let before = snapshot(&out);
-    assert_eq!(before.len(), 4 * 9, "nine tables of four incidents");
+    assert_eq!(before.len(), 4 * 10, "ten tables of four incidents");
     export(&stores, &out)
         .success()
         .stdout(predicates::str::contains("0 written, 4 unchanged"));
@@ -626,11 +632,11 @@ fn unchanged_stores_are_skipped_and_a_damaged_one_is_reported() {
     let after = snapshot(&out);
     assert_eq!(
         after.len(),
-        4 * 9,
+        4 * 10,
         "the old files of the reloaded store are gone"
     );
     let changed = after.keys().filter(|p| !before.contains_key(*p)).count();
-    assert_eq!(changed, 9);
+    assert_eq!(changed, 10);
 
     // A damaged store and a file that is no store at all.
     let damaged = dir.path().join("stores/damaged.db");

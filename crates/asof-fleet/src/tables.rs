@@ -1,4 +1,4 @@
-//! The fleet's nine tables of one incident store (docs/fleet.md has the schema
+//! The fleet's ten tables of one incident store (docs/fleet.md has the schema
 //! for readers; this file is where it is made).
 //!
 //! Every table is built from what the store holds and what asof's own queries
@@ -137,6 +137,14 @@ pub const ANSWERS: &[Column] = &[
     opt("claim", Str),
 ];
 
+pub const AGREEMENT: &[Column] = &[
+    req("topic", Str),
+    req("recorded_at", Time),
+    req("agents", Int),
+    req("claims", List),
+    req("conflicted", Bool),
+];
+
 pub const INFLUENCE: &[Column] = &[
     req("rank", Int),
     req("evidence", Str),
@@ -159,13 +167,14 @@ pub const OUTCOMES: &[Column] = &[
 
 /// The tables in the order they are written: `incidents` last, so an
 /// incident listed there has every other table beside it.
-pub const TABLES: [(&str, &[Column]); 9] = [
+pub const TABLES: [(&str, &[Column]); 10] = [
     ("agents", AGENTS),
     ("topics", TOPICS),
     ("evidence", EVIDENCE),
     ("events", EVENTS),
     ("versions", VERSIONS),
     ("answers", ANSWERS),
+    ("agreement", AGREEMENT),
     ("influence", INFLUENCE),
     ("outcomes", OUTCOMES),
     ("incidents", INCIDENTS),
@@ -292,6 +301,8 @@ pub fn tables(store: &Store, origin: &Origin) -> Result<Vec<Table>, StoreError> 
         }
     }
 
+    let agreement = agreement_table(&steps);
+
     let mut influence = Table::new(INFLUENCE);
     for (rank, item) in influence_of(&log, &versions).iter().enumerate() {
         influence
@@ -314,6 +325,7 @@ pub fn tables(store: &Store, origin: &Origin) -> Result<Vec<Table>, StoreError> 
         events,
         versions_table,
         answers_table,
+        agreement,
         influence,
         outcomes,
         incidents,
@@ -395,6 +407,44 @@ fn events_table(log: &Dataset) -> Table {
                 .opt_str(Some(&v.by))
                 .opt_str(v.note.as_deref())
                 .end(),
+        }
+    }
+    t
+}
+
+/// Per topic, the agents' working answers side by side over recorded time: at
+/// every instant one of them changes, how many agents hold an answer and the
+/// distinct claims they name (sorted), one row per change of either.
+fn agreement_table(steps: &std::collections::BTreeMap<(String, String), Steps>) -> Table {
+    let mut t = Table::new(AGREEMENT);
+    let mut by_topic: std::collections::BTreeMap<&str, Vec<&Steps>> = Default::default();
+    for ((_, topic), list) in steps {
+        by_topic.entry(topic).or_default().push(list);
+    }
+    for (topic, agents) in by_topic {
+        let mut instants: Vec<Micros> = agents.iter().flat_map(|s| s.iter().map(|x| x.0)).collect();
+        instants.sort_unstable();
+        instants.dedup();
+        let mut last: Option<(usize, Vec<&str>)> = None;
+        for at in instants {
+            let held: Vec<&str> = agents
+                .iter()
+                .filter_map(|s| answers::value_at(s, at))
+                .collect();
+            let mut claims = held.clone();
+            claims.sort_unstable();
+            claims.dedup();
+            let now = (held.len(), claims);
+            if last.as_ref() != Some(&now) {
+                t.row()
+                    .str(topic)
+                    .time(at)
+                    .int(now.0 as i64)
+                    .list(now.1.iter().copied())
+                    .bool(now.1.len() > 1)
+                    .end();
+                last = Some(now);
+            }
         }
     }
     t

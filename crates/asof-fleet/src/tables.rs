@@ -140,6 +140,7 @@ pub const ANSWERS: &[Column] = &[
 pub const AGREEMENT: &[Column] = &[
     req("topic", Str),
     req("recorded_at", Time),
+    req("until", Time),
     req("agents", Int),
     req("claims", List),
     req("conflicted", Bool),
@@ -301,7 +302,7 @@ pub fn tables(store: &Store, origin: &Origin) -> Result<Vec<Table>, StoreError> 
         }
     }
 
-    let agreement = agreement_table(&steps);
+    let agreement = agreement_table(&steps, end);
 
     let mut influence = Table::new(INFLUENCE);
     for (rank, item) in influence_of(&log, &versions).iter().enumerate() {
@@ -414,8 +415,12 @@ fn events_table(log: &Dataset) -> Table {
 
 /// Per topic, the agents' working answers side by side over recorded time: at
 /// every instant one of them changes, how many agents hold an answer and the
-/// distinct claims they name (sorted), one row per change of either.
-fn agreement_table(steps: &std::collections::BTreeMap<(String, String), Steps>) -> Table {
+/// distinct claims they name (sorted), one row per change of either, each
+/// until the next or the log's `end`.
+fn agreement_table(
+    steps: &std::collections::BTreeMap<(String, String), Steps>,
+    end: Micros,
+) -> Table {
     let mut t = Table::new(AGREEMENT);
     let mut by_topic: std::collections::BTreeMap<&str, Vec<&Steps>> = Default::default();
     for ((_, topic), list) in steps {
@@ -425,7 +430,7 @@ fn agreement_table(steps: &std::collections::BTreeMap<(String, String), Steps>) 
         let mut instants: Vec<Micros> = agents.iter().flat_map(|s| s.iter().map(|x| x.0)).collect();
         instants.sort_unstable();
         instants.dedup();
-        let mut last: Option<(usize, Vec<&str>)> = None;
+        let mut rows: Vec<(Micros, usize, Vec<&str>)> = Vec::new();
         for at in instants {
             let held: Vec<&str> = agents
                 .iter()
@@ -434,17 +439,23 @@ fn agreement_table(steps: &std::collections::BTreeMap<(String, String), Steps>) 
             let mut claims = held.clone();
             claims.sort_unstable();
             claims.dedup();
-            let now = (held.len(), claims);
-            if last.as_ref() != Some(&now) {
-                t.row()
-                    .str(topic)
-                    .time(at)
-                    .int(now.0 as i64)
-                    .list(now.1.iter().copied())
-                    .bool(now.1.len() > 1)
-                    .end();
-                last = Some(now);
+            if rows
+                .last()
+                .is_none_or(|r| (r.1, &r.2) != (held.len(), &claims))
+            {
+                rows.push((at, held.len(), claims));
             }
+        }
+        for (i, (at, holding, claims)) in rows.iter().enumerate() {
+            let until = rows.get(i + 1).map_or(end.max(*at), |next| next.0);
+            t.row()
+                .str(topic)
+                .time(*at)
+                .time(until)
+                .int(*holding as i64)
+                .list(claims.iter().copied())
+                .bool(claims.len() > 1)
+                .end();
         }
     }
     t

@@ -29,6 +29,17 @@ pub fn export(args: &ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
             bad.display()
         )));
     }
+    if let Some(dataset) = args
+        .sources
+        .iter()
+        .find(|p| crate::dataset::Format::from_path(p).is_some())
+    {
+        return Err(CliError::Input(format!(
+            "{}: is a dataset, and --format parquet exports stores: load it first (`asof load {} --db STORE.db`)",
+            dataset.display(),
+            dataset.display()
+        )));
+    }
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(2, usize::from),
         |n| n as usize,

@@ -682,6 +682,21 @@ fn two_stores_of_one_incident_are_refused_and_odd_ids_are_escaped() {
     assert!(stderr.contains("copy.db"), "{stderr}");
     assert!(!out.exists(), "nothing written");
 
+    // A dataset is not a store: said, and nothing written.
+    let assert = asof()
+        .arg("export")
+        .arg(root().join("datasets/payment-outage.yaml"))
+        .args(["--format", "parquet", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("is a dataset") && stderr.contains("asof load"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing written");
+
     let demo = std::fs::read_to_string(root().join("datasets/payment-outage.yaml")).unwrap();
     let odd = demo.replacen("  id: pay-2026-03", "  id: \"inc 7/a=b%é\"", 1);
     assert_ne!(odd, demo);

@@ -161,7 +161,8 @@ pub enum Command {
     /// store that `asof tui STORE --follow` can watch; every request answered 200 is
     /// synced to the store's archive first.
     Serve(serve::ServeArgs),
-    /// Write an audit report (Markdown, or one self-contained HTML file) or a topic's plane (SVG).
+    /// Write an audit report (Markdown, or one self-contained HTML file), a topic's plane (SVG),
+    /// or many stores as Parquet for questions across a fleet of incidents.
     Export(export::ExportArgs),
     /// Answer a plain question ("what was the root cause at 2026-03-03 12:00?") with
     /// the query that answers it; an unknown question gets the forms understood.

@@ -64,7 +64,16 @@ impl ExportArgs {
 
 pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
     if args.format == ExportFormat::Parquet {
-        return super::fleet::export(&args, out);
+        if args.output.is_some()
+            || args.topic.is_some()
+            || args.agent.is_some()
+            || args.fork.is_some()
+        {
+            return Err(CliError::Input(
+                "--format parquet takes stores, --out DIR and --jobs; -o, --topic, --agent and --fork are for reports".into(),
+            ));
+        }
+        return super::fleet::export(&args.sources, args.out.as_deref(), args.jobs, out);
     }
     if args.sources.len() > 1 {
         return Err(CliError::Input(format!(

@@ -2,35 +2,34 @@
 //! (docs/fleet.md), with a progress bar on a terminal.
 
 use super::CliError;
-use super::export::ExportArgs;
 use crate::fleet::export::{Done, Outcome};
 use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
-pub fn export(args: &ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let Some(dir) = &args.out else {
+/// Exports `sources` into `dir` with `jobs` threads (default: one per core).
+pub fn export(
+    sources: &[PathBuf],
+    dir: Option<&Path>,
+    jobs: Option<u32>,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let Some(dir) = dir else {
         return Err(CliError::Input(
             "--format parquet writes a directory: name it with --out DIR".into(),
         ));
     };
-    if args.sources.is_empty() {
+    if sources.is_empty() {
         return Err(CliError::Input(
             "--format parquet exports stores: name them (`asof export stores/*.db --format parquet --out DIR`)".into(),
         ));
     }
-    if args.output.is_some() || args.topic.is_some() || args.agent.is_some() || args.fork.is_some()
-    {
-        return Err(CliError::Input(
-            "--format parquet takes stores, --out DIR and --jobs; -o, --topic, --agent and --fork are for reports".into(),
-        ));
-    }
-    if let Some(bad) = args.sources.iter().find(|p| !p.is_file()) {
+    if let Some(bad) = sources.iter().find(|p| !p.is_file()) {
         return Err(CliError::Input(format!(
             "{}: no such store (--format parquet exports store files; load a dataset or import a trace first)",
             bad.display()
         )));
     }
-    if let Some(dataset) = args
-        .sources
+    if let Some(dataset) = sources
         .iter()
         .find(|p| crate::dataset::Format::from_path(p).is_some())
     {
@@ -40,14 +39,14 @@ pub fn export(args: &ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
             dataset.display()
         )));
     }
-    let jobs = args.jobs.map_or_else(
+    let jobs = jobs.map_or_else(
         || std::thread::available_parallelism().map_or(2, usize::from),
         |n| n as usize,
     );
     let started = std::time::Instant::now();
-    let total = args.sources.len();
+    let total = sources.len();
     let mut bar = Bar::new(total, std::io::stderr().is_terminal());
-    let results = crate::fleet::export::export(&args.sources, dir, jobs, |done| bar.step(done))
+    let results = crate::fleet::export::export(sources, dir, jobs, |done| bar.step(done))
         .map_err(|e| CliError::Input(e.to_string()))?;
     bar.clear();
     let count = |f: fn(&Outcome) -> bool| results.iter().filter(|d| f(&d.outcome)).count();

@@ -246,7 +246,8 @@ fn export_one(path: &Path, incident: &str, out: &Path) -> Result<Outcome, String
         let file = writer.into_inner().map_err(|e| failed(e.error()))?;
         file.sync_all().map_err(|e| failed(&e))?;
         std::fs::rename(&temporary, &target).map_err(|e| failed(&e))?;
-        // Earlier exports of this incident.
+        // Earlier exports of this incident, at once: a partition holding two
+        // files of one table would have a reader count the incident twice.
         for old in std::fs::read_dir(dir).map_err(|e| failed(&e))?.flatten() {
             let old_name = old.file_name();
             let old_name = old_name.to_string_lossy();

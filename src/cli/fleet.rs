@@ -23,6 +23,13 @@ pub fn export(
             "--format parquet exports stores: name them (`asof export stores/*.db --format parquet --out DIR`)".into(),
         ));
     }
+    if let Some(dir) = sources.iter().find(|p| p.is_dir()) {
+        return Err(CliError::Input(format!(
+            "{}: is a directory: name the stores in it (`{}/*.db`)",
+            dir.display(),
+            dir.display()
+        )));
+    }
     if let Some(bad) = sources.iter().find(|p| !p.is_file()) {
         return Err(CliError::Input(format!(
             "{}: no such store (--format parquet exports store files; load a dataset or import a trace first)",

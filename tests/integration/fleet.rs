@@ -682,6 +682,20 @@ fn two_stores_of_one_incident_are_refused_and_odd_ids_are_escaped() {
     assert!(stderr.contains("copy.db"), "{stderr}");
     assert!(!out.exists(), "nothing written");
 
+    // A directory is not a store either.
+    let assert = asof()
+        .arg("export")
+        .arg(dir.path().join("stores"))
+        .args(["--format", "parquet", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("is a directory") && stderr.contains("/*.db"),
+        "{stderr}"
+    );
+
     // A dataset is not a store: said, and nothing written.
     let assert = asof()
         .arg("export")

@@ -255,6 +255,7 @@ events:
             let fork = asof::fork::fork(log, std::slice::from_ref(&item.evidence)).unwrap();
             let after = answers_of(fork.replay.versions.iter());
             let (mut shift, mut diverged) = (0i64, 0i64);
+            let mut topics = std::collections::BTreeSet::new();
             let empty = Vec::new();
             let pairs: std::collections::BTreeSet<_> = before.keys().chain(after.keys()).collect();
             for pair in pairs {
@@ -262,7 +263,8 @@ events:
                     before.get(pair).unwrap_or(&empty),
                     after.get(pair).unwrap_or(&empty),
                 );
-                for w in divergence(p, f) {
+                let windows = divergence(p, f);
+                for w in &windows {
                     let to = if w.to == OPEN {
                         span.1
                     } else {
@@ -270,18 +272,22 @@ events:
                     };
                     diverged += (to - w.from.max(span.0)).max(0) / 1000;
                 }
-                if let Some(r) = log.header.topic(&pair.1).and_then(|t| t.resolution.clone())
-                    && let (Some(a), Some(b)) = (
-                        truth(p, &r, span).converged_at,
-                        truth(f, &r, span).converged_at,
-                    )
-                {
-                    shift += (b - a) / 1000;
+                let mut differs = !windows.is_empty();
+                if let Some(r) = log.header.topic(&pair.1).and_then(|t| t.resolution.clone()) {
+                    let (a, b) = (truth(p, &r, span), truth(f, &r, span));
+                    // A changed time wrong alone makes the topic one the item changes.
+                    differs |= a != b;
+                    if let (Some(a), Some(b)) = (a.converged_at, b.converged_at) {
+                        shift += (b - a) / 1000;
+                    }
+                }
+                if differs {
+                    topics.insert(pair.1.clone());
                 }
             }
             assert_eq!(
-                (item.truth_shift_ms, item.divergence_ms),
-                (shift, diverged),
+                (item.truth_shift_ms, item.divergence_ms, &item.topics),
+                (shift, diverged, &topics.into_iter().collect::<Vec<_>>()),
                 "{}",
                 item.evidence
             );

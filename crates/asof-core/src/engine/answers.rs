@@ -118,18 +118,28 @@ pub fn truth(steps: &Steps, resolution: &str, (first, last): (Micros, Micros)) -
     } else {
         None
     };
+    Truth {
+        converged_at,
+        time_wrong_ms: wrong_between(steps, resolution, first, last) / 1000,
+    }
+}
+
+/// Recorded time (µs) in `[lo, hi)` with an answer other than `resolution`
+/// (none held is not wrong); the last step holds on to `hi`.
+pub fn wrong_between(steps: &Steps, resolution: &str, lo: Micros, hi: Micros) -> i64 {
+    let from = steps.partition_point(|s| s.0 <= lo).saturating_sub(1);
     let mut wrong = 0i64;
-    for (i, s) in steps.iter().enumerate() {
-        let end = steps.get(i + 1).map_or(last, |n| n.0).min(last);
-        let begin = s.0.max(first);
-        if end > begin && s.1.is_some() && !right(s.1.as_deref()) {
+    for (i, s) in steps.iter().enumerate().skip(from) {
+        if s.0 >= hi {
+            break;
+        }
+        let end = steps.get(i + 1).map_or(hi, |n| n.0).min(hi);
+        let begin = s.0.max(lo);
+        if end > begin && s.1.is_some() && s.1.as_deref() != Some(resolution) {
             wrong += end - begin;
         }
     }
-    Truth {
-        converged_at,
-        time_wrong_ms: wrong / 1000,
-    }
+    wrong
 }
 
 /// Per (agent, topic) with versions whose topic has a resolution: its convergence

@@ -6,8 +6,10 @@
 
 use super::diff::{Steps, Truth, answers_of, divergence, steps_of, truth};
 use super::{PolicyReport, reliabilities, transform};
+use crate::engine::answers::wrong_between;
 use crate::engine::{self, Replay};
 use crate::model::{Dataset, Event, EventBody, Header, RetractTarget, Version};
+use crate::time::Micros;
 use crate::time::OPEN;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -81,9 +83,20 @@ pub fn influence_of(log: &Dataset, parent_versions: &[Version]) -> Vec<Influence
     let empty = Steps::new();
     let resolutions = log.header.resolutions();
     let resolution = |topic: &str| resolutions.get(topic).copied();
-    let parent_truth: HashMap<&Pair, Truth> = parent_steps
+    // Each resolved pair's truth, with its wrong time in µs (a fork's is the
+    // parent's, changed over the stretch where they differ).
+    let parent_truth: HashMap<&Pair, (Truth, i64)> = parent_steps
         .iter()
-        .filter_map(|(pair, steps)| resolution(&pair.1).map(|r| (pair, truth(steps, r, span))))
+        .filter_map(|(pair, steps)| {
+            let r = resolution(&pair.1)?;
+            Some((
+                pair,
+                (
+                    truth(steps, r, span),
+                    wrong_between(steps, r, span.0, span.1),
+                ),
+            ))
+        })
         .collect();
     let reliability = reliabilities(log);
     // Each pair's events in replay order, and its parent versions with the
@@ -123,8 +136,7 @@ pub fn influence_of(log: &Dataset, parent_versions: &[Version]) -> Vec<Influence
         for pair in citing.get(ev.id.as_str()).into_iter().flatten() {
             let before = parent_steps.get(pair).unwrap_or(&empty);
             let resolved = parent_truth.get(pair).zip(resolution(&pair.1));
-            let Some(fork) = sorted[pair].replay_without(&without, before, resolved.is_some())
-            else {
+            let Some(fork) = sorted[pair].replay_without(&without, before) else {
                 continue;
             };
             let mut differs = false;
@@ -140,8 +152,8 @@ pub fn influence_of(log: &Dataset, parent_versions: &[Version]) -> Vec<Influence
                 }
                 differs = true;
             }
-            if let (Some((p, r)), Some(steps)) = (resolved, &fork.steps) {
-                let f = truth(steps, r, span);
+            if let Some(((p, parent_wrong), r)) = resolved {
+                let f = fork.truth(before, *parent_wrong, r, span);
                 if let (Some(a), Some(b)) = (p.converged_at, f.converged_at) {
                     item.truth_shift_ms += (b - a) / 1000;
                 }
@@ -261,7 +273,7 @@ impl PairLog {
     /// parent held, an instant at a time, and stops once, after the last event
     /// citing the item, it holds what the parent holds: from there on the two
     /// are one replay, and the rest of the answers is the parent's.
-    fn replay_without(&self, fork: &Without, parent: &Steps, whole: bool) -> Option<Forked> {
+    fn replay_without(&self, fork: &Without, parent: &Steps) -> Option<Forked> {
         let Without {
             evidence,
             reliability,
@@ -324,25 +336,16 @@ impl PairLog {
         // Both answers from `at` through `end`: the only stretch where they can differ.
         let window = |steps: &Steps| -> Steps {
             let value = crate::engine::answers::value_at(steps, at).map(Into::into);
+            let from = steps.partition_point(|s| s.0 <= at);
+            let to = steps.partition_point(|s| s.0 <= end);
             std::iter::once((at, value))
-                .chain(steps.iter().filter(|s| s.0 > at && s.0 <= end).cloned())
+                .chain(steps[from..to.max(from)].iter().cloned())
                 .collect()
         };
         let (parent_window, fork_window) = (window(parent), window(&middle));
-        // The fork's whole answers (for its truth): the parent's before `at`,
-        // the replay's through `end`, the parent's after it.
-        let steps = whole.then(|| {
-            let mut steps: Steps = parent.iter().take_while(|s| s.0 < at).cloned().collect();
-            let after = parent.iter().filter(|s| joined.is_some() && s.0 > end);
-            for (t, claim) in fork_window.iter().chain(after) {
-                if steps.last().map_or(&None, |s| &s.1) != claim {
-                    steps.push((*t, claim.clone()));
-                }
-            }
-            steps
-        });
         Some(Forked {
-            steps,
+            at,
+            end,
             parent_window,
             fork_window,
         })
@@ -360,12 +363,59 @@ struct Without<'a> {
     next_id: u64,
 }
 
-/// A pair's answers without an item, where they can differ from the parent's.
+/// A pair's answers without an item, where they can differ from the parent's:
+/// from `at` (the first instant citing the item) to `end` (where the replays
+/// join, or `OPEN`); before and after, they are the parent's.
 struct Forked {
-    /// The whole of them, when asked for.
-    steps: Option<Steps>,
-    /// The parent's and the fork's from the first instant citing the item to
-    /// where the replays join (or the end).
+    at: Micros,
+    end: Micros,
+    /// The parent's and the fork's answers over that stretch, each starting
+    /// with its answer at `at`.
     parent_window: Steps,
     fork_window: Steps,
+}
+
+impl Forked {
+    /// The fork's truth on `resolution` over `span` (as `truth` of its whole
+    /// answers), from the parent's answers, the parent's wrong time in µs, and
+    /// the stretch where the two differ.
+    fn truth(
+        &self,
+        parent: &Steps,
+        parent_wrong: i64,
+        resolution: &str,
+        span: (Micros, Micros),
+    ) -> Truth {
+        let (first, last) = span;
+        let (lo, hi) = (self.at.max(first), self.end.min(last));
+        let wrong = parent_wrong - wrong_between(parent, resolution, lo, hi)
+            + wrong_between(&self.fork_window, resolution, lo, hi);
+        // The fork's answers in order, the parent's around the stretch.
+        let before = &parent[..parent.partition_point(|s| s.0 < self.at)];
+        let after = &parent[parent.partition_point(|s| s.0 <= self.end)..];
+        let right = |s: &(Micros, Option<crate::model::Name>)| s.1.as_deref() == Some(resolution);
+        let mut back = before
+            .iter()
+            .chain(&self.fork_window)
+            .chain(after)
+            .filter(|s| s.0 <= last)
+            .rev();
+        let converged_at = match back.next() {
+            Some(s) if right(s) => {
+                let mut start = s.0;
+                for s in back {
+                    match right(s) {
+                        true => start = s.0,
+                        false => break,
+                    }
+                }
+                Some(start)
+            }
+            _ => None,
+        };
+        Truth {
+            converged_at,
+            time_wrong_ms: wrong / 1000,
+        }
+    }
 }

@@ -638,6 +638,17 @@ fn unchanged_stores_are_skipped_and_a_damaged_one_is_reported() {
     let changed = after.keys().filter(|p| !before.contains_key(*p)).count();
     assert_eq!(changed, 10);
 
+    // A what-if fork is not the record: named, not exported.
+    let fork = dir.path().join("stores/fork.db");
+    let evidence = stdout_json(
+        asof()
+            .arg("evidence")
+            .arg(&stores[2])
+            .args(["--format", "json"]),
+    );
+    let first = evidence["evidence"][0]["id"].as_str().unwrap().to_owned();
+    crate::common::fork(&stores[2], &first, &fork);
+
     // A damaged store and a file that is no store at all.
     let damaged = dir.path().join("stores/damaged.db");
     let bytes = std::fs::read(&stores[1]).unwrap();
@@ -646,13 +657,19 @@ fn unchanged_stores_are_skipped_and_a_damaged_one_is_reported() {
     std::fs::write(&text, "not a store\n").unwrap();
     stores.push(damaged.clone());
     stores.push(text.clone());
+    // The fork in its parent's place (both would be one incident twice).
+    stores[2] = fork.clone();
     let fresh = dir.path().join("fresh");
     let assert = export(&stores, &fresh).code(2);
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert!(stderr.contains("damaged.db"), "{stderr}");
     assert!(stderr.contains("notes.db"), "{stderr}");
     assert!(
-        stderr.contains("2 of 6 stores could not be exported"),
+        stderr.contains("3 of 6 stores could not be exported"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("fork.db: WHAT-IF — replay of") && stderr.contains("records only"),
         "{stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
@@ -660,7 +677,7 @@ fn unchanged_stores_are_skipped_and_a_damaged_one_is_reported() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(written.len(), 4, "the four good stores: {written:?}");
+    assert_eq!(written.len(), 3, "the three good stores: {written:?}");
 }
 
 /// Two stores of one incident are refused before anything is written; an

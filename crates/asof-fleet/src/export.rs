@@ -217,6 +217,15 @@ fn export_one(path: &Path, incident: &str, out: &Path) -> Result<Outcome, String
         });
     }
     let store = Store::open_snapshot(path).map_err(|e| e.to_string())?;
+    // A fleet's tables hold what agents did: a what-if replay among them
+    // would read as the record in every table but one.
+    if let Some(what_if) = asof_store::fork::label::WhatIf::of(&store).map_err(|e| e.to_string())? {
+        return Err(format!(
+            "{named}: {}: a fleet export holds records only (export its parent, {})",
+            what_if.banner(),
+            what_if.parent
+        ));
+    }
     let origin = Origin {
         store: &named,
         sha256: &sha256,

@@ -17,7 +17,6 @@ use crate::parquet::{Column, Kind, Table, opt, req};
 use asof_store::engine::answers::{self, Steps};
 use asof_store::engine::quality::Ledger;
 use asof_store::fork::influence::{influence_of, truth_known};
-use asof_store::fork::label::WhatIf;
 use asof_store::model::{Dataset, EventBody, RetractTarget};
 use asof_store::query;
 use asof_store::store::{Store, StoreError};
@@ -38,7 +37,6 @@ pub const INCIDENTS: &[Column] = &[
     req("sha256", Str),
     opt("source", Str),
     opt("loaded_at", Str),
-    opt("what_if", Str),
     opt("import_report", Str),
     req("agents", Int),
     req("topics", Int),
@@ -497,7 +495,6 @@ fn outcomes_table(
 fn incidents_table(store: &Store, log: &Dataset, origin: &Origin) -> Result<Table, StoreError> {
     let mut t = Table::new(INCIDENTS);
     let count = |f: fn(&EventBody) -> bool| log.events.iter().filter(|e| f(&e.body)).count() as i64;
-    let what_if = WhatIf::of(store)?.map(|w| w.banner());
     let span = log.span();
     t.row()
         .str(&log.header.incident.id)
@@ -506,7 +503,6 @@ fn incidents_table(store: &Store, log: &Dataset, origin: &Origin) -> Result<Tabl
         .str(origin.sha256)
         .opt_str(store.meta("source")?.as_deref())
         .opt_str(store.meta("loaded_at")?.as_deref())
-        .opt_str(what_if.as_deref())
         .opt_str(store.meta("import_report")?.as_deref())
         .int(log.header.agents.len() as i64)
         .int(log.header.topics.len() as i64)

@@ -16,9 +16,8 @@
 //! before anything is written: a partition holds one store.
 
 use crate::tables::{self, Origin, SCHEMA_VERSION, TABLES};
+use asof_store::fork::{sha256_hex, sha256_of};
 use asof_store::store::Store;
-use sha2::{Digest, Sha256};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -177,28 +176,11 @@ fn run_parallel<T: Send, E: Send>(
 }
 
 /// The digest that names a store's files: SHA-256 over the schema version and
-/// the store's bytes (16 hex digits), and the whole SHA-256 of its bytes.
+/// the store's SHA-256 (16 hex digits), and the store's SHA-256.
 fn digests(path: &Path) -> std::io::Result<(String, String)> {
-    let mut file = std::fs::File::open(path)?;
-    let mut bytes = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        bytes.update(&buf[..n]);
-    }
-    let sha256 = hex(&bytes.finalize());
-    let named = Sha256::new()
-        .chain_update(format!("asof-fleet/{SCHEMA_VERSION}\n"))
-        .chain_update(&sha256)
-        .finalize();
-    Ok((hex(&named)[..16].to_owned(), sha256))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    let sha256 = sha256_of(std::fs::File::open(path)?)?;
+    let named = sha256_hex(format!("asof-fleet/{SCHEMA_VERSION}\n{sha256}").as_bytes());
+    Ok((named[..16].to_owned(), sha256))
 }
 
 /// Exports one store (whose incident is `incident`); a sentence when it cannot.

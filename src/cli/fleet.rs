@@ -2,8 +2,8 @@
 //! (docs/fleet.md), with a progress bar on a terminal.
 
 use super::CliError;
-use crate::fleet::export::{Done, Outcome};
-use std::io::{IsTerminal, Write};
+use crate::fleet::export::Outcome;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Exports `sources` into `dir` with `jobs` threads (default: one per core).
@@ -52,9 +52,17 @@ pub fn export(
     );
     let started = std::time::Instant::now();
     let total = sources.len();
-    let mut bar = Bar::new(total, std::io::stderr().is_terminal());
-    let results = crate::fleet::export::export(sources, dir, jobs, |done| bar.step(done))
-        .map_err(|e| CliError::Input(e.to_string()))?;
+    let mut bar =
+        super::progress::Progress::new("exporting", super::progress::Unit::Count("stores"));
+    let mut done = 0;
+    let results = crate::fleet::export::export(sources, dir, jobs, |store| {
+        done += 1;
+        if let Outcome::Failed { reason } = &store.outcome {
+            bar.say(&format!("asof: not exported: {reason}"));
+        }
+        bar.show(done, total as u64);
+    })
+    .map_err(|e| CliError::Input(e.to_string()))?;
     bar.clear();
     let count = |f: fn(&Outcome) -> bool| results.iter().filter(|d| f(&d.outcome)).count();
     let written = count(|o| matches!(o, Outcome::Written { .. }));
@@ -77,49 +85,5 @@ pub fn export(
         n => Err(CliError::Input(format!(
             "{n} of {total} stores could not be exported (each is named above); the others were"
         ))),
-    }
-}
-
-/// A one-line progress bar on standard error (a terminal only); a store that
-/// fails is said on its own line at once, on a terminal or not.
-struct Bar {
-    total: usize,
-    done: usize,
-    on: bool,
-}
-
-impl Bar {
-    fn new(total: usize, on: bool) -> Bar {
-        Bar { total, done: 0, on }
-    }
-
-    fn step(&mut self, done: &Done) {
-        self.done += 1;
-        let mut err = std::io::stderr().lock();
-        if let Outcome::Failed { reason } = &done.outcome {
-            if self.on {
-                let _ = write!(err, "\r\x1b[2K");
-            }
-            let _ = writeln!(err, "asof: not exported: {reason}");
-        }
-        if self.on {
-            const WIDTH: usize = 30;
-            let filled = self.done * WIDTH / self.total.max(1);
-            let _ = write!(
-                err,
-                "\r\x1b[2K[{}{}] {}/{} stores",
-                "#".repeat(filled),
-                " ".repeat(WIDTH - filled),
-                self.done,
-                self.total
-            );
-            let _ = err.flush();
-        }
-    }
-
-    fn clear(&mut self) {
-        if self.on {
-            let _ = write!(std::io::stderr(), "\r\x1b[2K");
-        }
     }
 }

@@ -245,70 +245,13 @@ pub fn otlp_draft(paths: &[&Path], trace: &TraceArgs) -> Result<import::Draft, C
         .map(String::as_str)
         .zip(all.iter().copied())
         .collect();
-    let mut bar = Progress::new(&names.join(", "));
+    let mut bar = super::progress::Progress::new(
+        &format!("reading {}", names.join(", ")),
+        super::progress::Unit::Bytes,
+    );
     let draft = otlp::read_files(&files, &options, &mut |done, total| bar.show(done, total));
     bar.clear();
     Ok(draft?)
-}
-
-/// A progress bar on stderr while a big trace is read — only on a terminal,
-/// redrawn at most ten times a second, gone when the read ends.
-struct Progress {
-    what: String,
-    on: bool,
-    started: std::time::Instant,
-    drawn: Option<std::time::Instant>,
-}
-
-impl Progress {
-    fn new(what: &str) -> Progress {
-        use std::io::IsTerminal;
-        Progress {
-            what: what.to_owned(),
-            on: std::io::stderr().is_terminal(),
-            started: std::time::Instant::now(),
-            drawn: None,
-        }
-    }
-
-    fn show(&mut self, done: u64, total: u64) {
-        let now = std::time::Instant::now();
-        // Small reads end before a bar would help.
-        if !self.on
-            || now.duration_since(self.started).as_millis() < 300
-            || self
-                .drawn
-                .is_some_and(|t| now.duration_since(t).as_millis() < 100)
-        {
-            return;
-        }
-        self.drawn = Some(now);
-        let mb = |b: u64| b as f64 / 1e6;
-        let share = if total == 0 {
-            1.0
-        } else {
-            (done as f64 / total as f64).min(1.0)
-        };
-        let width = 24usize;
-        let filled = (share * width as f64).round() as usize;
-        let rate = mb(done) / now.duration_since(self.started).as_secs_f64().max(1e-3);
-        eprint!(
-            "\r\x1b[2Kreading {} ▕{}{}▏ {:.0}% {:.0}/{:.0} MB, {:.0} MB/s",
-            self.what,
-            "█".repeat(filled),
-            " ".repeat(width - filled),
-            share * 100.0,
-            mb(done),
-            mb(total),
-            rate
-        );
-    }
-
-    fn clear(&self) {
-        if self.on && self.drawn.is_some() {
-            eprint!("\r\x1b[2K");
-        }
-    }
 }
 
 /// Validates and replays an importer's draft, writes the store and prints the summary.

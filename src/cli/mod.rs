@@ -10,6 +10,7 @@ mod follow;
 mod forks;
 mod import;
 mod load;
+mod progress;
 mod queries;
 mod serve;
 pub mod source;

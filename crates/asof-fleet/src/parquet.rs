@@ -94,7 +94,6 @@ struct Data {
 pub struct Table {
     schema: &'static [Column],
     data: Vec<Data>,
-    rows: usize,
 }
 
 impl Table {
@@ -115,19 +114,7 @@ impl Table {
                 reps: Vec::new(),
             })
             .collect();
-        Table {
-            schema,
-            data,
-            rows: 0,
-        }
-    }
-
-    pub fn schema(&self) -> &'static [Column] {
-        self.schema
-    }
-
-    pub fn rows(&self) -> usize {
-        self.rows
+        Table { schema, data }
     }
 
     /// Starts a row: give every column a value, in the schema's order, then [`Row::end`].
@@ -376,7 +363,6 @@ impl Row<'_> {
             self.at,
             self.table.schema.len()
         );
-        self.table.rows += 1;
     }
 }
 

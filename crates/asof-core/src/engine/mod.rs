@@ -167,17 +167,10 @@ impl Slices {
         self.engine.take_closed(outcomes)
     }
 
-    /// [`resume`] a slice at a time: a replay going on from `held` (what was
-    /// held before the first event it is given), its next new version `next_id`.
-    pub fn resume(header: &Header, held: Vec<Version>, next_id: u64) -> Slices {
-        Slices {
-            engine: Engine::resumed(header, held, next_id),
-        }
-    }
-
-    /// [`Slices::resume`] for the header `self` was made for, without
-    /// building its agent and topic maps again (many short what-if replays
-    /// of one log).
+    /// A replay going on from `held` (what was held before the first event
+    /// it is given), its next new version `next_id`, for the header `self`
+    /// was made for, without building its agent and topic maps again (many
+    /// short what-if replays of one log: [`resume`] a slice at a time).
     pub fn resume_like(&self, held: Vec<Version>, next_id: u64) -> Slices {
         Slices {
             engine: self.engine.holding(held, next_id),

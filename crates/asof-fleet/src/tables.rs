@@ -14,7 +14,7 @@
 //! (`incident=<id>`) every file sits in, which the readers add.
 
 use crate::parquet::{Column, Kind, Table, opt, req};
-use asof_store::engine::answers::{self, Steps};
+use asof_store::engine::answers::{self, Steps, Truth};
 use asof_store::engine::quality::Ledger;
 use asof_store::fork::influence::{influence_of, truth_known};
 use asof_store::model::{Dataset, EventBody, RetractTarget};
@@ -315,7 +315,7 @@ pub fn tables(store: &Store, origin: &Origin) -> Result<Vec<Table>, StoreError> 
             .end();
     }
 
-    let outcomes = outcomes_table(&log, &steps, span);
+    let outcomes = outcomes_table(&log, &store.truths()?, &steps, span);
     let incidents = incidents_table(store, &log, origin)?;
     Ok(vec![
         agents,
@@ -459,11 +459,13 @@ fn agreement_table(
     t
 }
 
-/// Per (agent, topic) with versions whose topic has a resolution: `diff`'s
-/// truth over the log's span, its time to truth from the first event, and
-/// the answer at the last event.
+/// Per (agent, topic) with versions whose topic has a resolution: its truth as
+/// the store keeps it (`diff`'s convergence over the log's span, derived when
+/// the store was written), its time to truth from the first event, and the
+/// answer at the last event.
 fn outcomes_table(
     log: &Dataset,
+    truths: &std::collections::BTreeMap<(String, String), Truth>,
     steps: &std::collections::BTreeMap<(String, String), Steps>,
     span: Option<(Micros, Micros)>,
 ) -> Table {
@@ -472,12 +474,13 @@ fn outcomes_table(
         return t;
     };
     let resolutions = log.header.resolutions();
-    for ((agent, topic), list) in steps {
+    for ((agent, topic), outcome) in truths {
         let Some(&truth) = resolutions.get(topic.as_str()) else {
             continue;
         };
-        let outcome = answers::truth(list, truth, span);
-        let last = answers::value_at(list, span.1);
+        let last = steps
+            .get(&(agent.clone(), topic.clone()))
+            .and_then(|s| answers::value_at(s, span.1));
         t.row()
             .str(agent)
             .str(topic)

@@ -399,6 +399,13 @@ impl Store {
         read::versions(&self.conn).map_err(StoreError::from)
     }
 
+    /// The stored convergence of each (agent, topic) with a resolution
+    /// (`truths`: when its working answer settled on the resolution, how long
+    /// it was wrong), as derived when the store was written.
+    pub fn truths(&self) -> Result<BTreeMap<(String, String), Truth>> {
+        read::truths(&self.conn).map_err(StoreError::from)
+    }
+
     /// Replays the log from scratch.
     pub fn replay(&self) -> Result<Replay> {
         let log = self.log()?;

@@ -331,36 +331,47 @@ pub fn tables(store: &Store, origin: &Origin) -> Result<Vec<Table>, StoreError> 
     ])
 }
 
-/// Assertions, retractions and verifications, in file order (`seq`).
+/// What an event row holds besides its seq, id and instant: each kind fills
+/// its own columns, the rest stay null.
+#[derive(Default)]
+struct EventFields<'a> {
+    agent: Option<&'a str>,
+    topic: Option<&'a str>,
+    claim: Option<&'a str>,
+    assertion: Option<&'a str>,
+    confidence: Option<f64>,
+    valid: Option<asof_store::time::Interval>,
+    clip: Option<bool>,
+    cites: &'a [String],
+    rationale: Option<&'a str>,
+    reason: Option<&'a str>,
+    evidence: Option<&'a str>,
+    state: Option<&'a str>,
+    by: Option<&'a str>,
+    note: Option<&'a str>,
+}
+
+/// Assertions, retractions and verifications, in file order (`seq`); the
+/// evidence table holds evidence.
 fn events_table(log: &Dataset) -> Table {
     let mut t = Table::new(EVENTS);
     for e in &log.events {
-        // The evidence table holds evidence.
-        if matches!(e.body, EventBody::Evidence(_)) {
-            continue;
-        }
-        let row = t.row().int(e.seq as i64).str(e.id());
-        match &e.body {
-            EventBody::Evidence(_) => {}
-            EventBody::Believe(a) => row
-                .str("believe")
-                .time(a.recorded_at)
-                .opt_str(Some(&a.agent))
-                .opt_str(Some(&a.topic))
-                .opt_str(Some(&a.claim))
-                .opt_str(None)
-                .opt_float(Some(a.confidence))
-                .time(a.valid.from)
-                .time(a.valid.to)
-                .opt_bool(Some(a.clip))
-                .list(a.supported_by.iter().map(String::as_str))
-                .opt_str(a.rationale.as_deref())
-                .opt_str(None)
-                .opt_str(None)
-                .opt_str(None)
-                .opt_str(None)
-                .opt_str(None)
-                .end(),
+        let (kind, f) = match &e.body {
+            EventBody::Evidence(_) => continue,
+            EventBody::Believe(a) => (
+                "believe",
+                EventFields {
+                    agent: Some(&a.agent),
+                    topic: Some(&a.topic),
+                    claim: Some(&a.claim),
+                    confidence: Some(a.confidence),
+                    valid: Some(a.valid),
+                    clip: Some(a.clip),
+                    cites: &a.supported_by,
+                    rationale: a.rationale.as_deref(),
+                    ..Default::default()
+                },
+            ),
             EventBody::Retract(r) => {
                 let (topic, claim, assertion) = match &r.target {
                     RetractTarget::Topic { topic, claim } => {
@@ -368,45 +379,52 @@ fn events_table(log: &Dataset) -> Table {
                     }
                     RetractTarget::Assertion(id) => (None, None, Some(id.as_str())),
                 };
-                row.str("retract")
-                    .time(r.recorded_at)
-                    .opt_str(Some(&r.agent))
-                    .opt_str(topic)
-                    .opt_str(claim)
-                    .opt_str(assertion)
-                    .opt_float(None)
-                    .time(r.valid.map_or(OPEN, |v| v.from))
-                    .time(r.valid.map_or(OPEN, |v| v.to))
-                    .opt_bool(None)
-                    .list(r.because.iter().map(String::as_str))
-                    .opt_str(None)
-                    .opt_str(r.reason.as_deref())
-                    .opt_str(None)
-                    .opt_str(None)
-                    .opt_str(None)
-                    .opt_str(None)
-                    .end()
+                (
+                    "retract",
+                    EventFields {
+                        agent: Some(&r.agent),
+                        topic,
+                        claim,
+                        assertion,
+                        valid: r.valid,
+                        cites: &r.because,
+                        reason: r.reason.as_deref(),
+                        ..Default::default()
+                    },
+                )
             }
-            EventBody::Verify(v) => row
-                .str("verify")
-                .time(v.recorded_at)
-                .opt_str(None)
-                .opt_str(None)
-                .opt_str(None)
-                .opt_str(None)
-                .opt_float(None)
-                .time(OPEN)
-                .time(OPEN)
-                .opt_bool(None)
-                .list([])
-                .opt_str(None)
-                .opt_str(None)
-                .opt_str(Some(&v.evidence))
-                .opt_str(Some(v.state.as_str()))
-                .opt_str(Some(&v.by))
-                .opt_str(v.note.as_deref())
-                .end(),
-        }
+            EventBody::Verify(v) => (
+                "verify",
+                EventFields {
+                    evidence: Some(&v.evidence),
+                    state: Some(v.state.as_str()),
+                    by: Some(&v.by),
+                    note: v.note.as_deref(),
+                    ..Default::default()
+                },
+            ),
+        };
+        t.row()
+            .int(e.seq as i64)
+            .str(e.id())
+            .str(kind)
+            .time(e.recorded_at())
+            .opt_str(f.agent)
+            .opt_str(f.topic)
+            .opt_str(f.claim)
+            .opt_str(f.assertion)
+            .opt_float(f.confidence)
+            .time(f.valid.map_or(OPEN, |v| v.from))
+            .time(f.valid.map_or(OPEN, |v| v.to))
+            .opt_bool(f.clip)
+            .list(f.cites.iter().map(String::as_str))
+            .opt_str(f.rationale)
+            .opt_str(f.reason)
+            .opt_str(f.evidence)
+            .opt_str(f.state)
+            .opt_str(f.by)
+            .opt_str(f.note)
+            .end();
     }
     t
 }
@@ -519,4 +537,74 @@ fn incidents_table(store: &Store, log: &Dataset, origin: &Origin) -> Result<Tabl
         .int(i64::from(SCHEMA_VERSION))
         .end();
     Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    /// The events table of the bundled demo, read back: every assertion,
+    /// retraction and verification once, each with its own columns.
+    #[test]
+    fn the_events_table_holds_each_kind_with_its_columns() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../datasets/payment-outage.yaml"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let log = asof_store::dataset::read_str("demo", asof_store::dataset::Format::Yaml, &text)
+            .unwrap()
+            .dataset;
+        let mut bytes = Vec::new();
+        events_table(&log).write(&mut bytes, &[]).unwrap();
+        let reader = SerializedFileReader::new(Bytes::from(bytes)).unwrap();
+        let rows: Vec<String> = reader
+            .get_row_iter(None)
+            .unwrap()
+            .map(|r| r.unwrap().to_string())
+            .collect();
+        let of = |kind: &str| {
+            rows.iter()
+                .filter(|r| r.contains(&format!("kind: \"{kind}\"")))
+                .collect::<Vec<_>>()
+        };
+        let count = |f: fn(&EventBody) -> bool| log.events.iter().filter(|e| f(&e.body)).count();
+        assert_eq!(
+            of("believe").len(),
+            count(|b| matches!(b, EventBody::Believe(_)))
+        );
+        assert_eq!(
+            of("retract").len(),
+            count(|b| matches!(b, EventBody::Retract(_)))
+        );
+        assert_eq!(
+            of("verify").len(),
+            count(|b| matches!(b, EventBody::Verify(_)))
+        );
+        assert_eq!(
+            rows.len(),
+            of("believe").len() + of("retract").len() + of("verify").len()
+        );
+        let verify = of("verify")[0];
+        assert!(
+            verify.contains("state: \"") && verify.contains("agent: null"),
+            "{verify}"
+        );
+        assert!(
+            verify.contains("cites: []") && verify.contains("valid_from: null"),
+            "{verify}"
+        );
+        let retract = of("retract")[0];
+        assert!(
+            !retract.contains("cites: []") && retract.contains("confidence: null"),
+            "{retract}"
+        );
+        let believe = of("believe")[0];
+        assert!(
+            believe.contains("claim: \"") && believe.contains("state: null"),
+            "{believe}"
+        );
+    }
 }

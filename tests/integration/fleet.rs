@@ -11,13 +11,7 @@ use std::path::{Path, PathBuf};
 /// The Python of the virtual environment `.ci/run` installs DuckDB and
 /// pyarrow into, if both are there.
 fn fleet_python() -> Option<PathBuf> {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/otel-venv/bin/python");
-    let ok = python.exists()
-        && std::process::Command::new(&python)
-            .args(["-c", "import duckdb, pyarrow.dataset"])
-            .status()
-            .is_ok_and(|s| s.success());
-    ok.then_some(python)
+    crate::common::venv_python("duckdb, pyarrow.dataset")
 }
 
 fn root() -> &'static Path {

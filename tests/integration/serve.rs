@@ -438,16 +438,7 @@ fn a_kill_at_any_instant_loses_nothing_acknowledged() {
 /// The Python interpreter of the virtual environment `.ci/run` installs the
 /// OpenTelemetry SDK into, if it is there.
 fn sdk_python() -> Option<PathBuf> {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/otel-venv/bin/python");
-    let ok = python.exists()
-        && std::process::Command::new(&python)
-            .args([
-                "-c",
-                "import opentelemetry.exporter.otlp.proto.http.trace_exporter",
-            ])
-            .status()
-            .is_ok_and(|s| s.success());
-    ok.then_some(python)
+    crate::common::venv_python("opentelemetry.exporter.otlp.proto.http.trace_exporter")
 }
 
 /// The real OpenTelemetry Python SDK's OTLP/HTTP exporter (protobuf) sends

@@ -12,6 +12,18 @@ pub fn asof() -> Command {
     cmd
 }
 
+/// The Python of the virtual environment `.ci/run` installs test packages
+/// into (target/otel-venv), if it can `import` what `imports` names.
+pub fn venv_python(imports: &str) -> Option<PathBuf> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/otel-venv/bin/python");
+    let ok = python.exists()
+        && std::process::Command::new(&python)
+            .args(["-c", &format!("import {imports}")])
+            .status()
+            .is_ok_and(|s| s.success());
+    ok.then_some(python)
+}
+
 /// Writes `text` to `name` inside `dir` and returns its path.
 pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);

@@ -86,12 +86,13 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
             &mut answer,
         )?,
         Question::Why { agent, claim } => why(&store, agent, claim, format, &mut answer)?,
-        Question::Misled { agent, .. } => whatif::influence_on(
+        Question::Misled { agent, topic } => whatif::influence_on(
             &store,
             InfluenceArgs {
                 source: sourced(),
                 top: None,
                 agent: agent.clone(),
+                topic: topic.clone(),
                 format: as_asked,
             },
             &mut answer,
@@ -141,15 +142,6 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
     if let Some(read_as) = &when.read_as {
         writeln!(out, "  time read: {read_as}")?;
     }
-    if let Question::Misled {
-        topic: Some(topic), ..
-    } = &asked
-    {
-        writeln!(
-            out,
-            "  (influence ranks the evidence the agent cited on every topic; `{topic}` is among them)"
-        )?;
-    }
     out.write_all(&answer)?;
     if !during.is_empty() {
         writeln!(out, "\nChanges during that day:")?;
@@ -167,32 +159,52 @@ fn pretty(v: &serde_json::Value) -> Result<String, CliError> {
 fn with_evidence(
     store: &crate::store::Store,
     answer: Vec<u8>,
-    named: &[String],
+    named: &[queries::Answering],
     format: OutputFormat,
 ) -> Result<Vec<u8>, CliError> {
     let log = store.log()?;
     let evidence = log.evidence_by_id();
-    // One pass over the log for every named assertion, in the order named.
-    let mut cites: std::collections::HashMap<&str, Option<&[String]>> =
-        named.iter().map(|id| (id.as_str(), None)).collect();
-    for e in &log.events {
-        if let EventBody::Believe(a) = &e.body
-            && let Some(slot) = cites.get_mut(a.id.as_str())
-        {
-            *slot = Some(&a.supported_by);
-        }
-    }
-    let cited: Vec<(&str, Vec<&crate::model::Evidence>)> = named
+    let assertions: std::collections::HashMap<&str, &crate::model::Assertion> = log
+        .events
         .iter()
-        .filter_map(|id| {
-            let (id, list) = cites.get_key_value(id.as_str())?;
-            let list = (*list)?;
-            Some((
-                *id,
-                list.iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Believe(a) => Some((a.id.as_str(), a)),
+            _ => None,
+        })
+        .collect();
+    // Each named assertion, then those that restated it (same agent, topic,
+    // claim and confidence, recorded at an instant that supported it anew),
+    // in recorded order.
+    let mut listed: Vec<(&crate::model::Assertion, Option<&str>)> = Vec::new();
+    for n in named {
+        let Some(&a) = assertions.get(n.assertion.as_str()) else {
+            continue;
+        };
+        listed.push((a, None));
+        let mut restating: Vec<&crate::model::Assertion> = assertions
+            .values()
+            .copied()
+            .filter(|b| {
+                b.id != a.id
+                    && n.restated_at.contains(&b.recorded_at)
+                    && (&b.agent, &b.topic, &b.claim) == (&a.agent, &a.topic, &a.claim)
+                    && crate::model::permille(b.confidence) == crate::model::permille(a.confidence)
+            })
+            .collect();
+        restating.sort_by_key(|b| (b.recorded_at, b.id.clone()));
+        listed.extend(restating.into_iter().map(|b| (b, Some(a.id.as_str()))));
+    }
+    let cited: Vec<(&str, Option<&str>, Vec<&crate::model::Evidence>)> = listed
+        .iter()
+        .map(|(a, restates)| {
+            (
+                a.id.as_str(),
+                *restates,
+                a.supported_by
+                    .iter()
                     .filter_map(|ev| evidence.get(ev.as_str()).copied())
                     .collect(),
-            ))
+            )
         })
         .collect();
     let mut with = Vec::new();
@@ -201,12 +213,12 @@ fn with_evidence(
             serde_json::from_slice(&answer).map_err(|e| CliError::Runtime(e.to_string()))?;
         v["evidence"] = cited
             .iter()
-            .map(|(assertion, cites)| {
+            .map(|(assertion, restates, cites)| {
                 let cites: Vec<serde_json::Value> = cites
                     .iter()
                     .map(|ev| serde_json::json!({"id": ev.id, "summary": ev.summary}))
                     .collect();
-                serde_json::json!({"assertion": assertion, "cites": cites})
+                serde_json::json!({"assertion": assertion, "restates": restates, "cites": cites})
             })
             .collect();
         writeln!(with, "{}", pretty(&v)?)?;
@@ -214,10 +226,13 @@ fn with_evidence(
     }
     with.extend_from_slice(&answer);
     let mut t = Table::new(vec!["ASSERTION", "EVIDENCE", "SUMMARY"]);
-    for (assertion, cites) in &cited {
+    for (assertion, restates, cites) in &cited {
         for ev in cites {
             t.row(vec![
-                assertion.to_string(),
+                match restates {
+                    Some(origin) => format!("{assertion} (restates {origin})"),
+                    None => assertion.to_string(),
+                },
                 ev.id.clone(),
                 ev.summary.clone(),
             ]);

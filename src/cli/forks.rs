@@ -46,9 +46,13 @@ pub struct InfluenceArgs {
     /// Show only the first N items.
     #[arg(long)]
     pub top: Option<usize>,
-    /// Only the evidence this agent's assertions and retractions cite.
+    /// Only this agent's pairs: the evidence its assertions and retractions
+    /// cite, ranked by what removing it changes for this agent alone.
     #[arg(long)]
     pub agent: Option<String>,
+    /// Only this topic's pairs: ranked by what removing an item changes on it.
+    #[arg(long)]
+    pub topic: Option<String>,
     #[command(flatten)]
     pub format: FormatArg,
 }
@@ -407,24 +411,32 @@ pub fn influence_on(
     let log = store.log()?;
     let replay = store.replay()?;
     let mut ranking = crate::fork::influence::influence(&log, &replay);
-    if let Some(agent) = &args.agent {
-        if !log.header.agents.iter().any(|a| &a.id == agent) {
-            return Err(CliError::Input(format!(
-                "{}: no agent `{agent}`",
-                store.label()
-            )));
-        }
-        let cited: std::collections::HashSet<&str> = log
-            .events
+    if let Some(agent) = &args.agent
+        && !log.header.agents.iter().any(|a| &a.id == agent)
+    {
+        return Err(CliError::Input(format!(
+            "{}: no agent `{agent}`",
+            store.label()
+        )));
+    }
+    if let Some(topic) = &args.topic
+        && log.header.topic(topic).is_none()
+    {
+        return Err(CliError::Input(format!(
+            "{}: no topic `{topic}`",
+            store.label()
+        )));
+    }
+    if args.agent.is_some() || args.topic.is_some() {
+        let keep = |p: &crate::fork::influence::PairInfluence| {
+            args.agent.as_ref().is_none_or(|a| &p.agent == a)
+                && args.topic.as_ref().is_none_or(|t| &p.topic == t)
+        };
+        ranking = ranking
             .iter()
-            .flat_map(|e| match &e.body {
-                crate::model::EventBody::Believe(a) if &a.agent == agent => &a.supported_by[..],
-                crate::model::EventBody::Retract(r) if &r.agent == agent => &r.because[..],
-                _ => &[],
-            })
-            .map(String::as_str)
+            .filter_map(|item| item.restricted(keep))
             .collect();
-        ranking.retain(|item| cited.contains(item.evidence.as_str()));
+        crate::fork::influence::rank(&mut ranking);
     }
     if let Some(n) = args.top {
         ranking.truncate(n);
@@ -441,7 +453,12 @@ pub fn influence_on(
                     v
                 })
                 .collect();
-            let v = json!({"source": store.label(), "ranking": ranking});
+            let v = json!({
+                "source": store.label(),
+                "agent": args.agent,
+                "topic": args.topic,
+                "ranking": ranking,
+            });
             writeln!(
                 out,
                 "{}",
@@ -460,11 +477,15 @@ pub fn influence_on(
                     _ => None,
                 })
                 .collect();
+            let (shift_head, divergence_head) = match (&args.agent, &args.topic) {
+                (None, None) => ("TRUTH SHIFT (Σ pairs)", "DIVERGENCE (Σ pairs)"),
+                _ => ("TRUTH SHIFT (Σ pairs shown)", "DIVERGENCE (Σ pairs shown)"),
+            };
             let mut t = Table::new(vec![
                 "RANK",
                 "EVIDENCE",
-                "TRUTH SHIFT (Σ pairs)",
-                "DIVERGENCE (Σ pairs)",
+                shift_head,
+                divergence_head,
                 "TOPICS",
                 "SUMMARY",
             ]);
@@ -498,8 +519,14 @@ pub fn influence_on(
             )?;
             writeln!(
                 out,
-                "{}Both columns are sums over the agent-topic pairs an item touches (two agents wrong for a day each: 2d); a truth shift needs a topic with a resolution{}.",
+                "{}Both columns are sums over the agent-topic pairs an item touches{} (two agents wrong for a day each: 2d); a truth shift needs a topic with a resolution{}.",
                 if md { "\n" } else { "" },
+                match (&args.agent, &args.topic) {
+                    (None, None) => String::new(),
+                    (Some(a), None) => format!(", here only {a}'s"),
+                    (None, Some(t)) => format!(", here only those on {t}"),
+                    (Some(a), Some(t)) => format!(", here only {a} on {t}"),
+                },
                 if any_resolved {
                     ""
                 } else {

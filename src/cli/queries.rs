@@ -55,9 +55,14 @@ pub struct EvidenceArgs {
     /// read (tables show a 200-character summary).
     #[arg(long)]
     pub id: Option<String>,
-    /// Verification states at this recorded time (default: the end of the log).
+    /// As of this recorded time (default: the end of the log): the items
+    /// recorded by then, the citations recorded by then, the verification
+    /// states then.
     #[arg(long, value_parser = when::parse)]
     pub at: Option<TimeArg>,
+    /// With --at: list the items recorded after it too, marked `not yet recorded`.
+    #[arg(long)]
+    pub all: bool,
     #[command(flatten)]
     pub format: FormatArg,
 }
@@ -536,6 +541,9 @@ pub fn history_on(
     }
 }
 
+/// What `evidence --at T --all` says of an item recorded after T.
+const NOT_YET_RECORDED: &str = "not yet recorded";
+
 pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError> {
     let store = source::open_snapshot(args.source.source.as_deref())?;
     let mut items = query::evidence(&store)?;
@@ -557,6 +565,12 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
         Some(at) => at.resolve(&store)?,
         None => quality::end_of_log(&store)?,
     };
+    // As of `at`, only what was recorded by then (the rest with --all, marked).
+    // An item named by --id is shown whenever it was recorded.
+    let total = items.len();
+    if !args.all && args.id.is_none() {
+        items.retain(|i| i.evidence.recorded_at <= at);
+    }
     let ledger = quality::ledger(&store)?;
     let mut t = Table::new(vec![
         "ID", "KIND", "SOURCE", "OBSERVED", "RECORDED", "LAG", "REL", "CITED BY", "VERIFIED",
@@ -565,6 +579,7 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
     for i in &items {
         let e = &i.evidence;
         let verified = match ledger.verdict(&e.id, at) {
+            _ if e.recorded_at > at => NOT_YET_RECORDED.to_owned(),
             None => VerifyState::Candidate.as_str().to_owned(),
             Some(v) if v.by.is_empty() => v.state.as_str().to_owned(),
             Some(v) => format!("{} ({})", v.state.as_str(), v.by),
@@ -577,7 +592,7 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
             time::format(e.recorded_at),
             time::format_duration(e.lag()),
             format!("{:.2}", e.reliability),
-            ids(&i.cited_by),
+            ids(i.cited_by_at(at)),
             verified,
             e.summary_shown().into_owned(),
         ]);
@@ -599,12 +614,20 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
             &evaluated(&store, json::evidence(&items, &ledger, at))?,
         ),
         OutputFormat::Table => {
+            let known = items
+                .iter()
+                .filter(|i| i.evidence.recorded_at <= at)
+                .count();
             writeln!(
                 out,
-                "{} — {} evidence item(s), verified as of {}",
+                "{} — {known} evidence item(s) recorded by {} (of {total}{}); citations and verification as of then",
                 store.label(),
-                items.len(),
-                time::format(at)
+                time::format(at),
+                match (known < items.len(), known < total) {
+                    (true, _) => format!("; {} not yet recorded, listed", items.len() - known),
+                    (false, true) => "; --all lists the rest".to_owned(),
+                    (false, false) => String::new(),
+                }
             )?;
             write!(out, "{}", t.text())?;
             Ok(())
@@ -749,11 +772,19 @@ pub fn answer(args: AnswerArgs, out: &mut impl Write) -> Result<(), CliError> {
 
 /// [`answer`] on a store already open (`args.source` is not read); returns the
 /// assertions the agents' answers rest on.
+/// An assertion an answer names, and the instants at which later assertions
+/// of the same claim and confidence covered its version (by the answer's
+/// instant): what the answer rests on.
+pub struct Answering {
+    pub assertion: String,
+    pub restated_at: Vec<crate::time::Micros>,
+}
+
 pub fn answer_on(
     store: &crate::store::Store,
     args: AnswerArgs,
     out: &mut impl Write,
-) -> Result<Vec<String>, CliError> {
+) -> Result<Vec<Answering>, CliError> {
     check_filter(store, args.agent.as_deref(), Some(&args.topic))?;
     let filter = Filter {
         agent: args.agent.clone(),
@@ -832,10 +863,27 @@ pub fn answer_on(
             format!("⚠ conflicted: {}", claims.join("; "))
         }
     };
+    // Each answering assertion, and when assertions recorded by `at` restated
+    // (covered) the version it answers with: those supported it anew.
     let named = answer
         .agents
         .iter()
-        .map(|c| c.assertion.to_string())
+        .map(|c| {
+            let version = held
+                .iter()
+                .map(|b| &b.version)
+                .find(|v| v.agent == c.agent && v.assertion == c.assertion);
+            Answering {
+                assertion: c.assertion.to_string(),
+                restated_at: version.map_or_else(Vec::new, |v| {
+                    v.reconfirmed
+                        .iter()
+                        .copied()
+                        .filter(|&t| t <= at && t != v.supported_at)
+                        .collect()
+                }),
+            }
+        })
         .collect();
     let what_if = WhatIf::of(store)?;
     let w = what_if.as_ref();

@@ -213,7 +213,7 @@ const TABLE: &[(&str, Expect)] = &[
     ("what misled the agents?", Query("asof influence", "E26")),
     (
         "what misled triage about the root cause?",
-        Query("asof influence --agent triage", "RANK"),
+        Query("asof influence --agent triage --topic root-cause", "E15"),
     ),
     (
         "what misled infra",

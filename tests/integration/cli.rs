@@ -75,13 +75,19 @@ fn believed_about_the_past_answers_from_the_demo() {
     assert_eq!(triage["valid_from"], "2026-03-02T09:05:00Z");
     assert_eq!(triage["valid_to"], Value::Null);
     assert_eq!(triage["recorded_at"], "2026-03-03T10:30:00Z");
-    assert_eq!(triage["superseded_at"], "2026-03-03T12:10:00Z");
+    // Held at 12:00; B19 superseded it at 12:10, which was not known at
+    // 12:00: only `later` says so.
+    assert_eq!(triage["superseded_at"], Value::Null);
+    assert_eq!(triage["closed"], Value::Null);
+    assert_eq!(
+        triage["later"],
+        serde_json::json!({
+            "superseded_at": "2026-03-03T12:10:00Z",
+            "closed": {"by": "B19", "kind": "superseded"}
+        })
+    );
     assert_eq!(triage["supported_by"], serde_json::json!(["E14"]));
     assert_eq!(triage["origin"], "asserted");
-    assert_eq!(
-        triage["closed"],
-        serde_json::json!({"by": "B19", "kind": "superseded"})
-    );
     assert_eq!(triage["clipped_by"], Value::Null);
     for key in [
         "agent",
@@ -119,8 +125,11 @@ fn a_store_a_dataset_and_the_demo_answer_alike() {
     assert!(from_store["beliefs"].as_array().unwrap().len() > 5);
 }
 
+/// Late evidence at a higher confidence (E28, 03-06: the certificate expired
+/// at 08:58) is not clipped by the less confident belief from 09:05: B33
+/// replaces it (design.md §3 step 1), and the later restatements reconfirm.
 #[test]
-fn the_late_evidence_clips_an_open_end() {
+fn late_evidence_held_surer_replaces_the_later_starting_belief() {
     let v = json(asof().args([
         "history",
         "--topic",
@@ -133,17 +142,19 @@ fn the_late_evidence_clips_an_open_end() {
     assert_eq!(v["agent"], "triage");
     assert_eq!(v["topic"], "root-cause");
     let versions = v["versions"].as_array().unwrap();
-    let clipped: Vec<&Value> = versions
-        .iter()
-        .filter(|v| v["clipped_by"] != Value::Null)
-        .collect();
-    assert_eq!(clipped.len(), 1);
-    assert_eq!(clipped[0]["valid_from"], "2026-03-02T08:58:00Z");
-    assert_eq!(clipped[0]["valid_to"], "2026-03-02T09:05:00Z");
-    assert_eq!(clipped[0]["requested_valid_to"], Value::Null);
+    assert!(
+        versions.iter().all(|v| v["clipped_by"] == Value::Null),
+        "nothing as sure starts later: {v}"
+    );
+    let b33 = versions.iter().find(|v| v["assertion"] == "B33").unwrap();
+    assert_eq!(b33["valid_from"], "2026-03-02T08:58:00Z");
+    assert_eq!(b33["valid_to"], Value::Null);
+    assert_eq!(b33["superseded_at"], Value::Null, "held to the end");
+    assert_eq!(b33["supported_by"], serde_json::json!(["E24", "E28"]));
+    let b27 = versions.iter().find(|v| v["assertion"] == "B27").unwrap();
     assert_eq!(
-        clipped[0]["supported_by"],
-        serde_json::json!(["E24", "E28"])
+        b27["closed"],
+        serde_json::json!({"by": "B33", "kind": "superseded"})
     );
     let retracted = versions
         .iter()
@@ -153,13 +164,20 @@ fn the_late_evidence_clips_an_open_end() {
         retracted, 2,
         "the DB claim and the deploy claim were retracted"
     );
-    let effects: Vec<&str> = v["events"]
+    let events: Vec<(&str, &str)> = v["events"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| e["effect"].as_str().unwrap())
+        .map(|e| (e["event"].as_str().unwrap(), e["effect"].as_str().unwrap()))
         .collect();
-    assert_eq!(effects, vec!["reconfirmed", "reconfirmed"]);
+    assert_eq!(
+        events,
+        vec![
+            ("B8", "reconfirmed"),
+            ("B39", "reconfirmed"),
+            ("B40", "reconfirmed")
+        ]
+    );
 }
 
 #[test]
@@ -544,13 +562,13 @@ fn history_without_a_topic_picks_the_only_one_or_lists_them() {
     asof()
         .args([
             "history",
-            "datasets/late-arriving-log.yaml",
+            "datasets/retroactive-correction.yaml",
             "--format",
             "json",
         ])
         .assert()
         .success()
-        .stdout(predicates::str::contains("\"topic\": \"queue-state\""));
+        .stdout(predicates::str::contains("\"topic\": \"api-latency\""));
     asof()
         .arg("history")
         .assert()

@@ -64,7 +64,7 @@ fn every_bundled_dataset_validates() {
 }
 
 #[test]
-fn late_arriving_log_is_clipped() {
+fn a_late_arriving_log_is_clipped_by_a_surer_present() {
     let v = json(&[
         "history",
         "datasets/late-arriving-log.yaml",
@@ -73,13 +73,34 @@ fn late_arriving_log_is_clipped() {
     ]);
     let late = &v["versions"][1];
     assert_eq!(late["claim"], "backed up");
+    assert_eq!(late["confidence"], 0.6);
     assert_eq!(late["valid_to"], "2026-05-04T10:00:00Z");
     assert_eq!(late["clipped_by"], "B1");
     assert_eq!(
         v["versions"][0]["superseded_at"],
         Value::Null,
-        "the present is not overwritten"
+        "the present (1.0) is not overwritten by a late log at 0.6"
     );
+}
+
+#[test]
+fn a_surer_late_arriving_log_replaces_the_present() {
+    let v = json(&[
+        "history",
+        "datasets/late-arriving-log.yaml",
+        "--topic",
+        "replica-state",
+    ]);
+    let present = &v["versions"][0];
+    assert_eq!(present["claim"], "in sync");
+    assert_eq!(present["superseded_at"], "2026-05-04T12:01:00Z");
+    assert_eq!(present["closed"]["by"], "B4");
+    let late = &v["versions"][1];
+    assert_eq!(late["claim"], "lagging");
+    assert_eq!(late["valid_from"], "2026-05-04T08:00:00Z");
+    assert_eq!(late["valid_to"], Value::Null, "not clipped: open");
+    assert_eq!(late["clipped_by"], Value::Null);
+    assert_eq!(v["versions"].as_array().unwrap().len(), 2);
 }
 
 #[test]
@@ -207,4 +228,51 @@ fn yaml_and_jsonl_load_into_identical_stores() {
     ] {
         assert_eq!(table(&a, sql), table(&b, sql), "{sql}");
     }
+}
+
+/// At the end of the demo infra holds B35's TLS at 0.95 from 08:58 (it
+/// replaced B28's 0.90 from 09:05, design.md §3 step 1 as amended
+/// 2026-12-06), supported anew by the postmortem's B38 on E32.
+#[test]
+fn the_demo_ends_with_infra_on_b35_supported_by_b38() {
+    let end = "2026-03-16T10:10:00Z";
+    let v = json(&[
+        "answer",
+        "--topic",
+        "root-cause",
+        "--agent",
+        "infra",
+        "--at",
+        end,
+    ]);
+    assert_eq!(v["agents"][0]["assertion"], "B35", "{v}");
+    let v = json(&[
+        "believed",
+        "--topic",
+        "root-cause",
+        "--agent",
+        "infra",
+        "--at",
+        end,
+    ]);
+    let held = v["beliefs"].as_array().unwrap();
+    assert_eq!(held.len(), 1, "{v}");
+    assert_eq!(held[0]["assertion"], "B35");
+    assert_eq!(held[0]["valid_from"], "2026-03-02T08:58:00Z");
+    assert_eq!(held[0]["valid_to"], Value::Null);
+    assert_eq!(held[0]["confidence"], 0.95);
+    assert_eq!(
+        held[0]["last_support"], "2026-03-12T16:10:00Z",
+        "B38's instant"
+    );
+    let asked = json(&["ask", "what was the root cause at 2026-03-16 10:10?"]);
+    let restating: Vec<&Value> = asked["result"]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["restates"] == "B35")
+        .collect();
+    assert_eq!(restating.len(), 1, "{asked}");
+    assert_eq!(restating[0]["assertion"], "B38");
+    assert_eq!(restating[0]["cites"][0]["id"], "E32");
 }

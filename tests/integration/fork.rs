@@ -192,8 +192,6 @@ fn influence_ranks_the_misleading_evidence_first() {
 /// what separate full forks give, item by item.
 #[test]
 fn influence_equals_separate_full_forks() {
-    use asof::fork::diff::{answers_of, divergence, truth};
-    use asof::time::OPEN;
     let mut logs = vec![
         asof::dataset::read_str(
             "demo",
@@ -241,56 +239,154 @@ events:
         );
     }
     for log in &logs {
-        let parent = asof::engine::replay(&log.header, &log.events);
-        let span = log.span().unwrap();
-        let ranking = asof::fork::influence::influence(log, &parent);
-        let evidence_count = log
-            .events
-            .iter()
-            .filter(|e| e.kind() == asof::model::EventKind::Evidence)
-            .count();
-        assert_eq!(ranking.len(), evidence_count);
-        let before = answers_of(parent.versions.iter());
-        for item in &ranking {
-            let fork = asof::fork::fork(log, std::slice::from_ref(&item.evidence)).unwrap();
-            let after = answers_of(fork.replay.versions.iter());
+        influence_agrees_with_full_forks(log);
+    }
+}
+
+/// Per (agent, topic) pair: (truth shift when both converge, divergence in
+/// ms, whether anything changed), as a full fork without `item` diffed
+/// against the parent gives them.
+fn full_fork_figures(
+    log: &asof::model::Dataset,
+    parent: &asof::engine::Replay,
+    item: &str,
+) -> std::collections::BTreeMap<(String, String), (Option<i64>, i64, bool)> {
+    use asof::fork::diff::{answers_of, divergence, truth};
+    use asof::time::OPEN;
+    let span = log.span().unwrap();
+    let before = answers_of(parent.versions.iter());
+    let fork = asof::fork::fork(log, &[item.to_owned()]).unwrap();
+    let after = answers_of(fork.replay.versions.iter());
+    let empty = Vec::new();
+    let pairs: std::collections::BTreeSet<_> = before.keys().chain(after.keys()).collect();
+    let mut figures = std::collections::BTreeMap::new();
+    for pair in pairs {
+        let (p, f) = (
+            before.get(pair).unwrap_or(&empty),
+            after.get(pair).unwrap_or(&empty),
+        );
+        let windows = divergence(p, f);
+        let mut diverged = 0;
+        for w in &windows {
+            let to = if w.to == OPEN {
+                span.1
+            } else {
+                w.to.min(span.1)
+            };
+            diverged += (to - w.from.max(span.0)).max(0) / 1000;
+        }
+        let mut differs = !windows.is_empty();
+        let mut shift = None;
+        if let Some(r) = log.header.topic(&pair.1).and_then(|t| t.resolution.clone()) {
+            let (a, b) = (truth(p, &r, span), truth(f, &r, span));
+            // A changed time wrong alone makes the topic one the item changes.
+            differs |= a != b;
+            if let (Some(a), Some(b)) = (a.converged_at, b.converged_at) {
+                shift = Some((b - a) / 1000);
+            }
+        }
+        figures.insert(pair.clone(), (shift, diverged, differs));
+    }
+    figures
+}
+
+/// Every item's ranking figures — whole, per pair, and restricted to each
+/// agent and each topic — equal what a full fork without it gives.
+fn influence_agrees_with_full_forks(log: &asof::model::Dataset) {
+    let parent = asof::engine::replay(&log.header, &log.events);
+    let ranking = asof::fork::influence::influence(log, &parent);
+    let evidence_count = log
+        .events
+        .iter()
+        .filter(|e| e.kind() == asof::model::EventKind::Evidence)
+        .count();
+    assert_eq!(ranking.len(), evidence_count);
+    for item in &ranking {
+        let figures = full_fork_figures(log, &parent, &item.evidence);
+        // A pair the item's ranking does not list changes nothing.
+        for ((agent, topic), &(shift, diverged, differs)) in &figures {
+            let listed = item
+                .pairs
+                .iter()
+                .find(|p| (&p.agent, &p.topic) == (agent, topic));
+            let got = listed.map_or((None, 0, false), |p| {
+                (p.truth_shift_ms, p.divergence_ms, p.changed)
+            });
+            let want = match listed {
+                // Converging alike in both still has a shift of 0.
+                Some(_) => (shift, diverged, differs),
+                None => (None, 0, false),
+            };
+            assert_eq!(got, want, "{} for {agent} on {topic}", item.evidence);
+            if listed.is_none() {
+                assert!(
+                    shift.is_none_or(|s| s == 0) && diverged == 0 && !differs,
+                    "{} changes {agent} on {topic}, which cites nothing of it",
+                    item.evidence
+                );
+            }
+        }
+        // The sums, whole and restricted to one agent or one topic.
+        let sums = |keep: &dyn Fn(&(String, String)) -> bool| {
             let (mut shift, mut diverged) = (0i64, 0i64);
             let mut topics = std::collections::BTreeSet::new();
-            let empty = Vec::new();
-            let pairs: std::collections::BTreeSet<_> = before.keys().chain(after.keys()).collect();
-            for pair in pairs {
-                let (p, f) = (
-                    before.get(pair).unwrap_or(&empty),
-                    after.get(pair).unwrap_or(&empty),
-                );
-                let windows = divergence(p, f);
-                for w in &windows {
-                    let to = if w.to == OPEN {
-                        span.1
-                    } else {
-                        w.to.min(span.1)
-                    };
-                    diverged += (to - w.from.max(span.0)).max(0) / 1000;
-                }
-                let mut differs = !windows.is_empty();
-                if let Some(r) = log.header.topic(&pair.1).and_then(|t| t.resolution.clone()) {
-                    let (a, b) = (truth(p, &r, span), truth(f, &r, span));
-                    // A changed time wrong alone makes the topic one the item changes.
-                    differs |= a != b;
-                    if let (Some(a), Some(b)) = (a.converged_at, b.converged_at) {
-                        shift += (b - a) / 1000;
-                    }
-                }
+            for (pair, &(s, d, differs)) in figures.iter().filter(|(p, _)| keep(p)) {
+                shift += s.unwrap_or(0);
+                diverged += d;
                 if differs {
                     topics.insert(pair.1.clone());
                 }
             }
+            (shift, diverged, topics.into_iter().collect::<Vec<_>>())
+        };
+        assert_eq!(
+            (item.truth_shift_ms, item.divergence_ms, item.topics.clone()),
+            sums(&|_| true),
+            "{}",
+            item.evidence
+        );
+        for agent in &log.header.agents {
+            let got = item
+                .restricted(|p| p.agent == agent.id)
+                .map_or((0, 0, Vec::new()), |i| {
+                    (i.truth_shift_ms, i.divergence_ms, i.topics)
+                });
             assert_eq!(
-                (item.truth_shift_ms, item.divergence_ms, &item.topics),
-                (shift, diverged, &topics.into_iter().collect::<Vec<_>>()),
-                "{}",
-                item.evidence
+                got,
+                sums(&|p| p.0 == agent.id),
+                "{} restricted to {}",
+                item.evidence,
+                agent.id
             );
+        }
+        for topic in &log.header.topics {
+            let got = item
+                .restricted(|p| p.topic == topic.id)
+                .map_or((0, 0, Vec::new()), |i| {
+                    (i.truth_shift_ms, i.divergence_ms, i.topics)
+                });
+            assert_eq!(
+                got,
+                sums(&|p| p.1 == topic.id),
+                "{} restricted to {}",
+                item.evidence,
+                topic.id
+            );
+        }
+    }
+}
+
+/// `influence --agent`/`--topic` held to full forks on random logs.
+mod influence_property {
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+        #[test]
+        fn restricted_influence_is_the_full_forks_restricted(seed in 0u64..10_000) {
+            let log = crate::common::generated_log(160, 3, 3, seed);
+            super::influence_agrees_with_full_forks(&log);
         }
     }
 }
@@ -951,4 +1047,107 @@ fn evidence_prints_one_line_per_item_of_a_trace() {
     // A title line, the header, then one line per item.
     assert_eq!(text.lines().count(), items.len() + 2, "{text}");
     assert!(text.contains("Nodes:⏎- payments-db cpu 98%"), "{text}");
+}
+
+/// `asof influence --agent triage` on the demo, item by item, is the sum over
+/// triage's pairs of what `asof diff` says of a full fork without the item:
+/// no other agent's figures in it (E14 shifts infra's truth, not triage's).
+#[test]
+fn influence_for_one_agent_is_that_agents_diff_against_full_forks() {
+    let dir = tempfile::tempdir().unwrap();
+    let parent = load_demo(dir.path());
+    let ranking = json(
+        asof()
+            .arg("influence")
+            .arg(&parent)
+            .args(["--agent", "triage", "--format", "json"]),
+    );
+    let log = asof::dataset::read_str(
+        "demo",
+        asof::dataset::Format::Yaml,
+        asof::cli::source::DEMO_YAML,
+    )
+    .unwrap()
+    .dataset;
+    let (first, last) = log.span().unwrap();
+    let instant = |v: &Value| -> Option<i64> { v.as_str().map(|t| asof::time::parse(t).unwrap()) };
+    let items = ranking["ranking"].as_array().unwrap();
+    assert!(items.len() > 10, "triage cites most of the demo's evidence");
+    for item in items {
+        let id = item["evidence"].as_str().unwrap();
+        let out = dir.path().join(format!("without-{id}.db"));
+        common::fork(&parent, id, &out);
+        let diff = json(
+            asof()
+                .arg("diff")
+                .arg(&parent)
+                .arg(&out)
+                .args(["--format", "json"]),
+        );
+        let mut diverged = 0i64;
+        for pair in diff["divergence"].as_array().unwrap() {
+            if pair["agent"] != "triage" {
+                continue;
+            }
+            for w in pair["windows"].as_array().unwrap() {
+                let from = instant(&w["from"]).unwrap().max(first);
+                let to = instant(&w["to"]).map_or(last, |t| t.min(last));
+                diverged += (to - from).max(0) / 1000;
+            }
+        }
+        let mut shift = 0i64;
+        for pair in diff["truth"].as_array().unwrap() {
+            if pair["agent"] != "triage" {
+                continue;
+            }
+            if let (Some(p), Some(f)) = (
+                instant(&pair["parent"]["converged_at"]),
+                instant(&pair["fork"]["converged_at"]),
+            ) {
+                shift += (f - p) / 1000;
+            }
+        }
+        assert_eq!(
+            (
+                item["truth_shift_ms"].as_i64().unwrap(),
+                item["divergence_ms"].as_i64().unwrap()
+            ),
+            (shift, diverged),
+            "{id} for triage"
+        );
+        for pair in item["pairs"].as_array().unwrap() {
+            assert_eq!(pair["agent"], "triage", "{id}: only triage's pairs");
+        }
+    }
+    let e14 = items.iter().find(|i| i["evidence"] == "E14").unwrap();
+    assert_eq!(
+        e14["truth_shift_ms"], 0,
+        "triage converges alike with or without E14"
+    );
+    let e26 = items.iter().find(|i| i["evidence"] == "E26").unwrap();
+    let everyone = json(
+        asof()
+            .arg("influence")
+            .arg(&parent)
+            .args(["--format", "json"]),
+    );
+    let e26_all = everyone["ranking"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["evidence"] == "E26")
+        .unwrap();
+    assert!(
+        e26["divergence_ms"].as_i64() < e26_all["divergence_ms"].as_i64(),
+        "triage's share of E26 is less than every agent's: {e26} vs {e26_all}"
+    );
+    // `ask` answers "what misled triage" with the same ranking.
+    let asked =
+        json(
+            asof()
+                .arg("ask")
+                .arg(&parent)
+                .args(["what misled triage?", "--format", "json"]),
+        );
+    assert_eq!(asked["result"]["ranking"], ranking["ranking"]);
 }

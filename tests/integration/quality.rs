@@ -610,7 +610,7 @@ fn the_signed_off_postmortem_refreshes_the_whole_triage_belief() {
             .iter()
             .filter(|b| b["claim"] == "Expired TLS certificate on the card-network gateway")
             .collect();
-        assert_eq!(tls.len(), 2, "{out}");
+        assert_eq!(tls.len(), 1, "one version, from 08:58 (B33): {out}");
         for b in tls {
             assert_eq!(b["freshness"], "current", "{b}");
             assert_eq!(b["last_support"], "2026-03-16T10:05:00Z", "{b}");

@@ -41,7 +41,8 @@ fn answer_follows_the_triage_agents_changes_of_mind() {
 
 #[test]
 fn answer_prefers_the_greatest_valid_from() {
-    // After E28 the triage agent holds two TLS versions: [08:58, 09:05) and [09:05, ∞).
+    // After E28 the triage agent holds six customer-impact versions, from
+    // [08:58, 09:05) (recorded last, on 03-06) to [03-05 11:20, ∞).
     let store = source::demo().unwrap();
     let held = query::believed(
         &store,
@@ -49,11 +50,11 @@ fn answer_prefers_the_greatest_valid_from() {
         None,
         &Filter {
             agent: Some("triage".into()),
-            topic: Some("root-cause".into()),
+            topic: Some("customer-impact".into()),
         },
     )
     .unwrap();
-    assert_eq!(held.len(), 2);
+    assert_eq!(held.len(), 6);
     let impact = query::answer(
         &store,
         "triage",

@@ -158,11 +158,14 @@ fn reference(events: &[Event]) -> Model {
                 let mut clipped_by = None;
                 if vt == OPEN && a.clip {
                     // Amended 2026-12-05: a later-starting row of the same
-                    // claim and confidence does not clip.
+                    // claim and confidence does not clip. Amended 2026-12-06:
+                    // nor does one held at a lower confidence than the
+                    // assertion's (the seed memory's `old_conf >= confidence`).
                     let later = held
                         .iter()
                         .filter(|&&i| {
                             m.rows[i].from > vf
+                                && m.rows[i].confidence >= permille(a.confidence)
                                 && (m.rows[i].claim != a.claim
                                     || m.rows[i].confidence != permille(a.confidence))
                         })
@@ -399,6 +402,35 @@ fn restating_spec() -> impl Strategy<Value = Spec> {
     })
 }
 
+/// Logs where later-heard beliefs start earlier: restatements of one of two
+/// claims at every confidence, each starting before the ones recorded before
+/// it, so earlier-starting assertions more (or less) confident than a
+/// later-starting held version (the 2026-12-06 amendment) are common.
+fn earlier_starting_spec() -> impl Strategy<Value = Spec> {
+    spec().prop_map(|s| match s {
+        Spec::Believe {
+            agent,
+            topic,
+            claim,
+            conf,
+            from,
+            len,
+            clip,
+            r,
+        } => Spec::Believe {
+            agent,
+            topic,
+            claim: claim % 2,
+            conf,
+            from: (12 - r).max(0) + from % 3,
+            len,
+            clip,
+            r,
+        },
+        other => other,
+    })
+}
+
 fn interval(cut: Option<(i64, Option<i64>)>) -> Option<Interval> {
     cut.map(|(from, len)| Interval::new(from, len.map_or(OPEN, |l| from + l)))
 }
@@ -500,6 +532,18 @@ proptest! {
         let mut expected = model.reconfirmed.clone();
         expected.sort();
         prop_assert_eq!(reconfirmed, expected);
+    }
+
+    /// The 2026-12-06 amendment: an earlier-starting assertion is clipped
+    /// only by a later-starting version at least as confident.
+    #[test]
+    fn earlier_starting_beliefs_clip_as_the_model_says(
+        specs in proptest::collection::vec(earlier_starting_spec(), 3..40)
+    ) {
+        let events = build(&specs);
+        let replay = engine::replay(&header(), &events);
+        let model = reference(&events);
+        prop_assert_eq!(engine_rows(&replay), model.rows);
     }
 
     /// The 2026-12-05 amendments on logs that restate: rows, clips and every

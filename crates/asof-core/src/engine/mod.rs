@@ -383,8 +383,10 @@ impl Engine {
         let id: Name = a.id.as_str().into();
 
         // 1. Clip a late open end at the first later-starting version that
-        // says something else (a later version of the same claim and
-        // confidence is what the assertion restates: it does not clip it).
+        // says something else at a confidence at least the assertion's (a
+        // later version of the same claim and confidence is what the
+        // assertion restates, and a less confident one is what a more
+        // confident assertion replaces: neither clips it).
         let want = permille(a.confidence);
         let mut v = a.valid;
         let mut clipped_by = None;
@@ -396,7 +398,8 @@ impl Engine {
                     .range((Excluded(v.from), Unbounded))
                     .find(|&(_, &idx)| {
                         let x = &self.versions[idx];
-                        *x.claim != *a.claim || permille(x.confidence) != want
+                        let held = permille(x.confidence);
+                        held >= want && (*x.claim != *a.claim || held != want)
                     })
         {
             v.to = m;

@@ -212,10 +212,11 @@ fn a_later_version_of_the_same_claim_does_not_clip_and_is_supported_anew() {
     assert_eq!(r.versions[2].clipped_by, None);
     assert_eq!(r.versions[0].reconfirmed, vec![20]);
 
-    // A different confidence is a different belief: it clips as before.
+    // A different confidence is a different belief: one held at least as
+    // surely clips as before (a less sure one is replaced: below).
     let mut log = Log::new();
-    log.believe_full("A1", "a", "t", "x", 0.5, (10, OPEN), 10, true);
-    log.believe_full("A2", "a", "t", "x", 0.9, (0, OPEN), 20, true);
+    log.believe_full("A1", "a", "t", "x", 0.9, (10, OPEN), 10, true);
+    log.believe_full("A2", "a", "t", "x", 0.5, (0, OPEN), 20, true);
     let r = log.run();
     assert_eq!(r.versions[1].clipped_by.as_deref(), Some("A1"));
     assert!(r.versions[0].reconfirmed.is_empty());
@@ -435,4 +436,54 @@ fn agents_and_topics_never_touch_each_other() {
     log.believe_full("A2", "a", "m", "z", 1.0, (0, OPEN), 30, true);
     let r = log.run();
     assert!(r.versions.iter().all(|v| v.superseded_at == OPEN));
+}
+
+/// Amended 2026-12-06: a later-starting version held less confidently does
+/// not clip a surer late assertion — it is replaced — while one held at
+/// least as confidently still clips (the seed memory's `old_conf >= confidence`).
+#[test]
+fn only_a_later_starting_version_at_least_as_sure_clips() {
+    // The present at 1.0; a late log from earlier at 0.6: clipped.
+    let mut log = Log::new();
+    log.believe_full("B1", "a", "t", "healthy", 1.0, (10, OPEN), 5, true)
+        .believe_full("B2", "a", "t", "backed up", 0.6, (8, OPEN), 12, true);
+    let r = log.run();
+    assert_eq!(
+        rows(&r),
+        vec![
+            row("healthy", 10, OPEN, 5, OPEN, Origin::Asserted),
+            row("backed up", 8, 10, 12, OPEN, Origin::Asserted),
+        ]
+    );
+    assert_eq!(r.versions[1].clipped_by.as_deref(), Some("B1"));
+    // The present at 0.8; the late log at 0.9: it replaces the present.
+    let mut log = Log::new();
+    log.believe_full("B1", "a", "t", "in sync", 0.8, (10, OPEN), 5, true)
+        .believe_full("B2", "a", "t", "lagging", 0.9, (8, OPEN), 12, true);
+    let r = log.run();
+    assert_eq!(
+        rows(&r),
+        vec![
+            row("in sync", 10, OPEN, 5, 12, Origin::Asserted),
+            row("lagging", 8, OPEN, 12, OPEN, Origin::Asserted),
+        ]
+    );
+    assert_eq!(r.versions[1].clipped_by, None);
+    // The demo's B28/B35: the same claim restated surer from earlier replaces
+    // it whole; a restatement at that confidence later covers it whole.
+    let mut log = Log::new();
+    log.believe_full("B28", "a", "t", "tls", 0.9, (10, OPEN), 5, true)
+        .believe_full("B35", "a", "t", "tls", 0.95, (8, OPEN), 6, true)
+        .believe_full("B38", "a", "t", "tls", 0.95, (8, OPEN), 12, true);
+    let r = log.run();
+    assert_eq!(
+        rows(&r),
+        vec![
+            row("tls", 10, OPEN, 5, 6, Origin::Asserted),
+            row("tls", 8, OPEN, 6, OPEN, Origin::Asserted),
+        ]
+    );
+    assert_eq!(&*r.versions[1].assertion, "B35");
+    assert_eq!(r.versions[1].last_support(20), 12, "B38 supports it anew");
+    assert!(matches!(r.outcomes[2].effect, Effect::Reconfirmed { .. }));
 }

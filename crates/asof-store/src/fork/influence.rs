@@ -24,6 +24,61 @@ pub struct Influence {
     pub divergence_ms: i64,
     /// Topics whose answers or convergence change.
     pub topics: Vec<String>,
+    /// The figures of each (agent, topic) pair whose events cite the item,
+    /// by agent then topic: the sums above are over these.
+    pub pairs: Vec<PairInfluence>,
+}
+
+/// What removing one item changes for one (agent, topic) pair.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PairInfluence {
+    pub agent: String,
+    pub topic: String,
+    /// Fork `converged_at` − parent `converged_at`, when both converge.
+    pub truth_shift_ms: Option<i64>,
+    /// Recorded time (within the parent's log) during which the answers differ.
+    pub divergence_ms: i64,
+    /// Whether the pair's answers or its truth change at all.
+    pub changed: bool,
+}
+
+impl Influence {
+    /// The item restricted to the pairs `keep` accepts: its sums and topics
+    /// over those pairs only (`influence --agent`, `--topic`). `None` when no
+    /// pair of the item is kept (nothing the kept pairs did cites it).
+    pub fn restricted(&self, keep: impl Fn(&PairInfluence) -> bool) -> Option<Influence> {
+        let pairs: Vec<PairInfluence> = self.pairs.iter().filter(|p| keep(p)).cloned().collect();
+        if pairs.is_empty() {
+            return None;
+        }
+        Some(Influence::summed(self.evidence.clone(), pairs))
+    }
+
+    /// An item from its pairs' figures.
+    fn summed(evidence: String, pairs: Vec<PairInfluence>) -> Influence {
+        let topics: BTreeSet<&str> = pairs
+            .iter()
+            .filter(|p| p.changed)
+            .map(|p| p.topic.as_str())
+            .collect();
+        Influence {
+            evidence,
+            truth_shift_ms: pairs.iter().filter_map(|p| p.truth_shift_ms).sum(),
+            divergence_ms: pairs.iter().map(|p| p.divergence_ms).sum(),
+            topics: topics.into_iter().map(str::to_owned).collect(),
+            pairs,
+        }
+    }
+}
+
+/// Orders a ranking: most misleading (most negative truth shift) first, then
+/// by divergence, largest first; ties keep their order.
+pub fn rank(ranking: &mut [Influence]) {
+    ranking.sort_by(|a, b| {
+        a.truth_shift_ms
+            .cmp(&b.truth_shift_ms)
+            .then(b.divergence_ms.cmp(&a.divergence_ms))
+    });
 }
 
 type Pair = (String, String);
@@ -126,20 +181,20 @@ pub fn influence_of(log: &Dataset, parent_versions: &[Version]) -> Vec<Influence
             reliability: &reliability,
             next_id,
         };
-        let mut item = Influence {
-            evidence: ev.id.clone(),
-            truth_shift_ms: 0,
-            divergence_ms: 0,
-            topics: Vec::new(),
-        };
-        let mut topics = BTreeSet::new();
+        let mut pairs = Vec::new();
         for pair in citing.get(ev.id.as_str()).into_iter().flatten() {
             let before = parent_steps.get(pair).unwrap_or(&empty);
             let resolved = parent_truth.get(pair).zip(resolution(&pair.1));
             let Some(fork) = sorted[pair].replay_without(&without, before) else {
                 continue;
             };
-            let mut differs = false;
+            let mut figures = PairInfluence {
+                agent: pair.0.clone(),
+                topic: pair.1.clone(),
+                truth_shift_ms: None,
+                divergence_ms: 0,
+                changed: false,
+            };
             for w in divergence(&fork.parent_window, &fork.fork_window) {
                 let to = if w.to == OPEN {
                     span.1
@@ -148,29 +203,22 @@ pub fn influence_of(log: &Dataset, parent_versions: &[Version]) -> Vec<Influence
                 };
                 let from = w.from.max(span.0);
                 if to > from {
-                    item.divergence_ms += (to - from) / 1000;
+                    figures.divergence_ms += (to - from) / 1000;
                 }
-                differs = true;
+                figures.changed = true;
             }
             if let Some(((p, parent_wrong), r)) = resolved {
                 let f = fork.truth(before, *parent_wrong, r, span);
                 if let (Some(a), Some(b)) = (p.converged_at, f.converged_at) {
-                    item.truth_shift_ms += (b - a) / 1000;
+                    figures.truth_shift_ms = Some((b - a) / 1000);
                 }
-                differs |= f != *p;
+                figures.changed |= f != *p;
             }
-            if differs {
-                topics.insert(pair.1.clone());
-            }
+            pairs.push(figures);
         }
-        item.topics = topics.into_iter().collect();
-        ranking.push(item);
+        ranking.push(Influence::summed(ev.id.clone(), pairs));
     }
-    ranking.sort_by(|a, b| {
-        a.truth_shift_ms
-            .cmp(&b.truth_shift_ms)
-            .then(b.divergence_ms.cmp(&a.divergence_ms))
-    });
+    rank(&mut ranking);
     ranking
 }
 

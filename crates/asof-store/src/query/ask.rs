@@ -73,10 +73,16 @@ impl Question {
                     "the assertions of {agent} whose claim contains \"{claim}\", with their rationale and evidence"
                 )
             }
-            Question::Misled {
-                agent: Some(agent), ..
-            } => format!("asof influence --agent {agent}"),
-            Question::Misled { agent: None, .. } => "asof influence".to_owned(),
+            Question::Misled { agent, topic } => {
+                let mut command = "asof influence".to_owned();
+                if let Some(agent) = agent {
+                    command.push_str(&format!(" --agent {agent}"));
+                }
+                if let Some(topic) = topic {
+                    command.push_str(&format!(" --topic {topic}"));
+                }
+                command
+            }
         }
     }
 }

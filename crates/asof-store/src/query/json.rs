@@ -27,6 +27,10 @@ pub struct VersionJson<'a> {
     effective_confidence: f64,
     freshness: &'static str,
     last_support: Option<String>,
+    /// What happened to the version after the as-of instant of the answer it
+    /// is in (absent when nothing did, and in histories, which have none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    later: Option<LaterJson<'a>>,
     origin: &'static str,
     recorded_at: Option<String>,
     requested_valid_to: Option<String>,
@@ -44,7 +48,29 @@ struct ClosedJson<'a> {
     kind: &'static str,
 }
 
+/// A version's fate after an as-of instant: when and by what it was closed,
+/// which was not known at that instant (design.md §5).
+#[derive(serde::Serialize)]
+struct LaterJson<'a> {
+    closed: Option<ClosedJson<'a>>,
+    superseded_at: Option<String>,
+}
+
 impl<'a> VersionJson<'a> {
+    /// The version as an answer as of `at` gives it: only what was recorded
+    /// by `at` at the top level, its closing (if after `at`) in `later`.
+    pub fn as_of(b: &'a Belief, q: &Quality, at: Micros) -> VersionJson<'a> {
+        let mut json = VersionJson::new(b, q);
+        if b.version.superseded_at > at && b.version.superseded_at != crate::time::OPEN {
+            json.later = Some(LaterJson {
+                closed: json.closed.take(),
+                superseded_at: json.superseded_at.take(),
+            });
+        }
+        json
+    }
+
+    /// The version whole, every closing in place (histories: no as-of instant).
     pub fn new(b: &'a Belief, q: &Quality) -> VersionJson<'a> {
         let v = &b.version;
         VersionJson {
@@ -60,6 +86,7 @@ impl<'a> VersionJson<'a> {
             effective_confidence: q.effective_confidence,
             freshness: q.freshness.as_str(),
             last_support: time::format_opt(q.last_support),
+            later: None,
             origin: v.origin.as_str(),
             recorded_at: time::format_opt(v.recorded_at),
             requested_valid_to: time::format_opt(v.requested_valid_to),
@@ -78,9 +105,10 @@ pub fn version(b: &Belief, q: &Quality) -> Value {
     serde_json::to_value(VersionJson::new(b, q)).unwrap_or(Value::Null)
 }
 
-/// A version held at `at`, with its quality then.
+/// A version held at `at`, with its quality then and its later fate apart.
 fn held(b: &Belief, ledger: &Ledger, at: Micros) -> Value {
-    version(b, &ledger.quality(&b.version, &b.supported_by, at))
+    let q = ledger.quality(&b.version, &b.supported_by, at);
+    serde_json::to_value(VersionJson::as_of(b, &q, at)).unwrap_or(Value::Null)
 }
 
 /// A version of a history or a change list: closed ones as they were when
@@ -112,7 +140,7 @@ impl serde::Serialize for HeldJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.beliefs.iter().map(|b| {
             let q = self.ledger.quality(&b.version, &b.supported_by, self.at);
-            VersionJson::new(b, &q)
+            VersionJson::as_of(b, &q, self.at)
         }))
     }
 }
@@ -238,7 +266,9 @@ pub fn evidence(items: &[EvidenceItem], ledger: &Ledger, at: Micros) -> Value {
                 "summary": e.summary,
                 // The whole text the agent read (the summary when that is all of it).
                 "content": e.content.as_deref().unwrap_or(&e.summary),
-                "cited_by": i.cited_by,
+                // Only what was known at `at`: citations recorded by then.
+                "cited_by": i.cited_by_at(at),
+                "recorded_by_as_of": e.recorded_at <= at,
                 "verification": verification(ledger.verdict(&e.id, at)),
                 "verifications": ledger.verdicts(&e.id, at).iter().map(|v| verification(Some(v))).collect::<Vec<_>>(),
             })
@@ -303,6 +333,24 @@ mod tests {
         assert_eq!(v["last_support"], "1970-01-01T00:00:01.500Z");
         assert_eq!(v["freshness"], "stale");
         assert_eq!(v["supported_by"], json!(["E1", "E2"]));
+    }
+
+    /// As of an instant before its closing, a version says nothing of it at
+    /// the top level: the closing is `later`.
+    #[test]
+    fn a_version_as_of_before_its_closing_keeps_the_closing_apart() {
+        let b = belief();
+        let v = serde_json::to_value(VersionJson::as_of(&b, &QUALITY, 2_500_000)).unwrap();
+        assert_eq!(v["superseded_at"], Value::Null);
+        assert_eq!(v["closed"], Value::Null);
+        assert_eq!(
+            v["later"],
+            json!({"superseded_at": "1970-01-01T00:00:03Z", "closed": {"by": "R1", "kind": "retracted"}})
+        );
+        // As of its closing instant, the closing is known: no `later`.
+        let v = serde_json::to_value(VersionJson::as_of(&b, &QUALITY, 3_000_000)).unwrap();
+        assert_eq!(v["superseded_at"], "1970-01-01T00:00:03Z");
+        assert!(v.get("later").is_none());
     }
 
     #[test]

@@ -451,7 +451,19 @@ pub fn answer(
 pub struct EvidenceItem {
     pub seq: u64,
     pub evidence: Evidence,
+    /// The events citing the item, in replay order (recorded time, then seq).
     pub cited_by: Vec<String>,
+    /// When each of `cited_by` was recorded (so, ascending).
+    pub cited_at: Vec<Micros>,
+}
+
+impl EvidenceItem {
+    /// The events citing the item that were recorded by `at`: what an answer
+    /// as of `at` may say cites it.
+    pub fn cited_by_at(&self, at: Micros) -> &[String] {
+        let known = self.cited_at.partition_point(|&t| t <= at);
+        &self.cited_by[..known.min(self.cited_by.len())]
+    }
 }
 
 /// Every evidence item, in recorded order.
@@ -469,9 +481,11 @@ fn evidence_where(
     let mut stmt = store.connection().prepare_cached(&format!(
         "SELECT e.seq, e.id, e.evidence_kind, e.source, e.locator, e.observed_at, e.observed_until,
                 e.recorded_at, e.reliability, e.text,
-                (SELECT group_concat(x.id, char(31)) FROM citations c JOIN events x ON x.seq = c.seq
-                  WHERE c.evidence = e.id),
-                (SELECT w.text FROM contents w WHERE w.seq = e.seq)
+                (SELECT group_concat(x.id, char(31) ORDER BY x.recorded_at, x.seq)
+                   FROM citations c JOIN events x ON x.seq = c.seq WHERE c.evidence = e.id),
+                (SELECT w.text FROM contents w WHERE w.seq = e.seq),
+                (SELECT group_concat(x.recorded_at, ',' ORDER BY x.recorded_at, x.seq)
+                   FROM citations c JOIN events x ON x.seq = c.seq WHERE c.evidence = e.id)
          FROM events e WHERE e.kind = '{}' AND ({condition}) ORDER BY e.recorded_at, e.seq",
         EventKind::Evidence.as_str()
     ))?;
@@ -491,6 +505,10 @@ fn evidence_where(
                 content: r.get(11)?,
             },
             cited_by: split(r.get(10)?),
+            cited_at: r
+                .get::<_, Option<String>>(12)?
+                .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
+                .unwrap_or_default(),
         })
     })?;
     rows.collect()

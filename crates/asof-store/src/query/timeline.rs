@@ -915,6 +915,7 @@ impl Timeline {
                 content: None,
             },
             cited_by: Vec::new(),
+            cited_at: Vec::new(),
         }
     }
 

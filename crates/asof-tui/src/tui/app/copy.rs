@@ -31,19 +31,21 @@ impl App {
             Focus::Evidence => self.evidence.list.selected_item().map(|i| {
                 let item = self.timeline.evidence_item(i);
                 let e = &item.evidence;
+                let cited = item.cited_by_at(self.cursor);
                 format!(
-                    "{} · {} from {} · observed {} · recorded {} (lag {}) · cited by {} · {}",
+                    "{} · {} from {} · observed {} · recorded {} (lag {}) · cited by {} as of {} · {}",
                     e.id,
                     e.kind,
                     e.source,
                     time::format(e.observed_at),
                     time::format(e.recorded_at),
                     time::format_duration(e.lag()),
-                    if item.cited_by.is_empty() {
+                    if cited.is_empty() {
                         "none".to_owned()
                     } else {
-                        item.cited_by.join(", ")
+                        cited.join(", ")
                     },
+                    time::format(self.cursor),
                     e.content.as_deref().unwrap_or(&e.summary)
                 )
             }),

@@ -87,7 +87,7 @@ impl App {
     pub(super) fn open(&mut self) {
         let view = match self.focus {
             Focus::Plane => match self.plane.reading.versions.first() {
-                Some(&id) => texts::version(&self.timeline, id),
+                Some(&id) => texts::version(&self.timeline, id, self.cursor),
                 None => {
                     self.status = Some("nothing is believed under the crosshair".into());
                     return;

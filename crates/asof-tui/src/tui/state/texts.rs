@@ -294,25 +294,43 @@ pub fn evidence(
         lines.extend(INFLUENCE.iter().map(|l| ViewLine::new(LineStyle::Note, *l)));
     }
     lines.push(ViewLine::new(LineStyle::Normal, String::new()));
-    lines.push(ViewLine::new(LineStyle::Heading, "Cited by"));
-    if item.cited_by.is_empty() {
+    // What cited it by the cursor, apart from what cited it only later: a
+    // citation recorded after the cursor was not known then.
+    let known = item.cited_by_at(cursor);
+    lines.push(ViewLine::new(
+        LineStyle::Heading,
+        format!("Cited by, as of {}", format_short(cursor)),
+    ));
+    if known.is_empty() {
         lines.push(ViewLine::new(
             LineStyle::Note,
-            "nothing: no assertion or retraction cites it",
+            "nothing: no assertion or retraction recorded by then cites it",
         ));
     }
-    for id in &item.cited_by {
-        if let Some(m) = timeline.mark_by_id(id) {
-            let style = if m.recorded_at > cursor {
-                LineStyle::Future
-            } else {
-                LineStyle::Normal
-            };
-            lines.push(ViewLine::new(
+    let cite_line = |id: &String, style: LineStyle| {
+        timeline.mark_by_id(id).map(|m| {
+            ViewLine::new(
                 style,
                 format!("{}  {}", format_short(m.recorded_at), describe_mark(&m)),
-            ));
-        }
+            )
+        })
+    };
+    lines.extend(
+        known
+            .iter()
+            .filter_map(|id| cite_line(id, LineStyle::Normal)),
+    );
+    let later = &item.cited_by[known.len()..];
+    if !later.is_empty() {
+        lines.push(ViewLine::new(
+            LineStyle::Heading,
+            "Cited later (after the cursor: not known then)",
+        ));
+        lines.extend(
+            later
+                .iter()
+                .filter_map(|id| cite_line(id, LineStyle::Future)),
+        );
     }
     evaluations(timeline, &e.id, &mut lines);
     if let Some(content) = &e.content {
@@ -330,8 +348,9 @@ pub fn evidence(
     TextView::new(format!(" Evidence {} ", e.id), lines)
 }
 
-/// One version: its claim, times, how it ended, what supports it.
-pub fn version(timeline: &Timeline, id: u64) -> TextView {
+/// One version as of the cursor `at`: its claim, times, how it ended by
+/// then (its later fate apart, marked as not known then), what supports it.
+pub fn version(timeline: &Timeline, id: u64, at: Micros) -> TextView {
     let Some(b) = timeline.belief_by_id(id) else {
         return TextView::new(" Version ", Vec::new());
     };
@@ -353,21 +372,41 @@ pub fn version(timeline: &Timeline, id: u64) -> TextView {
                 time::format(v.valid.to)
             ),
         ),
-        line(
-            "held",
+    ];
+    // Closed after the cursor: at the cursor it was still held, and what
+    // closed it was not known yet.
+    let closed_later = v.superseded_at > at && v.superseded_at != crate::time::OPEN;
+    lines.push(line(
+        "held",
+        if closed_later {
+            format!(
+                "{} → still held at the cursor ({})",
+                time::format(v.recorded_at),
+                time::format(at)
+            )
+        } else {
             format!(
                 "{} → {}",
                 time::format(v.recorded_at),
                 time::format(v.superseded_at)
+            )
+        },
+    ));
+    lines.push(line(
+        "assertion",
+        format!("{} ({})", v.assertion, v.origin.as_str()),
+    ));
+    match &v.closed {
+        Some(c) if closed_later => lines.push(ViewLine::new(
+            LineStyle::Future,
+            format!(
+                "{:<13}{c} at {} (after the cursor: not known then)",
+                "later",
+                time::format(v.superseded_at)
             ),
-        ),
-        line(
-            "assertion",
-            format!("{} ({})", v.assertion, v.origin.as_str()),
-        ),
-    ];
-    if let Some(c) = &v.closed {
-        lines.push(line("closed", c.to_string()));
+        )),
+        Some(c) => lines.push(line("closed", c.to_string())),
+        None => {}
     }
     if let Some(by) = &v.clipped_by {
         let asked = time::format(v.requested_valid_to);
@@ -463,7 +502,7 @@ pub fn help() -> TextView {
                 claim_glyph(2)
             ),
         ),
-        ("evidence", "!lag = late-arriving (an hour or more); dim = recorded after the cursor".to_owned()),
+        ("evidence", "!lag = late-arriving (an hour or more); dim = recorded after the cursor; CITED BY = citations recorded by the cursor".to_owned()),
         (
             "plane",
             "one rectangle per version, filled with its claim's glyph; ━ superseded ✕ retracted → ↑ open ends; ╱ valid = recorded; ✦ evidence".to_owned(),

@@ -163,7 +163,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             if late { "!" } else { "" },
             time::format_duration(e.lag())
         );
-        let cited = crate::tui::text::id_list(&item.cited_by, cited_w);
+        // Only the citations recorded by the cursor: the rest were not known then.
+        let cited = crate::tui::text::id_list(item.cited_by_at(app.cursor), cited_w);
         let (observed, recorded) = (format_short(e.observed_at), format_short(e.recorded_at));
         let verdict = app.timeline.ledger.state(&e.id, app.cursor);
         let verified_style = match verdict {

@@ -606,3 +606,83 @@ fn query_times_read_like_the_tui_jump_prompt() {
         .code(2)
         .stderr(predicates::str::contains("or now"));
 }
+
+/// Every RFC 3339 instant in a JSON value outside its `later` objects.
+fn instants_outside_later(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) if asof::time::parse(s).is_ok() && s.contains('T') => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|i| instants_outside_later(i, out)),
+        Value::Object(map) => {
+            for (key, value) in map {
+                if key != "later" {
+                    instants_outside_later(value, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// As of 12:30 on 03-03, nothing the JSON says at its top level happened
+/// after 12:30: B19's retraction the next day is only in `later`.
+#[test]
+fn believed_as_of_an_instant_shows_nothing_later_outside_later() {
+    let v = json(asof().args([
+        "believed",
+        "--at",
+        "2026-03-03T12:30:00Z",
+        "--format",
+        "json",
+    ]));
+    let mut seen = Vec::new();
+    instants_outside_later(&v, &mut seen);
+    let at = asof::time::parse("2026-03-03T12:30:00Z").unwrap();
+    for s in &seen {
+        assert!(
+            asof::time::parse(s).unwrap() <= at,
+            "{s} is after the as-of instant, outside `later`"
+        );
+    }
+    let b19 = v["beliefs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["assertion"] == "B19")
+        .unwrap();
+    assert_eq!(b19["closed"], Value::Null);
+    assert_eq!(b19["later"]["closed"]["by"], "R4");
+    assert_eq!(b19["later"]["superseded_at"], "2026-03-04T09:30:00Z");
+}
+
+/// `evidence --at` lists the items recorded by then and the citations
+/// recorded by then; `--all` lists the rest, marked.
+#[test]
+fn evidence_as_of_an_instant_lists_and_cites_only_what_was_recorded() {
+    let at = "2026-03-03T12:10:00Z";
+    let v = json(asof().args(["evidence", "--at", at, "--format", "json"]));
+    let items = v["evidence"].as_array().unwrap();
+    assert_eq!(items.len(), 15, "15 items recorded by 12:10");
+    let cut = asof::time::parse(at).unwrap();
+    for i in items {
+        assert!(asof::time::parse(i["recorded_at"].as_str().unwrap()).unwrap() <= cut);
+    }
+    let e14 = items.iter().find(|i| i["id"] == "E14").unwrap();
+    assert_eq!(e14["cited_by"], serde_json::json!(["B18"]), "B21, B24 came later");
+    let e15 = items.iter().find(|i| i["id"] == "E15").unwrap();
+    assert_eq!(e15["cited_by"], serde_json::json!(["B19"]));
+    let all = json(asof().args(["evidence", "--at", at, "--all", "--format", "json"]));
+    let all = all["evidence"].as_array().unwrap();
+    assert_eq!(all.len(), 33);
+    let later: Vec<&Value> = all.iter().filter(|i| i["recorded_by_as_of"] == false).collect();
+    assert_eq!(later.len(), 18);
+    assert!(later.iter().all(|i| i["cited_by"].as_array().unwrap().is_empty()));
+    let table = asof()
+        .args(["evidence", "--at", at, "--all"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(table.contains("15 evidence item(s) recorded by 2026-03-03T12:10:00Z (of 33; 18 not yet recorded, listed)"), "{table}");
+    assert!(table.contains("not yet recorded"), "{table}");
+    let e14_row = table.lines().find(|l| l.starts_with("E14 ")).unwrap();
+    assert!(e14_row.contains(" B18 ") && !e14_row.contains("B21"), "{e14_row}");
+}

@@ -6,7 +6,7 @@ use super::{CliError, FormatArg, OutputFormat, SourceArg, source};
 use crate::engine::quality::{self as rules, AnswerStatus, Freshness, Ledger, Quality, Support};
 use crate::export::table::Table;
 use crate::fork::WhatIf;
-use crate::model::{VerifyState, permille};
+use crate::model::{ASSUMED_LEGEND, Assumed, VerifyState, permille};
 use crate::query::{self, Belief, Filter, json, quality};
 use crate::store::Store;
 use crate::time::{self, Interval};
@@ -210,9 +210,26 @@ fn quality_words(q: &Quality) -> String {
 /// Beliefs with their quality (`quality_of` says at which time); SINCE is
 /// when the agent began holding the claim (`since`, from
 /// [`query::held_since`]), not when the row was made.
+/// Whether any of `beliefs` has a field its importer assumed: the table then
+/// marks them, and [`ASSUMED_LEGEND`] follows it.
+fn any_assumed(beliefs: &[Belief], ledger: &Ledger) -> bool {
+    beliefs
+        .iter()
+        .any(|b| !ledger.assumed(&b.version.assertion).is_empty())
+}
+
+/// Writes [`ASSUMED_LEGEND`] after a table that marks assumed fields.
+fn assumed_legend(out: &mut impl Write, any: bool) -> std::io::Result<()> {
+    if any {
+        writeln!(out, "{ASSUMED_LEGEND} (JSON: `assumed`)")?;
+    }
+    Ok(())
+}
+
 fn beliefs_table(
     beliefs: &[Belief],
     since: &[i64],
+    ledger: &Ledger,
     quality_of: impl Fn(&Belief) -> Quality,
 ) -> Table {
     let mut t = Table::new(vec![
@@ -229,14 +246,15 @@ fn beliefs_table(
     for (b, since) in beliefs.iter().zip(since) {
         let v = &b.version;
         let q = quality_of(b);
+        let assumed = ledger.assumed(&v.assertion);
         t.row(vec![
             v.topic.to_string(),
-            v.agent.to_string(),
+            Assumed::Agent.mark(assumed, v.agent.to_string()),
             v.claim.to_string(),
-            confidences(v.confidence, &q),
-            interval(v.valid),
+            Assumed::Confidence.mark(assumed, confidences(v.confidence, &q)),
+            Assumed::ValidFrom.mark(assumed, interval(v.valid)),
             time::format(*since),
-            ids(&b.supported_by),
+            Assumed::SupportedBy.mark(assumed, ids(&b.supported_by)),
             v.assertion.to_string(),
             quality_words(&q),
         ]);
@@ -347,7 +365,7 @@ pub fn believed_on(
     let ledger = quality::ledger(store)?;
     let since = query::held_since(store, &beliefs)?;
     let table = || {
-        beliefs_table(&beliefs, &since, |b| {
+        beliefs_table(&beliefs, &since, &ledger, |b| {
             ledger.quality(&b.version, &b.supported_by, at)
         })
     };
@@ -374,6 +392,7 @@ pub fn believed_on(
             if !beliefs.is_empty() {
                 write!(out, "{}", table().text())?;
             }
+            assumed_legend(out, any_assumed(&beliefs, &ledger))?;
             Ok(())
         }
         OutputFormat::Md => {
@@ -383,6 +402,10 @@ pub fn believed_on(
             } else {
                 write!(out, "{}", table().markdown())?;
             }
+            if any_assumed(&beliefs, &ledger) {
+                writeln!(out)?;
+            }
+            assumed_legend(out, any_assumed(&beliefs, &ledger))?;
             Ok(())
         }
     }
@@ -413,16 +436,17 @@ fn history_table(h: &query::History, ledger: &Ledger, end: i64) -> (Table, Table
             Some(by) => format!("{} (clipped by {by})", v.origin.as_str()),
             None => v.origin.as_str().to_owned(),
         };
+        let assumed = ledger.assumed(&v.assertion);
         t.row(vec![
             time::format(v.recorded_at),
             time::format(v.superseded_at),
-            v.agent.to_string(),
+            Assumed::Agent.mark(assumed, v.agent.to_string()),
             v.claim.to_string(),
-            confidences(v.confidence, &q),
-            interval(v.valid),
+            Assumed::Confidence.mark(assumed, confidences(v.confidence, &q)),
+            Assumed::ValidFrom.mark(assumed, interval(v.valid)),
             origin,
             closed,
-            ids(&b.supported_by),
+            Assumed::SupportedBy.mark(assumed, ids(&b.supported_by)),
             v.assertion.to_string(),
             match v.closed {
                 // How it ended is in CLOSED already.
@@ -523,6 +547,7 @@ pub fn history_on(
                 "(quality of held versions at the end of the log, {}; of closed ones when they closed)",
                 time::format(end)
             )?;
+            assumed_legend(out, any_assumed(&h.versions, &ledger))?;
             if !notes.is_empty() {
                 writeln!(out, "\nEvents that changed no version:")?;
                 write!(out, "{}", notes.text())?;
@@ -724,7 +749,7 @@ pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Res
                 write!(
                     out,
                     "{}",
-                    beliefs_table(&c.created, &created_since, quality_of).text()
+                    beliefs_table(&c.created, &created_since, &ledger, quality_of).text()
                 )?;
             }
             if !c.closed.is_empty() {
@@ -732,7 +757,7 @@ pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Res
                 write!(
                     out,
                     "{}",
-                    beliefs_table(&c.closed, &closed_since, quality_of).text()
+                    beliefs_table(&c.closed, &closed_since, &ledger, quality_of).text()
                 )?;
             }
             Ok(())
@@ -746,13 +771,13 @@ pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Res
             write!(
                 out,
                 "{}",
-                beliefs_table(&c.created, &created_since, quality_of).markdown()
+                beliefs_table(&c.created, &created_since, &ledger, quality_of).markdown()
             )?;
             writeln!(out, "\n### Closed\n")?;
             write!(
                 out,
                 "{}",
-                beliefs_table(&c.closed, &closed_since, quality_of).markdown()
+                beliefs_table(&c.closed, &closed_since, &ledger, quality_of).markdown()
             )?;
             Ok(())
         }

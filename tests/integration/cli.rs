@@ -667,15 +667,26 @@ fn evidence_as_of_an_instant_lists_and_cites_only_what_was_recorded() {
         assert!(asof::time::parse(i["recorded_at"].as_str().unwrap()).unwrap() <= cut);
     }
     let e14 = items.iter().find(|i| i["id"] == "E14").unwrap();
-    assert_eq!(e14["cited_by"], serde_json::json!(["B18"]), "B21, B24 came later");
+    assert_eq!(
+        e14["cited_by"],
+        serde_json::json!(["B18"]),
+        "B21, B24 came later"
+    );
     let e15 = items.iter().find(|i| i["id"] == "E15").unwrap();
     assert_eq!(e15["cited_by"], serde_json::json!(["B19"]));
     let all = json(asof().args(["evidence", "--at", at, "--all", "--format", "json"]));
     let all = all["evidence"].as_array().unwrap();
     assert_eq!(all.len(), 33);
-    let later: Vec<&Value> = all.iter().filter(|i| i["recorded_by_as_of"] == false).collect();
+    let later: Vec<&Value> = all
+        .iter()
+        .filter(|i| i["recorded_by_as_of"] == false)
+        .collect();
     assert_eq!(later.len(), 18);
-    assert!(later.iter().all(|i| i["cited_by"].as_array().unwrap().is_empty()));
+    assert!(
+        later
+            .iter()
+            .all(|i| i["cited_by"].as_array().unwrap().is_empty())
+    );
     let table = asof()
         .args(["evidence", "--at", at, "--all"])
         .output()
@@ -684,5 +695,8 @@ fn evidence_as_of_an_instant_lists_and_cites_only_what_was_recorded() {
     assert!(table.contains("15 evidence item(s) recorded by 2026-03-03T12:10:00Z (of 33; 18 not yet recorded, listed)"), "{table}");
     assert!(table.contains("not yet recorded"), "{table}");
     let e14_row = table.lines().find(|l| l.starts_with("E14 ")).unwrap();
-    assert!(e14_row.contains(" B18 ") && !e14_row.contains("B21"), "{e14_row}");
+    assert!(
+        e14_row.contains(" B18 ") && !e14_row.contains("B21"),
+        "{e14_row}"
+    );
 }

@@ -1306,3 +1306,100 @@ fn a_growing_import_equals_the_whole_import_at_every_line() {
     }
     assert!(compared >= lines.len() - 1, "{compared} of {}", lines.len());
 }
+
+/// What the importer assumed is said wherever the beliefs are: B2 of the SRE
+/// agent's trace states no evidence and no valid_from, so the JSON names
+/// both, and the tables and reports mark them (design.md §7).
+#[test]
+fn assumed_fields_are_named_and_marked_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sre.db");
+    common::asof()
+        .args(["import", "otlp", "datasets/sre-agent.otlp.jsonl", "--rules"])
+        .arg("datasets/sre-agent.rules.yaml")
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success();
+    let history = common::stdout_json(common::asof().arg("history").arg(&db).args([
+        "--topic",
+        "root-cause",
+        "--format",
+        "json",
+    ]));
+    let b2 = history["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["assertion"] == "B2")
+        .unwrap();
+    assert_eq!(
+        b2["assumed"],
+        serde_json::json!(["valid_from", "supported_by"])
+    );
+    // A belief stated whole through the belief tool assumes nothing.
+    let impact = common::stdout_json(common::asof().arg("history").arg(&db).args([
+        "--topic",
+        "customer-impact",
+        "--format",
+        "json",
+    ]));
+    assert!(
+        impact["versions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|v| v["assumed"] == serde_json::json!([])),
+        "{impact}"
+    );
+    let table = common::asof()
+        .arg("history")
+        .arg(&db)
+        .args(["--topic", "root-cause"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&table.stdout);
+    let row = table.lines().find(|l| l.contains(" B2 ")).unwrap();
+    assert!(row.contains("∞)*") && row.contains("T1,T2,T3*"), "{row}");
+    assert!(
+        table.contains("* assumed: filled in by the importer"),
+        "{table}"
+    );
+    let md = common::asof()
+        .arg("export")
+        .arg(&db)
+        .args(["--format", "md"])
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(
+        md.contains("| assumed by the importer | valid_from of 4 assertion(s), supported_by of 4 (marked *) |"),
+        "{md}"
+    );
+    let b2_row = md.lines().find(|l| l.contains("| B2 |")).unwrap();
+    assert!(b2_row.contains(")* |"), "valid marked: {b2_row}");
+    assert!(b2_row.ends_with("* |"), "evidence marked: {b2_row}");
+    let html = common::asof()
+        .arg("export")
+        .arg(&db)
+        .args(["--format", "html"])
+        .output()
+        .unwrap();
+    let html = String::from_utf8_lossy(&html.stdout);
+    assert!(html.contains(
+        "assumed by the importer: valid_from of 4 assertion(s), supported_by of 4 (marked *)"
+    ));
+    assert!(
+        html.contains(r#""assumed":["valid_from","supported_by"]"#),
+        "the rows' data"
+    );
+    assert!(html.contains("* assumed: filled in by the importer"));
+    // The demo was loaded as written: nothing assumed.
+    let demo = common::asof()
+        .args(["export", "--format", "md"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&demo.stdout).contains("| assumed by the importer | nothing |")
+    );
+}

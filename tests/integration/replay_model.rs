@@ -464,6 +464,7 @@ fn build(specs: &[Spec]) -> Vec<Event> {
                     recorded_at: *r,
                     supported_by: vec![],
                     rationale: None,
+                    assumed: vec![],
                 })
             }
             Spec::RetractTopic {

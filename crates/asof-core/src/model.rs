@@ -167,6 +167,66 @@ pub struct Assertion {
     pub recorded_at: Micros,
     pub supported_by: Vec<String>,
     pub rationale: Option<String>,
+    /// The fields an importer filled in by default, not read from its input
+    /// (design.md §7): shown wherever the assertion's versions are.
+    pub assumed: Vec<Assumed>,
+}
+
+/// A field of an assertion that an importer filled in by default rather than
+/// read from its input. Each is named in the version's JSON (`"assumed"`),
+/// marked in tables, reports and the TUI, and counted in provenance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Assumed {
+    /// Who holds the belief (e.g. the trace's `service.name`).
+    Agent,
+    /// How sure (no confidence given: 1).
+    Confidence,
+    /// From when it holds (e.g. the trace's start).
+    ValidFrom,
+    /// On what evidence (e.g. what was in front of the model).
+    SupportedBy,
+}
+
+impl Assumed {
+    pub const ALL: [Assumed; 4] = [
+        Assumed::Agent,
+        Assumed::Confidence,
+        Assumed::ValidFrom,
+        Assumed::SupportedBy,
+    ];
+
+    /// The field's name in the dataset format and the JSON outputs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Assumed::Agent => "agent",
+            Assumed::Confidence => "confidence",
+            Assumed::ValidFrom => "valid_from",
+            Assumed::SupportedBy => "supported_by",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Assumed> {
+        Assumed::ALL.into_iter().find(|a| a.as_str() == text)
+    }
+}
+
+/// The mark every table, report and the TUI put after a value an importer
+/// assumed (explained in each legend).
+pub const ASSUMED_MARK: char = '*';
+
+/// What [`ASSUMED_MARK`] means, in every legend that shows it.
+pub const ASSUMED_LEGEND: &str =
+    "* assumed: filled in by the importer by default, not read from its input";
+
+impl Assumed {
+    /// `text`, marked when `field` is among `assumed`.
+    pub fn mark(self, assumed: &[Assumed], mut text: String) -> String {
+        if assumed.contains(&self) {
+            text.push(ASSUMED_MARK);
+        }
+        text
+    }
 }
 
 /// How far an evidence item has been checked (design.md §4), in the order of the

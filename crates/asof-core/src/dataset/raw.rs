@@ -168,6 +168,10 @@ pub struct RawBelieve {
     pub supported_by: Vec<String>,
     #[serde(default)]
     pub rationale: Option<String>,
+    /// The fields an importer filled in by default (`supported_by`,
+    /// `valid_from`, `confidence`, `agent`).
+    #[serde(default)]
+    pub assumed: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

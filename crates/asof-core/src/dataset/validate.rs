@@ -753,6 +753,23 @@ fn believe(c: &mut Collector, index: usize, seq: u64, raw: RawBelieve) -> Option
         raw.valid_to.as_ref(),
     );
     check_citations(c, index, K, "supported_by", &id, &raw.supported_by);
+    let mut assumed = Vec::with_capacity(raw.assumed.len());
+    for name in &raw.assumed {
+        match crate::model::Assumed::parse(name) {
+            Some(a) if !assumed.contains(&a) => assumed.push(a),
+            Some(_) => {}
+            None => c.field(
+                index,
+                K,
+                "assumed",
+                &id,
+                format!(
+                    "`assumed` names `{name}`, which is not a field an importer fills in (agent, confidence, valid_from, supported_by)"
+                ),
+            ),
+        }
+    }
+    assumed.sort_unstable();
     Some(Assertion {
         id,
         agent: raw.agent,
@@ -764,6 +781,7 @@ fn believe(c: &mut Collector, index: usize, seq: u64, raw: RawBelieve) -> Option
         recorded_at: recorded_at?,
         supported_by: raw.supported_by,
         rationale: raw.rationale,
+        assumed,
     })
 }
 

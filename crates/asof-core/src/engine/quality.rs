@@ -102,6 +102,8 @@ pub struct Ledger {
     aging: HashMap<String, Aging>,
     /// Per evidence item: its verdicts in replay order.
     verdicts: HashMap<String, Vec<Verdict>>,
+    /// Per assertion (of those with any): the fields an importer assumed.
+    assumed: HashMap<String, Vec<crate::model::Assumed>>,
 }
 
 impl Ledger {
@@ -131,12 +133,36 @@ impl Ledger {
     pub fn of_log(dataset: &Dataset) -> Ledger {
         let mut ledger = Ledger::new(&dataset.header);
         for e in &dataset.events {
-            if let EventBody::Verify(v) = &e.body {
-                ledger.add_verification(v.clone(), e.seq);
+            match &e.body {
+                EventBody::Verify(v) => ledger.add_verification(v.clone(), e.seq),
+                EventBody::Believe(a) if !a.assumed.is_empty() => {
+                    ledger.add_assumed(&a.id, a.assumed.clone());
+                }
+                _ => {}
             }
         }
         ledger.seal();
         ledger
+    }
+
+    /// Records that an importer assumed `fields` of assertion `assertion`.
+    pub fn add_assumed(&mut self, assertion: &str, fields: Vec<crate::model::Assumed>) {
+        self.assumed.insert(assertion.to_owned(), fields);
+    }
+
+    /// The fields an importer assumed of `assertion` (and so of every version
+    /// descended from it), in their order; empty when none.
+    pub fn assumed(&self, assertion: &str) -> &[crate::model::Assumed] {
+        self.assumed.get(assertion).map_or(&[], Vec::as_slice)
+    }
+
+    /// How many assertions have each assumed field (for provenance).
+    pub fn assumed_counts(&self) -> Vec<(crate::model::Assumed, usize)> {
+        crate::model::Assumed::ALL
+            .into_iter()
+            .map(|f| (f, self.assumed.values().filter(|l| l.contains(&f)).count()))
+            .filter(|&(_, n)| n > 0)
+            .collect()
     }
 
     /// Verification `v`, replayed at position `seq` (its place among the

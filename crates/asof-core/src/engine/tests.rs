@@ -67,6 +67,7 @@ impl Log {
             recorded_at: r,
             supported_by: vec![],
             rationale: None,
+            assumed: vec![],
         }))
     }
 

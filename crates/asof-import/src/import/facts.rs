@@ -23,7 +23,7 @@
 use super::{Draft, ImportReport, error, instant};
 use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawRetract, RawTime};
 use crate::dataset::{DatasetError, DatasetErrors, Location};
-use crate::model::Cardinality;
+use crate::model::{Assumed, Cardinality};
 use crate::time::{self, Micros};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
@@ -411,6 +411,12 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
                 .map(|s| vec![evidence_id[s].clone()])
                 .unwrap_or_default(),
             rationale: Some(format!("{} row {}", options.table, r.rowid)),
+            assumed: r
+                .confidence
+                .is_none()
+                .then(|| Assumed::Confidence.as_str().to_owned())
+                .into_iter()
+                .collect(),
         }));
         report.assertions_by_source.bump("rows");
         origins.push(at);

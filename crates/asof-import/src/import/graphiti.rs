@@ -25,7 +25,7 @@
 use super::{Draft, ImportReport, Skipped, error, instant};
 use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawRetract, RawTime};
 use crate::dataset::{DatasetError, DatasetErrors, Location};
-use crate::model::Cardinality;
+use crate::model::{Assumed, Cardinality};
 use crate::time::{self, Micros};
 use serde::Deserialize;
 use serde_json::Value;
@@ -141,6 +141,10 @@ struct Fact {
     valid_from: Micros,
     invalid: Option<Micros>,
     expired: Option<Micros>,
+    /// The fields asof filled in by default: the agent without a `group_id`,
+    /// `valid_from` without a `valid_at`, and always the confidence (edges
+    /// carry none).
+    assumed: Vec<String>,
 }
 
 /// An episode as evidence.
@@ -344,6 +348,10 @@ fn read_edges(
                 time::parse(ep.reference()?).ok()
             })
         };
+        let mut assumed = vec![Assumed::Confidence.as_str().to_owned()];
+        if valid.is_none() {
+            assumed.push(Assumed::ValidFrom.as_str().to_owned());
+        }
         let valid_from = match (valid, reference) {
             (Some(v), _) => v,
             (None, Some(r)) => {
@@ -420,9 +428,11 @@ fn read_edges(
                     report
                         .defaults
                         .bump("edges without group_id: agent `graphiti`");
+                    assumed.push(Assumed::Agent.as_str().to_owned());
                     "graphiti".into()
                 }
             },
+            assumed,
             topic: format!("{source} {}", edge.name),
             claim,
             created,
@@ -575,6 +585,7 @@ fn edge_events(
                     recorded_at: RawTime::at(recorded),
                     supported_by: cites,
                     rationale: Some(why),
+                    assumed: f.assumed.clone(),
                 })
             };
         let mut initial = Vec::new();

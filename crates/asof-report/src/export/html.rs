@@ -8,7 +8,7 @@
 
 use super::svg::{self, escape};
 use super::{Divergence, ExportError, Provenance};
-use crate::model::EventBody;
+use crate::model::{ASSUMED_LEGEND, EventBody};
 use crate::query::{self, Filter, json, quality};
 use crate::store::Store;
 use crate::time;
@@ -37,6 +37,7 @@ pub fn report(
     }
     let ledger = quality::ledger(store)?;
     let verified = ledger.verified_ids();
+    let end = events.last().map_or(0, |e| e.recorded_at());
     let mut steps = Vec::with_capacity(events.len());
     for e in &events {
         let at = e.recorded_at();
@@ -112,7 +113,7 @@ pub fn report(
 <style>{CSS}</style></head><body>
 <header><h1>{}{}</h1>
 {banner}<p class="sub">incident <code>{}</code> · {} agents · {} topics · {} events</p>
-<p class="sub provenance">source <code>{}</code> · SHA-256 <code>{}</code> · asof {} · exported {}</p></header>
+<p class="sub provenance">source <code>{}</code> · SHA-256 <code>{}</code> · asof {} · exported {} · assumed by the importer: {}</p></header>
 "#,
         escape(&title),
         prov.title_prefix(),
@@ -125,6 +126,7 @@ pub fn report(
         escape(&prov.origin.sha256),
         Provenance::version(),
         time::format(prov.exported_at),
+        escape(&prov.assumed_words()),
     );
     // The slider and what was believed at its event.
     let last = events.len().saturating_sub(1);
@@ -135,8 +137,9 @@ pub fn report(
 <input id="step" type="range" min="0" max="{last}" value="{last}" step="1" aria-describedby="when">
 <span id="when" aria-live="polite"></span></div>
 <p class="keys">Drag the slider, or focus it and use ← → (Home, End). The rows are those of <code>asof believed --at</code> that instant; cited evidence carries its verdict then, and <em>quality</em> says whether the belief is stale, unsupported (every item it cites rejected or stale) or contested (an item conflicted).</p>
-<table class="beliefs"><thead><tr><th>topic</th><th>agent</th><th>claim</th><th>conf.</th><th>valid</th><th>since</th><th>evidence</th><th>assertion</th><th>quality</th></tr></thead>
+<table class="beliefs"><thead><tr><th>topic</th><th>agent</th><th>claim</th><th>conf. (stated→effective)</th><th>valid</th><th>since</th><th>evidence</th><th>assertion</th><th>quality</th></tr></thead>
 <tbody id="rows"></tbody></table>
+<p class="keys">{ASSUMED_LEGEND}. A confidence reads <em>stated→effective</em> where its topic's half-life decayed it; <em>stale</em>: held its topic's <code>stale_after</code> or longer since its last support.</p>
 <h3>Verifications in force at this instant</h3><ul id="verdicts" class="verdicts"></ul></section>
 "#
     );
@@ -169,13 +172,19 @@ pub fn report(
     // Evidence.
     let _ = writeln!(
         h,
-        r#"<section id="evidence"><h2>Evidence</h2><table><thead><tr><th>id</th><th>kind</th><th>source</th><th>observed</th><th>recorded</th><th>lag</th><th>cited by</th><th>summary</th></tr></thead><tbody>"#
+        r#"<section id="evidence"><h2>Evidence</h2><p class="keys">Verified: each item's verification at the log's last event ({end}); the slider's section lists them at each instant.</p><table><thead><tr><th>id</th><th>kind</th><th>source</th><th>observed</th><th>recorded</th><th>lag</th><th>cited by</th><th>verified</th><th>summary</th></tr></thead><tbody>"#,
+        end = time::format(end)
     );
     for item in query::evidence(store)? {
         let e = &item.evidence;
+        let verified = match ledger.verdict(&e.id, end) {
+            None => "candidate".to_owned(),
+            Some(v) if v.by.is_empty() => format!("{} ({})", v.state.as_str(), v.id),
+            Some(v) => format!("{} by {} ({})", v.state.as_str(), v.by, v.id),
+        };
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"t\">{}</td><td class=\"t\">{}</td><td class=\"t\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&e.id),
             escape(&e.kind),
             escape(&e.source),
@@ -183,6 +192,7 @@ pub fn report(
             time::format(e.recorded_at),
             time::format_duration(e.lag()),
             escape(&item.cited_by.join(", ")),
+            escape(&verified),
             match &e.content {
                 // What the agent read, whole, one click away.
                 Some(text) => format!(
@@ -306,6 +316,7 @@ table { border-collapse: collapse; width: 100%; font-size: 0.88rem; }
 th, td { text-align: left; padding: 0.25rem 0.5rem; border-bottom: 1px solid var(--rule); vertical-align: top; }
 pre.whole { white-space: pre-wrap; overflow-wrap: anywhere; max-height: 24rem; overflow: auto; margin: 0.25rem 0; }
 th { background: #f3f3f5; }
+td.nowrap, td.t { white-space: nowrap; }
 .slider { display: flex; gap: 1rem; align-items: center; position: sticky; top: 0; background: white; padding: 0.5rem 0; }
 .slider input { flex: 1; accent-color: var(--accent); }
 #when { font-variant-numeric: tabular-nums; min-width: 22rem; }
@@ -330,7 +341,7 @@ const SCRIPT: &str = r#"
   var rows = document.getElementById('rows');
   var when = document.getElementById('when');
   var ms = function (text) { return text === 'open' || text === null ? Infinity : Date.parse(text); };
-  function cell(tr, text) { var td = document.createElement('td'); td.textContent = text; tr.appendChild(td); }
+  function cell(tr, text, cls) { var td = document.createElement('td'); td.textContent = text; if (cls) { td.className = cls; } tr.appendChild(td); }
   function show(i) {
     var step = data.steps[i];
     if (!step) { return; }
@@ -348,19 +359,23 @@ const SCRIPT: &str = r#"
       tr.className = 'belief' + (b.freshness === 'stale' ? ' stale' : '');
       tr.dataset.topic = b.topic; tr.dataset.agent = b.agent; tr.dataset.claim = b.claim;
       tr.dataset.assertion = b.assertion; tr.dataset.validFrom = b.valid_from; tr.dataset.validTo = b.valid_to || '';
-      cell(tr, b.topic); cell(tr, b.agent); cell(tr, b.claim);
-      cell(tr, b.effective_confidence.toFixed(2));
-      cell(tr, '[' + b.valid_from + ', ' + (b.valid_to || '∞') + ')');
+      // `*` after a value the importer assumed (the legend under the table).
+      var mark = function (field, text) { return (b.assumed || []).indexOf(field) >= 0 ? text + '*' : text; };
+      cell(tr, b.topic); cell(tr, mark('agent', b.agent)); cell(tr, b.claim);
+      // Stated confidence, and what it decayed to when that differs.
+      var stated = b.confidence.toFixed(2), effective = b.effective_confidence.toFixed(2);
+      cell(tr, mark('confidence', stated === effective ? stated : stated + '→' + effective), 'nowrap');
+      cell(tr, mark('valid_from', '[' + b.valid_from + ', ' + (b.valid_to || '∞') + ')'), 'nowrap');
       // Since its origin assertion: a split piece's row is recorded later.
       var since = b.origin === 'split' && data.asserted[b.assertion] ? data.asserted[b.assertion] : b.recorded_at;
-      cell(tr, since);
-      cell(tr, b.supported_by.map(function (id) {
+      cell(tr, since, 'nowrap');
+      cell(tr, mark('supported_by', b.supported_by.map(function (id) {
         var v = step.verdicts[id];
         return v && v.state !== 'candidate' ? id + ' (' + v.state + ')' : id;
-      }).join(', '));
+      }).join(', ')));
       cell(tr, b.assertion);
       var words = [];
-      if (b.freshness === 'stale') { words.push('⌛ stale'); } else if (b.freshness !== 'unknown') { words.push(b.freshness); }
+      if (b.freshness === 'stale') { words.push('stale'); } else if (b.freshness !== 'unknown') { words.push(b.freshness); }
       if (b.support !== 'ok') {
         var why = b.supported_by.filter(function (id) {
           var v = step.verdicts[id];

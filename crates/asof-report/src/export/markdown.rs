@@ -23,7 +23,7 @@ use crate::engine::EffectKind;
 use crate::engine::quality::{self as rules, Freshness, Support};
 use crate::fork::PolicyReport;
 use crate::fork::diff::{self, Steps};
-use crate::model::{EventBody, RetractTarget};
+use crate::model::{ASSUMED_LEGEND, Assumed, EventBody, RetractTarget};
 use crate::query::{self, Belief, EvidenceItem, LATE};
 use crate::store::Store;
 use crate::time::{self, Interval, Micros, OPEN};
@@ -115,6 +115,7 @@ when the agent held the belief. Every row below is derived by replaying the stor
     // Versions closed per event, counted from the histories read below (each
     // version is in exactly one topic's history), for the retractions table.
     let mut closed_by: HashMap<String, usize> = HashMap::new();
+    let ledger = query::quality::ledger(store)?;
     for topic in &header.topics {
         let history = query::history(store, &topic.id, None)?;
         for v in history.versions.iter().map(|b| &b.version) {
@@ -138,6 +139,7 @@ when the agent held the belief. Every row below is derived by replaying the stor
             span,
         );
         let _ = writeln!(w, "### Versions\n");
+        let mut any_assumed = false;
         let mut t = Table::new(vec![
             "agent",
             "claim",
@@ -157,21 +159,26 @@ when the agent held the belief. Every row below is derived by replaying the stor
             if let Some(by) = &v.clipped_by {
                 claim.push_str(&format!(" (open end clipped by {by})"));
             }
+            let assumed = ledger.assumed(&v.assertion);
             t.row(vec![
-                v.agent.to_string(),
+                Assumed::Agent.mark(assumed, v.agent.to_string()),
                 claim,
-                format!("{:.2}", v.confidence),
-                interval(v.valid),
+                Assumed::Confidence.mark(assumed, format!("{:.2}", v.confidence)),
+                Assumed::ValidFrom.mark(assumed, interval(v.valid)),
                 interval(Interval::new(v.recorded_at, v.superseded_at)),
                 match &v.closed {
                     Some(c) => c.to_string(),
                     None => "still held".into(),
                 },
                 v.assertion.to_string(),
-                cited(&b.supported_by, &locator),
+                Assumed::SupportedBy.mark(assumed, cited(&b.supported_by, &locator)),
             ]);
+            any_assumed |= !assumed.is_empty();
         }
         let _ = writeln!(w, "{}", t.markdown());
+        if any_assumed {
+            let _ = writeln!(w, "{ASSUMED_LEGEND}.\n");
+        }
         if !history.notes.is_empty() {
             let _ = writeln!(w, "### Events that changed no version\n");
             let mut t = Table::new(vec!["recorded", "event", "agent", "what", "evidence"]);

@@ -68,6 +68,8 @@ pub struct Provenance {
     pub what_if: Option<WhatIf>,
     /// For a what-if: its divergence from the record.
     pub divergence: Option<Divergence>,
+    /// How many assertions have each field the importer assumed (design.md §7).
+    pub assumed: Vec<(crate::model::Assumed, usize)>,
 }
 
 impl Provenance {
@@ -85,7 +87,26 @@ impl Provenance {
             exported_at: pinned.unwrap_or_else(time::now),
             what_if: WhatIf::of(store)?,
             divergence: None,
+            assumed: crate::query::quality::ledger(store)?.assumed_counts(),
         })
+    }
+
+    /// What the importer assumed, in words: `supported_by of 4 assertions,
+    /// valid_from of 4` (or `nothing`).
+    pub fn assumed_words(&self) -> String {
+        if self.assumed.is_empty() {
+            return "nothing".to_owned();
+        }
+        let parts: Vec<String> = self
+            .assumed
+            .iter()
+            .enumerate()
+            .map(|(i, (field, n))| match i {
+                0 => format!("{} of {n} assertion(s)", field.as_str()),
+                _ => format!("{} of {n}", field.as_str()),
+            })
+            .collect();
+        format!("{} (marked *)", parts.join(", "))
     }
 
     /// The asof version that wrote the report.
@@ -93,25 +114,32 @@ impl Provenance {
         env!("CARGO_PKG_VERSION")
     }
 
-    /// (label, value) rows: source, its SHA-256, the asof version, the export time.
-    pub fn rows(&self) -> [(&'static str, String); 4] {
-        [
+    /// (label, value) rows: source, its SHA-256, the asof version, the export
+    /// time, what the importer assumed.
+    pub fn rows(&self) -> Vec<(&'static str, String)> {
+        vec![
             ("source", self.origin.name.clone()),
             ("source SHA-256", self.origin.sha256.clone()),
             ("asof version", Self::version().to_owned()),
             ("exported at", time::format(self.exported_at)),
+            ("assumed by the importer", self.assumed_words()),
         ]
     }
 
-    /// One line: `source demo.db · SHA-256 9f… · asof 0.1.0 · exported 2026-…`.
+    /// One line: `source demo.db · SHA-256 9f… · asof 0.1.0 · exported 2026-…`
+    /// (and what the importer assumed, when it assumed anything).
     pub fn line(&self) -> String {
-        format!(
+        let mut line = format!(
             "source {} · SHA-256 {} · asof {} · exported {}",
             self.origin.name,
             self.origin.sha256,
             Self::version(),
             time::format(self.exported_at)
-        )
+        );
+        if !self.assumed.is_empty() {
+            line.push_str(&format!(" · assumed: {}", self.assumed_words()));
+        }
+        line
     }
 
     /// `What-if: ` before a what-if report's title.

@@ -352,6 +352,7 @@ fn patch(
         .collect();
     let mut delete_event = tx.prepare("DELETE FROM events WHERE seq = ?1")?;
     let mut delete_content = tx.prepare("DELETE FROM contents WHERE seq = ?1")?;
+    let mut delete_assumed = tx.prepare("DELETE FROM assumptions WHERE seq = ?1")?;
     let mut delete_cites = tx.prepare("DELETE FROM citations WHERE seq = ?1")?;
     let mut cite = tx.prepare("INSERT INTO citations (seq, pos, evidence) VALUES (?1, ?2, ?3)")?;
     let mut confidence = tx.prepare("UPDATE events SET confidence = ?2 WHERE seq = ?1")?;
@@ -365,6 +366,7 @@ fn patch(
             None => {
                 delete_event.execute([seq])?;
                 delete_cites.execute([seq])?;
+                delete_assumed.execute([seq])?;
             }
             Some(after) => {
                 if after.cites() != before.cites() {

@@ -20,6 +20,8 @@ fn instant(t: Micros) -> Value {
 pub struct VersionJson<'a> {
     agent: &'a str,
     assertion: &'a str,
+    /// The fields of its assertion an importer filled in by default.
+    assumed: &'a [crate::model::Assumed],
     claim: &'a str,
     clipped_by: Option<&'a str>,
     closed: Option<ClosedJson<'a>>,
@@ -70,12 +72,19 @@ impl<'a> VersionJson<'a> {
         json
     }
 
+    /// With the fields its assertion's importer assumed (the ledger's).
+    pub fn assuming(mut self, ledger: &'a Ledger) -> VersionJson<'a> {
+        self.assumed = ledger.assumed(self.assertion);
+        self
+    }
+
     /// The version whole, every closing in place (histories: no as-of instant).
     pub fn new(b: &'a Belief, q: &Quality) -> VersionJson<'a> {
         let v = &b.version;
         VersionJson {
             agent: &v.agent,
             assertion: &v.assertion,
+            assumed: &[],
             claim: &v.claim,
             clipped_by: v.clipped_by.as_deref(),
             closed: v.closed.as_ref().map(|c| ClosedJson {
@@ -108,16 +117,14 @@ pub fn version(b: &Belief, q: &Quality) -> Value {
 /// A version held at `at`, with its quality then and its later fate apart.
 fn held(b: &Belief, ledger: &Ledger, at: Micros) -> Value {
     let q = ledger.quality(&b.version, &b.supported_by, at);
-    serde_json::to_value(VersionJson::as_of(b, &q, at)).unwrap_or(Value::Null)
+    serde_json::to_value(VersionJson::as_of(b, &q, at).assuming(ledger)).unwrap_or(Value::Null)
 }
 
 /// A version of a history or a change list: closed ones as they were when
 /// closed, held ones at `end`.
 fn listed(b: &Belief, ledger: &Ledger, end: Micros) -> Value {
-    version(
-        b,
-        &ledger.quality_in_history(&b.version, &b.supported_by, end),
-    )
+    let q = ledger.quality_in_history(&b.version, &b.supported_by, end);
+    serde_json::to_value(VersionJson::new(b, &q).assuming(ledger)).unwrap_or(Value::Null)
 }
 
 /// `believed`: `{"about","as_of","beliefs"}`, each belief serialized as it is
@@ -140,7 +147,7 @@ impl serde::Serialize for HeldJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.beliefs.iter().map(|b| {
             let q = self.ledger.quality(&b.version, &b.supported_by, self.at);
-            VersionJson::as_of(b, &q, self.at)
+            VersionJson::as_of(b, &q, self.at).assuming(self.ledger)
         }))
     }
 }

@@ -33,11 +33,28 @@ fn add_verdicts(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Every assertion's assumed fields, into `ledger`.
+fn add_assumed(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
+    let assumed = crate::store::read::assumptions(store.connection())?;
+    if assumed.is_empty() {
+        return Ok(());
+    }
+    let mut stmt = store
+        .connection()
+        .prepare_cached("SELECT id FROM events WHERE seq = ?1")?;
+    for (seq, fields) in assumed {
+        let id: String = stmt.query_row([seq], |r| r.get(0))?;
+        ledger.add_assumed(&id, fields);
+    }
+    Ok(())
+}
+
 /// The ledger of a store: its topics' aging settings and every verification
 /// (a version carries its own support times, so nothing else is read).
 pub fn ledger(store: &Store) -> rusqlite::Result<Ledger> {
     let mut ledger = Ledger::new(store.header());
     add_verdicts(store, &mut ledger)?;
+    add_assumed(store, &mut ledger)?;
     ledger.seal();
     Ok(ledger)
 }

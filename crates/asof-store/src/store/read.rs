@@ -1,9 +1,9 @@
 //! Reading a store back into the model.
 
 use crate::model::{
-    Agent, Assertion, Cardinality, Cited, CloseKind, Closure, Event, EventBody, Evidence, Header,
-    Incident, Name, Names, Origin, RetractTarget, Retraction, Topic, Verification, VerifyState,
-    Version,
+    Agent, Assertion, Assumed, Cardinality, Cited, CloseKind, Closure, Event, EventBody, Evidence,
+    Header, Incident, Name, Names, Origin, RetractTarget, Retraction, Topic, Verification,
+    VerifyState, Version,
 };
 use crate::store::codec::{Anchor, Rest, Texts};
 use crate::time::{Interval, OPEN};
@@ -82,6 +82,32 @@ pub fn citations(
     Ok(cites)
 }
 
+/// Every assertion's assumed fields (design.md §7), by seq, in seq order.
+pub fn assumptions(conn: &Connection) -> rusqlite::Result<Vec<(i64, Vec<Assumed>)>> {
+    let mut stmt = conn.prepare("SELECT seq, field FROM assumptions ORDER BY seq, field")?;
+    let mut rows = stmt.query([])?;
+    let mut out: Vec<(i64, Vec<Assumed>)> = Vec::new();
+    while let Some(r) = rows.next()? {
+        let seq: i64 = r.get(0)?;
+        let field: String = r.get(1)?;
+        let Some(field) = Assumed::parse(&field) else {
+            return Err(rusqlite::Error::FromSqlConversionFailure(
+                1,
+                rusqlite::types::Type::Text,
+                format!("unknown assumed field `{field}`").into(),
+            ));
+        };
+        match out.last_mut() {
+            Some((last, list)) if *last == seq => list.push(field),
+            _ => out.push((seq, vec![field])),
+        }
+    }
+    for (_, list) in &mut out {
+        list.sort_unstable();
+    }
+    Ok(out)
+}
+
 /// The whole log in file order, citations included.
 pub(super) fn events(conn: &Connection) -> rusqlite::Result<Vec<Event>> {
     let mut cites = citations(conn)?;
@@ -91,6 +117,17 @@ pub(super) fn events(conn: &Connection) -> rusqlite::Result<Vec<Event>> {
         event(r, cited)
     })?;
     let mut events: Vec<Event> = rows.collect::<rusqlite::Result<_>>()?;
+    for (seq, assumed) in assumptions(conn)? {
+        let at = events.partition_point(|e| (e.seq as i64) < seq);
+        if let Some(Event {
+            body: EventBody::Believe(a),
+            seq: found,
+        }) = events.get_mut(at)
+            && *found as i64 == seq
+        {
+            a.assumed = assumed;
+        }
+    }
     let mut contents = conn.prepare("SELECT seq, text FROM contents ORDER BY seq")?;
     let mut rows = contents.query([])?;
     while let Some(r) = rows.next()? {
@@ -149,6 +186,8 @@ pub fn event(r: &Row, cited: Vec<String>) -> rusqlite::Result<Event> {
             recorded_at,
             supported_by: cited,
             rationale: r.get(18)?,
+            // Read with the log ([`events`]).
+            assumed: Vec::new(),
         }),
         "verify" => {
             let state: String = r.get(20)?;

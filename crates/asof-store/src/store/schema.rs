@@ -4,7 +4,7 @@
 /// "asof" in ASCII.
 pub const APPLICATION_ID: i32 = 0x6173_6f66;
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: i32 = 13;
+pub const FORMAT_VERSION: i32 = 14;
 
 /// The canonical log (`events`, `citations`) is written once at load and never
 /// updated; `versions`, `outcomes` and `reconfirmations` are derived by replay and
@@ -86,6 +86,15 @@ CREATE TABLE contents (
     seq  INTEGER PRIMARY KEY,
     text TEXT NOT NULL
 );
+
+-- The fields of an assertion that an importer filled in by default rather
+-- than read from its input (design.md §7), one row each. Part of the log.
+CREATE TABLE assumptions (
+    seq   INTEGER NOT NULL,
+    field TEXT NOT NULL CHECK (field = 'agent' OR field = 'confidence'
+                               OR field = 'valid_from' OR field = 'supported_by'),
+    PRIMARY KEY (seq, field)
+) WITHOUT ROWID;
 
 -- Derived: what replaying an event did, for the events whose outcome is worth
 -- showing (reconfirmed, zero_width, no_match); absent = recorded or applied.

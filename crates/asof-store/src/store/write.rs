@@ -155,6 +155,7 @@ pub(super) struct LogWriter<'t> {
     verify: Statement<'t>,
     cite: Statement<'t>,
     content: Statement<'t>,
+    assume: Statement<'t>,
     claim: Statement<'t>,
     claims: IdSet<String>,
 }
@@ -203,6 +204,7 @@ impl<'t> LogWriter<'t> {
             )?,
             cite: tx.prepare("INSERT INTO citations (seq, pos, evidence) VALUES (?1, ?2, ?3)")?,
             content: tx.prepare("INSERT INTO contents (seq, text) VALUES (?1, ?2)")?,
+            assume: tx.prepare("INSERT INTO assumptions (seq, field) VALUES (?1, ?2)")?,
             claim: tx.prepare("INSERT INTO claims (code, text) VALUES (?1, ?2)")?,
             claims,
         })
@@ -243,19 +245,24 @@ impl<'t> LogWriter<'t> {
                 }
                 0
             }
-            EventBody::Believe(a) => self.believe.execute(params![
-                seq,
-                a.id,
-                a.recorded_at,
-                a.agent,
-                a.topic,
-                a.claim,
-                a.confidence,
-                a.valid.from,
-                open_as_null(a.valid.to),
-                a.clip,
-                a.rationale,
-            ])?,
+            EventBody::Believe(a) => {
+                for field in &a.assumed {
+                    self.assume.execute(params![seq, field.as_str()])?;
+                }
+                self.believe.execute(params![
+                    seq,
+                    a.id,
+                    a.recorded_at,
+                    a.agent,
+                    a.topic,
+                    a.claim,
+                    a.confidence,
+                    a.valid.from,
+                    open_as_null(a.valid.to),
+                    a.clip,
+                    a.rationale,
+                ])?
+            }
             EventBody::Retract(r) => {
                 let (topic, claim, assertion) = match &r.target {
                     RetractTarget::Topic { topic, claim } => {

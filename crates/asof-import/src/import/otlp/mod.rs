@@ -178,6 +178,9 @@ struct Ev {
 struct Said {
     retract: bool,
     agent: String,
+    /// Whether `agent` is asof's default (the resource's `service.name`, or
+    /// `agent`) rather than read from an agent span or `--agent`.
+    agent_assumed: bool,
     topic: String,
     claim: Option<String>,
     confidence: Option<f64>,
@@ -372,6 +375,8 @@ struct Run<'s> {
     /// Each trace's number, by id.
     traces: HashMap<&'s str, u32>,
     agents: Vec<&'s str>,
+    /// Per span: whether its agent is asof's default, not read ([`agents_of`]).
+    agent_assumed: Vec<bool>,
     /// Each trace's first start, by its number.
     trace_start: Vec<Micros>,
     calls: Vec<usize>,
@@ -402,7 +407,7 @@ impl<'s> Run<'s> {
             .enumerate()
             .map(|(i, s)| ((trace_of[i], s.id.as_str()), i))
             .collect();
-        let agents = agents_of(spans, &trace_of, &by_id, options, report);
+        let (agents, agent_assumed) = agents_of(spans, &trace_of, &by_id, options, report);
         let mut calls: Vec<usize> = (0..spans.len())
             .filter(|&i| matches!(spans[i].role, Role::Call { .. }))
             .collect();
@@ -494,6 +499,7 @@ impl<'s> Run<'s> {
             trace_of,
             traces,
             agents,
+            agent_assumed,
             trace_start,
             calls,
             tools,
@@ -583,11 +589,12 @@ fn agents_of<'s>(
     by_id: &HashMap<(u32, &str), usize>,
     options: &'s Options,
     report: &mut ImportReport,
-) -> Vec<&'s str> {
+) -> (Vec<&'s str>, Vec<bool>) {
     if let Some(a) = &options.agent {
-        return vec![a.as_str(); spans.len()];
+        return (vec![a.as_str(); spans.len()], vec![false; spans.len()]);
     }
     let mut out = Vec::with_capacity(spans.len());
+    let mut assumed = Vec::with_capacity(spans.len());
     let (mut from_service, mut unnamed) = (0usize, 0usize);
     for (i, s) in spans.iter().enumerate() {
         let mut at = Some(i);
@@ -625,6 +632,7 @@ fn agents_of<'s>(
             }
         };
         out.push(agent);
+        assumed.push(found.is_none());
     }
     if from_service > 0 {
         report.defaults.add(
@@ -638,7 +646,7 @@ fn agents_of<'s>(
             unnamed,
         );
     }
-    out
+    (out, assumed)
 }
 
 /// The agent's latest model call that started by `at` (index into `calls`).

@@ -5,6 +5,7 @@
 //! what they judged.
 
 use super::*;
+use crate::model::Assumed;
 
 /// Pass 5a: what the agent said in its model calls' outputs — belief-tool
 /// calls, and prose a rule reads — with the (trace, call id or arguments)
@@ -40,6 +41,7 @@ pub(super) fn said_in_outputs(
                     Ok(Value::Object(map)) => match fields(&map, "", retract) {
                         Ok(f) => said.push(Said {
                             agent: agent.to_owned(),
+                            agent_assumed: run.agent_assumed[c],
                             recorded: s.end,
                             call: Some(k),
                             trace: s.trace.clone(),
@@ -65,7 +67,7 @@ pub(super) fn said_in_outputs(
             }
         }
         for rule in &options.rules {
-            matches(rule, k, s, output, agent, &mut said);
+            matches(rule, k, s, output, (agent, run.agent_assumed[c]), &mut said);
         }
     }
     (said, from_output)
@@ -119,6 +121,7 @@ pub(super) fn said_by_belief_tools(
                 );
                 said.push(Said {
                     agent: run.agents[t].to_owned(),
+                    agent_assumed: run.agent_assumed[t],
                     recorded: s.start,
                     call: run.latest_call(run.agents[t], s.start),
                     trace: s.trace.clone(),
@@ -167,6 +170,7 @@ pub(super) fn said_in_span_events(run: &Run, report: &mut ImportReport) -> Vec<S
                     };
                     said.push(Said {
                         agent: run.agents[i].to_owned(),
+                        agent_assumed: run.agent_assumed[i],
                         recorded: at,
                         call,
                         trace: s.trace.clone(),
@@ -221,6 +225,7 @@ pub(super) fn said_in_memory(run: &Run, options: &Options, report: &mut ImportRe
                 said.push(Said {
                     retract: true,
                     agent: agent.to_owned(),
+                    agent_assumed: run.agent_assumed[i],
                     topic,
                     claim: Some(claim),
                     confidence: None,
@@ -260,6 +265,7 @@ pub(super) fn said_in_memory(run: &Run, options: &Options, report: &mut ImportRe
                     said.push(Said {
                         retract: false,
                         agent: agent.to_owned(),
+                        agent_assumed: run.agent_assumed[i],
                         topic: rule.topic.clone(),
                         claim: Some(claim.to_owned()),
                         confidence: rules::confidence_of(&caps).or(rule.confidence),
@@ -334,6 +340,8 @@ pub(super) fn said_events(
             (Some(b), Some(k)) if b.call == Some(k) => b.since,
             (b, _) => b.map(|b| b.at),
         };
+        // The belief named no evidence: asof cites what was in front of it.
+        let cites_assumed = s.cites.is_none();
         let cites: Vec<String> = match &s.cites {
             Some(named) => {
                 let mut out = Vec::new();
@@ -459,6 +467,16 @@ pub(super) fn said_events(
                 recorded_at: RawTime::at(s.recorded),
                 supported_by: cites,
                 rationale: Some(why),
+                assumed: [
+                    (s.agent_assumed, Assumed::Agent),
+                    (s.confidence.is_none(), Assumed::Confidence),
+                    (s.valid_from.is_none(), Assumed::ValidFrom),
+                    (cites_assumed, Assumed::SupportedBy),
+                ]
+                .into_iter()
+                .filter(|&(yes, _)| yes)
+                .map(|(_, field)| field.as_str().to_owned())
+                .collect(),
             }));
         }
         built
@@ -632,6 +650,7 @@ pub(super) fn fields(
     Ok(Said {
         retract,
         agent: String::new(),
+        agent_assumed: false,
         topic,
         claim,
         confidence,
@@ -654,7 +673,7 @@ pub(super) fn matches(
     k: usize,
     s: &SpanRec,
     output: &[Arc<Msg>],
-    agent: &str,
+    (agent, agent_assumed): (&str, bool),
     said: &mut Vec<Said>,
 ) {
     let makes_calls = output
@@ -693,6 +712,7 @@ pub(super) fn matches(
                 said.push(Said {
                     retract: false,
                     agent: agent.to_owned(),
+                    agent_assumed,
                     topic: rule.topic.clone(),
                     claim: Some(claim.to_owned()),
                     confidence,

@@ -357,6 +357,7 @@ fn rewrite_from_change(
             "reconfirmations",
             "citations",
             "contents",
+            "assumptions",
             "events",
         ] {
             tx.execute(

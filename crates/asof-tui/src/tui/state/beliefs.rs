@@ -4,7 +4,7 @@
 
 use super::list::FilteredList;
 use crate::engine::quality::{self, AnswerStatus, Quality, Support};
-use crate::model::permille;
+use crate::model::{Assumed, permille};
 use crate::query::timeline::{MarkKind, Timeline};
 use crate::time::{self, Micros, format_short};
 use std::collections::HashMap;
@@ -147,6 +147,11 @@ pub struct BeliefCells {
     pub since: String,
     /// The cited evidence ids, fitted whole (`E15,E21 +2`) when drawn.
     pub evidence: Vec<String>,
+    /// Whether the importer assumed the agent, and the citations (each
+    /// drawn with [`crate::model::ASSUMED_MARK`]; the confidence and valid
+    /// cells carry theirs).
+    pub agent_assumed: bool,
+    pub evidence_assumed: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -394,11 +399,16 @@ impl BeliefsState {
                 row.belief.map_or_else(BeliefCells::default, |i| {
                     let b = timeline.belief(i);
                     let v = &b.version;
+                    let assumed = timeline.ledger.assumed(&v.assertion);
                     BeliefCells {
-                        confidence: confidence_cell(v.confidence, row.quality.as_ref()),
-                        valid: time::format_interval_short(v.valid),
+                        confidence: Assumed::Confidence
+                            .mark(assumed, confidence_cell(v.confidence, row.quality.as_ref())),
+                        valid: Assumed::ValidFrom
+                            .mark(assumed, time::format_interval_short(v.valid)),
                         since: format_short(row.since.unwrap_or(v.recorded_at)),
                         evidence: b.supported_by.iter().map(|e| e.to_string()).collect(),
+                        agent_assumed: assumed.contains(&Assumed::Agent),
+                        evidence_assumed: assumed.contains(&Assumed::SupportedBy),
                     }
                 })
             })

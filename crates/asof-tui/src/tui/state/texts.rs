@@ -408,6 +408,17 @@ pub fn version(timeline: &Timeline, id: u64, at: Micros) -> TextView {
         Some(c) => lines.push(line("closed", c.to_string())),
         None => {}
     }
+    let assumed = timeline.ledger.assumed(&v.assertion);
+    if !assumed.is_empty() {
+        let fields: Vec<&str> = assumed.iter().map(|a| a.as_str()).collect();
+        lines.push(line(
+            "assumed",
+            format!(
+                "{} (filled in by the importer by default, not read from its input)",
+                fields.join(", ")
+            ),
+        ));
+    }
     if let Some(by) = &v.clipped_by {
         let asked = time::format(v.requested_valid_to);
         lines.push(line(

@@ -180,6 +180,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
                     Span::styled(
                         if one_agent {
                             String::new()
+                        } else if cells.agent_assumed {
+                            fit(&format!("{}*", agent_of(&app.timeline, row)), agent_w) + " "
                         } else {
                             fit(agent_of(&app.timeline, row), agent_w) + " "
                         },
@@ -218,8 +220,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
                 let used: usize = spans.iter().map(|s| s.width()).sum();
                 let room = width.saturating_sub(used + 2);
                 if row.note.is_empty() {
+                    let mark = if cells.evidence_assumed { "*" } else { "" };
                     spans.push(Span::styled(
-                        format!("  {}", id_list(&cells.evidence, room)),
+                        format!(
+                            "  {}{mark}",
+                            id_list(&cells.evidence, room.saturating_sub(mark.len()))
+                        ),
                         theme.muted(),
                     ));
                 } else {
@@ -272,13 +278,14 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
 /// What each note and mark glyph on the rows means, for those the rows
 /// show: `⌛ stale · ✗ superseded by · ↻ reconfirmed by`.
 fn glyph_legend(lines: &[Line]) -> String {
-    const GLYPHS: [(char, &str); 6] = [
+    const GLYPHS: [(char, &str); 7] = [
         ('⌛', "stale"),
         ('✓', "the resolved answer"),
         ('✗', "superseded by"),
         ('✕', "retracted by"),
         ('✂', "clipped by"),
         ('↻', "reconfirmed by"),
+        ('*', "assumed by the importer"),
     ];
     let shown: String = lines
         .iter()
@@ -346,6 +353,14 @@ fn render_detail(app: &App, frame: &mut Frame, area: Rect) {
                 text.push_str(&format!(" · {}", row.note.text));
             } else if !b.supported_by.is_empty() {
                 text.push_str(&format!(" · on {}", b.supported_by.join(",")));
+            }
+            let assumed = app.timeline.ledger.assumed(&v.assertion);
+            if !assumed.is_empty() {
+                let fields: Vec<&str> = assumed.iter().map(|a| a.as_str()).collect();
+                text.push_str(&format!(
+                    " · assumed by the importer: {}",
+                    fields.join(", ")
+                ));
             }
             text
         }

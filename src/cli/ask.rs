@@ -46,7 +46,7 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
         .map_err(|e| CliError::Input(format!("{}: {e}", store.label())))?;
     let format = args.format.format;
     // The query named runs on the store opened here (`source` is not read again).
-    let sourced = || SourceArg { source: None };
+    let sourced = || SourceArg::default();
     let as_asked = FormatArg { format };
     let mut answer = Vec::new();
     match &asked {

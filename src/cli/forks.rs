@@ -399,7 +399,7 @@ fn print(
 }
 
 pub fn influence_command(args: InfluenceArgs, out: &mut impl Write) -> Result<(), CliError> {
-    influence_on(&source::open(args.source.source.as_deref())?, args, out)
+    influence_on(&args.source.open()?, args, out)
 }
 
 /// [`influence_command`] on a store already open (`args.source` is not read).

@@ -77,6 +77,10 @@ pub struct TraceOptions {
     /// Multi-valued topics, comma-separated.
     #[arg(long, value_delimiter = ',')]
     pub many: Vec<String>,
+    /// Skip lines that do not parse (counted on standard error and in the
+    /// store's provenance) instead of refusing the file.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
 }
 
 impl TraceArgs {
@@ -113,6 +117,7 @@ impl TraceOptions {
             valid_from: self.valid_from.unwrap_or(defaults.valid_from),
             many: self.many.clone(),
             rules,
+            skip_bad_lines: self.skip_bad_lines,
         })
     }
 
@@ -125,6 +130,7 @@ impl TraceOptions {
             ("--retract-tool", self.retract_tool.is_some()),
             ("--valid-from", self.valid_from.is_some()),
             ("--many", !self.many.is_empty()),
+            ("--skip-bad-lines", self.skip_bad_lines),
         ];
         match given.iter().find(|(_, given)| *given) {
             Some((flag, _)) => refuse(flag, file),
@@ -277,6 +283,9 @@ fn print(
     format: OutputFormat,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
+    if let Some(note) = report.bad_lines_note() {
+        eprintln!("asof: {note}");
+    }
     if format == OutputFormat::Json {
         let mut v = serde_json::to_value(report).map_err(|e| CliError::Runtime(e.to_string()))?;
         v["store"] = db.display().to_string().into();

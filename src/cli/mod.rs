@@ -196,12 +196,37 @@ pub struct FormatArg {
 pub struct SourceArg {
     /// A store (.db), a dataset (.yaml/.yml/.jsonl), or omitted for the bundled demo.
     pub source: Option<PathBuf>,
+    /// When SOURCE is an OTLP trace: skip lines that do not parse (counted
+    /// on standard error and in the provenance) instead of refusing the file.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+}
+
+impl SourceArg {
+    /// How a trace named as SOURCE is read.
+    pub fn trace_options(&self) -> crate::import::otlp::Options {
+        crate::import::otlp::Options {
+            skip_bad_lines: self.skip_bad_lines,
+            ..crate::import::otlp::Options::default()
+        }
+    }
+
+    /// SOURCE opened read-only ([`source::open_with`]).
+    pub fn open(&self) -> Result<crate::store::Store, CliError> {
+        source::open_with(self.source.as_deref(), &self.trace_options())
+    }
+
+    /// SOURCE opened for one answer ([`source::open_snapshot_with`]).
+    pub fn open_snapshot(&self) -> Result<crate::store::Store, CliError> {
+        source::open_snapshot_with(self.source.as_deref(), &self.trace_options())
+    }
 }
 
 #[derive(Debug, Default, clap::Args)]
 pub struct TuiArgs {
-    #[command(flatten)]
-    pub source: SourceArg,
+    /// A store (.db), a dataset (.yaml/.yml/.jsonl), an OTLP trace, or
+    /// omitted for the bundled demo.
+    pub source: Option<PathBuf>,
     /// Where `m` writes verification marks, as JSON Lines (default: SOURCE's
     /// name with `.review.jsonl`, beside it; for the demo, in the current
     /// directory). Marks already there are shown. The store is never written.
@@ -255,7 +280,7 @@ pub fn parse_time_arg(text: &str) -> Result<i64, String> {
 /// Opens the TUI on SOURCE; when stdout is not a terminal, prints a hint instead.
 fn interactive(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
     use std::io::IsTerminal;
-    let source = args.source.source.as_deref();
+    let source = args.source.as_deref();
     let store = match source {
         Some(path) if source::is_otlp(path) => {
             source::trace_store(import::otlp_draft(&[path], &args.trace)?)?
@@ -345,7 +370,7 @@ fn live(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
     use std::io::IsTerminal;
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
-    let Some(source) = args.source.source.as_deref() else {
+    let Some(source) = args.source.as_deref() else {
         return Err(CliError::Input(
             "--follow needs a SOURCE: a JSON Lines dataset or trace being written, or a store `asof load --follow` writes".to_owned(),
         ));
@@ -445,7 +470,11 @@ impl Command {
                 .map_or_else(|| "demo".to_owned(), |p| p.display().to_string())
         };
         match self {
-            Command::Tui(a) => vec![source(&a.source)],
+            Command::Tui(a) => vec![
+                a.source
+                    .as_ref()
+                    .map_or_else(|| "demo".to_owned(), |p| p.display().to_string()),
+            ],
             Command::Believed(a) => vec![source(&a.source)],
             Command::History(a) => vec![source(&a.source)],
             Command::Evidence(a) => vec![source(&a.source)],

@@ -2,7 +2,7 @@
 //! no-argument demo summary.
 
 use super::when::{self, TimeArg};
-use super::{CliError, FormatArg, OutputFormat, SourceArg, source};
+use super::{CliError, FormatArg, OutputFormat, SourceArg};
 use crate::engine::quality::{self as rules, AnswerStatus, Freshness, Ledger, Quality, Support};
 use crate::export::table::Table;
 use crate::fork::WhatIf;
@@ -341,11 +341,7 @@ fn print_json(
 }
 
 pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError> {
-    believed_on(
-        &source::open_snapshot(args.source.source.as_deref())?,
-        args,
-        out,
-    )
+    believed_on(&args.source.open_snapshot()?, args, out)
 }
 
 /// [`believed`] on a store already open (`args.source` is not read).
@@ -473,11 +469,7 @@ fn history_table(h: &query::History, ledger: &Ledger, end: i64) -> (Table, Table
 }
 
 pub fn history(args: HistoryArgs, out: &mut impl Write) -> Result<(), CliError> {
-    history_on(
-        &source::open_snapshot(args.source.source.as_deref())?,
-        args,
-        out,
-    )
+    history_on(&args.source.open_snapshot()?, args, out)
 }
 
 /// [`history`] on a store already open (`args.source` is not read).
@@ -570,7 +562,7 @@ pub fn history_on(
 const NOT_YET_RECORDED: &str = "not yet recorded";
 
 pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let store = source::open_snapshot(args.source.source.as_deref())?;
+    let store = args.source.open_snapshot()?;
     let mut items = query::evidence(&store)?;
     if let Some(id) = &args.id {
         items.retain(|i| i.evidence.id == *id);
@@ -702,11 +694,7 @@ fn whole_item(
 }
 
 pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> {
-    changes_on(
-        &source::open_snapshot(args.source.source.as_deref())?,
-        args,
-        out,
-    )
+    changes_on(&args.source.open_snapshot()?, args, out)
 }
 
 /// [`changes`] on a store already open (`args.source` is not read).
@@ -787,12 +775,7 @@ pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Res
 /// `asof answer`: what the agents answered on a topic (design.md §4) — one claim,
 /// or every agent's claim when they differ, never one picked.
 pub fn answer(args: AnswerArgs, out: &mut impl Write) -> Result<(), CliError> {
-    answer_on(
-        &source::open_snapshot(args.source.source.as_deref())?,
-        args,
-        out,
-    )
-    .map(|_| ())
+    answer_on(&args.source.open_snapshot()?, args, out).map(|_| ())
 }
 
 /// [`answer`] on a store already open (`args.source` is not read); returns the

@@ -24,6 +24,14 @@ pub fn open_snapshot(source: Option<&Path>) -> Result<Store, CliError> {
     open_as(source, &otlp::Options::default(), Store::open_snapshot)
 }
 
+/// [`open_snapshot`], reading a trace with `options`.
+pub fn open_snapshot_with(
+    source: Option<&Path>,
+    options: &otlp::Options,
+) -> Result<Store, CliError> {
+    open_as(source, options, Store::open_snapshot)
+}
+
 /// [`open`], reading a trace with `options`.
 pub fn open_with(source: Option<&Path>, options: &otlp::Options) -> Result<Store, CliError> {
     open_as(source, options, Store::open)
@@ -85,6 +93,9 @@ fn open_as(
 /// An imported trace as an in-memory store.
 pub fn trace_store(draft: import::Draft) -> Result<Store, CliError> {
     let name = draft.report.input.clone();
+    if let Some(note) = draft.report.bad_lines_note() {
+        eprintln!("asof: {note}");
+    }
     let (parsed, report, replay) = import::finish(&name, draft)?;
     // The import summary rides along, as in a store `import otlp` writes:
     // the evaluations the trace made are read from it.

@@ -640,7 +640,7 @@ fn a_trace_line_that_is_not_json_is_left_out_and_said_as_import_otlp_does() {
     let db = dir.path().join("live.db");
     let all = sre_trace();
     std::fs::write(&file, &all).unwrap();
-    let mut child = trace_follower(dir.path(), &[]);
+    let mut child = trace_follower(dir.path(), &["--skip-bad-lines"]);
     wait_for(&db, all.len() as u64, &mut child);
     let mut bad = all.clone();
     bad.extend_from_slice(b"{\"resourceSpans\": [}\n");
@@ -651,12 +651,41 @@ fn a_trace_line_that_is_not_json_is_left_out_and_said_as_import_otlp_does() {
     out.write_all(b"{\"resourceSpans\": [}\n").unwrap();
     out.flush().unwrap();
     wait_for(&db, bad.len() as u64, &mut child);
-    assert_equals_import(&db, &bad, &[], 0);
+    assert_equals_import(&db, &bad, &["--skip-bad-lines"], 0);
     let said = stop_and_read(child);
     assert!(
         said.contains("1 record of the trace left out, `asof export live.db --format md` says why"),
         "{said}"
     );
+}
+
+/// Without --skip-bad-lines, a trace line that does not parse stops the
+/// follow with its line, keeping what was applied before it.
+#[test]
+fn a_trace_line_that_is_not_json_stops_the_follow_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.jsonl");
+    let db = dir.path().join("live.db");
+    let all = sre_trace();
+    std::fs::write(&file, &all).unwrap();
+    let mut child = trace_follower(dir.path(), &[]);
+    wait_for(&db, all.len() as u64, &mut child);
+    let lines = all.iter().filter(|&&b| b == b'\n').count();
+    let mut out = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    out.write_all(b"{\"resourceSpans\": [}\n").unwrap();
+    out.flush().unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said).unwrap();
+    assert!(
+        said.contains(&format!("live.jsonl:{}: is not valid JSON", lines + 1)),
+        "{said}"
+    );
+    assert_equals_import(&db, &all, &[], 0);
 }
 
 #[test]

@@ -635,7 +635,16 @@ fn hostile_traces_fail_cleanly_or_skip_what_they_cannot_read() {
     let once = std::fs::read_to_string(fixture("genai.jsonl")).unwrap();
     let twice = format!("{once}{once}{}", &once[..once.len() / 2]);
     let input = common::write(dir.path(), "twice.jsonl", &twice);
-    let report = import(&input, &db, &[]);
+    asof()
+        .args(["import", "otlp"])
+        .arg(&input)
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("twice.jsonl:3: is not valid JSON"));
+    let report = import(&input, &db, &["--skip-bad-lines"]);
+    assert_eq!(report["bad_lines"], 1);
     assert_eq!(report["evidence"], 3);
     assert_eq!(report["assertions"], 1);
     let skipped = report["skipped"].as_array().unwrap();
@@ -1402,4 +1411,64 @@ fn assumed_fields_are_named_and_marked_everywhere() {
     assert!(
         String::from_utf8_lossy(&demo.stdout).contains("| assumed by the importer | nothing |")
     );
+}
+
+/// A trace with one line cut in half is refused, naming the file and line,
+/// as a SOURCE and by `import otlp`; with --skip-bad-lines the rest is read,
+/// and the skipped line is said on standard error and in the report.
+#[test]
+fn a_damaged_line_is_an_error_unless_skipped_and_then_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("datasets/sre-agent.otlp.jsonl").unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let half = &lines[1][..lines[1].len() / 2];
+    lines[1] = half;
+    let cut = dir.path().join("cut.otlp.jsonl");
+    std::fs::write(&cut, lines.join("\n") + "\n").unwrap();
+    let line2 = format!("{}:2: is not valid JSON", cut.display());
+    asof()
+        .arg("believed")
+        .arg(&cut)
+        .args(["--at", "2026-04-15T00:00:00Z"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(line2.as_str()))
+        .stderr(predicate::str::contains("--skip-bad-lines"));
+    let db = dir.path().join("cut.db");
+    asof()
+        .args(["import", "otlp"])
+        .arg(&cut)
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(line2.as_str()));
+    assert!(!db.exists(), "no partial store");
+    asof()
+        .arg("believed")
+        .arg(&cut)
+        .args(["--skip-bad-lines", "--at", "2026-04-15T00:00:00Z"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "1 line(s) did not parse and were skipped (--skip-bad-lines): line 2",
+        ));
+    asof()
+        .args(["import", "otlp"])
+        .arg(&cut)
+        .arg("--db")
+        .arg(&db)
+        .arg("--skip-bad-lines")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("1 line(s) did not parse"));
+    let md = asof()
+        .arg("export")
+        .arg(&db)
+        .args(["--format", "md"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&md.stdout).contains(
+        "| input lines skipped | 1 line(s) did not parse and were skipped (--skip-bad-lines) |"
+    ));
 }

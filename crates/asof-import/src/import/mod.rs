@@ -96,6 +96,10 @@ pub struct ImportReport {
     pub noops: Vec<Skipped>,
     /// Records left out, with the reason.
     pub skipped: Vec<Skipped>,
+    /// Input lines that did not parse and were skipped (`--skip-bad-lines`;
+    /// without it such a line refuses the input). Each is in `skipped` too.
+    #[serde(default)]
+    pub bad_lines: usize,
     /// Assumptions the mapping made for this input (see docs/import.md).
     pub notes: Vec<String>,
     /// Evaluations of what the agent read or said (`gen_ai.evaluation.result`),
@@ -106,6 +110,31 @@ pub struct ImportReport {
 }
 
 impl ImportReport {
+    /// What was skipped for not parsing, said on standard error when an
+    /// input is read with `--skip-bad-lines` (`None` when nothing was).
+    pub fn bad_lines_note(&self) -> Option<String> {
+        (self.bad_lines > 0).then(|| {
+            let lines: Vec<&str> = self
+                .skipped
+                .iter()
+                .map(|s| s.location.as_str())
+                .filter(|l| l.contains("line "))
+                .take(5)
+                .collect();
+            format!(
+                "{}: {} line(s) did not parse and were skipped (--skip-bad-lines): {}{}",
+                self.input,
+                self.bad_lines,
+                lines.join(", "),
+                if self.bad_lines > lines.len() {
+                    ", …"
+                } else {
+                    ""
+                }
+            )
+        })
+    }
+
     /// "12 rows → 2 evidence, 5 assertions, 1 retraction; 1 agent, 3 topics".
     pub fn headline(&self) -> String {
         format!(

@@ -70,6 +70,8 @@ pub struct Provenance {
     pub divergence: Option<Divergence>,
     /// How many assertions have each field the importer assumed (design.md §7).
     pub assumed: Vec<(crate::model::Assumed, usize)>,
+    /// Input lines that did not parse and were skipped (`--skip-bad-lines`).
+    pub bad_lines: usize,
 }
 
 impl Provenance {
@@ -88,7 +90,19 @@ impl Provenance {
             what_if: WhatIf::of(store)?,
             divergence: None,
             assumed: crate::query::quality::ledger(store)?.assumed_counts(),
+            bad_lines: store
+                .meta("import_report")?
+                .and_then(|json| serde_json::from_str::<crate::import::ImportReport>(&json).ok())
+                .map_or(0, |r| r.bad_lines),
         })
+    }
+
+    /// The input lines skipped for not parsing, in words.
+    pub fn bad_lines_words(&self) -> String {
+        match self.bad_lines {
+            0 => "none".to_owned(),
+            n => format!("{n} line(s) did not parse and were skipped (--skip-bad-lines)"),
+        }
     }
 
     /// What the importer assumed, in words: `supported_by of 4 assertions,
@@ -123,6 +137,7 @@ impl Provenance {
             ("asof version", Self::version().to_owned()),
             ("exported at", time::format(self.exported_at)),
             ("assumed by the importer", self.assumed_words()),
+            ("input lines skipped", self.bad_lines_words()),
         ]
     }
 
@@ -138,6 +153,12 @@ impl Provenance {
         );
         if !self.assumed.is_empty() {
             line.push_str(&format!(" · assumed: {}", self.assumed_words()));
+        }
+        if self.bad_lines > 0 {
+            line.push_str(&format!(
+                " · input lines skipped: {}",
+                self.bad_lines_words()
+            ));
         }
         line
     }

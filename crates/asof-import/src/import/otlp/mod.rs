@@ -74,6 +74,9 @@ pub struct Options {
     /// Topics that hold a set of claims at once.
     pub many: Vec<String>,
     pub rules: Vec<Rule>,
+    /// Skip a line that does not parse (counted in the summary's
+    /// `bad_lines`) instead of refusing the input.
+    pub skip_bad_lines: bool,
 }
 
 impl Default for Options {
@@ -85,6 +88,7 @@ impl Default for Options {
             valid_from: ValidFrom::TraceStart,
             many: Vec::new(),
             rules: Vec::new(),
+            skip_bad_lines: false,
         }
     }
 }
@@ -258,7 +262,7 @@ pub fn read_named(
         input: inputs.iter().map(|i| i.name).collect::<Vec<_>>().join(", "),
         ..ImportReport::default()
     };
-    let spans = read::read_spans(inputs, &mut report, progress)?;
+    let spans = read::read_spans(inputs, options.skip_bad_lines, &mut report, progress)?;
     Ok(from_spans(first, spans, report, options))
 }
 
@@ -309,7 +313,13 @@ impl Growing {
                 "not valid UTF-8",
             )])
         })?;
-        self.requests += read::read_lines(&mut self.reader, new, self.lines, &mut self.report);
+        let how = read::Lines {
+            file: &self.name,
+            label: "line",
+            skip_bad: self.options.skip_bad_lines,
+        };
+        self.requests +=
+            read::read_lines(&mut self.reader, new, (self.lines, how), &mut self.report)?;
         self.lines += new.lines().count();
         Ok(())
     }
@@ -676,7 +686,7 @@ mod passes {
         inputs: &[Input],
         report: &mut ImportReport,
     ) -> Result<Vec<SpanRec>, DatasetErrors> {
-        read::read_spans(&in_memory(inputs), report, &mut |_, _| {}).map(Cow::into_owned)
+        read::read_spans(&in_memory(inputs), true, report, &mut |_, _| {}).map(Cow::into_owned)
     }
 
     const GENAI: &str = include_str!("../../../../../tests/fixtures/otlp/genai.jsonl");

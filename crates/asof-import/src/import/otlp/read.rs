@@ -9,7 +9,7 @@
 
 use super::dialect::{self, Msg, Msgs, Role};
 use super::{EVALUATION, MAX_BYTES, SpanRec, wire};
-use crate::dataset::DatasetErrors;
+use crate::dataset::{DatasetErrors, Location};
 use crate::import::{ImportReport, Skipped, error};
 use crate::time;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
@@ -129,6 +129,7 @@ impl dialect::History for Histories {
 /// `progress` hears (bytes read, bytes in all) after each line.
 pub(super) fn read_spans(
     inputs: &[Named],
+    skip_bad: bool,
     report: &mut ImportReport,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Cow<'static, [SpanRec]>, DatasetErrors> {
@@ -151,16 +152,21 @@ pub(super) fn read_spans(
         let mut each = |_: usize, request: wire::Request, report: &mut ImportReport| {
             reader.add(request, report)
         };
+        let how = Lines {
+            file: input.name,
+            label: &label,
+            skip_bad,
+        };
         lines += match input.source {
             Source::Text(text) => {
-                let n = text_requests(input.name, text, &label, report, &mut each)?;
+                let n = text_requests(how, text, report, &mut each)?;
                 done += text.len() as u64;
                 progress(done, total);
                 n
             }
             Source::File(path) => {
                 let base = done;
-                file_requests(input.name, path, &label, report, &mut each, &mut |read| {
+                file_requests(how, path, report, &mut each, &mut |read| {
                     done = base + read;
                     progress(done, total);
                 })?
@@ -177,12 +183,12 @@ pub(super) fn read_spans(
 pub(super) fn read_lines(
     reader: &mut Reader,
     text: &str,
-    before: usize,
+    (before, how): (usize, Lines),
     report: &mut ImportReport,
-) -> usize {
+) -> Result<usize, DatasetErrors> {
     let mut each =
         |_: usize, request: wire::Request, report: &mut ImportReport| reader.add(request, report);
-    json_lines(text, before, "line", report, &mut each).0
+    Ok(json_lines(text, before, how, report, &mut each)?.0)
 }
 
 /// Each non-blank line of `text` through [`one_line`], numbered from
@@ -191,25 +197,25 @@ pub(super) fn read_lines(
 fn json_lines(
     text: &str,
     before: usize,
-    label: &str,
+    how: Lines,
     report: &mut ImportReport,
     each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
-) -> (usize, Option<String>) {
+) -> Result<(usize, Option<String>), DatasetErrors> {
     let (mut requests, mut first_error) = (0usize, None);
     for (i, line) in text.lines().enumerate() {
         if !line.trim().is_empty() {
             one_line(
                 before + i + 1,
                 line,
-                label,
+                how,
                 report,
                 each,
                 &mut requests,
                 &mut first_error,
-            );
+            )?;
         }
     }
-    (requests, first_error)
+    Ok((requests, first_error))
 }
 
 /// [`finish`] of a growing import: its reader stays as it is, to read more
@@ -600,13 +606,13 @@ impl Reader {
 /// single (pretty-printed) request is read whole. `read` hears how many
 /// bytes have been read.
 fn file_requests(
-    file: &str,
+    how: Lines,
     path: &Path,
-    label: &str,
     report: &mut ImportReport,
     each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
     read: &mut dyn FnMut(u64),
 ) -> Result<usize, DatasetErrors> {
+    let file = how.file;
     let whole = |message: String| DatasetErrors(vec![error(file, None, message)]);
     let handle = std::fs::File::open(path).map_err(|e| whole(format!("cannot read: {e}")))?;
     let mut lines = std::io::BufReader::with_capacity(1 << 20, handle);
@@ -657,18 +663,10 @@ fn file_requests(
                     .map_err(|e| whole(format!("not valid UTF-8 or cannot be read ({e})")))?;
                 let all = format!("{text}{rest}");
                 read(size);
-                return text_requests(file, &all, label, report, each);
+                return text_requests(how, &all, report, each);
             }
         }
-        one_line(
-            n,
-            line,
-            label,
-            report,
-            each,
-            &mut requests,
-            &mut first_error,
-        );
+        one_line(n, line, how, report, each, &mut requests, &mut first_error)?;
         read(offset);
     }
     if lines_mode.is_none() {
@@ -683,31 +681,73 @@ fn file_requests(
 }
 
 /// One line of JSON Lines: a request handed to `each`, or skipped and said.
+/// How the lines of one input are read: its name (for errors), how a line is
+/// labelled (`line`, or `FILE line` among several inputs), and whether a line
+/// that does not parse is skipped (counted) or refuses the input.
+#[derive(Clone, Copy)]
+pub(super) struct Lines<'a> {
+    pub file: &'a str,
+    pub label: &'a str,
+    pub skip_bad: bool,
+}
+
+/// One line of JSON Lines: a request handed to `each`; a line that is not
+/// one refuses the input (naming the file and line), or with `skip_bad` is
+/// skipped, said and counted.
 fn one_line(
     n: usize,
     line: &str,
-    label: &str,
+    how: Lines,
     report: &mut ImportReport,
     each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
     requests: &mut usize,
     first_error: &mut Option<String>,
-) {
-    let reason = match serde_json::from_str::<wire::Request>(line).map_err(|e| describe(line, &e)) {
+) -> Result<(), DatasetErrors> {
+    let (reason, parsed) = match serde_json::from_str::<wire::Request>(line)
+        .map_err(|e| describe(line, &e))
+    {
         Ok(r) if r.is_otlp() => {
+            // A first line that was no request, in a file of requests:
+            // a damaged trace after all.
+            if let (false, 0, Some(first)) = (how.skip_bad, *requests, first_error.as_ref()) {
+                return Err(DatasetErrors(vec![error(
+                    how.file,
+                    None,
+                    format!(
+                        "{first}; fix the line, or read the rest with --skip-bad-lines (the skipped lines are counted)"
+                    ),
+                )]));
+            }
             *requests += 1;
             each(n, r, report);
-            return;
+            return Ok(());
         }
-        Ok(_) => not_otlp(line),
-        Err(reason) => reason,
+        Ok(_) => (not_otlp(line), true),
+        Err(reason) => (reason, false),
     };
+    // A first line that is JSON but no OTLP request: the file is something
+    // else (refused whole at the end, saying what it is), not a damaged trace.
+    let something_else = parsed && *requests == 0 && first_error.is_none();
+    if !how.skip_bad && !something_else {
+        return Err(DatasetErrors(vec![error(
+            how.file,
+            Some(Location::line(n)),
+            format!(
+                "{reason}; the file is damaged there: fix the line, or read the rest with --skip-bad-lines (the skipped lines are counted)"
+            ),
+        )]));
+    }
     if *requests == 0 && first_error.is_none() {
-        *first_error = Some(format!("{label} {n} {reason}"));
+        *first_error = Some(format!("{} {n} {reason}", how.label));
+    }
+    if !something_else {
+        report.bad_lines += 1;
     }
     report.skipped.push(Skipped {
-        location: format!("{label} {n}"),
+        location: format!("{} {n}", how.label),
         reason,
     });
+    Ok(())
 }
 
 /// Why text that does not start with `{` is not OTLP/JSON.
@@ -726,13 +766,12 @@ fn not_an_object(trimmed: &str) -> String {
 /// that cannot be read is skipped and reported; text none of whose lines is
 /// OTLP is refused, saying what it is instead.
 fn text_requests(
-    file: &str,
+    how: Lines,
     text: &str,
-    label: &str,
     report: &mut ImportReport,
     each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
 ) -> Result<usize, DatasetErrors> {
-    let whole = |message: String| DatasetErrors(vec![error(file, None, message)]);
+    let whole = |message: String| DatasetErrors(vec![error(how.file, None, message)]);
     let trimmed = text.trim_start();
     if !trimmed.starts_with('{') {
         return Err(whole(not_an_object(trimmed)));
@@ -754,7 +793,7 @@ fn text_requests(
             Err(e) => Err(whole(describe(text, &e))),
         };
     }
-    let (requests, first_error) = json_lines(text, 0, label, report, each);
+    let (requests, first_error) = json_lines(text, 0, how, report, each)?;
     if requests == 0 {
         return Err(whole(
             first_error.unwrap_or_else(|| "holds no OTLP/JSON request".into()),

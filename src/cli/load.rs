@@ -240,6 +240,19 @@ pub fn validate(args: ValidateArgs, out: &mut impl Write) -> Result<(), CliError
 }
 
 pub fn rebuild(args: StoreArgs, out: &mut impl Write) -> Result<(), CliError> {
+    // A file SQLite reports damaged is written again from its log, into a
+    // new file (its damaged pages may not even be deleted); a whole one is
+    // re-derived in place.
+    let diagnosis = crate::store::health::diagnose(&args.store)?;
+    if !diagnosis.is_whole() {
+        let versions = crate::store::health::salvage(&args.store, &diagnosis)?;
+        writeln!(
+            out,
+            "rebuilt {}: written again from its log, which is whole ({versions} belief versions derived); the damaged file is replaced",
+            args.store.display()
+        )?;
+        return Ok(());
+    }
     let mut store = Store::open_for_write(&args.store)?;
     let versions = store.rebuild()?;
     writeln!(
@@ -251,6 +264,29 @@ pub fn rebuild(args: StoreArgs, out: &mut impl Write) -> Result<(), CliError> {
 }
 
 pub fn check(args: StoreArgs, out: &mut impl Write) -> Result<(), CliError> {
+    // SQLite's integrity check and the log's checksums first: the derived
+    // rows are compared with a fresh replay only when the file is whole.
+    let diagnosis = crate::store::health::diagnose(&args.store)?;
+    if !diagnosis.is_whole() {
+        let name = args.store.display().to_string();
+        for line in &diagnosis.sqlite {
+            writeln!(out, "SQLite: {line}")?;
+        }
+        for line in &diagnosis.log {
+            writeln!(out, "log: {line}")?;
+        }
+        let (what, way_out) = match diagnosis.log.is_empty() {
+            true => (
+                "SQLite reports the file damaged, but its log is whole",
+                "write it again from the log",
+            ),
+            false => ("its log is damaged", "load it again from its source"),
+        };
+        return Err(CliError::Input(format!(
+            "{name}: damaged: {what}; {way_out}: `{}`",
+            diagnosis.recovery(&name)
+        )));
+    }
     let store = Store::open(&args.store)?;
     let report = store.check()?;
     if report.differences.is_empty() {

@@ -60,10 +60,28 @@ impl From<DatasetErrors> for CliError {
     }
 }
 
+/// What every reading command says of a store SQLite reports damaged.
+pub const MALFORMED: &str = "SQLite reports the file damaged (database disk image is malformed); `asof check` on it names the one command that recovers it";
+
+use crate::store::is_malformed;
+
 impl From<StoreError> for CliError {
     fn from(e: StoreError) -> Self {
         if let StoreError::Sqlite(e @ crate::store::SqlError::FromSqlConversionFailure(..)) = e {
             return e.into();
+        }
+        if let StoreError::Sqlite(e) = &e
+            && is_malformed(e)
+        {
+            return CliError::Damaged(MALFORMED.to_owned());
+        }
+        if let StoreError::Damaged { path, reason } = &e
+            && (reason == "database disk image is malformed" || reason == "file is not a database")
+        {
+            return CliError::Input(format!(
+                "{}: not a readable asof store: {MALFORMED}",
+                path.display()
+            ));
         }
         if e.is_input_error() {
             CliError::Input(e.to_string())
@@ -90,6 +108,7 @@ impl From<crate::store::SqlError> for CliError {
             crate::store::SqlError::FromSqlConversionFailure(_, _, reason) => {
                 CliError::Damaged(reason.to_string())
             }
+            e if is_malformed(&e) => CliError::Damaged(MALFORMED.to_owned()),
             e => CliError::Runtime(format!("store query failed: {e}")),
         }
     }

@@ -356,6 +356,7 @@ fn patch(
     let mut delete_cites = tx.prepare("DELETE FROM citations WHERE seq = ?1")?;
     let mut cite = tx.prepare("INSERT INTO citations (seq, pos, evidence) VALUES (?1, ?2, ?3)")?;
     let mut confidence = tx.prepare("UPDATE events SET confidence = ?2 WHERE seq = ?1")?;
+    let mut crc = tx.prepare("UPDATE events SET crc = ?2 WHERE seq = ?1")?;
     for &seq in &plan.removed_seqs {
         delete_event.execute([seq as i64])?;
         delete_content.execute([seq as i64])?;
@@ -379,6 +380,9 @@ fn patch(
                     && a.confidence != b.confidence
                 {
                     confidence.execute(params![seq, a.confidence])?;
+                }
+                if after.cites() != before.cites() || after.body != before.body {
+                    crc.execute(params![seq, crate::store::digest::event_crc(after)])?;
                 }
             }
         }

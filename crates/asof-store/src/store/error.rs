@@ -35,6 +35,15 @@ impl StoreError {
 
 pub type Result<T> = std::result::Result<T, StoreError>;
 
+/// Whether SQLite reported the file damaged (a malformed page, or no
+/// database at all where one was).
+pub fn is_malformed(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+    )
+}
+
 /// Why a load failed: the dataset (found by replay), or the store.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {

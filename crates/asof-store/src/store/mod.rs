@@ -8,9 +8,11 @@ mod atomic;
 mod bytes;
 pub(crate) mod codec;
 mod derive;
+pub(crate) mod digest;
 mod error;
 mod file;
 pub mod follow;
+pub mod health;
 mod packed_header;
 pub(crate) mod pages;
 pub(crate) mod read;
@@ -29,7 +31,7 @@ use std::path::Path;
 
 pub use atomic::copy_store;
 pub(crate) use atomic::*;
-pub use error::{LoadError, Result, StoreError};
+pub use error::{LoadError, Result, StoreError, is_malformed};
 pub use file::is_sqlite_file;
 use file::{check_file_header, pragmas};
 /// The error SQLite's queries give, for callers that convert it (the type

@@ -4,7 +4,7 @@
 /// "asof" in ASCII.
 pub const APPLICATION_ID: i32 = 0x6173_6f66;
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: i32 = 14;
+pub const FORMAT_VERSION: i32 = 15;
 
 /// The canonical log (`events`, `citations`) is written once at load and never
 /// updated; `versions`, `outcomes` and `reconfirmations` are derived by replay and
@@ -68,7 +68,11 @@ CREATE TABLE events (
     verifies       TEXT,
     state          TEXT CHECK (state = 'candidate' OR state = 'direct-read'
                                    OR state = 'claim-supported' OR state = 'conflicted'
-                                   OR state = 'stale' OR state = 'rejected')
+                                   OR state = 'stale' OR state = 'rejected'),
+    -- CRC-32 of the event as written, its citations, whole text and assumed
+    -- fields included (crates/asof-store/src/store/digest.rs): `asof check`
+    -- finds a changed byte inside a row by it.
+    crc            INTEGER
 );
 
 -- supported_by (assertions) and because (retractions), in order.

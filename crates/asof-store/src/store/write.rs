@@ -186,21 +186,21 @@ impl<'t> LogWriter<'t> {
             evidence: insert(
                 EventKind::Evidence,
                 "seq, id, recorded_at, evidence_kind, source, locator, observed_at, \
-                 observed_until, reliability, text",
+                 observed_until, reliability, text, crc",
             )?,
             believe: insert(
                 EventKind::Believe,
                 "seq, id, recorded_at, agent, topic, claim, confidence, valid_from, valid_to, \
-                 clip, text",
+                 clip, text, crc",
             )?,
             retract: insert(
                 EventKind::Retract,
-                "seq, id, recorded_at, agent, topic, claim, valid_from, valid_to, assertion, text",
+                "seq, id, recorded_at, agent, topic, claim, valid_from, valid_to, assertion, text, crc",
             )?,
             // `source` holds who judged, `text` the note.
             verify: insert(
                 EventKind::Verify,
-                "seq, id, recorded_at, source, text, verifies, state",
+                "seq, id, recorded_at, source, text, verifies, state, crc",
             )?,
             cite: tx.prepare("INSERT INTO citations (seq, pos, evidence) VALUES (?1, ?2, ?3)")?,
             content: tx.prepare("INSERT INTO contents (seq, text) VALUES (?1, ?2)")?,
@@ -226,6 +226,7 @@ impl<'t> LogWriter<'t> {
             self.claims.insert(a.claim.clone());
         }
         let seq = event.seq as i64;
+        let crc = super::digest::event_crc(event);
         match &event.body {
             EventBody::Evidence(e) => {
                 self.evidence.execute(params![
@@ -239,6 +240,7 @@ impl<'t> LogWriter<'t> {
                     e.observed_until,
                     e.reliability,
                     e.summary,
+                    crc,
                 ])?;
                 if let Some(text) = &e.content {
                     self.content.execute(params![seq, text])?;
@@ -261,6 +263,7 @@ impl<'t> LogWriter<'t> {
                     open_as_null(a.valid.to),
                     a.clip,
                     a.rationale,
+                    crc,
                 ])?
             }
             EventBody::Retract(r) => {
@@ -281,6 +284,7 @@ impl<'t> LogWriter<'t> {
                     r.valid.and_then(|v| open_as_null(v.to)),
                     assertion,
                     r.reason,
+                    crc,
                 ])?
             }
             EventBody::Verify(v) => self.verify.execute(params![
@@ -291,6 +295,7 @@ impl<'t> LogWriter<'t> {
                 v.note,
                 v.evidence,
                 v.state.as_str(),
+                crc,
             ])?,
         };
         for (pos, evidence) in event.cites().iter().enumerate() {

@@ -355,8 +355,15 @@ pub fn believed_on(
         agent: args.agent,
         topic: args.topic,
     };
-    let at = args.at.resolve(store)?;
-    let about = args.about.as_ref().map(|t| t.resolve(store)).transpose()?;
+    let (at, at_said) = args.at.resolve_said(store)?;
+    let (about, about_said) = match &args.about {
+        Some(t) => {
+            let (about, said) = t.resolve_said(store)?;
+            (Some(about), said)
+        }
+        None => (None, None),
+    };
+    let read_as = said_together(at_said, about_said);
     let beliefs = query::believed(store, at, about, &filter)?;
     let ledger = quality::ledger(store)?;
     let since = query::held_since(store, &beliefs)?;
@@ -376,7 +383,10 @@ pub fn believed_on(
         OutputFormat::Json => print_json(
             out,
             w,
-            &evaluated(store, json::believed(at, about, &beliefs, &ledger))?,
+            &evaluated(
+                store,
+                json::believed(at, about, &beliefs, &ledger).read_as(read_as),
+            )?,
         ),
         OutputFormat::Table => {
             writeln!(
@@ -558,6 +568,14 @@ pub fn history_on(
     }
 }
 
+/// How `--at` and `--about` were read, in one sentence (`read_as` in JSON).
+fn said_together(at: Option<String>, about: Option<String>) -> Option<String> {
+    match (at, about) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    }
+}
+
 /// What `evidence --at T --all` says of an item recorded after T.
 const NOT_YET_RECORDED: &str = "not yet recorded";
 
@@ -578,9 +596,9 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
             )));
         }
     }
-    let at = match &args.at {
-        Some(at) => at.resolve(&store)?,
-        None => quality::end_of_log(&store)?,
+    let (at, read_as) = match &args.at {
+        Some(at) => at.resolve_said(&store)?,
+        None => (quality::end_of_log(&store)?, None),
     };
     // As of `at`, only what was recorded by then (the rest with --all, marked).
     // An item named by --id is shown whenever it was recorded.
@@ -628,7 +646,13 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
         OutputFormat::Json => print_json(
             out,
             w,
-            &evaluated(&store, json::evidence(&items, &ledger, at))?,
+            &evaluated(&store, {
+                let mut v = json::evidence(&items, &ledger, at);
+                if let Some(said) = read_as {
+                    v["read_as"] = said.into();
+                }
+                v
+            })?,
         ),
         OutputFormat::Table => {
             let known = items
@@ -798,8 +822,15 @@ pub fn answer_on(
         agent: args.agent.clone(),
         topic: Some(args.topic.clone()),
     };
-    let at = args.at.resolve(store)?;
-    let about = args.about.as_ref().map(|t| t.resolve(store)).transpose()?;
+    let (at, at_said) = args.at.resolve_said(store)?;
+    let (about, about_said) = match &args.about {
+        Some(t) => {
+            let (about, said) = t.resolve_said(store)?;
+            (Some(about), said)
+        }
+        None => (None, None),
+    };
+    let read_as = said_together(at_said, about_said);
     let held = query::believed(store, at, None, &filter)?;
     let ledger = quality::ledger(store)?;
     let answer = rules::answer(
@@ -897,7 +928,13 @@ pub fn answer_on(
     let w = what_if.as_ref();
     write_banner(out, w, args.format.format)?;
     let written = match args.format.format {
-        OutputFormat::Json => print_json(out, w, &json::answer(&args.topic, at, about, &answer)),
+        OutputFormat::Json => {
+            let mut v = json::answer(&args.topic, at, about, &answer);
+            if let Some(said) = read_as {
+                v["read_as"] = said.into();
+            }
+            print_json(out, w, &v)
+        }
         OutputFormat::Table => {
             writeln!(
                 out,

@@ -66,7 +66,7 @@ const TABLE: &[(&str, Expect)] = &[
         "what was the severity at 12:00?",
         Query(
             "asof answer --topic severity --at 2026-03-16T12:00:00Z",
-            "time read: 12:00 → 2026-03-16T12:00:00Z (on the day of the last event, 2026-03-16), after the last event (03-16 10:10)",
+            "time read: 12:00 → 2026-03-16T12:00:00Z (on the day of the last event, 2026-03-16), 1h 50m after the last event (03-16 10:10)",
         ),
     ),
     (
@@ -369,4 +369,64 @@ fn the_three_root_causes_differ_and_each_names_its_evidence() {
     assert!(cites(&now).contains(&"E32".to_owned()), "{:?}", cites(&now));
     assert_ne!(then["result"], later["result"]);
     assert_ne!(later["result"]["agents"], now["result"]["agents"]);
+}
+
+/// A date alone is one instant everywhere: the end of that day, printed —
+/// by `answer --at` on standard error and in JSON, and by `ask`.
+#[test]
+fn a_date_alone_is_the_same_instant_in_answer_and_ask() {
+    let answer = common::asof()
+        .args(["answer", "--topic", "root-cause", "--at", "2026-03-03"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&answer.stderr).into_owned();
+    assert!(
+        said.contains("2026-03-03 → 2026-03-03T23:59:59.999999Z (the end of that day)"),
+        "{said}"
+    );
+    let asked = json(&[
+        "ask",
+        "what was the root cause on 2026-03-03?",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(asked["result"]["as_of"], "2026-03-03T23:59:59.999999Z");
+    let answered = common::stdout_json(common::asof().args([
+        "answer",
+        "--topic",
+        "root-cause",
+        "--at",
+        "2026-03-03",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(answered["as_of"], asked["result"]["as_of"]);
+    assert_eq!(
+        answered["read_as"],
+        "2026-03-03 → 2026-03-03T23:59:59.999999Z (the end of that day)"
+    );
+    // `now` says how far past the log it is; `end` is the last event.
+    let now = common::stdout_json(common::asof().args([
+        "answer",
+        "--topic",
+        "root-cause",
+        "--at",
+        "now",
+        "--format",
+        "json",
+    ]));
+    assert!(
+        now["read_as"]
+            .as_str()
+            .unwrap()
+            .contains("(the wall clock), ")
+            && now["read_as"]
+                .as_str()
+                .unwrap()
+                .contains(" after the last event (03-16 10:10)"),
+        "{now}"
+    );
+    let end =
+        common::stdout_json(common::asof().args(["believed", "--at", "end", "--format", "json"]));
+    assert_eq!(end["as_of"], "2026-03-16T10:10:00Z");
 }

@@ -344,7 +344,7 @@ fn a_time_without_a_date_is_read_on_the_last_events_day_and_said() {
         .unwrap();
     assert!(
         String::from_utf8_lossy(&out.stderr)
-            .contains("2026-03-03 → 2026-03-03T00:00:00Z (the start of that day)")
+            .contains("2026-03-03 → 2026-03-03T23:59:59.999999Z (the end of that day)")
     );
     let out = common::asof()
         .args(["evidence", "--at", "2026-04-01T00:00:00Z"])
@@ -352,7 +352,7 @@ fn a_time_without_a_date_is_read_on_the_last_events_day_and_said() {
         .unwrap();
     assert!(
         String::from_utf8_lossy(&out.stderr)
-            .contains("2026-04-01T00:00:00Z is after the last event (03-16 10:10)")
+            .contains("2026-04-01T00:00:00Z is 15d 13h after the last event (03-16 10:10)")
     );
     let out = common::asof()
         .args(["believed", "--at", "2026-03-04T00:00:00Z"])

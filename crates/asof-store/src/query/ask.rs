@@ -208,7 +208,13 @@ pub fn parse(
 fn said(at: Micros, text: &str, how: &str, last: Option<Micros>) -> (Micros, When) {
     let after = last
         .filter(|&l| at > l)
-        .map(|l| format!(", after the last event ({})", time::format_short(l)))
+        .map(|l| {
+            format!(
+                ", {} after the last event ({})",
+                time::format_duration(at - l),
+                time::format_short(l)
+            )
+        })
         .unwrap_or_default();
     let read_as = format!("{text} → {} ({how}){after}", time::format(at));
     (
@@ -240,6 +246,13 @@ fn parse_time(text: &str, now: Micros, last: Option<Micros>) -> Result<(Micros, 
         (last_day, rest.trim(), "today: the day of the last event")
     } else if lower == "now" {
         return Ok(said(now, text, "the wall clock", last));
+    } else if lower == "end" {
+        return Ok(said(
+            last.unwrap_or(now),
+            text,
+            "the log's last event",
+            last,
+        ));
     } else if is_clock(&lower) {
         (last_day, lower.as_str(), "on the day of the last event")
     } else if chrono::NaiveDate::parse_from_str(&lower, "%Y-%m-%d").is_ok() {
@@ -258,7 +271,8 @@ fn parse_time(text: &str, now: Micros, last: Option<Micros>) -> Result<(Micros, 
         let when = match last.filter(|&l| at > l) {
             Some(l) => When {
                 read_as: Some(format!(
-                    "{text} is after the last event ({})",
+                    "{text} is {} after the last event ({})",
+                    time::format_duration(at - l),
                     time::format_short(l)
                 )),
                 day: None,
@@ -489,7 +503,7 @@ mod tests {
         );
         assert_eq!(
             read_as("what was the root cause at 12:00?"),
-            "12:00 → 2026-03-16T12:00:00Z (on the day of the last event, 2026-03-16), after the last event (03-16 10:10)"
+            "12:00 → 2026-03-16T12:00:00Z (on the day of the last event, 2026-03-16), 1h 50m after the last event (03-16 10:10)"
         );
         assert_eq!(
             read_as("what was the root cause yesterday 14:00?"),
@@ -526,7 +540,7 @@ mod tests {
                 .contains("the end of that day")
         );
         assert!(
-            read_as("what was the root cause?").contains("(the wall clock), after the last event")
+            read_as("what was the root cause?").contains(" after the last event (03-16 10:10)")
         );
         assert_eq!(
             read_as("what was the root cause at 2026-03-04T00:00:00Z?"),

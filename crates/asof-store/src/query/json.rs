@@ -134,6 +134,17 @@ pub struct BelievedJson<'a> {
     about: Option<String>,
     as_of: Option<String>,
     beliefs: HeldJson<'a>,
+    /// How the times asked were read, when they were not written out whole
+    /// (`2026-03-03 → 2026-03-03T23:59:59.999999Z (the end of that day)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    read_as: Option<String>,
+}
+
+impl BelievedJson<'_> {
+    pub fn read_as(mut self, said: Option<String>) -> Self {
+        self.read_as = said;
+        self
+    }
 }
 
 /// The held versions of [`BelievedJson`], with their quality at `at`.
@@ -166,6 +177,7 @@ pub fn believed<'a>(
             ledger,
             at,
         },
+        read_as: None,
     }
 }
 

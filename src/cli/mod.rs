@@ -3,6 +3,7 @@
 //! [`OutputFormat`] so table, JSON and Markdown stay in step.
 
 mod ask;
+mod calls;
 mod compare;
 mod export;
 mod fleet;
@@ -170,6 +171,9 @@ pub enum Command {
     Diff(forks::DiffArgs),
     /// Rank every evidence item by what removing it would change (misleading first).
     Influence(forks::InfluenceArgs),
+    /// A trace's model calls in order: when each started, the evidence first in
+    /// front of the model, what it said and the tool calls it made.
+    Calls(calls::CallsArgs),
     /// Compare two runs of one incident: where they parted, what each had seen that
     /// the other had not, and which reached the truth first.
     Compare(compare::CompareArgs),
@@ -503,6 +507,7 @@ impl Command {
             Command::Fork(a) => vec![source(&a.source)],
             Command::Diff(a) => vec![a.parent.display().to_string(), a.fork.display().to_string()],
             Command::Influence(a) => vec![source(&a.source)],
+            Command::Calls(a) => vec![source(&a.source)],
             Command::Compare(a) => vec![a.a.display().to_string(), a.b.display().to_string()],
             Command::Export(a) => match a.sources.is_empty() {
                 true => vec!["demo".to_owned()],
@@ -539,6 +544,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         Some(Command::Fork(args)) => forks::fork_command(args, &mut out),
         Some(Command::Diff(args)) => forks::diff_command(args, &mut out),
         Some(Command::Influence(args)) => forks::influence_command(args, &mut out),
+        Some(Command::Calls(args)) => calls::run(args, &mut out),
         Some(Command::Compare(args)) => compare::run(args, &mut out),
         Some(Command::Import(command)) => import::run(command, &mut out),
         Some(Command::Serve(args)) => serve::run(args, &mut out),

@@ -1472,3 +1472,73 @@ fn a_damaged_line_is_an_error_unless_skipped_and_then_counted() {
         "| input lines skipped | 1 line(s) did not parse and were skipped (--skip-bad-lines) |"
     ));
 }
+
+/// `asof calls`: each model call lists the evidence first in front of the
+/// model at it — recorded at that call's start — and those lists partition
+/// the evidence that reached the model; what each call said is its own.
+#[test]
+fn model_calls_partition_what_the_model_read() {
+    let trace = "datasets/sre-agent.otlp.jsonl";
+    let v = stdout_json(asof().args(["calls", trace, "--format", "json"]));
+    let calls = v["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 13);
+    let evidence = stdout_json(asof().args(["evidence", trace, "--format", "json"]));
+    let recorded: std::collections::HashMap<&str, &str> = evidence["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["id"].as_str().unwrap(),
+                e["recorded_at"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let mut read = Vec::new();
+    for (i, c) in calls.iter().enumerate() {
+        assert_eq!(c["n"], i + 1);
+        for id in c["read_new"].as_array().unwrap() {
+            let id = id.as_str().unwrap();
+            assert_eq!(
+                recorded[id], c["started"],
+                "{id} reached the agent at call {}'s start",
+                c["n"]
+            );
+            read.push(id.to_owned());
+        }
+        for t in c["tool_calls"].as_array().unwrap() {
+            assert!(t["name"].is_string());
+        }
+    }
+    let mut sorted = read.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), read.len(), "no item read new twice");
+    let starts: std::collections::HashSet<&str> = calls
+        .iter()
+        .map(|c| c["started"].as_str().unwrap())
+        .collect();
+    let reached: usize = recorded.values().filter(|t| starts.contains(*t)).count();
+    assert_eq!(
+        read.len(),
+        reached,
+        "every item that reached the model is listed"
+    );
+    assert_eq!(read.len(), 16);
+    // What the model had read before its 3rd call: calls 1 and 2's.
+    let before_third: Vec<&str> = calls[..2]
+        .iter()
+        .flat_map(|c| c["read_new"].as_array().unwrap())
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(before_third, ["T1", "T2", "T3"]);
+    assert_eq!(calls[1]["said"], json!(["B1"]));
+    assert_eq!(calls[0]["tool_calls"][0]["evidence"], "T3");
+    assert_eq!(calls[0]["model"], "gpt-4.1-2025-04-14");
+    // A store that is no trace has no model calls.
+    asof()
+        .args(["calls"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("has no model calls"));
+}

@@ -150,6 +150,9 @@ struct SpanRec {
     error: Option<String>,
     /// An MCP tool call's session (`mcp.session.id`), kept in its locator.
     mcp_session: Option<String>,
+    /// A model call's model (`gen_ai.response.model`, else
+    /// `gen_ai.request.model`, else OpenInference's `llm.model_name`).
+    model: Option<String>,
 }
 
 impl SpanRec {
@@ -343,6 +346,8 @@ fn from_spans(
     let mut gathered = gather_evidence(&run, options);
     let numbered = Numbered::of(&gathered.items);
     let (mut said, from_output) = said_in_outputs(&run, options, &mut report);
+    // What each call's own output said comes first (for `asof calls`).
+    let said_in_output = said.len();
     said.extend(said_by_belief_tools(
         &run,
         options,
@@ -363,6 +368,7 @@ fn from_spans(
         &mut report,
     );
     evaluations(&run, &gathered, &numbered, &said, &built, &mut report);
+    report.calls = model_calls(&run, &gathered, &numbered, &said[..said_in_output], &built);
     built.in_recorded_order();
     notes(options, &mut report);
     let header = header(first, &run, built.agents, built.topics, options);
@@ -372,6 +378,72 @@ fn from_spans(
         origins: built.origins,
         report,
     }
+}
+
+/// Pass 6d: each model call in order of its start, with the evidence first
+/// in front of the model at it (so the lists of a run partition the evidence
+/// that reached the model), what its output said, and its tool calls with the
+/// evidence their results became (`asof calls`, design.md §5).
+fn model_calls(
+    run: &Run,
+    gathered: &Gathered,
+    numbered: &Numbered,
+    said: &[Said],
+    built: &Built,
+) -> Vec<super::ModelCall> {
+    let mut seen = vec![false; gathered.items.len()];
+    let mut calls = Vec::with_capacity(run.calls.len());
+    for (k, &c) in run.calls.iter().enumerate() {
+        let s = &run.spans[c];
+        let mut read_new: Vec<usize> = gathered.in_front[k]
+            .iter()
+            .copied()
+            .filter(|&n| !std::mem::replace(&mut seen[n], true))
+            .collect();
+        read_new.sort_by_key(|&n| evidence_rank(&numbered.ids[n]));
+        let said_here = said
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| x.call == Some(k))
+            .filter_map(|(i, _)| built.said_ids.get(i).cloned().flatten())
+            .collect();
+        let tool_calls = match &s.role {
+            Role::Call { output, .. } => output
+                .iter()
+                .flat_map(|m| &m.parts)
+                .filter_map(|p| match p {
+                    dialect::Part::ToolCall { id, name, .. } => Some(super::ToolCallMade {
+                        id: id.clone(),
+                        name: name.clone(),
+                        evidence: id
+                            .as_deref()
+                            .and_then(|id| gathered.by_call.get(&(run.trace_of[c], id)))
+                            .map(|&n| numbered.ids[n].clone()),
+                    }),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        calls.push(super::ModelCall {
+            n: k + 1,
+            agent: run.agents[c].to_owned(),
+            trace: s.trace.clone(),
+            span: s.id.clone(),
+            started: s.start,
+            ended: s.end,
+            model: s.model.clone(),
+            read_new: read_new.iter().map(|&n| numbered.ids[n].clone()).collect(),
+            said: said_here,
+            tool_calls,
+        });
+    }
+    calls
+}
+
+/// `T12` → 12, to order evidence ids as they are numbered.
+fn evidence_rank(id: &str) -> usize {
+    id[1..].parse().unwrap_or(usize::MAX)
 }
 
 /// The run's shape, read once from its spans: each span's agent, each
@@ -839,6 +911,7 @@ mod passes {
             events: Vec::new(),
             error: None,
             mcp_session: None,
+            model: None,
         }
     }
 

@@ -596,6 +596,7 @@ impl Reader {
                 events,
                 error: None,
                 mcp_session: None,
+                model: None,
             });
         }
         spans
@@ -907,6 +908,13 @@ fn span_rec(
         .get("mcp.session.id")
         .and_then(|v| v.string.clone())
         .filter(|s| !s.is_empty());
+    let model = [
+        "gen_ai.response.model",
+        "gen_ai.request.model",
+        "llm.model_name",
+    ]
+    .iter()
+    .find_map(|k| attrs.get(k).map(|v| v.to_text()).filter(|s| !s.is_empty()));
     let role = match dialect::role_reading(&span.name, &attrs, &span.events, histories) {
         Ok(role) => role,
         Err(reason) => {
@@ -938,6 +946,7 @@ fn span_rec(
             .collect(),
         error,
         mcp_session,
+        model,
     })
 }
 

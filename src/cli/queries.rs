@@ -576,6 +576,44 @@ fn said_together(at: Option<String>, about: Option<String>) -> Option<String> {
     }
 }
 
+/// Each verification in force at `at` of the items listed: by whom, when and
+/// why (the VERIFIED column names the verdict and its id).
+fn verification_notes(
+    out: &mut impl Write,
+    items: &[query::EvidenceItem],
+    ledger: &Ledger,
+    at: i64,
+) -> std::io::Result<()> {
+    let mut first = true;
+    for i in items {
+        let Some(v) = ledger.verdict(&i.evidence.id, at) else {
+            continue;
+        };
+        if first {
+            writeln!(out, "\nVerifications in force at {}:", time::format(at))?;
+            first = false;
+        }
+        writeln!(
+            out,
+            "  {} {} ({}){} at {}{}",
+            i.evidence.id,
+            v.state.as_str(),
+            v.id,
+            if v.by.is_empty() {
+                String::new()
+            } else {
+                format!(" by {}", v.by)
+            },
+            time::format(v.since),
+            v.note
+                .as_deref()
+                .map(|n| format!(": {}", crate::text::one_line(n)))
+                .unwrap_or_default()
+        )?;
+    }
+    Ok(())
+}
+
 /// What `evidence --at T --all` says of an item recorded after T.
 const NOT_YET_RECORDED: &str = "not yet recorded";
 
@@ -616,14 +654,14 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
         let verified = match ledger.verdict(&e.id, at) {
             _ if e.recorded_at > at => NOT_YET_RECORDED.to_owned(),
             None => VerifyState::Candidate.as_str().to_owned(),
-            Some(v) if v.by.is_empty() => v.state.as_str().to_owned(),
-            Some(v) => format!("{} ({})", v.state.as_str(), v.by),
+            Some(v) if v.by.is_empty() => format!("{} ({})", v.state.as_str(), v.id),
+            Some(v) => format!("{} ({}, by {})", v.state.as_str(), v.id, v.by),
         };
         t.row(vec![
             e.id.clone(),
             e.kind.clone(),
             e.source.clone(),
-            time::format(e.observed_at),
+            time::format_observed(e.observed_at, e.observed_until, false),
             time::format(e.recorded_at),
             time::format_duration(e.lag()),
             format!("{:.2}", e.reliability),
@@ -671,11 +709,13 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
                 }
             )?;
             write!(out, "{}", t.text())?;
+            verification_notes(out, &items, &ledger, at)?;
             Ok(())
         }
         OutputFormat::Md => {
             writeln!(out, "## {}Evidence\n", md_prefix(w))?;
             write!(out, "{}", t.markdown())?;
+            verification_notes(out, &items, &ledger, at)?;
             Ok(())
         }
     }

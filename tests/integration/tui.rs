@@ -820,6 +820,53 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     assert_eq!(app.timeline.evidence_count(), 33);
 }
 
+/// `c` keeps the evidence selection on the same item across the parent and
+/// the fork; the item the fork removed is said missing there and selected
+/// again back in the parent, so `m` never offers to mark another item.
+#[test]
+fn c_keeps_the_selected_evidence_item() {
+    let mut app = snapshot_app((120, 40));
+    app.update(Action::FocusPrev);
+    let selected = |app: &App| {
+        app.evidence
+            .list
+            .selected_item()
+            .map(|i| app.timeline.evidence_item(i).evidence.id.clone())
+    };
+    select_evidence(&mut app, "E15");
+    app.update(Action::Fork);
+    let request = app.take_fork_request();
+    assert_eq!(request.as_deref(), Some("E15"));
+    let log = demo_log();
+    let parent = asof::engine::replay(&log.header, &log.events);
+    app.fork_finished(asof::tui::fork_worker::run_fork(
+        &log, &parent, "demo", "", "E15",
+    ));
+    app.update(Action::Compare);
+    assert!(app.whatif.showing_fork);
+    assert!(
+        app.status
+            .as_deref()
+            .unwrap_or_default()
+            .contains("E15 is not in the fork"),
+        "{:?}",
+        app.status
+    );
+    app.update(Action::Compare);
+    assert!(!app.whatif.showing_fork);
+    assert_eq!(
+        selected(&app).as_deref(),
+        Some("E15"),
+        "selected again in the parent"
+    );
+    // An item in both stays selected both ways.
+    select_evidence(&mut app, "E14");
+    app.update(Action::Compare);
+    app.update(Action::Compare);
+    assert!(app.whatif.showing_fork);
+    assert_eq!(selected(&app).as_deref(), Some("E14"));
+}
+
 #[test]
 fn fork_failures_show_in_the_ui_and_influence_fills_a_column() {
     let mut app = snapshot_app((120, 40));

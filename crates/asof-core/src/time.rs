@@ -268,6 +268,25 @@ pub fn format_duration(micros: i64) -> String {
 
 /// Compact UTC form for the terminal UI: `03-02 09:05`, with seconds (and
 /// milliseconds or microseconds) when present.
+/// What was observed, as an interval when it lasted (`03-02 09:05–09:08`,
+/// `03-02 09:05→03-03 10:00`), else its instant; `short` in the compact form.
+/// An evidence item's lag runs from the end, so a table showing its start
+/// alone would read wrong.
+pub fn format_observed(from: Micros, until: Option<Micros>, short: bool) -> String {
+    let one = |t| if short { format_short(t) } else { format(t) };
+    match until.filter(|&u| u > from) {
+        None => one(from),
+        Some(until)
+            if short && from.div_euclid(86_400_000_000) == until.div_euclid(86_400_000_000) =>
+        {
+            let end = format_short(until);
+            let clock = end.split_once(' ').map_or(end.as_str(), |(_, c)| c);
+            format!("{}–{clock}", format_short(from))
+        }
+        Some(until) => format!("{}→{}", one(from), one(until)),
+    }
+}
+
 pub fn format_short(micros: Micros) -> String {
     if micros == OPEN {
         return "∞".to_owned();

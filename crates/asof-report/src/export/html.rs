@@ -189,7 +189,7 @@ pub fn report(
             escape(&e.id),
             escape(&e.kind),
             escape(&e.source),
-            time::format(e.observed_at),
+            time::format_observed(e.observed_at, e.observed_until, false),
             time::format(e.recorded_at),
             time::format_duration(e.lag()),
             escape(&item.cited_by.join(", ")),

@@ -126,6 +126,15 @@ impl App {
         let Some(mut other) = self.whatif.other.take() else {
             return;
         };
+        // The selected item, by id: the same item stays selected in the other
+        // store (its position may differ), so `m` or Enter never lands on
+        // another one.
+        let selected = self.whatif.kept_selection.take().or_else(|| {
+            self.evidence
+                .list
+                .selected_item()
+                .map(|i| self.timeline.evidence_item(i).evidence.id.clone())
+        });
         std::mem::swap(&mut self.timeline, &mut other);
         self.whatif.other = Some(other);
         self.whatif.showing_fork = !self.whatif.showing_fork;
@@ -134,6 +143,21 @@ impl App {
         let rows = self.list_rows().1;
         self.evidence.set_filter(&self.timeline, filter, rows);
         self.cursor_moved();
+        if let Some(id) = selected {
+            let position = self
+                .timeline
+                .evidence_by_id(&id)
+                .and_then(|(i, _)| self.evidence.list.items().iter().position(|&x| x == i));
+            match position {
+                Some(p) => self.evidence.list.select(p, rows),
+                None => {
+                    self.status = Some(format!(
+                        "{id} is not in the fork (the replay left it out); the selection moved to the latest item known at the cursor"
+                    ));
+                    self.whatif.kept_selection = Some(id);
+                }
+            }
+        }
         self.sync_plane(true);
     }
 

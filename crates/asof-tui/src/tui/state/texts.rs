@@ -294,6 +294,40 @@ pub fn evidence(
         lines.extend(INFLUENCE.iter().map(|l| ViewLine::new(LineStyle::Note, *l)));
     }
     lines.push(ViewLine::new(LineStyle::Normal, String::new()));
+    // Who verified it, when and why, by the cursor (a reviewer's verdict,
+    // never the agent's: design.md §4).
+    let verdicts = timeline.ledger.verdicts(&e.id, cursor);
+    lines.push(ViewLine::new(
+        LineStyle::Heading,
+        format!("Verified, as of {}", format_short(cursor)),
+    ));
+    if verdicts.is_empty() {
+        lines.push(ViewLine::new(
+            LineStyle::Note,
+            "candidate: nobody had verified it by then",
+        ));
+    }
+    for v in verdicts {
+        lines.push(ViewLine::new(
+            LineStyle::Normal,
+            format!(
+                "{}  {} {}{}{}",
+                format_short(v.since),
+                v.id,
+                v.state.as_str(),
+                if v.by.is_empty() {
+                    String::new()
+                } else {
+                    format!(" by {}", v.by)
+                },
+                v.note
+                    .as_deref()
+                    .map(|n| format!(": {}", crate::text::one_line(n)))
+                    .unwrap_or_default()
+            ),
+        ));
+    }
+    lines.push(ViewLine::new(LineStyle::Normal, String::new()));
     // What cited it by the cursor, apart from what cited it only later: a
     // citation recorded after the cursor was not known then.
     let known = item.cited_by_at(cursor);

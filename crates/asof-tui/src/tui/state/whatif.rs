@@ -11,6 +11,10 @@ use std::collections::HashMap;
 pub struct WhatIfState {
     /// The last what-if fork, once a worker has finished it.
     pub fork: Option<ForkResult>,
+    /// The evidence item selected before the panels changed store, when the
+    /// store now shown lacks it (the fork's removed item): selected again
+    /// when the panels change back.
+    pub kept_selection: Option<String>,
     /// The timeline not on screen (the parent while the fork is shown, or the fork).
     pub other: Option<Timeline>,
     /// The panels show the fork.

@@ -29,6 +29,9 @@ use ratatui::widgets::Paragraph;
 
 /// The claim's columns when a note needs the rest of the row.
 const CLAIM_ROOM: usize = 14;
+/// The most the evidence column asks of a row's width before the claim gets
+/// what is left: a few whole ids then `+N` (`T9,T10 +4`).
+const EVIDENCE_ROOM: usize = 10;
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
     let theme = &app.theme;
@@ -109,8 +112,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
         .filter(|((_, i), _)| state.rows[*i].belief.is_some())
         .map(|((_, i), c)| {
             let r = &state.rows[i];
+            // Evidence lists end in `+N` when cut, so they yield to the
+            // claim beyond the first few ids (EVIDENCE_ROOM).
             2 + if r.note.is_empty() {
-                id_list_width(&c.evidence)
+                id_list_width(&c.evidence).min(EVIDENCE_ROOM)
             } else {
                 crate::tui::text::width(&r.note.short)
             }

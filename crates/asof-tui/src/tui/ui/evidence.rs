@@ -82,7 +82,18 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             .unwrap_or(11)
             .clamp(11, 23)
     };
-    let observed_w = time_w(&|item| item.evidence.observed_at);
+    // The observed interval, both ends when it lasted (LAG runs from its end).
+    let observed_w = shown
+        .iter()
+        .map(|(_, _, item)| {
+            let e = &item.evidence;
+            time::format_observed(e.observed_at, e.observed_until, true)
+                .chars()
+                .count()
+        })
+        .max()
+        .unwrap_or(11)
+        .clamp(11, 23);
     let recorded_w = time_w(&|item| item.evidence.recorded_at);
     let verified_w = shown
         .iter()
@@ -118,11 +129,17 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         cols.push((influence_title, if wide { 18 } else { 15 }));
     }
     let taken = |cols: &[(&str, usize)]| cols.iter().map(|(_, w)| w + 1).sum::<usize>();
-    for optional in ["OBSERVED", "SOURCE"] {
+    // The kind says least (the source, a trace's tool name, says more; the
+    // observed interval says how late the item is), so it goes first.
+    for optional in ["KIND", "OBSERVED", "SOURCE"] {
         if width >= taken(&cols) + SUMMARY_MIN {
             break;
         }
         cols.retain(|(name, _)| *name != optional);
+    }
+    // The kind comes back when the others it made way for went anyway.
+    if !cols.iter().any(|(name, _)| *name == "KIND") && width >= taken(&cols) + 8 + SUMMARY_MIN {
+        cols.insert(1, ("KIND", 7));
     }
     // On a narrow screen (80 columns with INFLUENCE shown), KIND and then LAG
     // go too while SUMMARY would get fewer than SUMMARY_NARROW columns: the
@@ -165,7 +182,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         );
         // Only the citations recorded by the cursor: the rest were not known then.
         let cited = crate::tui::text::id_list(item.cited_by_at(app.cursor), cited_w);
-        let (observed, recorded) = (format_short(e.observed_at), format_short(e.recorded_at));
+        let (observed, recorded) = (
+            time::format_observed(e.observed_at, e.observed_until, true),
+            format_short(e.recorded_at),
+        );
         let verdict = app.timeline.ledger.state(&e.id, app.cursor);
         let verified_style = match verdict {
             VerifyState::Rejected | VerifyState::Conflicted | VerifyState::Stale => theme.warning(),

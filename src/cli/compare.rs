@@ -192,18 +192,29 @@ pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
     let align = clock(args.align, &args.a, &args.b);
     let compared = compare::compare(&run_a, &run_b, align, &maps, &truth);
     let (la, lb) = (store_a.label(), store_b.label());
+    // Where each run came from (its bytes' SHA-256, how it was read), for the
+    // reports that are read apart from the command that made them.
+    let provenance = [("A", &args.a, &store_a), ("B", &args.b, &store_b)]
+        .into_iter()
+        .map(|(side, path, store)| -> Result<String, CliError> {
+            let origin = super::source::origin(Some(path))?;
+            // A trace's store names the options it was read with.
+            let line = crate::export::Provenance::of(store, origin)?.line();
+            Ok(format!("{side}: {line}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let text = match args.format {
         CompareFormat::Json => format!(
             "{}\n",
             written::json(la, lb, &compared).map_err(|e| CliError::Runtime(e.to_string()))?
         ),
-        CompareFormat::Html => written::html(la, lb, &compared, &run_a, &run_b),
+        CompareFormat::Html => written::html(la, lb, &compared, &run_a, &run_b, &provenance),
         CompareFormat::Table | CompareFormat::Md => written::text(
             la,
             lb,
             &compared,
-            &run_a,
-            &run_b,
+            (&run_a, &run_b),
+            &provenance,
             args.format == CompareFormat::Md,
         ),
     };

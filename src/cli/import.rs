@@ -101,13 +101,14 @@ impl TraceArgs {
 impl TraceOptions {
     /// The import options, with the rules file read.
     pub fn options(&self) -> Result<otlp::Options, CliError> {
-        let rules = match &self.rules {
+        let (rules, rules_file) = match &self.rules {
             Some(path) => {
                 let name = path.display().to_string();
                 let text = import::read_text(path, 16 << 20)?;
-                otlp::rules::parse(&name, &text)?
+                let sha = crate::fork::sha256_hex(text.as_bytes());
+                (otlp::rules::parse(&name, &text)?, Some((name, sha)))
             }
-            None => Vec::new(),
+            None => (Vec::new(), None),
         };
         let defaults = otlp::Options::default();
         Ok(otlp::Options {
@@ -118,6 +119,7 @@ impl TraceOptions {
             many: self.many.clone(),
             rules,
             skip_bad_lines: self.skip_bad_lines,
+            rules_file,
         })
     }
 

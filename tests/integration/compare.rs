@@ -611,3 +611,41 @@ fn a_topic_map_pairs_topics_named_differently() {
     assert_eq!(p["b"]["answers"], json!([{"at": 180.0, "claim": "db"}]));
     assert_eq!(p["first_divergence"]["at"], 120.0);
 }
+
+/// A comparison read apart from the command that made it says where each
+/// run came from: its SHA-256 and the options (rules file and its SHA-256)
+/// its ids follow from — in Markdown and in HTML.
+#[test]
+fn compare_reports_carry_each_runs_provenance() {
+    let datasets = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets");
+    let rules = datasets.join("sre-agent.rules.yaml");
+    let rules_sha = asof::fork::sha256_hex(&std::fs::read(&rules).unwrap());
+    let trace_sha =
+        asof::fork::sha256_hex(&std::fs::read(datasets.join("sre-agent.otlp.jsonl")).unwrap());
+    for format in ["md", "html"] {
+        let out = asof()
+            .arg("compare")
+            .arg(datasets.join("sre-agent.otlp.jsonl"))
+            .arg(datasets.join("sre-agent-rerun.otlp.jsonl"))
+            .arg("--rules")
+            .arg(&rules)
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(&format!("SHA-256 {trace_sha}")),
+            "{format}: {text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "--rules {} (SHA-256 {rules_sha})",
+                rules.display()
+            )),
+            "{format}"
+        );
+        assert!(text.contains("B: source"), "{format}");
+        assert!(text.contains(" · exported "), "{format}");
+    }
+}

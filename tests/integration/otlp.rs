@@ -1385,6 +1385,13 @@ fn assumed_fields_are_named_and_marked_everywhere() {
         md.contains("| assumed by the importer | valid_from of 4 assertion(s), supported_by of 4 (marked *) |"),
         "{md}"
     );
+    // The ids follow from the options: the report names them.
+    assert!(
+        md.contains(
+            "| import options | asof import otlp --rules datasets/sre-agent.rules.yaml (SHA-256 "
+        ),
+        "{md}"
+    );
     let b2_row = md.lines().find(|l| l.contains("| B2 |")).unwrap();
     assert!(b2_row.contains(")* |"), "valid marked: {b2_row}");
     assert!(b2_row.ends_with("* |"), "evidence marked: {b2_row}");

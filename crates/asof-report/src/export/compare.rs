@@ -185,9 +185,24 @@ pub fn clock(align: Align) -> &'static str {
 }
 
 /// The table (or Markdown) `asof compare` prints.
-pub fn text(a_label: &str, b_label: &str, c: &Compared, a: &Run, b: &Run, md: bool) -> String {
+pub fn text(
+    a_label: &str,
+    b_label: &str,
+    c: &Compared,
+    (a, b): (&Run, &Run),
+    provenance: &[String],
+    md: bool,
+) -> String {
     let align = c.align;
     let mut out = String::new();
+    // Where each run came from, first: a report is read apart from the
+    // command that made it.
+    for line in provenance {
+        let _ = writeln!(out, "{}{line}", if md { "> " } else { "" });
+    }
+    if md && !provenance.is_empty() {
+        let _ = writeln!(out);
+    }
     let heading = |out: &mut String, s: &str| {
         if md {
             let _ = write!(out, "\n## {s}\n\n");
@@ -403,7 +418,14 @@ fn lanes_svg(p: &Pair, span: (Micros, Micros), claims: &[&str]) -> String {
 /// SVG, nothing fetched) — the report's two-run form: per pair the two
 /// runs' lanes with the first divergence marked, what each had seen then,
 /// the truth, then the evidence matched.
-pub fn html(a_label: &str, b_label: &str, c: &Compared, a: &Run, b: &Run) -> String {
+pub fn html(
+    a_label: &str,
+    b_label: &str,
+    c: &Compared,
+    a: &Run,
+    b: &Run,
+    provenance: &[String],
+) -> String {
     let align = c.align;
     let (src_a, src_b) = (a.sources(), b.sources());
     let named = |ids: &[String], src: &HashMap<&str, &str>| -> String {
@@ -427,7 +449,8 @@ pub fn html(a_label: &str, b_label: &str, c: &Compared, a: &Run, b: &Run) -> Str
 <title>Two runs: {a} and {b} — asof compare</title>
 <style>{css}</style></head><body>
 <header><h1>Two runs compared</h1>
-<p class="sub">A <code>{a}</code> · B <code>{b}</code> · aligned by {align} ({clock}) · asof {version}</p></header>
+<p class="sub">A <code>{a}</code> · B <code>{b}</code> · aligned by {align} ({clock}) · asof {version}</p>
+{provenance}</header>
 "#,
         a = escape(a_label),
         b = escape(b_label),
@@ -435,6 +458,11 @@ pub fn html(a_label: &str, b_label: &str, c: &Compared, a: &Run, b: &Run) -> Str
         align = align.name(),
         clock = clock(align),
         version = env!("CARGO_PKG_VERSION"),
+        provenance = provenance
+            .iter()
+            .map(|l| format!(r#"<p class="sub provenance">{}</p>"#, escape(l)))
+            .collect::<Vec<_>>()
+            .join("\n"),
     );
     let _ = writeln!(
         h,

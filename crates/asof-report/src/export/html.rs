@@ -113,7 +113,7 @@ pub fn report(
 <style>{CSS}</style></head><body>
 <header><h1>{}{}</h1>
 {banner}<p class="sub">incident <code>{}</code> · {} agents · {} topics · {} events</p>
-<p class="sub provenance">source <code>{}</code> · SHA-256 <code>{}</code> · asof {} · exported {} · assumed by the importer: {} · input lines skipped: {}</p></header>
+<p class="sub provenance">source <code>{}</code> · SHA-256 <code>{}</code> · asof {} · exported {} · assumed by the importer: {} · input lines skipped: {} · import options: {}</p></header>
 "#,
         escape(&title),
         prov.title_prefix(),
@@ -128,6 +128,7 @@ pub fn report(
         time::format(prov.exported_at),
         escape(&prov.assumed_words()),
         escape(&prov.bad_lines_words()),
+        escape(&prov.read_with_words()),
     );
     // The slider and what was believed at its event.
     let last = events.len().saturating_sub(1);

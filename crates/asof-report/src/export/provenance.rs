@@ -72,6 +72,8 @@ pub struct Provenance {
     pub assumed: Vec<(crate::model::Assumed, usize)>,
     /// Input lines that did not parse and were skipped (`--skip-bad-lines`).
     pub bad_lines: usize,
+    /// The options an imported store was read with (its ids follow from them).
+    pub read_with: Option<String>,
 }
 
 impl Provenance {
@@ -84,17 +86,29 @@ impl Provenance {
             .ok()
             .and_then(|s| s.trim().parse::<i64>().ok())
             .and_then(|secs| secs.checked_mul(1_000_000));
+        let report = store
+            .meta("import_report")?
+            .and_then(|json| serde_json::from_str::<crate::import::ImportReport>(&json).ok());
         Ok(Provenance {
             origin,
             exported_at: pinned.unwrap_or_else(time::now),
             what_if: WhatIf::of(store)?,
             divergence: None,
             assumed: crate::query::quality::ledger(store)?.assumed_counts(),
-            bad_lines: store
-                .meta("import_report")?
-                .and_then(|json| serde_json::from_str::<crate::import::ImportReport>(&json).ok())
-                .map_or(0, |r| r.bad_lines),
+            bad_lines: report.as_ref().map_or(0, |r| r.bad_lines),
+            read_with: report.and_then(|r| {
+                r.read_with
+                    .map(|flags| format!("asof import {} {flags}", r.format))
+            }),
         })
+    }
+
+    /// How the store's ids came to be: the import's options, or the
+    /// dataset's own ids.
+    pub fn read_with_words(&self) -> String {
+        self.read_with
+            .clone()
+            .unwrap_or_else(|| "none: the ids are the dataset's own".to_owned())
     }
 
     /// The input lines skipped for not parsing, in words.
@@ -138,6 +152,7 @@ impl Provenance {
             ("exported at", time::format(self.exported_at)),
             ("assumed by the importer", self.assumed_words()),
             ("input lines skipped", self.bad_lines_words()),
+            ("import options", self.read_with_words()),
         ]
     }
 
@@ -159,6 +174,9 @@ impl Provenance {
                 " · input lines skipped: {}",
                 self.bad_lines_words()
             ));
+        }
+        if let Some(read_with) = &self.read_with {
+            line.push_str(&format!(" · read with: {read_with}"));
         }
         line
     }

@@ -77,6 +77,40 @@ pub struct Options {
     /// Skip a line that does not parse (counted in the summary's
     /// `bad_lines`) instead of refusing the input.
     pub skip_bad_lines: bool,
+    /// The rules file as named, and the SHA-256 of its bytes.
+    pub rules_file: Option<(String, String)>,
+}
+
+impl Options {
+    /// The options as the flags that give them, every one (defaults too):
+    /// what a report names so the ids it shows can be had again.
+    pub fn as_flags(&self) -> String {
+        let mut flags = Vec::new();
+        match &self.rules_file {
+            Some((path, sha)) => flags.push(format!("--rules {path} (SHA-256 {sha})")),
+            None if self.rules.is_empty() => flags.push("no --rules".to_owned()),
+            None => flags.push(format!("{} rules", self.rules.len())),
+        }
+        if let Some(agent) = &self.agent {
+            flags.push(format!("--agent {agent}"));
+        }
+        flags.push(format!("--belief-tool {}", self.belief_tool));
+        flags.push(format!("--retract-tool {}", self.retract_tool));
+        flags.push(format!(
+            "--valid-from {}",
+            match self.valid_from {
+                ValidFrom::TraceStart => "trace-start".to_owned(),
+                ValidFrom::At(t) => crate::time::format(t),
+            }
+        ));
+        if !self.many.is_empty() {
+            flags.push(format!("--many {}", self.many.join(",")));
+        }
+        if self.skip_bad_lines {
+            flags.push("--skip-bad-lines".to_owned());
+        }
+        flags.join(" ")
+    }
 }
 
 impl Default for Options {
@@ -89,6 +123,7 @@ impl Default for Options {
             many: Vec::new(),
             rules: Vec::new(),
             skip_bad_lines: false,
+            rules_file: None,
         }
     }
 }
@@ -602,6 +637,7 @@ fn is_belief_tool(options: &Options, name: &str) -> bool {
 
 /// The import summary's notes on the options that shaped it.
 fn notes(options: &Options, report: &mut ImportReport) {
+    report.read_with = Some(options.as_flags());
     if options.agent.is_some() {
         report.notes.push(format!(
             "every span's agent is {} (--agent)",

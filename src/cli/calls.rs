@@ -5,7 +5,7 @@
 
 use super::{CliError, FormatArg, OutputFormat, SourceArg};
 use crate::export::table::Table;
-use crate::import::{ImportReport, ModelCall};
+use crate::model::ModelCall;
 use crate::time;
 use clap::Args;
 use std::io::Write;
@@ -20,12 +20,9 @@ pub struct CallsArgs {
 
 pub fn run(args: CallsArgs, out: &mut impl Write) -> Result<(), CliError> {
     let store = args.source.open_snapshot()?;
-    let report: Option<ImportReport> = store
-        .meta("import_report")?
-        .and_then(|json| serde_json::from_str(&json).ok());
-    let calls = match report {
-        Some(r) if r.format == "otlp" => r.calls,
-        _ => {
+    let calls = match crate::query::model_calls(&store).map_err(crate::store::StoreError::from)? {
+        Some(calls) => calls,
+        None => {
             return Err(CliError::Input(format!(
                 "{}: has no model calls: it was not read from an OpenTelemetry trace (`asof calls` takes a trace, or a store `asof import otlp` wrote)",
                 store.label()

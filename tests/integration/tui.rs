@@ -2465,3 +2465,27 @@ fn two_runs_open_in_the_compare_view() {
     assert!(app.popup.is_none(), "c closes two runs' compare");
     assert!(app.whatif.fork.is_none());
 }
+
+/// `r` lists a trace's model calls as `asof calls` does; a store that is no
+/// trace says it has none.
+#[test]
+fn r_lists_the_model_calls_of_a_trace() {
+    let mut app = app_for("datasets/sre-agent.otlp.jsonl", (120, 40));
+    app.update(Action::Calls);
+    assert!(matches!(app.popup, Some(Popup::Text(_))));
+    let screen = text(&draw(&app));
+    assert!(screen.contains("13 model call(s) in order"), "{screen}");
+    assert!(
+        screen.contains("read new T1,T2  said -  called get_alerts→T3"),
+        "{screen}"
+    );
+    let mut demo = app_for("datasets/payment-outage.yaml", (120, 40));
+    demo.update(Action::Calls);
+    assert!(demo.popup.is_none());
+    assert!(
+        demo.status
+            .as_deref()
+            .unwrap_or_default()
+            .contains("no model calls")
+    );
+}

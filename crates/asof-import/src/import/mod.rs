@@ -115,35 +115,7 @@ pub struct ImportReport {
     /// A trace's model calls in order (`asof calls`): kept with the summary
     /// in the store, as nothing else in it says what the model had read when.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub calls: Vec<ModelCall>,
-}
-
-/// One model call of a trace (design.md §5, `asof calls`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ModelCall {
-    /// Its place among the run's calls, by start, from 1.
-    pub n: usize,
-    pub agent: String,
-    pub trace: String,
-    pub span: String,
-    /// µs since the epoch.
-    pub started: i64,
-    pub ended: i64,
-    pub model: Option<String>,
-    /// The evidence first in front of the model at this call, by id.
-    pub read_new: Vec<String>,
-    /// The assertions and retractions its output made.
-    pub said: Vec<String>,
-    /// The tool calls its output made, each with the evidence its result became.
-    pub tool_calls: Vec<ToolCallMade>,
-}
-
-/// A tool call a model call made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolCallMade {
-    pub id: Option<String>,
-    pub name: String,
-    pub evidence: Option<String>,
+    pub calls: Vec<crate::model::ModelCall>,
 }
 
 impl ImportReport {

@@ -563,6 +563,28 @@ pub fn evaluations(
         .unwrap_or_default())
 }
 
+/// A trace's model calls in order, kept with the import summary of a store
+/// `asof import otlp` wrote (or a trace read as a SOURCE); `None` when the
+/// store was not read from a trace.
+pub fn model_calls(store: &Store) -> rusqlite::Result<Option<Vec<crate::model::ModelCall>>> {
+    let Some(json) = crate::store::read::meta(store.connection(), "import_report")? else {
+        return Ok(None);
+    };
+    let Ok(report) = serde_json::from_str::<serde_json::Value>(&json) else {
+        return Ok(None);
+    };
+    if report.get("format").and_then(|f| f.as_str()) != Some("otlp") {
+        return Ok(None);
+    }
+    Ok(Some(
+        report
+            .get("calls")
+            .cloned()
+            .and_then(|calls| serde_json::from_value(calls).ok())
+            .unwrap_or_default(),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

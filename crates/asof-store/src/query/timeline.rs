@@ -134,6 +134,9 @@ pub struct Timeline {
     /// Evaluations an imported trace made of its evidence and assertions
     /// (`gen_ai.evaluation.result`), by id, one line each; read once.
     pub evaluations: Arc<std::collections::BTreeMap<String, Vec<String>>>,
+    /// A trace's model calls in order (`asof calls`); `None` when the store
+    /// was not read from a trace. Read once.
+    pub calls: Arc<Option<Vec<crate::model::ModelCall>>>,
     index: Arc<ScrubIndex>,
     lists: Arc<Lists>,
     detail: Arc<Mutex<Detail>>,
@@ -234,11 +237,13 @@ impl Timeline {
         let ledger = super::quality::ledger(&store)?;
         let decoder = store.decoder(true);
         let evaluations = Arc::new(evaluations(&store)?);
+        let calls = Arc::new(super::model_calls(&store)?);
         Ok(Timeline {
             label: store.label().to_owned(),
             header,
             ledger,
             evaluations,
+            calls,
             index: Arc::new(index),
             lists: Arc::new(Lists {
                 by_topic,

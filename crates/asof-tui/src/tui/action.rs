@@ -10,6 +10,8 @@ pub enum Action {
     Mark,
     /// `y`: the selected row as text, to the terminal's clipboard (OSC 52).
     Copy,
+    /// `r`: a trace's model calls, what the model read new at each.
+    Calls,
     /// `s`: save the what-if fork as a store.
     SaveFork,
     /// `e`: write the report (Markdown or HTML) of what is shown to a file.

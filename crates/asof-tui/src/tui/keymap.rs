@@ -333,6 +333,14 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         context: Global,
+        keys: &[Char('r')],
+        label: "r",
+        help: "a trace's model calls in order: what the model read new, said and called at each",
+        action: Action::Calls,
+        hint: None,
+    },
+    Binding {
+        context: Global,
         keys: &[Char('c')],
         label: "c",
         help: "compare parent and fork → show the fork in the panels → back to the parent",

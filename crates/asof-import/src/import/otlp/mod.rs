@@ -425,7 +425,7 @@ fn model_calls(
     numbered: &Numbered,
     said: &[Said],
     built: &Built,
-) -> Vec<super::ModelCall> {
+) -> Vec<crate::model::ModelCall> {
     let mut seen = vec![false; gathered.items.len()];
     let mut calls = Vec::with_capacity(run.calls.len());
     for (k, &c) in run.calls.iter().enumerate() {
@@ -447,7 +447,7 @@ fn model_calls(
                 .iter()
                 .flat_map(|m| &m.parts)
                 .filter_map(|p| match p {
-                    dialect::Part::ToolCall { id, name, .. } => Some(super::ToolCallMade {
+                    dialect::Part::ToolCall { id, name, .. } => Some(crate::model::ToolCallMade {
                         id: id.clone(),
                         name: name.clone(),
                         evidence: id
@@ -460,7 +460,7 @@ fn model_calls(
                 .collect(),
             _ => Vec::new(),
         };
-        calls.push(super::ModelCall {
+        calls.push(crate::model::ModelCall {
             n: k + 1,
             agent: run.agents[c].to_owned(),
             trace: s.trace.clone(),

@@ -301,6 +301,15 @@ impl App {
             Action::Fork => self.fork(),
             Action::Mark => self.ask_mark(),
             Action::Copy => self.copy(),
+            Action::Calls => match texts::calls(&self.timeline, self.cursor) {
+                Some(view) => self.popup = Some(Popup::Text(view)),
+                None => {
+                    self.status = Some(
+                        "no model calls: this store was not read from an OpenTelemetry trace"
+                            .into(),
+                    )
+                }
+            },
             Action::SaveFork => self.save_fork(),
             Action::Export => {
                 self.popup = Some(Popup::Prompt(Prompt::offering(

@@ -502,6 +502,63 @@ fn evaluations(timeline: &Timeline, id: &str, lines: &mut Vec<ViewLine>) {
 }
 
 /// The events at the cursor's latest recorded instant.
+/// A trace's model calls in order, as `asof calls` lists them: when each
+/// started, the evidence first in front of the model at it, what its output
+/// said and the tool calls it made. Calls after the cursor are dim. `None`
+/// when the store was not read from a trace.
+pub fn calls(timeline: &Timeline, cursor: Micros) -> Option<TextView> {
+    let calls = timeline.calls.as_ref().as_ref()?;
+    let mut lines = vec![
+        ViewLine::new(
+            LineStyle::Heading,
+            format!("{} model call(s) in order", calls.len()),
+        ),
+        ViewLine::new(
+            LineStyle::Note,
+            "read new: the evidence first in front of the model at that call (what it had read before call N is the read new of the calls before it); dim: after the cursor",
+        ),
+        ViewLine::new(LineStyle::Normal, String::new()),
+    ];
+    let list = |ids: &[String]| {
+        if ids.is_empty() {
+            "-".to_owned()
+        } else {
+            ids.join(",")
+        }
+    };
+    for c in calls {
+        let called: Vec<String> = c
+            .tool_calls
+            .iter()
+            .map(|t| match &t.evidence {
+                Some(e) => format!("{}→{e}", t.name),
+                None => t.name.clone(),
+            })
+            .collect();
+        lines.push(ViewLine::new(
+            if c.started > cursor {
+                LineStyle::Future
+            } else {
+                LineStyle::Normal
+            },
+            format!(
+                "{:>3}  {}  {}  read new {}  said {}  called {}",
+                c.n,
+                format_short(c.started),
+                c.model.as_deref().unwrap_or("-"),
+                list(&c.read_new),
+                list(&c.said),
+                if called.is_empty() {
+                    "-".to_owned()
+                } else {
+                    called.join(", ")
+                }
+            ),
+        ));
+    }
+    Some(TextView::new(" Model calls ", lines))
+}
+
 pub fn events(timeline: &Timeline, cursor: Micros, latest: &str) -> TextView {
     let marks = timeline.latest_marks(cursor);
     let mut lines = vec![ViewLine::new(

@@ -43,7 +43,9 @@ impl Diagnosis {
             Some((how, input)) if how == "load" => {
                 format!("asof load {input} --db {path} --force")
             }
-            Some((how, without)) if how == "fork" => format!("asof fork {without} --out {path}"),
+            Some((how, without)) if how == "fork" => {
+                format!("asof fork {without} --out {path} --force")
+            }
             Some((how, input)) => format!("asof import {how} {input} --db {path} --force"),
             None => format!("asof load DATASET --db {path} --force"),
         }
@@ -151,7 +153,18 @@ fn made_from(conn: &Connection) -> Option<(String, String)> {
         && let Ok(report) = serde_json::from_str::<serde_json::Value>(&json)
         && let (Some(format), Some(input)) = (report["format"].as_str(), report["input"].as_str())
     {
-        return Some((format.to_owned(), input.to_owned()));
+        // The options it was read with, as flags again (the ids follow
+        // from them): the rules file's SHA-256 is said, not passed.
+        let mut with = input.replace(", ", " ");
+        if let Some(flags) = report["read_with"].as_str() {
+            let mut flags = flags.replace("no --rules ", "");
+            while let Some(at) = flags.find(" (SHA-256 ") {
+                let end = flags[at..].find(')').map_or(flags.len(), |e| at + e + 1);
+                flags.replace_range(at..end, "");
+            }
+            with = format!("{with} {flags}");
+        }
+        return Some((format.to_owned(), with));
     }
     let source = read::meta(conn, "source").ok()??;
     (!source.is_empty() && source != "demo").then(|| ("load".to_owned(), source))
@@ -212,4 +225,35 @@ pub fn salvage(path: &Path, diagnosis: &Diagnosis) -> Result<usize, StoreError> 
         Ok(())
     })?;
     Ok(versions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_way_out_is_rebuild_for_a_whole_log_else_what_made_the_store() {
+        let mut d = Diagnosis {
+            sqlite: vec!["database disk image is malformed".into()],
+            ..Diagnosis::default()
+        };
+        assert_eq!(d.recovery("x.db"), "asof rebuild x.db");
+        d.log
+            .push("event #4 (B1) does not match its checksum".into());
+        d.made_from = Some(("load".into(), "incident.jsonl".into()));
+        assert_eq!(
+            d.recovery("x.db"),
+            "asof load incident.jsonl --db x.db --force"
+        );
+        d.made_from = Some(("otlp".into(), "run.jsonl --rules r.yaml".into()));
+        assert_eq!(
+            d.recovery("x.db"),
+            "asof import otlp run.jsonl --rules r.yaml --db x.db --force"
+        );
+        d.made_from = Some(("fork".into(), "p.db --without E15".into()));
+        assert_eq!(
+            d.recovery("x.db"),
+            "asof fork p.db --without E15 --out x.db --force"
+        );
+    }
 }

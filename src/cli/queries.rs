@@ -685,7 +685,7 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
             out,
             w,
             &evaluated(&store, {
-                let mut v = json::evidence(&items, &ledger, at);
+                let mut v = json::evidence_marked(&items, &ledger, at);
                 if let Some(said) = read_as {
                     v["read_as"] = said.into();
                 }

@@ -685,6 +685,11 @@ fn evidence_as_of_an_instant_lists_and_cites_only_what_was_recorded() {
     assert!(
         later
             .iter()
+            .all(|i| i["not_yet_recorded"] == "not yet recorded")
+    );
+    assert!(
+        later
+            .iter()
             .all(|i| i["cited_by"].as_array().unwrap().is_empty())
     );
     let table = asof()

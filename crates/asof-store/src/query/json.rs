@@ -296,6 +296,20 @@ pub fn evidence(items: &[EvidenceItem], ledger: &Ledger, at: Micros) -> Value {
     json!({ "as_of": instant(at), "evidence": items })
 }
 
+/// [`evidence`], with each item recorded after `at` (listed by `--all`)
+/// marked `"not_yet_recorded": "not yet recorded"`.
+pub fn evidence_marked(items: &[EvidenceItem], ledger: &Ledger, at: Micros) -> Value {
+    let mut v = evidence(items, ledger, at);
+    if let Some(list) = v["evidence"].as_array_mut() {
+        for (item, shown) in items.iter().zip(list) {
+            if item.evidence.recorded_at > at {
+                shown["not_yet_recorded"] = "not yet recorded".into();
+            }
+        }
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

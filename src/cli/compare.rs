@@ -193,9 +193,12 @@ pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
     let compared = compare::compare(&run_a, &run_b, align, &maps, &truth);
     let (la, lb) = (store_a.label(), store_b.label());
     // Where each run came from (its bytes' SHA-256, how it was read), for the
-    // reports that are read apart from the command that made them.
+    // reports that are read apart from the command that made them (Markdown
+    // and HTML; hashing two large stores is not worth it for the terminal).
+    let reports = matches!(args.format, CompareFormat::Md | CompareFormat::Html);
     let provenance = [("A", &args.a, &store_a), ("B", &args.b, &store_b)]
         .into_iter()
+        .filter(|_| reports)
         .map(|(side, path, store)| -> Result<String, CliError> {
             let origin = super::source::origin(Some(path))?;
             // A trace's store names the options it was read with.

@@ -77,7 +77,7 @@ impl From<StoreError> for CliError {
             return CliError::Damaged(MALFORMED.to_owned());
         }
         if let StoreError::Damaged { path, reason } = &e
-            && (reason == "database disk image is malformed" || reason == "file is not a database")
+            && reason == "database disk image is malformed"
         {
             return CliError::Input(format!(
                 "{}: not a readable asof store: {MALFORMED}",

@@ -503,3 +503,30 @@ fn a_damaged_log_is_found_and_loading_again_recovers_it() {
         .stdout(predicates::str::contains("does not match its checksum"));
     run_the_way_out(&db, "load it again from its source");
 }
+
+/// `check` and `rebuild` refuse what is no asof store as opening does: it is
+/// not damage they could mend.
+#[test]
+fn check_refuses_what_is_no_store_as_opening_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let foreign = dir.path().join("foreign.db");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x)")
+        .unwrap();
+    let noise = dir.path().join("noise.db");
+    std::fs::write(&noise, vec![7u8; 5000]).unwrap();
+    for (file, says) in [
+        (&foreign, "not an asof store"),
+        (&noise, "not a readable asof store: file is not a database"),
+    ] {
+        for command in ["check", "rebuild"] {
+            common::asof()
+                .arg(command)
+                .arg(file)
+                .assert()
+                .code(2)
+                .stderr(predicates::str::contains(says));
+        }
+    }
+}

@@ -7,6 +7,10 @@
 //! a fixed order, each ended by a separator byte. A retraction's agent is left
 //! out when it names an assertion: the writer fills it in after the row is
 //! written, from the assertion (see `follow` and `stream`).
+//!
+//! The fields and their order are part of the store format: changing them
+//! is a format version bump (`schema::FORMAT_VERSION`), as every stored
+//! checksum would read as damage.
 
 use crate::model::{Event, EventBody, RetractTarget};
 

@@ -72,10 +72,39 @@ pub fn diagnose(path: &Path) -> Result<Diagnosis, StoreError> {
     if !path.is_file() {
         return Err(StoreError::NotFound(path.to_owned()));
     }
+    // What no check can mend is refused as opening refuses it: a truncated
+    // file, one that is no SQLite at all, a store of another application
+    // or of another format.
+    let in_header = super::file::check_file_header(path)?;
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
+    let (app, version) = match in_header {
+        Some(found) => found,
+        None => super::file::pragmas(&conn).map_err(|e| StoreError::Damaged {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        })?,
+    };
+    if app != super::APPLICATION_ID {
+        return Err(StoreError::Foreign(path.to_owned()));
+    }
+    if version > super::FORMAT_VERSION {
+        return Err(StoreError::Newer {
+            path: path.to_owned(),
+            found: version,
+        });
+    }
+    if version < super::FORMAT_VERSION {
+        return Err(StoreError::Damaged {
+            path: path.to_owned(),
+            reason: format!(
+                "store format version {version} is older than this asof's ({}): load it again from its dataset (`asof load DATASET --db STORE`)",
+                super::FORMAT_VERSION
+            ),
+        });
+    }
     let mut d = Diagnosis {
         sqlite: integrity(&conn),
         ..Diagnosis::default()

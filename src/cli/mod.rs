@@ -61,10 +61,7 @@ impl From<DatasetErrors> for CliError {
     }
 }
 
-/// What every reading command says of a store SQLite reports damaged.
-pub const MALFORMED: &str = "SQLite reports the file damaged (database disk image is malformed); `asof check` on it names the one command that recovers it";
-
-use crate::store::is_malformed;
+use crate::store::{MALFORMED, is_malformed};
 
 impl From<StoreError> for CliError {
     fn from(e: StoreError) -> Self {
@@ -75,14 +72,6 @@ impl From<StoreError> for CliError {
             && is_malformed(e)
         {
             return CliError::Damaged(MALFORMED.to_owned());
-        }
-        if let StoreError::Damaged { path, reason } = &e
-            && reason == "database disk image is malformed"
-        {
-            return CliError::Input(format!(
-                "{}: not a readable asof store: {MALFORMED}",
-                path.display()
-            ));
         }
         if e.is_input_error() {
             CliError::Input(e.to_string())

@@ -639,10 +639,8 @@ fn compare_reports_carry_each_runs_provenance() {
             "{format}: {text}"
         );
         assert!(
-            text.contains(&format!(
-                "--rules {} (SHA-256 {rules_sha})",
-                rules.display()
-            )),
+            text.contains(&format!("--rules {} ", rules.display()))
+                && text.contains(&format!("(rules file SHA-256 {rules_sha})")),
             "{format}"
         );
         assert!(text.contains("B: source"), "{format}");

@@ -1388,7 +1388,7 @@ fn assumed_fields_are_named_and_marked_everywhere() {
     // The ids follow from the options: the report names them.
     assert!(
         md.contains(
-            "| import options | asof import otlp --rules datasets/sre-agent.rules.yaml (SHA-256 "
+            "| import options | asof import otlp --rules datasets/sre-agent.rules.yaml --belief-tool record_belief --retract-tool retract_belief --valid-from trace-start (rules file SHA-256 "
         ),
         "{md}"
     );

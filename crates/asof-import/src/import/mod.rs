@@ -96,11 +96,14 @@ pub struct ImportReport {
     pub noops: Vec<Skipped>,
     /// Records left out, with the reason.
     pub skipped: Vec<Skipped>,
-    /// The options the input was read with, as flags (`--rules FILE (SHA-256
-    /// …) --valid-from trace-start`): the ids of what was said follow from
+    /// The options the input was read with, as flags (`--rules FILE
+    /// --valid-from trace-start`): the ids of what was said follow from
     /// them, so every report names them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_with: Option<String>,
+    /// The SHA-256 of the rules file named in `read_with`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules_sha256: Option<String>,
     /// Input lines that did not parse and were skipped (`--skip-bad-lines`;
     /// without it such a line refuses the input). Each is in `skipped` too.
     #[serde(default)]

@@ -97,8 +97,12 @@ impl Provenance {
             assumed: crate::query::quality::ledger(store)?.assumed_counts(),
             bad_lines: report.as_ref().map_or(0, |r| r.bad_lines),
             read_with: report.and_then(|r| {
+                let rules = r
+                    .rules_sha256
+                    .map(|sha| format!(" (rules file SHA-256 {sha})"))
+                    .unwrap_or_default();
                 r.read_with
-                    .map(|flags| format!("asof import {} {flags}", r.format))
+                    .map(|flags| format!("asof import {} {flags}{rules}", r.format))
             }),
         })
     }

@@ -17,6 +17,10 @@ pub enum StoreError {
     Newer { path: PathBuf, found: i32 },
     #[error("{path}: not a readable asof store: {reason}")]
     Damaged { path: PathBuf, reason: String },
+    /// SQLite itself reports the file damaged (a malformed page): said in
+    /// one sentence by every command that meets it.
+    #[error("{0}: not a readable asof store: {MALFORMED}")]
+    Malformed(PathBuf),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -26,7 +30,27 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
 }
 
+/// What every command says of a store SQLite reports damaged.
+pub const MALFORMED: &str = "SQLite reports the file damaged (database disk image is malformed); `asof check` on it names the one command that recovers it";
+
 impl StoreError {
+    /// `e`, met opening or reading the store at `path`: [`StoreError::Malformed`]
+    /// when SQLite reports the file damaged, else [`StoreError::Damaged`] with
+    /// the reason (asof's own, without SQLite's prefix, when a row did not
+    /// decode).
+    pub fn damaged(path: &std::path::Path, e: rusqlite::Error) -> StoreError {
+        if is_malformed(&e) {
+            return StoreError::Malformed(path.to_owned());
+        }
+        StoreError::Damaged {
+            path: path.to_owned(),
+            reason: match e {
+                rusqlite::Error::FromSqlConversionFailure(_, _, reason) => reason.to_string(),
+                e => e.to_string(),
+            },
+        }
+    }
+
     /// Whether the user can fix this by pointing at another file (exit code 2).
     pub fn is_input_error(&self) -> bool {
         !matches!(self, StoreError::Sqlite(_) | StoreError::Io { .. })
@@ -38,10 +62,7 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 /// Whether SQLite reported the file damaged (a malformed page, or no
 /// database at all where one was).
 pub fn is_malformed(e: &rusqlite::Error) -> bool {
-    matches!(
-        e.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
-    )
+    e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt)
 }
 
 /// Why a load failed: the dataset (found by replay), or the store.

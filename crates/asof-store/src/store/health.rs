@@ -80,31 +80,7 @@ pub fn diagnose(path: &Path) -> Result<Diagnosis, StoreError> {
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    let (app, version) = match in_header {
-        Some(found) => found,
-        None => super::file::pragmas(&conn).map_err(|e| StoreError::Damaged {
-            path: path.to_owned(),
-            reason: e.to_string(),
-        })?,
-    };
-    if app != super::APPLICATION_ID {
-        return Err(StoreError::Foreign(path.to_owned()));
-    }
-    if version > super::FORMAT_VERSION {
-        return Err(StoreError::Newer {
-            path: path.to_owned(),
-            found: version,
-        });
-    }
-    if version < super::FORMAT_VERSION {
-        return Err(StoreError::Damaged {
-            path: path.to_owned(),
-            reason: format!(
-                "store format version {version} is older than this asof's ({}): load it again from its dataset (`asof load DATASET --db STORE`)",
-                super::FORMAT_VERSION
-            ),
-        });
-    }
+    super::identify(path, in_header, &conn)?;
     let mut d = Diagnosis {
         sqlite: integrity(&conn),
         ..Diagnosis::default()
@@ -183,16 +159,12 @@ fn made_from(conn: &Connection) -> Option<(String, String)> {
         && let (Some(format), Some(input)) = (report["format"].as_str(), report["input"].as_str())
     {
         // The options it was read with, as flags again (the ids follow
-        // from them): the rules file's SHA-256 is said, not passed.
-        let mut with = input.replace(", ", " ");
-        if let Some(flags) = report["read_with"].as_str() {
-            let mut flags = flags.replace("no --rules ", "");
-            while let Some(at) = flags.find(" (SHA-256 ") {
-                let end = flags[at..].find(')').map_or(flags.len(), |e| at + e + 1);
-                flags.replace_range(at..end, "");
-            }
-            with = format!("{with} {flags}");
-        }
+        // from them).
+        let inputs = input.replace(", ", " ");
+        let with = match report["read_with"].as_str() {
+            Some(flags) => format!("{inputs} {flags}"),
+            None => inputs,
+        };
         return Some((format.to_owned(), with));
     }
     let source = read::meta(conn, "source").ok()??;

@@ -31,7 +31,7 @@ use std::path::Path;
 
 pub use atomic::copy_store;
 pub(crate) use atomic::*;
-pub use error::{LoadError, Result, StoreError, is_malformed};
+pub use error::{LoadError, MALFORMED, Result, StoreError, is_malformed};
 pub use file::is_sqlite_file;
 use file::{check_file_header, pragmas};
 /// The error SQLite's queries give, for callers that convert it (the type
@@ -46,6 +46,38 @@ pub struct Contents<'a> {
     pub replay: &'a Replay,
     pub source: &'a str,
     pub meta: Vec<(&'static str, String)>,
+}
+
+/// Refuses a file that is not an asof store of this format: another
+/// application's SQLite file, a newer format, an older one (to load again).
+/// `in_header` is what the file's header already said ([`check_file_header`]);
+/// without it SQLite is asked. Shared by opening and by `check`.
+fn identify(path: &Path, in_header: Option<(i32, i32)>, conn: &Connection) -> Result<()> {
+    // The file's header names an asof store of this format: SQLite need
+    // not be asked (two statements of a 3 ms `believed`). Anything else,
+    // SQLite's answer is the one that counts.
+    let (app, version) = match in_header {
+        Some(ours @ (APPLICATION_ID, FORMAT_VERSION)) => ours,
+        _ => pragmas(conn).map_err(|e| StoreError::damaged(path, e))?,
+    };
+    if app != APPLICATION_ID {
+        return Err(StoreError::Foreign(path.to_owned()));
+    }
+    if version > FORMAT_VERSION {
+        return Err(StoreError::Newer {
+            path: path.to_owned(),
+            found: version,
+        });
+    }
+    if version < FORMAT_VERSION {
+        return Err(StoreError::Damaged {
+            path: path.to_owned(),
+            reason: format!(
+                "store format version {version} is older than this asof's ({FORMAT_VERSION}): load it again from its dataset (`asof load DATASET --db STORE`)"
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// An open store. `label` is what the user called it (a path, or `demo`).
@@ -146,14 +178,7 @@ impl Store {
         if !path.is_file() {
             return Err(StoreError::NotFound(path.to_owned()));
         }
-        let damaged = |e: rusqlite::Error| StoreError::Damaged {
-            path: path.to_owned(),
-            // A reason of asof's own (read::damaged) without SQLite's prefix.
-            reason: match e {
-                rusqlite::Error::FromSqlConversionFailure(_, _, reason) => reason.to_string(),
-                e => e.to_string(),
-            },
-        };
+        let damaged = |e: rusqlite::Error| StoreError::damaged(path, e);
         let in_header = check_file_header(path)?;
         let conn = Connection::open_with_flags(path, flags).map_err(damaged)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
@@ -167,30 +192,7 @@ impl Store {
             // Deferred: the read transaction starts with the first read below.
             conn.execute_batch("BEGIN").map_err(damaged)?;
         }
-        // The file's header names an asof store of this format: SQLite need
-        // not be asked (two statements of a 3 ms `believed`). Anything else,
-        // SQLite's answer is the one that counts.
-        let (app, version) = match in_header {
-            Some(ours @ (APPLICATION_ID, FORMAT_VERSION)) => ours,
-            _ => pragmas(&conn).map_err(damaged)?,
-        };
-        if app != APPLICATION_ID {
-            return Err(StoreError::Foreign(path.to_owned()));
-        }
-        if version > FORMAT_VERSION {
-            return Err(StoreError::Newer {
-                path: path.to_owned(),
-                found: version,
-            });
-        }
-        if version < FORMAT_VERSION {
-            return Err(StoreError::Damaged {
-                path: path.to_owned(),
-                reason: format!(
-                    "store format version {version} is older than this asof's ({FORMAT_VERSION}): load it again from its dataset (`asof load DATASET --db STORE`)"
-                ),
-            });
-        }
+        identify(path, in_header, &conn)?;
         // `rebuild`, the one writer of an open store, packs the header again
         // from its rows, so it reads them: a damaged packed row is mended, not
         // in the way.

@@ -83,13 +83,14 @@ pub struct Options {
 
 impl Options {
     /// The options as the flags that give them, every one (defaults too):
-    /// what a report names so the ids it shows can be had again.
+    /// what a report names so the ids it shows can be had again, and what
+    /// `check` passes to import a damaged store again.
     pub fn as_flags(&self) -> String {
         let mut flags = Vec::new();
         match &self.rules_file {
-            Some((path, sha)) => flags.push(format!("--rules {path} (SHA-256 {sha})")),
-            None if self.rules.is_empty() => flags.push("no --rules".to_owned()),
-            None => flags.push(format!("{} rules", self.rules.len())),
+            Some((path, _)) => flags.push(format!("--rules {path}")),
+            None if self.rules.is_empty() => {}
+            None => flags.push(format!("({} rules given in the code)", self.rules.len())),
         }
         if let Some(agent) = &self.agent {
             flags.push(format!("--agent {agent}"));
@@ -638,6 +639,7 @@ fn is_belief_tool(options: &Options, name: &str) -> bool {
 /// The import summary's notes on the options that shaped it.
 fn notes(options: &Options, report: &mut ImportReport) {
     report.read_with = Some(options.as_flags());
+    report.rules_sha256 = options.rules_file.as_ref().map(|(_, sha)| sha.clone());
     if options.agent.is_some() {
         report.notes.push(format!(
             "every span's agent is {} (--agent)",

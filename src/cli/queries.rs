@@ -355,15 +355,7 @@ pub fn believed_on(
         agent: args.agent,
         topic: args.topic,
     };
-    let (at, at_said) = args.at.resolve_said(store)?;
-    let (about, about_said) = match &args.about {
-        Some(t) => {
-            let (about, said) = t.resolve_said(store)?;
-            (Some(about), said)
-        }
-        None => (None, None),
-    };
-    let read_as = said_together(at_said, about_said);
+    let (at, about, read_as) = as_of(store, &args.at, args.about.as_ref())?;
     let beliefs = query::believed(store, at, about, &filter)?;
     let ledger = quality::ledger(store)?;
     let since = query::held_since(store, &beliefs)?;
@@ -568,12 +560,26 @@ pub fn history_on(
     }
 }
 
-/// How `--at` and `--about` were read, in one sentence (`read_as` in JSON).
-fn said_together(at: Option<String>, about: Option<String>) -> Option<String> {
-    match (at, about) {
+/// `--at` and `--about` read against `store`, and how they were read, in one
+/// sentence (`read_as` in JSON).
+fn as_of(
+    store: &Store,
+    at: &TimeArg,
+    about: Option<&TimeArg>,
+) -> Result<(i64, Option<i64>, Option<String>), CliError> {
+    let (at, at_said) = at.resolve_said(store)?;
+    let (about, about_said) = match about {
+        Some(t) => {
+            let (about, said) = t.resolve_said(store)?;
+            (Some(about), said)
+        }
+        None => (None, None),
+    };
+    let read_as = match (at_said, about_said) {
         (Some(a), Some(b)) => Some(format!("{a}; {b}")),
         (a, b) => a.or(b),
-    }
+    };
+    Ok((at, about, read_as))
 }
 
 /// Each verification in force at `at` of the items listed: by whom, when and
@@ -595,20 +601,11 @@ fn verification_notes(
         }
         writeln!(
             out,
-            "  {} {} ({}){} at {}{}",
+            "  {} {} at {}{}",
             i.evidence.id,
-            v.state.as_str(),
-            v.id,
-            if v.by.is_empty() {
-                String::new()
-            } else {
-                format!(" by {}", v.by)
-            },
+            v.said(),
             time::format(v.since),
-            v.note
-                .as_deref()
-                .map(|n| format!(": {}", crate::text::one_line(n)))
-                .unwrap_or_default()
+            v.note_said()
         )?;
     }
     Ok(())
@@ -654,8 +651,7 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
         let verified = match ledger.verdict(&e.id, at) {
             _ if e.recorded_at > at => NOT_YET_RECORDED.to_owned(),
             None => VerifyState::Candidate.as_str().to_owned(),
-            Some(v) if v.by.is_empty() => format!("{} ({})", v.state.as_str(), v.id),
-            Some(v) => format!("{} ({}, by {})", v.state.as_str(), v.id, v.by),
+            Some(v) => v.said(),
         };
         t.row(vec![
             e.id.clone(),
@@ -685,7 +681,7 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
             out,
             w,
             &evaluated(&store, {
-                let mut v = json::evidence_marked(&items, &ledger, at);
+                let mut v = json::evidence(&items, &ledger, at);
                 if let Some(said) = read_as {
                     v["read_as"] = said.into();
                 }
@@ -862,15 +858,7 @@ pub fn answer_on(
         agent: args.agent.clone(),
         topic: Some(args.topic.clone()),
     };
-    let (at, at_said) = args.at.resolve_said(store)?;
-    let (about, about_said) = match &args.about {
-        Some(t) => {
-            let (about, said) = t.resolve_said(store)?;
-            (Some(about), said)
-        }
-        None => (None, None),
-    };
-    let read_as = said_together(at_said, about_said);
+    let (at, about, read_as) = as_of(store, &args.at, args.about.as_ref())?;
     let held = query::believed(store, at, None, &filter)?;
     let ledger = quality::ledger(store)?;
     let answer = rules::answer(

@@ -679,7 +679,7 @@ fn evidence_as_of_an_instant_lists_and_cites_only_what_was_recorded() {
     assert_eq!(all.len(), 33);
     let later: Vec<&Value> = all
         .iter()
-        .filter(|i| i["recorded_by_as_of"] == false)
+        .filter(|i| i["not_yet_recorded"] == "not yet recorded")
         .collect();
     assert_eq!(later.len(), 18);
     assert!(

@@ -283,7 +283,8 @@ pub fn format_observed(from: Micros, until: Option<Micros>, short: bool) -> Stri
             let clock = end.split_once(' ').map_or(end.as_str(), |(_, c)| c);
             format!("{}–{clock}", format_short(from))
         }
-        Some(until) => format!("{}→{}", one(from), one(until)),
+        Some(until) if short => format!("{}→{}", one(from), one(until)),
+        Some(until) => format!("{} → {}", one(from), one(until)),
     }
 }
 

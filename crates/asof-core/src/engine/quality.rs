@@ -32,6 +32,24 @@ pub struct Verdict {
     pub note: Option<String>,
 }
 
+impl Verdict {
+    /// The verdict in a cell: `rejected by reviewer (V2)`.
+    pub fn said(&self) -> String {
+        match self.by.is_empty() {
+            true => format!("{} ({})", self.state.as_str(), self.id),
+            false => format!("{} by {} ({})", self.state.as_str(), self.by, self.id),
+        }
+    }
+
+    /// Its note on one line, after `: ` (empty without one).
+    pub fn note_said(&self) -> String {
+        self.note
+            .as_deref()
+            .map(|n| format!(": {}", crate::text::one_line(n)))
+            .unwrap_or_default()
+    }
+}
+
 /// How fresh a version is at T′ (or, in a history, how it ended).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -181,8 +181,7 @@ pub fn report(
         let e = &item.evidence;
         let verified = match ledger.verdict(&e.id, end) {
             None => "candidate".to_owned(),
-            Some(v) if v.by.is_empty() => format!("{} ({})", v.state.as_str(), v.id),
-            Some(v) => format!("{} by {} ({})", v.state.as_str(), v.by, v.id),
+            Some(v) => v.said(),
         };
         let _ = writeln!(
             h,

@@ -450,10 +450,7 @@ fn evidence_table<'a>(items: impl Iterator<Item = &'a EvidenceItem>) -> Table {
             e.kind.clone(),
             e.source.clone(),
             e.locator.clone(),
-            match e.observed_until {
-                Some(until) => format!("{} → {}", time::format(e.observed_at), time::format(until)),
-                None => time::format(e.observed_at),
-            },
+            time::format_observed(e.observed_at, e.observed_until, false),
             time::format(e.recorded_at),
             time::format_duration(e.lag()),
             if item.cited_by.is_empty() {

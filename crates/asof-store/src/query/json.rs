@@ -287,27 +287,14 @@ pub fn evidence(items: &[EvidenceItem], ledger: &Ledger, at: Micros) -> Value {
                 "content": e.content.as_deref().unwrap_or(&e.summary),
                 // Only what was known at `at`: citations recorded by then.
                 "cited_by": i.cited_by_at(at),
-                "recorded_by_as_of": e.recorded_at <= at,
+                // Listed by `evidence --at T --all`: not known at T.
+                "not_yet_recorded": (e.recorded_at > at).then_some("not yet recorded"),
                 "verification": verification(ledger.verdict(&e.id, at)),
                 "verifications": ledger.verdicts(&e.id, at).iter().map(|v| verification(Some(v))).collect::<Vec<_>>(),
             })
         })
         .collect();
     json!({ "as_of": instant(at), "evidence": items })
-}
-
-/// [`evidence`], with each item recorded after `at` (listed by `--all`)
-/// marked `"not_yet_recorded": "not yet recorded"`.
-pub fn evidence_marked(items: &[EvidenceItem], ledger: &Ledger, at: Micros) -> Value {
-    let mut v = evidence(items, ledger, at);
-    if let Some(list) = v["evidence"].as_array_mut() {
-        for (item, shown) in items.iter().zip(list) {
-            if item.evidence.recorded_at > at {
-                shown["not_yet_recorded"] = "not yet recorded".into();
-            }
-        }
-    }
-    v
 }
 
 #[cfg(test)]

@@ -35,15 +35,7 @@ fn add_verdicts(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
 
 /// Every assertion's assumed fields, into `ledger`.
 fn add_assumed(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
-    let assumed = crate::store::read::assumptions(store.connection())?;
-    if assumed.is_empty() {
-        return Ok(());
-    }
-    let mut stmt = store
-        .connection()
-        .prepare_cached("SELECT id FROM events WHERE seq = ?1")?;
-    for (seq, fields) in assumed {
-        let id: String = stmt.query_row([seq], |r| r.get(0))?;
+    for (id, fields) in crate::store::read::assumptions_by_id(store.connection())? {
         ledger.add_assumed(&id, fields);
     }
     Ok(())

@@ -84,11 +84,31 @@ pub fn citations(
 
 /// Every assertion's assumed fields (design.md §7), by seq, in seq order.
 pub fn assumptions(conn: &Connection) -> rusqlite::Result<Vec<(i64, Vec<Assumed>)>> {
-    let mut stmt = conn.prepare("SELECT seq, field FROM assumptions ORDER BY seq, field")?;
+    assumed_rows(
+        conn,
+        "SELECT seq, field FROM assumptions ORDER BY seq, field",
+    )
+}
+
+/// [`assumptions`] by the assertion's id (what the ledger looks up).
+pub fn assumptions_by_id(conn: &Connection) -> rusqlite::Result<Vec<(String, Vec<Assumed>)>> {
+    assumed_rows(
+        conn,
+        "SELECT e.id, a.field FROM assumptions a JOIN events e ON e.seq = a.seq
+         ORDER BY a.seq, a.field",
+    )
+}
+
+/// Rows of (key, field) in key order, the fields of each key gathered.
+fn assumed_rows<K: rusqlite::types::FromSql + PartialEq>(
+    conn: &Connection,
+    sql: &str,
+) -> rusqlite::Result<Vec<(K, Vec<Assumed>)>> {
+    let mut stmt = conn.prepare(sql)?;
     let mut rows = stmt.query([])?;
-    let mut out: Vec<(i64, Vec<Assumed>)> = Vec::new();
+    let mut out: Vec<(K, Vec<Assumed>)> = Vec::new();
     while let Some(r) = rows.next()? {
-        let seq: i64 = r.get(0)?;
+        let seq: K = r.get(0)?;
         let field: String = r.get(1)?;
         let Some(field) = Assumed::parse(&field) else {
             return Err(rusqlite::Error::FromSqlConversionFailure(

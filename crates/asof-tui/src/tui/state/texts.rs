@@ -310,21 +310,7 @@ pub fn evidence(
     for v in verdicts {
         lines.push(ViewLine::new(
             LineStyle::Normal,
-            format!(
-                "{}  {} {}{}{}",
-                format_short(v.since),
-                v.id,
-                v.state.as_str(),
-                if v.by.is_empty() {
-                    String::new()
-                } else {
-                    format!(" by {}", v.by)
-                },
-                v.note
-                    .as_deref()
-                    .map(|n| format!(": {}", crate::text::one_line(n)))
-                    .unwrap_or_default()
-            ),
+            format!("{}  {}{}", format_short(v.since), v.said(), v.note_said()),
         ));
     }
     lines.push(ViewLine::new(LineStyle::Normal, String::new()));

@@ -431,6 +431,15 @@ fn flip_page_type(db: &Path, table: &str) {
     std::fs::write(db, bytes).unwrap();
 }
 
+/// A generated incident of 3,000 events loaded into `dir/gen.db`.
+fn generated_store(dir: &Path) -> PathBuf {
+    let dataset = dir.join("gen.jsonl");
+    std::fs::write(&dataset, common::generated(3000, 20, 3, 5)).unwrap();
+    let db = dir.join("gen.db");
+    common::load(&dataset, &db);
+    db
+}
+
 /// The command `check` names for the way out, run as named.
 fn run_the_way_out(db: &Path, says: &str) {
     let checked = common::asof().arg("check").arg(db).assert().code(2);
@@ -449,10 +458,7 @@ fn run_the_way_out(db: &Path, says: &str) {
 #[test]
 fn a_damaged_version_page_is_found_and_rebuild_recovers_it() {
     let dir = tempfile::tempdir().unwrap();
-    let dataset = dir.path().join("gen.jsonl");
-    std::fs::write(&dataset, common::generated(3000, 20, 3, 5)).unwrap();
-    let db = dir.path().join("gen.db");
-    common::load(&dataset, &db);
+    let db = generated_store(dir.path());
     flip_page_type(&db, "versions");
     common::asof()
         .arg("history")
@@ -474,10 +480,7 @@ fn a_damaged_version_page_is_found_and_rebuild_recovers_it() {
 #[test]
 fn a_damaged_log_is_found_and_loading_again_recovers_it() {
     let dir = tempfile::tempdir().unwrap();
-    let dataset = dir.path().join("gen.jsonl");
-    std::fs::write(&dataset, common::generated(3000, 20, 3, 5)).unwrap();
-    let db = dir.path().join("gen.db");
-    common::load(&dataset, &db);
+    let db = generated_store(dir.path());
     flip_page_type(&db, "events");
     common::asof()
         .arg("rebuild")

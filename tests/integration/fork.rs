@@ -303,27 +303,25 @@ fn influence_agrees_with_full_forks(log: &asof::model::Dataset) {
     assert_eq!(ranking.len(), evidence_count);
     for item in &ranking {
         let figures = full_fork_figures(log, &parent, &item.evidence);
-        // A pair the item's ranking does not list changes nothing.
+        // Each listed pair's figures are a full fork's; a pair the item's
+        // ranking does not list changes nothing.
         for ((agent, topic), &(shift, diverged, differs)) in &figures {
-            let listed = item
+            match item
                 .pairs
                 .iter()
-                .find(|p| (&p.agent, &p.topic) == (agent, topic));
-            let got = listed.map_or((None, 0, false), |p| {
-                (p.truth_shift_ms, p.divergence_ms, p.changed)
-            });
-            let want = match listed {
-                // Converging alike in both still has a shift of 0.
-                Some(_) => (shift, diverged, differs),
-                None => (None, 0, false),
-            };
-            assert_eq!(got, want, "{} for {agent} on {topic}", item.evidence);
-            if listed.is_none() {
-                assert!(
+                .find(|p| (&p.agent, &p.topic) == (agent, topic))
+            {
+                Some(p) => assert_eq!(
+                    (p.truth_shift_ms, p.divergence_ms, p.changed),
+                    (shift, diverged, differs),
+                    "{} for {agent} on {topic}",
+                    item.evidence
+                ),
+                None => assert!(
                     shift.is_none_or(|s| s == 0) && diverged == 0 && !differs,
                     "{} changes {agent} on {topic}, which cites nothing of it",
                     item.evidence
-                );
+                ),
             }
         }
         // The sums, whole and restricted to one agent or one topic.

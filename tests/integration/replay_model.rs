@@ -378,27 +378,11 @@ fn spec() -> impl Strategy<Value = Spec> {
 /// so later-starting versions of the same claim and confidence (which do not
 /// clip, and which an assertion covers and so supports anew) are common.
 fn restating_spec() -> impl Strategy<Value = Spec> {
-    spec().prop_map(|s| match s {
-        Spec::Believe {
-            agent,
-            topic,
-            claim,
-            from,
-            len,
-            clip,
-            r,
-            ..
-        } => Spec::Believe {
-            agent,
-            topic,
-            claim: claim % 2,
-            conf: 0,
-            from,
-            len,
-            clip,
-            r,
-        },
-        other => other,
+    spec().prop_map(|s| {
+        with_belief(s, |claim, conf, _, _| {
+            *claim %= 2;
+            *conf = 0;
+        })
     })
 }
 
@@ -407,28 +391,28 @@ fn restating_spec() -> impl Strategy<Value = Spec> {
 /// it, so earlier-starting assertions more (or less) confident than a
 /// later-starting held version (the 2026-12-06 amendment) are common.
 fn earlier_starting_spec() -> impl Strategy<Value = Spec> {
-    spec().prop_map(|s| match s {
-        Spec::Believe {
-            agent,
-            topic,
-            claim,
-            conf,
-            from,
-            len,
-            clip,
-            r,
-        } => Spec::Believe {
-            agent,
-            topic,
-            claim: claim % 2,
-            conf,
-            from: (12 - r).max(0) + from % 3,
-            len,
-            clip,
-            r,
-        },
-        other => other,
+    spec().prop_map(|s| {
+        with_belief(s, |claim, _, from, r| {
+            *claim %= 2;
+            *from = (12 - r).max(0) + *from % 3;
+        })
     })
+}
+
+/// `s` with its claim, confidence and start changed by `change` (given the
+/// recorded instant) when it is a belief; anything else as it is.
+fn with_belief(mut s: Spec, change: impl Fn(&mut usize, &mut usize, &mut i64, i64)) -> Spec {
+    if let Spec::Believe {
+        claim,
+        conf,
+        from,
+        r,
+        ..
+    } = &mut s
+    {
+        change(claim, conf, from, *r);
+    }
+    s
 }
 
 fn interval(cut: Option<(i64, Option<i64>)>) -> Option<Interval> {

@@ -58,6 +58,8 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
                 about: None,
                 agent: Some(agent.clone()),
                 topic: topic.clone(),
+                review: Default::default(),
+                redact: Default::default(),
                 format: as_asked,
             },
             &mut answer,
@@ -69,6 +71,7 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
                 at: TimeArg::instant(*at),
                 about: None,
                 agent: None,
+                redact: Default::default(),
                 format: as_asked,
             };
             // The evidence each agent's answer rests on, after it.
@@ -81,6 +84,8 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
                 source: sourced(),
                 topic: Some(topic.clone()),
                 agent: Some(agent.clone()),
+                review: Default::default(),
+                redact: Default::default(),
                 format: as_asked,
             },
             &mut answer,
@@ -116,6 +121,7 @@ pub fn run(args: AskArgs, out: &mut impl Write) -> Result<(), CliError> {
                 until: TimeArg::instant(*end),
                 agent: agent.clone(),
                 topic: topic.clone(),
+                redact: Default::default(),
                 format: FormatArg { format },
             },
             &mut during,

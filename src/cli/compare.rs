@@ -61,6 +61,8 @@ pub struct CompareArgs {
     /// How a run that is an OTLP trace is read (both, when both are).
     #[command(flatten)]
     pub trace: TraceOptions,
+    #[command(flatten)]
+    pub redact: super::redact::RedactArg,
 }
 
 /// `a=b,c=d` as pairs; `what` names the option in the error.
@@ -97,8 +99,18 @@ type Answers = BTreeMap<(String, String), Steps>;
 
 /// A run's store (`demo`: the bundled demo; a trace read with `options`),
 /// its log, and its answers.
-fn read(path: &Path, options: &otlp::Options) -> Result<(Store, Dataset, Answers), CliError> {
+fn read(
+    path: &Path,
+    options: &otlp::Options,
+    redact: Option<&crate::redact::Redactor>,
+) -> Result<(Store, Dataset, Answers), CliError> {
     let store = source::open_with((path.as_os_str() != "demo").then_some(path), options)?;
+    // Redacted, each run is compared as it will be shown: a secret never
+    // reaches the comparison, so no cut of it reaches the output.
+    let store = match redact {
+        Some(r) => store.redacted(&|t| r.redact(t))?,
+        None => store,
+    };
     let log = store.log()?;
     let answers = answers_of(store.versions()?.iter());
     Ok((store, log, answers))
@@ -112,14 +124,19 @@ struct Both {
 
 /// Reads runs `a` and `b` at once, one on each core; a trace with `trace`'s
 /// options (refused when neither is a trace).
-fn read_both(a: &Path, b: &Path, trace: &TraceOptions) -> Result<Both, CliError> {
+fn read_both(
+    a: &Path,
+    b: &Path,
+    trace: &TraceOptions,
+    redact: Option<&crate::redact::Redactor>,
+) -> Result<Both, CliError> {
     if !source::is_otlp(a) && !source::is_otlp(b) {
         trace.refuse_for(a)?;
     }
     let options = trace.options()?;
     let (read_a, read_b) = std::thread::scope(|scope| {
-        let read_b = scope.spawn(|| read(b, &options));
-        (read(a, &options), read_b.join())
+        let read_b = scope.spawn(|| read(b, &options, redact));
+        (read(a, &options, redact), read_b.join())
     });
     Ok(Both {
         a: read_a?,
@@ -148,7 +165,7 @@ pub fn two_runs(
     let Both {
         a: (store_a, log_a, answers_a),
         b: (store_b, log_b, answers_b),
-    } = read_both(a, b, trace)?;
+    } = read_both(a, b, trace, None)?;
     let (run_a, run_b) = (Run::of(&log_a, answers_a), Run::of(&log_b, answers_b));
     let compared = compare::compare(
         &run_a,
@@ -167,10 +184,11 @@ pub fn two_runs(
 }
 
 pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let redactor = args.redact.redactor()?;
     let Both {
         a: (store_a, log_a, answers_a),
         b: (store_b, log_b, answers_b),
-    } = read_both(&args.a, &args.b, &args.trace)?;
+    } = read_both(&args.a, &args.b, &args.trace, redactor.as_deref())?;
     let run_a = Run::of(&log_a, answers_a);
     let run_b = Run::of(&log_b, answers_b);
     let maps = Maps {
@@ -205,7 +223,16 @@ pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
             let line = crate::export::Provenance::of(store, origin)?.line();
             Ok(format!("{side}: {line}"))
         })
+        .chain(
+            redactor
+                .as_ref()
+                .filter(|_| reports)
+                .map(|r| Ok(r.provenance_line())),
+        )
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(r) = &redactor {
+        eprintln!("asof: {}", r.provenance_line());
+    }
     let text = match args.format {
         CompareFormat::Json => format!(
             "{}\n",

@@ -53,6 +53,13 @@ pub struct ExportArgs {
     /// With --format parquet: how many stores to export at once (default: one per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
+    /// The review whose findings the report adds (a "Review findings" section
+    /// and its provenance). Default: SOURCE's name with `.review.jsonl`,
+    /// beside it, when it exists, and a store's own review table.
+    #[arg(long, value_name = "FILE")]
+    pub review: Option<PathBuf>,
+    #[command(flatten)]
+    pub redact: super::redact::RedactArg,
 }
 
 impl ExportArgs {
@@ -73,7 +80,13 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
                 "--format parquet takes stores, --out DIR and --jobs; -o, --topic, --agent and --fork are for reports".into(),
             ));
         }
-        return super::fleet::export(&args.sources, args.out.as_deref(), args.jobs, out);
+        if args.review.is_some() {
+            return Err(CliError::Input(
+                "--review adds findings to a report (md, html, svg); Parquet holds each store's log and derived tables".into(),
+            ));
+        }
+        let redactor = args.redact.redactor()?;
+        return super::fleet::export(&args.sources, args.out.as_deref(), args.jobs, redactor, out);
     }
     if args.sources.len() > 1 {
         return Err(CliError::Input(format!(
@@ -91,6 +104,15 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
     }
     let source_path = args.source();
     let store = source::open(source_path)?;
+    let named: Vec<PathBuf> = args.review.iter().cloned().collect();
+    let mut review = super::review::resolve(&store, source_path, &named, false)?;
+    if let Some(line) = review.announce() {
+        eprintln!("asof: {line}");
+    }
+    let (store, redactor) = args.redact.apply(store)?;
+    if let Some(r) = &redactor {
+        super::review::redact_review(&mut review, r);
+    }
     let label = store.label().to_owned();
     let origin = source::origin(source_path)?;
     let mut prov = Provenance::of(&store, origin)?;
@@ -99,8 +121,11 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
             &store,
             &prov.origin.name,
             what_if,
+            redactor.as_deref(),
         )?);
     }
+    prov.review = (!review.sources.is_empty()).then_some(review);
+    prov.redacted = redactor.as_ref().map(|r| r.provenance_line());
     let failed = |e: ExportError| match e {
         ExportError::Store(e) => CliError::from(e),
         other => CliError::Input(format!("{label}: {other}")),
@@ -125,10 +150,12 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
                         super::OutputFormat::Json,
                         &mut json,
                     )?;
-                    Some(
-                        serde_json::from_slice(&json)
-                            .map_err(|e| CliError::Runtime(e.to_string()))?,
-                    )
+                    let mut diff: serde_json::Value = serde_json::from_slice(&json)
+                        .map_err(|e| CliError::Runtime(e.to_string()))?;
+                    if let Some(r) = &redactor {
+                        super::redact::redact_json(&mut diff, r);
+                    }
+                    Some(diff)
                 }
                 None => None,
             };
@@ -151,6 +178,15 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
             super::queries::check_filter(&store, args.agent.as_deref(), Some(topic))?;
             svg::standalone(&store, topic, args.agent.as_deref(), &prov).map_err(failed)?
         }
+    };
+    // The counts are known once everything written was read through it.
+    let text = match &redactor {
+        Some(r) => {
+            let line = r.provenance_line();
+            eprintln!("asof: {line}");
+            text
+        }
+        None => text,
     };
     write_to(args.output.as_deref(), &text, out)
 }

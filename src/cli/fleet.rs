@@ -11,6 +11,7 @@ pub fn export(
     sources: &[PathBuf],
     dir: Option<&Path>,
     jobs: Option<u32>,
+    redact: Option<std::sync::Arc<crate::redact::Redactor>>,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let Some(dir) = dir else {
@@ -55,7 +56,7 @@ pub fn export(
     let mut bar =
         super::progress::Progress::new("exporting", super::progress::Unit::Count("stores"));
     let mut done = 0;
-    let results = crate::fleet::export::export(sources, dir, jobs, |store| {
+    let results = crate::fleet::export::export(sources, dir, jobs, redact.as_deref(), |store| {
         done += 1;
         if let Outcome::Failed { reason } = &store.outcome {
             bar.say(&format!("asof: not exported: {reason}"));
@@ -80,6 +81,9 @@ pub fn export(
             n => format!(" ({n} replacing an earlier export of their incident)"),
         }
     )?;
+    if let Some(r) = &redact {
+        writeln!(out, "{}", r.provenance_line())?;
+    }
     match failed {
         0 => Ok(()),
         n => Err(CliError::Input(format!(

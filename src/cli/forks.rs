@@ -19,13 +19,18 @@ pub struct ForkArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        required_unless_present = "without_rejected"
+        required_unless_present_any = ["without_rejected", "without_rejected_by"]
     )]
     pub without: Vec<String>,
     /// Remove every evidence item rejected by --at (design.md §4): what the agent
     /// would have believed had it ignored what was later rejected.
     #[arg(long)]
     pub without_rejected: bool,
+    /// Remove every evidence item this review rejects (its latest verdict on
+    /// the item is `rejected`): what the agent would have believed without
+    /// what the reviewer rejected — a what-if of the review, labelled so.
+    #[arg(long, value_name = "REVIEW", conflicts_with = "without_rejected")]
+    pub without_rejected_by: Option<PathBuf>,
     /// With --without-rejected: rejected by this recorded time (default: the end of the log).
     #[arg(long, value_parser = super::when::parse, requires = "without_rejected")]
     pub at: Option<super::when::TimeArg>,
@@ -79,10 +84,15 @@ pub fn divergence(
     fork_store: &Store,
     fork_name: &str,
     what_if: &fork::WhatIf,
+    redact: Option<&crate::redact::Redactor>,
 ) -> Result<crate::export::Divergence, CliError> {
     use crate::export::Divergence;
     let path = source::named(&what_if.parent);
-    let parent = match source::open(path) {
+    let opened = source::open(path).and_then(|p| match redact {
+        Some(r) => Ok(p.redacted(&|t| r.redact(t))?),
+        None => Ok(p),
+    });
+    let parent = match opened {
         Ok(p) => p,
         Err(e) => {
             return Ok(Divergence::NotShown(format!(
@@ -155,6 +165,46 @@ pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError
             )));
         }
     }
+    let mut review_named = None;
+    if let Some(file) = &args.without_rejected_by {
+        let review =
+            super::review::resolve(&parent, source_path, std::slice::from_ref(file), false)?;
+        // Each rejected item with the finding that rejects it (its latest verdict).
+        let findings: Vec<crate::review::Finding> = review
+            .rejected_evidence()
+            .iter()
+            .filter_map(|id| review.evidence_verdict(id).cloned())
+            .collect();
+        if findings.is_empty() {
+            return Err(CliError::Input(format!(
+                "{}: rejects no evidence (no evidence item's latest verdict is `rejected`), so --without-rejected-by removes nothing",
+                file.display()
+            )));
+        }
+        for f in findings {
+            let Some(evidence) = f.target.id.clone() else {
+                continue;
+            };
+            if !removed.contains(&evidence) {
+                removed.push(evidence.clone());
+            }
+            rejected.push(fork::Rejected {
+                evidence,
+                verification: f.id.clone(),
+                since: f.made_at,
+                by: f.reviewer.clone(),
+                note: f.note.clone(),
+            });
+        }
+        let sha = review.sources.iter().rev().find_map(|s| {
+            matches!(s.place, crate::review::Place::File(_)).then(|| s.sha256.clone())
+        });
+        review_named = Some(format!(
+            "{} (SHA-256 {})",
+            file.display(),
+            sha.unwrap_or_default()
+        ));
+    }
     if removed.is_empty() {
         return Err(CliError::Input(
             "--without needs at least one evidence id".into(),
@@ -180,15 +230,14 @@ pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError
             }
         }
     };
-    let made = fork::whatif::fork_with(source, &removed, rejected, &path, args.force).map_err(
-        |e| match e {
+    let made = fork::whatif::fork_with(source, &removed, rejected, review_named, &path, args.force)
+        .map_err(|e| match e {
             fork::whatif::WhatIfError::Fork(e) => {
                 CliError::Input(format!("{}: {e}", parent.label()))
             }
             fork::whatif::WhatIfError::Store(e) => CliError::from(e),
             fork::whatif::WhatIfError::Source(e) => CliError::Input(e),
-        },
-    )?;
+        })?;
     let fork_store = Store::open(&path)?;
     print(
         &parent,

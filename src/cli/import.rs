@@ -264,14 +264,30 @@ pub fn otlp_draft(paths: &[&Path], trace: &TraceArgs) -> Result<import::Draft, C
 
 /// Validates and replays an importer's draft, writes the store and prints the summary.
 pub fn store(draft: import::Draft, target: &Target, out: &mut impl Write) -> Result<(), CliError> {
+    store_reviewed(draft, target, None, out)
+}
+
+/// [`store`], with a review's findings in the store's review table
+/// (`asof load TRACE --review FILE`).
+pub fn store_reviewed(
+    draft: import::Draft,
+    target: &Target,
+    review: Option<&std::path::Path>,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
     let input = draft.report.input.clone();
     let (parsed, report, _) = import::finish(&input, draft)?;
+    let review = match review {
+        Some(path) => Some(super::review::ForLoad::read(path, &parsed.dataset)?),
+        None => None,
+    };
     let json = serde_json::to_string(&report).map_err(|e| CliError::Runtime(e.to_string()))?;
-    let versions = Store::load(
+    let versions = Store::load_reviewed(
         &target.db,
         &parsed,
         target.force,
         &[("import_report", json)],
+        review.as_ref().map(super::review::ForLoad::as_stored),
     )?
     .versions
     .len();

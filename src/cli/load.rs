@@ -20,8 +20,9 @@ pub struct LoadArgs {
     /// Replace an existing store (atomically: the old one stays if the load fails).
     #[arg(long)]
     pub force: bool,
-    /// A review file (the TUI's `m` writes one): its `verify` events are merged
-    /// into the new store after the dataset's events.
+    /// A review file (the TUI's `m` and `asof review --add` write one): its
+    /// findings are kept in the store's review table, apart from the log —
+    /// never as events of it (docs/review.md).
     #[arg(long)]
     pub review: Option<PathBuf>,
     /// Keep reading a JSON Lines dataset, or an OTLP trace in JSON Lines, that
@@ -60,25 +61,27 @@ pub fn load(args: LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
     }
     if let Some(review) = &args.review {
         if trace {
-            return Err(CliError::Input(format!(
-                "{}: --review merges into an asof dataset (.yaml, .yml or .jsonl), not into a trace",
-                args.dataset.display()
-            )));
+            let draft = super::import::otlp_draft(&[&args.dataset], &args.trace)?;
+            let target = super::import::Target {
+                db: args.db.clone(),
+                force: args.force,
+                format: super::FormatArg::default(),
+            };
+            return super::import::store_reviewed(draft, &target, Some(review), out);
         }
-        let parsed = dataset::review::merge(dataset::read_path(&args.dataset)?, review)?;
-        let replay = Store::load(
-            &args.db,
-            &parsed,
-            args.force,
-            &[("review", review.display().to_string())],
-        )?;
+        let parsed = dataset::read_path(&args.dataset)?;
+        let found = super::review::ForLoad::read(review, &parsed.dataset)?;
+        let replay =
+            Store::load_reviewed(&args.db, &parsed, args.force, &[], Some(found.as_stored()))?;
         writeln!(
             out,
-            "loaded {} with review {} into {}: {}",
+            "loaded {} into {}: {}; with {} review finding{} from {} in its review table (not in its log)",
             parsed.file,
-            review.display(),
             args.db.display(),
-            Loaded::of(&parsed, replay.versions.len())
+            Loaded::of(&parsed, replay.versions.len()),
+            found.findings.len(),
+            if found.findings.len() == 1 { "" } else { "s" },
+            review.display(),
         )?;
         return Ok(());
     }

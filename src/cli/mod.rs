@@ -13,6 +13,8 @@ mod import;
 mod load;
 mod progress;
 mod queries;
+mod redact;
+mod review;
 mod serve;
 pub mod source;
 mod synth;
@@ -177,6 +179,10 @@ pub enum Command {
     /// Write an audit report (Markdown, or one self-contained HTML file), a topic's plane (SVG),
     /// or many stores as Parquet for questions across a fleet of incidents.
     Export(export::ExportArgs),
+    /// A review's findings (who judged what, when, about which instant): listed,
+    /// added from a script, compared between reviewers, or written as
+    /// OpenTelemetry evaluations (docs/review.md).
+    Review(review::ReviewArgs),
     /// Answer a plain question ("what was the root cause at 2026-03-03 12:00?") with
     /// the query that answers it; an unknown question gets the forms understood.
     Ask(ask::AskArgs),
@@ -239,9 +245,10 @@ pub struct TuiArgs {
     /// A store (.db), a dataset (.yaml/.yml/.jsonl), an OTLP trace, or
     /// omitted for the bundled demo.
     pub source: Option<PathBuf>,
-    /// Where `m` writes verification marks, as JSON Lines (default: SOURCE's
-    /// name with `.review.jsonl`, beside it; for the demo, in the current
-    /// directory). Marks already there are shown. The store is never written.
+    /// The review file: its findings are shown (beside what the agent knew,
+    /// never in its place) and `m` appends to it. Default: SOURCE's name with
+    /// `.review.jsonl`, beside it (for the demo, in the current directory),
+    /// read when it exists. The store is never written.
     #[arg(long)]
     pub review: Option<PathBuf>,
     /// Follow a source that is still being written (design.md §6): a JSON Lines
@@ -264,20 +271,6 @@ pub struct TuiArgs {
     pub align: Option<compare::AlignArg>,
     #[command(flatten)]
     pub trace: import::TraceArgs,
-}
-
-/// The review file a TUI on `source` writes by default.
-fn default_review(source: Option<&std::path::Path>) -> PathBuf {
-    match source {
-        None => PathBuf::from("payment-outage.review.jsonl"),
-        Some(p) => {
-            let stem = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "store".into());
-            p.with_file_name(format!("{stem}.review.jsonl"))
-        }
-    }
 }
 
 /// Parses a time argument as the TUI's jump prompt does (`time::parse_user`): RFC 3339
@@ -354,25 +347,38 @@ fn log_of(path: &std::path::Path) -> crate::tui::fork_worker::LoadLog {
     Box::new(move || crate::store::Store::open(&path).and_then(|s| s.log()))
 }
 
-/// The TUI's state on `store` (titled `label` when given), with the marks of
-/// its review file (`review`, else SOURCE's default) shown.
+/// The TUI's state on SOURCE as `asof tui SOURCE [--review FILE]` opens it
+/// (a store, a dataset, the demo: not a trace or --follow), for tests.
+pub fn tui_app(
+    source: Option<&std::path::Path>,
+    review: Option<PathBuf>,
+) -> Result<crate::tui::app::App, CliError> {
+    app_on(source::open(source)?, None, source, review)
+}
+
+/// The TUI's state on `store` (titled `label` when given), with its review
+/// (its review table, and the file `review`, else the one beside SOURCE)
+/// shown beside the agent's record; `m` appends to that file.
 fn app_on(
     store: crate::store::Store,
     label: Option<String>,
     source: Option<&std::path::Path>,
     review: Option<PathBuf>,
 ) -> Result<crate::tui::app::App, CliError> {
+    let named: Vec<PathBuf> = review.into_iter().collect();
+    let found = review::resolve(&store, source, &named, true)?;
     let mut timeline = crate::query::timeline::Timeline::load(store)?;
     if let Some(label) = label {
         timeline.label = label;
     }
-    let review = review.unwrap_or_else(|| default_review(source));
-    if review.exists() {
-        timeline.add_review(&review)?;
-    }
+    let file = found.sources.iter().rev().find_map(|s| match &s.place {
+        crate::review::Place::File(p) => Some(p.clone()),
+        crate::review::Place::Table { .. } => None,
+    });
+    timeline.review = std::sync::Arc::new(found);
     let mut app =
         crate::tui::app::App::new(timeline, crate::tui::theme::Theme::from_env(), (80, 24));
-    app.review = Some(review);
+    app.review = file;
     Ok(app)
 }
 
@@ -497,6 +503,7 @@ impl Command {
             Command::Diff(a) => vec![a.parent.display().to_string(), a.fork.display().to_string()],
             Command::Influence(a) => vec![source(&a.source)],
             Command::Calls(a) => vec![source(&a.source)],
+            Command::Review(a) => vec![source(&a.source)],
             Command::Compare(a) => vec![a.a.display().to_string(), a.b.display().to_string()],
             Command::Export(a) => match a.sources.is_empty() {
                 true => vec!["demo".to_owned()],
@@ -534,6 +541,7 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         Some(Command::Diff(args)) => forks::diff_command(args, &mut out),
         Some(Command::Influence(args)) => forks::influence_command(args, &mut out),
         Some(Command::Calls(args)) => calls::run(args, &mut out),
+        Some(Command::Review(args)) => review::run(args, &mut out),
         Some(Command::Compare(args)) => compare::run(args, &mut out),
         Some(Command::Import(command)) => import::run(command, &mut out),
         Some(Command::Serve(args)) => serve::run(args, &mut out),

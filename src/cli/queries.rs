@@ -30,6 +30,10 @@ pub struct BelievedArgs {
     #[arg(long)]
     pub topic: Option<String>,
     #[command(flatten)]
+    pub review: super::review::ReviewArg,
+    #[command(flatten)]
+    pub redact: super::redact::RedactArg,
+    #[command(flatten)]
     pub format: FormatArg,
 }
 
@@ -43,6 +47,10 @@ pub struct HistoryArgs {
     /// Only this agent.
     #[arg(long)]
     pub agent: Option<String>,
+    #[command(flatten)]
+    pub review: super::review::ReviewArg,
+    #[command(flatten)]
+    pub redact: super::redact::RedactArg,
     #[command(flatten)]
     pub format: FormatArg,
 }
@@ -64,6 +72,10 @@ pub struct EvidenceArgs {
     #[arg(long)]
     pub all: bool,
     #[command(flatten)]
+    pub review: super::review::ReviewArg,
+    #[command(flatten)]
+    pub redact: super::redact::RedactArg,
+    #[command(flatten)]
     pub format: FormatArg,
 }
 
@@ -84,6 +96,8 @@ pub struct AnswerArgs {
     #[arg(long)]
     pub agent: Option<String>,
     #[command(flatten)]
+    pub redact: super::redact::RedactArg,
+    #[command(flatten)]
     pub format: FormatArg,
 }
 
@@ -103,6 +117,8 @@ pub struct ChangesArgs {
     /// Only this topic.
     #[arg(long)]
     pub topic: Option<String>,
+    #[command(flatten)]
+    pub redact: super::redact::RedactArg,
     #[command(flatten)]
     pub format: FormatArg,
 }
@@ -231,8 +247,9 @@ fn beliefs_table(
     since: &[i64],
     ledger: &Ledger,
     quality_of: impl Fn(&Belief) -> Quality,
+    review: Option<&crate::review::Review>,
 ) -> Table {
-    let mut t = Table::new(vec![
+    let mut head = vec![
         "TOPIC",
         "AGENT",
         "CLAIM",
@@ -242,12 +259,16 @@ fn beliefs_table(
         "EVIDENCE",
         "ASSERTION",
         "QUALITY",
-    ]);
+    ];
+    if review.is_some() {
+        head.push("REVIEW");
+    }
+    let mut t = Table::new(head);
     for (b, since) in beliefs.iter().zip(since) {
         let v = &b.version;
         let q = quality_of(b);
         let assumed = ledger.assumed(&v.assertion);
-        t.row(vec![
+        let mut row = vec![
             v.topic.to_string(),
             Assumed::Agent.mark(assumed, v.agent.to_string()),
             v.claim.to_string(),
@@ -257,24 +278,41 @@ fn beliefs_table(
             Assumed::SupportedBy.mark(assumed, ids(&b.supported_by)),
             v.assertion.to_string(),
             quality_words(&q),
-        ]);
+        ];
+        if let Some(r) = review {
+            row.push(review_cell(
+                r.assertion_verdict(&v.assertion),
+                r.about_assertion(&v.assertion),
+            ));
+        }
+        t.row(row);
     }
     t
 }
 
-/// Pretty JSON, written as it is serialized (an all-topics answer at a
-/// million events is tens of megabytes: no second copy of it in memory). On a
-/// fork store the object carries `what_if` (the lineage and the banner)
-/// beside its own keys.
 /// `value` with each evidence item and assertion that an imported trace
 /// evaluated (`gen_ai.evaluation.result`, kept in the import summary)
-/// carrying its `evaluations`; as it is when the store holds none.
-fn evaluated<T: serde::Serialize>(store: &Store, value: T) -> Result<Evaluated<T>, CliError> {
+/// carrying its `evaluations`; and with `review` (`--with-review`) each evidence item and
+/// version carrying the review's findings about it as `review`, beside what
+/// the agent knew (never in its place), and the review's sources as
+/// `review_sources`.
+fn reviewed<T: serde::Serialize>(
+    store: &Store,
+    value: T,
+    review: Option<&crate::review::Review>,
+) -> Result<Evaluated<T>, CliError> {
     let evaluations = query::evaluations(store).map_err(crate::store::StoreError::from)?;
-    if evaluations.is_empty() {
+    if evaluations.is_empty() && review.is_none() {
         return Ok(Evaluated::As(value));
     }
     let mut value = serde_json::to_value(&value).map_err(|e| CliError::Runtime(e.to_string()))?;
+    if let Some(review) = review {
+        with_review(&mut value, review);
+        if let serde_json::Value::Object(map) = &mut value {
+            let sources = super::review::review_json(review)["review"].clone();
+            map.insert("review_sources".into(), sources);
+        }
+    }
     fn walk(
         v: &mut serde_json::Value,
         by: &std::collections::BTreeMap<String, Vec<serde_json::Value>>,
@@ -300,6 +338,71 @@ fn evaluated<T: serde::Serialize>(store: &Store, value: T) -> Result<Evaluated<T
     Ok(Evaluated::With(value))
 }
 
+/// Attaches the review's findings: an evidence item's (an object with `id`
+/// and `summary`) and a version's (`assertion` and `claim`) as `review`,
+/// each in §20's shape.
+fn with_review(v: &mut serde_json::Value, review: &crate::review::Review) {
+    match v {
+        serde_json::Value::Object(map) => {
+            let text = |k: &str| map.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+            let findings: Option<Vec<serde_json::Value>> = match (
+                text("id"),
+                text("summary"),
+                text("assertion"),
+                text("claim"),
+            ) {
+                (Some(id), Some(_), _, _) => Some(
+                    review
+                        .about_evidence(&id)
+                        .map(crate::review::Finding::to_json)
+                        .collect(),
+                ),
+                (_, _, Some(a), Some(_)) => Some(
+                    review
+                        .about_assertion(&a)
+                        .map(crate::review::Finding::to_json)
+                        .collect(),
+                ),
+                _ => None,
+            };
+            for child in map.values_mut() {
+                with_review(child, review);
+            }
+            if let Some(list) = findings {
+                map.insert("review".into(), serde_json::Value::from(list));
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|c| with_review(c, review)),
+        _ => {}
+    }
+}
+
+/// Under a table with a REVIEW column: what the column is and is not.
+fn review_legend(out: &mut impl Write, shown: bool) -> std::io::Result<()> {
+    if shown {
+        writeln!(
+            out,
+            "REVIEW: the review's latest verdict (finding id, reviewer), made later about the log — not something the agent knew; `asof review` lists the findings"
+        )?;
+    }
+    Ok(())
+}
+
+/// The REVIEW cell of a table row: the review's latest verdict and who gave
+/// it, with how many findings in all (`rejected F2 ana (+1)`), or `-`.
+fn review_cell<'a>(
+    latest: Option<&crate::review::Finding>,
+    all: impl Iterator<Item = &'a crate::review::Finding>,
+) -> String {
+    let n = all.count();
+    match latest {
+        Some(f) if n > 1 => format!("{} {} {} (+{})", f.verdict, f.id, f.reviewer, n - 1),
+        Some(f) => format!("{} {} {}", f.verdict, f.id, f.reviewer),
+        None if n > 0 => format!("{n} note(s)"),
+        None => "-".into(),
+    }
+}
+
 /// A JSON output as built, or with evaluations attached.
 enum Evaluated<T> {
     As(T),
@@ -315,6 +418,10 @@ impl<T: serde::Serialize> serde::Serialize for Evaluated<T> {
     }
 }
 
+/// Pretty JSON, written as it is serialized (an all-topics answer at a
+/// million events is tens of megabytes: no second copy of it in memory). On a
+/// fork store the object carries `what_if` (the lineage and the banner)
+/// beside its own keys.
 fn print_json(
     out: &mut impl Write,
     what_if: Option<&WhatIf>,
@@ -341,7 +448,17 @@ fn print_json(
 }
 
 pub fn believed(args: BelievedArgs, out: &mut impl Write) -> Result<(), CliError> {
-    believed_on(&args.source.open_snapshot()?, args, out)
+    let (store, redactor) = args.redact.apply(args.source.open_snapshot()?)?;
+    believed_on(&store, args, out)?;
+    said_redacted(redactor.as_deref());
+    Ok(())
+}
+
+/// What `--redact` replaced, on standard error (the answer is standard output).
+fn said_redacted(r: Option<&crate::redact::Redactor>) {
+    if let Some(r) = r {
+        eprintln!("asof: {}", r.provenance_line());
+    }
 }
 
 /// [`believed`] on a store already open (`args.source` is not read).
@@ -359,10 +476,17 @@ pub fn believed_on(
     let beliefs = query::believed(store, at, about, &filter)?;
     let ledger = quality::ledger(store)?;
     let since = query::held_since(store, &beliefs)?;
+    let review = args
+        .review
+        .shown(store, args.source.source.as_deref(), &args.redact)?;
     let table = || {
-        beliefs_table(&beliefs, &since, &ledger, |b| {
-            ledger.quality(&b.version, &b.supported_by, at)
-        })
+        beliefs_table(
+            &beliefs,
+            &since,
+            &ledger,
+            |b| ledger.quality(&b.version, &b.supported_by, at),
+            review.as_ref(),
+        )
     };
     let title = match about {
         Some(t) => format!("as of {} about {}", time::format(at), time::format(t)),
@@ -375,9 +499,10 @@ pub fn believed_on(
         OutputFormat::Json => print_json(
             out,
             w,
-            &evaluated(
+            &reviewed(
                 store,
                 json::believed(at, about, &beliefs, &ledger).read_as(read_as),
+                review.as_ref(),
             )?,
         ),
         OutputFormat::Table => {
@@ -391,6 +516,7 @@ pub fn believed_on(
                 write!(out, "{}", table().text())?;
             }
             assumed_legend(out, any_assumed(&beliefs, &ledger))?;
+            review_legend(out, review.is_some())?;
             Ok(())
         }
         OutputFormat::Md => {
@@ -409,8 +535,13 @@ pub fn believed_on(
     }
 }
 
-fn history_table(h: &query::History, ledger: &Ledger, end: i64) -> (Table, Table) {
-    let mut t = Table::new(vec![
+fn history_table(
+    h: &query::History,
+    ledger: &Ledger,
+    end: i64,
+    review: Option<&crate::review::Review>,
+) -> (Table, Table) {
+    let mut head = vec![
         "RECORDED",
         "UNTIL",
         "AGENT",
@@ -422,7 +553,11 @@ fn history_table(h: &query::History, ledger: &Ledger, end: i64) -> (Table, Table
         "EVIDENCE",
         "ASSERTION",
         "QUALITY",
-    ]);
+    ];
+    if review.is_some() {
+        head.push("REVIEW");
+    }
+    let mut t = Table::new(head);
     for b in &h.versions {
         let v = &b.version;
         let q = ledger.quality_in_history(v, &b.supported_by, end);
@@ -435,7 +570,7 @@ fn history_table(h: &query::History, ledger: &Ledger, end: i64) -> (Table, Table
             None => v.origin.as_str().to_owned(),
         };
         let assumed = ledger.assumed(&v.assertion);
-        t.row(vec![
+        let mut row = vec![
             time::format(v.recorded_at),
             time::format(v.superseded_at),
             Assumed::Agent.mark(assumed, v.agent.to_string()),
@@ -452,7 +587,14 @@ fn history_table(h: &query::History, ledger: &Ledger, end: i64) -> (Table, Table
                 Some(_) => q.support.as_str().to_owned(),
                 None => quality_words(&q),
             },
-        ]);
+        ];
+        if let Some(r) = review {
+            row.push(review_cell(
+                r.assertion_verdict(&v.assertion),
+                r.about_assertion(&v.assertion),
+            ));
+        }
+        t.row(row);
     }
     let mut notes = Table::new(vec![
         "RECORDED", "EVENT", "AGENT", "EFFECT", "CLAIM", "EVIDENCE",
@@ -471,7 +613,10 @@ fn history_table(h: &query::History, ledger: &Ledger, end: i64) -> (Table, Table
 }
 
 pub fn history(args: HistoryArgs, out: &mut impl Write) -> Result<(), CliError> {
-    history_on(&args.source.open_snapshot()?, args, out)
+    let (store, redactor) = args.redact.apply(args.source.open_snapshot()?)?;
+    history_on(&store, args, out)?;
+    said_redacted(redactor.as_deref());
+    Ok(())
 }
 
 /// [`history`] on a store already open (`args.source` is not read).
@@ -510,7 +655,10 @@ pub fn history_on(
     let h = query::history(store, topic, args.agent.as_deref())?;
     let ledger = quality::ledger(store)?;
     let end = quality::end_of_log(store)?;
-    let (versions, notes) = history_table(&h, &ledger, end);
+    let review = args
+        .review
+        .shown(store, args.source.source.as_deref(), &args.redact)?;
+    let (versions, notes) = history_table(&h, &ledger, end, review.as_ref());
     let what_if = WhatIf::of(store)?;
     let w = what_if.as_ref();
     write_banner(out, w, args.format.format)?;
@@ -518,9 +666,10 @@ pub fn history_on(
         OutputFormat::Json => print_json(
             out,
             w,
-            &evaluated(
+            &reviewed(
                 store,
                 json::history(args.agent.as_deref(), topic, &h, &ledger, end),
+                review.as_ref(),
             )?,
         ),
         OutputFormat::Table => {
@@ -542,6 +691,7 @@ pub fn history_on(
                 time::format(end)
             )?;
             assumed_legend(out, any_assumed(&h.versions, &ledger))?;
+            review_legend(out, review.is_some())?;
             if !notes.is_empty() {
                 writeln!(out, "\nEvents that changed no version:")?;
                 write!(out, "{}", notes.text())?;
@@ -615,8 +765,17 @@ fn verification_notes(
 const NOT_YET_RECORDED: &str = "not yet recorded";
 
 pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let store = args.source.open_snapshot()?;
-    let mut items = query::evidence(&store)?;
+    let (store, redactor) = args.redact.apply(args.source.open_snapshot()?)?;
+    evidence_on(&store, args, out)?;
+    said_redacted(redactor.as_deref());
+    Ok(())
+}
+
+fn evidence_on(store: &Store, args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let review = args
+        .review
+        .shown(store, args.source.source.as_deref(), &args.redact)?;
+    let mut items = query::evidence(store)?;
     if let Some(id) = &args.id {
         items.retain(|i| i.evidence.id == *id);
         if items.is_empty() {
@@ -632,8 +791,8 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
         }
     }
     let (at, read_as) = match &args.at {
-        Some(at) => at.resolve_said(&store)?,
-        None => (quality::end_of_log(&store)?, None),
+        Some(at) => at.resolve_said(store)?,
+        None => (quality::end_of_log(store)?, None),
     };
     // As of `at`, only what was recorded by then (the rest with --all, marked).
     // An item named by --id is shown whenever it was recorded.
@@ -641,11 +800,16 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
     if !args.all && args.id.is_none() {
         items.retain(|i| i.evidence.recorded_at <= at);
     }
-    let ledger = quality::ledger(&store)?;
-    let mut t = Table::new(vec![
+    let ledger = quality::ledger(store)?;
+    let mut head = vec![
         "ID", "KIND", "SOURCE", "OBSERVED", "RECORDED", "LAG", "REL", "CITED BY", "VERIFIED",
-        "SUMMARY",
-    ]);
+    ];
+    // The review's verdict has a column of its own, beside the agent's.
+    if review.is_some() {
+        head.push("REVIEW");
+    }
+    head.push("SUMMARY");
+    let mut t = Table::new(head);
     for i in &items {
         let e = &i.evidence;
         let verified = match ledger.verdict(&e.id, at) {
@@ -653,7 +817,7 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
             None => VerifyState::Candidate.as_str().to_owned(),
             Some(v) => v.said(),
         };
-        t.row(vec![
+        let mut row = vec![
             e.id.clone(),
             e.kind.clone(),
             e.source.clone(),
@@ -663,10 +827,17 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
             format!("{:.2}", e.reliability),
             ids(i.cited_by_at(at)),
             verified,
-            e.summary_shown().into_owned(),
-        ]);
+        ];
+        if let Some(r) = &review {
+            row.push(review_cell(
+                r.evidence_verdict(&e.id),
+                r.about_evidence(&e.id),
+            ));
+        }
+        row.push(e.summary_shown().into_owned());
+        t.row(row);
     }
-    let what_if = WhatIf::of(&store)?;
+    let what_if = WhatIf::of(store)?;
     let w = what_if.as_ref();
     write_banner(out, w, args.format.format)?;
     if let (Some(item), Some(_), false) = (
@@ -680,13 +851,17 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
         OutputFormat::Json => print_json(
             out,
             w,
-            &evaluated(&store, {
-                let mut v = json::evidence(&items, &ledger, at);
-                if let Some(said) = read_as {
-                    v["read_as"] = said.into();
-                }
-                v
-            })?,
+            &reviewed(
+                store,
+                {
+                    let mut v = json::evidence(&items, &ledger, at);
+                    if let Some(said) = read_as {
+                        v["read_as"] = said.into();
+                    }
+                    v
+                },
+                review.as_ref(),
+            )?,
         ),
         OutputFormat::Table => {
             let known = items
@@ -705,6 +880,7 @@ pub fn evidence(args: EvidenceArgs, out: &mut impl Write) -> Result<(), CliError
                 }
             )?;
             write!(out, "{}", t.text())?;
+            review_legend(out, review.is_some())?;
             verification_notes(out, &items, &ledger, at)?;
             Ok(())
         }
@@ -754,7 +930,10 @@ fn whole_item(
 }
 
 pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> {
-    changes_on(&args.source.open_snapshot()?, args, out)
+    let (store, redactor) = args.redact.apply(args.source.open_snapshot()?)?;
+    changes_on(&store, args, out)?;
+    said_redacted(redactor.as_deref());
+    Ok(())
 }
 
 /// [`changes`] on a store already open (`args.source` is not read).
@@ -797,7 +976,7 @@ pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Res
                 write!(
                     out,
                     "{}",
-                    beliefs_table(&c.created, &created_since, &ledger, quality_of).text()
+                    beliefs_table(&c.created, &created_since, &ledger, quality_of, None).text()
                 )?;
             }
             if !c.closed.is_empty() {
@@ -805,7 +984,7 @@ pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Res
                 write!(
                     out,
                     "{}",
-                    beliefs_table(&c.closed, &closed_since, &ledger, quality_of).text()
+                    beliefs_table(&c.closed, &closed_since, &ledger, quality_of, None).text()
                 )?;
             }
             Ok(())
@@ -819,13 +998,13 @@ pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Res
             write!(
                 out,
                 "{}",
-                beliefs_table(&c.created, &created_since, &ledger, quality_of).markdown()
+                beliefs_table(&c.created, &created_since, &ledger, quality_of, None).markdown()
             )?;
             writeln!(out, "\n### Closed\n")?;
             write!(
                 out,
                 "{}",
-                beliefs_table(&c.closed, &closed_since, &ledger, quality_of).markdown()
+                beliefs_table(&c.closed, &closed_since, &ledger, quality_of, None).markdown()
             )?;
             Ok(())
         }
@@ -835,7 +1014,10 @@ pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Res
 /// `asof answer`: what the agents answered on a topic (design.md §4) — one claim,
 /// or every agent's claim when they differ, never one picked.
 pub fn answer(args: AnswerArgs, out: &mut impl Write) -> Result<(), CliError> {
-    answer_on(&args.source.open_snapshot()?, args, out).map(|_| ())
+    let (store, redactor) = args.redact.apply(args.source.open_snapshot()?)?;
+    answer_on(&store, args, out)?;
+    said_redacted(redactor.as_deref());
+    Ok(())
 }
 
 /// [`answer`] on a store already open (`args.source` is not read); returns the

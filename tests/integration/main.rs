@@ -28,6 +28,7 @@ mod pages;
 mod quality;
 mod queries;
 mod replay_model;
+mod review;
 mod scrub;
 mod serve;
 mod stream;

@@ -1,5 +1,5 @@
 //! Belief quality on the command line (design.md §4): the auditor's questions on the
-//! demo, `--without-rejected`, review files, and the dataset rules of `verify`
+//! demo, `--without-rejected`, and the dataset rules of `verify`
 //! and of topics' durations — through the real binary and real stores.
 
 use crate::common;
@@ -255,87 +255,6 @@ fn without_rejected_equals_without_the_rejected_ids() {
             "no evidence is rejected by 2026-03-04T09:39:59Z",
         ));
     assert!(!dir.path().join("c.db").exists());
-}
-
-/// A review file's verify events merge into a new store; the verdicts show.
-#[test]
-fn load_merges_a_review_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let review = write(
-        dir.path(),
-        "review.jsonl",
-        concat!(
-            r#"{"verify": {"id": "RV1", "evidence": "E21", "state": "direct-read", "by": "ana", "recorded_at": "2026-03-04T11:00:00Z", "note": "trace re-read"}}"#,
-            "\n\n",
-            r#"{"verify": {"id": "RV2", "evidence": "E14", "state": "stale", "recorded_at": "2026-03-06T00:00:00Z"}}"#,
-            "\n"
-        ),
-    );
-    let db = dir.path().join("reviewed.db");
-    asof()
-        .args(["load", "datasets/payment-outage.yaml", "--db"])
-        .arg(&db)
-        .arg("--review")
-        .arg(&review)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("6 verifications"));
-    asof().arg("check").arg(&db).assert().success();
-    let all = json(asof().arg("evidence").arg(&db).args(["--format", "json"]));
-    let state = |id: &str| {
-        all["evidence"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["id"] == id)
-            .unwrap()["verification"]
-            .clone()
-    };
-    assert_eq!(state("E21")["state"], "direct-read");
-    assert_eq!(state("E21")["by"], "ana");
-    assert_eq!(state("E14")["state"], "stale");
-    assert_eq!(state("E14")["by"], Value::Null);
-
-    // Bad lines are refused with their line and nothing is written.
-    let bad = write(
-        dir.path(),
-        "bad.jsonl",
-        concat!(
-            r#"{"verify": {"id": "RV1", "evidence": "E99", "state": "rejected", "recorded_at": "2026-03-04T11:00:00Z"}}"#,
-            "\n",
-            r#"{"verify": {"id": "RV2", "evidence": "E24", "state": "rejected", "recorded_at": "2026-03-04T11:00:00Z"}}"#,
-            "\n",
-            r#"{"verify": {"id": "B1", "evidence": "E1", "state": "wrong", "recorded_at": "2026-03-04T11:00:00Z"}}"#,
-            "\n",
-            r#"{"believe": {"agent": "triage", "topic": "root-cause", "claim": "x", "valid_from": "2026-03-02", "recorded_at": "2026-03-04"}}"#,
-            "\n"
-        ),
-    );
-    let out = dir.path().join("bad.db");
-    let assert = asof()
-        .args(["load", "datasets/payment-outage.yaml", "--db"])
-        .arg(&out)
-        .arg("--review")
-        .arg(&bad)
-        .assert()
-        .code(2);
-    let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
-    assert!(
-        err.contains("bad.jsonl:1: event RV1: verifies evidence `E99`, which does not exist"),
-        "{err}"
-    );
-    assert!(err.contains("bad.jsonl:2: event RV2: verifies evidence `E24` recorded at 2026-03-05T09:00:00Z, after this event"), "{err}");
-    assert!(
-        err.contains(
-            "bad.jsonl:3: event B1: `state` is `wrong`; expected one of candidate, direct-read"
-        ),
-        "{err}"
-    );
-    assert!(
-        err.contains("bad.jsonl:4: a review file holds only `verify` events"),
-        "{err}"
-    );
-    assert!(!out.exists(), "no partial store");
 }
 
 const RULES: &str = r#"asof: 1

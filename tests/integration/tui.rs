@@ -1225,15 +1225,17 @@ fn the_version_popup_snapshot() {
     insta::assert_snapshot!("version_80x24", screen);
 }
 
-/// `m` marks the selected evidence at the cursor (design.md §4): the mark goes to
-/// the review file and into the view (VERIFIED column, the support of the
-/// beliefs citing it), never into the loaded store; a mark before its evidence
-/// was recorded, or without a review file, is refused with a message.
+/// `m` makes a review finding (docs/review.md) on the selected evidence: a
+/// verdict and a note, made now (the wall clock) about the cursor's instant,
+/// appended to the review file — and shown in a REVIEW column of its own,
+/// while VERIFIED and the beliefs' support stay what the agent's log said.
+/// A finding before its evidence was recorded, or without a review file, is
+/// refused with a message.
 #[test]
-fn m_marks_evidence_into_the_review_file_only() {
+fn m_makes_a_finding_made_now_about_the_cursor_kept_apart_from_the_log() {
     let dir = tempfile::tempdir().unwrap();
     let review = dir.path().join("demo.review.jsonl");
-    let mut app = demo(false, (140, 45));
+    let mut app = demo(false, (160, 45));
     app.update(Action::Mark);
     assert!(app.popup.is_none());
     assert!(
@@ -1243,7 +1245,8 @@ fn m_marks_evidence_into_the_review_file_only() {
             .contains("needs a review file")
     );
     app.review = Some(review.clone());
-    app.seek(at("2026-03-04T12:00:00Z"));
+    app.reviewer = Some("ana".into());
+    app.seek(at("2026-03-03T12:10:00Z"));
     while app.focus != asof::tui::app::Focus::Evidence {
         app.update(Action::FocusNext);
     }
@@ -1259,121 +1262,173 @@ fn m_marks_evidence_into_the_review_file_only() {
         "{:?}",
         app.status
     );
-    select_evidence(&mut app, "E17");
+    select_evidence(&mut app, "E15");
     app.update(Action::Mark);
-    assert!(app.popup.is_some(), "the mark prompt opens");
-    // The prompt names what it marks: the item, its kind and source, the instant.
+    assert!(app.popup.is_some(), "the finding prompt opens");
+    // The prompt names its target: the item, its kind and source, the instant.
     let prompt = text(&draw(&app));
     assert!(
-        prompt.contains("Mark E17 (metric, grafana) at 03-04 12:00 as:"),
+        prompt.contains("Finding on E15 (metric, grafana) about 03-03 12:10, as:"),
         "{prompt}"
     );
-    for c in "nonsense".chars() {
+    for c in "wrong".chars() {
         app.update(Action::Type(c));
     }
     app.update(Action::Open);
     assert!(
         app.popup.is_some(),
-        "an unknown state keeps the prompt open"
+        "a belief's verdict is not one for evidence: the prompt stays open"
     );
     assert!(!review.exists());
-    for _ in 0.."nonsense".len() {
+    for _ in 0.."wrong".len() {
         app.update(Action::Edit(asof::tui::action::Edit::Backspace));
     }
-    for c in "rej misread span".chars() {
+    let before = asof::time::now();
+    for c in "rej a traffic lull, not the rollback".chars() {
         app.update(Action::Type(c));
     }
     app.update(Action::Open);
+    let after = asof::time::now();
     assert!(app.popup.is_none(), "{:?}", app.popup);
     let written = std::fs::read_to_string(&review).unwrap();
-    // The status line repeats the line written to the review file.
-    let status = app.status.clone().unwrap_or_default();
-    assert!(status.contains(written.trim()), "{status}");
     let line: serde_json::Value = serde_json::from_str(written.trim()).unwrap();
-    assert_eq!(line["verify"]["evidence"], "E17");
-    assert_eq!(line["verify"]["state"], "rejected");
-    assert_eq!(line["verify"]["note"], "misread span");
-    assert_eq!(line["verify"]["recorded_at"], "2026-03-04T12:00:00Z");
-    // The view shows it: the VERIFIED column, and B22 (~30%, on E17 only) unsupported.
+    assert_eq!(line["id"], "F1");
+    assert_eq!(
+        line["target"],
+        serde_json::json!({"kind": "evidence", "id": "E15"})
+    );
+    assert_eq!(line["verdict"], "rejected");
+    assert_eq!(line["note"], "a traffic lull, not the rollback");
+    assert_eq!(line["reviewer"], "ana");
+    // About the cursor's instant; made at the wall clock, not the cursor.
+    assert_eq!(line["about"], "2026-03-03T12:10:00Z");
+    let made = parse(line["made_at"].as_str().unwrap()).unwrap();
+    assert!(
+        before <= made && made <= after,
+        "{made} not in [{before}, {after}]"
+    );
+    let status = app.status.clone().unwrap_or_default();
+    assert!(status.contains("F1 E15 rejected"), "{status}");
+    assert!(
+        status.contains("the agent's record is unchanged"),
+        "{status}"
+    );
+    // The view: REVIEW says the verdict with its glyph; VERIFIED is still the agent's.
     let screen = text(&draw(&app));
-    let e17 = screen.lines().find(|l| l.contains("│E17 ")).unwrap();
-    assert!(e17.contains("rejected"), "{e17}");
+    assert!(screen.contains("REVIEW"), "{screen}");
+    let e15 = screen.lines().find(|l| l.contains("│E15 ")).unwrap();
+    assert!(e15.contains("candidate"), "{e15}");
+    assert!(e15.contains("⚑ rejected"), "{e15}");
+    assert_eq!(
+        app.timeline.ledger.state("E15", app.cursor),
+        asof::model::VerifyState::Candidate
+    );
+    // B19 (on E15) keeps its support: the review judges it, it does not change it.
     let row = app
         .beliefs
         .rows
         .iter()
         .find(|r| {
             r.belief
-                .is_some_and(|i| &*app.timeline.belief(i).version.assertion == "B22")
+                .is_some_and(|i| &*app.timeline.belief(i).version.assertion == "B19")
         })
         .unwrap();
     assert_eq!(
         row.quality.unwrap().support,
-        asof::engine::quality::Support::Unsupported
+        asof::engine::quality::Support::Ok
+    );
+    // The header says a review is read, from the first frame on.
+    assert!(screen.contains("⚑ review: "), "{screen}");
+    assert!(screen.contains("1 finding by ana"), "{screen}");
+
+    // A finding on a belief: the beliefs panel's selection, a belief's verdicts.
+    while app.focus != asof::tui::app::Focus::Beliefs {
+        app.update(Action::FocusNext);
+    }
+    while app
+        .beliefs
+        .selected()
+        .and_then(|r| r.belief)
+        .is_none_or(|i| &*app.timeline.belief(i).version.assertion != "B19")
+    {
+        let before = app.beliefs.list.selected();
+        app.update(Action::Down);
+        assert_ne!(before, app.beliefs.list.selected(), "B19 is listed");
+    }
+    app.update(Action::Mark);
+    let prompt = text(&draw(&app));
+    assert!(
+        prompt.contains("Finding on B19: triage · root-cause"),
+        "{prompt}"
     );
     assert!(
-        row.note.text.contains("✗ unsupported: E17 rejected"),
-        "{}",
-        row.note.text
+        prompt.contains("right|wrong|unsupported|misleading|note"),
+        "{prompt}"
     );
-    // Before the mark's instant it is still a candidate.
-    app.seek(at("2026-03-04T11:59:00Z"));
+    for c in "mis rested on a lull".chars() {
+        app.update(Action::Type(c));
+    }
+    app.update(Action::Open);
+    assert!(app.popup.is_none(), "{:?}", app.popup);
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&review)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[1]["id"], "F2");
     assert_eq!(
-        app.timeline.ledger.state("E17", app.cursor),
-        asof::model::VerifyState::Candidate
+        lines[1]["target"],
+        serde_json::json!({"kind": "version", "id": "B19", "agent": "triage", "topic": "root-cause"})
     );
-    // The review file loads into a new store with the mark; the bundled demo is unchanged.
-    let db = dir.path().join("reviewed.db");
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_asof"))
-        .args(["load", "datasets/payment-outage.yaml", "--db"])
-        .arg(&db)
-        .arg("--review")
-        .arg(&review)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let store = asof::store::Store::open(&db).unwrap();
-    let ledger = asof::query::quality::ledger(&store).unwrap();
-    assert_eq!(
-        ledger.state("E17", at("2026-03-04T12:00:00Z")),
-        asof::model::VerifyState::Rejected
-    );
+    assert_eq!(lines[1]["verdict"], "misleading");
+    let screen = text(&draw(&app));
+    assert!(screen.contains("⚑ misleading"), "{screen}");
+
+    // The bundled demo is unchanged: a fresh view has no review.
     let fresh = Timeline::load(source::demo().unwrap()).unwrap();
+    assert!(fresh.review.findings.is_empty());
     assert_eq!(
-        fresh.ledger.state("E17", at("2026-03-10T00:00:00Z")),
+        fresh.ledger.state("E15", at("2026-03-03T12:10:00Z")),
         asof::model::VerifyState::Candidate
     );
 }
 
-/// `asof tui SOURCE --review FILE` on an existing file: its marks are in the
-/// view from the first frame, a new mark takes the next free id, and a broken
-/// file is refused with its line, adding nothing.
+/// A review file beside its source (SOURCE's name, `.review.jsonl`) is read
+/// and announced on the first frame; one under another name is not read; a
+/// broken one is refused with its line.
 #[test]
-fn an_existing_review_file_is_in_the_view_and_new_marks_follow_it() {
+fn a_review_beside_the_source_is_announced_on_the_first_frame() {
     let dir = tempfile::tempdir().unwrap();
-    let review = dir.path().join("demo.review.jsonl");
+    let dataset = dir.path().join("payment-outage.yaml");
+    std::fs::copy("datasets/payment-outage.yaml", &dataset).unwrap();
+    let finding = r#"{"id":"F1","target":{"kind":"evidence","id":"E17"},"verdict":"rejected","note":"misread span","reviewer":"ana","made_at":"2026-12-06T09:12:00Z","about":"2026-03-04T10:00:00Z"}"#;
+    // Under another name: not read.
     std::fs::write(
-        &review,
-        concat!(
-            r#"{"verify": {"id": "RV1", "evidence": "E17", "state": "rejected", "by": "ana", "recorded_at": "2026-03-04T10:00:00Z", "note": "misread span"}}"#,
-            "\n"
-        ),
+        dir.path().join("other.review.jsonl"),
+        format!("{finding}\n"),
     )
     .unwrap();
-    let mut timeline = Timeline::load(source::demo().unwrap()).unwrap();
-    assert_eq!(timeline.add_review(&review).unwrap(), 1);
-    let mut app = App::new(timeline, Theme { color: false }, (140, 45));
-    app.review = Some(review.clone());
-    app.seek(at("2026-03-04T12:00:00Z"));
+    let app = asof::cli::tui_app(Some(&dataset), None).unwrap();
     let screen = text(&draw(&app));
-    let e17 = screen.lines().find(|l| l.contains("│E17 ")).unwrap();
-    assert!(e17.contains("rejected"), "{e17}");
-    app.seek(at("2026-03-04T09:59:00Z"));
-    let screen = text(&draw(&app));
-    let e17 = screen.lines().find(|l| l.contains("│E17 ")).unwrap();
-    assert!(!e17.contains("rejected"), "not before its instant: {e17}");
+    assert!(!screen.contains("⚑ review"), "{screen}");
+    assert!(app.timeline.review.findings.is_empty());
 
-    // A new mark on E16 appends RV2, not a second RV1.
+    // Beside it: read, and said on the first frame.
+    let beside = dir.path().join("payment-outage.review.jsonl");
+    std::fs::write(&beside, format!("{finding}\n")).unwrap();
+    let mut app = asof::cli::tui_app(Some(&dataset), None).unwrap();
+    app.update(Action::Resize(160, 45));
+    let screen = text(&draw(&app));
+    assert!(
+        screen.contains("⚑ review: ")
+            && screen
+                .contains("payment-outage.review.jsonl — 1 finding by ana, last 2026-12-06 09:12"),
+        "{screen}"
+    );
+    assert_eq!(app.review.as_deref(), Some(beside.as_path()));
+
+    // A new finding takes the next id.
     app.seek(at("2026-03-04T12:00:00Z"));
     while app.focus != asof::tui::app::Focus::Evidence {
         app.update(Action::FocusNext);
@@ -1385,37 +1440,26 @@ fn an_existing_review_file_is_in_the_view_and_new_marks_follow_it() {
     }
     app.update(Action::Open);
     assert!(app.popup.is_none(), "{:?}", app.popup);
-    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&review)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(lines.len(), 2);
-    assert_eq!(lines[1]["verify"]["id"], "RV2");
-    assert_eq!(lines[1]["verify"]["evidence"], "E16");
-    assert_eq!(lines[1]["verify"]["state"], "direct-read");
+    let text_now = std::fs::read_to_string(&beside).unwrap();
+    let last: serde_json::Value = serde_json::from_str(text_now.lines().last().unwrap()).unwrap();
+    assert_eq!(last["id"], "F2");
+    assert_eq!(last["verdict"], "direct-read");
 
-    // A mark on evidence the log does not hold: refused with its line, nothing added.
-    let broken = dir.path().join("broken.review.jsonl");
+    // Broken: refused with its line, nothing opened.
     std::fs::write(
-        &broken,
+        &beside,
         concat!(
-            r#"{"verify": {"id": "RV1", "evidence": "E16", "state": "rejected", "recorded_at": "2026-03-04T10:00:00Z"}}"#,
-            "\n",
-            r#"{"verify": {"id": "RV2", "evidence": "E99", "state": "rejected", "recorded_at": "2026-03-04T10:00:00Z"}}"#,
+            r#"{"id":"F1","target":{"kind":"evidence","id":"E99"},"verdict":"rejected","reviewer":"ana","made_at":"2026-12-06T09:12:00Z","about":"2026-03-04T10:00:00Z"}"#,
             "\n"
         ),
     )
     .unwrap();
-    let mut timeline = Timeline::load(source::demo().unwrap()).unwrap();
-    let error = timeline.add_review(&broken).unwrap_err().to_string();
-    assert!(error.contains("broken.review.jsonl:2"), "{error}");
+    let error = asof::cli::tui_app(Some(&dataset), None)
+        .err()
+        .map(|e| e.message().to_owned())
+        .unwrap_or_default();
+    assert!(error.contains("payment-outage.review.jsonl:1"), "{error}");
     assert!(error.contains("E99"), "{error}");
-    assert_eq!(
-        timeline.ledger.state("E16", at("2026-03-05T00:00:00Z")),
-        asof::model::VerifyState::Candidate,
-        "nothing from a refused file"
-    );
 }
 
 /// Quality and conflict notes are worked out as rows come on screen: every

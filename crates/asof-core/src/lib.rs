@@ -9,5 +9,7 @@ pub mod axis;
 pub mod dataset;
 pub mod engine;
 pub mod model;
+pub mod redact;
+pub mod review;
 pub mod text;
 pub mod time;

@@ -77,10 +77,13 @@ pub fn partition(incident: &str) -> String {
 /// Exports `stores` into `out` with `jobs` threads, calling `progress` with
 /// each store's result as it comes in (on the calling thread). Returns every
 /// result, in the stores' order.
+/// With `redact`, each store is read through a redacted copy of it
+/// (docs/review.md) and its files are named apart from an unredacted export.
 pub fn export(
     stores: &[PathBuf],
     out: &Path,
     jobs: usize,
+    redact: Option<&asof_core::redact::Redactor>,
     mut progress: impl FnMut(&Done),
 ) -> Result<Vec<Done>, ExportError> {
     // First, each store's incident (a header read), so that two stores of one
@@ -124,7 +127,7 @@ pub fn export(
                 Err(reason) => Outcome::Failed {
                     reason: reason.clone(),
                 },
-                Ok(incident) => export_one(path, incident, out)
+                Ok(incident) => export_one(path, incident, out, redact)
                     .unwrap_or_else(|reason| Outcome::Failed { reason }),
             };
             Ok::<_, String>(Done {
@@ -177,16 +180,30 @@ fn run_parallel<T: Send, E: Send>(
 
 /// The digest that names a store's files: SHA-256 over the schema version and
 /// the store's SHA-256 (16 hex digits), and the store's SHA-256.
-fn digests(path: &Path) -> std::io::Result<(String, String)> {
+/// A redacted export's digest also covers the patterns it was redacted with.
+fn digests(
+    path: &Path,
+    redact: Option<&asof_core::redact::Redactor>,
+) -> std::io::Result<(String, String)> {
     let sha256 = sha256_of(std::fs::File::open(path)?)?;
-    let named = sha256_hex(format!("asof-fleet/{SCHEMA_VERSION}\n{sha256}").as_bytes());
+    let redacted = match redact {
+        None => String::new(),
+        Some(r) => format!("\nredacted\n{}", r.patterns().join("\n")),
+    };
+    let named = sha256_hex(format!("asof-fleet/{SCHEMA_VERSION}\n{sha256}{redacted}").as_bytes());
     Ok((named[..16].to_owned(), sha256))
 }
 
 /// Exports one store (whose incident is `incident`); a sentence when it cannot.
-fn export_one(path: &Path, incident: &str, out: &Path) -> Result<Outcome, String> {
+fn export_one(
+    path: &Path,
+    incident: &str,
+    out: &Path,
+    redact: Option<&asof_core::redact::Redactor>,
+) -> Result<Outcome, String> {
     let named = path.display().to_string();
-    let (digest, sha256) = digests(path).map_err(|e| format!("{named}: cannot read: {e}"))?;
+    let (digest, sha256) =
+        digests(path, redact).map_err(|e| format!("{named}: cannot read: {e}"))?;
     let part = partition(incident);
     let file = format!("part-{digest}.parquet");
     let dirs: Vec<PathBuf> = TABLES
@@ -208,6 +225,12 @@ fn export_one(path: &Path, incident: &str, out: &Path) -> Result<Outcome, String
             what_if.parent
         ));
     }
+    let store = match redact {
+        Some(r) => store
+            .redacted(&|t| r.redact(t))
+            .map_err(|e| format!("{named}: {e}"))?,
+        None => store,
+    };
     let origin = Origin {
         store: &named,
         sha256: &sha256,
@@ -231,6 +254,14 @@ fn export_one(path: &Path, incident: &str, out: &Path) -> Result<Outcome, String
                     ("asof.table", name),
                     ("asof.incident", incident),
                     ("asof.store_sha256", &sha256),
+                    (
+                        "asof.redacted",
+                        if redact.is_some() {
+                            "yes: secrets replaced by [redacted:KIND]; asof.store_sha256 is of the unredacted store"
+                        } else {
+                            "no"
+                        },
+                    ),
                 ],
             )
             .map_err(|e| failed(&e))?;

@@ -7,7 +7,7 @@
 
 // The core's modules under their own names, so paths read the same in every
 // crate of the workspace.
-pub use asof_core::{axis, dataset, engine, model, text, time};
+pub use asof_core::{axis, dataset, engine, model, review, text, time};
 
 pub mod fork;
 pub mod query;

@@ -6,7 +6,6 @@
 
 pub mod jsonl;
 pub mod raw;
-pub mod review;
 pub mod validate;
 mod yaml;
 

@@ -113,7 +113,7 @@ pub fn report(
 <style>{CSS}</style></head><body>
 <header><h1>{}{}</h1>
 {banner}<p class="sub">incident <code>{}</code> · {} agents · {} topics · {} events</p>
-<p class="sub provenance">source <code>{}</code> · SHA-256 <code>{}</code> · asof {} · exported {} · assumed by the importer: {} · input lines skipped: {} · import options: {}</p></header>
+<p class="sub provenance">source <code>{}</code> · SHA-256 <code>{}</code> · asof {} · exported {} · assumed by the importer: {} · input lines skipped: {} · import options: {}{}</p></header>
 "#,
         escape(&title),
         prov.title_prefix(),
@@ -129,7 +129,18 @@ pub fn report(
         escape(&prov.assumed_words()),
         escape(&prov.bad_lines_words()),
         escape(&prov.read_with_words()),
+        escape(&{
+            let mut more = String::new();
+            if prov.review.is_some() {
+                more.push_str(&format!(" · review: {}", prov.review_words()));
+            }
+            if let Some(r) = &prov.redacted {
+                more.push_str(&format!(" · {r}"));
+            }
+            more
+        }),
     );
+    let _ = write!(h, "{}", super::findings::html(prov.review.as_ref(), escape));
     // The slider and what was believed at its event.
     let last = events.len().saturating_sub(1);
     let _ = write!(

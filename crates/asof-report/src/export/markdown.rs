@@ -90,6 +90,7 @@ pub fn report(store: &Store, prov: &Provenance) -> Result<String, ExportError> {
 when the agent held the belief. Every row below is derived by replaying the store's event log \
 (asof's replay semantics, `docs/semantics.md`); the log itself is unchanged.\n"
     );
+    let _ = write!(w, "{}", super::findings::markdown(prov.review.as_ref()));
     provenance(w, store)?;
     lineage(w, store, prov)?;
 

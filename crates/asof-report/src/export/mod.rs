@@ -4,6 +4,7 @@
 //! Both are built from the same queries the CLI and TUI use.
 
 pub mod compare;
+pub mod findings;
 pub mod html;
 pub mod markdown;
 pub mod provenance;

@@ -74,6 +74,10 @@ pub struct Provenance {
     pub bad_lines: usize,
     /// The options an imported store was read with (its ids follow from them).
     pub read_with: Option<String>,
+    /// The review shown beside the record (docs/review.md), if any.
+    pub review: Option<crate::review::Review>,
+    /// What `--redact` replaced ([`crate::redact::Redactor::provenance_line`]).
+    pub redacted: Option<String>,
 }
 
 impl Provenance {
@@ -104,6 +108,8 @@ impl Provenance {
                 r.read_with
                     .map(|flags| format!("asof import {} {flags}{rules}", r.format))
             }),
+            review: None,
+            redacted: None,
         })
     }
 
@@ -141,6 +147,27 @@ impl Provenance {
         format!("{} (marked *)", parts.join(", "))
     }
 
+    /// The review in words: each file (or store table) with its SHA-256 and
+    /// findings, or `none`.
+    pub fn review_words(&self) -> String {
+        match &self.review {
+            None => "none".to_owned(),
+            Some(r) => r
+                .sources
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} (SHA-256 {}): {} finding(s)",
+                        s.name(),
+                        if s.sha256.is_empty() { "-" } else { &s.sha256 },
+                        s.findings
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
+        }
+    }
+
     /// The asof version that wrote the report.
     pub fn version() -> &'static str {
         env!("CARGO_PKG_VERSION")
@@ -149,7 +176,7 @@ impl Provenance {
     /// (label, value) rows: source, its SHA-256, the asof version, the export
     /// time, what the importer assumed.
     pub fn rows(&self) -> Vec<(&'static str, String)> {
-        vec![
+        let mut rows = vec![
             ("source", self.origin.name.clone()),
             ("source SHA-256", self.origin.sha256.clone()),
             ("asof version", Self::version().to_owned()),
@@ -157,7 +184,14 @@ impl Provenance {
             ("assumed by the importer", self.assumed_words()),
             ("input lines skipped", self.bad_lines_words()),
             ("import options", self.read_with_words()),
-        ]
+        ];
+        if self.review.is_some() {
+            rows.push(("review", self.review_words()));
+        }
+        if let Some(redacted) = &self.redacted {
+            rows.push(("redacted", redacted.clone()));
+        }
+        rows
     }
 
     /// One line: `source demo.db · SHA-256 9f… · asof 0.1.0 · exported 2026-…`
@@ -181,6 +215,12 @@ impl Provenance {
         }
         if let Some(read_with) = &self.read_with {
             line.push_str(&format!(" · read with: {read_with}"));
+        }
+        if self.review.is_some() {
+            line.push_str(&format!(" · review: {}", self.review_words()));
+        }
+        if let Some(redacted) = &self.redacted {
+            line.push_str(&format!(" · {redacted}"));
         }
         line
     }

@@ -487,6 +487,13 @@ fn write_meta(
         crate::time::format(crate::time::now())
     ])?;
     set.execute(params!["asof_version", env!("CARGO_PKG_VERSION")])?;
+    // A review judged the parent's log, not this what-if's: it stays with
+    // the parent (a fork from a review names it in its lineage).
+    tx.execute("DELETE FROM review", [])?;
+    tx.execute(
+        "DELETE FROM meta WHERE key = 'review_file' OR key = 'review_sha256'",
+        [],
+    )?;
     for (key, value) in meta {
         set.execute(params![key, value])?;
     }

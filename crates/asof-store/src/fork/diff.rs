@@ -137,6 +137,7 @@ pub fn json(
         "dropped_retractions": report.dropped_retractions,
         "noop_retractions": report.noop_retractions,
         "dropped_verifications": report.dropped_verifications,
+        "review": report.review,
         "rejected": report.rejected.iter().map(|r| json!({
             "evidence": r.evidence,
             "verification": r.verification,

@@ -17,6 +17,8 @@ pub struct WhatIf {
     pub policy: String,
     /// When the fork was made (RFC 3339), when the store says.
     pub created_at: Option<String>,
+    /// The review whose rejections chose the evidence removed, when one did.
+    pub review: Option<String>,
 }
 
 impl WhatIf {
@@ -39,6 +41,7 @@ impl WhatIf {
             removed,
             policy: store.meta("fork_policy")?.unwrap_or_default(),
             created_at: store.meta("fork_created_at")?,
+            review: store.meta("fork_review")?,
         }))
     }
 
@@ -51,8 +54,19 @@ impl WhatIf {
 
     /// `WHAT-IF — replay of PARENT without E15 (policy asof-fork/1), not the record`.
     pub fn banner(&self) -> String {
+        // A what-if of a review names the review (its hash is in the lineage).
+        let (of, why) = match &self.review {
+            Some(review) => (
+                format!(
+                    " of review {}",
+                    review.split(" (SHA-256").next().unwrap_or(review)
+                ),
+                "what the review rejected; ",
+            ),
+            None => (String::new(), ""),
+        };
         format!(
-            "WHAT-IF — replay of {} without {} (policy {}), not the record",
+            "WHAT-IF{of} — replay of {} without {} ({why}policy {}), not the record",
             self.parent,
             self.removed.join(", "),
             self.policy_name()
@@ -73,6 +87,9 @@ impl WhatIf {
         );
         if let Some(at) = &self.created_at {
             line.push_str(&format!(", made {at}"));
+        }
+        if let Some(review) = &self.review {
+            line.push_str(&format!(", chosen by review {review}"));
         }
         line
     }
@@ -102,6 +119,7 @@ mod tests {
             removed: vec!["E15".into(), "E21".into()],
             policy: super::super::POLICY.into(),
             created_at: Some("2026-03-20T10:00:00Z".into()),
+            review: None,
         };
         assert_eq!(
             w.banner(),
@@ -110,6 +128,20 @@ mod tests {
         assert_eq!(
             w.lineage(),
             "parent outage.db (SHA-256 ab12), removed E15, E21, made 2026-03-20T10:00:00Z"
+        );
+        // A what-if of a review names the review; its hash is in the lineage.
+        let of_review = WhatIf {
+            review: Some("ana.review.jsonl (SHA-256 cd34)".into()),
+            ..w.clone()
+        };
+        assert_eq!(
+            of_review.banner(),
+            "WHAT-IF of review ana.review.jsonl — replay of outage.db without E15, E21 (what the review rejected; policy asof-fork/1), not the record"
+        );
+        assert!(
+            of_review
+                .lineage()
+                .ends_with(", chosen by review ana.review.jsonl (SHA-256 cd34)")
         );
         assert_eq!(w.json()["removed"][1], "E21");
     }

@@ -42,9 +42,14 @@ pub struct PolicyReport {
     /// Why evidence was removed, when `--without-rejected` chose it.
     #[serde(default)]
     pub rejected: Vec<Rejected>,
+    /// The review whose rejections chose the evidence
+    /// (`--without-rejected-by REVIEW`): its name and SHA-256.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<String>,
 }
 
-/// Evidence `--without-rejected` removed: rejected by `by` at `since`.
+/// Evidence `--without-rejected` removed: rejected by `by` at `since` (a
+/// review's finding: `verification` is its id, `since` when it was made).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rejected {
     pub evidence: String,
@@ -217,9 +222,10 @@ pub fn lineage(
         "removed": report.removed,
     }));
     let removed = report.removed.join(",");
+    let review = report.review.clone();
     // Serialising a struct of strings and numbers cannot fail.
     let report = serde_json::to_string(report).unwrap_or_default();
-    Ok(vec![
+    let mut rows = vec![
         ("fork_parent", parent.label().to_owned()),
         ("fork_parent_sha256", parent_sha256.to_owned()),
         ("fork_removed", removed),
@@ -227,7 +233,11 @@ pub fn lineage(
         ("fork_created_at", crate::time::format(crate::time::now())),
         ("fork_report", report),
         ("fork_chain", Value::Array(chain).to_string()),
-    ])
+    ];
+    if let Some(review) = review {
+        rows.push(("fork_review", review));
+    }
+    Ok(rows)
 }
 
 /// SHA-256 of some bytes, as lowercase hex.

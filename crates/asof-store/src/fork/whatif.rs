@@ -84,15 +84,16 @@ pub fn fork(
     out: &Path,
     force: bool,
 ) -> Result<Made, WhatIfError> {
-    fork_with(source, removed, Vec::new(), out, force)
+    fork_with(source, removed, Vec::new(), None, out, force)
 }
 
-/// [`fork`], recording why evidence was removed (`--without-rejected`) in the
-/// report and the fork's lineage.
+/// [`fork`], recording why evidence was removed (`--without-rejected`, and
+/// the review whose rejections chose it) in the report and the fork's lineage.
 pub fn fork_with(
     source: Source<'_>,
     removed: &[String],
     rejected: Vec<super::Rejected>,
+    review: Option<String>,
     out: &Path,
     force: bool,
 ) -> Result<Made, WhatIfError> {
@@ -102,16 +103,19 @@ pub fn fork_with(
                 super::copy::fork_file(store, path, removed, out, force, |sha, report| {
                     let report = super::PolicyReport {
                         rejected: rejected.clone(),
+                        review: review.clone(),
                         ..report.clone()
                     };
                     super::lineage(store, sha, &report)
                 })?;
             made.report.rejected = rejected;
+            made.report.review = review;
             Ok(made)
         }
         Source::Log { store, log, sha256 } => {
             let mut forked = super::fork(log, removed)?;
             forked.report.rejected = rejected;
+            forked.report.review = review;
             let contents = Contents {
                 dataset: &forked.dataset,
                 replay: &forked.replay,

@@ -137,6 +137,9 @@ pub struct Timeline {
     /// A trace's model calls in order (`asof calls`); `None` when the store
     /// was not read from a trace. Read once.
     pub calls: Arc<Option<Vec<crate::model::ModelCall>>>,
+    /// A reviewer's findings (docs/review.md), kept apart from the log:
+    /// shown beside what the agent knew, never read into it.
+    pub review: Arc<crate::review::Review>,
     index: Arc<ScrubIndex>,
     lists: Arc<Lists>,
     detail: Arc<Mutex<Detail>>,
@@ -244,6 +247,7 @@ impl Timeline {
             ledger,
             evaluations,
             calls,
+            review: Arc::default(),
             index: Arc::new(index),
             lists: Arc::new(Lists {
                 by_topic,
@@ -293,40 +297,6 @@ impl Timeline {
     /// (the TUI shows it in its status line).
     pub fn take_error(&self) -> Option<String> {
         self.detail().error.take()
-    }
-
-    /// Adds the `verify` events of a review file (design.md §4; what the TUI's `m`
-    /// writes) to the view's ledger, after every event of the log; the store is
-    /// not touched. Returns how many were read; every broken rule is reported
-    /// with its line and nothing is added.
-    pub fn add_review(
-        &mut self,
-        path: &std::path::Path,
-    ) -> Result<usize, crate::dataset::DatasetErrors> {
-        let ids = self.event_ids().unwrap_or_default();
-        let (evidence, ids) = crate::dataset::review::known(
-            ids.iter()
-                .map(|(id, at, is_evidence)| (id.as_str(), is_evidence.then_some(*at))),
-        );
-        let first = self.index.marks.len() as u64 + 1;
-        let marks = crate::dataset::review::read(path, &evidence, &ids, first)?;
-        let read = marks.len();
-        for (n, v) in marks.into_iter().enumerate() {
-            self.ledger.add_verification(v, first + n as u64);
-        }
-        self.ledger.seal();
-        Ok(read)
-    }
-
-    /// Every event's id and recorded instant, and whether it is evidence.
-    fn event_ids(&self) -> rusqlite::Result<Vec<(String, Micros, bool)>> {
-        let detail = self.detail();
-        let mut stmt = detail
-            .store
-            .connection()
-            .prepare("SELECT id, recorded_at, kind = 'evidence' FROM events")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        rows.collect()
     }
 
     /// Whether some event of the log has this id.

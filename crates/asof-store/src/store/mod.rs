@@ -16,6 +16,7 @@ pub mod health;
 mod packed_header;
 pub(crate) mod pages;
 pub(crate) mod read;
+mod redacted;
 mod schema;
 pub mod scrub;
 pub mod stream;
@@ -78,6 +79,15 @@ fn identify(path: &Path, in_header: Option<(i32, i32)>, conn: &Connection) -> Re
         });
     }
     Ok(())
+}
+
+/// A store's review table ([`Store::review`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredReview {
+    /// The review file it was loaded from, as named then.
+    pub file: String,
+    pub sha256: String,
+    pub findings: Vec<crate::review::Finding>,
 }
 
 /// An open store. `label` is what the user called it (a path, or `demo`).
@@ -259,6 +269,19 @@ impl Store {
         force: bool,
         meta: &[(&'static str, String)],
     ) -> std::result::Result<Replay, LoadError> {
+        Self::load_reviewed(path, parsed, force, meta, None)
+    }
+
+    /// [`Store::load`] with a review's findings in the store's review table
+    /// (never in its log): `review` is the review file's name, its SHA-256
+    /// and its findings.
+    pub fn load_reviewed(
+        path: &Path,
+        parsed: &Parsed,
+        force: bool,
+        meta: &[(&'static str, String)],
+        review: Option<(&str, &str, &[crate::review::Finding])>,
+    ) -> std::result::Result<Replay, LoadError> {
         let dataset = &parsed.dataset;
         std::thread::scope(|scope| {
             let replaying = scope.spawn(|| {
@@ -274,6 +297,9 @@ impl Store {
                 conn.execute_batch(write::BULK).map_err(StoreError::from)?;
                 let tx = conn.transaction().map_err(StoreError::from)?;
                 write::write_log(&tx, dataset, &parsed.file, meta).map_err(StoreError::from)?;
+                if let Some((file, sha256, findings)) = review {
+                    write::write_review(&tx, file, sha256, findings).map_err(StoreError::from)?;
+                }
                 let (replay, truths) = replaying
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -387,6 +413,33 @@ impl Store {
     /// A value from the `meta` table.
     pub fn meta(&self, key: &str) -> Result<Option<String>> {
         read::meta(&self.conn, key).map_err(StoreError::from)
+    }
+
+    /// The review the store was loaded with (its review table), if any: the
+    /// file it came from, that file's SHA-256 and the findings in order.
+    pub fn review(&self) -> Result<Option<StoredReview>> {
+        let Some(file) = self.meta("review_file")? else {
+            return Ok(None);
+        };
+        let sha256 = self.meta("review_sha256")?.unwrap_or_default();
+        let lines = read::review_lines(&self.conn)?;
+        let text = lines.join("\n");
+        let findings = crate::review::parse_lines(&format!("{}'s review table", self.label), &text)
+            .map_err(|e| StoreError::Damaged {
+                path: self.label.clone().into(),
+                reason: e.to_string(),
+            })?;
+        Ok(Some(StoredReview {
+            file,
+            sha256,
+            findings: findings.into_iter().map(|(_, f)| f).collect(),
+        }))
+    }
+
+    /// What findings about this store's log may name (ids and recorded
+    /// times of its evidence and assertions, its topics and agents).
+    pub fn subjects(&self) -> Result<crate::review::Subjects> {
+        read::subjects(&self.conn, &self.header).map_err(StoreError::from)
     }
 
     /// The canonical log, in file order.

@@ -14,6 +14,51 @@ pub(crate) fn meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<Stri
         .optional()
 }
 
+/// The review table's lines, in order.
+pub(crate) fn review_lines(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT line FROM review ORDER BY pos")?;
+    stmt.query_map([], |r| r.get(0))?.collect()
+}
+
+/// What findings may name: every evidence item and assertion, with when it
+/// was recorded (and an assertion's agent and topic), and the header's ids.
+pub(crate) fn subjects(
+    conn: &Connection,
+    header: &Header,
+) -> rusqlite::Result<crate::review::Subjects> {
+    use crate::review::{AssertionSubject, Subjects};
+    let mut s = Subjects {
+        topics: header.topics.iter().map(|t| t.id.to_string()).collect(),
+        agents: header.agents.iter().map(|a| a.id.to_string()).collect(),
+        ..Subjects::default()
+    };
+    let mut stmt = conn.prepare(
+        "SELECT id, kind, recorded_at, agent, topic FROM events \
+         WHERE kind = 'evidence' OR kind = 'believe'",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let id: String = r.get(0)?;
+        let kind: String = r.get(1)?;
+        let at: i64 = r.get(2)?;
+        if kind == "evidence" {
+            s.evidence.insert(id, at);
+        } else {
+            let agent: Option<String> = r.get(3)?;
+            let topic: Option<String> = r.get(4)?;
+            s.assertions.insert(
+                id,
+                AssertionSubject {
+                    agent: agent.unwrap_or_default(),
+                    topic: topic.unwrap_or_default(),
+                    recorded_at: at,
+                },
+            );
+        }
+    }
+    Ok(s)
+}
+
 const UNPACKED: &str = "the packed header (table header_packed) is missing or damaged; `asof rebuild` packs it again from its rows";
 
 /// The header as opening a store reads it: its packed row

@@ -4,7 +4,7 @@
 /// "asof" in ASCII.
 pub const APPLICATION_ID: i32 = 0x6173_6f66;
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: i32 = 15;
+pub const FORMAT_VERSION: i32 = 16;
 
 /// The canonical log (`events`, `citations`) is written once at load and never
 /// updated; `versions`, `outcomes` and `reconfirmations` are derived by replay and
@@ -99,6 +99,16 @@ CREATE TABLE assumptions (
                                OR field = 'valid_from' OR field = 'supported_by'),
     PRIMARY KEY (seq, field)
 ) WITHOUT ROWID;
+
+-- The review (docs/review.md): a reviewer's findings about the log, loaded
+-- with `asof load --review FILE` (meta `review_file`, `review_sha256`). Not
+-- part of the log: no event, no replay and no as-of answer reads them. Each
+-- row is the finding's line as its review file holds it.
+CREATE TABLE review (
+    pos  INTEGER PRIMARY KEY,
+    id   TEXT NOT NULL UNIQUE,
+    line TEXT NOT NULL
+);
 
 -- Derived: what replaying an event did, for the events whose outcome is worth
 -- showing (reconfirmed, zero_width, no_match); absent = recorded or applied.

@@ -50,6 +50,23 @@ pub(super) fn write_log(
     Ok(())
 }
 
+/// The review table and the meta rows naming its file (docs/review.md).
+pub(super) fn write_review(
+    tx: &Transaction,
+    file: &str,
+    sha256: &str,
+    findings: &[crate::review::Finding],
+) -> rusqlite::Result<()> {
+    let mut meta = tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
+    meta.execute(params!["review_file", file])?;
+    meta.execute(params!["review_sha256", sha256])?;
+    let mut row = tx.prepare("INSERT INTO review (pos, id, line) VALUES (?1, ?2, ?3)")?;
+    for (pos, f) in findings.iter().enumerate() {
+        row.execute(params![pos as i64, f.id, f.line()])?;
+    }
+    Ok(())
+}
+
 /// Schema, meta and header rows: everything before the log.
 pub(super) fn write_head(
     tx: &Transaction,

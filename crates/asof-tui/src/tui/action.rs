@@ -5,8 +5,8 @@ pub enum Action {
     Quit,
     /// `w`: a what-if fork without the selected evidence.
     Fork,
-    /// `m`: mark the selected evidence's verification state at the cursor
-    /// (written to the review file, never to the loaded store).
+    /// `m`: a review finding on the selected evidence or belief, about the
+    /// cursor's instant (appended to the review file, never to the loaded store).
     Mark,
     /// `y`: the selected row as text, to the terminal's clipboard (OSC 52).
     Copy,

@@ -303,9 +303,9 @@ pub const BINDINGS: &[Binding] = &[
         context: Lists,
         keys: &[Char('m')],
         label: "m",
-        help: "mark the selected evidence rejected, verified… at the cursor (written to the review file, never the store)",
+        help: "a review finding on the selected evidence or belief, about the cursor's instant: a verdict and a note (appended to the review file, never the store)",
         action: Action::Mark,
-        hint: Some("mark"),
+        hint: Some("finding"),
     },
     Binding {
         context: Global,

@@ -68,6 +68,10 @@ pub struct Report {
     pub fork: Option<std::path::PathBuf>,
     pub html: bool,
     pub to: std::path::PathBuf,
+    /// The review shown beside the record, for the report's "Review
+    /// findings" section (a what-if's report has none: the review judged
+    /// the record).
+    pub review: Option<crate::review::Review>,
 }
 
 /// The source the TUI shows, as the user named it, with the SHA-256 of its
@@ -407,7 +411,8 @@ pub fn run(
                             write_report(&fork, report.html, &report.to, &prov)
                         }
                         None => {
-                            let prov = report_provenance(&parent, origin, None)?;
+                            let mut prov = report_provenance(&parent, origin, None)?;
+                            prov.review = report.review.clone();
                             write_report(&parent, report.html, &report.to, &prov)
                         }
                     }

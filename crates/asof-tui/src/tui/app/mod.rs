@@ -62,10 +62,11 @@ pub struct App {
     pub latest: String,
     /// Position of the latest event: (1-based index, total).
     pub event_position: (usize, usize),
-    /// Where `m` writes its marks (design.md §4); `None`: marking is off.
+    /// The review file `m` appends findings to (docs/review.md); `None`:
+    /// making findings is off.
     pub review: Option<std::path::PathBuf>,
-    /// Marks written this session (numbers their ids).
-    review_marks: usize,
+    /// Who makes the findings (`--reviewer`); `None`: from the environment.
+    pub reviewer: Option<String>,
     /// Set when the source is live (design.md §6).
     pub live: Option<LiveState>,
     /// Text `y` asked to put on the clipboard, for the loop to send.
@@ -110,7 +111,7 @@ impl App {
             latest: String::new(),
             event_position: (0, 0),
             review: None,
-            review_marks: 0,
+            reviewer: None,
             live: None,
             clipboard: None,
         };

@@ -41,13 +41,13 @@ impl App {
                 }
                 self.set_filter(focus, text);
             }
-            Effect::Filter(PromptKind::Jump | PromptKind::Verify(_) | PromptKind::Export, _) => {}
+            Effect::Filter(PromptKind::Jump | PromptKind::Mark(_) | PromptKind::Export, _) => {}
             Effect::Export(html, file) => {
                 self.popup = None;
                 self.export(html, file);
             }
-            Effect::Verify(n, state, note) => {
-                if let Err(e) = self.mark(n, state, note) {
+            Effect::Mark(on, verdict, note) => {
+                if let Err(e) = self.mark(on, verdict, note) {
                     // The text stays, to be mended (or Esc).
                     if let Some(Popup::Prompt(p)) = &mut self.popup {
                         p.error = Some(e);

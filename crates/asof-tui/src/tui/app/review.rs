@@ -1,97 +1,135 @@
-//! Marking evidence (design.md §4): `m` on the evidence list asks for a state and a
-//! note, and the verification recorded at the cursor goes to the review file
-//! (one JSON line, appended) and into the view's ledger — never into the
-//! loaded store. `asof load DATASET --review FILE` makes a store with them.
+//! Review findings (docs/review.md): `m` on the evidence list or the
+//! beliefs panel asks for a verdict and a note and names its target; the
+//! finding — made now, about the cursor's instant — is appended to the
+//! review file and shown beside the agent's record, never in it. The loaded
+//! store is never written.
 
 use super::{App, Focus};
-use crate::model::{Verification, VerifyState};
+use crate::review::{self, Finding, Place, Target, Verdict};
 use crate::time;
-use crate::tui::state::popup::{Popup, Prompt, PromptKind};
-use std::io::Write;
+use crate::tui::state::popup::{MarkOn, Popup, Prompt, PromptKind};
+use std::sync::Arc;
 
 impl App {
-    /// `m`: the mark prompt for the selected evidence.
+    /// `m`: the finding prompt for the selected evidence item or belief.
     pub(super) fn ask_mark(&mut self) {
-        let selected = self.evidence.list.selected_item();
-        match (self.focus, selected, &self.review) {
-            (_, _, None) => {
-                self.status =
-                    Some("marking needs a review file (asof tui SOURCE --review FILE)".into())
+        if self.review.is_none() {
+            self.status =
+                Some("a finding needs a review file (asof tui SOURCE --review FILE)".into());
+            return;
+        }
+        let on = match self.focus {
+            Focus::Evidence => self.evidence.list.selected_item().map(MarkOn::Evidence),
+            Focus::Beliefs => self
+                .beliefs
+                .selected()
+                .and_then(|row| row.belief)
+                .map(MarkOn::Belief),
+            _ => None,
+        };
+        let Some(on) = on else {
+            self.status =
+                Some("select an evidence item or a belief first (Tab to its list), then m".into());
+            return;
+        };
+        let (target, recorded, what) = self.target_of(on);
+        if recorded > self.cursor {
+            self.status = Some(format!(
+                "{} is recorded at {}, after the cursor: a finding is about an instant it was known at",
+                target.label(),
+                time::format_short(recorded)
+            ));
+            return;
+        }
+        let subject = format!(
+            "Finding on {what} about {}, as:",
+            time::format_short(self.cursor)
+        );
+        self.popup = Some(Popup::Prompt(Prompt {
+            subject: Some(subject),
+            ..Prompt::new(PromptKind::Mark(on), String::new())
+        }));
+    }
+
+    /// What `on` names: its target, when it was recorded, and a phrase for
+    /// the prompt ("E18 (metric, grafana)", "B19: triage · root-cause “…”").
+    fn target_of(&self, on: MarkOn) -> (Target, time::Micros, String) {
+        match on {
+            MarkOn::Evidence(i) => {
+                let e = &self.timeline.evidence_item(i).evidence;
+                (
+                    Target::evidence(&e.id),
+                    e.recorded_at,
+                    format!("{} ({}, {})", e.id, e.kind.as_str(), e.source),
+                )
             }
-            (Focus::Evidence, Some(i), Some(_)) => {
-                let item = self.timeline.evidence_item(i);
-                let e = &item.evidence;
-                if e.recorded_at > self.cursor {
-                    self.status = Some(format!(
-                        "{} is recorded at {}, after the cursor: a mark is recorded no earlier than its evidence",
-                        e.id,
-                        time::format_short(e.recorded_at)
-                    ));
-                    return;
-                }
-                let subject = format!(
-                    "Mark {} ({}, {}) at {} as:",
-                    e.id,
-                    e.kind.as_str(),
-                    e.source,
-                    time::format_short(self.cursor)
-                );
-                self.popup = Some(Popup::Prompt(Prompt {
-                    subject: Some(subject),
-                    ..Prompt::new(PromptKind::Verify(i), String::new())
-                }));
-            }
-            _ => {
-                self.status =
-                    Some("select an evidence item first (Tab to the evidence list), then m".into())
+            MarkOn::Belief(i) => {
+                let b = self.timeline.belief(i);
+                let v = &b.version;
+                (
+                    Target::version(&v.assertion, &v.agent, &v.topic),
+                    v.recorded_at.min(self.timeline.held_since(&b)),
+                    format!("{}: {} · {} “{}”", v.assertion, v.agent, v.topic, v.claim),
+                )
             }
         }
     }
 
-    /// Records `state` for evidence item `i` at the cursor: appended to the
-    /// review file, then shown. Errors leave everything as it was.
+    /// Makes a finding about `on`, at the cursor: appended to the review
+    /// file (synced), then shown. Errors leave everything as it was.
     pub(super) fn mark(
         &mut self,
-        i: usize,
-        state: VerifyState,
+        on: MarkOn,
+        verdict: Verdict,
         note: Option<String>,
     ) -> Result<(), String> {
         let Some(path) = self.review.clone() else {
             return Err("no review file".into());
         };
-        let evidence = self.timeline.evidence_item(i).evidence.id.clone();
-        let taken = |id: &str| self.timeline.has_event(id) || self.timeline.ledger.has_verdict(id);
-        let mut n = self.review_marks + 1;
-        while taken(&format!("RV{n}")) {
-            n += 1;
-        }
-        let v = Verification {
-            id: format!("RV{n}"),
-            evidence: evidence.clone(),
-            state,
-            by: std::env::var("ASOF_REVIEWER").unwrap_or_else(|_| "reviewer".into()),
-            recorded_at: self.cursor,
+        let (target, _, _) = self.target_of(on);
+        let finding = Finding {
+            id: self.timeline.review.next_id(),
+            target,
+            verdict,
             note,
+            reviewer: self
+                .reviewer
+                .clone()
+                .unwrap_or_else(review::reviewer_from_env),
+            made_at: time::now(),
+            about: self.cursor,
         };
-        let line = crate::dataset::review::line(&v);
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .and_then(|mut f| writeln!(f, "{line}"))
+        review::append(&path, &finding)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        self.review_marks = n;
-        let at = v.recorded_at;
-        // After every event of the log at the same instant.
-        self.timeline
-            .ledger
-            .add_verification(v, u64::MAX - 1_000_000 + n as u64);
-        self.timeline.ledger.seal();
-        // The status repeats the line written, so what was marked is never a guess.
+        let sha256 = std::fs::File::open(&path)
+            .and_then(crate::fork::sha256_of)
+            .unwrap_or_default();
+        let mut updated = (*self.timeline.review).clone();
+        let place = Place::File(path.clone());
+        match updated.sources.iter_mut().find(|s| s.place == place) {
+            Some(s) => {
+                s.findings += 1;
+                s.sha256 = sha256;
+                s.missing = false;
+            }
+            None => updated.sources.push(review::Source {
+                place,
+                sha256,
+                findings: 1,
+                missing: false,
+            }),
+        }
+        updated.findings.push(finding.clone());
+        self.timeline.review = Arc::new(updated);
+        // The status says what was written and that the agent's record is untouched.
         self.status = Some(format!(
-            "{evidence} marked {} at {} · wrote to {}: {line} (the store is unchanged)",
-            state.as_str(),
-            time::format_short(at),
+            "{} {} {} (about {}, made {} by {}) · appended to {} · the agent's record is unchanged",
+            finding.id,
+            finding.target.label(),
+            finding.verdict,
+            time::format_short(finding.about),
+            time::format_with(finding.made_at, "%Y-%m-%d %H:%M:%S"),
+            finding.reviewer,
             path.display()
         ));
         self.move_cursor(self.cursor);

@@ -94,7 +94,14 @@ impl App {
             std::path::PathBuf::from(format!("{stem}.report.{ext}"))
         });
         self.status = Some(format!("writing the report to {}…", to.display()));
-        self.whatif.export = Some(crate::tui::Report { fork, html, to });
+        let review = (fork.is_none() && self.timeline.review.announce().is_some())
+            .then(|| (*self.timeline.review).clone());
+        self.whatif.export = Some(crate::tui::Report {
+            fork,
+            html,
+            to,
+            review,
+        });
     }
 
     /// A worker finished writing a report.

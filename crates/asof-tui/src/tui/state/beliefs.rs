@@ -96,7 +96,27 @@ impl Note {
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
+
+    /// The note with a review's verdict after it: `… · ⚑ F2 wrong (review)`.
+    fn with_review(&self, id: &str, verdict: &str) -> Note {
+        let (text, short) = (
+            format!("{REVIEW_GLYPH} {id} {verdict} (review)"),
+            format!("{REVIEW_GLYPH} {verdict}"),
+        );
+        let join = |a: &str, b: String| {
+            if a.is_empty() {
+                b
+            } else {
+                format!("{a} · {b}")
+            }
+        };
+        Note::new(join(&self.text, text), join(&self.short, short), self.warns)
+    }
 }
+
+/// The glyph of a reviewer's finding, wherever one is shown beside the
+/// agent's record (docs/review.md).
+pub const REVIEW_GLYPH: &str = "⚑";
 
 /// What a belief row needs of its version that never changes, worked out
 /// once per timeline: read at every step for every held row, it must not
@@ -468,6 +488,11 @@ impl BeliefsState {
                     }
                     if let Some(by) = v.clipped_by.as_ref().filter(|_| row.note.is_empty()) {
                         row.note = Note::clipped(by);
+                    }
+                    // A reviewer's verdict, beside the agent's record (its
+                    // own glyph): never read into the quality above.
+                    if let Some(f) = timeline.review.assertion_verdict(&v.assertion) {
+                        row.note = row.note.with_review(&f.id, f.verdict.as_str());
                     }
                 }
             }

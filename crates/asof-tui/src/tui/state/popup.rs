@@ -4,7 +4,7 @@
 //! [`FilteredList`]; how many rows fit comes from `tui::layout`.
 
 use super::list::FilteredList;
-use crate::model::VerifyState;
+use crate::review::{TargetKind, Verdict};
 use crate::time::{self, Micros};
 use crate::tui::action::{Action, Edit};
 use crate::tui::layout;
@@ -87,12 +87,32 @@ impl TextView {
     }
 }
 
+/// What a review finding made in the TUI is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkOn {
+    /// Evidence item `n` of the timeline.
+    Evidence(usize),
+    /// Belief `n` of the timeline (the version its assertion put in place).
+    Belief(usize),
+}
+
+impl MarkOn {
+    /// The kind of target a finding about it has.
+    pub fn kind(self) -> TargetKind {
+        match self {
+            MarkOn::Evidence(_) => TargetKind::Evidence,
+            MarkOn::Belief(_) => TargetKind::Version,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptKind {
     Jump,
     Filter(super::focus::Focus),
-    /// The verification state (and a note) for evidence item `n` of the timeline.
-    Verify(usize),
+    /// A review finding's verdict (and a note) about what is selected
+    /// (docs/review.md).
+    Mark(MarkOn),
     /// `e`: the report's format (`md` or `html`) and, optionally, its file.
     Export,
 }
@@ -214,8 +234,8 @@ pub enum Effect {
     Seek(Micros, Option<String>),
     /// The filter prompt's text changed (or was cancelled: empty).
     Filter(PromptKind, String),
-    /// The mark prompt read a state and a note for evidence item `n`.
-    Verify(usize, VerifyState, Option<String>),
+    /// The mark prompt read a verdict and a note about what it names.
+    Mark(MarkOn, Verdict, Option<String>),
     /// The export prompt read a format (`true`: HTML) and maybe a file name.
     Export(bool, Option<String>),
 }
@@ -279,7 +299,7 @@ impl Prompt {
     fn update(&mut self, action: Action, now: Micros, cursor: Micros) -> Effect {
         match (action, self.kind) {
             (Action::Back, PromptKind::Filter(_)) => Effect::Filter(self.kind, String::new()),
-            (Action::Back, PromptKind::Jump | PromptKind::Verify(_) | PromptKind::Export) => {
+            (Action::Back, PromptKind::Jump | PromptKind::Mark(_) | PromptKind::Export) => {
                 Effect::Close
             }
             (Action::Open, PromptKind::Export) => {
@@ -303,8 +323,8 @@ impl Prompt {
                     }
                 }
             }
-            (Action::Open, PromptKind::Verify(n)) => match parse_mark(&self.text) {
-                Ok((state, note)) => Effect::Verify(n, state, note),
+            (Action::Open, PromptKind::Mark(on)) => match parse_mark(&self.text, on.kind()) {
+                Ok((verdict, note)) => Effect::Mark(on, verdict, note),
                 Err(e) => {
                     self.error = Some(e);
                     Effect::Handled
@@ -339,27 +359,26 @@ impl Prompt {
     }
 }
 
-/// "rejected a traffic lull" → (rejected, "a traffic lull"); the state may be
-/// any unambiguous prefix ("rej", "direct").
-pub fn parse_mark(text: &str) -> Result<(VerifyState, Option<String>), String> {
+/// "rejected a traffic lull" → (rejected, "a traffic lull"): a verdict for
+/// a finding about `kind`, as any unambiguous prefix ("rej", "mis"), then
+/// the note. `note` alone needs its note.
+pub fn parse_mark(text: &str, kind: TargetKind) -> Result<(Verdict, Option<String>), String> {
     let text = text.trim();
     let (word, note) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
     let word = word.to_lowercase();
-    let matches: Vec<VerifyState> = VerifyState::ALL
-        .into_iter()
-        .filter(|s| !word.is_empty() && s.as_str().starts_with(&word))
+    let verdicts = kind.verdicts();
+    let matches: Vec<Verdict> = verdicts
+        .iter()
+        .copied()
+        .filter(|v| !word.is_empty() && v.as_str().starts_with(&word))
         .collect();
-    let names: Vec<&str> = VerifyState::ALL.iter().map(|s| s.as_str()).collect();
+    let names = crate::review::names(kind);
+    let note = Some(note.trim().to_owned()).filter(|n| !n.is_empty());
     match matches.as_slice() {
-        [state] => Ok((
-            *state,
-            Some(note.trim().to_owned()).filter(|n| !n.is_empty()),
-        )),
-        [] => Err(format!("start with a state: {}", names.join(", "))),
-        _ => Err(format!(
-            "`{word}` could be several states: {}",
-            names.join(", ")
-        )),
+        [Verdict::Note] if note.is_none() => Err("a note needs its text: note WHY".into()),
+        [verdict] => Ok((*verdict, note)),
+        [] => Err(format!("start with a verdict: {names}")),
+        _ => Err(format!("`{word}` could be several verdicts: {names}")),
     }
 }
 

@@ -85,6 +85,16 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
         let mut line: Vec<Span> = mode;
         line.extend([Span::styled("asof", theme.title()), sep.clone()]);
         line.extend([cursor, sep.clone(), play]);
+        if app.timeline.review.announce().is_some() {
+            let n = app.timeline.review.findings.len();
+            line.extend([
+                sep.clone(),
+                Span::styled(
+                    format!("{} review: {n}", crate::tui::state::beliefs::REVIEW_GLYPH),
+                    theme.key(),
+                ),
+            ]);
+        }
         for part in [position, about] {
             if spans_width(&line) + 3 + part.width() <= room {
                 line.extend([sep.clone(), part]);
@@ -98,14 +108,28 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
     } else {
         let mut first: Vec<Span> = mode;
         first.extend([Span::styled("asof", theme.title()), sep.clone()]);
-        let left = room.saturating_sub(spans_width(&first));
+        // A review read beside the record says so on every screen
+        // (docs/review.md): it keeps up to half the line, cut visibly.
+        let review = app
+            .timeline
+            .review
+            .announce_short()
+            .map(|line| format!("{} {line}", crate::tui::state::beliefs::REVIEW_GLYPH));
+        let review_w = review
+            .as_deref()
+            .map_or(0, |r| width(r).min(room * 3 / 5) + 3);
+        let left = room.saturating_sub(spans_width(&first) + review_w);
         let title = cut(title, left.saturating_sub(3).max(left / 2));
         first.push(Span::styled(title, theme.title()));
-        let left = room.saturating_sub(spans_width(&first) + 3);
+        let left = room.saturating_sub(spans_width(&first) + 3 + review_w);
         first.extend([
             sep.clone(),
             Span::styled(cut(&app.timeline.label, left), theme.muted()),
         ]);
+        if let Some(review) = &review {
+            let left = room.saturating_sub(spans_width(&first) + 3);
+            first.extend([sep.clone(), Span::styled(cut(review, left), theme.key())]);
+        }
         let second = vec![cursor, sep.clone(), about, sep.clone(), position, sep, play];
         let prefix = "last event ▸ ";
         let third = vec![

@@ -71,7 +71,7 @@ pub fn render_prompt(app: &App, prompt: &Prompt, frame: &mut Frame, screen: Rect
             "Jump to recorded time: 2026-03-03T12:00:00Z, 2026-03-03 12:00, 12:00 (UTC, the cursor's day) or now"
         }
         PromptKind::Filter(_) => "Filter: type to narrow the list",
-        PromptKind::Verify(_) => "Mark the selected evidence at the cursor as:",
+        PromptKind::Mark(_) => "A finding about what is selected, at the cursor:",
         PromptKind::Export => "Write the report of what is shown: md or html, then a file name",
     };
     let title = prompt.subject.as_deref().unwrap_or(title);
@@ -99,8 +99,9 @@ pub fn render_prompt(app: &App, prompt: &Prompt, frame: &mut Frame, screen: Rect
                 .collect();
             let hints = hints.join(" · ");
             let text = match prompt.kind {
-                PromptKind::Verify(_) => format!(
-                    "rejected|stale|conflicted|claim-supported|direct-read|candidate [note] · {hints}"
+                PromptKind::Mark(on) => format!(
+                    "{} [note] · {hints}",
+                    crate::review::names(on.kind()).replace(", ", "|")
                 ),
                 _ => hints,
             };

@@ -251,6 +251,9 @@ pub struct TuiArgs {
     /// read when it exists. The store is never written.
     #[arg(long)]
     pub review: Option<PathBuf>,
+    /// Who makes the findings `m` writes (default: $ASOF_REVIEWER, else $USER).
+    #[arg(long)]
+    pub reviewer: Option<String>,
     /// Follow a source that is still being written (design.md §6): a JSON Lines
     /// dataset (followed into --db, or into a temporary store), or a store that
     /// `asof load --follow` is writing. The cursor follows the newest event
@@ -318,6 +321,7 @@ fn interactive(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliEr
         }
     };
     let mut app = app_on(store, None, source, args.review)?;
+    app.reviewer = args.reviewer.clone();
     if let Some(other) = &args.compare {
         let this = source.unwrap_or(std::path::Path::new("demo"));
         app.whatif.runs = Some(compare::two_runs(
@@ -446,6 +450,7 @@ fn live(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
     };
     let store = crate::store::Store::open(&store_path)?;
     let mut app = app_on(store, label, Some(source), args.review)?;
+    app.reviewer = args.reviewer.clone();
     app.go_live();
     let live = crate::tui::LiveSource {
         store: store_path.clone(),

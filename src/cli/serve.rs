@@ -76,6 +76,9 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
             archive_path.display(),
             args.db.display()
         ),
+        // Findings sent as logs go beside the store, where every command
+        // reading it finds them (and says so).
+        review: Some(super::review::beside(Some(&args.db))),
     };
     let running = server::start(config, archive).map_err(|e| {
         CliError::Input(format!(

@@ -623,3 +623,114 @@ fn the_sdk_json_exporter_gives_what_its_protobuf_exporter_gives() {
     import_to(&asof_serve::archive::path_for(&a), &again, &[]);
     assert_eq!(what(&again), said);
 }
+
+/// Review findings sent as OpenTelemetry evaluations (`asof review --format
+/// otlp`) on `/v1/logs` go to the store's review file, never into its log;
+/// sent again (an exporter's retry) they are kept once.
+#[test]
+fn review_findings_sent_as_logs_go_beside_the_store_not_into_its_log() {
+    use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("live.db");
+    let server = serve(&db, &[]);
+    let text = std::fs::read_to_string(dataset("sre-agent.otlp.jsonl")).unwrap();
+    let mut sent = 0;
+    for line in text.lines() {
+        assert_eq!(json(&server.addr, line).0, 200);
+        sent += 1;
+    }
+    caught_up(&db, sent);
+    // A reviewer's findings, written apart and exported as OTLP logs.
+    let ana = dir.path().join("ana.review.jsonl");
+    for (target, verdict) in [("T3", "rejected"), ("version:B1", "wrong")] {
+        asof()
+            .arg("review")
+            .arg(&db)
+            .arg("--review")
+            .arg(&ana)
+            .args([
+                "--add",
+                target,
+                "--verdict",
+                verdict,
+                "--note",
+                "seen in review",
+            ])
+            .args(["--reviewer", "ana"])
+            .assert()
+            .success();
+    }
+    let logs = dir.path().join("ana.otlp.json");
+    asof()
+        .arg("review")
+        .arg(&db)
+        .arg("--review")
+        .arg(&ana)
+        .args(["--format", "otlp", "-o"])
+        .arg(&logs)
+        .assert()
+        .success();
+    let body = std::fs::read_to_string(&logs).unwrap();
+    let logs_json = |body: &str| {
+        request(
+            &server.addr,
+            "POST",
+            "/v1/logs",
+            &[("Content-Type", "application/json")],
+            body.as_bytes(),
+        )
+    };
+    assert_eq!(logs_json(&body).0, 200);
+    // The retry, as protobuf: the same findings, kept once.
+    let as_proto: ExportLogsServiceRequest = serde_json::from_str(&body).unwrap();
+    let (status, _) = request(
+        &server.addr,
+        "POST",
+        "/v1/logs",
+        &[("Content-Type", "application/x-protobuf")],
+        &as_proto.encode_to_vec(),
+    );
+    assert_eq!(status, 200);
+    caught_up(&db, sent + 2);
+    let beside = dir.path().join("live.review.jsonl");
+    let findings = |args: &[&std::ffi::OsStr]| {
+        stdout_json(
+            asof()
+                .arg("review")
+                .arg(&db)
+                .args(args)
+                .args(["--format", "json"]),
+        )["findings"]
+            .clone()
+    };
+    assert_eq!(
+        findings(&["--review".as_ref(), beside.as_os_str()]),
+        findings(&["--review".as_ref(), ana.as_os_str()])
+    );
+    assert_eq!(
+        std::fs::read_to_string(&beside).unwrap().lines().count(),
+        2,
+        "kept once"
+    );
+    // Not in the archive the log is read from, nor among the run's evaluations.
+    let archive = std::fs::read_to_string(asof_serve::archive::path_for(&db)).unwrap();
+    assert!(!archive.contains("asof.review"));
+    let t3 = stdout_json(
+        asof()
+            .arg("evidence")
+            .arg(&db)
+            .args(["--id", "T3", "--format", "json"]),
+    );
+    assert!(!t3.to_string().contains("seen in review"), "{t3}");
+    // The store's readers find the review beside it and say so.
+    let out = asof().arg("evidence").arg(&db).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("live.review.jsonl — 2 findings by ana"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // One id the file holds with other content: refused, nothing written.
+    let changed = body.replace("seen in review", "changed later");
+    assert_eq!(logs_json(&changed).0, 400);
+    assert_eq!(std::fs::read_to_string(&beside).unwrap().lines().count(), 2);
+}

@@ -770,7 +770,10 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     app.update(Action::Fork);
     assert_eq!(app.whatif.busy.as_deref(), Some("replaying without E15"));
     let request = app.take_fork_request();
-    assert_eq!(request.as_deref(), Some("E15"));
+    assert_eq!(
+        request,
+        Some(asof::tui::fork_worker::ForkRequest::without("E15"))
+    );
     assert_eq!(app.take_fork_request(), None, "handed out once");
     // Input stays responsive while the worker runs.
     let before = app.cursor;
@@ -836,7 +839,10 @@ fn c_keeps_the_selected_evidence_item() {
     select_evidence(&mut app, "E15");
     app.update(Action::Fork);
     let request = app.take_fork_request();
-    assert_eq!(request.as_deref(), Some("E15"));
+    assert_eq!(
+        request,
+        Some(asof::tui::fork_worker::ForkRequest::without("E15"))
+    );
     let log = demo_log();
     let parent = asof::engine::replay(&log.header, &log.events);
     app.fork_finished(asof::tui::fork_worker::run_fork(
@@ -1385,6 +1391,40 @@ fn m_makes_a_finding_made_now_about_the_cursor_kept_apart_from_the_log() {
     let screen = text(&draw(&app));
     assert!(screen.contains("⚑ misleading"), "{screen}");
 
+    // `e`'s report carries the findings; `W` forks without what the review rejected.
+    app.update(Action::Export);
+    for c in "md".chars() {
+        app.update(Action::Type(c));
+    }
+    app.update(Action::Open);
+    let report = app.take_export_request().expect("a report asked for");
+    let shown = report.review.expect("the review goes with the report");
+    assert_eq!(shown.findings.len(), 2);
+    app.update(Action::ForkReview);
+    let request = app.take_fork_request().expect("a fork asked for");
+    assert_eq!(request.evidence, vec!["E15".to_owned()]);
+    assert_eq!(request.rejected[0].verification, "F1");
+    assert!(
+        request
+            .review
+            .as_deref()
+            .unwrap_or("")
+            .contains("demo.review.jsonl")
+    );
+    let log = demo_log();
+    let parent = asof::engine::replay(&log.header, &log.events);
+    let made = asof::tui::fork_worker::run_fork_for(&log, &parent, "demo", "", &request).unwrap();
+    assert!(
+        made.timeline.label.contains("what review ") && made.timeline.label.contains("rejected"),
+        "{}",
+        made.timeline.label
+    );
+    assert_eq!(
+        made.report.review, request.review,
+        "the lineage names the review"
+    );
+    assert_eq!(made.report.removed, vec!["E15".to_owned()]);
+
     // The bundled demo is unchanged: a fresh view has no review.
     let fresh = Timeline::load(source::demo().unwrap()).unwrap();
     assert!(fresh.review.findings.is_empty());
@@ -1421,9 +1461,9 @@ fn a_review_beside_the_source_is_announced_on_the_first_frame() {
     app.update(Action::Resize(160, 45));
     let screen = text(&draw(&app));
     assert!(
-        screen.contains("⚑ review: ")
-            && screen
-                .contains("payment-outage.review.jsonl — 1 finding by ana, last 2026-12-06 09:12"),
+        screen.contains(
+            "⚑ review: 1 finding by ana, last 2026-12-06 09:12 · payment-outage.review.jsonl"
+        ),
         "{screen}"
     );
     assert_eq!(app.review.as_deref(), Some(beside.as_path()));

@@ -9,4 +9,5 @@
 pub mod archive;
 pub mod decode;
 pub mod http;
+pub mod review;
 pub mod server;

@@ -22,6 +22,7 @@ use opentelemetry_proto::tonic::collector::trace::v1::{
 use prost::Message;
 use std::io;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -43,6 +44,9 @@ pub struct Config {
     pub queue: usize,
     /// What `GET /` says the archive and store are.
     pub describe: String,
+    /// Where review findings sent as logs go (the store's review file):
+    /// never into the archive. `None`: such records are refused.
+    pub review: Option<PathBuf>,
 }
 
 /// What the receiver has done so far.
@@ -107,11 +111,12 @@ pub fn start(config: Config, archive: Archive) -> io::Result<Running> {
         // does not make a body of OTLP larger).
         body: config.limit,
     };
+    let reviews = config.review.clone().map(crate::review::ReviewFile::new);
     let handle = {
         let stats = stats.clone();
         move |request: &Request| {
             stats.requests.fetch_add(1, Ordering::Relaxed);
-            let answer = answer(request, &config, &queue, &stats);
+            let answer = answer(request, &config, reviews.as_ref(), &queue, &stats);
             if answer.status != 200 {
                 stats.refused.fetch_add(1, Ordering::Relaxed);
             }
@@ -167,6 +172,7 @@ fn write(mut archive: Archive, jobs: mpsc::Receiver<Job>, stats: &Stats, stop: &
 fn answer(
     request: &Request,
     config: &Config,
+    reviews: Option<&crate::review::ReviewFile>,
     queue: &mpsc::SyncSender<Job>,
     stats: &Stats,
 ) -> Answer {
@@ -251,6 +257,32 @@ fn answer(
         }
         Err(Refusal::Undecodable(why)) => return Answer::text(400, format!("{why}\n")),
     };
+    // A reviewer's findings go to the review file, the rest to the archive.
+    let mut decoded = decoded;
+    if signal == Signal::Logs && decoded.line.contains(asof_core::review::otlp::NAME) {
+        let mut request: serde_json::Value = match serde_json::from_str(&decoded.line) {
+            Ok(v) => v,
+            Err(e) => {
+                return Answer::text(400, format!("the request cannot be read again ({e})\n"));
+            }
+        };
+        match crate::review::split(&mut request) {
+            Ok(findings) if findings.is_empty() => {}
+            Ok(findings) => {
+                let Some(reviews) = reviews else {
+                    return Answer::text(
+                        400,
+                        "this receiver keeps no review file: asof review findings are refused\n",
+                    );
+                };
+                if let Err(why) = reviews.keep(&findings) {
+                    return Answer::text(400, format!("{why}\n"));
+                }
+                decoded.line = request.to_string();
+            }
+            Err(why) => return Answer::text(400, format!("an asof review finding: {why}\n")),
+        }
+    }
     let (done, synced) = mpsc::channel();
     let job = Job {
         line: decoded.line,

@@ -690,15 +690,39 @@ impl Review {
         self.announce_as(Source::name)
     }
 
-    /// [`Review::announce`] naming each file by its name alone (a screen's
-    /// header, where a long path would push the rest off).
+    /// The announcement for a screen's header, where the end may be cut:
+    /// counts, reviewers and the last finding first, then each file by its
+    /// name alone (`review: 3 findings by ana, last 2026-12-06 09:12 ·
+    /// payment-outage.review.jsonl`).
     pub fn announce_short(&self) -> Option<String> {
-        self.announce_as(|s| match &s.place {
-            Place::File(p) => p
-                .file_name()
-                .map_or_else(|| s.name(), |n| n.to_string_lossy().into_owned()),
-            Place::Table { .. } => "the store's review table".to_owned(),
-        })
+        let names: Vec<String> = self
+            .sources
+            .iter()
+            .filter(|s| !s.missing)
+            .map(|s| match &s.place {
+                Place::File(p) => p
+                    .file_name()
+                    .map_or_else(|| s.name(), |n| n.to_string_lossy().into_owned()),
+                Place::Table { .. } => "the store's review table".to_owned(),
+            })
+            .collect();
+        if names.is_empty() {
+            return None;
+        }
+        let n = self.findings.len();
+        let mut line = format!("review: {n} finding{}", if n == 1 { "" } else { "s" });
+        let reviewers = self.reviewers();
+        if !reviewers.is_empty() {
+            line.push_str(&format!(" by {}", reviewers.join(", ")));
+        }
+        if let Some(last) = self.last_made() {
+            line.push_str(&format!(
+                ", last {}",
+                time::format_with(last, "%Y-%m-%d %H:%M")
+            ));
+        }
+        line.push_str(&format!(" · {}", names.join(" + ")));
+        Some(line)
     }
 
     fn announce_as(&self, name: impl Fn(&Source) -> String) -> Option<String> {

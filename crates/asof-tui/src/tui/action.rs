@@ -5,6 +5,8 @@ pub enum Action {
     Quit,
     /// `w`: a what-if fork without the selected evidence.
     Fork,
+    /// `W`: a what-if fork without everything the review rejects.
+    ForkReview,
     /// `m`: a review finding on the selected evidence or belief, about the
     /// cursor's instant (appended to the review file, never to the loaded store).
     Mark,

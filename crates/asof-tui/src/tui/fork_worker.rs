@@ -32,6 +32,32 @@ pub struct ForkResult {
     pub path: std::path::PathBuf,
 }
 
+/// What a what-if asked in the TUI goes without: one evidence item (`w`),
+/// or everything a review rejected (`W`), with the findings that chose them
+/// and the review's name for the fork's lineage.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ForkRequest {
+    pub evidence: Vec<String>,
+    pub rejected: Vec<crate::fork::Rejected>,
+    /// The review whose rejections chose the evidence (name and SHA-256).
+    pub review: Option<String>,
+}
+
+impl ForkRequest {
+    /// Without one evidence item.
+    pub fn without(id: &str) -> ForkRequest {
+        ForkRequest {
+            evidence: vec![id.to_owned()],
+            ..ForkRequest::default()
+        }
+    }
+
+    /// The ids, as a fork's name says them: `E15` or `E15,E21`.
+    pub fn removed(&self) -> String {
+        self.evidence.join(",")
+    }
+}
+
 /// Forks the log held in memory (a dataset, the demo, a trace; `replay` is its
 /// replay) without one evidence item. Runs on a worker thread.
 /// `label` names the source as the user did and `sha256` is its bytes'
@@ -43,13 +69,24 @@ pub fn run_fork(
     sha256: &str,
     evidence: &str,
 ) -> Result<ForkResult, WhatIfError> {
+    run_fork_for(log, replay, label, sha256, &ForkRequest::without(evidence))
+}
+
+/// [`run_fork`] for any [`ForkRequest`].
+pub fn run_fork_for(
+    log: &Dataset,
+    replay: &Replay,
+    label: &str,
+    sha256: &str,
+    request: &ForkRequest,
+) -> Result<ForkResult, WhatIfError> {
     let parent = Store::in_memory(label, log, replay)?;
     let source = Source::Log {
         store: &parent,
         log,
         sha256: sha256.to_owned(),
     };
-    fork_then_read(&parent, source, label, evidence)
+    fork_then_read(&parent, source, label, request)
 }
 
 /// Forks the store file at `parent_path` without one evidence item the way
@@ -61,12 +98,21 @@ pub fn run_fork_of_store(
     label: &str,
     evidence: &str,
 ) -> Result<ForkResult, WhatIfError> {
+    run_fork_of_store_for(parent_path, label, &ForkRequest::without(evidence))
+}
+
+/// [`run_fork_of_store`] for any [`ForkRequest`].
+pub fn run_fork_of_store_for(
+    parent_path: &std::path::Path,
+    label: &str,
+    request: &ForkRequest,
+) -> Result<ForkResult, WhatIfError> {
     let parent = Store::open(parent_path)?;
     let source = Source::File {
         store: &parent,
         path: parent_path,
     };
-    fork_then_read(&parent, source, label, evidence)
+    fork_then_read(&parent, source, label, request)
 }
 
 /// The shared what-if (`fork::whatif::fork`) into a temporary store, read back
@@ -75,14 +121,22 @@ fn fork_then_read(
     parent: &Store,
     source: Source<'_>,
     label: &str,
-    evidence: &str,
+    request: &ForkRequest,
 ) -> Result<ForkResult, WhatIfError> {
+    let evidence = request.removed();
     let dir = tempfile::tempdir().map_err(|source| StoreError::Io {
         path: std::env::temp_dir(),
         source,
     })?;
     let path = dir.path().join("fork.db");
-    let made = fork::whatif::fork(source, &[evidence.to_owned()], &path, false)?;
+    let made = fork::whatif::fork_with(
+        source,
+        &request.evidence,
+        request.rejected.clone(),
+        request.review.clone(),
+        &path,
+        false,
+    )?;
     let fork_store = Store::open(&path)?;
     let steps = |store: &Store, (agent, topic): &(String, String)| -> Result<Steps, StoreError> {
         let versions = crate::query::versions_of(store, topic, Some(agent))?;
@@ -104,9 +158,15 @@ fn fork_then_read(
     // The fork's store stays in its temporary directory while its timeline
     // reads rows from it.
     let mut timeline = Timeline::load_in(fork_store, dir)?;
-    timeline.label = format!("{label} without {evidence} (what-if fork)");
+    timeline.label = match &request.review {
+        Some(review) => format!(
+            "{label} without {evidence}, what review {} rejected (what-if fork)",
+            review.split(" (SHA-256").next().unwrap_or(review)
+        ),
+        None => format!("{label} without {evidence} (what-if fork)"),
+    };
     Ok(ForkResult {
-        removed: evidence.to_owned(),
+        removed: evidence,
         timeline,
         report: made.report,
         diff: made.diff,

@@ -300,6 +300,14 @@ pub const BINDINGS: &[Binding] = &[
         hint: Some("what-if"),
     },
     Binding {
+        context: Global,
+        keys: &[Char('W')],
+        label: "W",
+        help: "what-if fork without every evidence item the review rejects, labelled as the review's",
+        action: Action::ForkReview,
+        hint: None,
+    },
+    Binding {
         context: Lists,
         keys: &[Char('m')],
         label: "m",

@@ -130,10 +130,10 @@ pub fn report_provenance(
 }
 
 /// Work the app asks of the world outside it, handed out by [`run_loop`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// A what-if fork without this evidence, on a worker.
-    Fork(String),
+    Fork(fork_worker::ForkRequest),
     /// This text to the terminal's clipboard (OSC 52).
     Copy(String),
     /// A report written, on a worker.
@@ -348,11 +348,11 @@ pub fn run(
         ));
     }
     let label = app.timeline.label.clone();
-    let dispatch = |evidence: String| match &store {
+    let dispatch = |request: fork_worker::ForkRequest| match &store {
         Some(path) => {
             let (tx, label, path) = (tx.clone(), label.clone(), path.clone());
             std::thread::spawn(move || {
-                let result = fork_worker::run_fork_of_store(&path, &label, &evidence);
+                let result = fork_worker::run_fork_of_store_for(&path, &label, &request);
                 let _ = tx.send(Msg::Forked(Box::new(result)));
             });
         }
@@ -363,7 +363,13 @@ pub fn run(
                 // SHA-256 `asof fork` would record.
                 let result = match origin() {
                     Ok(origin) => parent.get().and_then(|(log, replay)| {
-                        fork_worker::run_fork(log, replay, &origin.name, &origin.sha256, &evidence)
+                        fork_worker::run_fork_for(
+                            log,
+                            replay,
+                            &origin.name,
+                            &origin.sha256,
+                            &request,
+                        )
                     }),
                     Err(e) => Err(crate::fork::whatif::WhatIfError::Source(e)),
                 };

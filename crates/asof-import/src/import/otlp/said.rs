@@ -515,6 +515,17 @@ pub(super) fn evaluations(
                     .map(|kv| kv.value.to_json())
                     .filter(|v| !v.is_null())
             };
+            // A reviewer's finding exchanged as an evaluation (docs/review.md)
+            // is not the run's own: skipped, and said so.
+            if attr("gen_ai.evaluation.name").and_then(|v| v.as_str().map(str::to_owned))
+                == Some(asof_core::review::otlp::NAME.to_owned())
+            {
+                report.skipped.push(Skipped {
+                    location: format!("span {}", s.id),
+                    reason: "an asof review finding, not the run's own evaluation: read it as a review (`--review FILE`)".into(),
+                });
+                continue;
+            }
             let value = serde_json::json!({
                 "name": attr("gen_ai.evaluation.name"),
                 "score_value": attr("gen_ai.evaluation.score.value"),

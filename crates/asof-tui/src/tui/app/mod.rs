@@ -300,6 +300,7 @@ impl App {
             Action::Click(x, y) => self.click(x, y),
             Action::Wheel(down, x, y) => self.wheel(down, x, y),
             Action::Fork => self.fork(),
+            Action::ForkReview => self.fork_review(),
             Action::Mark => self.ask_mark(),
             Action::Copy => self.copy(),
             Action::Calls => match texts::calls(&self.timeline, self.cursor) {

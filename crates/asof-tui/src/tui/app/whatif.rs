@@ -8,8 +8,8 @@ use crate::tui::state::list::FilteredList;
 use crate::tui::state::popup::Popup;
 
 impl App {
-    /// The evidence id a worker should fork without, if the user asked (taken once).
-    pub fn take_fork_request(&mut self) -> Option<String> {
+    /// What a worker should fork without, if the user asked (taken once).
+    pub fn take_fork_request(&mut self) -> Option<crate::tui::fork_worker::ForkRequest> {
         self.whatif.request.take()
     }
 
@@ -178,13 +178,62 @@ impl App {
             (Err(why), _, _) => self.status = Some(why.into()),
             (Ok(()), Focus::Evidence, Some(id)) => {
                 self.whatif.busy = Some(format!("replaying without {id}"));
-                self.whatif.request = Some(id);
+                self.whatif.request = Some(crate::tui::fork_worker::ForkRequest::without(&id));
             }
             _ => {
                 self.status =
                     Some("select an evidence item (Tab to the evidence panel), then w".into())
             }
         }
+    }
+}
+
+impl App {
+    /// `W`: a what-if without every evidence item the review rejects (its
+    /// latest verdict on the item), labelled as the review's.
+    pub(super) fn fork_review(&mut self) {
+        if let Err(why) = self.whatif.may_fork() {
+            self.status = Some(why.into());
+            return;
+        }
+        let review = &self.timeline.review;
+        let rejected: Vec<crate::fork::Rejected> = review
+            .rejected_evidence()
+            .iter()
+            .filter_map(|id| review.evidence_verdict(id))
+            .filter_map(|f| {
+                Some(crate::fork::Rejected {
+                    evidence: f.target.id.clone()?,
+                    verification: f.id.clone(),
+                    since: f.made_at,
+                    by: f.reviewer.clone(),
+                    note: f.note.clone(),
+                })
+            })
+            .collect();
+        if rejected.is_empty() {
+            self.status = Some(match review.announce_short() {
+                Some(_) => "the review rejects no evidence: W forks without what it rejects".into(),
+                None => "no review is read: W forks without what a review rejects (asof tui SOURCE --review FILE)".into(),
+            });
+            return;
+        }
+        let named: Vec<String> = review
+            .sources
+            .iter()
+            .filter(|s| !s.missing)
+            .map(|s| format!("{} (SHA-256 {})", s.name(), s.sha256))
+            .collect();
+        let request = crate::tui::fork_worker::ForkRequest {
+            evidence: rejected.iter().map(|r| r.evidence.clone()).collect(),
+            rejected,
+            review: Some(named.join(" + ")),
+        };
+        self.whatif.busy = Some(format!(
+            "replaying without {}, what the review rejected",
+            request.removed()
+        ));
+        self.whatif.request = Some(request);
     }
 }
 

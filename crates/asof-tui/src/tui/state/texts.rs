@@ -353,6 +353,7 @@ pub fn evidence(
         );
     }
     evaluations(timeline, &e.id, &mut lines);
+    findings(timeline.review.about_evidence(&e.id), &mut lines);
     if let Some(content) = &e.content {
         lines.push(ViewLine::new(LineStyle::Normal, String::new()));
         lines.push(ViewLine::new(
@@ -467,6 +468,7 @@ pub fn version(timeline: &Timeline, id: u64, at: Micros) -> TextView {
         }
     }
     evaluations(timeline, &v.assertion, &mut lines);
+    findings(timeline.review.about_assertion(&v.assertion), &mut lines);
     TextView::new(format!(" Version {} ", v.assertion), lines)
 }
 
@@ -485,6 +487,40 @@ fn evaluations(timeline: &Timeline, id: &str, lines: &mut Vec<ViewLine>) {
         list.iter()
             .map(|l| ViewLine::new(LineStyle::Normal, l.clone())),
     );
+}
+
+/// A reviewer's findings about an item or assertion, under their heading:
+/// each made later, about an instant of the log, never part of it.
+fn findings<'a>(
+    found: impl Iterator<Item = &'a crate::review::Finding>,
+    lines: &mut Vec<ViewLine>,
+) {
+    let mut found = found.peekable();
+    if found.peek().is_none() {
+        return;
+    }
+    lines.push(ViewLine::new(LineStyle::Normal, String::new()));
+    lines.push(ViewLine::new(
+        LineStyle::Heading,
+        "⚑ Review findings (made later, about the log: not what the agent knew)",
+    ));
+    for f in found {
+        let note = f
+            .note
+            .as_deref()
+            .map_or(String::new(), |n| format!(" — {n}"));
+        lines.push(ViewLine::new(
+            LineStyle::Normal,
+            format!(
+                "{} {} by {}, made {} about {}{note}",
+                f.id,
+                f.verdict,
+                f.reviewer,
+                time::format(f.made_at),
+                time::format_short(f.about)
+            ),
+        ));
+    }
 }
 
 /// The events at the cursor's latest recorded instant.

@@ -22,8 +22,8 @@ pub struct WhatIfState {
     /// Background work in progress (spinner text).
     pub busy: Option<String>,
     pub spinner: usize,
-    /// Evidence to fork without, for the event loop to hand to a worker.
-    pub request: Option<String>,
+    /// What to fork without, for the event loop to hand to a worker.
+    pub request: Option<crate::tui::fork_worker::ForkRequest>,
     /// The fork's store and where `s` saves it, for the event loop.
     pub save: Option<(std::path::PathBuf, std::path::PathBuf)>,
     /// The report `e` asked for, for the event loop.

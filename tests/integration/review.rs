@@ -858,7 +858,7 @@ fn a_redact_pattern_is_its_own_kind() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("checkout-service v4.12"));
     assert!(text.contains("[redacted:pattern]"));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("redacted: "));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("redacted (distinct values, each shown as [redacted:KIND]): pattern 1 (1 --redact-pattern given)"));
     asof()
         .arg("evidence")
         .arg(&db)

@@ -337,3 +337,36 @@ fn tui_follow_reads_a_trace_as_it_is_exported() {
     tmux(&["send-keys", "-t", &name, "q"]);
     wait_for(&name, "asof-exited-0");
 }
+
+/// The bundled demo's review file (`payment-outage.review.jsonl` in the
+/// working directory) is announced on the first frame; one under another
+/// name is not read (docs/review.md).
+#[test]
+fn the_demos_review_file_is_announced_on_the_first_frame() {
+    let bin = env!("CARGO_BIN_EXE_asof");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let finding = r#"{"id":"F1","target":{"kind":"evidence","id":"E15"},"verdict":"rejected","note":"a lull","reviewer":"ana","made_at":"2026-12-06T09:12:00Z","about":"2026-03-03T12:10:00Z"}"#;
+    std::fs::write(
+        dir.path().join("other.review.jsonl"),
+        format!("{finding}\n"),
+    )
+    .expect("a review file");
+    let cd = dir.path().display();
+    let (_one, name) = start(
+        "review-other",
+        &format!("cd {cd} && NO_COLOR=1 {bin}; sleep 30"),
+    );
+    let screen = wait_for(&name, "Timeline · recorded time");
+    assert!(!screen.contains("⚑ review"), "{screen}");
+    std::fs::write(
+        dir.path().join("payment-outage.review.jsonl"),
+        format!("{finding}\n"),
+    )
+    .expect("a review file");
+    let (_two, name) = start(
+        "review-beside",
+        &format!("cd {cd} && NO_COLOR=1 {bin}; sleep 30"),
+    );
+    let screen = wait_for(&name, "Timeline · recorded time");
+    assert!(screen.contains("⚑ review: 1 finding by ana"), "{screen}");
+}

@@ -184,21 +184,20 @@ impl Redactor {
     pub fn provenance_line(&self) -> String {
         let counts = self.counts();
         let said = if counts.is_empty() {
-            "nothing found to redact".to_owned()
+            "nothing found".to_owned()
         } else {
             counts
                 .iter()
-                .map(|(k, n)| format!("{n} {k}"))
+                .map(|(k, n)| format!("{k} {n}"))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let patterns = if self.patterns.is_empty() {
-            String::new()
-        } else {
-            format!(" (and {} pattern(s) given)", self.patterns.len())
+        let patterns = match self.patterns.len() {
+            0 => String::new(),
+            n => format!(" ({n} --redact-pattern given)"),
         };
         format!(
-            "redacted: {said} (distinct values, each shown as [redacted:KIND]){patterns}; the source's SHA-256 is of the unredacted input"
+            "redacted (distinct values, each shown as [redacted:KIND]): {said}{patterns}; the source's SHA-256 is of the unredacted input"
         )
     }
 

@@ -314,9 +314,45 @@ impl Finding {
         })
     }
 
-    /// The finding as a review file's line (no newline).
+    /// The finding as a review file's line (no newline), its fields in the
+    /// order §20 lists them (a person reads these files too).
     pub fn line(&self) -> String {
-        self.to_json().to_string()
+        #[derive(serde::Serialize)]
+        struct Target<'a> {
+            kind: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            id: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            topic: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            agent: Option<&'a str>,
+        }
+        #[derive(serde::Serialize)]
+        struct Line<'a> {
+            id: &'a str,
+            target: Target<'a>,
+            verdict: &'a str,
+            note: Option<&'a str>,
+            reviewer: &'a str,
+            made_at: String,
+            about: String,
+        }
+        let line = Line {
+            id: &self.id,
+            target: Target {
+                kind: self.target.kind.as_str(),
+                id: self.target.id.as_deref(),
+                topic: self.target.topic.as_deref(),
+                agent: self.target.agent.as_deref(),
+            },
+            verdict: self.verdict.as_str(),
+            note: self.note.as_deref(),
+            reviewer: &self.reviewer,
+            made_at: time::format(self.made_at),
+            about: time::format(self.about),
+        };
+        // A struct of strings always serializes.
+        serde_json::to_string(&line).unwrap_or_else(|_| self.to_json().to_string())
     }
 
     /// Reads one finding from its JSON shape; the error is one sentence.

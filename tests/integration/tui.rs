@@ -1467,6 +1467,11 @@ fn a_review_beside_the_source_is_announced_on_the_first_frame() {
         "{screen}"
     );
     assert_eq!(app.review.as_deref(), Some(beside.as_path()));
+    // A live source's refresh re-reads the log; the review stays beside it.
+    let again = Timeline::load(asof::cli::source::open(Some(&dataset)).unwrap()).unwrap();
+    app.refresh(again);
+    assert_eq!(app.timeline.review.findings.len(), 1);
+    assert!(text(&draw(&app)).contains("⚑ review: 1 finding by ana"));
 
     // A new finding takes the next id.
     app.seek(at("2026-03-04T12:00:00Z"));

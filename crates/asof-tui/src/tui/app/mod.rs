@@ -67,10 +67,46 @@ pub struct App {
     pub review: Option<std::path::PathBuf>,
     /// Who makes the findings (`--reviewer`); `None`: from the environment.
     pub reviewer: Option<String>,
+    /// The review as the panels show it, formatted when it changes (not per frame).
+    pub review_shown: ReviewShown,
     /// Set when the source is live (design.md §6).
     pub live: Option<LiveState>,
     /// Text `y` asked to put on the clipboard, for the loop to send.
     clipboard: Option<String>,
+}
+
+/// The review as the panels show it: the header's line, and each evidence
+/// item's REVIEW cell (`⚑ rejected`, `⚑ note`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReviewShown {
+    pub line: Option<String>,
+    pub evidence: HashMap<String, String>,
+}
+
+impl ReviewShown {
+    fn of(review: &crate::review::Review) -> ReviewShown {
+        let glyph = crate::tui::state::beliefs::REVIEW_GLYPH;
+        let mut evidence = HashMap::new();
+        for f in &review.findings {
+            let Some(id) = f.target.id.as_deref() else {
+                continue;
+            };
+            if f.target.kind != crate::review::TargetKind::Evidence || evidence.contains_key(id) {
+                continue;
+            }
+            let cell = match review.evidence_verdict(id) {
+                Some(v) => format!("{glyph} {}", v.verdict),
+                None => format!("{glyph} note"),
+            };
+            evidence.insert(id.to_owned(), cell);
+        }
+        ReviewShown {
+            line: review
+                .announce_short()
+                .map(|line| format!("{glyph} {line}")),
+            evidence,
+        }
+    }
 }
 
 /// What the header shows of a live source.
@@ -112,13 +148,21 @@ impl App {
             event_position: (0, 0),
             review: None,
             reviewer: None,
+            review_shown: ReviewShown::default(),
             live: None,
             clipboard: None,
         };
+        app.review_changed();
         app.cursor_moved();
         app.sync_plane(true);
         app.prefetch();
         app
+    }
+
+    /// Formats the review of the timeline shown again (it was read, a
+    /// finding was made, or the panels show another timeline).
+    pub(super) fn review_changed(&mut self) {
+        self.review_shown = ReviewShown::of(&self.timeline.review);
     }
 
     /// The panels on this screen (the same rectangles the views draw into).
@@ -433,8 +477,11 @@ impl App {
         let zoomed = self.scrubber.view != self.scrubber.full;
         let view = self.scrubber.view;
         let label = std::mem::take(&mut self.timeline.label);
+        // The review stays: it is not part of the log the follow re-read.
+        let review = self.timeline.review.clone();
         self.timeline = timeline;
         self.timeline.label = label;
+        self.timeline.review = review;
         self.scrubber = ScrubberState::new(self.timeline.span());
         if zoomed {
             self.scrubber.view = view;

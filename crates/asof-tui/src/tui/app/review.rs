@@ -121,6 +121,7 @@ impl App {
         }
         updated.findings.push(finding.clone());
         self.timeline.review = Arc::new(updated);
+        self.review_changed();
         // The status says what was written and that the agent's record is untouched.
         self.status = Some(format!(
             "{} {} {} (about {}, made {} by {}) · appended to {} · the agent's record is unchanged",

@@ -144,6 +144,7 @@ impl App {
         });
         std::mem::swap(&mut self.timeline, &mut other);
         self.whatif.other = Some(other);
+        self.review_changed();
         self.whatif.showing_fork = !self.whatif.showing_fork;
         let filter = std::mem::take(&mut self.evidence.list.filter);
         self.evidence = EvidenceState::new(&self.timeline);

@@ -106,20 +106,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .max("VERIFIED".len());
     // A reviewer's verdict has its own column and glyph (docs/review.md),
     // beside VERIFIED (what the agent's log said), never in it.
-    let review = &app.timeline.review;
-    let reviewed = !review.findings.is_empty();
-    let review_cell = |id: &str| -> String {
-        match review.evidence_verdict(id) {
-            Some(f) => format!("{} {}", crate::tui::state::beliefs::REVIEW_GLYPH, f.verdict),
-            None if review.about_evidence(id).next().is_some() => {
-                format!("{} note", crate::tui::state::beliefs::REVIEW_GLYPH)
-            }
-            None => String::new(),
-        }
-    };
+    let cells = &app.review_shown.evidence;
+    let reviewed = !cells.is_empty();
+    let review_cell = |id: &str| cells.get(id).map_or("", String::as_str);
     let review_w = shown
         .iter()
-        .map(|(_, _, item)| crate::tui::text::width(&review_cell(&item.evidence.id)))
+        .map(|(_, _, item)| crate::tui::text::width(review_cell(&item.evidence.id)))
         .max()
         .unwrap_or(0)
         .max("REVIEW".len());
@@ -216,11 +208,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         };
         let verified_style = if future { base } else { verified_style };
         let summary = e.summary_shown();
-        let reviewed_cell = if reviewed {
-            review_cell(&e.id)
-        } else {
-            String::new()
-        };
+        let reviewed_cell = review_cell(&e.id);
         let mut spans = Vec::new();
         for (name, w) in &cols {
             let (text, style) = match *name {
@@ -232,7 +220,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 "LAG" => (lag.as_str(), if late { theme.late() } else { base }),
                 "CITED BY" => (cited.as_str(), base),
                 "VERIFIED" => (verdict.as_str(), verified_style),
-                "REVIEW" => (reviewed_cell.as_str(), theme.key()),
+                "REVIEW" => (reviewed_cell, theme.key()),
                 "SUMMARY" => (summary.as_ref(), base),
                 _ => {
                     let text = app.whatif.influence.get(&e.id).map_or("", String::as_str);

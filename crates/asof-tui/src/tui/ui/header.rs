@@ -85,7 +85,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
         let mut line: Vec<Span> = mode;
         line.extend([Span::styled("asof", theme.title()), sep.clone()]);
         line.extend([cursor, sep.clone(), play]);
-        if app.timeline.review.announce().is_some() {
+        if app.review_shown.line.is_some() {
             let n = app.timeline.review.findings.len();
             line.extend([
                 sep.clone(),
@@ -110,14 +110,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
         first.extend([Span::styled("asof", theme.title()), sep.clone()]);
         // A review read beside the record says so on every screen
         // (docs/review.md): it keeps up to half the line, cut visibly.
-        let review = app
-            .timeline
-            .review
-            .announce_short()
-            .map(|line| format!("{} {line}", crate::tui::state::beliefs::REVIEW_GLYPH));
-        let review_w = review
-            .as_deref()
-            .map_or(0, |r| width(r).min(room * 3 / 5) + 3);
+        let review = app.review_shown.line.as_deref();
+        let review_w = review.map_or(0, |r| width(r).min(room * 3 / 5) + 3);
         let left = room.saturating_sub(spans_width(&first) + review_w);
         let title = cut(title, left.saturating_sub(3).max(left / 2));
         first.push(Span::styled(title, theme.title()));
@@ -126,7 +120,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
             sep.clone(),
             Span::styled(cut(&app.timeline.label, left), theme.muted()),
         ]);
-        if let Some(review) = &review {
+        if let Some(review) = review {
             let left = room.saturating_sub(spans_width(&first) + 3);
             first.extend([sep.clone(), Span::styled(cut(review, left), theme.key())]);
         }

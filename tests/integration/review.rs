@@ -504,6 +504,41 @@ fn findings_round_trip_through_opentelemetry_evaluations() {
     );
     assert_eq!(original["findings"], back["findings"]);
     assert_eq!(back["findings"].as_array().unwrap().len(), 3);
+
+    // A trace that carries them is not read as if the run had judged itself:
+    // the importer skips them and says so.
+    let logs: Value = serde_json::from_str(&text).unwrap();
+    let mixed = dir.path().join("mixed.otlp.jsonl");
+    std::fs::write(
+        &mixed,
+        format!("{}{logs}\n", std::fs::read_to_string(trace).unwrap()),
+    )
+    .unwrap();
+    let summary = json(
+        asof()
+            .args(["import", "otlp"])
+            .arg(&mixed)
+            .arg("--db")
+            .arg(dir.path().join("mixed.db"))
+            .args(["--format", "json"]),
+    );
+    assert!(
+        summary["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["reason"]
+                .as_str()
+                .unwrap_or("")
+                .contains("an asof review finding")),
+        "{summary}"
+    );
+    assert!(
+        summary["evaluations"]
+            .as_object()
+            .is_none_or(|e| e.is_empty()),
+        "{summary}"
+    );
 }
 
 /// `asof fork --without-rejected-by REVIEW` replays without what the review

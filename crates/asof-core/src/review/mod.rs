@@ -1011,13 +1011,8 @@ pub fn check(
                 file: file.to_owned(),
                 location: (*line > 0).then(|| Location::line(*line)),
                 event: Some(f.id.clone()),
-                message: format!("finding {message}"),
+                message,
             })
-        })
-        .map(|mut e| {
-            // "event F1: finding …" reads twice; the finding is named once.
-            e.message = e.message.trim_start_matches("finding ").to_owned();
-            e
         })
         .collect();
     if errors.is_empty() {

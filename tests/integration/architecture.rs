@@ -102,3 +102,28 @@ fn the_views_never_read_the_store() {
     }
     assert!(views >= 10, "{views} view files");
 }
+
+/// Crates name each other (`asof_core::model::…`, `asof_store::query::…`):
+/// only the front `asof` crate re-exports another crate's items, for users
+/// outside the workspace, so a reader of a library crate sees where it ends.
+#[test]
+fn only_the_front_crate_re_exports_other_crates() {
+    let mut files = Vec::new();
+    sources(Path::new("crates"), &mut files);
+    assert!(files.len() > 50, "the crates' sources are found");
+    let mut found = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim_start();
+            if line.starts_with("pub use asof_") || line.starts_with("pub(crate) use asof_") {
+                found.push(format!("{}:{}: {line}", path.display(), n + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "re-exports of another crate:\n{}",
+        found.join("\n")
+    );
+}

@@ -251,7 +251,8 @@ fn full_fork_figures(
     parent: &asof::engine::Replay,
     item: &str,
 ) -> std::collections::BTreeMap<(String, String), (Option<i64>, i64, bool)> {
-    use asof::fork::diff::{answers_of, divergence, truth};
+    use asof::engine::answers::{answers_of, truth};
+    use asof::engine::compare::divergence;
     use asof::time::OPEN;
     let span = log.span().unwrap();
     let before = answers_of(parent.versions.iter());

@@ -14,13 +14,13 @@
 //! (`incident=<id>`) every file sits in, which the readers add.
 
 use crate::parquet::{Column, Kind, Table, opt, req};
-use asof_store::engine::answers::{self, Steps, Truth};
-use asof_store::engine::quality::Ledger;
+use asof_core::engine::answers::{self, Steps, Truth};
+use asof_core::engine::quality::Ledger;
+use asof_core::model::{Dataset, EventBody, RetractTarget};
+use asof_core::time::{Micros, OPEN};
 use asof_store::fork::influence::{influence_of, truth_known};
-use asof_store::model::{Dataset, EventBody, RetractTarget};
 use asof_store::query;
 use asof_store::store::{Store, StoreError};
-use asof_store::time::{Micros, OPEN};
 use std::collections::HashMap;
 
 /// The version of the schema below; readers find it in every file's metadata
@@ -256,7 +256,7 @@ pub fn tables(store: &Store, origin: &Origin) -> Result<Vec<Table>, StoreError> 
         .collect();
     let mut versions_table = Table::new(VERSIONS);
     for v in &versions {
-        let supported_by: Vec<asof_store::model::Name> = cited
+        let supported_by: Vec<asof_core::model::Name> = cited
             .get(&*v.assertion)
             .map(|c| c.iter().map(|s| s.as_str().into()).collect())
             .unwrap_or_default();
@@ -340,7 +340,7 @@ struct EventFields<'a> {
     claim: Option<&'a str>,
     assertion: Option<&'a str>,
     confidence: Option<f64>,
-    valid: Option<asof_store::time::Interval>,
+    valid: Option<asof_core::time::Interval>,
     clip: Option<bool>,
     cites: &'a [String],
     rationale: Option<&'a str>,
@@ -554,7 +554,7 @@ mod tests {
             "/../../datasets/payment-outage.yaml"
         );
         let text = std::fs::read_to_string(path).unwrap();
-        let log = asof_store::dataset::read_str("demo", asof_store::dataset::Format::Yaml, &text)
+        let log = asof_core::dataset::read_str("demo", asof_core::dataset::Format::Yaml, &text)
             .unwrap()
             .dataset;
         let mut bytes = Vec::new();

@@ -6,6 +6,4 @@
 
 #![forbid(unsafe_code)]
 
-pub use asof_core::{dataset, engine, model, text, time};
-
 pub mod import;

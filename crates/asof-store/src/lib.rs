@@ -5,10 +5,6 @@
 
 #![forbid(unsafe_code)]
 
-// The core's modules under their own names, so paths read the same in every
-// crate of the workspace.
-pub use asof_core::{axis, dataset, engine, model, review, text, time};
-
 pub mod fork;
 pub mod query;
 pub mod store;

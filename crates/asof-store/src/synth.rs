@@ -44,7 +44,7 @@ const MINUTE: i64 = 60_000_000;
 const KINDS: [&str; 7] = ["alert", "log", "metric", "trace", "ticket", "chat", "human"];
 
 fn t(micros: i64) -> String {
-    crate::time::format(micros)
+    asof_core::time::format(micros)
 }
 
 /// What the generator knows of one (agent, topic), enough to emit only
@@ -84,14 +84,14 @@ pub(crate) fn store_of(config: GenConfig) -> crate::store::Store {
 
 /// The log [`generate`] writes for `config`, read back, and its replay (unit tests).
 #[cfg(test)]
-pub(crate) fn log_of(config: GenConfig) -> (crate::model::Dataset, crate::engine::Replay) {
+pub(crate) fn log_of(config: GenConfig) -> (asof_core::model::Dataset, asof_core::engine::Replay) {
     let mut jsonl = Vec::new();
     generate(config, &mut jsonl).expect("generate");
     let text = String::from_utf8(jsonl).expect("UTF-8");
-    let log = crate::dataset::read_str("gen.jsonl", crate::dataset::Format::Jsonl, &text)
+    let log = asof_core::dataset::read_str("gen.jsonl", asof_core::dataset::Format::Jsonl, &text)
         .expect("valid")
         .dataset;
-    let replay = crate::engine::replay(&log.header, &log.events);
+    let replay = asof_core::engine::replay(&log.header, &log.events);
     (log, replay)
 }
 
@@ -100,7 +100,7 @@ impl Pace {
     /// the instant before it, so the step is a ninth longer than 1/rate.
     pub fn at_rate(rate: u32) -> Pace {
         Pace {
-            start: crate::time::now(),
+            start: asof_core::time::now(),
             step: (1_000_000 * 10 / 9 / i64::from(rate.max(1))).max(1),
         }
     }
@@ -510,14 +510,18 @@ fn otlp_batched(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::EventBody;
+    use asof_core::model::EventBody;
 
-    fn incident(seed: u64, index: u64) -> (Vec<u8>, crate::model::Dataset) {
+    fn incident(seed: u64, index: u64) -> (Vec<u8>, asof_core::model::Dataset) {
         let mut bytes = Vec::new();
         fleet_incident(seed, index, 400, &mut bytes).expect("in memory");
-        let log = crate::dataset::read_bytes("fleet.jsonl", crate::dataset::Format::Jsonl, &bytes)
-            .expect("a fleet incident loads")
-            .dataset;
+        let log = asof_core::dataset::read_bytes(
+            "fleet.jsonl",
+            asof_core::dataset::Format::Jsonl,
+            &bytes,
+        )
+        .expect("a fleet incident loads")
+        .dataset;
         (bytes, log)
     }
 

@@ -4,8 +4,4 @@
 
 #![forbid(unsafe_code)]
 
-pub use asof_core::{axis, dataset, engine, model, redact, review, text, time};
-pub use asof_report::export;
-pub use asof_store::{fork, query, store};
-
 pub mod tui;

@@ -21,10 +21,10 @@
 //! single-valued (a new object replaces the old) unless named in `--many`.
 
 use super::{Draft, ImportReport, error, instant};
-use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawRetract, RawTime};
-use crate::dataset::{DatasetError, DatasetErrors, Location};
-use crate::model::{Assumed, Cardinality};
-use crate::time::{self, Micros};
+use asof_core::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawRetract, RawTime};
+use asof_core::dataset::{DatasetError, DatasetErrors, Location};
+use asof_core::model::{Assumed, Cardinality};
+use asof_core::time::{self, Micros};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -365,7 +365,7 @@ fn draft(file: &str, options: &Options, records: usize, rows: Vec<Row>) -> Draft
             observed_until: None,
             recorded_at: RawTime::at(*t),
             reliability: None,
-            summary: crate::text::first_chars(s, 500).to_owned(),
+            summary: asof_core::text::first_chars(s, 500).to_owned(),
             content: (s.chars().count() > 500).then(|| (*s).to_owned()),
         }));
         origins.push(Location::record("row", (*row).max(0) as usize));

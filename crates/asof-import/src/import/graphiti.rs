@@ -23,10 +23,10 @@
 //! See `docs/import.md` for what cannot be recovered from a final export.
 
 use super::{Draft, ImportReport, Skipped, error, instant};
-use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawRetract, RawTime};
-use crate::dataset::{DatasetError, DatasetErrors, Location};
-use crate::model::{Assumed, Cardinality};
-use crate::time::{self, Micros};
+use asof_core::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawRetract, RawTime};
+use asof_core::dataset::{DatasetError, DatasetErrors, Location};
+use asof_core::model::{Assumed, Cardinality};
+use asof_core::time::{self, Micros};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -534,7 +534,7 @@ fn episode_events(
             recorded_at: RawTime::at(s.recorded),
             reliability: None,
             content: ep.and_then(|e| e.content.clone()).filter(|c| !c.is_empty()),
-            summary: crate::text::first_chars(&summary, 500).to_owned(),
+            summary: asof_core::text::first_chars(&summary, 500).to_owned(),
         }));
         origins.push(Location::record("edge", 0));
     }
@@ -690,7 +690,7 @@ fn graphiti_header(
     file: &str,
     facts: &[Fact],
     options: &Options,
-) -> crate::dataset::raw::RawHeader {
+) -> asof_core::dataset::raw::RawHeader {
     let mut agents: Vec<String> = facts.iter().map(|f| f.agent.clone()).collect();
     agents.sort();
     agents.dedup();

@@ -14,10 +14,10 @@ pub mod facts;
 pub mod graphiti;
 pub mod otlp;
 
-use crate::dataset::raw::{RawEvent, RawHeader};
-use crate::dataset::{DatasetError, DatasetErrors, Location, Parsed};
-use crate::engine;
-use crate::model::EventBody;
+use asof_core::dataset::raw::{RawEvent, RawHeader};
+use asof_core::dataset::{DatasetError, DatasetErrors, Location, Parsed};
+use asof_core::engine;
+use asof_core::model::EventBody;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -118,7 +118,7 @@ pub struct ImportReport {
     /// A trace's model calls in order (`asof calls`): kept with the summary
     /// in the store, as nothing else in it says what the model had read when.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub calls: Vec<crate::model::ModelCall>,
+    pub calls: Vec<asof_core::model::ModelCall>,
 }
 
 impl ImportReport {
@@ -185,7 +185,7 @@ pub fn finish(
         origins,
         mut report,
     } = draft;
-    let mut parsed = crate::dataset::from_raw(file, header, events, origins)?;
+    let mut parsed = asof_core::dataset::from_raw(file, header, events, origins)?;
     let mut replay = engine::replay(&parsed.dataset.header, &parsed.dataset.events);
     let unmatched: HashSet<u64> = replay.unmatched_retractions().collect();
     replay.outcomes.retain(|o| !unmatched.contains(&o.seq));
@@ -252,7 +252,7 @@ pub fn whole_content(mut text: String, summary: &str, report: &mut ImportReport)
     if text == summary || text.is_empty() {
         return None;
     }
-    let max = crate::dataset::MAX_CONTENT;
+    let max = asof_core::dataset::MAX_CONTENT;
     if text.len() <= max {
         return Some(text);
     }
@@ -288,8 +288,8 @@ pub fn error(file: &str, location: Option<Location>, message: impl Into<String>)
 }
 
 /// A timestamp as the dataset format writes it.
-fn instant(t: crate::time::Micros) -> String {
-    crate::time::format(t)
+fn instant(t: asof_core::time::Micros) -> String {
+    asof_core::time::format(t)
 }
 
 /// The dataset header every importer writes: the incident (id and title),
@@ -298,9 +298,9 @@ pub(crate) fn header(
     incident: String,
     title: String,
     agents: impl IntoIterator<Item = (String, String)>,
-    topics: impl IntoIterator<Item = (String, crate::model::Cardinality, String)>,
+    topics: impl IntoIterator<Item = (String, asof_core::model::Cardinality, String)>,
 ) -> RawHeader {
-    use crate::dataset::raw::{RawAgent, RawIncident, RawTopic};
+    use asof_core::dataset::raw::{RawAgent, RawIncident, RawTopic};
     RawHeader {
         asof: 1,
         incident: RawIncident {

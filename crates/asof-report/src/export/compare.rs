@@ -5,8 +5,8 @@
 
 use super::svg::escape;
 use super::table::Table;
-use crate::engine::compare::{Align, Compared, Pair, Run};
-use crate::time::{self, Micros, OPEN};
+use asof_core::engine::compare::{Align, Compared, Pair, Run};
+use asof_core::time::{self, Micros, OPEN};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -103,7 +103,7 @@ struct OutEvidence<'c> {
 }
 
 /// One run's side of a pair, as JSON.
-fn side(align: Align, s: &crate::engine::compare::Side) -> OutSide<'_> {
+fn side(align: Align, s: &asof_core::engine::compare::Side) -> OutSide<'_> {
     OutSide {
         answers: s
             .answers
@@ -531,7 +531,7 @@ pub fn html(
             );
         }
         if p.truth.is_some() {
-            let outcome = |s: &crate::engine::compare::Side| {
+            let outcome = |s: &asof_core::engine::compare::Side| {
                 format!(
                     "{}, wrong for {}",
                     s.time_to_truth_ms.map_or_else(

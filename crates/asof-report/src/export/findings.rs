@@ -4,8 +4,8 @@
 //! where reviewers disagree.
 
 use super::table::Table;
-use crate::review::{Finding, Review};
-use crate::time;
+use asof_core::review::{Finding, Review};
+use asof_core::time;
 
 /// The findings as rows: made, reviewer, about, target, verdict, note.
 fn table(findings: &[&Finding]) -> Table {

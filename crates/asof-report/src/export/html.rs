@@ -8,10 +8,10 @@
 
 use super::svg::{self, escape};
 use super::{Divergence, ExportError, Provenance};
-use crate::model::{ASSUMED_LEGEND, EventBody};
-use crate::query::{self, Filter, json, quality};
-use crate::store::Store;
-use crate::time;
+use asof_core::model::{ASSUMED_LEGEND, EventBody};
+use asof_core::time;
+use asof_store::query::{self, Filter, json, quality};
+use asof_store::store::Store;
 use std::fmt::Write;
 
 /// Events past which the report is refused: it embeds the beliefs held at
@@ -27,7 +27,7 @@ pub fn report(
     prov: &Provenance,
 ) -> Result<String, ExportError> {
     let log = store.log()?;
-    let mut events: Vec<&crate::model::Event> = log.events.iter().collect();
+    let mut events: Vec<&asof_core::model::Event> = log.events.iter().collect();
     events.sort_by_key(|e| (e.recorded_at(), e.seq));
     if events.len() > MAX_STEPS {
         return Err(ExportError::Html(format!(

@@ -19,14 +19,14 @@
 use super::ExportError;
 use super::table::Table;
 use super::{Divergence, Provenance};
-use crate::engine::EffectKind;
-use crate::engine::quality::{self as rules, Freshness, Support};
-use crate::fork::PolicyReport;
-use crate::fork::diff::{self, Steps};
-use crate::model::{ASSUMED_LEGEND, Assumed, EventBody, RetractTarget};
-use crate::query::{self, Belief, EvidenceItem, LATE};
-use crate::store::Store;
-use crate::time::{self, Interval, Micros, OPEN};
+use asof_core::engine::EffectKind;
+use asof_core::engine::answers::{self, Steps};
+use asof_core::engine::quality::{self as rules, Freshness, Support};
+use asof_core::model::{ASSUMED_LEGEND, Assumed, EventBody, RetractTarget};
+use asof_core::time::{self, Interval, Micros, OPEN};
+use asof_store::fork::PolicyReport;
+use asof_store::query::{self, Belief, EvidenceItem, LATE};
+use asof_store::store::Store;
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -154,7 +154,7 @@ when the agent held the belief. Every row below is derived by replaying the stor
         for b in &history.versions {
             let v = &b.version;
             let mut claim = v.claim.to_string();
-            if v.origin == crate::model::Origin::Split {
+            if v.origin == asof_core::model::Origin::Split {
                 claim.push_str(" (split piece)");
             }
             if let Some(by) = &v.clipped_by {
@@ -274,7 +274,7 @@ when the agent held the belief. Every row below is derived by replaying the stor
 fn quality(
     w: &mut String,
     store: &Store,
-    log: &crate::model::Dataset,
+    log: &asof_core::model::Dataset,
     span: Option<(Micros, Micros)>,
 ) -> Result<(), ExportError> {
     let _ = writeln!(
@@ -404,7 +404,7 @@ fn answers(
     versions: &[Belief],
     span: Option<(Micros, Micros)>,
 ) {
-    let by_pair = diff::answers_of(versions.iter().map(|b| &b.version));
+    let by_pair = answers::answers_of(versions.iter().map(|b| &b.version));
     let mut pairs: Vec<(&(String, String), &Steps)> = by_pair.iter().collect();
     pairs.sort_by_key(|((agent, _), _)| store.agent_rank(agent));
     let _ = writeln!(w, "### Working answer over recorded time\n");
@@ -425,7 +425,7 @@ fn answers(
     let _ = writeln!(w, "{}", t.markdown());
     if let (Some(r), Some(span)) = (resolution, span) {
         for ((agent, _), steps) in &pairs {
-            let truth = diff::truth(steps, r, span);
+            let truth = answers::truth(steps, r, span);
             let _ = writeln!(
                 w,
                 "- {agent}: {}; answer other than the resolution for {} in total.",
@@ -485,8 +485,8 @@ The summaries above end in `…` where the item held more; this is all of it, as
         let _ = writeln!(
             w,
             "**{id}** ({})\n\n{}\n",
-            crate::text::size(text),
-            crate::text::fenced(text)
+            asof_core::text::size(text),
+            asof_core::text::fenced(text)
         );
     }
 }
@@ -497,7 +497,7 @@ The summaries above end in `…` where the item held more; this is all of it, as
 fn provenance(w: &mut String, store: &Store) -> Result<(), ExportError> {
     let _ = writeln!(w, "## How this store was made\n");
     if let Some(json) = store.meta("import_report")? {
-        match serde_json::from_str::<crate::import::ImportReport>(&json) {
+        match serde_json::from_str::<asof_import::import::ImportReport>(&json) {
             Ok(report) => {
                 let _ = writeln!(
                     w,

@@ -24,11 +24,11 @@ pub enum ExportError {
     #[error("{0}")]
     Html(String),
     #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
+    Store(#[from] asof_store::store::StoreError),
 }
 
-impl From<crate::store::SqlError> for ExportError {
-    fn from(e: crate::store::SqlError) -> Self {
+impl From<asof_store::store::SqlError> for ExportError {
+    fn from(e: asof_store::store::SqlError) -> Self {
         ExportError::Store(e.into())
     }
 }

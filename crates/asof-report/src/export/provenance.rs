@@ -3,10 +3,10 @@
 //! SHA-256, the asof version and the time of export; a report of a what-if
 //! fork also opens with the what-if banner and its divergence from the record.
 
-use crate::fork::WhatIf;
-use crate::fork::diff::Diff;
-use crate::store::{Store, StoreError};
-use crate::time::{self, Micros};
+use asof_core::time::{self, Micros};
+use asof_store::fork::WhatIf;
+use asof_store::fork::diff::Diff;
+use asof_store::store::{Store, StoreError};
 
 /// A source as the user named it (a path, or the bundled demo) and the
 /// SHA-256 of its bytes (of a store file, a dataset, a trace, or the demo's
@@ -39,12 +39,12 @@ impl Divergence {
         fork: &Store,
         fork_name: &str,
     ) -> Result<Divergence, StoreError> {
-        let report: crate::fork::PolicyReport = fork
+        let report: asof_store::fork::PolicyReport = fork
             .meta("fork_report")?
             .and_then(|r| serde_json::from_str(&r).ok())
             .unwrap_or_default();
-        let diff = crate::fork::diff::compare_stores(parent, parent_sha, fork)?;
-        let json = crate::fork::diff::json(
+        let diff = asof_store::fork::diff::compare_stores(parent, parent_sha, fork)?;
+        let json = asof_store::fork::diff::json(
             parent.label(),
             fork_name,
             &report,
@@ -69,14 +69,14 @@ pub struct Provenance {
     /// For a what-if: its divergence from the record.
     pub divergence: Option<Divergence>,
     /// How many assertions have each field the importer assumed (design.md §7).
-    pub assumed: Vec<(crate::model::Assumed, usize)>,
+    pub assumed: Vec<(asof_core::model::Assumed, usize)>,
     /// Input lines that did not parse and were skipped (`--skip-bad-lines`).
     pub bad_lines: usize,
     /// The options an imported store was read with (its ids follow from them).
     pub read_with: Option<String>,
     /// The review shown beside the record (docs/review.md), if any.
-    pub review: Option<crate::review::Review>,
-    /// What `--redact` replaced ([`crate::redact::Redactor::provenance_line`]).
+    pub review: Option<asof_core::review::Review>,
+    /// What `--redact` replaced ([`asof_core::redact::Redactor::provenance_line`]).
     pub redacted: Option<String>,
 }
 
@@ -92,13 +92,13 @@ impl Provenance {
             .and_then(|secs| secs.checked_mul(1_000_000));
         let report = store
             .meta("import_report")?
-            .and_then(|json| serde_json::from_str::<crate::import::ImportReport>(&json).ok());
+            .and_then(|json| serde_json::from_str::<asof_import::import::ImportReport>(&json).ok());
         Ok(Provenance {
             origin,
             exported_at: pinned.unwrap_or_else(time::now),
             what_if: WhatIf::of(store)?,
             divergence: None,
-            assumed: crate::query::quality::ledger(store)?.assumed_counts(),
+            assumed: asof_store::query::quality::ledger(store)?.assumed_counts(),
             bad_lines: report.as_ref().map_or(0, |r| r.bad_lines),
             read_with: report.and_then(|r| {
                 let rules = r

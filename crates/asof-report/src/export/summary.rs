@@ -5,7 +5,7 @@
 //! was made".
 
 use super::table::Table;
-use crate::import::{Count, ImportReport, Skipped, Tally};
+use asof_import::import::{Count, ImportReport, Skipped, Tally};
 use std::fmt::Write;
 
 /// The summary's lines after its first sentence.

@@ -18,11 +18,11 @@
 //! Written by hand: six element kinds and one escaping rule do not need a crate.
 
 use super::{ExportError, Provenance};
-use crate::axis;
-use crate::model::{EventBody, Origin, RetractTarget, Version};
-use crate::query::{self, EvidenceItem};
-use crate::store::Store;
-use crate::time::{self, Micros, OPEN};
+use asof_core::axis;
+use asof_core::model::{EventBody, Origin, RetractTarget, Version};
+use asof_core::time::{self, Micros, OPEN};
+use asof_store::query::{self, EvidenceItem};
+use asof_store::store::Store;
 use std::fmt::Write;
 
 const WIDTH: f64 = 1060.0;
@@ -238,7 +238,7 @@ fn drawn(
 /// beliefs about it when none is named), every version of the topic, and
 /// the evidence this agent's events on the topic cite.
 struct Picked {
-    topic: crate::model::Topic,
+    topic: asof_core::model::Topic,
     agent: String,
     all: Vec<query::Belief>,
     evidence: Vec<EvidenceItem>,
@@ -247,7 +247,7 @@ struct Picked {
 fn pick(store: &Store, topic: &str, agent: Option<&str>) -> Result<Picked, ExportError> {
     let header = store.header();
     let Some(t) = header.topic(topic).cloned() else {
-        let known = crate::model::known_ids(header.topics.iter().map(|t| t.id.as_str()), topic);
+        let known = asof_core::model::known_ids(header.topics.iter().map(|t| t.id.as_str()), topic);
         return Err(ExportError::UnknownTopic(topic.into(), known));
     };
     let all = query::versions_of(store, topic, None)?;
@@ -509,7 +509,7 @@ fn draw_legend(
     claims: &[&str],
     colour: &dyn Fn(&str) -> &'static str,
     off_axis: bool,
-    cardinality: crate::model::Cardinality,
+    cardinality: asof_core::model::Cardinality,
 ) {
     let lx = WIDTH - RIGHT + 20.0;
     let _ = writeln!(s, r#"<g class="legend">"#);
@@ -565,7 +565,7 @@ fn draw_legend(
         );
         extra += 22.0;
     }
-    if cardinality == crate::model::Cardinality::Many {
+    if cardinality == asof_core::model::Cardinality::Many {
         let _ = writeln!(
             s,
             r##"<text x="{lx}" y="{extra:.0}" fill="#555">darker where claims overlap</text><text x="{lx}" y="{:.0}" fill="#555">(held at once: a many-valued topic)</text>"##,

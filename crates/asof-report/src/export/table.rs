@@ -19,7 +19,7 @@ impl Table {
         self.rows.push(
             cells
                 .into_iter()
-                .map(|c| crate::text::one_line(&c).into_owned())
+                .map(|c| asof_core::text::one_line(&c).into_owned())
                 .collect(),
         );
     }

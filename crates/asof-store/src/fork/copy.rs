@@ -21,11 +21,11 @@
 
 use super::diff::{self, Diff};
 use super::{Fork, ForkError, PolicyReport, transform};
-use crate::engine;
-use crate::engine::answers;
-use crate::model::{Event, EventBody};
 use crate::store::{self, Store, StoreError, read, scrub, write};
-use crate::time::Micros;
+use asof_core::engine;
+use asof_core::engine::answers;
+use asof_core::model::{Event, EventBody};
+use asof_core::time::Micros;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
@@ -267,7 +267,7 @@ fn plan(parent: &Store, removed: &[String]) -> Result<Plan, CopyError> {
     };
     let events = transform(&original, &reliability, &gone, &mut report);
     let replay = engine::replay(parent.header(), &events);
-    let dataset = crate::model::Dataset {
+    let dataset = asof_core::model::Dataset {
         header: parent.header().clone(),
         events,
     };
@@ -484,7 +484,7 @@ fn write_meta(
     set.execute(params!["source", parent.label()])?;
     set.execute(params![
         "loaded_at",
-        crate::time::format(crate::time::now())
+        asof_core::time::format(asof_core::time::now())
     ])?;
     set.execute(params!["asof_version", env!("CARGO_PKG_VERSION")])?;
     // A review judged the parent's log, not this what-if's: it stays with

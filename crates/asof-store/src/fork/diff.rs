@@ -3,12 +3,12 @@
 //! two runs compared on one clock, through the compare of two runs
 //! (`engine::compare::pair`), over the parent's span.
 
-pub use crate::engine::answers::{Steps, Truth, answers_of, steps_of, truth, value_at};
-use crate::engine::compare;
-pub use crate::engine::compare::{Window, divergence};
-use crate::model::{Header, Version};
 use crate::store::{Store, StoreError};
-use crate::time::{Micros, OPEN};
+use asof_core::engine::answers::{Steps, Truth, answers_of};
+use asof_core::engine::compare;
+use asof_core::engine::compare::Window;
+use asof_core::model::{Header, Version};
+use asof_core::time::{Micros, OPEN};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -123,7 +123,7 @@ pub fn json(
     verified: bool,
 ) -> serde_json::Value {
     use serde_json::{Value, json};
-    let instant = |t: Micros| crate::time::format_opt(t).map_or(Value::Null, Value::String);
+    let instant = |t: Micros| asof_core::time::format_opt(t).map_or(Value::Null, Value::String);
     let truth = |t: &Truth| json!({"converged_at": t.converged_at.map_or(Value::Null, instant), "time_wrong_ms": t.time_wrong_ms});
     json!({
         "parent": parent,
@@ -164,6 +164,8 @@ pub fn json(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use asof_core::engine::answers::truth;
+    use asof_core::engine::compare::divergence;
 
     fn steps(v: &[(i64, Option<&str>)]) -> Steps {
         v.iter().map(|&(t, c)| (t, c.map(Into::into))).collect()

@@ -4,13 +4,14 @@
 //! and scopes never interact (design.md §3), so each item replays just those pairs'
 //! events — never the whole log once per item.
 
-use super::diff::{Steps, Truth, answers_of, divergence, steps_of, truth};
 use super::{PolicyReport, reliabilities, transform};
-use crate::engine::answers::wrong_between;
-use crate::engine::{self, Replay};
-use crate::model::{Dataset, Event, EventBody, Header, RetractTarget, Version};
-use crate::time::Micros;
-use crate::time::OPEN;
+use asof_core::engine::answers::wrong_between;
+use asof_core::engine::answers::{Steps, Truth, answers_of, steps_of, truth};
+use asof_core::engine::compare::divergence;
+use asof_core::engine::{self, Replay};
+use asof_core::model::{Dataset, Event, EventBody, Header, RetractTarget, Version};
+use asof_core::time::Micros;
+use asof_core::time::OPEN;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -383,7 +384,7 @@ impl PairLog {
         let end = joined.unwrap_or(OPEN);
         // Both answers from `at` through `end`: the only stretch where they can differ.
         let window = |steps: &Steps| -> Steps {
-            let value = crate::engine::answers::value_at(steps, at).map(Into::into);
+            let value = asof_core::engine::answers::value_at(steps, at).map(Into::into);
             let from = steps.partition_point(|s| s.0 <= at);
             let to = steps.partition_point(|s| s.0 <= end);
             std::iter::once((at, value))
@@ -441,7 +442,8 @@ impl Forked {
         // The fork's answers in order, the parent's around the stretch.
         let before = &parent[..parent.partition_point(|s| s.0 < self.at)];
         let after = &parent[parent.partition_point(|s| s.0 <= self.end)..];
-        let right = |s: &(Micros, Option<crate::model::Name>)| s.1.as_deref() == Some(resolution);
+        let right =
+            |s: &(Micros, Option<asof_core::model::Name>)| s.1.as_deref() == Some(resolution);
         let mut back = before
             .iter()
             .chain(&self.fork_window)

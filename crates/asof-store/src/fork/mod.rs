@@ -12,8 +12,8 @@ pub mod label;
 pub use label::WhatIf;
 pub mod whatif;
 
-use crate::engine::{self, Replay};
-use crate::model::{Dataset, Event, EventBody, permille};
+use asof_core::engine::{self, Replay};
+use asof_core::model::{Dataset, Event, EventBody, permille};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
@@ -54,7 +54,7 @@ pub struct PolicyReport {
 pub struct Rejected {
     pub evidence: String,
     pub verification: String,
-    pub since: crate::time::Micros,
+    pub since: asof_core::time::Micros,
     pub by: String,
     pub note: Option<String>,
 }
@@ -230,7 +230,10 @@ pub fn lineage(
         ("fork_parent_sha256", parent_sha256.to_owned()),
         ("fork_removed", removed),
         ("fork_policy", POLICY.to_owned()),
-        ("fork_created_at", crate::time::format(crate::time::now())),
+        (
+            "fork_created_at",
+            asof_core::time::format(asof_core::time::now()),
+        ),
         ("fork_report", report),
         ("fork_chain", Value::Array(chain).to_string()),
     ];

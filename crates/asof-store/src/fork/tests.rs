@@ -1,7 +1,7 @@
 //! The policy of design.md §5, rule by rule, with hand-computed outcomes.
 
 use super::*;
-use crate::dataset::{Format, read_str};
+use asof_core::dataset::{Format, read_str};
 
 const LOG: &str = r#"asof: 1
 incident: {id: f}

@@ -17,8 +17,8 @@
 use super::ForkError;
 use super::copy::Pair;
 use super::diff;
-use crate::model::Dataset;
 use crate::store::{Contents, Store, StoreError};
+use asof_core::model::Dataset;
 use std::path::Path;
 
 /// What to fork.

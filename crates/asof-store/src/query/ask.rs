@@ -10,8 +10,8 @@
 //! day (and the changes during it); `now` stays the wall clock. How a time
 //! was read is said ([`When::read_as`]).
 
-use crate::model::Header;
-use crate::time::{self, Micros};
+use asof_core::model::Header;
+use asof_core::time::{self, Micros};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -313,7 +313,7 @@ fn agent(name: &str, header: &Header) -> Result<String, AskError> {
         .map(|a| a.id.clone())
         .ok_or_else(|| AskError::Agent {
             name: name.to_owned(),
-            known: crate::model::known_ids(header.agents.iter().map(|a| a.id.as_str()), name),
+            known: asof_core::model::known_ids(header.agents.iter().map(|a| a.id.as_str()), name),
         })
 }
 
@@ -330,7 +330,7 @@ fn topic(name: &str, header: &Header) -> Result<String, AskError> {
         .map(|t| t.id.clone())
         .ok_or_else(|| AskError::Topic {
             name: name.to_owned(),
-            known: crate::model::known_ids(header.topics.iter().map(|t| t.id.as_str()), name),
+            known: asof_core::model::known_ids(header.topics.iter().map(|t| t.id.as_str()), name),
         })
 }
 
@@ -363,11 +363,11 @@ pub struct CitedEvidence {
 /// "why did AGENT believe CLAIM?": every assertion by `agent` whose claim
 /// contains `claim` (case-insensitive), in recorded order, with the evidence
 /// it cites and its rationale.
-pub fn why(log: &crate::model::Dataset, agent: &str, claim: &str) -> Vec<Reason> {
-    use crate::model::EventBody;
+pub fn why(log: &asof_core::model::Dataset, agent: &str, claim: &str) -> Vec<Reason> {
+    use asof_core::model::EventBody;
     let evidence = log.evidence_by_id();
     let wanted = claim.to_lowercase();
-    let mut asserted: Vec<&crate::model::Assertion> = log
+    let mut asserted: Vec<&asof_core::model::Assertion> = log
         .events
         .iter()
         .filter_map(|e| match &e.body {

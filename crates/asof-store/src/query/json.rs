@@ -1,8 +1,8 @@
 //! The JSON shapes of design.md §8. Keys are part of the contract; open ends are `null`.
 
 use super::{Belief, Changes, EvidenceItem, History, Note};
-use crate::engine::quality::{Answer, Ledger, Quality, Verdict};
-use crate::time::{self, Micros};
+use asof_core::engine::quality::{Answer, Ledger, Quality, Verdict};
+use asof_core::time::{self, Micros};
 use serde_json::{Value, json};
 
 fn instant(t: Micros) -> Value {
@@ -21,7 +21,7 @@ pub struct VersionJson<'a> {
     agent: &'a str,
     assertion: &'a str,
     /// The fields of its assertion an importer filled in by default.
-    assumed: &'a [crate::model::Assumed],
+    assumed: &'a [asof_core::model::Assumed],
     claim: &'a str,
     clipped_by: Option<&'a str>,
     closed: Option<ClosedJson<'a>>,
@@ -38,7 +38,7 @@ pub struct VersionJson<'a> {
     requested_valid_to: Option<String>,
     superseded_at: Option<String>,
     support: &'static str,
-    supported_by: &'a [crate::model::Name],
+    supported_by: &'a [asof_core::model::Name],
     topic: &'a str,
     valid_from: Option<String>,
     valid_to: Option<String>,
@@ -63,7 +63,7 @@ impl<'a> VersionJson<'a> {
     /// by `at` at the top level, its closing (if after `at`) in `later`.
     pub fn as_of(b: &'a Belief, q: &Quality, at: Micros) -> VersionJson<'a> {
         let mut json = VersionJson::new(b, q);
-        if b.version.superseded_at > at && b.version.superseded_at != crate::time::OPEN {
+        if b.version.superseded_at > at && b.version.superseded_at != asof_core::time::OPEN {
             json.later = Some(LaterJson {
                 closed: json.closed.take(),
                 superseded_at: json.superseded_at.take(),
@@ -300,9 +300,9 @@ pub fn evidence(items: &[EvidenceItem], ledger: &Ledger, at: Micros) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::quality::{Freshness, Support};
-    use crate::model::{CloseKind, Closure, Name, Origin, Version};
-    use crate::time::{Interval, OPEN};
+    use asof_core::engine::quality::{Freshness, Support};
+    use asof_core::model::{CloseKind, Closure, Name, Origin, Version};
+    use asof_core::time::{Interval, OPEN};
 
     fn belief() -> Belief {
         Belief {

@@ -6,19 +6,19 @@ pub mod json;
 pub mod quality;
 pub mod timeline;
 
-use crate::model::{EventKind, Evidence, Version};
 use crate::store::{
     Store,
     read::{Decoder, VERSION_COLUMNS, VersionRow},
 };
-use crate::time::{Micros, OPEN};
+use asof_core::model::{EventKind, Evidence, Version};
+use asof_core::time::{Micros, OPEN};
 use rusqlite::{params_from_iter, types::Value};
 
 /// Evidence that reached the agent at least this long (µs) after it happened is
 /// "late-arriving": marked in the TUI, listed apart in the audit report.
 pub const LATE: i64 = 3_600_000_000;
 
-pub use crate::model::Cited;
+use asof_core::model::Cited;
 
 /// A version with the evidence its assertion cited.
 #[derive(Debug, Clone, PartialEq)]
@@ -305,7 +305,7 @@ pub struct Note {
     pub seq: u64,
     pub event: String,
     /// `reconfirmed`, `zero_width` or `no_match`.
-    pub effect: crate::engine::EffectKind,
+    pub effect: asof_core::engine::EffectKind,
     pub recorded_at: Micros,
     pub agent: String,
     pub claim: Option<String>,
@@ -362,7 +362,7 @@ pub fn history(store: &Store, topic: &str, agent: Option<&str>) -> rusqlite::Res
             Ok(Note {
                 seq: r.get::<_, i64>(0)? as u64,
                 event: r.get(1)?,
-                effect: crate::engine::EffectKind::parse(r.get_ref(2)?.as_str()?),
+                effect: asof_core::engine::EffectKind::parse(r.get_ref(2)?.as_str()?),
                 recorded_at: r.get(3)?,
                 agent: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
                 claim: r.get(5)?,
@@ -524,7 +524,7 @@ pub fn held_since(store: &Store, beliefs: &[Belief]) -> rusqlite::Result<Vec<Mic
     let mut since = Vec::with_capacity(beliefs.len());
     for b in beliefs {
         let v = &b.version;
-        if v.origin != crate::model::Origin::Split {
+        if v.origin != asof_core::model::Origin::Split {
             since.push(v.recorded_at);
             continue;
         }
@@ -566,7 +566,7 @@ pub fn evaluations(
 /// A trace's model calls in order, kept with the import summary of a store
 /// `asof import otlp` wrote (or a trace read as a SOURCE); `None` when the
 /// store was not read from a trace.
-pub fn model_calls(store: &Store) -> rusqlite::Result<Option<Vec<crate::model::ModelCall>>> {
+pub fn model_calls(store: &Store) -> rusqlite::Result<Option<Vec<asof_core::model::ModelCall>>> {
     let Some(json) = crate::store::read::meta(store.connection(), "import_report")? else {
         return Ok(None);
     };

@@ -1,12 +1,12 @@
-//! Reads what belief quality (design.md §4, [`crate::engine::quality`]) needs from a
+//! Reads what belief quality (design.md §4, [`asof_core::engine::quality`]) needs from a
 //! store beyond the versions themselves (which carry their support times):
 //! the topics' aging settings and the verifications, one index range.
 
 use super::Belief;
-use crate::engine::quality::Ledger;
-use crate::model::{Verification, VerifyState};
 use crate::store::Store;
-use crate::time::Micros;
+use asof_core::engine::quality::Ledger;
+use asof_core::model::{Verification, VerifyState};
+use asof_core::time::Micros;
 
 /// Every verification in the store, into `ledger`.
 fn add_verdicts(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
@@ -56,15 +56,15 @@ pub fn end_of_log(store: &Store) -> rusqlite::Result<Micros> {
     Ok(super::recorded_span(store)?.map_or(0, |(_, last)| last))
 }
 
-/// [`crate::engine::quality::answer`] over beliefs of one topic held at `at`.
+/// [`asof_core::engine::quality::answer`] over beliefs of one topic held at `at`.
 pub fn answer_of(
     ledger: &Ledger,
     held: &[&Belief],
-    cardinality: crate::model::Cardinality,
+    cardinality: asof_core::model::Cardinality,
     at: Micros,
     about: Option<Micros>,
-) -> crate::engine::quality::Answer {
-    crate::engine::quality::answer(
+) -> asof_core::engine::quality::Answer {
+    asof_core::engine::quality::answer(
         ledger,
         held.iter().map(|b| (&b.version, &b.supported_by[..])),
         cardinality,

@@ -21,12 +21,12 @@
 //! to it on the demo and on generated data.
 
 use super::{Belief, Cited, EvidenceItem, Filter};
-use crate::engine::EffectKind;
-use crate::engine::quality::Ledger;
-use crate::model::{Evidence, Header, Name, Names, Origin, Version};
 use crate::store::scrub::{self, EvidenceWidths, MarkKey, NONE, ScrubIndex, VersionKey};
 use crate::store::{Store, StoreError};
-use crate::time::{Interval, Micros, OPEN};
+use asof_core::engine::EffectKind;
+use asof_core::engine::quality::Ledger;
+use asof_core::model::{Evidence, Header, Name, Names, Origin, Version};
+use asof_core::time::{Interval, Micros, OPEN};
 use rusqlite::{OptionalExtension, params_from_iter};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -136,10 +136,10 @@ pub struct Timeline {
     pub evaluations: Arc<std::collections::BTreeMap<String, Vec<String>>>,
     /// A trace's model calls in order (`asof calls`); `None` when the store
     /// was not read from a trace. Read once.
-    pub calls: Arc<Option<Vec<crate::model::ModelCall>>>,
+    pub calls: Arc<Option<Vec<asof_core::model::ModelCall>>>,
     /// A reviewer's findings (docs/review.md), kept apart from the log:
     /// shown beside what the agent knew, never read into it.
-    pub review: Arc<crate::review::Review>,
+    pub review: Arc<asof_core::review::Review>,
     index: Arc<ScrubIndex>,
     lists: Arc<Lists>,
     detail: Arc<Mutex<Detail>>,

@@ -233,7 +233,7 @@ pub(crate) fn unpack(bytes: &[u8], anchor: Anchor) -> Option<Rest<'_, Texts<'_>>
 #[cfg(test)]
 mod tests {
     use super::{Anchor, Rest};
-    use crate::time::OPEN;
+    use asof_core::time::OPEN;
 
     fn rests() -> [Rest<'static>; 3] {
         [

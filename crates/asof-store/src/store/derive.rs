@@ -1,17 +1,17 @@
 //! Deriving versions from a stored log a slice at a time (design.md §3 over the
 //! log as stored): the streamed load, `rebuild` and the slice replay beside a
 //! reading all call [`derive`], which reads the log back in (recorded_at, seq)
-//! order, replays each slice with one [`crate::engine::Slices`], which keeps
+//! order, replays each slice with one [`asof_core::engine::Slices`], which keeps
 //! only the held versions, and writes what each slice closes; [`finish_derived`]
 //! then computes each pair's time to the truth one topic at a time.
 
 use super::read::{self, EVENT_COLUMN_COUNT, EVENT_COLUMNS};
 use super::schema::DERIVED_INDEXES;
 use super::write::{self, AssertionRef};
-use crate::engine::answers::{self, Stint, Truth};
-use crate::engine::{self, Effect, Replay};
-use crate::model::{Event, EventBody, Header, IdMap, IdSet, Name, Names};
-use crate::time::{Micros, OPEN};
+use asof_core::engine::answers::{self, Stint, Truth};
+use asof_core::engine::{self, Effect, Replay};
+use asof_core::model::{Event, EventBody, Header, IdMap, IdSet, Name, Names};
+use asof_core::time::{Micros, OPEN};
 use rusqlite::Transaction;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -259,7 +259,7 @@ impl Closed {
     /// These rows ready to insert (see [`write::Ready`]), agents and topics
     /// coded by `codes`.
     pub(super) fn ready(&self, codes: &super::Ranks) -> write::Ready {
-        let origin = |i: usize, _: &crate::model::Version| {
+        let origin = |i: usize, _: &asof_core::model::Version| {
             let o = self.origins.get(i)?.as_deref()?;
             Some(AssertionRef {
                 seq: o.seq,
@@ -325,7 +325,7 @@ impl Sliced {
 
     fn closing(
         &mut self,
-        versions: Vec<crate::model::Version>,
+        versions: Vec<asof_core::model::Version>,
         outcomes: Vec<engine::Outcome>,
     ) -> Closed {
         self.derived.versions += versions.len();
@@ -336,7 +336,7 @@ impl Sliced {
     /// of the versions' assertions.
     fn ready(
         &self,
-        versions: Vec<crate::model::Version>,
+        versions: Vec<asof_core::model::Version>,
         outcomes: Vec<engine::Outcome>,
     ) -> Closed {
         let origins = (versions.iter())
@@ -356,7 +356,7 @@ impl Sliced {
     /// The versions held now that `before` did not hold as they are now
     /// (new, or changed since: reconfirmed), ready to write over their rows.
     pub(super) fn held_changed_from(&self, before: &Sliced) -> Closed {
-        let was: HashMap<u64, &crate::model::Version> =
+        let was: HashMap<u64, &asof_core::model::Version> =
             before.replaying.held().iter().map(|v| (v.id, v)).collect();
         let versions = (self.replaying.held().iter())
             .filter(|v| was.get(&v.id) != Some(v))

@@ -12,7 +12,7 @@
 //! is a format version bump (`schema::FORMAT_VERSION`), as every stored
 //! checksum would read as damage.
 
-use crate::model::{Event, EventBody, RetractTarget};
+use asof_core::model::{Event, EventBody, RetractTarget};
 
 /// The checksum of `event` as the log keeps it (citations, whole text and
 /// assumed fields included).
@@ -108,8 +108,8 @@ impl Crc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Assertion;
-    use crate::time::Interval;
+    use asof_core::model::Assertion;
+    use asof_core::time::Interval;
 
     fn believe(confidence: f64) -> Event {
         Event {

@@ -69,7 +69,7 @@ pub fn is_malformed(e: &rusqlite::Error) -> bool {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error(transparent)]
-    Dataset(#[from] crate::dataset::DatasetErrors),
+    Dataset(#[from] asof_core::dataset::DatasetErrors),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

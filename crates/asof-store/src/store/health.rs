@@ -10,7 +10,7 @@
 //! ```
 
 use super::{StoreError, digest, read};
-use crate::model::Dataset;
+use asof_core::model::Dataset;
 use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
 
@@ -203,7 +203,7 @@ pub fn salvage(path: &Path, diagnosis: &Diagnosis) -> Result<usize, StoreError> 
         .find(|(k, _)| k == "source")
         .map_or_else(|| path.display().to_string(), |(_, v)| v.clone());
     let dataset = Dataset { header, events };
-    let replay = crate::engine::replay(&dataset.header, &dataset.events);
+    let replay = asof_core::engine::replay(&dataset.header, &dataset.events);
     let versions = replay.versions.len();
     let contents = super::Contents {
         dataset: &dataset,

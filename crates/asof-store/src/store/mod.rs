@@ -22,10 +22,10 @@ pub mod scrub;
 pub mod stream;
 pub(crate) mod write;
 
-use crate::dataset::Parsed;
-use crate::engine::answers::{self, Truth};
-use crate::engine::{self, Replay};
-use crate::model::{Dataset, Header, Name, Version};
+use asof_core::dataset::Parsed;
+use asof_core::engine::answers::{self, Truth};
+use asof_core::engine::{self, Replay};
+use asof_core::model::{Dataset, Header, Name, Version};
 use rusqlite::{Connection, OpenFlags};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -87,7 +87,7 @@ pub struct StoredReview {
     /// The review file it was loaded from, as named then.
     pub file: String,
     pub sha256: String,
-    pub findings: Vec<crate::review::Finding>,
+    pub findings: Vec<asof_core::review::Finding>,
 }
 
 /// An open store. `label` is what the user called it (a path, or `demo`).
@@ -119,8 +119,8 @@ const MAPPED_BYTES: u64 = 1 << 40;
 /// rows name them by, and the order answers are read in.
 #[derive(Debug, Default)]
 pub(crate) struct Ranks {
-    topics: std::collections::HashMap<String, usize, crate::model::ShortKeys>,
-    agents: std::collections::HashMap<String, usize, crate::model::ShortKeys>,
+    topics: std::collections::HashMap<String, usize, asof_core::model::ShortKeys>,
+    agents: std::collections::HashMap<String, usize, asof_core::model::ShortKeys>,
 }
 
 impl Ranks {
@@ -280,7 +280,7 @@ impl Store {
         parsed: &Parsed,
         force: bool,
         meta: &[(&'static str, String)],
-        review: Option<(&str, &str, &[crate::review::Finding])>,
+        review: Option<(&str, &str, &[asof_core::review::Finding])>,
     ) -> std::result::Result<Replay, LoadError> {
         let dataset = &parsed.dataset;
         std::thread::scope(|scope| {
@@ -367,8 +367,8 @@ impl Store {
     /// about as long).
     pub(crate) fn held_at(
         &self,
-        at: crate::time::Micros,
-        about: Option<crate::time::Micros>,
+        at: asof_core::time::Micros,
+        about: Option<asof_core::time::Micros>,
         agent: Option<i64>,
     ) -> rusqlite::Result<(Vec<read::VersionRow>, Vec<u8>)> {
         // An answer for all topics reads a few megabytes of pages, a
@@ -424,11 +424,12 @@ impl Store {
         let sha256 = self.meta("review_sha256")?.unwrap_or_default();
         let lines = read::review_lines(&self.conn)?;
         let text = lines.join("\n");
-        let findings = crate::review::parse_lines(&format!("{}'s review table", self.label), &text)
-            .map_err(|e| StoreError::Damaged {
-                path: self.label.clone().into(),
-                reason: e.to_string(),
-            })?;
+        let findings =
+            asof_core::review::parse_lines(&format!("{}'s review table", self.label), &text)
+                .map_err(|e| StoreError::Damaged {
+                    path: self.label.clone().into(),
+                    reason: e.to_string(),
+                })?;
         Ok(Some(StoredReview {
             file,
             sha256,
@@ -438,7 +439,7 @@ impl Store {
 
     /// What findings about this store's log may name (ids and recorded
     /// times of its evidence and assertions, its topics and agents).
-    pub fn subjects(&self) -> Result<crate::review::Subjects> {
+    pub fn subjects(&self) -> Result<asof_core::review::Subjects> {
         read::subjects(&self.conn, &self.header).map_err(StoreError::from)
     }
 
@@ -452,7 +453,7 @@ impl Store {
     }
 
     /// Every stored version, by id.
-    pub fn versions(&self) -> Result<Vec<crate::model::Version>> {
+    pub fn versions(&self) -> Result<Vec<asof_core::model::Version>> {
         read::versions(&self.conn).map_err(StoreError::from)
     }
 
@@ -534,7 +535,7 @@ impl Store {
                 v.agent,
                 v.topic,
                 v.claim,
-                crate::time::format(v.valid.from),
+                asof_core::time::format(v.valid.from),
                 v.created_by
             )
         };
@@ -655,7 +656,7 @@ fn field_differences(stored: &Version, fresh: &Version) -> Vec<String> {
             out.push(format!("{name}: stored {a}, replayed {b}"));
         }
     };
-    let t = |m: i64| crate::time::format_opt(m).unwrap_or_else(|| "open".into());
+    let t = |m: i64| asof_core::time::format_opt(m).unwrap_or_else(|| "open".into());
     field(
         "claim",
         format!("{:?}", stored.claim),

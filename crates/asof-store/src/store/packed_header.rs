@@ -15,7 +15,7 @@
 //! Counts are LEB128 ([`put_unsigned`]), strings their length then their bytes.
 
 use super::codec::{put_signed, put_unsigned, take_signed, take_unsigned};
-use crate::model::{Agent, Cardinality, Header, Incident, Topic};
+use asof_core::model::{Agent, Cardinality, Header, Incident, Topic};
 
 const MANY: u8 = 1;
 const RESOLUTION: u8 = 2;

@@ -35,7 +35,7 @@
 
 use super::codec::{put_signed, put_unsigned, take_signed, take_unsigned};
 use super::read::{VERSION_COLUMNS, VersionRow};
-use crate::time::{Micros, OPEN};
+use asof_core::time::{Micros, OPEN};
 use rusqlite::{Connection, params};
 
 /// A lifespan-k page spans 2^(k - SPLIT) µs of closing instants.

@@ -1,12 +1,12 @@
 //! Reading a store back into the model.
 
-use crate::model::{
+use crate::store::codec::{Anchor, Rest, Texts};
+use asof_core::model::{
     Agent, Assertion, Assumed, Cardinality, Cited, CloseKind, Closure, Event, EventBody, Evidence,
     Header, Incident, Name, Names, Origin, RetractTarget, Retraction, Topic, Verification,
     VerifyState, Version,
 };
-use crate::store::codec::{Anchor, Rest, Texts};
-use crate::time::{Interval, OPEN};
+use asof_core::time::{Interval, OPEN};
 use rusqlite::{Connection, OptionalExtension, Row};
 
 pub(crate) fn meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
@@ -25,8 +25,8 @@ pub(crate) fn review_lines(conn: &Connection) -> rusqlite::Result<Vec<String>> {
 pub(crate) fn subjects(
     conn: &Connection,
     header: &Header,
-) -> rusqlite::Result<crate::review::Subjects> {
-    use crate::review::{AssertionSubject, Subjects};
+) -> rusqlite::Result<asof_core::review::Subjects> {
+    use asof_core::review::{AssertionSubject, Subjects};
     let mut s = Subjects {
         topics: header.topics.iter().map(|t| t.id.to_string()).collect(),
         agents: header.agents.iter().map(|a| a.id.to_string()).collect(),
@@ -320,7 +320,7 @@ const ASSERTIONS_KEPT: (usize, usize) = (1 << 10, 1 << 16);
 pub struct Decoder {
     agents: std::sync::Arc<[Name]>,
     topics: std::sync::Arc<[Name]>,
-    claims: std::collections::HashMap<i64, Name, crate::model::ShortKeys>,
+    claims: std::collections::HashMap<i64, Name, asof_core::model::ShortKeys>,
     names: Names,
     /// The assertion id and citations of assertions met, in the slot of
     /// their seq ([`ASSERTIONS_KEPT`]): the split pieces of one assertion
@@ -670,12 +670,13 @@ pub fn recorded_at_of(conn: &Connection, id: &str) -> rusqlite::Result<Option<i6
 /// The `truths` table, by (agent, topic).
 pub fn truths(
     conn: &Connection,
-) -> rusqlite::Result<std::collections::BTreeMap<(String, String), crate::engine::answers::Truth>> {
+) -> rusqlite::Result<std::collections::BTreeMap<(String, String), asof_core::engine::answers::Truth>>
+{
     let mut stmt = conn.prepare("SELECT agent, topic, converged_at, time_wrong_ms FROM truths")?;
     let rows = stmt.query_map([], |r| {
         Ok((
             (r.get(0)?, r.get(1)?),
-            crate::engine::answers::Truth {
+            asof_core::engine::answers::Truth {
                 converged_at: r.get(2)?,
                 time_wrong_ms: r.get(3)?,
             },

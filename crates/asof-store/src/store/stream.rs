@@ -20,7 +20,7 @@
 //! The file is read a few batches at a time and every event is written to the
 //! log as soon as it is checked. While the file comes in recorded order (as a
 //! log appended over time does), its events also go to a replay thread a slice
-//! at a time (cut between recorded instants, so [`crate::engine::Slices`] sees
+//! at a time (cut between recorded instants, so [`asof_core::engine::Slices`] sees
 //! what a whole replay would). That thread carries only the held versions from
 //! slice to slice and hands back what each slice closed packed as rows
 //! (`write::Ready`), so the connection's thread, the load's limit, only
@@ -42,12 +42,12 @@ use super::derive::{Derived, SLICE, Sliced, derive, finish_derived_beside};
 use super::schema::{LOG_INDEXES_FIRST, LOG_INDEXES_LATER};
 use super::write::{self, LogWriter, Ready};
 use super::{LoadError, StoreError, write_atomically};
-use crate::dataset::jsonl::{self, ParsedEvent, Sink};
-use crate::dataset::raw::RawHeader;
-use crate::dataset::validate::{Incremental, Positions, UNMATCHED_RETRACTION};
-use crate::dataset::{DatasetError, DatasetErrors, Location};
-use crate::model::{Event, EventBody, EventKind, Header};
-use crate::time::Micros;
+use asof_core::dataset::jsonl::{self, ParsedEvent, Sink};
+use asof_core::dataset::raw::RawHeader;
+use asof_core::dataset::validate::{Incremental, Positions, UNMATCHED_RETRACTION};
+use asof_core::dataset::{DatasetError, DatasetErrors, Location};
+use asof_core::model::{Event, EventBody, EventKind, Header};
+use asof_core::time::Micros;
 use rusqlite::{Connection, Transaction, params};
 use std::cell::{Cell, RefCell};
 use std::path::Path;
@@ -94,7 +94,7 @@ impl Loaded {
     }
 
     /// The counts of a dataset read whole, with the versions its replay derived.
-    pub fn of(parsed: &crate::dataset::Parsed, versions: usize) -> Self {
+    pub fn of(parsed: &asof_core::dataset::Parsed, versions: usize) -> Self {
         let mut loaded = Loaded {
             file: parsed.file.clone(),
             agents: parsed.dataset.header.agents.len(),
@@ -120,7 +120,7 @@ impl Loaded {
 
 /// Validates and loads the JSON Lines dataset at `dataset` into a new store at
 /// `path`, atomically (see `write_atomically`), holding neither the file nor
-/// its log nor its versions. The same checks as [`crate::dataset::read_path`]
+/// its log nor its versions. The same checks as [`asof_core::dataset::read_path`]
 /// and the same rows as [`super::Store::load`].
 pub fn load_jsonl(dataset: &Path, path: &Path, force: bool) -> Result<Loaded, LoadError> {
     load_jsonl_sliced(dataset, path, force, SLICE)

@@ -2,10 +2,10 @@
 
 use super::Ranks;
 use super::schema::{APPLICATION_ID, DERIVED_INDEXES, FORMAT_VERSION, LOG_INDEXES, SCHEMA};
-use crate::engine::answers::{self, Truth};
-use crate::engine::{Effect, Replay};
-use crate::model::{Dataset, Event, EventBody, EventKind, Header, IdMap, IdSet, RetractTarget};
-use crate::time::OPEN;
+use asof_core::engine::answers::{self, Truth};
+use asof_core::engine::{Effect, Replay};
+use asof_core::model::{Dataset, Event, EventBody, EventKind, Header, IdMap, IdSet, RetractTarget};
+use asof_core::time::OPEN;
 use rusqlite::{Connection, OptionalExtension, Statement, Transaction, params};
 
 /// Session settings for writing a whole store: a large page cache and in-memory
@@ -55,7 +55,7 @@ pub(super) fn write_review(
     tx: &Transaction,
     file: &str,
     sha256: &str,
-    findings: &[crate::review::Finding],
+    findings: &[asof_core::review::Finding],
 ) -> rusqlite::Result<()> {
     let mut meta = tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
     meta.execute(params!["review_file", file])?;
@@ -85,7 +85,7 @@ pub(super) fn write_head(
     meta.execute(params!["source", source])?;
     meta.execute(params![
         "loaded_at",
-        crate::time::format(crate::time::now())
+        asof_core::time::format(asof_core::time::now())
     ])?;
     meta.execute(params!["asof_version", env!("CARGO_PKG_VERSION")])?;
     for (key, value) in extra_meta {
@@ -343,7 +343,7 @@ pub(crate) struct AssertionRef<'a> {
 
 /// Assertion id → its seq and citations, for the `assertion_seq` and
 /// `supported_by` columns of the versions of `events`.
-pub(crate) fn assertion_seqs(events: &[crate::model::Event]) -> IdMap<&str, AssertionRef<'_>> {
+pub(crate) fn assertion_seqs(events: &[asof_core::model::Event]) -> IdMap<&str, AssertionRef<'_>> {
     events
         .iter()
         .filter_map(|e| match &e.body {
@@ -381,7 +381,7 @@ pub(crate) fn replayed(
     origins: &IdMap<&str, AssertionRef>,
 ) -> rusqlite::Result<()> {
     let codes = Codes::load(tx)?;
-    let origin = |_: usize, v: &crate::model::Version| origins.get(&*v.assertion).copied();
+    let origin = |_: usize, v: &asof_core::model::Version| origins.get(&*v.assertion).copied();
     Ready::of(replay, id_offset, origin, &codes.header).write_with(tx, codes)
 }
 
@@ -401,7 +401,7 @@ struct ReadyVersion {
     /// The first eight columns of its row, in order: lifespan, id,
     /// recorded_at, superseded_at, valid_from, valid_to, topic, agent.
     fields: [i64; 8],
-    claim: crate::model::Name,
+    claim: asof_core::model::Name,
     /// Its `rest`: this range of [`Ready::rest`].
     rest: std::ops::Range<usize>,
 }
@@ -413,11 +413,11 @@ impl Ready {
     pub(crate) fn of<'a>(
         replay: &Replay,
         id_offset: u64,
-        origin: impl Fn(usize, &crate::model::Version) -> Option<AssertionRef<'a>>,
+        origin: impl Fn(usize, &asof_core::model::Version) -> Option<AssertionRef<'a>>,
         codes: &Ranks,
     ) -> Ready {
         // In primary-key order, so every insert appends to the table's B-tree.
-        let mut ordered: Vec<(i64, usize, &crate::model::Version)> = (replay.versions.iter())
+        let mut ordered: Vec<(i64, usize, &asof_core::model::Version)> = (replay.versions.iter())
             .enumerate()
             .map(|(i, v)| (lifespan(v.recorded_at, v.superseded_at), i, v))
             .collect();
@@ -428,7 +428,7 @@ impl Ready {
             let origin = origin(i, v);
             let start = rest.len();
             crate::store::codec::Rest {
-                split: v.origin == crate::model::Origin::Split,
+                split: v.origin == asof_core::model::Origin::Split,
                 confidence: v.confidence,
                 created_by: v.created_by,
                 assertion_seq: origin.map_or(0, |o| o.seq),
@@ -439,7 +439,7 @@ impl Ready {
                     (
                         c.seq,
                         &*c.event,
-                        c.kind == crate::model::CloseKind::Retracted,
+                        c.kind == asof_core::model::CloseKind::Retracted,
                     )
                 }),
                 clipped_by: v.clipped_by.as_deref(),

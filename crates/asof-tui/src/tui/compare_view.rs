@@ -4,11 +4,11 @@
 //! claims' legend and lines under it. The view (ui/compare.rs) and its
 //! scrolling (the popup's size) read the same [`View`].
 
-use crate::engine::compare::{Align, Compared, Run};
-use crate::export::compare::at_text;
-use crate::fork::diff::Steps;
-use crate::time::Micros;
 use crate::tui::fork_worker::{self as whatif, ForkResult};
+use asof_core::engine::answers::Steps;
+use asof_core::engine::compare::{Align, Compared, Run};
+use asof_core::time::Micros;
+use asof_report::export::compare::at_text;
 
 /// The compare view's clock: what its axis counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +103,7 @@ impl<'a> View<'a> {
                 runs.a,
                 runs.b,
                 runs.align.name(),
-                crate::export::compare::clock(runs.align)
+                asof_report::export::compare::clock(runs.align)
             ),
             names: ("  A      ", "  B      "),
             clock: match runs.align {
@@ -138,7 +138,7 @@ impl<'a> View<'a> {
                 let ids: Vec<&str> = removed.split(',').collect();
                 let head = "What-if without ";
                 let removed =
-                    crate::tui::text::id_list(&ids, room.saturating_sub(head.len()).min(40));
+                    asof_core::text::id_list(&ids, room.saturating_sub(head.len()).min(40));
                 format!("{head}{removed} — a replay, not a causal model")
             }
             What::Runs(_, _, align) => {
@@ -148,13 +148,13 @@ impl<'a> View<'a> {
                 )
             }
         };
-        format!(" {} ", crate::tui::text::cut(&text, room))
+        format!(" {} ", asof_core::text::cut(&text, room))
     }
 
     /// How many lines the view has, and its widest line whose width does not
     /// depend on the screen (lanes and marks are as wide as the popup).
     pub fn size(&self) -> (usize, usize) {
-        let w = crate::text::width;
+        let w = asof_core::text::width;
         let mut lines = 2 + usize::from(self.lanes.is_empty()) + self.tail.len();
         let mut widest = w(&self.top);
         for line in &self.tail {
@@ -269,12 +269,12 @@ impl TwoRuns {
                 if let Some(truth) = &p.truth {
                     let reached = |ms: Option<i64>| {
                         ms.map_or("never".to_owned(), |ms| {
-                            format!("after {}", crate::time::format_duration(ms * 1000))
+                            format!("after {}", asof_core::time::format_duration(ms * 1000))
                         })
                     };
-                    let wrong = |t: Option<crate::engine::answers::Truth>| {
+                    let wrong = |t: Option<asof_core::engine::answers::Truth>| {
                         t.map_or("—".to_owned(), |t| {
-                            crate::time::format_duration(t.time_wrong_ms * 1000)
+                            asof_core::time::format_duration(t.time_wrong_ms * 1000)
                         })
                     };
                     notes.push((

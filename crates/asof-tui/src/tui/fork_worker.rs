@@ -1,13 +1,14 @@
 //! What-if forks inside the TUI: the work a worker thread does (never the UI
 //! thread), and what it hands back for the compare view.
 
-use crate::engine::{self, Replay};
-use crate::fork::diff::{Diff, Steps};
-use crate::fork::whatif::{Source, WhatIfError};
-use crate::fork::{self, PolicyReport};
-use crate::model::Dataset;
-use crate::query::timeline::Timeline;
-use crate::store::{Store, StoreError};
+use asof_core::engine::answers::Steps;
+use asof_core::engine::{self, Replay};
+use asof_core::model::Dataset;
+use asof_store::fork::diff::Diff;
+use asof_store::fork::whatif::{Source, WhatIfError};
+use asof_store::fork::{self, PolicyReport};
+use asof_store::query::timeline::Timeline;
+use asof_store::store::{Store, StoreError};
 
 /// One (agent, topic)'s answers in parent and fork, for the compare view's lanes.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,7 +39,7 @@ pub struct ForkResult {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ForkRequest {
     pub evidence: Vec<String>,
-    pub rejected: Vec<crate::fork::Rejected>,
+    pub rejected: Vec<asof_store::fork::Rejected>,
     /// The review whose rejections chose the evidence (name and SHA-256).
     pub review: Option<String>,
 }
@@ -139,8 +140,8 @@ fn fork_then_read(
     )?;
     let fork_store = Store::open(&path)?;
     let steps = |store: &Store, (agent, topic): &(String, String)| -> Result<Steps, StoreError> {
-        let versions = crate::query::versions_of(store, topic, Some(agent))?;
-        Ok(crate::fork::diff::steps_of(
+        let versions = asof_store::query::versions_of(store, topic, Some(agent))?;
+        Ok(asof_core::engine::answers::steps_of(
             &versions.iter().map(|b| &b.version).collect::<Vec<_>>(),
         ))
     };
@@ -154,7 +155,7 @@ fn fork_then_read(
         });
     }
     lanes.sort_by_key(|l| (parent.topic_rank(&l.topic), parent.agent_rank(&l.agent)));
-    let span = crate::query::recorded_span(parent)?.unwrap_or((0, 0));
+    let span = asof_store::query::recorded_span(parent)?.unwrap_or((0, 0));
     // The fork's store stays in its temporary directory while its timeline
     // reads rows from it.
     let mut timeline = Timeline::load_in(fork_store, dir)?;
@@ -179,7 +180,7 @@ fn fork_then_read(
 /// Copies the fork's store at `fork` to a new store at `to` (`s` in the TUI),
 /// atomically: `to` must not exist, and nothing is left there on failure.
 pub fn save_fork(fork: &std::path::Path, to: &std::path::Path) -> Result<(), StoreError> {
-    crate::store::copy_store(fork, to)
+    asof_store::store::copy_store(fork, to)
 }
 
 /// Reads the parent's log (on a worker thread, when first needed).
@@ -269,13 +270,13 @@ pub fn truth_line(fork: &ForkResult, lane: &Lane) -> Option<String> {
         .truth
         .iter()
         .find(|(pair, _, _)| pair.0 == lane.agent && pair.1 == lane.topic)?;
-    let converged = |t: Option<i64>| t.map_or("never".to_owned(), crate::time::format_short);
+    let converged = |t: Option<i64>| t.map_or("never".to_owned(), asof_core::time::format_short);
     let shift = match (p.converged_at, f.converged_at) {
         (Some(a), Some(b)) if b < a => {
-            format!(" ({} sooner)", crate::time::format_duration(a - b))
+            format!(" ({} sooner)", asof_core::time::format_duration(a - b))
         }
         (Some(a), Some(b)) if b > a => {
-            format!(" ({} later)", crate::time::format_duration(b - a))
+            format!(" ({} later)", asof_core::time::format_duration(b - a))
         }
         _ => String::new(),
     };
@@ -283,7 +284,7 @@ pub fn truth_line(fork: &ForkResult, lane: &Lane) -> Option<String> {
         "parent {} · fork {}{shift} · time wrong: {} → {}",
         converged(p.converged_at),
         converged(f.converged_at),
-        crate::time::format_duration(p.time_wrong_ms * 1000),
-        crate::time::format_duration(f.time_wrong_ms * 1000),
+        asof_core::time::format_duration(p.time_wrong_ms * 1000),
+        asof_core::time::format_duration(f.time_wrong_ms * 1000),
     ))
 }

@@ -11,9 +11,9 @@
 //! ([`crate::tui::app::App::refresh`]). Once a second without news it sends
 //! [`Live::Quiet`], for the header's age of the newest event.
 
-use crate::query::timeline::Timeline;
-use crate::store::Store;
-use crate::store::follow::{Batch, Stop};
+use asof_store::query::timeline::Timeline;
+use asof_store::store::Store;
+use asof_store::store::follow::{Batch, Stop};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,7 +46,7 @@ impl std::fmt::Debug for Live {
 /// sending what [`Live`] says through `send`.
 pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool + Send + 'static) {
     std::thread::spawn(move || {
-        let watch = match crate::store::Watch::open(&path) {
+        let watch = match asof_store::store::Watch::open(&path) {
             Ok(watch) => watch,
             Err(e) => {
                 send(Live::Stopped(format!(
@@ -56,7 +56,7 @@ pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool +
                 return;
             }
         };
-        let version = |watch: &crate::store::Watch| watch.version();
+        let version = |watch: &asof_store::store::Watch| watch.version();
         let mut seen = version(&watch).ok();
         let mut quiet_since = Instant::now();
         while !stop.load(Ordering::Relaxed) {
@@ -83,7 +83,7 @@ pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool +
 }
 
 /// Runs a follow of a file into a store on a thread (`follow` is handed the
-/// callback each batch calls, as [`crate::store::follow::follow`] takes it)
+/// callback each batch calls, as [`asof_store::store::follow::follow`] takes it)
 /// until `stop` is set. Returns once the store holds the file's first lines
 /// (a batch past line 0),
 /// or with the reason it could not. A later stop is sent through `send`.

@@ -50,9 +50,9 @@ pub enum Msg {
     Input(Event),
     Tick,
     /// A worker finished a what-if fork.
-    Forked(Box<Result<fork_worker::ForkResult, crate::fork::whatif::WhatIfError>>),
+    Forked(Box<Result<fork_worker::ForkResult, asof_store::fork::whatif::WhatIfError>>),
     /// A worker finished the influence ranking.
-    Influence(Vec<crate::fork::influence::Influence>),
+    Influence(Vec<asof_store::fork::influence::Influence>),
     /// News from a live source (design.md §6).
     Live(live::Live),
     /// A worker finished saving the fork (`s`): where, or why not.
@@ -71,29 +71,29 @@ pub struct Report {
     /// The review shown beside the record, for the report's "Review
     /// findings" section (a what-if's report has none: the review judged
     /// the record).
-    pub review: Option<crate::review::Review>,
+    pub review: Option<asof_core::review::Review>,
 }
 
 /// The source the TUI shows, as the user named it, with the SHA-256 of its
 /// bytes: read on a worker when a fork's lineage or a report first needs it
 /// (hashing a large store must not delay the first frame).
-pub type OriginOf = Arc<dyn Fn() -> Result<crate::export::Origin, String> + Send + Sync>;
+pub type OriginOf = Arc<dyn Fn() -> Result<asof_report::export::Origin, String> + Send + Sync>;
 
 /// Writes the report of `store` to `to` atomically (a worker's part of `e`),
 /// opening with `prov`.
 pub fn write_report(
-    store: &crate::store::Store,
+    store: &asof_store::store::Store,
     html: bool,
     to: &std::path::Path,
-    prov: &crate::export::Provenance,
+    prov: &asof_report::export::Provenance,
 ) -> Result<(), String> {
     let text = if html {
-        crate::export::html::report(store, None, prov)
+        asof_report::export::html::report(store, None, prov)
     } else {
-        crate::export::markdown::report(store, prov)
+        asof_report::export::markdown::report(store, prov)
     }
     .map_err(|e| e.to_string())?;
-    crate::export::write_shared(to, &text).map_err(|e| format!("{}: {e}", to.display()))
+    asof_report::export::write_shared(to, &text).map_err(|e| format!("{}: {e}", to.display()))
 }
 
 /// What a report written from the TUI says of itself: of the source shown,
@@ -102,15 +102,15 @@ pub fn write_report(
 /// its parent (`fork`: the fork's store file and the record it was forked
 /// from).
 pub fn report_provenance(
-    shown: &crate::store::Store,
-    origin: crate::export::Origin,
-    fork: Option<(&std::path::Path, &crate::store::Store)>,
-) -> Result<crate::export::Provenance, String> {
-    use crate::export::{Divergence, Origin, Provenance};
+    shown: &asof_store::store::Store,
+    origin: asof_report::export::Origin,
+    fork: Option<(&std::path::Path, &asof_store::store::Store)>,
+) -> Result<asof_report::export::Provenance, String> {
+    use asof_report::export::{Divergence, Origin, Provenance};
     let Some((file, parent)) = fork else {
         return Provenance::of(shown, origin).map_err(|e| e.to_string());
     };
-    let what_if = crate::fork::WhatIf::of(shown).map_err(|e| e.to_string())?;
+    let what_if = asof_store::fork::WhatIf::of(shown).map_err(|e| e.to_string())?;
     let removed = what_if
         .as_ref()
         .map_or(String::new(), |w| w.removed.join(", "));
@@ -119,7 +119,7 @@ pub fn report_provenance(
         origin.name
     );
     let sha256 = std::fs::File::open(file)
-        .and_then(crate::fork::sha256_of)
+        .and_then(asof_store::fork::sha256_of)
         .map_err(|e| e.to_string())?;
     let mut prov = Provenance::of(shown, Origin { name, sha256 }).map_err(|e| e.to_string())?;
     prov.divergence = Some(
@@ -338,7 +338,7 @@ pub fn run(
         let (tx, parent) = (tx.clone(), parent.clone());
         std::thread::spawn(move || {
             if let Ok((log, replay)) = parent.get() {
-                let ranking = crate::fork::influence::influence(log, replay);
+                let ranking = asof_store::fork::influence::influence(log, replay);
                 let _ = tx.send(Msg::Influence(ranking));
             }
         });
@@ -371,7 +371,7 @@ pub fn run(
                             &request,
                         )
                     }),
-                    Err(e) => Err(crate::fork::whatif::WhatIfError::Source(e)),
+                    Err(e) => Err(asof_store::fork::whatif::WhatIfError::Source(e)),
                 };
                 let _ = tx.send(Msg::Forked(Box::new(result)));
             });
@@ -397,12 +397,12 @@ pub fn run(
             std::thread::spawn(move || {
                 // The parent: its store file, or the log in memory.
                 let parent_store = || match &store {
-                    Some(path) => crate::store::Store::open(path).map_err(|e| e.to_string()),
+                    Some(path) => asof_store::store::Store::open(path).map_err(|e| e.to_string()),
                     None => parent
                         .get()
                         .map_err(|e| e.to_string())
                         .and_then(|(log, replay)| {
-                            crate::store::Store::in_memory(&label, log, replay)
+                            asof_store::store::Store::in_memory(&label, log, replay)
                                 .map_err(|e| e.to_string())
                         }),
                 };
@@ -412,7 +412,7 @@ pub fn run(
                     match &report.fork {
                         Some(path) => {
                             let fork =
-                                crate::store::Store::open(path).map_err(|e| e.to_string())?;
+                                asof_store::store::Store::open(path).map_err(|e| e.to_string())?;
                             let prov = report_provenance(&fork, origin, Some((path, &parent)))?;
                             write_report(&fork, report.html, &report.to, &prov)
                         }

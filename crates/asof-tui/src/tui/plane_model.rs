@@ -5,10 +5,10 @@
 //! The reading comes from `Timeline::believed(recorded, about valid)` — the
 //! same answer as `asof believed --at … --about …`.
 
-use crate::model::{CloseKind, Origin};
-use crate::query::Filter;
-use crate::query::timeline::Timeline;
-use crate::time::{self, Interval, Micros, OPEN, format_short};
+use asof_core::model::{CloseKind, Origin};
+use asof_core::time::{self, Interval, Micros, OPEN, format_short};
+use asof_store::query::Filter;
+use asof_store::query::timeline::Timeline;
 use ratatui::layout::Rect;
 use std::collections::HashMap;
 
@@ -95,7 +95,7 @@ impl Plane {
             Some(a) => timeline.topic_marks(topic, Some(a), |_| true),
             None => Vec::new(),
         };
-        let mut cited: Vec<(usize, std::sync::Arc<crate::query::EvidenceItem>)> = Vec::new();
+        let mut cited: Vec<(usize, std::sync::Arc<asof_store::query::EvidenceItem>)> = Vec::new();
         for id in marks.iter().flat_map(|m| m.cites.iter()) {
             if !cited.iter().any(|(_, e)| e.evidence.id == *id)
                 && let Some(found) = timeline.evidence_by_id(id)
@@ -167,12 +167,12 @@ impl Plane {
 
     /// ←/→ in the plane: about a fiftieth of the visible valid range, readable.
     pub fn valid_step(&self) -> i64 {
-        crate::time::readable_step((self.valid_view.1 - self.valid_view.0) / 50)
+        asof_core::time::readable_step((self.valid_view.1 - self.valid_view.0) / 50)
     }
 
     /// ↑/↓ in the plane: about a twentieth of the visible recorded range, readable.
     pub fn recorded_step(&self) -> i64 {
-        crate::time::readable_step((self.recorded_view.1 - self.recorded_view.0) / 20)
+        asof_core::time::readable_step((self.recorded_view.1 - self.recorded_view.0) / 20)
     }
 
     /// Zooms both axes around the crosshair.

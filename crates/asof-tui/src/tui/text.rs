@@ -1,7 +1,5 @@
-//! Fitting text into terminal columns: the library's rules (atomic ids, visible
-//! cuts, one line per cell), and the selection's reverse video.
-
-pub use crate::text::{cut, fit, id_list, one_line, skip_columns, width, wrap};
+//! The selection's reverse video. (Fitting text into terminal columns —
+//! atomic ids, visible cuts, one line per cell — is `asof_core::text`'s.)
 
 /// Marks a list row as selected: reverse video on every span.
 pub fn reverse(line: &mut ratatui::text::Line) {

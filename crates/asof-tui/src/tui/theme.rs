@@ -101,8 +101,8 @@ impl Theme {
         self.fg(CLAIM_COLORS[index % CLAIM_COLORS.len()])
     }
 
-    pub fn mark(&self, kind: crate::query::timeline::MarkKind) -> Style {
-        use crate::query::timeline::MarkKind::*;
+    pub fn mark(&self, kind: asof_store::query::timeline::MarkKind) -> Style {
+        use asof_store::query::timeline::MarkKind::*;
         match kind {
             Evidence => self.fg(Color::Blue),
             Assertion => self.fg(Color::Green),

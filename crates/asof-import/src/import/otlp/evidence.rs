@@ -388,7 +388,7 @@ pub(super) fn evidence_events(
         let summary: String = if e.content.is_empty() {
             format!("{} result (content not captured in the trace)", e.source)
         } else {
-            crate::text::first_chars(&e.content, SUMMARY_CHARS).to_owned()
+            asof_core::text::first_chars(&e.content, SUMMARY_CHARS).to_owned()
         };
         events.push(RawEvent::Evidence(RawEvidence {
             id: numbered.ids[n].clone(),

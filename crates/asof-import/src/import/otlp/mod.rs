@@ -37,10 +37,10 @@ use read::kind_of;
 pub use read::{Named, Source};
 
 use super::{Draft, ImportReport, Skipped, instant};
-use crate::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetract, RawTime};
-use crate::dataset::{DatasetErrors, Location};
-use crate::model::Cardinality;
-use crate::time::{self, Micros};
+use asof_core::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetract, RawTime};
+use asof_core::dataset::{DatasetErrors, Location};
+use asof_core::model::Cardinality;
+use asof_core::time::{self, Micros};
 use dialect::{MemoryOp, Msg, Part, Role};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use rules::{Rule, Within};
@@ -101,7 +101,7 @@ impl Options {
             "--valid-from {}",
             match self.valid_from {
                 ValidFrom::TraceStart => "trace-start".to_owned(),
-                ValidFrom::At(t) => crate::time::format(t),
+                ValidFrom::At(t) => asof_core::time::format(t),
             }
         ));
         if !self.many.is_empty() {
@@ -426,7 +426,7 @@ fn model_calls(
     numbered: &Numbered,
     said: &[Said],
     built: &Built,
-) -> Vec<crate::model::ModelCall> {
+) -> Vec<asof_core::model::ModelCall> {
     let mut seen = vec![false; gathered.items.len()];
     let mut calls = Vec::with_capacity(run.calls.len());
     for (k, &c) in run.calls.iter().enumerate() {
@@ -448,20 +448,22 @@ fn model_calls(
                 .iter()
                 .flat_map(|m| &m.parts)
                 .filter_map(|p| match p {
-                    dialect::Part::ToolCall { id, name, .. } => Some(crate::model::ToolCallMade {
-                        id: id.clone(),
-                        name: name.clone(),
-                        evidence: id
-                            .as_deref()
-                            .and_then(|id| gathered.by_call.get(&(run.trace_of[c], id)))
-                            .map(|&n| numbered.ids[n].clone()),
-                    }),
+                    dialect::Part::ToolCall { id, name, .. } => {
+                        Some(asof_core::model::ToolCallMade {
+                            id: id.clone(),
+                            name: name.clone(),
+                            evidence: id
+                                .as_deref()
+                                .and_then(|id| gathered.by_call.get(&(run.trace_of[c], id)))
+                                .map(|&n| numbered.ids[n].clone()),
+                        })
+                    }
                     _ => None,
                 })
                 .collect(),
             _ => Vec::new(),
         };
-        calls.push(crate::model::ModelCall {
+        calls.push(asof_core::model::ModelCall {
             n: k + 1,
             agent: run.agents[c].to_owned(),
             trace: s.trace.clone(),
@@ -923,7 +925,7 @@ mod passes {
             .map(|e| {
                 (
                     e.recorded_at(),
-                    e.kind() != crate::model::EventKind::Evidence,
+                    e.kind() != asof_core::model::EventKind::Evidence,
                 )
             })
             .collect();

@@ -9,9 +9,9 @@
 
 use super::dialect::{self, Msg, Msgs, Role};
 use super::{EVALUATION, MAX_BYTES, SpanRec, wire};
-use crate::dataset::{DatasetErrors, Location};
 use crate::import::{ImportReport, Skipped, error};
-use crate::time;
+use asof_core::dataset::{DatasetErrors, Location};
+use asof_core::time;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 use std::borrow::Cow;

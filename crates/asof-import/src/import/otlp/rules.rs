@@ -12,7 +12,7 @@
 //! Patterns are Rust `regex` syntax: linear-time matching, so a hostile
 //! pattern cannot hang an import.
 
-use crate::dataset::{DatasetError, DatasetErrors, Location};
+use asof_core::dataset::{DatasetError, DatasetErrors, Location};
 use regex::Regex;
 use serde::Deserialize;
 

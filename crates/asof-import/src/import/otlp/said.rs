@@ -5,7 +5,7 @@
 //! what they judged.
 
 use super::*;
-use crate::model::Assumed;
+use asof_core::model::Assumed;
 
 /// Pass 5a: what the agent said in its model calls' outputs — belief-tool
 /// calls, and prose a rule reads — with the (trace, call id or arguments)

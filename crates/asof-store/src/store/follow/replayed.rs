@@ -9,10 +9,10 @@
 
 use super::rewind::{Snapshots, undo_from};
 use super::truths::Truths;
-use crate::model::{Header, IdSet};
 use crate::store::derive::{SLICE, Sliced, Write, replay_log};
 use crate::store::scrub::{Growing, Rewrote};
-use crate::time::Micros;
+use asof_core::model::{Header, IdSet};
+use asof_core::time::Micros;
 use rusqlite::Transaction;
 
 /// What a batch did to the log, as the replay needs to know it.

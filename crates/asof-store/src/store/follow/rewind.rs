@@ -9,7 +9,7 @@
 //! since that instant, not the log.
 
 use crate::store::derive::Sliced;
-use crate::time::Micros;
+use asof_core::time::Micros;
 use rusqlite::Transaction;
 
 /// How many replays are kept at most; past that the older half is thinned,

@@ -27,13 +27,13 @@ use super::{
     Batch, Position, Stop, identity, io, not_followed, open_writer, read_on, recorded, replaced,
     wait_for_a_line,
 };
-use crate::dataset::Parsed;
-use crate::engine::Replay;
-use crate::model::{Dataset, Event, EventBody, EventKind, IdSet};
 use crate::store::scrub::Rewrote;
 use crate::store::write::{self, LogWriter};
 use crate::store::{Contents, Store};
-use crate::time::Micros;
+use asof_core::dataset::Parsed;
+use asof_core::engine::Replay;
+use asof_core::model::{Dataset, Event, EventBody, EventKind, IdSet};
+use asof_core::time::Micros;
 use rusqlite::{Connection, params};
 
 use std::io::Read;
@@ -234,7 +234,7 @@ impl<'a> Rewriter<'a> {
     }
 
     /// The replay state of the log the store holds, replayed again.
-    fn replayed(&self, header: crate::model::Header) -> Result<Replayed, Stop> {
+    fn replayed(&self, header: asof_core::model::Header) -> Result<Replayed, Stop> {
         let tx = self.conn.unchecked_transaction()?;
         let replayed = Replayed::read(&tx, header)?;
         tx.finish()?;

@@ -11,9 +11,9 @@
 use super::super::derive::Piece;
 use super::super::read;
 use super::super::write::write_truths;
-use crate::engine::answers::{self, Steps, Truth};
-use crate::model::{Header, Names};
-use crate::time::Micros;
+use asof_core::engine::answers::{self, Steps, Truth};
+use asof_core::model::{Header, Names};
+use asof_core::time::Micros;
 use rusqlite::{Transaction, params};
 use std::collections::HashMap;
 
@@ -192,7 +192,7 @@ impl Truths {
 }
 
 /// The order a pair's stints are kept in: by closing instant (held ones,
-/// closed at [`crate::time::OPEN`], last), then by key.
+/// closed at [`asof_core::time::OPEN`], last), then by key.
 fn closing(p: &Piece) -> (Micros, Micros, u64) {
     (p.superseded_at, p.recorded_at, p.id)
 }
@@ -223,7 +223,7 @@ mod tests {
             .pairs
             .values()
             .flat_map(|p| p.pieces.iter().map(|s| s.superseded_at))
-            .filter(|&t| t != crate::time::OPEN)
+            .filter(|&t| t != asof_core::time::OPEN)
             .collect();
         closings.sort_unstable();
         closings.dedup();

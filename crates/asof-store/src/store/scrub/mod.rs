@@ -29,9 +29,9 @@
 //! are little-endian fixed-width records; a blob of the wrong length is a
 //! damaged store, never a panic.
 
-use crate::engine::EffectKind;
-use crate::model::{Header, ShortKeys};
-use crate::time::{Micros, OPEN};
+use asof_core::engine::EffectKind;
+use asof_core::model::{Header, ShortKeys};
+use asof_core::time::{Micros, OPEN};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::{HashMap, HashSet};
 
@@ -179,7 +179,7 @@ impl ScrubIndex {
     }
 }
 
-type Positions<'a> = HashMap<&'a str, u32, crate::model::ShortKeys>;
+type Positions<'a> = HashMap<&'a str, u32, asof_core::model::ShortKeys>;
 
 fn positions<'a>(ids: impl Iterator<Item = &'a str>) -> Positions<'a> {
     ids.enumerate().map(|(i, id)| (id, i as u32)).collect()

@@ -4,8 +4,8 @@
 //! `set-clipboard on`, needs nothing installed).
 
 use super::{App, Focus};
-use crate::query::Belief;
-use crate::time;
+use asof_core::time;
+use asof_store::query::Belief;
 
 impl App {
     /// Text the loop should put on the clipboard, if the user asked (taken once).

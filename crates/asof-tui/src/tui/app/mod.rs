@@ -23,12 +23,11 @@ use super::state::texts;
 use super::state::whatif::WhatIfState;
 use super::theme::Theme;
 
-use crate::query::timeline::Timeline;
-use crate::time::Micros;
+use asof_core::time::Micros;
+use asof_store::query::timeline::Timeline;
 use ratatui::layout::Rect;
 use std::collections::HashMap;
 
-pub use crate::query::LATE;
 /// Play speeds: milliseconds per event.
 pub const SPEEDS_MS: [u64; 5] = [2000, 1000, 500, 250, 100];
 /// How often the play clock ticks.
@@ -84,14 +83,15 @@ pub struct ReviewShown {
 }
 
 impl ReviewShown {
-    fn of(review: &crate::review::Review) -> ReviewShown {
+    fn of(review: &asof_core::review::Review) -> ReviewShown {
         let glyph = crate::tui::state::beliefs::REVIEW_GLYPH;
         let mut evidence = HashMap::new();
         for f in &review.findings {
             let Some(id) = f.target.id.as_deref() else {
                 continue;
             };
-            if f.target.kind != crate::review::TargetKind::Evidence || evidence.contains_key(id) {
+            if f.target.kind != asof_core::review::TargetKind::Evidence || evidence.contains_key(id)
+            {
                 continue;
             }
             let cell = match review.evidence_verdict(id) {
@@ -457,7 +457,7 @@ impl App {
         let newest = self.timeline.span().map(|(_, last)| last);
         if let Some(live) = self.live.as_mut() {
             live.age = newest.map_or_else(String::new, |t| {
-                crate::time::format_duration((crate::time::now() - t).max(0))
+                asof_core::time::format_duration((asof_core::time::now() - t).max(0))
             });
         }
     }

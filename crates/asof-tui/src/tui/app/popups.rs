@@ -3,11 +3,11 @@
 //! of the focused panel.
 
 use super::{App, Focus};
-use crate::time;
 use crate::tui::action::Action;
 use crate::tui::state::beliefs;
 use crate::tui::state::popup::{Effect, Popup, PromptKind};
 use crate::tui::state::texts;
+use asof_core::time;
 
 impl App {
     /// Keys while a popup is open: the popup's state decides, the app applies.

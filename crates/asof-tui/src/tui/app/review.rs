@@ -5,9 +5,9 @@
 //! store is never written.
 
 use super::{App, Focus};
-use crate::review::{self, Finding, Place, Target, Verdict};
-use crate::time;
 use crate::tui::state::popup::{MarkOn, Popup, Prompt, PromptKind};
+use asof_core::review::{self, Finding, Place, Target, Verdict};
+use asof_core::time;
 use std::sync::Arc;
 
 impl App {
@@ -102,7 +102,7 @@ impl App {
         review::append(&path, &finding)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         let sha256 = std::fs::File::open(&path)
-            .and_then(crate::fork::sha256_of)
+            .and_then(asof_store::fork::sha256_of)
             .unwrap_or_default();
         let mut updated = (*self.timeline.review).clone();
         let place = Place::File(path.clone());

@@ -14,7 +14,10 @@ impl App {
     }
 
     /// A worker finished the fork: keep it and open the compare view.
-    pub fn fork_finished(&mut self, result: Result<ForkResult, crate::fork::whatif::WhatIfError>) {
+    pub fn fork_finished(
+        &mut self,
+        result: Result<ForkResult, asof_store::fork::whatif::WhatIfError>,
+    ) {
         self.whatif.busy = None;
         match result {
             Ok(fork) => {
@@ -124,7 +127,7 @@ impl App {
     }
 
     /// The influence ranking arrived from the background.
-    pub fn influence_ready(&mut self, ranking: Vec<crate::fork::influence::Influence>) {
+    pub fn influence_ready(&mut self, ranking: Vec<asof_store::fork::influence::Influence>) {
         self.whatif.influence_ready(ranking);
     }
 
@@ -198,12 +201,12 @@ impl App {
             return;
         }
         let review = &self.timeline.review;
-        let rejected: Vec<crate::fork::Rejected> = review
+        let rejected: Vec<asof_store::fork::Rejected> = review
             .rejected_evidence()
             .iter()
             .filter_map(|id| review.evidence_verdict(id))
             .filter_map(|f| {
-                Some(crate::fork::Rejected {
+                Some(asof_store::fork::Rejected {
                     evidence: f.target.id.clone()?,
                     verification: f.id.clone(),
                     since: f.made_at,

@@ -3,10 +3,10 @@
 //! selected; the cells of the rows on screen. Recomputed when the cursor moves.
 
 use super::list::FilteredList;
-use crate::engine::quality::{self, AnswerStatus, Quality, Support};
-use crate::model::{Assumed, permille};
-use crate::query::timeline::{MarkKind, Timeline};
-use crate::time::{self, Micros, format_short};
+use asof_core::engine::quality::{self, AnswerStatus, Quality, Support};
+use asof_core::model::{Assumed, permille};
+use asof_core::time::{self, Micros, format_short};
+use asof_store::query::timeline::{MarkKind, Timeline};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub struct BeliefRow {
     pub quality: Option<Quality>,
     /// When the agent began holding the claim without a break: its origin
     /// assertion's recorded time (a split piece's row is recorded later).
-    pub since: Option<crate::time::Micros>,
+    pub since: Option<asof_core::time::Micros>,
     /// Quality, the conflict flag of a heading and the notes that depend on
     /// them are worked out: only for rows that have been on screen, since a
     /// million-event store may hold tens of thousands of beliefs at once.
@@ -71,9 +71,9 @@ impl Note {
     }
 
     /// "✗ superseded by B19" / "✗ retracted by R2".
-    fn closed(c: &crate::model::Closure) -> Note {
+    fn closed(c: &asof_core::model::Closure) -> Note {
         let glyph = match c.kind {
-            crate::model::CloseKind::Retracted => "✕",
+            asof_core::model::CloseKind::Retracted => "✕",
             _ => "✗",
         };
         Note::new(format!("✗ {c}"), format!("{glyph} by {}", c.event), false)
@@ -85,7 +85,7 @@ impl Note {
     }
 
     /// "↻ reconfirmed by B40 on E33".
-    fn reconfirmed(by: &str, cites: &[crate::model::Name]) -> Note {
+    fn reconfirmed(by: &str, cites: &[asof_core::model::Name]) -> Note {
         Note::new(
             format!("↻ reconfirmed by {by} on {}", cites.join(",")),
             format!("↻ by {by}"),
@@ -134,7 +134,7 @@ pub struct BeliefLook {
 /// Every version's [`BeliefLook`], indexed by position (from the timeline's
 /// keys alone: no row is read).
 pub fn looks(timeline: &Timeline, claim_index: &[HashMap<String, usize>]) -> Vec<BeliefLook> {
-    let width = |s: &str| crate::tui::text::width(s).min(usize::from(u16::MAX)) as u16;
+    let width = |s: &str| asof_core::text::width(s).min(usize::from(u16::MAX)) as u16;
     let agent_widths: Vec<u16> = timeline
         .header
         .agents
@@ -168,7 +168,7 @@ pub struct BeliefCells {
     /// The cited evidence ids, fitted whole (`E15,E21 +2`) when drawn.
     pub evidence: Vec<String>,
     /// Whether the importer assumed the agent, and the citations (each
-    /// drawn with [`crate::model::ASSUMED_MARK`]; the confidence and valid
+    /// drawn with [`asof_core::model::ASSUMED_MARK`]; the confidence and valid
     /// cells carry theirs).
     pub agent_assumed: bool,
     pub evidence_assumed: bool,
@@ -540,7 +540,7 @@ pub fn fit_conflict(parts: &[(String, Vec<String>)], max: usize) -> String {
                 let shown: Vec<String> = claims
                     .iter()
                     .take(per_agent)
-                    .map(|c| format!("“{}”", crate::text::cut(c, room)))
+                    .map(|c| format!("“{}”", asof_core::text::cut(c, room)))
                     .collect();
                 let more = claims.len().saturating_sub(per_agent);
                 let more = if more > 0 {
@@ -557,17 +557,17 @@ pub fn fit_conflict(parts: &[(String, Vec<String>)], max: usize) -> String {
     let longest = parts
         .iter()
         .flat_map(|(_, c)| c.iter())
-        .map(|c| crate::text::width(c))
+        .map(|c| asof_core::text::width(c))
         .max()
         .unwrap_or(0);
-    let fits = |line: &String| crate::text::width(line) <= max;
+    let fits = |line: &String| asof_core::text::width(line) <= max;
     let whole = build(usize::MAX, most);
     if fits(&whole) {
         return whole;
     }
-    if let Some(room) =
-        crate::text::largest_fitting(CLAIM_MIN, longest.min(max), |room| fits(&build(room, most)))
-    {
+    if let Some(room) = asof_core::text::largest_fitting(CLAIM_MIN, longest.min(max), |room| {
+        fits(&build(room, most))
+    }) {
         return build(room, most);
     }
     for per_agent in (1..most).rev() {
@@ -576,7 +576,7 @@ pub fn fit_conflict(parts: &[(String, Vec<String>)], max: usize) -> String {
             return line;
         }
     }
-    crate::text::cut(&build(CLAIM_MIN, 1), max)
+    asof_core::text::cut(&build(CLAIM_MIN, 1), max)
 }
 
 /// The fewest columns a claim is cut to in a conflict line.
@@ -586,7 +586,7 @@ const CLAIM_MIN: usize = 8;
 /// conflicted", or nothing.
 fn lost_support(
     timeline: &Timeline,
-    cited: &[crate::model::Name],
+    cited: &[asof_core::model::Name],
     support: Support,
     t: Micros,
 ) -> Note {
@@ -680,6 +680,6 @@ mod conflict_tests {
             line.contains("triage “Bad deplo") && line.contains("infra “Card-n"),
             "{line}"
         );
-        assert!(crate::text::width(&line) <= 56);
+        assert!(asof_core::text::width(&line) <= 56);
     }
 }

@@ -3,8 +3,8 @@
 //! while the panel does not have focus.
 
 use super::list::FilteredList;
-use crate::query::timeline::Timeline;
-use crate::time::Micros;
+use asof_core::time::Micros;
+use asof_store::query::timeline::Timeline;
 
 #[derive(Debug, Clone, Default)]
 pub struct EvidenceState {

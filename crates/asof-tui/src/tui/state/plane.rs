@@ -2,9 +2,9 @@
 //! or following the diagonal valid = recorded), the crosshair's reading, and
 //! whether the plane is shown full-screen.
 
-use crate::query::timeline::Timeline;
-use crate::time::Micros;
 use crate::tui::plane_model::{self as plane, Plane, Reading};
+use asof_core::time::Micros;
+use asof_store::query::timeline::Timeline;
 use std::collections::HashMap;
 
 #[derive(Debug, Clone)]

@@ -4,10 +4,10 @@
 //! [`FilteredList`]; how many rows fit comes from `tui::layout`.
 
 use super::list::FilteredList;
-use crate::review::{TargetKind, Verdict};
-use crate::time::{self, Micros};
 use crate::tui::action::{Action, Edit};
 use crate::tui::layout;
+use asof_core::review::{TargetKind, Verdict};
+use asof_core::time::{self, Micros};
 use ratatui::layout::Rect;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +50,7 @@ impl TextView {
     pub fn new(title: impl Into<String>, lines: Vec<ViewLine>) -> TextView {
         let widest = lines
             .iter()
-            .map(|l| crate::tui::text::width(&l.text))
+            .map(|l| asof_core::text::width(&l.text))
             .max()
             .unwrap_or(0);
         let mut scroll = FilteredList::default();
@@ -272,7 +272,7 @@ impl Popup {
                 // text's, or the marks' (as wide as the popup, plus their key).
                 let inner = layout::inner(layout::compare_popup(screen)).width as usize;
                 let widest = compare_widest
-                    .max(inner + crate::tui::text::width(crate::tui::fork_worker::DIFFERS));
+                    .max(inner + asof_core::text::width(crate::tui::fork_worker::DIFFERS));
                 let most = widest.saturating_sub(inner);
                 match (action, FilteredList::delta(action, rows)) {
                     (Action::ScrollLeft, _) => {
@@ -372,7 +372,7 @@ pub fn parse_mark(text: &str, kind: TargetKind) -> Result<(Verdict, Option<Strin
         .copied()
         .filter(|v| !word.is_empty() && v.as_str().starts_with(&word))
         .collect();
-    let names = crate::review::names(kind);
+    let names = asof_core::review::names(kind);
     let note = Some(note.trim().to_owned()).filter(|n| !n.is_empty());
     match matches.as_slice() {
         [Verdict::Note] if note.is_none() => Err("a note needs its text: note WHY".into()),

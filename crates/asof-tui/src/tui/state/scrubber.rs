@@ -2,8 +2,8 @@
 //! the cursor, the step of ←/→, and the instant under a column (rounded to what
 //! the zoom can resolve).
 
-use crate::time::Micros;
 use crate::tui::layout;
+use asof_core::time::Micros;
 use ratatui::layout::Rect;
 
 /// The narrowest view the timeline zooms to: 10 ms, so a run of seconds
@@ -22,11 +22,11 @@ impl ScrubberState {
     pub fn new(span: Option<(Micros, Micros)>) -> ScrubberState {
         let full = match span {
             Some((a, b)) => {
-                let pad = crate::time::readable_step((b - a) / 50).max(1_000);
+                let pad = asof_core::time::readable_step((b - a) / 50).max(1_000);
                 (a - pad, b + pad)
             }
             None => {
-                let now = crate::time::now();
+                let now = asof_core::time::now();
                 (now - 3_600_000_000, now + 3_600_000_000)
             }
         };
@@ -37,7 +37,7 @@ impl ScrubberState {
     pub fn target(
         &self,
         action: crate::tui::action::Action,
-        timeline: &crate::query::timeline::Timeline,
+        timeline: &asof_store::query::timeline::Timeline,
         cursor: Micros,
     ) -> Option<Micros> {
         use crate::tui::action::Action;
@@ -55,7 +55,7 @@ impl ScrubberState {
     /// The recorded step for ←/→: about a hundredth of the visible range, rounded
     /// to a duration people read.
     pub fn step(&self) -> i64 {
-        crate::time::readable_step((self.view.1 - self.view.0) / 100)
+        asof_core::time::readable_step((self.view.1 - self.view.0) / 100)
     }
 
     /// Keeps `cursor` (clamped to the log) in view; returns it clamped.
@@ -94,7 +94,7 @@ impl ScrubberState {
         let width = lanes.width.max(1) as i64;
         let span = self.view.1 - self.view.0;
         let exact = self.view.0 + span * x / width + span / width / 2;
-        round_to(exact, crate::time::readable_step(span / width))
+        round_to(exact, asof_core::time::readable_step(span / width))
     }
 }
 

@@ -2,12 +2,12 @@
 //! history, an evidence item, a version, the events at the cursor, and help.
 
 use super::popup::{LineStyle, TextView, ViewLine};
-use crate::engine::EffectKind;
-use crate::query::timeline::{Mark, MarkKind, Timeline};
-use crate::query::{EvidenceItem, LATE};
-use crate::time::{self, Micros, format_short};
 use crate::tui::keymap;
 use crate::tui::theme::claim_glyph;
+use asof_core::engine::EffectKind;
+use asof_core::time::{self, Micros, format_short};
+use asof_store::query::timeline::{Mark, MarkKind, Timeline};
+use asof_store::query::{EvidenceItem, LATE};
 
 /// What the INFLUENCE column means, for help and the evidence details.
 /// It speaks of any source: no durations from the demo.
@@ -23,9 +23,9 @@ const HELP_WIDTH: usize = 74;
 
 /// `head` then `body` wrapped to [`HELP_WIDTH`], continuations under the body.
 fn help_lines(style: LineStyle, head: &str, body: &str) -> Vec<ViewLine> {
-    let indent = crate::tui::text::width(head);
+    let indent = asof_core::text::width(head);
     let pad = " ".repeat(indent);
-    crate::tui::text::wrap(body, HELP_WIDTH.saturating_sub(indent).max(20))
+    asof_core::text::wrap(body, HELP_WIDTH.saturating_sub(indent).max(20))
         .into_iter()
         .enumerate()
         .map(|(i, l)| ViewLine::new(style, format!("{}{l}", if i == 0 { head } else { &pad })))
@@ -124,7 +124,7 @@ pub fn history(timeline: &Timeline, cursor: Micros, topic: usize, agent: Option<
     let versions = timeline.topic_versions(topic, agent);
     let agent_w = versions
         .iter()
-        .map(|b| crate::tui::text::width(&b.version.agent))
+        .map(|b| asof_core::text::width(&b.version.agent))
         .max()
         .unwrap_or(5)
         .max(5);
@@ -228,7 +228,7 @@ pub fn evidence(
             .lines()
             .map(|l| ViewLine::new(LineStyle::Normal, l.to_owned())),
     );
-    let size = crate::text::size;
+    let size = asof_core::text::size;
     if let Some(content) = &e.content {
         lines.push(ViewLine::new(
             LineStyle::Note,
@@ -396,7 +396,7 @@ pub fn version(timeline: &Timeline, id: u64, at: Micros) -> TextView {
     ];
     // Closed after the cursor: at the cursor it was still held, and what
     // closed it was not known yet.
-    let closed_later = v.superseded_at > at && v.superseded_at != crate::time::OPEN;
+    let closed_later = v.superseded_at > at && v.superseded_at != asof_core::time::OPEN;
     lines.push(line(
         "held",
         if closed_later {
@@ -461,7 +461,7 @@ pub fn version(timeline: &Timeline, id: u64, at: Micros) -> TextView {
                     "{}  {} · {} · {}",
                     e.id,
                     e.kind,
-                    crate::text::one_line(&e.summary_shown()),
+                    asof_core::text::one_line(&e.summary_shown()),
                     e.locator
                 ),
             ));
@@ -492,7 +492,7 @@ fn evaluations(timeline: &Timeline, id: &str, lines: &mut Vec<ViewLine>) {
 /// A reviewer's findings about an item or assertion, under their heading:
 /// each made later, about an instant of the log, never part of it.
 fn findings<'a>(
-    found: impl Iterator<Item = &'a crate::review::Finding>,
+    found: impl Iterator<Item = &'a asof_core::review::Finding>,
     lines: &mut Vec<ViewLine>,
 ) {
     let mut found = found.peekable();

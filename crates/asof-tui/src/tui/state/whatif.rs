@@ -2,9 +2,9 @@
 //! whether the panels show it, background work in progress, and the influence
 //! ranking once computed.
 
-use crate::query::timeline::Timeline;
-use crate::time;
 use crate::tui::fork_worker::ForkResult;
+use asof_core::time;
+use asof_store::query::timeline::Timeline;
 use std::collections::HashMap;
 
 #[derive(Debug, Default)]
@@ -36,7 +36,7 @@ pub struct WhatIfState {
 
 impl WhatIfState {
     /// The influence ranking arrived: one short text per evidence item.
-    pub fn influence_ready(&mut self, ranking: Vec<crate::fork::influence::Influence>) {
+    pub fn influence_ready(&mut self, ranking: Vec<asof_store::fork::influence::Influence>) {
         self.influence = ranking
             .into_iter()
             .map(|i| {

@@ -14,13 +14,13 @@
 //! the selected row is repeated whole, wrapped, under the list. Only the rows on
 //! screen are drawn; their text was formatted when the cursor moved.
 
-use crate::engine::quality::Freshness;
-use crate::time;
 use crate::tui::app::{App, Focus};
 use crate::tui::layout;
 use crate::tui::state::beliefs::{BeliefCells, BeliefRowKind, agent_of, claim_of, fit_conflict};
-use crate::tui::text::{cut, fit, id_list, wrap};
 use crate::tui::theme::claim_glyph;
+use asof_core::engine::quality::Freshness;
+use asof_core::text::{cut, fit, id_list, wrap};
+use asof_core::time;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -41,7 +41,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
         format!(
             " · filter “{}”: {}",
             state.list.filter,
-            crate::text::count(state.matches(), "match", "matches")
+            asof_core::text::count(state.matches(), "match", "matches")
         )
     } else {
         String::new()
@@ -83,7 +83,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
     let conf_w = state
         .cells
         .iter()
-        .map(|c| crate::tui::text::width(&c.confidence))
+        .map(|c| asof_core::text::width(&c.confidence))
         .max()
         .unwrap_or(4)
         .max(4);
@@ -91,7 +91,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
     let widest_valid = state
         .cells
         .iter()
-        .map(|c| crate::tui::text::width(&c.valid))
+        .map(|c| asof_core::text::width(&c.valid))
         .max()
         .unwrap_or(0);
     let show_valid = several || width >= fixed + 16 + widest_valid + 2 + 12;
@@ -117,7 +117,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
             2 + if r.note.is_empty() {
                 id_list_width(&c.evidence).min(EVIDENCE_ROOM)
             } else {
-                crate::tui::text::width(&r.note.short)
+                asof_core::text::width(&r.note.short)
             }
         })
         .max()
@@ -143,10 +143,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
                 let topic = app.timeline.header.topics.get(row.topic);
                 let id = topic.map_or("", |t| t.id.as_str());
                 let mut spans = vec![Span::styled(id.to_owned(), theme.title())];
-                let mut room = width.saturating_sub(crate::tui::text::width(id));
+                let mut room = width.saturating_sub(asof_core::text::width(id));
                 if *conflict {
                     let note = fit_conflict(&row.conflict, room.saturating_sub(2));
-                    room = room.saturating_sub(2 + crate::tui::text::width(&note));
+                    room = room.saturating_sub(2 + asof_core::text::width(&note));
                     spans.push(Span::styled(format!("  {note}"), theme.warning()));
                 }
                 let mut rest = format!(" — {}", topic.map_or("", |t| t.question.as_str()));
@@ -239,7 +239,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
                     } else {
                         theme.good()
                     };
-                    let note = if crate::tui::text::width(&row.note.text) > room {
+                    let note = if asof_core::text::width(&row.note.text) > room {
                         &row.note.short
                     } else {
                         &row.note.text
@@ -270,7 +270,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
     if !legend.is_empty() && area.height > 2 && area.width > 4 {
         let text = format!(" {legend} ");
         let room = usize::from(area.width - 4);
-        if crate::tui::text::width(&text) <= room {
+        if asof_core::text::width(&text) <= room {
             let border = Rect::new(area.x + 2, area.bottom() - 1, area.width - 4, 1);
             frame.render_widget(Paragraph::new(Span::styled(text, theme.muted())), border);
         }
@@ -308,7 +308,7 @@ fn glyph_legend(lines: &[Line]) -> String {
 fn id_list_width(ids: &[String]) -> usize {
     let commas = ids.len().saturating_sub(1);
     (ids.iter()
-        .map(|id| crate::tui::text::width(id))
+        .map(|id| asof_core::text::width(id))
         .sum::<usize>()
         + commas)
         .max(1)

@@ -14,15 +14,15 @@
 //! └──────────────────────────────────────────────────────────────────────────┘
 //! ```
 
-use crate::axis;
-use crate::fork::diff::{Steps, value_at};
-use crate::time::Micros;
 use crate::tui::app::App;
 use crate::tui::compare_view::{self, Clock, LABEL, View};
 use crate::tui::fork_worker as whatif;
 use crate::tui::layout;
 use crate::tui::state::list::FilteredList;
 use crate::tui::theme::claim_glyph;
+use asof_core::axis;
+use asof_core::engine::answers::{Steps, value_at};
+use asof_core::time::Micros;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -170,7 +170,10 @@ fn axis_line(view: &View, width: usize, style: Style) -> Line<'static> {
         Clock::SinceStart => {
             let (_, ticks) = axis::ticks(first, last.max(first + 1), width as i64, false);
             for (col, t) in ticks {
-                put(col, format!("+{}", crate::time::format_duration(t - first)));
+                put(
+                    col,
+                    format!("+{}", asof_core::time::format_duration(t - first)),
+                );
             }
         }
         // Assertions (#1 is the first), a label every 1, 2, 5, 10, … of them.

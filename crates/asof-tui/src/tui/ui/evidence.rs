@@ -13,13 +13,13 @@
 //! the rest. INFLUENCE, once computed, is the parent's: while a fork is shown
 //! the column says so.
 
-use crate::model::VerifyState;
-use crate::query::LATE;
-use crate::time::{self, format_short};
 use crate::tui::app::{App, Focus};
 use crate::tui::layout;
 use crate::tui::state::evidence::EvidenceState;
-use crate::tui::text::fit;
+use asof_core::model::VerifyState;
+use asof_core::text::fit;
+use asof_core::time::{self, format_short};
+use asof_store::query::LATE;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -40,7 +40,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         format!(
             " · filter “{}”: {}",
             state.list.filter,
-            crate::text::count(state.list.matches(), "match", "matches")
+            asof_core::text::count(state.list.matches(), "match", "matches")
         )
     } else {
         String::new()
@@ -62,7 +62,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     }
     // The rows on screen were read when the list last moved (App::prefetch);
     // drawing never reads the store.
-    let shown: Vec<(usize, usize, std::sync::Arc<crate::query::EvidenceItem>)> = state
+    let shown: Vec<(
+        usize,
+        usize,
+        std::sync::Arc<asof_store::query::EvidenceItem>,
+    )> = state
         .list
         .window(rows_area.height as usize)
         .filter_map(|(pos, i)| Some((pos, i, app.timeline.cached_evidence(i)?)))
@@ -74,7 +78,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .cited_width
         .clamp(8, if width >= 150 { 20 } else { 12 });
     // Times as wide as the rows on screen need (seconds only when they have them).
-    let time_w = |f: &dyn Fn(&crate::query::EvidenceItem) -> i64| {
+    let time_w = |f: &dyn Fn(&asof_store::query::EvidenceItem) -> i64| {
         shown
             .iter()
             .map(|(_, _, item)| format_short(f(item)).chars().count())
@@ -99,7 +103,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .iter()
         .map(|(_, _, item)| {
             let state = app.timeline.ledger.state(&item.evidence.id, app.cursor);
-            crate::tui::text::width(state.as_str())
+            asof_core::text::width(state.as_str())
         })
         .max()
         .unwrap_or(0)
@@ -111,7 +115,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let review_cell = |id: &str| cells.get(id).map_or("", String::as_str);
     let review_w = shown
         .iter()
-        .map(|(_, _, item)| crate::tui::text::width(review_cell(&item.evidence.id)))
+        .map(|(_, _, item)| asof_core::text::width(review_cell(&item.evidence.id)))
         .max()
         .unwrap_or(0)
         .max("REVIEW".len());
@@ -195,7 +199,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             time::format_duration(e.lag())
         );
         // Only the citations recorded by the cursor: the rest were not known then.
-        let cited = crate::tui::text::id_list(item.cited_by_at(app.cursor), cited_w);
+        let cited = asof_core::text::id_list(item.cited_by_at(app.cursor), cited_w);
         let (observed, recorded) = (
             time::format_observed(e.observed_at, e.observed_until, true),
             format_short(e.recorded_at),
@@ -238,7 +242,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             spans.push(Span::styled(
                 if *w == 0 {
                     // The summary takes the rest, cut visibly, on one line.
-                    crate::tui::text::cut(text, width.saturating_sub(used))
+                    asof_core::text::cut(text, width.saturating_sub(used))
                 } else {
                     fit(text, *w) + " "
                 },

@@ -4,7 +4,7 @@
 
 use crate::tui::app::App;
 use crate::tui::keymap;
-use crate::tui::text::{cut, width};
+use asof_core::text::{cut, width};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -7,9 +7,9 @@
 //! ```
 //! Below 100×30 it is one line, without the last event.
 
-use crate::time;
 use crate::tui::app::App;
-use crate::tui::text::{cut, width};
+use asof_core::text::{cut, width};
+use asof_core::time;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -42,7 +42,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
             .fork
             .as_ref()
             .map_or(vec!["?"], |f| f.removed.split(',').collect());
-        let removed = crate::tui::text::id_list(&ids, if compact { 16 } else { 40 });
+        let removed = asof_core::text::id_list(&ids, if compact { 16 } else { 40 });
         let badge = if compact {
             format!(" WHAT-IF without {removed} ")
         } else {

@@ -17,13 +17,13 @@
 //! The rectangles were built when the topic or agent changed; drawing only maps
 //! them onto cells, O(shapes + cells).
 
-use crate::axis;
-use crate::model::CloseKind;
-use crate::time::{Micros, OPEN};
 use crate::tui::app::{App, Focus};
 use crate::tui::plane_model::{Geometry, PlaneShape as Shape};
-use crate::tui::text::{cut, fit};
 use crate::tui::theme::claim_glyph;
+use asof_core::axis;
+use asof_core::model::CloseKind;
+use asof_core::text::{cut, fit};
+use asof_core::time::{Micros, OPEN};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -336,8 +336,8 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
 /// axis within one day (`dated` false: the day is the axis's); on a dated
 /// axis the label is cut visibly (`03-03 …`) rather than lose its day.
 fn instant_label(t: Micros, room: usize, dated: bool) -> String {
-    let full = crate::time::format_short(t);
-    if crate::tui::text::width(&full) <= room || dated {
+    let full = asof_core::time::format_short(t);
+    if asof_core::text::width(&full) <= room || dated {
         return cut(&full, room);
     }
     let clock = full
@@ -378,11 +378,11 @@ fn legend_lines<'a>(
     };
     let longest = claims
         .iter()
-        .map(|(_, c)| crate::tui::text::width(c))
+        .map(|(_, c)| asof_core::text::width(c))
         .max()
         .unwrap_or(0);
     let most = longest.min(room * rows);
-    if let Some(per_claim) = crate::text::largest_fitting(8.min(most), most, |n| {
+    if let Some(per_claim) = asof_core::text::largest_fitting(8.min(most), most, |n| {
         legend_pages(items(n), room, rows, 0).len() == 1
     }) {
         return legend_pages(items(per_claim), room, rows, 0)
@@ -395,7 +395,7 @@ fn legend_lines<'a>(
     let per_claim = longest.min(room / 3).max(8);
     let tag = |page: usize, pages: usize| format!("  n ▸ {page}/{pages}");
     let mut pages = legend_pages(items(per_claim), room, rows, 0);
-    let reserve = crate::tui::text::width(&tag(pages.len(), pages.len())) + 2;
+    let reserve = asof_core::text::width(&tag(pages.len(), pages.len())) + 2;
     pages = legend_pages(items(per_claim), room, rows, reserve);
     let count = pages.len();
     let page = app.plane.legend_page % count;
@@ -454,7 +454,7 @@ mod tests {
 
     #[test]
     fn a_crosshair_label_never_loses_its_day_on_a_dated_axis() {
-        let t = crate::time::parse("2026-03-03T12:10:05Z").unwrap_or_default();
+        let t = asof_core::time::parse("2026-03-03T12:10:05Z").unwrap_or_default();
         assert_eq!(instant_label(t, 14, true), "03-03 12:10:05");
         assert_eq!(instant_label(t, 11, true), "03-03 …");
         assert_eq!(instant_label(t, 11, false), "12:10:05");

@@ -6,7 +6,7 @@ use crate::tui::app::App;
 use crate::tui::keymap::{self, Context};
 use crate::tui::layout;
 use crate::tui::state::popup::{LineStyle, Prompt, PromptKind, TextView};
-use crate::tui::text::{cut, skip_columns};
+use asof_core::text::{cut, skip_columns};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -101,7 +101,7 @@ pub fn render_prompt(app: &App, prompt: &Prompt, frame: &mut Frame, screen: Rect
             let text = match prompt.kind {
                 PromptKind::Mark(on) => format!(
                     "{} [note] · {hints}",
-                    crate::review::names(on.kind()).replace(", ", "|")
+                    asof_core::review::names(on.kind()).replace(", ", "|")
                 ),
                 _ => hints,
             };

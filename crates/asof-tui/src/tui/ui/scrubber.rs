@@ -14,10 +14,10 @@
 //! Bins are counted with binary searches over sorted instants (`partition_point`),
 //! so a frame costs O(width · log events) whatever the size of the log.
 
-use crate::axis;
-use crate::query::timeline::MarkKind;
-use crate::time;
 use crate::tui::app::{App, Focus};
+use asof_core::axis;
+use asof_core::time;
+use asof_store::query::timeline::MarkKind;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

@@ -11,6 +11,8 @@
 //! crates/asof-import   traces, Graphiti exports, facts tables
 //! crates/asof-report   Markdown, HTML and SVG reports
 //! crates/asof-fleet    every store as Parquet, for fleet questions in DuckDB
+//! crates/asof-serve    OTLP/HTTP receiver (`asof serve`)
+//! crates/asof-synth    generated logs, traces and fleets (`asof gen`, benches, tests)
 //! crates/asof-tui      the terminal UI
 //! src/cli              the command line                         (feature `cli`)
 //! src/runtime.rs       allocator and C-library tuning, the one unsafe room
@@ -20,7 +22,8 @@ pub use asof_core::{axis, dataset, engine, model, redact, review, text, time};
 pub use asof_fleet as fleet;
 pub use asof_import::import;
 pub use asof_report::export;
-pub use asof_store::{fork, query, store, synth};
+pub use asof_store::{fork, query, store};
+pub use asof_synth as synth;
 #[cfg(feature = "tui")]
 pub use asof_tui::tui;
 

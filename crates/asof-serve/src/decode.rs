@@ -4,7 +4,7 @@
 //! then written on one line. A gzip body is inflated up to the size limit
 //! and no further (a gzip bomb is cut off there, not inflated).
 
-use asof_import::import::otlp::wire;
+use asof_otlp as wire;
 use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use prost::Message;

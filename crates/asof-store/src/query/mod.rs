@@ -1,7 +1,6 @@
 //! Queries over a store (design.md §3). The same functions serve the CLI, the TUI,
 //! forks and export; JSON shapes (design.md §8) live beside them in [`json`].
 
-pub mod ask;
 pub mod json;
 pub mod quality;
 pub mod timeline;
@@ -593,7 +592,7 @@ mod tests {
     /// one: the same beliefs, citations and order, whatever the split.
     #[test]
     fn two_threads_decode_what_one_does() {
-        let store = crate::synth::store_of(crate::synth::GenConfig {
+        let store = crate::testing::store_of(asof_synth::GenConfig {
             events: 4000,
             topics: 40,
             agents: 3,
@@ -626,7 +625,7 @@ mod tests {
     /// the version rows do, mapped); one topic's answer leaves them off.
     #[test]
     fn an_answer_for_all_topics_maps_the_store_and_one_topics_does_not() {
-        let (log, replay) = crate::synth::log_of(crate::synth::GenConfig {
+        let (log, replay) = asof_synth::log_of(asof_synth::GenConfig {
             events: 3000,
             topics: 12,
             agents: 3,

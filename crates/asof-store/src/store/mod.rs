@@ -841,7 +841,7 @@ mod tests {
     /// for an unknown one, before and after the store's ranks are made.
     #[test]
     fn codes_read_by_a_walk_of_the_header_are_the_writers() {
-        let store = crate::synth::store_of(crate::synth::GenConfig {
+        let store = crate::testing::store_of(asof_synth::GenConfig {
             events: 200,
             topics: 7,
             agents: 3,
@@ -879,7 +879,7 @@ mod tests {
     fn a_snapshot_holds_one_read_transaction_for_the_stores_life() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("s.db");
-        let (log, replay) = crate::synth::log_of(crate::synth::GenConfig {
+        let (log, replay) = asof_synth::log_of(asof_synth::GenConfig {
             events: 200,
             topics: 7,
             agents: 3,

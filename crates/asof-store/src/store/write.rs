@@ -616,7 +616,7 @@ mod tests {
     /// them, and a later writer finds those (a follow's next batch).
     #[test]
     fn claims_keep_their_codes_from_one_writer_to_the_next() {
-        let store = crate::synth::store_of(crate::synth::GenConfig {
+        let store = crate::testing::store_of(asof_synth::GenConfig {
             events: 200,
             topics: 3,
             agents: 2,

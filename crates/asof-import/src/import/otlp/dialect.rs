@@ -14,7 +14,7 @@
 //!                         completion.N.*                       traceloop.entity.*          = agent
 //! ```
 
-use super::wire::{AnyValue, KeyValue, SpanEvent};
+use asof_otlp::{AnyValue, KeyValue, SpanEvent};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;

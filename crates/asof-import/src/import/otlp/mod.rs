@@ -25,7 +25,7 @@ mod evidence;
 mod read;
 pub mod rules;
 mod said;
-pub mod wire;
+use asof_otlp as wire;
 
 use evidence::{Built, Gathered, Numbered, evidence_events, gather_evidence};
 use said::{

@@ -8,10 +8,11 @@
 //! with what was said.
 
 use super::dialect::{self, Msg, Msgs, Role};
-use super::{EVALUATION, MAX_BYTES, SpanRec, wire};
+use super::{EVALUATION, MAX_BYTES, SpanRec};
 use crate::import::{ImportReport, Skipped, error};
 use asof_core::dataset::{DatasetErrors, Location};
 use asof_core::time;
+use asof_otlp as wire;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 use std::borrow::Cow;

@@ -667,7 +667,7 @@ fn replaced(name: &str) -> Stop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{GenConfig, generate};
+    use asof_synth::{GenConfig, generate};
 
     /// A store followed from `file` (its first batch only), then `file` cut
     /// to half: what taking the follow up again says.

@@ -200,7 +200,8 @@ fn closing(p: &Piece) -> (Micros, Micros, u64) {
 #[cfg(test)]
 mod tests {
     use super::Truths;
-    use crate::synth::{GenConfig, store_of};
+    use crate::testing::store_of;
+    use asof_synth::GenConfig;
 
     /// A batch replays from any instant (a late line rewinds): taking again,
     /// from an unchanged store, the stints closed at or after any instant,

@@ -466,7 +466,7 @@ mod tests {
 
     /// A generated store of 3,000 events, 12 topics and 3 agents.
     fn small_store() -> crate::store::Store {
-        crate::synth::store_of(crate::synth::GenConfig {
+        crate::testing::store_of(asof_synth::GenConfig {
             events: 3000,
             topics: 12,
             agents: 3,

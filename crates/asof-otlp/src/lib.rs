@@ -6,6 +6,11 @@
 //! accepts the proto names (snake_case), so both are read. Trace and span ids
 //! are hex (OTLP/JSON) or base64 (the generic protobuf mapping of `bytes`);
 //! 64-bit integers are strings or numbers; enums are numbers or names.
+//!
+//! Shared by the importer (asof-import) and the receiver (asof-serve), which
+//! needs to read a request without the importer and its SQLite.
+
+#![forbid(unsafe_code)]
 
 use serde::Deserialize;
 use serde_json::Value;

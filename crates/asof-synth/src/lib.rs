@@ -6,6 +6,11 @@
 //! valid intervals, `clip: false`, retractions by topic and by assertion, and
 //! events sharing a recorded instant. Every retraction is generated only where
 //! its (agent, topic) holds something, so the output always loads.
+//!
+//! No SQL and no store: `asof gen`, the benchmarks and the tests write these
+//! logs; loading them is the store's business.
+
+#![forbid(unsafe_code)]
 
 use serde_json::json;
 use std::io::Write;
@@ -75,16 +80,9 @@ pub fn generate(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> 
     generate_with(config, None, out)
 }
 
-/// A store in memory of the log [`generate`] writes for `config` (unit tests).
-#[cfg(test)]
-pub(crate) fn store_of(config: GenConfig) -> crate::store::Store {
-    let (log, replay) = log_of(config);
-    crate::store::Store::in_memory("gen", &log, &replay).expect("store")
-}
-
-/// The log [`generate`] writes for `config`, read back, and its replay (unit tests).
-#[cfg(test)]
-pub(crate) fn log_of(config: GenConfig) -> (asof_core::model::Dataset, asof_core::engine::Replay) {
+/// The log [`generate`] writes for `config`, read back, and its replay (for
+/// tests: a generated log must be valid, so anything else is a panic).
+pub fn log_of(config: GenConfig) -> (asof_core::model::Dataset, asof_core::engine::Replay) {
     let mut jsonl = Vec::new();
     generate(config, &mut jsonl).expect("generate");
     let text = String::from_utf8(jsonl).expect("UTF-8");

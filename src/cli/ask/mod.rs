@@ -1,5 +1,5 @@
 //! `asof ask [SOURCE] "QUESTION"` (design.md §8): a plain question read into
-//! the query that answers it ([`crate::query::ask`]), which is run as its own
+//! the query that answers it ([`question`]), which is run as its own
 //! command runs; the answer says which query it was.
 
 use super::forks::{self as whatif, InfluenceArgs};
@@ -8,8 +8,10 @@ use super::when::TimeArg;
 use super::{CliError, FormatArg, OutputFormat, SourceArg, source};
 use crate::export::table::Table;
 use crate::model::EventBody;
-use crate::query::ask::{self, Question};
+mod question;
+
 use clap::Args;
+use question::{self as ask, Question};
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -127,3 +127,104 @@ fn only_the_front_crate_re_exports_other_crates() {
         found.join("\n")
     );
 }
+
+/// The rows of design.md between `<!-- NAME` and `<!-- /NAME -->` that are
+/// table rows (not the header or its rule), split into cells.
+fn design_rows(name: &str) -> Vec<Vec<String>> {
+    let design = std::fs::read_to_string("docs/design.md").unwrap();
+    let start = design
+        .find(&format!("<!-- {name}"))
+        .unwrap_or_else(|| panic!("design.md has no `<!-- {name}` block"));
+    let end = design[start..]
+        .find(&format!("<!-- /{name} -->"))
+        .map(|e| start + e)
+        .unwrap_or_else(|| panic!("design.md's {name} block is not closed"));
+    design[start..end]
+        .lines()
+        .filter(|l| {
+            l.starts_with('|')
+                && !l.starts_with("|---")
+                && !l.starts_with("| crate")
+                && !l.starts_with("| step")
+        })
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().trim_matches('`').to_owned())
+                .collect()
+        })
+        .collect()
+}
+
+/// design.md §10's crate graph is the workspace's, as `cargo metadata` says.
+#[test]
+fn the_crate_graph_in_design_md_is_the_workspaces() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut real = std::collections::BTreeMap::new();
+    for p in meta["packages"].as_array().unwrap() {
+        let name = p["name"].as_str().unwrap().to_owned();
+        if !name.starts_with("asof") {
+            continue;
+        }
+        let deps: std::collections::BTreeSet<String> = p["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["kind"].is_null())
+            .filter_map(|d| d["name"].as_str())
+            .filter(|n| n.starts_with("asof"))
+            .map(str::to_owned)
+            .collect();
+        real.insert(name, deps);
+    }
+    let mut drawn = std::collections::BTreeMap::new();
+    for row in design_rows("crate-graph") {
+        let name = row[0]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .trim_matches('`')
+            .to_owned();
+        let deps: std::collections::BTreeSet<String> = row[1]
+            .split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty() && *d != "–")
+            .map(str::to_owned)
+            .collect();
+        drawn.insert(name, deps);
+    }
+    assert_eq!(drawn, real, "design.md §10 against cargo metadata");
+}
+
+/// Every entry function design.md §10 names is defined in the file it names.
+#[test]
+fn the_entry_functions_in_design_md_are_where_it_says() {
+    let rows = design_rows("flows");
+    assert!(rows.len() >= 20, "the flows are read: {rows:?}");
+    let mut missing = Vec::new();
+    for row in rows {
+        let (function, file) = (&row[1], &row[2]);
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let defined =
+            text.contains(&format!("fn {function}(")) || text.contains(&format!("fn {function}<"));
+        if !defined {
+            missing.push(format!("{function} in {file}"));
+        }
+    }
+    assert!(missing.is_empty(), "not found: {missing:?}");
+}

@@ -1,7 +1,7 @@
 //! The process's tuning, in one room: the allocator and its options, the C
 //! library's heap, SQLite's global configuration, and how the process ends.
 //! Nothing here changes what asof answers, only how fast and in how much
-//! memory; each setting's measurements are in docs/performance.md. This is
+//! memory; each setting's measurements are in docs/performance-log.md. This is
 //! the one module of the project allowed unsafe code (the library crates
 //! forbid it): every site below is a C call that sets an option.
 //!
@@ -12,7 +12,7 @@
 
 /// mimalloc for every allocation of Rust code: loads allocate and free
 /// millions of small rows, which glibc's allocator handled markedly slower
-/// (docs/performance.md, "allocator"). Declared here, so the binary, the
+/// (docs/performance-log.md, "allocator"). Declared here, so the binary, the
 /// benchmarks and the tests all run on it.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -95,7 +95,7 @@ impl Drop for FreedMemoryKept {
 /// clean-up at exit: everything the command opened (stores, temporary files,
 /// the terminal) is closed by the time it returns, and what is left —
 /// mimalloc handing its pages back to the system — was a measurable part of a
-/// short command (docs/performance.md).
+/// short command (docs/performance-log.md).
 pub fn exit(code: i32) -> ! {
     use std::io::Write;
     // A failed flush is a closed pipe: nothing more can be said on it.

@@ -475,7 +475,7 @@ pub type Cited = std::sync::Arc<[Name]>;
 /// The hasher of maps and sets keyed by what a dataset names (ids, agents,
 /// topics, claims) while it is checked and replayed: foldhash, seeded per
 /// process. Several times faster than the standard SipHash on short ids (a
-/// visible part of a load's CPU; docs/performance.md), and with a
+/// visible part of a load's CPU; docs/performance-log.md), and with a
 /// random seed an input file still cannot choose its collisions.
 pub type IdHasher = foldhash::fast::RandomState;
 

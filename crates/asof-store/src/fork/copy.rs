@@ -328,7 +328,7 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError {
 /// fork keeps the new file's permissions, not the parent's (which may be
 /// read-only). Not `std::fs::copy`: it opens the target again with
 /// `O_TRUNC`, and ext4 writes a truncated file's pages back as soon as it
-/// is closed, on the closing thread (a measurable part of a large fork; docs/performance.md).
+/// is closed, on the closing thread (a measurable part of a large fork; docs/performance-log.md).
 fn copy(parent: &Path, file: &tempfile::NamedTempFile) -> Result<(), StoreError> {
     let mut from = std::fs::File::open(parent).map_err(io_error(parent))?;
     std::io::copy(&mut from, &mut file.as_file()).map_err(io_error(file.path()))?;

@@ -908,7 +908,7 @@ impl Timeline {
     /// Positions (recorded order) of the evidence items whose id, kind,
     /// source, summary or citing ids contain `needle` (already lower-case):
     /// what a filter typed in the evidence panel shows. The first filter reads
-    /// every item's searchable text once (docs/performance.md has its cost at
+    /// every item's searchable text once (docs/performance-log.md has its cost at
     /// scale); each keystroke after it scans that text.
     pub fn evidence_matching(&self, needle: &str) -> Vec<usize> {
         let mut detail = self.detail();

@@ -16,7 +16,7 @@ pub(crate) use super::bytes::{put_signed, put_unsigned, take_signed, take_unsign
 
 /// The rarely read fields of a version row, packed into its `rest` column so
 /// a row stays narrow (SQLite decodes a row's header once per column it reads;
-/// see docs/performance.md). Numbers are LEB128 (the signed ones zigzagged,
+/// see docs/performance-log.md). Numbers are LEB128 (the signed ones zigzagged,
 /// [`put_signed`]) and instants are written as their distance from the row's
 /// own columns ([`Anchor`]), so most take one to three bytes; then come the
 /// strings' lengths, then the strings themselves, one after another, so a

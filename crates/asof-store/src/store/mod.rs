@@ -163,7 +163,7 @@ impl Store {
     /// lock and looks for a journal once instead of around every statement
     /// (eight system calls each time; a one-topic `believed` read in eight
     /// such transactions). Its reads are memory-mapped from the start (fewer
-    /// page faults; docs/performance.md).
+    /// page faults; docs/performance-log.md).
     ///
     /// For a command that asks and exits: while the store is open a writer
     /// cannot commit, and nothing may begin a transaction on its connection.
@@ -374,7 +374,7 @@ impl Store {
         // An answer for all topics reads a few megabytes of pages, a
         // different few each time: read in place from the file's mapping
         // instead of copied through SQLite's cache by a system call per page
-        // (docs/performance.md, session 21). A short command that never asks
+        // (docs/performance-log.md, session 21). A short command that never asks
         // one does not map at all, nor does the TUI, which answers from memory.
         if !self.mapped.replace(true) {
             self.conn
@@ -748,7 +748,7 @@ impl Watch {
 
 /// What a bulk load holds while it runs, installed by the program (the
 /// binary's `runtime` keeps the memory the allocator frees committed during a
-/// load; design.md §6, docs/performance.md). Nothing by default.
+/// load; design.md §6, docs/performance-log.md). Nothing by default.
 static BULK_LOAD_GUARD: std::sync::OnceLock<fn() -> Box<dyn std::any::Any>> =
     std::sync::OnceLock::new();
 

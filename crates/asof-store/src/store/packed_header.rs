@@ -1,7 +1,7 @@
 //! The header — incident, agents, topics — packed into one blob (table
 //! `header_packed`), what opening a store reads instead of a row per agent
 //! and topic and two `meta` rows: a store of a thousand topics spent most of
-//! a one-topic `believed` process reading them (docs/performance.md). The
+//! a one-topic `believed` process reading them (docs/performance-log.md). The
 //! rows stay the canonical header (SQL reads them, `rebuild` packs them
 //! again, `check` compares the two).
 //!

@@ -2,7 +2,7 @@
 //! sits in the versions table's own order (lifespan, then closing instant),
 //! so that `believed(T′)` for all topics steps through about a thousand blobs
 //! instead of seventy thousand rows (design.md §9: SQLite's per-row stepping and
-//! column reads alone were above the target; see docs/performance.md).
+//! column reads alone were above the target; see docs/performance-log.md).
 //!
 //! ```text
 //! page_widths(lifespan)   shift: a page of this lifespan spans 2^shift µs

@@ -46,7 +46,7 @@ CREATE TABLE events (
     id             TEXT NOT NULL,
     -- The checks below spell out each value with OR: SQLite builds a
     -- lookup table for an `IN (…)` list on every row it checks (measured:
-    -- 1.2–1.8 s of a 1M-event load for the two lists; docs/performance.md).
+    -- 1.2–1.8 s of a 1M-event load for the two lists; docs/performance-log.md).
     kind           TEXT NOT NULL CHECK (kind = 'evidence' OR kind = 'believe'
                                         OR kind = 'retract' OR kind = 'verify'),
     recorded_at    INTEGER NOT NULL,
@@ -134,7 +134,7 @@ CREATE TABLE reconfirmations (
 -- closed. A version of lifespan k held at T' was closed in (T', T' + 2^k), so
 -- `believed(T')` reads one short contiguous range per lifespan, of which at
 -- least half the rows are held, instead of every version recorded before T'
--- (see docs/performance.md); and a replay, which closes versions in time
+-- (see docs/performance-log.md); and a replay, which closes versions in time
 -- order, appends to each lifespan's range.
 --
 -- Rows are narrow (SQLite decodes a row's header once per column it reads):
@@ -242,7 +242,7 @@ const SORTING_CACHE_KIB: i64 = 4096;
 /// worker threads (`PRAGMA threads`) while the calling thread reads on, then
 /// merges them. With the load's 128 MiB cache every index of the 1M store fit
 /// in one run, sorted on one core; with a small cache the runs are sorted on
-/// both cores (docs/performance.md). The cache size is
+/// both cores (docs/performance-log.md). The cache size is
 /// put back afterwards, also when a build fails. Every index build goes
 /// through here; a session whose temporary store is in memory (`write::BULK`,
 /// a dataset already read whole) sorts in memory whatever the cache.

@@ -20,7 +20,7 @@ pub struct CallsArgs {
 
 pub fn run(args: CallsArgs, out: &mut impl Write) -> Result<(), CliError> {
     let store = args.source.open_snapshot()?;
-    let calls = match crate::query::model_calls(&store).map_err(crate::store::StoreError::from)? {
+    let calls = match crate::query::model_calls(&store)? {
         Some(calls) => calls,
         None => {
             return Err(CliError::Input(format!(

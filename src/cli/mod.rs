@@ -63,17 +63,20 @@ impl From<DatasetErrors> for CliError {
     }
 }
 
-use crate::store::{MALFORMED, is_malformed};
+use crate::store::MALFORMED;
 
 impl From<StoreError> for CliError {
     fn from(e: StoreError) -> Self {
-        if let StoreError::Sqlite(e @ crate::store::SqlError::FromSqlConversionFailure(..)) = e {
-            return e.into();
-        }
-        if let StoreError::Sqlite(e) = &e
-            && is_malformed(e)
-        {
-            return CliError::Damaged(MALFORMED.to_owned());
+        if let StoreError::Sqlite(failure) = &e {
+            // What the store's readers say of rows that do not decode (a
+            // damaged store: bad input, exit 2), in their own sentence.
+            if let Some(reason) = failure.undecodable() {
+                return CliError::Damaged(reason);
+            }
+            if failure.is_malformed() {
+                return CliError::Damaged(MALFORMED.to_owned());
+            }
+            return CliError::Runtime(format!("store query failed: {failure}"));
         }
         if e.is_input_error() {
             CliError::Input(e.to_string())
@@ -88,20 +91,6 @@ impl From<crate::store::LoadError> for CliError {
         match e {
             crate::store::LoadError::Dataset(e) => e.into(),
             crate::store::LoadError::Store(e) => e.into(),
-        }
-    }
-}
-
-impl From<crate::store::SqlError> for CliError {
-    fn from(e: crate::store::SqlError) -> Self {
-        match e {
-            // What the store's readers say of rows that do not decode (a
-            // damaged store: bad input, exit 2), in their own sentence.
-            crate::store::SqlError::FromSqlConversionFailure(_, _, reason) => {
-                CliError::Damaged(reason.to_string())
-            }
-            e if is_malformed(&e) => CliError::Damaged(MALFORMED.to_owned()),
-            e => CliError::Runtime(format!("store query failed: {e}")),
         }
     }
 }

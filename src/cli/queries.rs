@@ -301,7 +301,7 @@ fn reviewed<T: serde::Serialize>(
     value: T,
     review: Option<&crate::review::Review>,
 ) -> Result<Evaluated<T>, CliError> {
-    let evaluations = query::evaluations(store).map_err(crate::store::StoreError::from)?;
+    let evaluations = query::evaluations(store)?;
     if evaluations.is_empty() && review.is_none() {
         return Ok(Evaluated::As(value));
     }

@@ -487,8 +487,7 @@ pub fn links(store: &Store) -> Result<Links, CliError> {
         evidence: Default::default(),
         said: Default::default(),
     };
-    let Some(calls) = crate::query::model_calls(store).map_err(crate::store::StoreError::from)?
-    else {
+    let Some(calls) = crate::query::model_calls(store)? else {
         return Ok(links);
     };
     for c in &calls {

@@ -156,9 +156,9 @@ fn design_rows(name: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// design.md §10's crate graph is the workspace's, as `cargo metadata` says.
-#[test]
-fn the_crate_graph_in_design_md_is_the_workspaces() {
+/// Each workspace crate with the names of its normal (not dev, not build)
+/// dependencies, as `cargo metadata` reads Cargo.toml.
+fn dependencies() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
     let out = std::process::Command::new(env!("CARGO"))
         .args([
             "metadata",
@@ -175,23 +175,36 @@ fn the_crate_graph_in_design_md_is_the_workspaces() {
         String::from_utf8_lossy(&out.stderr)
     );
     let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mut real = std::collections::BTreeMap::new();
+    let mut all = std::collections::BTreeMap::new();
     for p in meta["packages"].as_array().unwrap() {
         let name = p["name"].as_str().unwrap().to_owned();
         if !name.starts_with("asof") {
             continue;
         }
-        let deps: std::collections::BTreeSet<String> = p["dependencies"]
+        let deps = p["dependencies"]
             .as_array()
             .unwrap()
             .iter()
             .filter(|d| d["kind"].is_null())
             .filter_map(|d| d["name"].as_str())
-            .filter(|n| n.starts_with("asof"))
             .map(str::to_owned)
             .collect();
-        real.insert(name, deps);
+        all.insert(name, deps);
     }
+    all
+}
+
+/// design.md §10's crate graph is the workspace's, as `cargo metadata` says.
+#[test]
+fn the_crate_graph_in_design_md_is_the_workspaces() {
+    let real: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        dependencies()
+            .into_iter()
+            .map(|(name, deps)| {
+                let ours = deps.into_iter().filter(|d| d.starts_with("asof")).collect();
+                (name, ours)
+            })
+            .collect();
     let mut drawn = std::collections::BTreeMap::new();
     for row in design_rows("crate-graph") {
         let name = row[0]
@@ -209,6 +222,57 @@ fn the_crate_graph_in_design_md_is_the_workspaces() {
         drawn.insert(name, deps);
     }
     assert_eq!(drawn, real, "design.md §10 against cargo metadata");
+}
+
+/// The store is sealed: no crate but asof-store links SQLite, except the
+/// importers of foreign SQLite files (asof-import: facts tables) and the
+/// binary's process tuning (`src/runtime.rs`, SQLite's global configuration,
+/// and nothing else of the binary names rusqlite).
+#[test]
+fn only_the_store_speaks_sqlite() {
+    let linking: Vec<String> = dependencies()
+        .into_iter()
+        .filter(|(_, deps)| deps.contains("rusqlite"))
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(linking, ["asof", "asof-import", "asof-store"]);
+    let mut files = Vec::new();
+    sources(Path::new("src"), &mut files);
+    let naming: Vec<String> = files
+        .iter()
+        .filter(|p| std::fs::read_to_string(p).unwrap().contains("rusqlite"))
+        .map(|p| p.display().to_string())
+        .collect();
+    assert_eq!(naming, ["src/runtime.rs"]);
+    let mut import = Vec::new();
+    sources(Path::new("crates/asof-import/src"), &mut import);
+    let naming: Vec<String> = import
+        .iter()
+        .filter(|p| std::fs::read_to_string(p).unwrap().contains("rusqlite"))
+        .map(|p| p.display().to_string())
+        .collect();
+    assert_eq!(naming, ["crates/asof-import/src/import/facts.rs"]);
+    // No SQLite type in a public signature of the store: its error is its own.
+    let mut store = Vec::new();
+    sources(Path::new("crates/asof-store/src"), &mut store);
+    let mut public = Vec::new();
+    for path in store {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim_start();
+            let sqlite = ["rusqlite", "Connection", "Transaction", "&Row"]
+                .iter()
+                .any(|k| line.contains(k));
+            if (line.starts_with("pub use ")
+                || line.starts_with("pub type ")
+                || line.starts_with("pub fn "))
+                && sqlite
+            {
+                public.push(format!("{}:{}", path.display(), n + 1));
+            }
+        }
+    }
+    assert!(public.is_empty(), "{public:?}");
 }
 
 /// Every entry function design.md §10 names is defined in the file it names.

@@ -27,12 +27,6 @@ pub enum ExportError {
     Store(#[from] asof_store::store::StoreError),
 }
 
-impl From<asof_store::store::SqlError> for ExportError {
-    fn from(e: asof_store::store::SqlError) -> Self {
-        ExportError::Store(e.into())
-    }
-}
-
 /// Writes `text` to `path` atomically (a temporary file beside it, renamed
 /// over it), with the usual file mode rather than a temporary file's 0600:
 /// a report is for sharing.

@@ -44,7 +44,7 @@ pub enum CopyError {
 
 impl From<rusqlite::Error> for CopyError {
     fn from(e: rusqlite::Error) -> Self {
-        CopyError::Store(StoreError::Sqlite(e))
+        CopyError::Store(StoreError::from(e))
     }
 }
 

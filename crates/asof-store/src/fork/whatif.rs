@@ -63,7 +63,7 @@ impl WhatIfError {
 
 impl From<rusqlite::Error> for WhatIfError {
     fn from(e: rusqlite::Error) -> Self {
-        WhatIfError::Store(StoreError::Sqlite(e))
+        WhatIfError::Store(StoreError::from(e))
     }
 }
 

@@ -231,19 +231,19 @@ pub fn believed(
     at: Micros,
     about: Option<Micros>,
     filter: &Filter,
-) -> rusqlite::Result<Vec<Belief>> {
+) -> crate::store::Result<Vec<Belief>> {
     // One topic: its covering index. Otherwise: the version pages, a short
     // run of them per lifespan (see crates/asof-store/src/store/pages.rs).
     if filter.topic.is_none() {
         let agent = filter.agent.as_deref().map(|a| store.agent_code(a));
         let (rows, bytes) = store.held_at(at, about, agent)?;
-        return decode_for_reading(store, rows, &bytes);
+        return Ok(decode_for_reading(store, rows, &bytes)?);
     }
     let held = vec![
         "v.recorded_at <= ?1".to_owned(),
         "v.superseded_at > ?1".to_owned(),
     ];
-    beliefs_where(store, OF_TOPIC, held, at, about, filter)
+    Ok(beliefs_where(store, OF_TOPIC, held, at, about, filter)?)
 }
 
 /// The beliefs `from` selects (`?1`: the recorded time `at`) narrowed by
@@ -289,12 +289,19 @@ pub fn believed_by_rows(
     at: Micros,
     about: Option<Micros>,
     filter: &Filter,
-) -> rusqlite::Result<Vec<Belief>> {
-    beliefs_where(store, &held_at(), Vec::new(), at, about, filter)
+) -> crate::store::Result<Vec<Belief>> {
+    Ok(beliefs_where(
+        store,
+        &held_at(),
+        Vec::new(),
+        at,
+        about,
+        filter,
+    )?)
 }
 
 /// `current`: what is believed now about now, with one captured `now`.
-pub fn current(store: &Store, now: Micros, filter: &Filter) -> rusqlite::Result<Vec<Belief>> {
+pub fn current(store: &Store, now: Micros, filter: &Filter) -> crate::store::Result<Vec<Belief>> {
     believed(store, now, Some(now), filter)
 }
 
@@ -324,7 +331,7 @@ pub fn versions_of(
     store: &Store,
     topic: &str,
     agent: Option<&str>,
-) -> rusqlite::Result<Vec<Belief>> {
+) -> crate::store::Result<Vec<Belief>> {
     let filter = Filter {
         agent: agent.map(str::to_owned),
         topic: Some(topic.to_owned()),
@@ -342,7 +349,7 @@ pub fn versions_of(
 
 /// `history(agent, topic)`: every version ordered by `recorded_at`, `seq`,
 /// `valid_from`, with the reconfirmations and zero-width events beside them.
-pub fn history(store: &Store, topic: &str, agent: Option<&str>) -> rusqlite::Result<History> {
+pub fn history(store: &Store, topic: &str, agent: Option<&str>) -> crate::store::Result<History> {
     let versions = versions_of(store, topic, agent)?;
 
     let mut stmt = store.connection().prepare_cached(
@@ -387,7 +394,7 @@ pub fn changes(
     after: Micros,
     until: Micros,
     filter: &Filter,
-) -> rusqlite::Result<Changes> {
+) -> crate::store::Result<Changes> {
     let window = |from: String| {
         let mut clauses = Vec::new();
         let mut args = vec![Value::Integer(after), Value::Integer(until)];
@@ -429,9 +436,9 @@ pub fn answer(
     agent: &str,
     topic: &str,
     at: Micros,
-) -> rusqlite::Result<Option<String>> {
+) -> crate::store::Result<Option<String>> {
     use rusqlite::OptionalExtension;
-    store
+    Ok(store
         .connection()
         .prepare_cached(
             "SELECT c.text FROM versions v JOIN claims c ON c.code = v.claim
@@ -442,7 +449,7 @@ pub fn answer(
             rusqlite::params![store.agent_code(agent), store.topic_code(topic), at],
             |r| r.get(0),
         )
-        .optional()
+        .optional()?)
 }
 
 /// One evidence item with the events that cite it.
@@ -466,8 +473,8 @@ impl EvidenceItem {
 }
 
 /// Every evidence item, in recorded order.
-pub fn evidence(store: &Store) -> rusqlite::Result<Vec<EvidenceItem>> {
-    evidence_where(store, "1", &[])
+pub fn evidence(store: &Store) -> crate::store::Result<Vec<EvidenceItem>> {
+    Ok(evidence_where(store, "1", &[])?)
 }
 
 /// The evidence items matching an SQL `condition` over `events e` (with
@@ -518,7 +525,7 @@ fn evidence_where(
 /// for an asserted version, the assertion's for a split piece of it (a split
 /// re-inserts what was held, it does not start holding it). Only split
 /// versions are looked up.
-pub fn held_since(store: &Store, beliefs: &[Belief]) -> rusqlite::Result<Vec<Micros>> {
+pub fn held_since(store: &Store, beliefs: &[Belief]) -> crate::store::Result<Vec<Micros>> {
     let mut looked_up: std::collections::HashMap<&str, Micros> = Default::default();
     let mut since = Vec::with_capacity(beliefs.len());
     for b in beliefs {
@@ -542,8 +549,8 @@ pub fn held_since(store: &Store, beliefs: &[Belief]) -> rusqlite::Result<Vec<Mic
 }
 
 /// The first and last recorded instants of the log, if it has any events.
-pub fn recorded_span(store: &Store) -> rusqlite::Result<Option<(Micros, Micros)>> {
-    crate::store::read::span(store.connection())
+pub fn recorded_span(store: &Store) -> crate::store::Result<Option<(Micros, Micros)>> {
+    Ok(crate::store::read::span(store.connection())?)
 }
 
 /// The evaluations an imported trace made of its evidence and assertions
@@ -551,7 +558,7 @@ pub fn recorded_span(store: &Store) -> rusqlite::Result<Option<(Micros, Micros)>
 /// `evaluations`), by evidence or assertion id; none for any other store.
 pub fn evaluations(
     store: &Store,
-) -> rusqlite::Result<std::collections::BTreeMap<String, Vec<serde_json::Value>>> {
+) -> crate::store::Result<std::collections::BTreeMap<String, Vec<serde_json::Value>>> {
     let Some(json) = crate::store::read::meta(store.connection(), "import_report")? else {
         return Ok(Default::default());
     };
@@ -565,7 +572,9 @@ pub fn evaluations(
 /// A trace's model calls in order, kept with the import summary of a store
 /// `asof import otlp` wrote (or a trace read as a SOURCE); `None` when the
 /// store was not read from a trace.
-pub fn model_calls(store: &Store) -> rusqlite::Result<Option<Vec<asof_core::model::ModelCall>>> {
+pub fn model_calls(
+    store: &Store,
+) -> crate::store::Result<Option<Vec<asof_core::model::ModelCall>>> {
     let Some(json) = crate::store::read::meta(store.connection(), "import_report")? else {
         return Ok(None);
     };

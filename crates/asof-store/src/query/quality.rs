@@ -43,7 +43,7 @@ fn add_assumed(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
 
 /// The ledger of a store: its topics' aging settings and every verification
 /// (a version carries its own support times, so nothing else is read).
-pub fn ledger(store: &Store) -> rusqlite::Result<Ledger> {
+pub fn ledger(store: &Store) -> crate::store::Result<Ledger> {
     let mut ledger = Ledger::new(store.header());
     add_verdicts(store, &mut ledger)?;
     add_assumed(store, &mut ledger)?;
@@ -52,7 +52,7 @@ pub fn ledger(store: &Store) -> rusqlite::Result<Ledger> {
 }
 
 /// The end of the log: where a history reads still-held versions' quality.
-pub fn end_of_log(store: &Store) -> rusqlite::Result<Micros> {
+pub fn end_of_log(store: &Store) -> crate::store::Result<Micros> {
     Ok(super::recorded_span(store)?.map_or(0, |(_, last)| last))
 }
 

@@ -148,7 +148,9 @@ pub struct Timeline {
 /// The evaluations kept in the store ([`super::evaluations`]), each said in
 /// one line: `relevance 0.9 “relevant” — The pod status answers the
 /// question asked.`
-fn evaluations(store: &Store) -> rusqlite::Result<std::collections::BTreeMap<String, Vec<String>>> {
+fn evaluations(
+    store: &Store,
+) -> crate::store::Result<std::collections::BTreeMap<String, Vec<String>>> {
     let said = |e: &serde_json::Value| {
         let field = |k: &str| match e.get(k) {
             Some(serde_json::Value::String(s)) => Some(s.clone()),
@@ -189,14 +191,14 @@ impl Timeline {
     /// refuses the store, naming the part.
     pub fn load(store: Store) -> Result<Timeline, StoreError> {
         let index = Self::index(&store)?;
-        Ok(Self::with_index(store, index, None)?)
+        Self::with_index(store, index, None)
     }
 
     /// [`Timeline::load`] of a store that lives in `dir` (a what-if fork's),
     /// which is removed when the last clone of the timeline is dropped.
     pub fn load_in(store: Store, dir: tempfile::TempDir) -> Result<Timeline, StoreError> {
         let index = Self::index(&store)?;
-        Ok(Self::with_index(store, index, Some(dir))?)
+        Self::with_index(store, index, Some(dir))
     }
 
     fn index(store: &Store) -> Result<ScrubIndex, StoreError> {
@@ -209,7 +211,7 @@ impl Timeline {
     /// [`Timeline::load`] with the index computed afresh from the stored rows
     /// instead of read, with checkpoints every `stride` versions (tests compare
     /// it with the stored index and try short strides).
-    pub fn load_computing_index(store: Store, stride: usize) -> rusqlite::Result<Timeline> {
+    pub fn load_computing_index(store: Store, stride: usize) -> crate::store::Result<Timeline> {
         let index = scrub::compute_with(store.connection(), store.header(), stride)?;
         Self::with_index(store, index, None)
     }
@@ -218,7 +220,7 @@ impl Timeline {
         store: Store,
         index: ScrubIndex,
         dir: Option<tempfile::TempDir>,
-    ) -> rusqlite::Result<Timeline> {
+    ) -> crate::store::Result<Timeline> {
         let header = store.header().clone();
         let mut by_topic = vec![Vec::new(); header.topics.len()];
         for &i in &index.by_recorded {

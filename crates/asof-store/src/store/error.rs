@@ -27,7 +27,46 @@ pub enum StoreError {
         source: std::io::Error,
     },
     #[error("store: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(SqlFailure),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::Sqlite(SqlFailure(e))
+    }
+}
+
+/// A failure SQLite reported, kept whole for its message. No SQLite type
+/// leaves the store: what a caller needs to know of it is a method.
+#[derive(Debug)]
+pub struct SqlFailure(rusqlite::Error);
+
+impl std::fmt::Display for SqlFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for SqlFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+impl SqlFailure {
+    /// Whether SQLite reported the file damaged (a malformed page).
+    pub fn is_malformed(&self) -> bool {
+        is_malformed(&self.0)
+    }
+
+    /// The reason the store's own reader gave when a row did not decode
+    /// (a damaged store: the user's input, not asof's failure).
+    pub fn undecodable(&self) -> Option<String> {
+        match &self.0 {
+            rusqlite::Error::FromSqlConversionFailure(_, _, reason) => Some(reason.to_string()),
+            _ => None,
+        }
+    }
 }
 
 /// What every command says of a store SQLite reports damaged.
@@ -38,7 +77,7 @@ impl StoreError {
     /// when SQLite reports the file damaged, else [`StoreError::Damaged`] with
     /// the reason (asof's own, without SQLite's prefix, when a row did not
     /// decode).
-    pub fn damaged(path: &std::path::Path, e: rusqlite::Error) -> StoreError {
+    pub(crate) fn damaged(path: &std::path::Path, e: rusqlite::Error) -> StoreError {
         if is_malformed(&e) {
             return StoreError::Malformed(path.to_owned());
         }
@@ -61,7 +100,7 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 
 /// Whether SQLite reported the file damaged (a malformed page, or no
 /// database at all where one was).
-pub fn is_malformed(e: &rusqlite::Error) -> bool {
+pub(crate) fn is_malformed(e: &rusqlite::Error) -> bool {
     e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt)
 }
 

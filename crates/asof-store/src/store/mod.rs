@@ -32,12 +32,9 @@ use std::path::Path;
 
 pub use atomic::copy_store;
 pub(crate) use atomic::*;
-pub use error::{LoadError, MALFORMED, Result, StoreError, is_malformed};
+pub use error::{LoadError, MALFORMED, Result, SqlFailure, StoreError};
 pub use file::is_sqlite_file;
 use file::{check_file_header, pragmas};
-/// The error SQLite's queries give, for callers that convert it (the type
-/// only: no connection leaves this crate).
-pub use rusqlite::Error as SqlError;
 pub use schema::{APPLICATION_ID, FORMAT_VERSION};
 
 /// What a new store holds: a log, what replay derived from it, where it came
@@ -389,14 +386,14 @@ impl Store {
     /// The scrub index as stored (design.md §6), or why its blob is malformed.
     pub fn scrub_index(
         &self,
-    ) -> rusqlite::Result<std::result::Result<scrub::ScrubIndex, scrub::Malformed>> {
-        scrub::read(&self.conn)
+    ) -> crate::store::Result<std::result::Result<scrub::ScrubIndex, scrub::Malformed>> {
+        Ok(scrub::read(&self.conn)?)
     }
 
     /// The scrub index computed from the rows with checkpoints every
     /// `stride` versions (what tests compare the stored one with).
-    pub fn scrub_index_with(&self, stride: usize) -> rusqlite::Result<scrub::ScrubIndex> {
-        scrub::compute_with(&self.conn, self.header(), stride)
+    pub fn scrub_index_with(&self, stride: usize) -> Result<scrub::ScrubIndex> {
+        Ok(scrub::compute_with(&self.conn, self.header(), stride)?)
     }
 
     /// The connection, for the queries and forks of this crate: SQL stays in it.

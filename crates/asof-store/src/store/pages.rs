@@ -257,7 +257,7 @@ fn inserter(conn: &Connection) -> rusqlite::Result<rusqlite::Statement<'_>> {
 }
 
 /// Writes the widths and pages afresh from the stored versions.
-pub fn write(conn: &Connection) -> rusqlite::Result<()> {
+pub(crate) fn write(conn: &Connection) -> rusqlite::Result<()> {
     write_from(conn, conn)
 }
 
@@ -278,7 +278,7 @@ fn write_from(from: &Connection, into: &Connection) -> rusqlite::Result<()> {
 /// of their own at `to`: tables like the store's `page_widths` and `pages`,
 /// nothing else. A load computes them there beside the work of its writing
 /// connection, which then moves them in with [`take_apart`].
-pub fn write_apart(from: &Connection, to: &std::path::Path) -> rusqlite::Result<()> {
+pub(crate) fn write_apart(from: &Connection, to: &std::path::Path) -> rusqlite::Result<()> {
     let apart = Connection::open(to)?;
     apart.execute_batch(&format!(
         "PRAGMA page_size = {}; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;",
@@ -302,7 +302,7 @@ pub fn write_apart(from: &Connection, to: &std::path::Path) -> rusqlite::Result<
 /// they are (its transfer optimisation), without decoding or sorting them.
 /// `conn` must not be in a transaction (a store is attached), and must
 /// accept URI file names (rusqlite's default flags).
-pub fn take_apart(conn: &Connection, from: &std::path::Path) -> rusqlite::Result<()> {
+pub(crate) fn take_apart(conn: &Connection, from: &std::path::Path) -> rusqlite::Result<()> {
     conn.execute("ATTACH DATABASE ?1 AS apart", [uri_of(from)])?;
     let moved = (|| {
         let tx = conn.unchecked_transaction()?;
@@ -338,7 +338,7 @@ fn uri_of(path: &std::path::Path) -> String {
 /// widths, each lifespan's pages from the one holding `from` on, and the
 /// pages of versions still held. The work is that of the versions written
 /// again, not of the store; a store at other widths is written afresh.
-pub fn patch_since(conn: &Connection, from: Micros) -> rusqlite::Result<()> {
+pub(crate) fn patch_since(conn: &Connection, from: Micros) -> rusqlite::Result<()> {
     let widths = Widths::read(conn)?;
     if widths != Widths::fixed() {
         return write(conn);
@@ -371,7 +371,7 @@ pub fn patch_since(conn: &Connection, from: Micros) -> rusqlite::Result<()> {
 /// Writes again, at the stored widths, the pages that held or now hold a
 /// version recorded and closed at one of `changed` (recorded_at,
 /// superseded_at): what a fork that replaced some versions calls.
-pub fn patch(conn: &Connection, changed: &[(i64, i64)]) -> rusqlite::Result<()> {
+pub(crate) fn patch(conn: &Connection, changed: &[(i64, i64)]) -> rusqlite::Result<()> {
     let widths = Widths::read(conn)?;
     let mut touched: Vec<(i64, i64)> = changed
         .iter()
@@ -410,7 +410,7 @@ pub fn patch(conn: &Connection, changed: &[(i64, i64)]) -> rusqlite::Result<()> 
 
 /// Whether the stored pages differ from a fresh computation at the stored
 /// widths (compared page by page, so memory stays at two pages).
-pub fn differs(conn: &Connection) -> rusqlite::Result<Option<String>> {
+pub(crate) fn differs(conn: &Connection) -> rusqlite::Result<Option<String>> {
     let widths = match Widths::read(conn) {
         Err(rusqlite::Error::FromSqlConversionFailure(_, _, reason)) => {
             return Ok(Some(reason.to_string()));
@@ -450,7 +450,7 @@ pub fn differs(conn: &Connection) -> rusqlite::Result<Option<String>> {
 /// `room`: how many rows and bytes of packed fields to make room for at once
 /// (an earlier answer's size: a long answer grown by doubling copies its
 /// few megabytes over again).
-pub fn held_at(
+pub(crate) fn held_at(
     conn: &Connection,
     at: Micros,
     about: Option<Micros>,

@@ -115,7 +115,7 @@ pub(super) fn header_from_rows(conn: &Connection) -> rusqlite::Result<Header> {
 }
 
 /// Every event's citations (`supported_by` / `because`), in order, by seq.
-pub fn citations(
+pub(crate) fn citations(
     conn: &Connection,
 ) -> rusqlite::Result<std::collections::HashMap<i64, Vec<String>>> {
     let mut cites: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
@@ -128,7 +128,7 @@ pub fn citations(
 }
 
 /// Every assertion's assumed fields (design.md §7), by seq, in seq order.
-pub fn assumptions(conn: &Connection) -> rusqlite::Result<Vec<(i64, Vec<Assumed>)>> {
+pub(crate) fn assumptions(conn: &Connection) -> rusqlite::Result<Vec<(i64, Vec<Assumed>)>> {
     assumed_rows(
         conn,
         "SELECT seq, field FROM assumptions ORDER BY seq, field",
@@ -136,7 +136,9 @@ pub fn assumptions(conn: &Connection) -> rusqlite::Result<Vec<(i64, Vec<Assumed>
 }
 
 /// [`assumptions`] by the assertion's id (what the ledger looks up).
-pub fn assumptions_by_id(conn: &Connection) -> rusqlite::Result<Vec<(String, Vec<Assumed>)>> {
+pub(crate) fn assumptions_by_id(
+    conn: &Connection,
+) -> rusqlite::Result<Vec<(String, Vec<Assumed>)>> {
     assumed_rows(
         conn,
         "SELECT e.id, a.field FROM assumptions a JOIN events e ON e.seq = a.seq
@@ -221,7 +223,7 @@ pub const EVENT_COLUMNS: &str =
 pub const EVENT_COLUMN_COUNT: usize = 21;
 
 /// A row selected with [`EVENT_COLUMNS`] as an [`Event`] citing `cited`.
-pub fn event(r: &Row, cited: Vec<String>) -> rusqlite::Result<Event> {
+pub(crate) fn event(r: &Row, cited: Vec<String>) -> rusqlite::Result<Event> {
     let seq: i64 = r.get(0)?;
     let id: String = r.get(1)?;
     let kind: String = r.get(2)?;
@@ -388,7 +390,7 @@ impl Decoder {
     /// Looks up each claim `codes` name that is not known yet, so that rows
     /// naming only these decode without the connection
     /// ([`VersionRow::decode_known`], on another thread).
-    pub fn resolve_claims(
+    pub(crate) fn resolve_claims(
         &mut self,
         conn: &Connection,
         codes: impl IntoIterator<Item = i64>,
@@ -502,7 +504,7 @@ pub struct VersionRow {
 impl VersionRow {
     /// A row from its fields (id, agent, topic, claim, valid from and to,
     /// recorded and superseded instants) and packed `rest`, appended to `bytes`.
-    pub fn new(fields: [i64; 8], rest: &[u8], bytes: &mut Vec<u8>) -> rusqlite::Result<VersionRow> {
+    pub(crate) fn new(fields: [i64; 8], rest: &[u8], bytes: &mut Vec<u8>) -> rusqlite::Result<VersionRow> {
         let start = bytes.len();
         bytes.extend_from_slice(rest);
         let span = u32::try_from(start)
@@ -539,7 +541,7 @@ impl VersionRow {
 
     /// Reads a row selected with [`VERSION_COLUMNS`], appending its `rest`
     /// to `bytes`.
-    pub fn read(r: &Row, bytes: &mut Vec<u8>) -> rusqlite::Result<VersionRow> {
+    pub(crate) fn read(r: &Row, bytes: &mut Vec<u8>) -> rusqlite::Result<VersionRow> {
         let mut fields = [0i64; 8];
         for (i, f) in fields.iter_mut().enumerate() {
             *f = r.get(i)?;
@@ -549,7 +551,7 @@ impl VersionRow {
 
     /// The row as a [`Version`] and the evidence its assertion cited (`bytes`:
     /// the buffer [`VersionRow::read`] appended to).
-    pub fn decode(
+    pub(crate) fn decode(
         &self,
         bytes: &[u8],
         conn: &Connection,
@@ -560,7 +562,7 @@ impl VersionRow {
 
     /// [`VersionRow::decode`] of a row whose claim `d` has resolved
     /// ([`Decoder::resolve_claims`]): no connection needed, so any thread can.
-    pub fn decode_known(
+    pub(crate) fn decode_known(
         &self,
         bytes: &[u8],
         d: &mut Decoder,
@@ -627,7 +629,7 @@ impl VersionRow {
 
 /// A row selected with [`VERSION_COLUMNS`] (from `versions v`) as a
 /// [`Version`] and the evidence its assertion cited.
-pub fn read_version(
+pub(crate) fn read_version(
     r: &Row,
     conn: &Connection,
     d: &mut Decoder,
@@ -651,7 +653,7 @@ pub(crate) fn versions(conn: &Connection) -> rusqlite::Result<Vec<Version>> {
 }
 
 /// The first and last recorded instants of the log (two index look-ups).
-pub fn span(conn: &Connection) -> rusqlite::Result<Option<(i64, i64)>> {
+pub(crate) fn span(conn: &Connection) -> rusqlite::Result<Option<(i64, i64)>> {
     conn.query_row(
         "SELECT (SELECT min(recorded_at) FROM events), (SELECT max(recorded_at) FROM events)",
         [],
@@ -660,7 +662,7 @@ pub fn span(conn: &Connection) -> rusqlite::Result<Option<(i64, i64)>> {
 }
 
 /// When the event `id` was recorded, if the log has it (by the `events_by_id` index).
-pub fn recorded_at_of(conn: &Connection, id: &str) -> rusqlite::Result<Option<i64>> {
+pub(crate) fn recorded_at_of(conn: &Connection, id: &str) -> rusqlite::Result<Option<i64>> {
     use rusqlite::OptionalExtension;
     conn.prepare_cached("SELECT recorded_at FROM events WHERE id = ?1")?
         .query_row([id], |r| r.get(0))
@@ -668,7 +670,7 @@ pub fn recorded_at_of(conn: &Connection, id: &str) -> rusqlite::Result<Option<i6
 }
 
 /// The `truths` table, by (agent, topic).
-pub fn truths(
+pub(crate) fn truths(
     conn: &Connection,
 ) -> rusqlite::Result<std::collections::BTreeMap<(String, String), asof_core::engine::answers::Truth>>
 {

@@ -79,7 +79,7 @@ pub enum Stop {
 
 impl From<rusqlite::Error> for Stop {
     fn from(e: rusqlite::Error) -> Self {
-        Stop::Store(StoreError::Sqlite(e))
+        Stop::Store(StoreError::from(e))
     }
 }
 

@@ -4,12 +4,12 @@
 use super::*;
 
 /// The index of the log and versions stored in `conn`.
-pub fn compute(conn: &Connection, header: &Header) -> rusqlite::Result<ScrubIndex> {
+pub(crate) fn compute(conn: &Connection, header: &Header) -> rusqlite::Result<ScrubIndex> {
     compute_with(conn, header, CHECKPOINT)
 }
 
 /// [`compute`] with checkpoints every `stride` versions (tests use short ones).
-pub fn compute_with(
+pub(crate) fn compute_with(
     conn: &Connection,
     header: &Header,
     stride: usize,

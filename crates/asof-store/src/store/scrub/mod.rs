@@ -154,7 +154,7 @@ mod patch;
 mod stored;
 
 use blob::*;
-pub use compute::*;
+pub(crate) use compute::*;
 pub use patch::*;
 pub use stored::*;
 
@@ -215,7 +215,7 @@ fn extend_checkpoints(
 }
 
 /// Replaces the stored index with a fresh computation.
-pub fn write(conn: &Connection, header: &Header) -> rusqlite::Result<()> {
+pub(crate) fn write(conn: &Connection, header: &Header) -> rusqlite::Result<()> {
     store(conn, &compute(conn, header)?)
 }
 

@@ -236,7 +236,7 @@ pub struct Malformed(pub &'static str);
 
 /// The stored index, decoded; a missing or malformed part is a [`Malformed`]
 /// naming it.
-pub fn read(conn: &Connection) -> rusqlite::Result<Result<ScrubIndex, Malformed>> {
+pub(crate) fn read(conn: &Connection) -> rusqlite::Result<Result<ScrubIndex, Malformed>> {
     Ok(decode(&stored_parts(conn)?).map_err(Malformed))
 }
 

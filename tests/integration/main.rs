@@ -27,7 +27,6 @@ mod otlp;
 mod pages;
 mod quality;
 mod queries;
-mod replay_model;
 mod review;
 mod scrub;
 mod serve;

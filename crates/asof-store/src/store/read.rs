@@ -504,7 +504,11 @@ pub struct VersionRow {
 impl VersionRow {
     /// A row from its fields (id, agent, topic, claim, valid from and to,
     /// recorded and superseded instants) and packed `rest`, appended to `bytes`.
-    pub(crate) fn new(fields: [i64; 8], rest: &[u8], bytes: &mut Vec<u8>) -> rusqlite::Result<VersionRow> {
+    pub(crate) fn new(
+        fields: [i64; 8],
+        rest: &[u8],
+        bytes: &mut Vec<u8>,
+    ) -> rusqlite::Result<VersionRow> {
         let start = bytes.len();
         bytes.extend_from_slice(rest);
         let span = u32::try_from(start)

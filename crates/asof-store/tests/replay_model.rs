@@ -5,14 +5,14 @@
 //! found by scanning it, and "V′ minus the covered parts" computed from
 //! elementary segments instead of interval subtraction.
 
-use asof::engine::{self, Effect};
-use asof::model::{
+use asof_core::engine::{self, Effect};
+use asof_core::model::{
     Agent, Assertion, Cardinality, Dataset, Event, EventBody, Evidence, Header, Incident,
     RetractTarget, Retraction, Topic, Verification, VerifyState, permille,
 };
-use asof::query::{self, Filter, quality};
-use asof::store::Store;
-use asof::time::{Interval, OPEN};
+use asof_core::time::{Interval, OPEN};
+use asof_store::query::{self, Filter, quality};
+use asof_store::store::Store;
 use proptest::prelude::*;
 
 const TOPICS: [(&str, Cardinality); 3] = [
@@ -311,7 +311,7 @@ fn engine_rows(replay: &engine::Replay) -> Vec<Row> {
     rows
 }
 
-fn row_of(v: &asof::model::Version) -> Row {
+fn row_of(v: &asof_core::model::Version) -> Row {
     Row {
         agent: v.agent.to_string(),
         topic: v.topic.to_string(),
@@ -322,11 +322,11 @@ fn row_of(v: &asof::model::Version) -> Row {
         recorded_at: v.recorded_at,
         superseded_at: v.superseded_at,
         assertion: v.assertion.to_string(),
-        split: v.origin == asof::model::Origin::Split,
+        split: v.origin == asof_core::model::Origin::Split,
         closed: v.closed.as_ref().map(|c| {
             (
                 c.event.to_string(),
-                c.kind == asof::model::CloseKind::Retracted,
+                c.kind == asof_core::model::CloseKind::Retracted,
             )
         }),
         clipped_by: v.clipped_by.as_deref().map(str::to_owned),
@@ -791,7 +791,7 @@ proptest! {
         for (at, about) in probes {
             // Every held version's quality.
             let beliefs = query::believed(&store, at, None, &Filter::default()).expect("query");
-            let rows = |ledger: &asof::engine::quality::Ledger| {
+            let rows = |ledger: &asof_core::engine::quality::Ledger| {
                 let mut rows: Vec<QualityRow> = beliefs
                     .iter()
                     .map(|b| {
@@ -839,7 +839,7 @@ proptest! {
             // The answer across agents, with and without a valid instant.
             for (topic, cardinality) in TOPICS {
                 for about in [None, Some(about)] {
-                    let held: Vec<&asof::query::Belief> = beliefs.iter().filter(|b| *b.version.topic == *topic).collect();
+                    let held: Vec<&asof_store::query::Belief> = beliefs.iter().filter(|b| *b.version.topic == *topic).collect();
                     let got = quality::answer_of(&ledger, &held, cardinality, at, about);
                     let mut sets: std::collections::BTreeMap<&str, std::collections::BTreeSet<String>> = Default::default();
                     let rows: Vec<&Row> = model.rows.iter().filter(|v| {

@@ -32,6 +32,5 @@ mod scrub;
 mod serve;
 mod stream;
 mod synth;
-mod tui;
 mod tui_tmux;
 mod validation;

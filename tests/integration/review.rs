@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use asof::tui::action::Action;
 use common::{asof, stdout_json as json, write};
 use serde_json::Value;
 use std::path::Path;
@@ -903,4 +904,89 @@ fn a_redact_pattern_is_its_own_kind() {
         .stderr(predicates::str::contains(
             "--redact-pattern `(unclosed` is not a regular expression",
         ));
+}
+
+/// The TUI as `asof tui SOURCE` opens it: a review file beside its source
+/// (SOURCE's name, `.review.jsonl`) is read and announced on the first frame; one under another name is not read; a
+/// broken one is refused with its line.
+#[test]
+fn a_review_beside_the_source_is_announced_on_the_first_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = dir.path().join("payment-outage.yaml");
+    std::fs::copy("datasets/payment-outage.yaml", &dataset).unwrap();
+    let finding = r#"{"id":"F1","target":{"kind":"evidence","id":"E17"},"verdict":"rejected","note":"misread span","reviewer":"ana","made_at":"2026-12-06T09:12:00Z","about":"2026-03-04T10:00:00Z"}"#;
+    // Under another name: not read.
+    std::fs::write(
+        dir.path().join("other.review.jsonl"),
+        format!("{finding}\n"),
+    )
+    .unwrap();
+    let app = asof::cli::tui_app(Some(&dataset), None).unwrap();
+    let screen = asof::tui::ui::screen(&app);
+    assert!(!screen.contains("⚑ review"), "{screen}");
+    assert!(app.timeline.review.findings.is_empty());
+
+    // Beside it: read, and said on the first frame.
+    let beside = dir.path().join("payment-outage.review.jsonl");
+    std::fs::write(&beside, format!("{finding}\n")).unwrap();
+    let mut app = asof::cli::tui_app(Some(&dataset), None).unwrap();
+    app.update(Action::Resize(160, 45));
+    let screen = asof::tui::ui::screen(&app);
+    assert!(
+        screen.contains(
+            "⚑ review: 1 finding by ana, last 2026-12-06 09:12 · payment-outage.review.jsonl"
+        ),
+        "{screen}"
+    );
+    assert_eq!(app.review.as_deref(), Some(beside.as_path()));
+    // A live source's refresh re-reads the log; the review stays beside it.
+    let again =
+        asof::query::timeline::Timeline::load(asof::cli::source::open(Some(&dataset)).unwrap())
+            .unwrap();
+    app.refresh(again);
+    assert_eq!(app.timeline.review.findings.len(), 1);
+    assert!(asof::tui::ui::screen(&app).contains("⚑ review: 1 finding by ana"));
+
+    // A new finding takes the next id.
+    app.seek(asof::time::parse("2026-03-04T12:00:00Z").unwrap());
+    while app.focus != asof::tui::app::Focus::Evidence {
+        app.update(Action::FocusNext);
+    }
+    let e16 = app
+        .evidence
+        .list
+        .items()
+        .iter()
+        .position(|&i| app.timeline.evidence_item(i).evidence.id == "E16")
+        .unwrap();
+    app.update(Action::Top);
+    for _ in 0..e16 {
+        app.update(Action::Down);
+    }
+    app.update(Action::Mark);
+    for c in "direct".chars() {
+        app.update(Action::Type(c));
+    }
+    app.update(Action::Open);
+    assert!(app.popup.is_none(), "{:?}", app.popup);
+    let text_now = std::fs::read_to_string(&beside).unwrap();
+    let last: serde_json::Value = serde_json::from_str(text_now.lines().last().unwrap()).unwrap();
+    assert_eq!(last["id"], "F2");
+    assert_eq!(last["verdict"], "direct-read");
+
+    // Broken: refused with its line, nothing opened.
+    std::fs::write(
+        &beside,
+        concat!(
+            r#"{"id":"F1","target":{"kind":"evidence","id":"E99"},"verdict":"rejected","reviewer":"ana","made_at":"2026-12-06T09:12:00Z","about":"2026-03-04T10:00:00Z"}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let error = asof::cli::tui_app(Some(&dataset), None)
+        .err()
+        .map(|e| e.message().to_owned())
+        .unwrap_or_default();
+    assert!(error.contains("payment-outage.review.jsonl:1"), "{error}");
+    assert!(error.contains("E99"), "{error}");
 }

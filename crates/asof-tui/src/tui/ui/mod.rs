@@ -30,6 +30,27 @@ pub fn panel(app: &App, focused: bool, title: String) -> Block<'static> {
         ))
 }
 
+/// The screen `app` draws at its size, as text: each row's symbols with its
+/// trailing blanks cut (what a test or a capture compares).
+pub fn screen(app: &App) -> String {
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(app.size.0, app.size.1))
+            .expect("a test backend always opens");
+    // Drawing into memory cannot fail.
+    let _ = terminal.draw(|f| render(app, f));
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buffer.area.height {
+        let mut line = String::new();
+        for x in 0..buffer.area.width {
+            line.push_str(buffer[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
 pub fn render(app: &App, frame: &mut Frame) {
     let area = frame.area();
     let areas = app.areas();

@@ -1,15 +1,18 @@
 //! The TUI without a terminal: app state driven by actions, and screens rendered
 //! into ratatui's `TestBackend` (text snapshots plus direct checks of key styles).
+//! (How the binary opens it — its review file, a real terminal — is tested at
+//! the workspace's root, tests/integration/.)
 
-use asof::cli::source;
-use asof::query::timeline::Timeline;
-use asof::time::parse;
-use asof::tui::action::Action;
-use asof::tui::app::{App, Focus, SPEEDS_MS, TICK_MS};
-use asof::tui::state::beliefs::{BeliefRowKind, agent_of, claim_of};
-use asof::tui::state::popup::Popup;
-use asof::tui::theme::Theme;
-use asof::tui::ui;
+mod source;
+
+use asof_core::time::parse;
+use asof_store::query::timeline::Timeline;
+use asof_tui::tui::action::Action;
+use asof_tui::tui::app::{App, Focus, SPEEDS_MS, TICK_MS};
+use asof_tui::tui::state::beliefs::{BeliefRowKind, agent_of, claim_of};
+use asof_tui::tui::state::popup::Popup;
+use asof_tui::tui::theme::Theme;
+use asof_tui::tui::ui;
 use proptest::prelude::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -336,7 +339,7 @@ fn jump_takes_typed_times_and_reports_bad_ones() {
     for c in "09:00".chars() {
         app.update(Action::Type(c));
     }
-    app.update(Action::Edit(asof::tui::action::Edit::Backspace));
+    app.update(Action::Edit(asof_tui::tui::action::Edit::Backspace));
     app.update(Action::Type('5'));
     app.update(Action::Open);
     assert_eq!(
@@ -360,12 +363,12 @@ fn jump_takes_typed_times_and_reports_bad_ones() {
     );
     assert!(text(&draw(&app)).contains("is not a time: write 2026-03-03T12:00:00Z"));
     assert_eq!(app.cursor, at("2026-03-03T09:05:00Z"));
-    app.update(Action::Edit(asof::tui::action::Edit::Home));
+    app.update(Action::Edit(asof_tui::tui::action::Edit::Home));
     for c in "2026-".chars() {
         app.update(Action::Type(c));
     }
-    app.update(Action::Edit(asof::tui::action::Edit::End));
-    app.update(Action::Edit(asof::tui::action::Edit::Backspace));
+    app.update(Action::Edit(asof_tui::tui::action::Edit::End));
+    app.update(Action::Edit(asof_tui::tui::action::Edit::Backspace));
     app.update(Action::Type('5'));
     app.update(Action::Open);
     assert!(app.popup.is_none());
@@ -406,7 +409,7 @@ fn play_advances_one_event_per_interval_and_stops_at_the_end() {
 fn the_mouse_seeks_selects_and_scrolls() {
     let mut app = demo(false, (120, 40));
     let areas = app.areas();
-    let lanes = asof::tui::layout::scrubber_lanes(areas.scrubber);
+    let lanes = asof_tui::tui::layout::scrubber_lanes(areas.scrubber);
     app.update(Action::Click(lanes.x, lanes.y));
     assert_eq!(
         app.cursor,
@@ -417,7 +420,7 @@ fn the_mouse_seeks_selects_and_scrolls() {
         app.cursor % 60_000_000,
         0,
         "{}",
-        asof::time::format(app.cursor)
+        asof_core::time::format(app.cursor)
     );
     assert!(app.cursor - app.scrubber.view.0 < app.scrubber.step() * 2);
     app.update(Action::Click(lanes.x + lanes.width - 1, lanes.y));
@@ -568,8 +571,8 @@ proptest! {
             Action::ToggleValid, Action::PlaneLeft, Action::PlaneUp, Action::PlaneZoomIn, Action::PlaneZoomOut,
             Action::Click(w / 2, h / 2), Action::Click(w.saturating_sub(3), h.saturating_sub(5)),
             // Prompts and popups: editing, scrolling both ways, the full-screen plane.
-            Action::Edit(asof::tui::action::Edit::Home), Action::Edit(asof::tui::action::Edit::Delete),
-            Action::Edit(asof::tui::action::Edit::Backspace), Action::Edit(asof::tui::action::Edit::End),
+            Action::Edit(asof_tui::tui::action::Edit::Home), Action::Edit(asof_tui::tui::action::Edit::Delete),
+            Action::Edit(asof_tui::tui::action::Edit::Backspace), Action::Edit(asof_tui::tui::action::Edit::End),
             Action::Type('é'), Action::ScrollRight, Action::ScrollLeft, Action::PageUp, Action::Top,
             Action::PlaneFull, Action::Resize(w / 2 + 1, h / 2 + 1)];
         for a in actions {
@@ -580,22 +583,22 @@ proptest! {
 }
 
 /// `assets/tui-demo.txt` is the screen the README shows: it must stay what the
-/// TUI draws. Regenerate with `UPDATE_ASSETS=1 cargo test --test integration tui::`.
+/// TUI draws. Regenerate with `UPDATE_ASSETS=1 cargo test -p asof-tui --test tui`.
 #[test]
 fn the_readme_capture_is_current() {
     let mut app = snapshot_app((120, 40));
     app.update(Action::FocusNext);
     let screen = text(&draw(&app));
-    let path = std::path::Path::new("assets/tui-demo.txt");
+    let path = &source::root().join("assets/tui-demo.txt");
     if std::env::var_os("UPDATE_ASSETS").is_some() {
         std::fs::write(path, &screen).unwrap();
     }
     let saved = std::fs::read_to_string(path).unwrap_or_default();
     assert_eq!(
         saved, screen,
-        "assets/tui-demo.txt is stale: run UPDATE_ASSETS=1 cargo test --test integration tui::"
+        "assets/tui-demo.txt is stale: run UPDATE_ASSETS=1 cargo test -p asof-tui --test tui"
     );
-    let readme = std::fs::read_to_string("README.md").unwrap();
+    let readme = std::fs::read_to_string(source::root().join("README.md")).unwrap();
     assert!(
         readme.contains(&screen),
         "README.md shows assets/tui-demo.txt verbatim"
@@ -614,7 +617,7 @@ fn snapshot_plane_of_a_late_arriving_log() {
     app.update(Action::FocusNext);
     assert_eq!(app.focus, Focus::Plane);
     let area = app.areas().plane.unwrap();
-    let grid = asof::tui::layout::plane_grid(area);
+    let grid = asof_tui::tui::layout::plane_grid(area);
     // Crosshair on the clipped "backed up" piece: about 09:00, as of the end.
     // `v` frees the valid cursor where it is; ← walks it back, the plane following.
     app.update(Action::ToggleValid);
@@ -622,7 +625,7 @@ fn snapshot_plane_of_a_late_arriving_log() {
     while app.valid_at() > at("2026-05-04T09:00:00Z") {
         app.update(Action::PlaneLeft);
     }
-    let g = asof::tui::plane_model::Geometry::new(&app.plane.plane, grid);
+    let g = asof_tui::tui::plane_model::Geometry::new(&app.plane.plane, grid);
     assert!(
         g.col_of(app.valid_at()).is_some(),
         "the crosshair stays on the plot"
@@ -658,7 +661,7 @@ fn the_crosshair_reading_always_agrees_with_believed() {
         }
         app.update(Action::FocusNext);
         let area = app.areas().plane.unwrap();
-        let grid = asof::tui::layout::plane_grid(area);
+        let grid = asof_tui::tui::layout::plane_grid(area);
         let mut checked = 0;
         for (zoom, y_step, x_step) in [(0, 1, 3), (2, 2, 5)] {
             for _ in 0..zoom {
@@ -668,13 +671,17 @@ fn the_crosshair_reading_always_agrees_with_believed() {
                 for x in (grid.x..grid.right()).step_by(x_step) {
                     app.update(Action::Click(x, y));
                     let topic = app.timeline.header.topics[app.plane.plane.topic].id.clone();
-                    let filter = asof::query::Filter {
+                    let filter = asof_store::query::Filter {
                         agent: app.plane.plane.agent.clone(),
                         topic: Some(topic),
                     };
-                    let sql =
-                        asof::query::believed(&store, app.cursor, Some(app.valid_at()), &filter)
-                            .unwrap();
+                    let sql = asof_store::query::believed(
+                        &store,
+                        app.cursor,
+                        Some(app.valid_at()),
+                        &filter,
+                    )
+                    .unwrap();
                     let ids: Vec<u64> = sql.iter().map(|b| b.version.id).collect();
                     assert_eq!(app.plane.reading.versions, ids, "{dataset} at ({x}, {y})");
                     match sql.first() {
@@ -748,7 +755,7 @@ fn the_plane_follows_the_selected_topic_and_draws_an_empty_topic() {
     assert!(screen.contains("Plane · empty · no agent"), "{screen}");
 }
 
-fn demo_log() -> asof::model::Dataset {
+fn demo_log() -> asof_core::model::Dataset {
     source::demo().unwrap().log().unwrap()
 }
 
@@ -772,7 +779,7 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     let request = app.take_fork_request();
     assert_eq!(
         request,
-        Some(asof::tui::fork_worker::ForkRequest::without("E15"))
+        Some(asof_tui::tui::fork_worker::ForkRequest::without("E15"))
     );
     assert_eq!(app.take_fork_request(), None, "handed out once");
     // Input stays responsive while the worker runs.
@@ -784,8 +791,8 @@ fn a_fork_runs_off_the_ui_and_c_cycles_compare_fork_parent() {
     assert_eq!(app.status.as_deref(), Some("a fork is already running"));
 
     let log = demo_log();
-    let parent = asof::engine::replay(&log.header, &log.events);
-    let result = asof::tui::fork_worker::run_fork(&log, &parent, "demo", "", "E15");
+    let parent = asof_core::engine::replay(&log.header, &log.events);
+    let result = asof_tui::tui::fork_worker::run_fork(&log, &parent, "demo", "", "E15");
     app.fork_finished(result);
     assert!(app.whatif.busy.is_none());
     assert!(matches!(app.popup, Some(Popup::Compare(_))));
@@ -841,11 +848,11 @@ fn c_keeps_the_selected_evidence_item() {
     let request = app.take_fork_request();
     assert_eq!(
         request,
-        Some(asof::tui::fork_worker::ForkRequest::without("E15"))
+        Some(asof_tui::tui::fork_worker::ForkRequest::without("E15"))
     );
     let log = demo_log();
-    let parent = asof::engine::replay(&log.header, &log.events);
-    app.fork_finished(asof::tui::fork_worker::run_fork(
+    let parent = asof_core::engine::replay(&log.header, &log.events);
+    app.fork_finished(asof_tui::tui::fork_worker::run_fork(
         &log, &parent, "demo", "", "E15",
     ));
     app.update(Action::Compare);
@@ -876,8 +883,8 @@ fn c_keeps_the_selected_evidence_item() {
 #[test]
 fn fork_failures_show_in_the_ui_and_influence_fills_a_column() {
     let mut app = snapshot_app((120, 40));
-    app.fork_finished(Err(asof::fork::whatif::WhatIfError::Fork(
-        asof::fork::ForkError::UnknownEvidence(vec!["E99".into()]),
+    app.fork_finished(Err(asof_store::fork::whatif::WhatIfError::Fork(
+        asof_store::fork::ForkError::UnknownEvidence(vec!["E99".into()]),
     )));
     assert_eq!(
         app.status.as_deref(),
@@ -885,8 +892,8 @@ fn fork_failures_show_in_the_ui_and_influence_fills_a_column() {
     );
     assert!(app.whatif.fork.is_none());
     let log = demo_log();
-    let parent = asof::engine::replay(&log.header, &log.events);
-    app.influence_ready(asof::fork::influence::influence(&log, &parent));
+    let parent = asof_core::engine::replay(&log.header, &log.events);
+    app.influence_ready(asof_store::fork::influence::influence(&log, &parent));
     assert_eq!(
         app.whatif.influence.get("E15").map(String::as_str),
         Some("shift -1d 22h")
@@ -904,23 +911,21 @@ fn fork_failures_show_in_the_ui_and_influence_fills_a_column() {
 #[test]
 fn a_tui_fork_of_a_store_matches_the_in_memory_fork() {
     let log = demo_log();
-    let parent = asof::engine::replay(&log.header, &log.events);
+    let parent = asof_core::engine::replay(&log.header, &log.events);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("demo.db");
-    let parsed = asof::dataset::read_str(
-        "demo",
-        asof::dataset::Format::Yaml,
-        asof::cli::source::DEMO_YAML,
-    )
-    .unwrap();
-    asof::store::Store::load(&db, &parsed, false, &[]).unwrap();
+    let parsed =
+        asof_core::dataset::read_str("demo", asof_core::dataset::Format::Yaml, source::DEMO_YAML)
+            .unwrap();
+    asof_store::store::Store::load(&db, &parsed, false, &[]).unwrap();
     for evidence in ["E15", "E14", "E28", "E1"] {
-        let memory = asof::tui::fork_worker::run_fork(&log, &parent, "demo", "", evidence).unwrap();
-        let copied = asof::tui::fork_worker::run_fork_of_store(&db, "demo", evidence).unwrap();
+        let memory =
+            asof_tui::tui::fork_worker::run_fork(&log, &parent, "demo", "", evidence).unwrap();
+        let copied = asof_tui::tui::fork_worker::run_fork_of_store(&db, "demo", evidence).unwrap();
         assert_eq!(copied.diff, memory.diff, "{evidence}");
         assert_eq!(copied.report, memory.report, "{evidence}");
         assert_eq!(copied.span, memory.span, "{evidence}");
-        let rows = |t: &asof::query::timeline::Timeline| {
+        let rows = |t: &asof_store::query::timeline::Timeline| {
             let all: Vec<usize> = (0..t.version_count()).collect();
             let mut rows: Vec<String> = t
                 .beliefs(&all)
@@ -1083,7 +1088,7 @@ fn influence_and_the_compare_lanes_are_explained() {
         "{help}"
     );
     let mut app = snapshot_app((120, 40));
-    app.influence_ready(vec![asof::fork::influence::Influence {
+    app.influence_ready(vec![asof_store::fork::influence::Influence {
         evidence: "E15".into(),
         truth_shift_ms: -168_300_000,
         divergence_ms: 0,
@@ -1127,8 +1132,8 @@ fn the_plane_follows_the_crosshair_and_its_cell_matches_the_reading() {
     ] {
         app.seek(at(t));
         let area = app.areas().plane.unwrap();
-        let grid = asof::tui::layout::plane_grid(area);
-        let g = asof::tui::plane_model::Geometry::new(&app.plane.plane, grid);
+        let grid = asof_tui::tui::layout::plane_grid(area);
+        let g = asof_tui::tui::plane_model::Geometry::new(&app.plane.plane, grid);
         let (cx, cy) = (g.col_of(app.valid_at()), g.row_of(app.cursor));
         assert!(
             cx.is_some() && cy.is_some(),
@@ -1142,7 +1147,7 @@ fn the_plane_follows_the_crosshair_and_its_cell_matches_the_reading() {
             .plane
             .reading
             .claim_index
-            .map_or("┼", asof::tui::theme::claim_glyph);
+            .map_or("┼", asof_tui::tui::theme::claim_glyph);
         assert_eq!(
             cell, expected,
             "the cell under the crosshair is what the reading says, at {t}"
@@ -1175,7 +1180,7 @@ fn prompts_edit_their_text_and_q_types() {
         ratatui::crossterm::event::KeyCode::Char('q'),
         ratatui::crossterm::event::KeyModifiers::NONE,
     );
-    let action = asof::tui::keymap::translate(&q, app.context()).unwrap();
+    let action = asof_tui::tui::keymap::translate(&q, app.context()).unwrap();
     assert_eq!(action, Action::Type('q'));
     app.update(action);
     assert!(!app.quit);
@@ -1199,7 +1204,7 @@ fn the_evidence_list_opens_on_what_is_known_with_no_blank_rows() {
         let list = &app.evidence.list;
         let shown = list.window(rows).count();
         assert_eq!(shown, rows.min(list.len()), "no blank rows at {cursor}");
-        let known = asof::tui::state::evidence::EvidenceState::known(&app.timeline, app.cursor);
+        let known = asof_tui::tui::state::evidence::EvidenceState::known(&app.timeline, app.cursor);
         assert_eq!(
             list.selected(),
             known.saturating_sub(1),
@@ -1253,7 +1258,7 @@ fn m_makes_a_finding_made_now_about_the_cursor_kept_apart_from_the_log() {
     app.review = Some(review.clone());
     app.reviewer = Some("ana".into());
     app.seek(at("2026-03-03T12:10:00Z"));
-    while app.focus != asof::tui::app::Focus::Evidence {
+    while app.focus != asof_tui::tui::app::Focus::Evidence {
         app.update(Action::FocusNext);
     }
     // E24 is recorded on 03-05: not yet.
@@ -1287,14 +1292,14 @@ fn m_makes_a_finding_made_now_about_the_cursor_kept_apart_from_the_log() {
     );
     assert!(!review.exists());
     for _ in 0.."wrong".len() {
-        app.update(Action::Edit(asof::tui::action::Edit::Backspace));
+        app.update(Action::Edit(asof_tui::tui::action::Edit::Backspace));
     }
-    let before = asof::time::now();
+    let before = asof_core::time::now();
     for c in "rej a traffic lull, not the rollback".chars() {
         app.update(Action::Type(c));
     }
     app.update(Action::Open);
-    let after = asof::time::now();
+    let after = asof_core::time::now();
     assert!(app.popup.is_none(), "{:?}", app.popup);
     let written = std::fs::read_to_string(&review).unwrap();
     let line: serde_json::Value = serde_json::from_str(written.trim()).unwrap();
@@ -1327,7 +1332,7 @@ fn m_makes_a_finding_made_now_about_the_cursor_kept_apart_from_the_log() {
     assert!(e15.contains("⚑ rejected"), "{e15}");
     assert_eq!(
         app.timeline.ledger.state("E15", app.cursor),
-        asof::model::VerifyState::Candidate
+        asof_core::model::VerifyState::Candidate
     );
     // B19 (on E15) keeps its support: the review judges it, it does not change it.
     let row = app
@@ -1341,14 +1346,14 @@ fn m_makes_a_finding_made_now_about_the_cursor_kept_apart_from_the_log() {
         .unwrap();
     assert_eq!(
         row.quality.unwrap().support,
-        asof::engine::quality::Support::Ok
+        asof_core::engine::quality::Support::Ok
     );
     // The header says a review is read, from the first frame on.
     assert!(screen.contains("⚑ review: "), "{screen}");
     assert!(screen.contains("1 finding by ana"), "{screen}");
 
     // A finding on a belief: the beliefs panel's selection, a belief's verdicts.
-    while app.focus != asof::tui::app::Focus::Beliefs {
+    while app.focus != asof_tui::tui::app::Focus::Beliefs {
         app.update(Action::FocusNext);
     }
     while app
@@ -1412,8 +1417,9 @@ fn m_makes_a_finding_made_now_about_the_cursor_kept_apart_from_the_log() {
             .contains("demo.review.jsonl")
     );
     let log = demo_log();
-    let parent = asof::engine::replay(&log.header, &log.events);
-    let made = asof::tui::fork_worker::run_fork_for(&log, &parent, "demo", "", &request).unwrap();
+    let parent = asof_core::engine::replay(&log.header, &log.events);
+    let made =
+        asof_tui::tui::fork_worker::run_fork_for(&log, &parent, "demo", "", &request).unwrap();
     assert!(
         made.timeline.label.contains("what review ") && made.timeline.label.contains("rejected"),
         "{}",
@@ -1430,81 +1436,8 @@ fn m_makes_a_finding_made_now_about_the_cursor_kept_apart_from_the_log() {
     assert!(fresh.review.findings.is_empty());
     assert_eq!(
         fresh.ledger.state("E15", at("2026-03-03T12:10:00Z")),
-        asof::model::VerifyState::Candidate
+        asof_core::model::VerifyState::Candidate
     );
-}
-
-/// A review file beside its source (SOURCE's name, `.review.jsonl`) is read
-/// and announced on the first frame; one under another name is not read; a
-/// broken one is refused with its line.
-#[test]
-fn a_review_beside_the_source_is_announced_on_the_first_frame() {
-    let dir = tempfile::tempdir().unwrap();
-    let dataset = dir.path().join("payment-outage.yaml");
-    std::fs::copy("datasets/payment-outage.yaml", &dataset).unwrap();
-    let finding = r#"{"id":"F1","target":{"kind":"evidence","id":"E17"},"verdict":"rejected","note":"misread span","reviewer":"ana","made_at":"2026-12-06T09:12:00Z","about":"2026-03-04T10:00:00Z"}"#;
-    // Under another name: not read.
-    std::fs::write(
-        dir.path().join("other.review.jsonl"),
-        format!("{finding}\n"),
-    )
-    .unwrap();
-    let app = asof::cli::tui_app(Some(&dataset), None).unwrap();
-    let screen = text(&draw(&app));
-    assert!(!screen.contains("⚑ review"), "{screen}");
-    assert!(app.timeline.review.findings.is_empty());
-
-    // Beside it: read, and said on the first frame.
-    let beside = dir.path().join("payment-outage.review.jsonl");
-    std::fs::write(&beside, format!("{finding}\n")).unwrap();
-    let mut app = asof::cli::tui_app(Some(&dataset), None).unwrap();
-    app.update(Action::Resize(160, 45));
-    let screen = text(&draw(&app));
-    assert!(
-        screen.contains(
-            "⚑ review: 1 finding by ana, last 2026-12-06 09:12 · payment-outage.review.jsonl"
-        ),
-        "{screen}"
-    );
-    assert_eq!(app.review.as_deref(), Some(beside.as_path()));
-    // A live source's refresh re-reads the log; the review stays beside it.
-    let again = Timeline::load(asof::cli::source::open(Some(&dataset)).unwrap()).unwrap();
-    app.refresh(again);
-    assert_eq!(app.timeline.review.findings.len(), 1);
-    assert!(text(&draw(&app)).contains("⚑ review: 1 finding by ana"));
-
-    // A new finding takes the next id.
-    app.seek(at("2026-03-04T12:00:00Z"));
-    while app.focus != asof::tui::app::Focus::Evidence {
-        app.update(Action::FocusNext);
-    }
-    select_evidence(&mut app, "E16");
-    app.update(Action::Mark);
-    for c in "direct".chars() {
-        app.update(Action::Type(c));
-    }
-    app.update(Action::Open);
-    assert!(app.popup.is_none(), "{:?}", app.popup);
-    let text_now = std::fs::read_to_string(&beside).unwrap();
-    let last: serde_json::Value = serde_json::from_str(text_now.lines().last().unwrap()).unwrap();
-    assert_eq!(last["id"], "F2");
-    assert_eq!(last["verdict"], "direct-read");
-
-    // Broken: refused with its line, nothing opened.
-    std::fs::write(
-        &beside,
-        concat!(
-            r#"{"id":"F1","target":{"kind":"evidence","id":"E99"},"verdict":"rejected","reviewer":"ana","made_at":"2026-12-06T09:12:00Z","about":"2026-03-04T10:00:00Z"}"#,
-            "\n"
-        ),
-    )
-    .unwrap();
-    let error = asof::cli::tui_app(Some(&dataset), None)
-        .err()
-        .map(|e| e.message().to_owned())
-        .unwrap_or_default();
-    assert!(error.contains("payment-outage.review.jsonl:1"), "{error}");
-    assert!(error.contains("E99"), "{error}");
 }
 
 /// Quality and conflict notes are worked out as rows come on screen: every
@@ -1513,7 +1446,7 @@ fn a_review_beside_the_source_is_announced_on_the_first_frame() {
 fn rows_scrolled_into_view_carry_their_quality_and_conflicts() {
     let mut app = demo(false, (80, 24));
     app.seek(at("2026-03-04T09:00:00Z"));
-    while app.focus != asof::tui::app::Focus::Beliefs {
+    while app.focus != asof_tui::tui::app::Focus::Beliefs {
         app.update(Action::FocusNext);
     }
     let t = app.cursor;
@@ -1540,14 +1473,14 @@ fn rows_scrolled_into_view_carry_their_quality_and_conflicts() {
                     .filter(|b| *b.version.topic == *topic.id)
                     .map(|b| (&b.version, &b.supported_by[..]))
                     .collect();
-                let answer = asof::engine::quality::answer(
+                let answer = asof_core::engine::quality::answer(
                     &app.timeline.ledger,
                     held,
                     topic.cardinality,
                     t,
                     None,
                 );
-                let want = answer.status == asof::engine::quality::AnswerStatus::Conflicted;
+                let want = answer.status == asof_core::engine::quality::AnswerStatus::Conflicted;
                 assert_eq!(*conflict, want, "{}", topic.id);
                 assert_eq!(
                     row.note.text.starts_with("⚠ conflicted"),
@@ -1574,23 +1507,24 @@ fn rows_scrolled_into_view_carry_their_quality_and_conflicts() {
 /// generated log, with the beliefs list walked at a few of them.
 #[test]
 fn screens_are_the_same_with_stored_and_with_short_checkpoints() {
-    let stores: [fn() -> asof::store::Store; 2] = [
+    let stores: [fn() -> asof_store::store::Store; 2] = [
         || source::demo().unwrap(),
         || {
             let mut jsonl = Vec::new();
-            let config = asof::synth::GenConfig {
+            let config = asof_synth::GenConfig {
                 events: 600,
                 topics: 5,
                 agents: 2,
                 seed: 3,
             };
-            asof::synth::generate(config, &mut jsonl).unwrap();
+            asof_synth::generate(config, &mut jsonl).unwrap();
             let text = String::from_utf8(jsonl).unwrap();
-            let log = asof::dataset::read_str("gen.jsonl", asof::dataset::Format::Jsonl, &text)
-                .unwrap()
-                .dataset;
-            let replay = asof::engine::replay(&log.header, &log.events);
-            asof::store::Store::in_memory("gen", &log, &replay).unwrap()
+            let log =
+                asof_core::dataset::read_str("gen.jsonl", asof_core::dataset::Format::Jsonl, &text)
+                    .unwrap()
+                    .dataset;
+            let replay = asof_core::engine::replay(&log.header, &log.events);
+            asof_store::store::Store::in_memory("gen", &log, &replay).unwrap()
         },
     ];
     for open in stores {
@@ -1645,8 +1579,8 @@ fn demo_prefix(n: usize) -> Timeline {
     let mut log = demo_log();
     log.events.sort_by_key(|e| e.recorded_at());
     log.events.truncate(n);
-    let replay = asof::engine::replay(&log.header, &log.events);
-    Timeline::load(asof::store::Store::in_memory("live", &log, &replay).unwrap()).unwrap()
+    let replay = asof_core::engine::replay(&log.header, &log.events);
+    Timeline::load(asof_store::store::Store::in_memory("live", &log, &replay).unwrap()).unwrap()
 }
 
 /// design.md §6: a refresh moves a cursor at the newest event on to the new
@@ -1654,7 +1588,7 @@ fn demo_prefix(n: usize) -> Timeline {
 /// and keeps the beliefs' and the evidence list's selections.
 #[test]
 fn a_live_refresh_follows_at_the_end_pins_when_scrubbed_back_and_keeps_selections() {
-    use asof::tui::live::Live;
+    use asof_tui::tui::live::Live;
     let mut app = App::new(demo_prefix(40), Theme { color: false }, (120, 40));
     app.go_live();
     let newest = |t: &Timeline| t.span().unwrap().1;
@@ -1713,7 +1647,7 @@ fn a_live_refresh_follows_at_the_end_pins_when_scrubbed_back_and_keeps_selection
 /// exactly that text to the terminal, and the status line says so.
 #[test]
 fn y_copies_the_selected_row_through_osc_52() {
-    use asof::tui::app::copy::osc52;
+    use asof_tui::tui::app::copy::osc52;
     use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
     let mut app = demo(false, (120, 40));
     app.seek(at("2026-03-03T12:00:00Z"));
@@ -1724,7 +1658,7 @@ fn y_copies_the_selected_row_through_osc_52() {
     app.update(Action::Top);
     let (tx, rx) = std::sync::mpsc::channel();
     let key = |c| {
-        asof::tui::Msg::Input(Event::Key(KeyEvent::new(
+        asof_tui::tui::Msg::Input(Event::Key(KeyEvent::new(
             KeyCode::Char(c),
             KeyModifiers::NONE,
         )))
@@ -1734,8 +1668,8 @@ fn y_copies_the_selected_row_through_osc_52() {
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     let playing = std::sync::atomic::AtomicBool::new(false);
     let mut sent = Vec::new();
-    asof::tui::run_loop(&mut terminal, &mut app, &rx, &playing, &mut |effect| {
-        if let asof::tui::Effect::Copy(text) = effect {
+    asof_tui::tui::run_loop(&mut terminal, &mut app, &rx, &playing, &mut |effect| {
+        if let asof_tui::tui::Effect::Copy(text) = effect {
             sent.push(osc52(&text))
         }
     })
@@ -1751,8 +1685,8 @@ fn y_copies_the_selected_row_through_osc_52() {
         e.id,
         e.kind,
         e.source,
-        asof::time::format(e.observed_at),
-        asof::time::format(e.recorded_at)
+        asof_core::time::format(e.observed_at),
+        asof_core::time::format(e.recorded_at)
     );
     // What the sequence carries is that row's text.
     let mut app2 = demo(false, (120, 40));
@@ -1797,13 +1731,13 @@ fn s_saves_the_fork_as_a_store_that_passes_check() {
             .contains("no fork to save yet")
     );
     let log = source::demo().unwrap().log().unwrap();
-    let parent = asof::engine::replay(&log.header, &log.events);
-    app.fork_finished(asof::tui::fork_worker::run_fork(
+    let parent = asof_core::engine::replay(&log.header, &log.events);
+    app.fork_finished(asof_tui::tui::fork_worker::run_fork(
         &log, &parent, "demo", "", "E15",
     ));
     app.update(Action::Back);
     let (tx, rx) = std::sync::mpsc::channel();
-    tx.send(asof::tui::Msg::Input(
+    tx.send(asof_tui::tui::Msg::Input(
         ratatui::crossterm::event::Event::Key(ratatui::crossterm::event::KeyEvent::new(
             ratatui::crossterm::event::KeyCode::Char('s'),
             ratatui::crossterm::event::KeyModifiers::NONE,
@@ -1814,11 +1748,11 @@ fn s_saves_the_fork_as_a_store_that_passes_check() {
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     let playing = std::sync::atomic::AtomicBool::new(false);
     let mut asked = Vec::new();
-    asof::tui::run_loop(&mut terminal, &mut app, &rx, &playing, &mut |effect| {
+    asof_tui::tui::run_loop(&mut terminal, &mut app, &rx, &playing, &mut |effect| {
         asked.push(effect)
     })
     .unwrap();
-    let [asof::tui::Effect::SaveFork { fork, to }] = asked.as_slice() else {
+    let [asof_tui::tui::Effect::SaveFork { fork, to }] = asked.as_slice() else {
         panic!("one save asked: {asked:?}");
     };
     // Named as `asof fork` names it (numbered on if that file exists here).
@@ -1831,27 +1765,22 @@ fn s_saves_the_fork_as_a_store_that_passes_check() {
     assert!(text(&draw(&app)).contains(&format!("saving the what-if fork to {name}")));
     // The worker's part, into a directory of the test's own.
     let saved = dir.path().join("saved.db");
-    asof::tui::fork_worker::save_fork(fork, &saved).unwrap();
+    asof_tui::tui::fork_worker::save_fork(fork, &saved).unwrap();
     app.fork_saved(Ok(saved.clone()));
     assert!(text(&draw(&app)).contains("saved the what-if fork as"));
-    let check = std::process::Command::new(env!("CARGO_BIN_EXE_asof"))
-        .arg("check")
-        .arg(&saved)
-        .output()
+    let check = asof_store::store::Store::open(&saved)
+        .unwrap()
+        .check()
         .unwrap();
-    assert!(
-        check.status.success(),
-        "{}",
-        String::from_utf8_lossy(&check.stderr)
-    );
-    let store = asof::store::Store::open(&saved).unwrap();
+    assert!(check.differences.is_empty(), "{:?}", check.differences);
+    let store = asof_store::store::Store::open(&saved).unwrap();
     assert!(
         store.meta("fork_report").unwrap().is_some(),
         "the lineage is kept"
     );
     // Saving over an existing file is refused, and leaves it as it was.
     let before = std::fs::read(&saved).unwrap();
-    assert!(asof::tui::fork_worker::save_fork(fork, &saved).is_err());
+    assert!(asof_tui::tui::fork_worker::save_fork(fork, &saved).is_err());
     assert_eq!(std::fs::read(&saved).unwrap(), before);
 }
 
@@ -1860,7 +1789,7 @@ fn s_saves_the_fork_as_a_store_that_passes_check() {
 /// fork's report.
 #[test]
 fn e_writes_the_report_of_what_is_shown() {
-    use asof::tui::action::Edit;
+    use asof_tui::tui::action::Edit;
     let dir = tempfile::tempdir().unwrap();
     let mut app = demo(false, (120, 40));
     app.update(Action::Export);
@@ -1883,8 +1812,8 @@ fn e_writes_the_report_of_what_is_shown() {
     let html = dir.path().join("r.html");
     let demo_store = source::demo().unwrap();
     let prov =
-        asof::tui::report_provenance(&demo_store, source::origin(None).unwrap(), None).unwrap();
-    asof::tui::write_report(&demo_store, true, &html, &prov).unwrap();
+        asof_tui::tui::report_provenance(&demo_store, source::origin(None).unwrap(), None).unwrap();
+    asof_tui::tui::write_report(&demo_store, true, &html, &prov).unwrap();
     assert!(
         std::fs::read_to_string(&html)
             .unwrap()
@@ -1918,9 +1847,9 @@ fn e_writes_the_report_of_what_is_shown() {
 
     // With the fork in the panels, the fork's store is the one reported.
     let log = source::demo().unwrap().log().unwrap();
-    let parent = asof::engine::replay(&log.header, &log.events);
+    let parent = asof_core::engine::replay(&log.header, &log.events);
     let origin = source::origin(None).unwrap();
-    app.fork_finished(asof::tui::fork_worker::run_fork(
+    app.fork_finished(asof_tui::tui::fork_worker::run_fork(
         &log,
         &parent,
         &origin.name,
@@ -1944,11 +1873,11 @@ fn e_writes_the_report_of_what_is_shown() {
     );
     // It says it is a what-if, with the lineage `asof fork` writes and its
     // divergence from the record, and never names the temporary store.
-    let store = asof::store::Store::open(&fork).unwrap();
+    let store = asof_store::store::Store::open(&fork).unwrap();
     let demo_store = source::demo().unwrap();
-    let prov =
-        asof::tui::report_provenance(&store, origin.clone(), Some((&fork, &demo_store))).unwrap();
-    asof::tui::write_report(&store, false, &md, &prov).unwrap();
+    let prov = asof_tui::tui::report_provenance(&store, origin.clone(), Some((&fork, &demo_store)))
+        .unwrap();
+    asof_tui::tui::write_report(&store, false, &md, &prov).unwrap();
     let text = std::fs::read_to_string(&md).unwrap();
     assert!(text.starts_with("# What-if: Audit report"), "{text}");
     assert!(text.contains(
@@ -2031,7 +1960,7 @@ fn every_id_on_a_belief_row_is_whole_and_the_rows_own() {
                 let screen: Vec<String> = text(&buffer).lines().map(str::to_owned).collect();
                 let areas = app.areas();
                 let Some(area) = areas.beliefs else { continue };
-                let rows = asof::tui::layout::belief_rows(area);
+                let rows = asof_tui::tui::layout::belief_rows(area);
                 let window: Vec<usize> = app
                     .beliefs
                     .list
@@ -2062,7 +1991,7 @@ fn every_id_on_a_belief_row_is_whole_and_the_rows_own() {
                             assert!(
                                 allowed.contains(&token),
                                 "{source} at {width} columns, {}: `{token}` on the row of {} names an item it does not cite\n{line}",
-                                asof::time::format(t),
+                                asof_core::time::format(t),
                                 v.claim
                             );
                         } else {
@@ -2115,8 +2044,8 @@ fn the_80x24_footer_keeps_help_and_quit_in_every_focus() {
 fn the_compare_view_scrolls_sideways_to_its_last_column() {
     let mut app = demo(false, (80, 24));
     let log = source::demo().unwrap().log().unwrap();
-    let parent = asof::engine::replay(&log.header, &log.events);
-    app.fork_finished(asof::tui::fork_worker::run_fork(
+    let parent = asof_core::engine::replay(&log.header, &log.events);
+    app.fork_finished(asof_tui::tui::fork_worker::run_fork(
         &log, &parent, "demo", "", "E15",
     ));
     assert!(
@@ -2155,7 +2084,7 @@ fn the_compare_view_scrolls_sideways_to_its_last_column() {
 /// spans more than a day.
 #[test]
 fn the_plane_legend_names_every_glyph_drawn_and_the_crosshair_its_instant() {
-    let glyphs: Vec<&str> = (0..8).map(asof::tui::theme::claim_glyph).collect();
+    let glyphs: Vec<&str> = (0..8).map(asof_tui::tui::theme::claim_glyph).collect();
     let cases: Vec<(&str, Vec<&str>)> = vec![
         (
             "demo",
@@ -2191,8 +2120,8 @@ fn the_plane_legend_names_every_glyph_drawn_and_the_crosshair_its_instant() {
                 app.seek(t);
                 let screen: Vec<String> = text(&draw(&app)).lines().map(str::to_owned).collect();
                 let area = app.areas().plane.expect("the plane is on screen");
-                let grid = asof::tui::layout::plane_grid(area);
-                let inner = asof::tui::layout::inner(area);
+                let grid = asof_tui::tui::layout::plane_grid(area);
+                let inner = asof_tui::tui::layout::inner(area);
                 let row = |y: u16, x0: u16, w: u16| -> String {
                     screen[y as usize]
                         .chars()
@@ -2249,7 +2178,7 @@ fn the_plane_legend_names_every_glyph_drawn_and_the_crosshair_its_instant() {
                 );
                 // The cursor's instant whole; on a narrow label column its
                 // clock time alone (the date then is the axis's one day).
-                let label = asof::time::format_short(app.cursor);
+                let label = asof_core::time::format_short(app.cursor);
                 let clock = label
                     .split_once(' ')
                     .map_or(label.clone(), |(_, c)| c.to_owned());
@@ -2275,8 +2204,8 @@ fn the_plane_legend_names_every_glyph_drawn_and_the_crosshair_its_instant() {
 fn a_long_what_if_badge_keeps_ids_whole_and_the_cursor_on_screen() {
     let mut app = demo(false, (80, 24));
     let log = source::demo().unwrap().log().unwrap();
-    let parent = asof::engine::replay(&log.header, &log.events);
-    let mut fork = asof::tui::fork_worker::run_fork(&log, &parent, "demo", "", "E15").unwrap();
+    let parent = asof_core::engine::replay(&log.header, &log.events);
+    let mut fork = asof_tui::tui::fork_worker::run_fork(&log, &parent, "demo", "", "E15").unwrap();
     fork.removed = (10..30)
         .map(|n| format!("E{n}"))
         .collect::<Vec<_>>()
@@ -2345,12 +2274,12 @@ fn plane_snapshots_at_three_sizes() {
 #[test]
 fn the_evidence_summary_keeps_its_room_with_influence_shown() {
     let log = demo_log();
-    let parent = asof::engine::replay(&log.header, &log.events);
-    let influence = asof::fork::influence::influence(&log, &parent);
+    let parent = asof_core::engine::replay(&log.header, &log.events);
+    let influence = asof_store::fork::influence::influence(&log, &parent);
     for (size, least) in [((120u16, 40u16), 30usize), ((80, 24), 20)] {
         let mut app = snapshot_app(size);
         app.influence_ready(influence.clone());
-        while app.focus != asof::tui::app::Focus::Evidence {
+        while app.focus != asof_tui::tui::app::Focus::Evidence {
             app.update(Action::FocusNext);
         }
         let screen = text(&draw(&app));
@@ -2406,7 +2335,7 @@ fn a_split_rows_since_is_its_origin_and_the_detail_says_the_split() {
     );
 
     let mut app = demo(false, (120, 40));
-    while app.focus != asof::tui::app::Focus::Evidence {
+    while app.focus != asof_tui::tui::app::Focus::Evidence {
         app.update(Action::FocusNext);
     }
     select_evidence(&mut app, "E14");
@@ -2427,20 +2356,11 @@ fn a_split_rows_since_is_its_origin_and_the_detail_says_the_split() {
 #[test]
 fn details_show_the_whole_text_and_the_traces_evaluations() {
     let dir = tempfile::tempdir().unwrap();
-    let fixture = |name: &str| {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/otlp")
-            .join(name)
-    };
+    let fixture = |name: &str| source::root().join("tests/fixtures/otlp").join(name);
     let open = |trace: &str, rules: &str| {
         let db = dir.path().join(format!("{trace}.db"));
-        crate::common::import_json(
-            "otlp",
-            &fixture(trace),
-            &db,
-            &["--rules", fixture(rules).to_str().unwrap()],
-        );
-        let store = asof::store::Store::open(&db).unwrap();
+        source::import_otlp(&fixture(trace), &fixture(rules), &db);
+        let store = asof_store::store::Store::open(&db).unwrap();
         App::new(
             Timeline::load(store).unwrap(),
             Theme { color: false },
@@ -2493,20 +2413,20 @@ fn details_show_the_whole_text_and_the_traces_evaluations() {
 /// and what each had seen; c (there is no fork to show) closes it.
 #[test]
 fn two_runs_open_in_the_compare_view() {
-    use asof::engine::answers::answers_of;
-    use asof::engine::compare::{Align, Maps, Run, compare};
+    use asof_core::engine::answers::answers_of;
+    use asof_core::engine::compare::{Align, Maps, Run, compare};
     let a_log = demo_log();
     // B: the demo where the triage agent's 12:10 hypothesis is the certificate.
-    let yaml = include_str!("../../datasets/payment-outage.yaml").replace(
+    let yaml = include_str!("../../../datasets/payment-outage.yaml").replace(
         "claim: \"Bad deploy of checkout-service v4.12\"",
         "claim: \"Expired TLS certificate on the card-network gateway\"",
     );
-    let b_log = asof::dataset::read_str("b.yaml", asof::dataset::Format::Yaml, &yaml)
+    let b_log = asof_core::dataset::read_str("b.yaml", asof_core::dataset::Format::Yaml, &yaml)
         .unwrap()
         .dataset;
-    let answers = |log: &asof::model::Dataset| {
+    let answers = |log: &asof_core::model::Dataset| {
         answers_of(
-            asof::engine::replay(&log.header, &log.events)
+            asof_core::engine::replay(&log.header, &log.events)
                 .versions
                 .iter(),
         )
@@ -2523,7 +2443,7 @@ fn two_runs_open_in_the_compare_view() {
         &Default::default(),
     );
     let mut app = snapshot_app((200, 60));
-    app.whatif.runs = Some(asof::tui::compare_view::TwoRuns::of(
+    app.whatif.runs = Some(asof_tui::tui::compare_view::TwoRuns::of(
         "a.yaml", "b.yaml", &compared, &a, &b,
     ));
     app.update(Action::Compare);

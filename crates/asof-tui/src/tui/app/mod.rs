@@ -5,7 +5,9 @@
 //! moves, and its text is formatted once for the views to copy.
 
 pub mod copy;
+mod live;
 mod mouse;
+mod plane;
 mod popups;
 mod review;
 mod whatif;
@@ -27,6 +29,9 @@ use asof_core::time::Micros;
 use asof_store::query::timeline::Timeline;
 use ratatui::layout::Rect;
 use std::collections::HashMap;
+
+pub use live::LiveState;
+pub use review::ReviewShown;
 
 /// Play speeds: milliseconds per event.
 pub const SPEEDS_MS: [u64; 5] = [2000, 1000, 500, 250, 100];
@@ -74,50 +79,6 @@ pub struct App {
     clipboard: Option<String>,
 }
 
-/// The review as the panels show it: the header's line, and each evidence
-/// item's REVIEW cell (`⚑ rejected`, `⚑ note`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ReviewShown {
-    pub line: Option<String>,
-    pub evidence: HashMap<String, String>,
-}
-
-impl ReviewShown {
-    fn of(review: &asof_core::review::Review) -> ReviewShown {
-        let glyph = crate::tui::state::beliefs::REVIEW_GLYPH;
-        let mut evidence = HashMap::new();
-        for f in &review.findings {
-            let Some(id) = f.target.id.as_deref() else {
-                continue;
-            };
-            if f.target.kind != asof_core::review::TargetKind::Evidence || evidence.contains_key(id)
-            {
-                continue;
-            }
-            let cell = match review.evidence_verdict(id) {
-                Some(v) => format!("{glyph} {}", v.verdict),
-                None => format!("{glyph} note"),
-            };
-            evidence.insert(id.to_owned(), cell);
-        }
-        ReviewShown {
-            line: review
-                .announce_short()
-                .map(|line| format!("{glyph} {line}")),
-            evidence,
-        }
-    }
-}
-
-/// What the header shows of a live source.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LiveState {
-    /// How long ago the newest event was recorded (`12s`), as of the last news.
-    pub age: String,
-    /// Why following stopped, once it has.
-    pub stopped: Option<String>,
-}
-
 impl App {
     pub fn new(timeline: Timeline, theme: Theme, size: (u16, u16)) -> App {
         let scrubber = ScrubberState::new(timeline.span());
@@ -159,12 +120,6 @@ impl App {
         app
     }
 
-    /// Formats the review of the timeline shown again (it was read, a
-    /// finding was made, or the panels show another timeline).
-    pub(super) fn review_changed(&mut self) {
-        self.review_shown = ReviewShown::of(&self.timeline.review);
-    }
-
     /// The panels on this screen (the same rectangles the views draw into).
     pub fn areas(&self) -> Areas {
         layout::areas_with(Rect::new(0, 0, self.size.0, self.size.1), self.plane.full)
@@ -201,32 +156,6 @@ impl App {
     /// The valid cursor: free, or on the diagonal.
     pub fn valid_at(&self) -> Micros {
         self.plane.valid_at(self.cursor)
-    }
-
-    /// The (topic, agent) the plane should show: the beliefs selection's topic and
-    /// agent, or the first agent holding versions on that topic.
-    fn plane_target(&self) -> (usize, Option<String>) {
-        let row = self.beliefs.selected();
-        let topic = row.map_or(0, |r| r.topic);
-        let agent = match row {
-            Some(r) if r.belief.is_some() => Some(beliefs::agent_of(&self.timeline, r).to_owned()),
-            _ => {
-                let tl = &self.timeline;
-                let positions = tl.topic_positions(topic);
-                (0..tl.header.agents.len())
-                    .find(|&a| positions.iter().any(|&i| tl.topic_agent(i as usize).1 == a))
-                    .map(|a| tl.header.agents[a].id.clone())
-            }
-        };
-        (topic, agent)
-    }
-
-    fn sync_plane(&mut self, force: bool) {
-        let target = self.plane_target();
-        let empty = HashMap::new();
-        let claims = self.claim_index.get(target.0).unwrap_or(&empty);
-        self.plane
-            .sync(&self.timeline, claims, target, self.cursor, force);
     }
 
     /// Applies one action. Returns whether anything visible changed.
@@ -396,113 +325,6 @@ impl App {
             Action::Tick | Action::Quit | Action::Resize(..) => {}
         }
         true
-    }
-
-    fn tick(&mut self) -> bool {
-        if self.whatif.busy.is_some() {
-            self.whatif.spinner = self.whatif.spinner.wrapping_add(1);
-        }
-        if !self.playing {
-            return self.whatif.busy.is_some();
-        }
-        self.play_elapsed += TICK_MS;
-        if self.play_elapsed < self.play_interval_ms() {
-            return false;
-        }
-        self.play_elapsed = 0;
-        match self.timeline.next_event(self.cursor) {
-            Some(t) => self.move_cursor(t),
-            None => self.playing = false,
-        }
-        true
-    }
-
-    /// Marks the source as live (design.md §6): the header shows it and the age of
-    /// the newest event.
-    pub fn go_live(&mut self) {
-        self.live = Some(LiveState::default());
-        self.live_age();
-    }
-
-    /// Applies news from a live source; returns whether the screen changed.
-    pub fn live_news(&mut self, news: crate::tui::live::Live) -> bool {
-        use crate::tui::live::Live;
-        let before = self.live.clone();
-        match news {
-            Live::Refreshed(timeline) => {
-                self.refresh(*timeline);
-                return true;
-            }
-            Live::Quiet => self.live_age(),
-            Live::Stopped(why) => {
-                if let Some(live) = self.live.as_mut() {
-                    live.stopped = Some(why.clone());
-                }
-                self.status = Some(why);
-                return true;
-            }
-        }
-        self.live != before
-    }
-
-    /// Whether the recorded cursor is at the newest event (or there is none),
-    /// so a live refresh moves it on to the new newest.
-    pub fn following(&self) -> bool {
-        self.timeline
-            .span()
-            .is_none_or(|(_, last)| self.cursor >= last)
-    }
-
-    fn live_age(&mut self) {
-        let newest = self.timeline.span().map(|(_, last)| last);
-        if let Some(live) = self.live.as_mut() {
-            live.age = newest.map_or_else(String::new, |t| {
-                asof_core::time::format_duration((asof_core::time::now() - t).max(0))
-            });
-        }
-    }
-
-    /// Swaps in `timeline`, the same store read again after it grew (design.md §6).
-    /// A cursor at the newest event follows it to the new newest; one the user
-    /// moved back stays where it is. The evidence selection stays on the same
-    /// item, the beliefs selection on the same belief (or agent, or topic).
-    pub fn refresh(&mut self, timeline: Timeline) {
-        let following = self.following();
-        let evidence = self
-            .evidence
-            .list
-            .selected_item()
-            .and_then(|i| self.timeline.cached_evidence(i))
-            .map(|e| e.evidence.id.clone());
-        let zoomed = self.scrubber.view != self.scrubber.full;
-        let view = self.scrubber.view;
-        let label = std::mem::take(&mut self.timeline.label);
-        // The review stays: it is not part of the log the follow re-read.
-        let review = self.timeline.review.clone();
-        self.timeline = timeline;
-        self.timeline.label = label;
-        self.timeline.review = review;
-        self.scrubber = ScrubberState::new(self.timeline.span());
-        if zoomed {
-            self.scrubber.view = view;
-        }
-        self.claim_index = beliefs::claim_index(&self.timeline);
-        self.looks = beliefs::looks(&self.timeline, &self.claim_index);
-        self.evidence = EvidenceState::new(&self.timeline);
-        let rows = self.list_rows().1;
-        if let Some((i, _)) = evidence.and_then(|id| self.timeline.evidence_by_id(&id))
-            && let Some(position) = self.evidence.list.items().iter().position(|&x| x == i)
-        {
-            self.evidence.list.select(position, rows);
-        }
-        let cursor = match self.timeline.span() {
-            Some((_, last)) if following => last,
-            _ => self.cursor,
-        };
-        self.move_cursor(cursor);
-        self.sync_plane(true);
-        self.live_age();
-        self.prefetch();
     }
 
     /// Moves the recorded cursor, keeps it in view, recomputes what it shows

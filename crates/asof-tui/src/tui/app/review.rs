@@ -11,6 +11,12 @@ use asof_core::time;
 use std::sync::Arc;
 
 impl App {
+    /// Formats the review of the timeline shown again (it was read, a
+    /// finding was made, or the panels show another timeline).
+    pub(super) fn review_changed(&mut self) {
+        self.review_shown = ReviewShown::of(&self.timeline.review);
+    }
+
     /// `m`: the finding prompt for the selected evidence item or belief.
     pub(super) fn ask_mark(&mut self) {
         if self.review.is_none() {
@@ -135,5 +141,40 @@ impl App {
         ));
         self.move_cursor(self.cursor);
         Ok(())
+    }
+}
+
+/// The review as the panels show it: the header's line, and each evidence
+/// item's REVIEW cell (`⚑ rejected`, `⚑ note`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReviewShown {
+    pub line: Option<String>,
+    pub evidence: std::collections::HashMap<String, String>,
+}
+
+impl ReviewShown {
+    pub(super) fn of(review: &asof_core::review::Review) -> ReviewShown {
+        let glyph = crate::tui::state::beliefs::REVIEW_GLYPH;
+        let mut evidence = std::collections::HashMap::new();
+        for f in &review.findings {
+            let Some(id) = f.target.id.as_deref() else {
+                continue;
+            };
+            if f.target.kind != asof_core::review::TargetKind::Evidence || evidence.contains_key(id)
+            {
+                continue;
+            }
+            let cell = match review.evidence_verdict(id) {
+                Some(v) => format!("{glyph} {}", v.verdict),
+                None => format!("{glyph} note"),
+            };
+            evidence.insert(id.to_owned(), cell);
+        }
+        ReviewShown {
+            line: review
+                .announce_short()
+                .map(|line| format!("{glyph} {line}")),
+            evidence,
+        }
     }
 }

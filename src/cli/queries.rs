@@ -13,6 +13,29 @@ use crate::time::{self, Interval};
 use clap::Args;
 use std::io::Write;
 
+/// `--agent` and `--topic`, the filter `believed` and `changes` share.
+#[derive(Debug, Default, Clone, Args)]
+pub struct FilterArgs {
+    /// Only this agent.
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Only this topic.
+    #[arg(long)]
+    pub topic: Option<String>,
+}
+
+impl FilterArgs {
+    /// The query's filter, once the store is found to hold what it names
+    /// (an unknown id gets the sentence every command gives it).
+    fn checked(self, store: &Store) -> Result<Filter, CliError> {
+        check_filter(store, self.agent.as_deref(), self.topic.as_deref())?;
+        Ok(Filter {
+            agent: self.agent,
+            topic: self.topic,
+        })
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct BelievedArgs {
     #[command(flatten)]
@@ -23,12 +46,8 @@ pub struct BelievedArgs {
     /// Valid time T: only beliefs about this instant.
     #[arg(long, value_parser = when::parse)]
     pub about: Option<TimeArg>,
-    /// Only this agent.
-    #[arg(long)]
-    pub agent: Option<String>,
-    /// Only this topic.
-    #[arg(long)]
-    pub topic: Option<String>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
     #[command(flatten)]
     pub review: super::review::ReviewArg,
     #[command(flatten)]
@@ -111,12 +130,8 @@ pub struct ChangesArgs {
     /// End of the recorded window (inclusive).
     #[arg(long, value_parser = when::parse)]
     pub until: TimeArg,
-    /// Only this agent.
-    #[arg(long)]
-    pub agent: Option<String>,
-    /// Only this topic.
-    #[arg(long)]
-    pub topic: Option<String>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
     #[command(flatten)]
     pub redact: super::redact::RedactArg,
     #[command(flatten)]
@@ -467,11 +482,7 @@ pub fn believed_on(
     args: BelievedArgs,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    check_filter(store, args.agent.as_deref(), args.topic.as_deref())?;
-    let filter = Filter {
-        agent: args.agent,
-        topic: args.topic,
-    };
+    let filter = args.filter.clone().checked(store)?;
     let (at, about, read_as) = as_of(store, &args.at, args.about.as_ref())?;
     let beliefs = query::believed(store, at, about, &filter)?;
     let ledger = quality::ledger(store)?;
@@ -938,15 +949,11 @@ pub fn changes(args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> 
 
 /// [`changes`] on a store already open (`args.source` is not read).
 pub fn changes_on(store: &Store, args: ChangesArgs, out: &mut impl Write) -> Result<(), CliError> {
-    check_filter(store, args.agent.as_deref(), args.topic.as_deref())?;
+    let filter = args.filter.clone().checked(store)?;
     let (after, until) = (args.after.resolve(store)?, args.until.resolve(store)?);
     if until < after {
         return Err(CliError::Input("--until is before --after".to_owned()));
     }
-    let filter = Filter {
-        agent: args.agent,
-        topic: args.topic,
-    };
     let c = query::changes(store, after, until, &filter)?;
     let (created_since, closed_since) = (
         query::held_since(store, &c.created)?,

@@ -250,6 +250,28 @@ pub struct Pair {
     pub first: Option<First>,
 }
 
+impl Pair {
+    /// The pair's topic as both runs name it: `root-cause`, or `cause / root-cause`
+    /// when B names A's topic otherwise.
+    pub fn topic_label(&self) -> String {
+        both_names(&self.topic_a, &self.topic_b)
+    }
+
+    /// The pair's agent as both runs name it (see [`Pair::topic_label`]).
+    pub fn agent_label(&self) -> String {
+        both_names(&self.agent_a, &self.agent_b)
+    }
+}
+
+/// `a`, or `a / b` when the runs name one thing two ways.
+fn both_names(a: &str, b: &str) -> String {
+    if a == b {
+        a.to_owned()
+    } else {
+        format!("{a} / {b}")
+    }
+}
+
 /// Evidence matched across the runs by source and whole text: the n-th item
 /// of A with a given (source, text) is the n-th of B with it, so two calls
 /// that returned the same bytes stay two items.
@@ -450,6 +472,28 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pair_is_named_once_when_both_runs_name_it_alike() {
+        let side = || Side {
+            answers: Vec::new(),
+            truth: None,
+            time_to_truth_ms: None,
+        };
+        let pair = Pair {
+            topic_a: "root-cause".into(),
+            topic_b: "cause".into(),
+            agent_a: "triage".into(),
+            agent_b: "triage".into(),
+            truth: None,
+            a: side(),
+            b: side(),
+            windows: Vec::new(),
+            first: None,
+        };
+        assert_eq!(pair.topic_label(), "root-cause / cause");
+        assert_eq!(pair.agent_label(), "triage");
+    }
 
     fn steps(v: &[(i64, Option<&str>)]) -> Steps {
         v.iter().map(|&(t, c)| (t, c.map(Name::from))).collect()

@@ -241,16 +241,7 @@ pub fn text(
         "B SAID",
     ]);
     for p in &c.pairs {
-        let topic = if p.topic_b == p.topic_a {
-            p.topic_a.clone()
-        } else {
-            format!("{} / {}", p.topic_a, p.topic_b)
-        };
-        let agents = if p.agent_a == p.agent_b {
-            p.agent_a.clone()
-        } else {
-            format!("{} / {}", p.agent_a, p.agent_b)
-        };
+        let (topic, agents) = (p.topic_label(), p.agent_label());
         match &p.first {
             Some(f) => parted.row(vec![
                 topic,

@@ -288,18 +288,8 @@ impl TwoRuns {
                         ),
                     ));
                 }
-                let agents = if p.agent_a == p.agent_b {
-                    p.agent_a.clone()
-                } else {
-                    format!("{} / {}", p.agent_a, p.agent_b)
-                };
-                let topic = if p.topic_a == p.topic_b {
-                    p.topic_a.clone()
-                } else {
-                    format!("{} / {}", p.topic_a, p.topic_b)
-                };
                 RunLane {
-                    title: format!("{agents} · {topic}"),
+                    title: format!("{} · {}", p.agent_label(), p.topic_label()),
                     topic: p.topic_a.clone(),
                     a: p.a.answers.clone(),
                     b: p.b.answers.clone(),

@@ -199,10 +199,9 @@ pub fn fork_command(args: ForkArgs, out: &mut impl Write) -> Result<(), CliError
         let sha = review.sources.iter().rev().find_map(|s| {
             matches!(s.place, crate::review::Place::File(_)).then(|| s.sha256.clone())
         });
-        review_named = Some(format!(
-            "{} (SHA-256 {})",
-            file.display(),
-            sha.unwrap_or_default()
+        review_named = Some(fork::label::review_named(
+            &file.display().to_string(),
+            &sha.unwrap_or_default(),
         ));
     }
     if removed.is_empty() {

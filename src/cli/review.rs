@@ -10,7 +10,6 @@
 
 use super::when::{self, TimeArg};
 use super::{CliError, SourceArg};
-use crate::export::table::Table;
 use crate::review::{self, Finding, Place, Review, Source, Target, TargetKind, Verdict};
 use crate::store::Store;
 use crate::time;
@@ -316,52 +315,21 @@ pub fn run(args: ReviewArgs, out: &mut impl Write) -> Result<(), CliError> {
                 });
             }
             text.push('\n');
-            let t = findings_table(&review.findings);
+            let t = crate::export::findings::table(&review.findings);
             text.push_str(&if md { t.markdown() } else { t.text() });
-            let d = review.disagreements();
-            if !d.is_empty() {
+            if let Some(t) = crate::export::findings::disagreements(&review) {
                 text.push('\n');
                 text.push_str(if md {
                     "### Where reviewers disagree\n\n"
                 } else {
                     "WHERE REVIEWERS DISAGREE\n"
                 });
-                let mut t = Table::new(vec!["TARGET", "VERDICTS (latest by each reviewer)"]);
-                for x in &d {
-                    t.row(vec![
-                        x.target.label(),
-                        x.verdicts
-                            .iter()
-                            .map(|f| format!("{} {} ({})", f.reviewer, f.verdict, f.id))
-                            .collect::<Vec<_>>()
-                            .join("; "),
-                    ]);
-                }
                 text.push_str(&if md { t.markdown() } else { t.text() });
             }
             text
         }
     };
     super::export::write_to(args.output.as_deref(), &text, out)
-}
-
-/// The findings as a table: who, when, about which instant, what, the note.
-pub fn findings_table(findings: &[Finding]) -> Table {
-    let mut t = Table::new(vec![
-        "ID", "MADE", "REVIEWER", "ABOUT", "TARGET", "VERDICT", "NOTE",
-    ]);
-    for f in findings {
-        t.row(vec![
-            f.id.clone(),
-            time::format(f.made_at),
-            f.reviewer.clone(),
-            time::format(f.about),
-            f.target.label(),
-            f.verdict.to_string(),
-            f.note.clone().unwrap_or_else(|| "-".into()),
-        ]);
-    }
-    t
 }
 
 /// `asof review --format json`'s body: the sources and the findings in §20's

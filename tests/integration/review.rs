@@ -166,15 +166,20 @@ fn a_broken_review_file_is_refused_line_by_line() {
             "\n",
         ),
     );
+    // Loaded with the demo: exit 2, its sentences, and no partial store.
     let out = dir.path().join("bad.db");
-    let assert = asof()
-        .args(["load", "datasets/payment-outage.yaml", "--db"])
-        .arg(&out)
-        .arg("--review")
-        .arg(&bad)
-        .assert()
-        .code(2);
-    let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    let refused = |review: &Path| -> String {
+        let assert = asof()
+            .args(["load", "datasets/payment-outage.yaml", "--db"])
+            .arg(&out)
+            .arg("--review")
+            .arg(review)
+            .assert()
+            .code(2);
+        assert!(!out.exists(), "no partial store");
+        String::from_utf8_lossy(&assert.get_output().stderr).into_owned()
+    };
+    let err = refused(&bad);
     assert!(
         err.contains("bad.review.jsonl:3: verdict `wrong` is not one for a finding about evidence"),
         "{err}"
@@ -183,7 +188,6 @@ fn a_broken_review_file_is_refused_line_by_line() {
         err.contains("bad.review.jsonl:4: this is a `verify` event of an older asof's review file"),
         "{err}"
     );
-    assert!(!out.exists(), "no partial store");
     // Lines that parse but name what the log lacks, or an instant before it.
     let bad = write(
         dir.path(),
@@ -193,14 +197,7 @@ fn a_broken_review_file_is_refused_line_by_line() {
             "\"about\":\"2026-03-01T00:00:00Z\"}",
         ),
     );
-    let assert = asof()
-        .args(["load", "datasets/payment-outage.yaml", "--db"])
-        .arg(&out)
-        .arg("--review")
-        .arg(&bad)
-        .assert()
-        .code(2);
-    let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    let err = refused(&bad);
     assert!(
         err.contains("bad2.review.jsonl:1: event F1: evidence `E99` is not in the log"),
         "{err}"
@@ -211,7 +208,6 @@ fn a_broken_review_file_is_refused_line_by_line() {
         ),
         "{err}"
     );
-    assert!(!out.exists(), "no partial store");
 }
 
 /// The review beside the bundled demo (in the working directory) is read by

@@ -668,10 +668,6 @@ pub struct Review {
 }
 
 impl Review {
-    pub fn is_empty(&self) -> bool {
-        self.findings.is_empty()
-    }
-
     /// Adds `findings` from `source`; one already there (the same id and the
     /// same content) is kept once, and one that reuses an id for something
     /// else is refused.
@@ -745,20 +741,7 @@ impl Review {
         if names.is_empty() {
             return None;
         }
-        let n = self.findings.len();
-        let mut line = format!("review: {n} finding{}", if n == 1 { "" } else { "s" });
-        let reviewers = self.reviewers();
-        if !reviewers.is_empty() {
-            line.push_str(&format!(" by {}", reviewers.join(", ")));
-        }
-        if let Some(last) = self.last_made() {
-            line.push_str(&format!(
-                ", last {}",
-                time::format_with(last, "%Y-%m-%d %H:%M")
-            ));
-        }
-        line.push_str(&format!(" · {}", names.join(" + ")));
-        Some(line)
+        Some(format!("review: {} · {}", self.counts(), names.join(" + ")))
     }
 
     fn announce_as(&self, name: impl Fn(&Source) -> String) -> Option<String> {
@@ -772,12 +755,14 @@ impl Review {
         if names.is_empty() {
             return None;
         }
+        Some(format!("review: {} — {}", names.join(" + "), self.counts()))
+    }
+
+    /// `3 findings by ana, bob, last 2026-12-06 09:12`: how many, whose, the
+    /// latest made (what both announcements say of the findings).
+    fn counts(&self) -> String {
         let n = self.findings.len();
-        let mut line = format!(
-            "review: {} — {n} finding{}",
-            names.join(" + "),
-            if n == 1 { "" } else { "s" }
-        );
+        let mut line = format!("{n} finding{}", if n == 1 { "" } else { "s" });
         let reviewers = self.reviewers();
         if !reviewers.is_empty() {
             line.push_str(&format!(" by {}", reviewers.join(", ")));
@@ -788,7 +773,7 @@ impl Review {
                 time::format_with(last, "%Y-%m-%d %H:%M")
             ));
         }
-        Some(line)
+        line
     }
 
     /// The id the next finding gets: `F` and one more than any `F<n>` so far.
@@ -817,17 +802,8 @@ impl Review {
         })
     }
 
-    /// The review's current verdict on `target`: its latest finding with a
-    /// verdict other than `note` (latest made; ties: file order).
-    pub fn verdict_on(&self, target: &Target) -> Option<&Finding> {
-        latest(
-            self.findings
-                .iter()
-                .filter(|f| f.target == *target && f.verdict != Verdict::Note),
-        )
-    }
-
-    /// The review's verdict on evidence item `id` (see [`Review::verdict_on`]).
+    /// The review's verdict on evidence item `id`: its latest finding about
+    /// the item with a verdict other than `note` (latest made; ties: file order).
     pub fn evidence_verdict<'a>(&'a self, id: &'a str) -> Option<&'a Finding> {
         latest(
             self.about_evidence(id)
@@ -904,6 +880,18 @@ fn latest<'a>(findings: impl Iterator<Item = &'a Finding>) -> Option<&'a Finding
 pub struct Disagreement<'a> {
     pub target: &'a Target,
     pub verdicts: Vec<&'a Finding>,
+}
+
+impl Disagreement<'_> {
+    /// Each reviewer's verdict: `ana rejected (F1); bob direct-read (F3)`.
+    pub fn said(&self) -> String {
+        let each: Vec<String> = self
+            .verdicts
+            .iter()
+            .map(|f| format!("{} {} ({})", f.reviewer, f.verdict, f.id))
+            .collect();
+        each.join("; ")
+    }
 }
 
 /// Reads a review file's JSON Lines: every finding with its line, or every

@@ -7,8 +7,9 @@ use super::table::Table;
 use asof_core::review::{Finding, Review};
 use asof_core::time;
 
-/// The findings as rows: made, reviewer, about, target, verdict, note.
-fn table(findings: &[&Finding]) -> Table {
+/// The findings as rows: who, when made, about which instant, what, the note
+/// (the reports' section and `asof review`'s table).
+pub fn table(findings: &[Finding]) -> Table {
     let mut t = Table::new(vec![
         "ID", "MADE", "REVIEWER", "ABOUT", "TARGET", "VERDICT", "NOTE",
     ]);
@@ -50,27 +51,27 @@ pub fn markdown(review: Option<&Review>) -> String {
         out.push_str("_No findings yet._\n\n");
         return out;
     }
-    let all: Vec<&Finding> = review.findings.iter().collect();
-    out.push_str(&table(&all).markdown());
+    out.push_str(&table(&review.findings).markdown());
     out.push('\n');
-    let d = review.disagreements();
-    if !d.is_empty() {
+    if let Some(t) = disagreements(review) {
         out.push_str("### Where reviewers disagree\n\n");
-        let mut t = Table::new(vec!["TARGET", "VERDICTS (latest by each reviewer)"]);
-        for x in &d {
-            t.row(vec![
-                x.target.label(),
-                x.verdicts
-                    .iter()
-                    .map(|f| format!("{} {} ({})", f.reviewer, f.verdict, f.id))
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            ]);
-        }
         out.push_str(&t.markdown());
         out.push('\n');
     }
     out
+}
+
+/// Where reviewers disagree, a row per target, or `None` when they do not.
+pub fn disagreements(review: &Review) -> Option<Table> {
+    let d = review.disagreements();
+    if d.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(vec!["TARGET", "VERDICTS (latest by each reviewer)"]);
+    for x in &d {
+        t.row(vec![x.target.label(), x.said()]);
+    }
+    Some(t)
 }
 
 /// The HTML section (`<section id="review">`), or nothing without a review.
@@ -112,13 +113,7 @@ pub fn html(review: Option<&Review>, escape: impl Fn(&str) -> String) -> String 
             out.push_str(&format!(
                 "<li>{}: {}</li>",
                 escape(&x.target.label()),
-                escape(
-                    &x.verdicts
-                        .iter()
-                        .map(|f| format!("{} {} ({})", f.reviewer, f.verdict, f.id))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )
+                escape(&x.said())
             ));
         }
         out.push_str("</ul>");

@@ -5,6 +5,17 @@
 use crate::store::{Store, StoreError};
 use serde::Serialize;
 
+/// How a fork's lineage names the review that chose what it removed:
+/// `FILE (SHA-256 HEX)`.
+pub fn review_named(name: &str, sha256: &str) -> String {
+    format!("{name} (SHA-256 {sha256})")
+}
+
+/// The review's name alone, from [`review_named`]'s words (a banner's).
+pub fn review_name(named: &str) -> &str {
+    named.split(" (SHA-256 ").next().unwrap_or(named)
+}
+
 /// A fork's lineage as its store records it (see [`super::lineage`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WhatIf {
@@ -57,10 +68,7 @@ impl WhatIf {
         // A what-if of a review names the review (its hash is in the lineage).
         let (of, why) = match &self.review {
             Some(review) => (
-                format!(
-                    " of review {}",
-                    review.split(" (SHA-256").next().unwrap_or(review)
-                ),
+                format!(" of review {}", review_name(review)),
                 "what the review rejected; ",
             ),
             None => (String::new(), ""),

@@ -162,7 +162,7 @@ fn fork_then_read(
     timeline.label = match &request.review {
         Some(review) => format!(
             "{label} without {evidence}, what review {} rejected (what-if fork)",
-            review.split(" (SHA-256").next().unwrap_or(review)
+            asof_store::fork::label::review_name(review)
         ),
         None => format!("{label} without {evidence} (what-if fork)"),
     };

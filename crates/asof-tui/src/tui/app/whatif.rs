@@ -226,7 +226,7 @@ impl App {
             .sources
             .iter()
             .filter(|s| !s.missing)
-            .map(|s| format!("{} (SHA-256 {})", s.name(), s.sha256))
+            .map(|s| asof_store::fork::label::review_named(&s.name(), &s.sha256))
             .collect();
         let request = crate::tui::fork_worker::ForkRequest {
             evidence: rejected.iter().map(|r| r.evidence.clone()).collect(),

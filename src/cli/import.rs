@@ -291,7 +291,16 @@ pub fn store_reviewed(
     )?
     .versions
     .len();
-    print(&report, &target.db, versions, target.format.format, out)
+    print(&report, &target.db, versions, target.format.format, out)?;
+    if let Some(r) = &review {
+        // On stderr: stdout may be the import summary's JSON.
+        eprintln!(
+            "asof: with {} review finding(s) from {} in the store's review table (not in its log)",
+            r.findings.len(),
+            r.file
+        );
+    }
+    Ok(())
 }
 
 fn print(

@@ -398,15 +398,23 @@ fn add(
                 review::names(target.kind)
             ))
         })?;
+    // How --about was read is said once, by resolve (or here, for the default).
     let about = match &args.about {
-        Some(t) => {
-            let (at, said) = t.resolve_said(store)?;
-            if let Some(said) = said {
-                eprintln!("asof: --about {said}");
-            }
+        Some(t) => t.resolve(store)?,
+        None => {
+            let last = crate::query::recorded_span(store)?.map(|(_, last)| last);
+            let at = last.unwrap_or_else(time::now);
+            eprintln!(
+                "asof: --about not given: the finding is about {} ({})",
+                time::format(at),
+                if last.is_some() {
+                    "the log's last event"
+                } else {
+                    "now: the log is empty"
+                }
+            );
             at
         }
-        None => crate::query::recorded_span(store)?.map_or_else(time::now, |(_, last)| last),
     };
     let finding = Finding {
         id: review.next_id(),

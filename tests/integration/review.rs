@@ -352,7 +352,7 @@ fn review_lists_adds_and_shows_where_reviewers_disagree() {
 
     // --add appends to the file beside the store, made now.
     let before = asof::time::now();
-    asof()
+    let added = asof()
         .arg("review")
         .arg(&db)
         .args([
@@ -369,6 +369,13 @@ fn review_lists_adds_and_shows_where_reviewers_disagree() {
         ])
         .assert()
         .success();
+    // How the date was read is said once.
+    let said = String::from_utf8_lossy(&added.get_output().stderr).into_owned();
+    assert_eq!(
+        said.matches("2026-03-06T23:59:59.999999Z").count(),
+        1,
+        "{said}"
+    );
     let beside = dir.path().join("demo.review.jsonl");
     let line: Value =
         serde_json::from_str(std::fs::read_to_string(&beside).unwrap().trim()).unwrap();
@@ -394,6 +401,16 @@ fn review_lists_adds_and_shows_where_reviewers_disagree() {
             .code(2);
     }
     assert_eq!(std::fs::read_to_string(&beside).unwrap().lines().count(), 1);
+    // Without --about, the instant the finding is about is said.
+    asof()
+        .arg("review")
+        .arg(&db)
+        .args(["--add", "E15", "--verdict", "rejected"])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "--about not given: the finding is about 2026-03-16T10:10:00Z (the log's last event)",
+        ));
 }
 
 /// `review --format otlp` writes OTLP/JSON logs that the OpenTelemetry
@@ -501,6 +518,20 @@ fn findings_round_trip_through_opentelemetry_evaluations() {
     );
     assert_eq!(original["findings"], back["findings"]);
     assert_eq!(back["findings"].as_array().unwrap().len(), 3);
+    // A trace loaded with them keeps them in its review table, and says so.
+    let loaded = dir.path().join("reviewed.db");
+    asof()
+        .arg("load")
+        .arg(&copy)
+        .arg("--db")
+        .arg(&loaded)
+        .arg("--review")
+        .arg(&exported)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("with 3 review finding(s) from"));
+    let table = json(asof().arg("review").arg(&loaded).args(["--format", "json"]));
+    assert_eq!(table["findings"], original["findings"]);
 
     // A trace that carries them is not read as if the run had judged itself:
     // the importer skips them and says so.

@@ -118,7 +118,6 @@ pub fn resolve(
     } else {
         named.to_vec()
     };
-    let mut subjects = None;
     for file in files {
         if !file.exists() {
             if for_writing {
@@ -136,11 +135,13 @@ pub fn resolve(
             )));
         }
         let findings = review::read_file(&file)?;
-        let subjects = match &mut subjects {
-            Some(s) => s,
-            None => subjects.insert(store.subjects()?),
-        };
-        review::check(&file.display().to_string(), &findings, subjects)?;
+        // What the findings name, read by id: not the whole log.
+        let named = findings.iter().filter_map(|(_, f)| f.target.id.as_deref());
+        review::check(
+            &file.display().to_string(),
+            &findings,
+            &store.subjects_of(named)?,
+        )?;
         let sha256 = std::fs::File::open(&file)
             .and_then(crate::fork::sha256_of)
             .map_err(|e| CliError::Input(format!("{}: cannot read: {e}", file.display())))?;

@@ -434,10 +434,22 @@ impl Store {
         }))
     }
 
-    /// What findings about this store's log may name (ids and recorded
-    /// times of its evidence and assertions, its topics and agents).
+    /// What findings about this store's log may name: its evidence and
+    /// assertions with their recorded times, its topics and agents (for
+    /// reading what a person typed as a target).
     pub fn subjects(&self) -> Result<asof_core::review::Subjects> {
-        read::subjects(&self.conn, &self.header).map_err(StoreError::from)
+        read::subjects(&self.conn, &self.header, None).map_err(StoreError::from)
+    }
+
+    /// [`Store::subjects`] of just the evidence and assertions with `ids`
+    /// (what a review's findings name), read by id: checking a review costs
+    /// its findings, not the log.
+    pub fn subjects_of<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<asof_core::review::Subjects> {
+        let ids: Vec<&str> = ids.into_iter().collect();
+        read::subjects(&self.conn, &self.header, Some(&ids)).map_err(StoreError::from)
     }
 
     /// The canonical log, in file order.

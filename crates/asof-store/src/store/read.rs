@@ -20,11 +20,14 @@ pub(crate) fn review_lines(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     stmt.query_map([], |r| r.get(0))?.collect()
 }
 
-/// What findings may name: every evidence item and assertion, with when it
-/// was recorded (and an assertion's agent and topic), and the header's ids.
+/// What findings may name: the evidence items and assertions with ids
+/// `only` (every one when `None`), each with when it was recorded (and an
+/// assertion's agent and topic), and the header's ids. Named ids are looked
+/// up by the log's id index: reading a review costs its findings, not the log.
 pub(crate) fn subjects(
     conn: &Connection,
     header: &Header,
+    only: Option<&[&str]>,
 ) -> rusqlite::Result<asof_core::review::Subjects> {
     use asof_core::review::{AssertionSubject, Subjects};
     let mut s = Subjects {
@@ -32,12 +35,7 @@ pub(crate) fn subjects(
         agents: header.agents.iter().map(|a| a.id.to_string()).collect(),
         ..Subjects::default()
     };
-    let mut stmt = conn.prepare(
-        "SELECT id, kind, recorded_at, agent, topic FROM events \
-         WHERE kind = 'evidence' OR kind = 'believe'",
-    )?;
-    let mut rows = stmt.query([])?;
-    while let Some(r) = rows.next()? {
+    let mut add = |r: &Row| -> rusqlite::Result<()> {
         let id: String = r.get(0)?;
         let kind: String = r.get(1)?;
         let at: i64 = r.get(2)?;
@@ -54,6 +52,30 @@ pub(crate) fn subjects(
                     recorded_at: at,
                 },
             );
+        }
+        Ok(())
+    };
+    const COLUMNS: &str = "SELECT id, kind, recorded_at, agent, topic FROM events";
+    match only {
+        None => {
+            let mut stmt = conn.prepare(&format!(
+                "{COLUMNS} WHERE kind = 'evidence' OR kind = 'believe'"
+            ))?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                add(r)?;
+            }
+        }
+        Some(ids) => {
+            let mut stmt = conn.prepare(&format!(
+                "{COLUMNS} WHERE id = ?1 AND (kind = 'evidence' OR kind = 'believe')"
+            ))?;
+            for id in ids {
+                let mut rows = stmt.query([id])?;
+                while let Some(r) = rows.next()? {
+                    add(r)?;
+                }
+            }
         }
     }
     Ok(s)

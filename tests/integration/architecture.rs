@@ -258,15 +258,31 @@ fn only_the_store_speaks_sqlite() {
     let mut public = Vec::new();
     for path in store {
         let text = std::fs::read_to_string(&path).unwrap();
-        for (n, line) in text.lines().enumerate() {
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
             let line = line.trim_start();
-            let sqlite = ["rusqlite", "Connection", "Transaction", "&Row"]
-                .iter()
-                .any(|k| line.contains(k));
-            if (line.starts_with("pub use ")
+            if !(line.starts_with("pub use ")
                 || line.starts_with("pub type ")
                 || line.starts_with("pub fn "))
-                && sqlite
+            {
+                continue;
+            }
+            // The whole item head: a signature may run over several lines.
+            let head: String = lines[n..]
+                .iter()
+                .take_while(|l| !l.contains('{') && !l.trim_end().ends_with(';'))
+                .chain(
+                    lines[n..]
+                        .iter()
+                        .find(|l| l.contains('{') || l.trim_end().ends_with(';')),
+                )
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let head = head.split('{').next().unwrap_or_default();
+            if ["rusqlite", "Connection", "Transaction", "&Row"]
+                .iter()
+                .any(|k| head.contains(k))
             {
                 public.push(format!("{}:{}", path.display(), n + 1));
             }

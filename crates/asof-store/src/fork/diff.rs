@@ -46,7 +46,8 @@ pub fn compare_pairs(
     let after = answers_of(fork_versions.iter());
     let mut diff = compare_answers(parent.header(), span, &before, &after);
     diff.truth.extend(
-        crate::store::read::truths(parent.connection())?
+        parent
+            .truths()?
             .into_iter()
             .filter(|(pair, _)| !pairs.contains(pair))
             .map(|(pair, t)| (pair, t, t)),

@@ -61,12 +61,6 @@ impl WhatIfError {
     }
 }
 
-impl From<rusqlite::Error> for WhatIfError {
-    fn from(e: rusqlite::Error) -> Self {
-        WhatIfError::Store(StoreError::from(e))
-    }
-}
-
 impl From<super::copy::CopyError> for WhatIfError {
     fn from(e: super::copy::CopyError) -> Self {
         match e {

@@ -5,48 +5,18 @@
 use super::Belief;
 use crate::store::Store;
 use asof_core::engine::quality::Ledger;
-use asof_core::model::{Verification, VerifyState};
 use asof_core::time::Micros;
-
-/// Every verification in the store, into `ledger`.
-fn add_verdicts(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
-    let mut stmt = store.connection().prepare_cached(
-        "SELECT seq, id, verifies, state, source, recorded_at, text
-         FROM events INDEXED BY events_verifications WHERE kind = 'verify'",
-    )?;
-    let mut rows = stmt.query([])?;
-    while let Some(r) = rows.next()? {
-        let state: String = r.get(3)?;
-        let Some(state) = VerifyState::parse(&state) else {
-            continue; // the schema's CHECK admits only the six states
-        };
-        let v = Verification {
-            id: r.get(1)?,
-            evidence: r.get(2)?,
-            state,
-            by: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
-            recorded_at: r.get(5)?,
-            note: r.get(6)?,
-        };
-        ledger.add_verification(v, r.get::<_, i64>(0)? as u64);
-    }
-    Ok(())
-}
-
-/// Every assertion's assumed fields, into `ledger`.
-fn add_assumed(store: &Store, ledger: &mut Ledger) -> rusqlite::Result<()> {
-    for (id, fields) in crate::store::read::assumptions_by_id(store.connection())? {
-        ledger.add_assumed(&id, fields);
-    }
-    Ok(())
-}
 
 /// The ledger of a store: its topics' aging settings and every verification
 /// (a version carries its own support times, so nothing else is read).
 pub fn ledger(store: &Store) -> crate::store::Result<Ledger> {
     let mut ledger = Ledger::new(store.header());
-    add_verdicts(store, &mut ledger)?;
-    add_assumed(store, &mut ledger)?;
+    for (seq, v) in store.verifications()? {
+        ledger.add_verification(v, seq);
+    }
+    for (id, fields) in store.assumed_by_id()? {
+        ledger.add_assumed(&id, fields);
+    }
     ledger.seal();
     Ok(ledger)
 }

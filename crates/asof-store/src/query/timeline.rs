@@ -21,13 +21,12 @@
 //! to it on the demo and on generated data.
 
 use super::{Belief, Cited, EvidenceItem, Filter};
-use crate::store::scrub::{self, EvidenceWidths, MarkKey, NONE, ScrubIndex, VersionKey};
+use crate::store::scrub::{EvidenceWidths, MarkKey, NONE, ScrubIndex, VersionKey};
 use crate::store::{Store, StoreError};
 use asof_core::engine::EffectKind;
 use asof_core::engine::quality::Ledger;
 use asof_core::model::{Evidence, Header, Name, Names, Origin, Version};
 use asof_core::time::{Interval, Micros, OPEN};
-use rusqlite::{OptionalExtension, params_from_iter};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -53,9 +52,6 @@ pub struct Mark {
 /// Rows read from the store are kept up to this many of each kind; past it
 /// the cache starts again (what is on screen is read back at once).
 const CACHE: usize = 20_000;
-
-/// Ids per `IN (...)` list when rows are read by the batch.
-const BATCH: usize = 400;
 
 /// Rows read from the store, by position, [`CACHE`] of them at most (past it
 /// the cache starts again).
@@ -90,8 +86,13 @@ impl<T> Rows<T> {
 }
 
 /// `?,?,…,?`: the parameters of an `IN (...)` list of `n` values.
-fn placeholders(n: usize) -> String {
-    vec!["?"; n].join(",")
+/// What a failure to read rows says on the status line: SQLite's own words
+/// for its failures, the store's for the rest.
+fn said(e: StoreError) -> String {
+    match e {
+        StoreError::Sqlite(failure) => failure.to_string(),
+        e => e.to_string(),
+    }
 }
 
 /// The store a timeline reads rows from, and the rows it has read.
@@ -202,17 +203,19 @@ impl Timeline {
     }
 
     fn index(store: &Store) -> Result<ScrubIndex, StoreError> {
-        scrub::read(store.connection())?.map_err(|malformed| StoreError::Damaged {
-            path: store.label().into(),
-            reason: malformed.to_string(),
-        })
+        store
+            .scrub_index()?
+            .map_err(|malformed| StoreError::Damaged {
+                path: store.label().into(),
+                reason: malformed.to_string(),
+            })
     }
 
     /// [`Timeline::load`] with the index computed afresh from the stored rows
     /// instead of read, with checkpoints every `stride` versions (tests compare
     /// it with the stored index and try short strides).
     pub fn load_computing_index(store: Store, stride: usize) -> crate::store::Result<Timeline> {
-        let index = scrub::compute_with(store.connection(), store.header(), stride)?;
+        let index = store.scrub_index_with(stride)?;
         Self::with_index(store, index, None)
     }
 
@@ -303,8 +306,7 @@ impl Timeline {
 
     /// Whether some event of the log has this id.
     pub fn has_event(&self, id: &str) -> bool {
-        self.event_seq(id, "SELECT seq FROM events WHERE id = ?1")
-            .is_some()
+        self.event_seq(id, false).is_some()
     }
 
     /// When `b`'s agent began holding its claim: [`super::held_since`], the
@@ -317,26 +319,23 @@ impl Timeline {
             Err(e) => {
                 detail
                     .error
-                    .get_or_insert(format!("cannot read events: {e}"));
+                    .get_or_insert(format!("cannot read events: {}", said(e)));
                 b.version.recorded_at
             }
         }
     }
 
-    /// The seq `sql` finds for an event id; a failure is kept for the status line.
-    fn event_seq(&self, id: &str, sql: &str) -> Option<i64> {
+    /// The seq of the event (the evidence item, if `evidence_only`) `id`; a
+    /// failure is kept for the status line.
+    fn event_seq(&self, id: &str, evidence_only: bool) -> Option<i64> {
         let mut detail = self.detail();
-        let found = detail
-            .store
-            .connection()
-            .prepare_cached(sql)
-            .and_then(|mut stmt| stmt.query_row([id], |r| r.get(0)).optional());
+        let found = detail.store.seq_of(id, evidence_only);
         match found {
             Ok(seq) => seq,
             Err(e) => {
                 detail
                     .error
-                    .get_or_insert(format!("cannot read events: {e}"));
+                    .get_or_insert(format!("cannot read events: {}", said(e)));
                 None
             }
         }
@@ -442,7 +441,7 @@ impl Timeline {
         if let Err(e) = self.read_beliefs(&mut detail, &missing) {
             detail
                 .error
-                .get_or_insert(format!("cannot read versions: {e}"));
+                .get_or_insert(format!("cannot read versions: {}", said(e)));
         }
         positions
             .iter()
@@ -450,39 +449,27 @@ impl Timeline {
             .collect()
     }
 
-    fn read_beliefs(&self, detail: &mut Detail, positions: &[usize]) -> rusqlite::Result<()> {
+    fn read_beliefs(&self, detail: &mut Detail, positions: &[usize]) -> Result<(), StoreError> {
         let by_id: HashMap<u64, u32> = positions
             .iter()
             .map(|&i| (self.index.versions[i].id, i as u32))
             .collect();
         let ids: Vec<i64> = by_id.keys().map(|&id| id as i64).collect();
-        for chunk in ids.chunks(BATCH) {
-            let marks = placeholders(chunk.len());
-            let sql = format!(
-                "SELECT {} FROM versions v WHERE v.id IN ({marks})",
-                crate::store::read::VERSION_COLUMNS
-            );
-            let Detail {
-                store,
-                beliefs,
-                decoder,
-                ..
-            } = detail;
-            let conn = store.connection();
-            let mut stmt = conn.prepare_cached(&sql)?;
-            let mut rows = stmt.query(params_from_iter(chunk))?;
-            while let Some(r) = rows.next()? {
-                let (version, cites) = crate::store::read::read_version(r, conn, decoder)?;
-                let supported_by: Cited = cites;
-                if let Some(&p) = by_id.get(&version.id) {
-                    beliefs.insert(
-                        p,
-                        Belief {
-                            version,
-                            supported_by,
-                        },
-                    );
-                }
+        let Detail {
+            store,
+            beliefs,
+            decoder,
+            ..
+        } = detail;
+        for (version, supported_by) in store.versions_with_ids(&ids, decoder)? {
+            if let Some(&p) = by_id.get(&version.id) {
+                beliefs.insert(
+                    p,
+                    Belief {
+                        version,
+                        supported_by,
+                    },
+                );
             }
         }
         Ok(())
@@ -676,7 +663,7 @@ impl Timeline {
 
     /// The event with this id, if the log has one.
     pub fn mark_by_id(&self, id: &str) -> Option<Arc<Mark>> {
-        let seq = self.event_seq(id, "SELECT seq FROM events WHERE id = ?1")?;
+        let seq = self.event_seq(id, false)?;
         let p = self.mark_of(seq)?;
         self.marks(vec![p]).pop()
     }
@@ -688,7 +675,7 @@ impl Timeline {
         if let Err(e) = self.read_marks(&mut detail, &missing) {
             detail
                 .error
-                .get_or_insert(format!("cannot read events: {e}"));
+                .get_or_insert(format!("cannot read events: {}", said(e)));
         }
         positions
             .iter()
@@ -696,95 +683,57 @@ impl Timeline {
             .collect()
     }
 
-    fn read_marks(&self, detail: &mut Detail, positions: &[usize]) -> rusqlite::Result<()> {
+    fn read_marks(&self, detail: &mut Detail, positions: &[usize]) -> Result<(), StoreError> {
         let seqs: Vec<i64> = positions
             .iter()
             .map(|&p| self.index.marks[p].seq as i64)
             .collect();
-        for chunk in seqs.chunks(BATCH) {
-            let marks = placeholders(chunk.len());
-            let Detail {
-                store,
-                marks: cache,
-                names,
-                ..
-            } = detail;
-            let conn = store.connection();
-            let mut cites: HashMap<i64, Vec<String>> = HashMap::new();
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT seq, evidence FROM citations WHERE seq IN ({marks}) ORDER BY seq, pos"
-            ))?;
-            let mut rows = stmt.query(params_from_iter(chunk))?;
-            while let Some(r) = rows.next()? {
-                cites.entry(r.get(0)?).or_default().push(r.get(1)?);
-            }
-            let mut covering: HashMap<i64, Vec<u64>> = HashMap::new();
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT seq, version FROM reconfirmations WHERE seq IN ({marks}) ORDER BY seq, version"
-            ))?;
-            let mut rows = stmt.query(params_from_iter(chunk))?;
-            while let Some(r) = rows.next()? {
-                covering
-                    .entry(r.get(0)?)
-                    .or_default()
-                    .push(r.get::<_, i64>(1)? as u64);
-            }
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT seq, id, agent, topic, claim, source, verifies, state
-                 FROM events WHERE seq IN ({marks})"
-            ))?;
-            let mut rows = stmt.query(params_from_iter(chunk))?;
-            while let Some(r) = rows.next()? {
-                let seq: i64 = r.get(0)?;
-                let Some(p) = self.mark_of(seq) else {
-                    continue;
-                };
-                let p = p as u32;
-                let Some(key) = self.index.marks.get(p as usize) else {
-                    continue;
-                };
-                // A retraction of an assertion takes that assertion's topic.
-                let header_topic = self.header.topics.get(key.topic as usize);
-                let mut name = |i: usize| -> rusqlite::Result<Option<Name>> {
-                    Ok(r.get_ref(i)?.as_str_or_null()?.map(|s| names.get(s)))
-                };
-                let topic = match name(3)? {
-                    Some(t) => Some(t),
-                    None => header_topic.map(|t| Name::from(t.id.as_str())),
-                };
-                let (agent, claim, cites) = match key.kind {
-                    MarkKind::Verification => {
-                        let judged: Option<String> = r.get(6)?;
-                        let cites: Cited = judged.into_iter().map(Name::from).collect();
-                        (name(5)?, name(7)?, cites)
-                    }
-                    _ => (
-                        name(2)?,
-                        name(4)?,
-                        cites
-                            .remove(&seq)
-                            .unwrap_or_default()
-                            .into_iter()
-                            .map(Name::from)
-                            .collect(),
-                    ),
-                };
-                cache.insert(
-                    p,
-                    Mark {
-                        seq: seq as u64,
-                        id: r.get(1)?,
-                        kind: key.kind,
-                        recorded_at: key.recorded_at,
-                        agent,
-                        topic,
-                        claim,
-                        cites,
-                        effect: key.effect,
-                        covering: covering.remove(&seq).unwrap_or_default(),
-                    },
-                );
-            }
+        let Detail {
+            store,
+            marks: cache,
+            names,
+            ..
+        } = detail;
+        for row in store.mark_rows(&seqs, names)? {
+            let Some(p) = self.mark_of(row.seq) else {
+                continue;
+            };
+            let p = p as u32;
+            let Some(key) = self.index.marks.get(p as usize) else {
+                continue;
+            };
+            // A retraction of an assertion takes that assertion's topic.
+            let header_topic = self.header.topics.get(key.topic as usize);
+            let topic = match row.topic {
+                Some(t) => Some(t),
+                None => header_topic.map(|t| Name::from(t.id.as_str())),
+            };
+            let (agent, claim, cites) = match key.kind {
+                MarkKind::Verification => {
+                    let cites: Cited = row.verifies.into_iter().map(Name::from).collect();
+                    (row.source, row.state, cites)
+                }
+                _ => (
+                    row.agent,
+                    row.claim,
+                    row.cites.into_iter().map(Name::from).collect(),
+                ),
+            };
+            cache.insert(
+                p,
+                Mark {
+                    seq: row.seq as u64,
+                    id: row.id,
+                    kind: key.kind,
+                    recorded_at: key.recorded_at,
+                    agent,
+                    topic,
+                    claim,
+                    cites,
+                    effect: key.effect,
+                    covering: row.covering,
+                },
+            );
         }
         Ok(())
     }
@@ -847,21 +796,18 @@ impl Timeline {
             .zip(&missing)
             .map(|(&s, &i)| (s, i as u32))
             .collect();
-        for chunk in seqs.chunks(BATCH) {
-            let sql = format!("e.seq IN ({})", placeholders(chunk.len()));
-            match super::evidence_where(&detail.store, &sql, chunk) {
-                Ok(items) => {
-                    for item in items {
-                        if let Some(&i) = at.get(&(item.seq as i64)) {
-                            detail.evidence.insert(i, item);
-                        }
+        match detail.store.evidence_items_at(&seqs) {
+            Ok(items) => {
+                for item in items {
+                    if let Some(&i) = at.get(&(item.seq as i64)) {
+                        detail.evidence.insert(i, item);
                     }
                 }
-                Err(e) => {
-                    detail
-                        .error
-                        .get_or_insert(format!("cannot read evidence: {e}"));
-                }
+            }
+            Err(e) => {
+                detail
+                    .error
+                    .get_or_insert(format!("cannot read evidence: {}", said(e)));
             }
         }
         positions
@@ -898,10 +844,7 @@ impl Timeline {
 
     /// The evidence item with this id, if the log has one, and its position.
     pub fn evidence_by_id(&self, id: &str) -> Option<(usize, Arc<EvidenceItem>)> {
-        let seq = self.event_seq(
-            id,
-            "SELECT seq FROM events WHERE id = ?1 AND kind = 'evidence'",
-        )?;
+        let seq = self.event_seq(id, true)?;
         let p = self.mark_of(seq)? as u32;
         let i = self.lists.evidence.binary_search(&p).ok()?;
         Some((i, self.evidence_item(i)))
@@ -932,7 +875,7 @@ impl Timeline {
                 Err(e) => {
                     detail
                         .error
-                        .get_or_insert(format!("cannot read evidence: {e}"));
+                        .get_or_insert(format!("cannot read evidence: {}", said(e)));
                     return Vec::new();
                 }
             }

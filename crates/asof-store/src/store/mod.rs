@@ -12,7 +12,9 @@ pub(crate) mod digest;
 mod error;
 mod file;
 pub mod follow;
+pub(crate) mod fork_file;
 pub mod health;
+pub(crate) mod lookup;
 mod packed_header;
 pub(crate) mod pages;
 pub(crate) mod read;
@@ -396,8 +398,8 @@ impl Store {
         Ok(scrub::compute_with(&self.conn, self.header(), stride)?)
     }
 
-    /// The connection, for the queries and forks of this crate: SQL stays in it.
-    pub(crate) fn connection(&self) -> &Connection {
+    /// The connection, for the store's own modules: no SQL runs outside `store/`.
+    fn connection(&self) -> &Connection {
         &self.conn
     }
 

@@ -248,5 +248,5 @@ pub fn run(args: CompareArgs, out: &mut impl Write) -> Result<(), CliError> {
             args.format == CompareFormat::Md,
         ),
     };
-    super::export::write_to(args.output.as_deref(), &text, out)
+    super::write_to(args.output.as_deref(), &text, out)
 }

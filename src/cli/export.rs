@@ -188,22 +188,5 @@ pub fn run(args: ExportArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
         None => text,
     };
-    write_to(args.output.as_deref(), &text, out)
-}
-
-/// Writes `text` to `output` atomically (and says so), or to standard output.
-pub(super) fn write_to(
-    output: Option<&std::path::Path>,
-    text: &str,
-    out: &mut impl Write,
-) -> Result<(), CliError> {
-    match output {
-        None => out.write_all(text.as_bytes())?,
-        Some(path) => {
-            crate::export::write_shared(path, text)
-                .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))?;
-            writeln!(out, "wrote {}", path.display())?;
-        }
-    }
-    Ok(())
+    super::write_to(args.output.as_deref(), &text, out)
 }

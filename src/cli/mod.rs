@@ -556,3 +556,20 @@ fn dispatch(cli: Cli) -> Result<(), CliError> {
         }
     }
 }
+
+/// Writes `text` to `output` atomically (and says so), or to standard output.
+fn write_to(
+    output: Option<&std::path::Path>,
+    text: &str,
+    out: &mut impl std::io::Write,
+) -> Result<(), CliError> {
+    match output {
+        None => out.write_all(text.as_bytes())?,
+        Some(path) => {
+            crate::export::write_shared(path, text)
+                .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))?;
+            writeln!(out, "wrote {}", path.display())?;
+        }
+    }
+    Ok(())
+}

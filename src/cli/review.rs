@@ -330,7 +330,7 @@ pub fn run(args: ReviewArgs, out: &mut impl Write) -> Result<(), CliError> {
             text
         }
     };
-    super::export::write_to(args.output.as_deref(), &text, out)
+    super::write_to(args.output.as_deref(), &text, out)
 }
 
 /// `asof review --format json`'s body: the sources and the findings in §20's

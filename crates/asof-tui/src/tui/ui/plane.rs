@@ -35,10 +35,10 @@ use crate::tui::layout::{
 };
 
 /// A cell of the grid: glyph, style, and the claim whose glyph it shows.
-type Cell<'a> = (&'a str, Style, Option<usize>);
+type Cell = (&'static str, Style, Option<usize>);
 
 /// A cell showing claim `i`.
-fn claim_cell(app: &App, i: usize) -> Cell<'static> {
+fn claim_cell(app: &App, i: usize) -> Cell {
     (claim_glyph(i), app.theme.claim(i), Some(i))
 }
 
@@ -56,186 +56,277 @@ fn block(app: &App) -> Block<'static> {
 }
 
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
-    let theme = &app.theme;
     let block = block(app);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.width < LABEL_WIDTH + 4 || inner.height < FOOT_ROWS + 2 {
-        // No room to draw it: a pointer to the full-screen plane, then the
-        // crosshair's reading (never an empty box).
-        let lines = vec![
-            Line::from(Span::styled(
-                cut(
-                    "the plane needs more room: p shows it full-screen",
-                    inner.width as usize,
-                ),
-                theme.warning(),
-            )),
-            Line::from(Span::styled(
-                app.plane.reading.text.clone(),
-                theme.base().add_modifier(Modifier::BOLD),
-            )),
-        ];
-        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
+        too_small(app, frame, inner);
         return;
     }
     let grid = layout::plane_grid(area);
-    let plane = &app.plane.plane;
-    let g = Geometry::new(plane, grid);
-    let (w, h) = (grid.width as usize, grid.height as usize);
+    let g = Geometry::new(&app.plane.plane, grid);
+    let mut canvas = Canvas::new(grid.width as usize, grid.height as usize);
+    canvas.shapes(app, &g);
+    canvas.diagonal(app, &g);
+    let off_axis = canvas.evidence(app, &g);
+    let (cx, cy) = canvas.crosshair(app, &g);
 
-    // Paint the shapes onto a cell grid: (glyph, style, the claim whose glyph
-    // it shows). The legend is read off the claims still showing at the end.
-    let blank: Cell = (" ", Style::new(), None);
-    let mut cells: Vec<Cell> = vec![blank; w * h];
-    for s in &plane.shapes {
-        let (c0, c1) = g.cols(s.valid.from, s.valid.to);
-        let (r0, r1) = g.rows(s.from, s.to);
-        if c0 >= c1 || r0 >= r1 {
-            continue;
+    let mut lines = canvas.rows(app, cy);
+    lines.push(valid_axis(app, canvas.w, cx));
+    let legend = legend(app, &canvas, off_axis, inner.width as usize);
+    let [top, reading, key] = Layout::vertical([
+        Constraint::Length(canvas.h as u16 + 1),
+        Constraint::Length(FOOT_ROWS - 1 - LEGEND_ROWS),
+        Constraint::Length(LEGEND_ROWS),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(lines), top);
+    let about = if app.plane.valid_free {
+        ""
+    } else {
+        " (valid follows the diagonal; v frees it)"
+    };
+    let text = Span::styled(
+        format!("{}{about}", app.plane.reading.text),
+        app.theme.base().add_modifier(Modifier::BOLD),
+    );
+    frame.render_widget(
+        Paragraph::new(Line::from(text)).wrap(Wrap { trim: true }),
+        reading,
+    );
+    frame.render_widget(Paragraph::new(legend), key);
+}
+
+/// No room to draw the plane: a pointer to the full-screen plane, then the
+/// crosshair's reading (never an empty box).
+fn too_small(app: &App, frame: &mut Frame, inner: Rect) {
+    let theme = &app.theme;
+    let lines = vec![
+        Line::from(Span::styled(
+            cut(
+                "the plane needs more room: p shows it full-screen",
+                inner.width as usize,
+            ),
+            theme.warning(),
+        )),
+        Line::from(Span::styled(
+            app.plane.reading.text.clone(),
+            theme.base().add_modifier(Modifier::BOLD),
+        )),
+    ];
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
+}
+
+/// The plane's cells, `w` × `h`, row 0 at the top (the latest recorded
+/// time), painted in passes: shapes, the diagonal, evidence, the crosshair.
+struct Canvas {
+    cells: Vec<Cell>,
+    w: usize,
+    h: usize,
+}
+
+/// An empty cell.
+const BLANK: Cell = (" ", Style::new(), None);
+
+impl Canvas {
+    fn new(w: usize, h: usize) -> Self {
+        Canvas {
+            cells: vec![BLANK; w * h],
+            w,
+            h,
         }
-        let mut style = theme.claim(s.claim_index);
-        if s.split {
-            style = style.add_modifier(Modifier::DIM);
-        }
-        for r in r0..r1 {
-            for c in c0..c1 {
-                // The closing edge is marked when the shape is tall enough to keep
-                // its claim visible too.
-                let mark = if r == r0 && s.to != OPEN && r1 - r0 >= 2 {
-                    match s.closed {
-                        Some(CloseKind::Retracted) => Some("✕"),
-                        _ => Some("━"),
-                    }
-                } else if r == r0 && c == c0 && s.to == OPEN && r0 == 0 {
-                    Some("↑")
-                } else if c == c1 - 1 && s.valid.to == OPEN && c1 as usize == w {
-                    Some("→")
-                } else {
-                    None
-                };
-                cells[r as usize * w + c as usize] = match mark {
-                    Some(glyph) => (glyph, style, None),
-                    None => (claim_glyph(s.claim_index), style, Some(s.claim_index)),
-                };
+    }
+
+    fn at(&mut self, row: usize, col: usize) -> &mut Cell {
+        &mut self.cells[row * self.w + col]
+    }
+
+    /// Each version's rectangle, filled with its claim's glyph; a closing
+    /// edge marked (━ superseded, ✕ retracted), an open end marked (↑ →).
+    fn shapes(&mut self, app: &App, g: &Geometry) {
+        let theme = &app.theme;
+        for s in &app.plane.plane.shapes {
+            let (c0, c1) = g.cols(s.valid.from, s.valid.to);
+            let (r0, r1) = g.rows(s.from, s.to);
+            if c0 >= c1 || r0 >= r1 {
+                continue;
+            }
+            let mut style = theme.claim(s.claim_index);
+            if s.split {
+                style = style.add_modifier(Modifier::DIM);
+            }
+            for r in r0..r1 {
+                for c in c0..c1 {
+                    // The closing edge is marked when the shape is tall enough to keep
+                    // its claim visible too.
+                    let mark = if r == r0 && s.to != OPEN && r1 - r0 >= 2 {
+                        match s.closed {
+                            Some(CloseKind::Retracted) => Some("✕"),
+                            _ => Some("━"),
+                        }
+                    } else if r == r0 && c == c0 && s.to == OPEN && r0 == 0 {
+                        Some("↑")
+                    } else if c == c1 - 1 && s.valid.to == OPEN && c1 as usize == self.w {
+                        Some("→")
+                    } else {
+                        None
+                    };
+                    *self.at(r as usize, c as usize) = match mark {
+                        Some(glyph) => (glyph, style, None),
+                        None => (claim_glyph(s.claim_index), style, Some(s.claim_index)),
+                    };
+                }
             }
         }
     }
-    // The diagonal valid = recorded.
-    for c in 0..w {
-        if let Some(r) = g.row_of(g.valid_at(c as u16)) {
-            let cell = &mut cells[r as usize * w + c];
-            let style = if cell.0 == " " { theme.muted() } else { cell.1 };
-            *cell = ("╱", style, None);
-        }
-    }
-    // Evidence at (observed, recorded).
-    // Evidence observed off the valid axis is marked at its edge (◂ ▸).
-    let mut off_axis = false;
-    for p in &plane.points {
-        let Some(r) = g.row_of(p.recorded) else {
-            continue;
-        };
-        let (c, glyph) = match g.col_of(p.observed) {
-            Some(c) => (c, "✦"),
-            None if p.observed < plane.valid_view.0 => (0, "◂"),
-            None => (w as i64 - 1, "▸"),
-        };
-        off_axis |= glyph != "✦";
-        cells[r as usize * w + c as usize] =
-            (glyph, theme.late().remove_modifier(Modifier::DIM), None);
-    }
-    // The crosshair. Its row and column show what was held at exactly the
-    // cursor's instants (not at their cells' centres), so the cell under the
-    // crosshair and the reading always agree.
-    let cx = g.col_of(app.valid_at());
-    let cy = g.row_of(app.cursor);
-    let at = |valid: Micros, recorded: Micros| -> Option<&Shape> {
-        plane.shapes.iter().rev().find(|s| {
-            s.valid.from <= valid && valid < s.valid.to && s.from <= recorded && recorded < s.to
-        })
-    };
-    if let Some(cy) = cy {
-        for c in 0..w {
-            let shape = at(g.valid_at(c as u16), app.cursor);
-            cells[cy as usize * w + c] = shape.map_or(blank, |s| claim_cell(app, s.claim_index));
-        }
-    }
-    if let Some(cx) = cx {
-        for r in 0..h {
-            let shape = at(app.valid_at(), g.recorded_at(r as u16));
-            cells[r * w + cx as usize] = shape.map_or(blank, |s| claim_cell(app, s.claim_index));
-        }
-    }
-    if let Some(cx) = cx {
-        for r in 0..h {
-            let cell = &mut cells[r * w + cx as usize];
-            *cell = if cell.0 == " " || cell.0 == "╱" {
-                ("│", theme.cursor(), None)
-            } else {
-                (cell.0, theme.cursor(), cell.2)
-            };
-        }
-    }
-    if let Some(cy) = cy {
-        for c in 0..w {
-            let cell = &mut cells[cy as usize * w + c];
-            let crossing = Some(c as i64) == cx;
-            // At the crossing, the reading's claim (the authority), else nothing.
-            let (glyph, claim) = match (crossing, app.plane.reading.claim_index) {
-                (true, Some(i)) => (claim_glyph(i), Some(i)),
-                (true, None) => ("┼", None),
-                _ if cell.0 == " " || cell.0 == "╱" => ("─", None),
-                _ => (cell.0, cell.2),
-            };
-            *cell = (glyph, theme.cursor(), claim);
-        }
-        // A valid cursor off the plane (following the diagonal) is marked at the edge.
-        if cx.is_none() && w > 0 {
-            let edge = if app.valid_at() < plane.valid_view.0 {
-                0
-            } else {
-                w - 1
-            };
-            cells[cy as usize * w + edge] =
-                (if edge == 0 { "◀" } else { "▶" }, theme.cursor(), None);
+
+    /// The diagonal valid = recorded.
+    fn diagonal(&mut self, app: &App, g: &Geometry) {
+        for c in 0..self.w {
+            if let Some(r) = g.row_of(g.valid_at(c as u16)) {
+                let cell = self.at(r as usize, c);
+                let style = if cell.0 == " " {
+                    app.theme.muted()
+                } else {
+                    cell.1
+                };
+                *cell = ("╱", style, None);
+            }
         }
     }
 
-    // Recorded-time labels on the left, dated when the axis spans days; the
-    // crosshair's row is labelled with the cursor's own instant.
-    let rdated = axis::dated(plane.recorded_view.1 - plane.recorded_view.0);
-    let (rstep, rticks) = axis::row_ticks(plane.recorded_view.0, plane.recorded_view.1, h as i64);
-    let mut left = vec![String::new(); h];
-    for (cell, t) in rticks {
-        let row = h as i64 - 1 - cell;
-        if (0..h as i64).contains(&row) {
-            left[row as usize] = axis::tick_label(t, rstep, rdated);
+    /// Evidence at (observed, recorded); evidence observed off the valid
+    /// axis is marked at its edge (◂ ▸). Whether any was.
+    fn evidence(&mut self, app: &App, g: &Geometry) -> bool {
+        let plane = &app.plane.plane;
+        let mut off_axis = false;
+        for p in &plane.points {
+            let Some(r) = g.row_of(p.recorded) else {
+                continue;
+            };
+            let (c, glyph) = match g.col_of(p.observed) {
+                Some(c) => (c, "✦"),
+                None if p.observed < plane.valid_view.0 => (0, "◂"),
+                None => (self.w as i64 - 1, "▸"),
+            };
+            off_axis |= glyph != "✦";
+            *self.at(r as usize, c as usize) =
+                (glyph, app.theme.late().remove_modifier(Modifier::DIM), None);
         }
+        off_axis
     }
-    if let Some(cy) = cy {
-        left[cy as usize] = instant_label(app.cursor, LABEL_WIDTH as usize - 1, rdated);
-    }
-    let mut lines: Vec<Line> = Vec::with_capacity(inner.height as usize);
-    for (r, label) in left.iter().enumerate() {
-        let style = if Some(r as i64) == cy {
-            theme.cursor()
-        } else {
-            theme.muted()
+
+    /// The crosshair, and its column and row where they fall on the plane.
+    /// Its row and column show what was held at exactly the cursor's
+    /// instants (not at their cells' centres), so the cell under the
+    /// crosshair and the reading always agree.
+    fn crosshair(&mut self, app: &App, g: &Geometry) -> (Option<i64>, Option<i64>) {
+        let plane = &app.plane.plane;
+        let theme = &app.theme;
+        let (w, h) = (self.w, self.h);
+        let cx = g.col_of(app.valid_at());
+        let cy = g.row_of(app.cursor);
+        let held = |valid: Micros, recorded: Micros| -> Option<&Shape> {
+            plane.shapes.iter().rev().find(|s| {
+                s.valid.from <= valid
+                    && valid < s.valid.to
+                    && s.from <= recorded
+                    && recorded < s.to
+            })
         };
-        let mut spans = vec![
-            Span::styled(fit(label, LABEL_WIDTH as usize - 1), style),
-            Span::raw(" "),
-        ];
-        spans.extend(
-            cells[r * w..(r + 1) * w]
-                .iter()
-                .map(|(glyph, style, _)| Span::styled(*glyph, *style)),
-        );
-        lines.push(Line::from(spans));
+        if let Some(cy) = cy {
+            for c in 0..w {
+                let shape = held(g.valid_at(c as u16), app.cursor);
+                *self.at(cy as usize, c) = shape.map_or(BLANK, |s| claim_cell(app, s.claim_index));
+            }
+        }
+        if let Some(cx) = cx {
+            for r in 0..h {
+                let shape = held(app.valid_at(), g.recorded_at(r as u16));
+                *self.at(r, cx as usize) = shape.map_or(BLANK, |s| claim_cell(app, s.claim_index));
+            }
+            for r in 0..h {
+                let cell = self.at(r, cx as usize);
+                *cell = if cell.0 == " " || cell.0 == "╱" {
+                    ("│", theme.cursor(), None)
+                } else {
+                    (cell.0, theme.cursor(), cell.2)
+                };
+            }
+        }
+        if let Some(cy) = cy {
+            for c in 0..w {
+                let cell = self.at(cy as usize, c);
+                let crossing = Some(c as i64) == cx;
+                // At the crossing, the reading's claim (the authority), else nothing.
+                let (glyph, claim) = match (crossing, app.plane.reading.claim_index) {
+                    (true, Some(i)) => (claim_glyph(i), Some(i)),
+                    (true, None) => ("┼", None),
+                    _ if cell.0 == " " || cell.0 == "╱" => ("─", None),
+                    _ => (cell.0, cell.2),
+                };
+                *cell = (glyph, theme.cursor(), claim);
+            }
+            // A valid cursor off the plane (following the diagonal) is marked at the edge.
+            if cx.is_none() && w > 0 {
+                let edge = if app.valid_at() < plane.valid_view.0 {
+                    0
+                } else {
+                    w - 1
+                };
+                *self.at(cy as usize, edge) =
+                    (if edge == 0 { "◀" } else { "▶" }, theme.cursor(), None);
+            }
+        }
+        (cx, cy)
     }
-    // Valid-time labels underneath, dated when the axis spans days; the
-    // crosshair's column carries the valid cursor's own instant.
+
+    /// The cells as lines, each with its recorded-time label on the left,
+    /// dated when the axis spans days; the crosshair's row is labelled with
+    /// the cursor's own instant.
+    fn rows(&self, app: &App, cy: Option<i64>) -> Vec<Line<'static>> {
+        let plane = &app.plane.plane;
+        let h = self.h;
+        let rdated = axis::dated(plane.recorded_view.1 - plane.recorded_view.0);
+        let (rstep, rticks) =
+            axis::row_ticks(plane.recorded_view.0, plane.recorded_view.1, h as i64);
+        let mut left = vec![String::new(); h];
+        for (cell, t) in rticks {
+            let row = h as i64 - 1 - cell;
+            if (0..h as i64).contains(&row) {
+                left[row as usize] = axis::tick_label(t, rstep, rdated);
+            }
+        }
+        if let Some(cy) = cy {
+            left[cy as usize] = instant_label(app.cursor, LABEL_WIDTH as usize - 1, rdated);
+        }
+        let mut lines: Vec<Line> = Vec::with_capacity(h + 1);
+        for (r, label) in left.iter().enumerate() {
+            let style = if Some(r as i64) == cy {
+                app.theme.cursor()
+            } else {
+                app.theme.muted()
+            };
+            let mut spans = vec![
+                Span::styled(fit(label, LABEL_WIDTH as usize - 1), style),
+                Span::raw(" "),
+            ];
+            spans.extend(
+                self.cells[r * self.w..(r + 1) * self.w]
+                    .iter()
+                    .map(|(glyph, style, _)| Span::styled(*glyph, *style)),
+            );
+            lines.push(Line::from(spans));
+        }
+        lines
+    }
+}
+
+/// The valid-time labels under the plane, dated when the axis spans days;
+/// the crosshair's column (`cx`) carries the valid cursor's own instant.
+fn valid_axis(app: &App, w: usize, cx: Option<i64>) -> Line<'static> {
+    let plane = &app.plane.plane;
+    let theme = &app.theme;
     let vspan = plane.valid_view.1 - plane.valid_view.0;
     let vdated = axis::dated(vspan);
     let (vstep, vticks) = axis::ticks(plane.valid_view.0, plane.valid_view.1, w as i64, vdated);
@@ -276,17 +367,16 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             theme.muted(),
         )),
     }
-    lines.push(Line::from(axis_spans));
-    let about = if app.plane.valid_free {
-        ""
-    } else {
-        " (valid follows the diagonal; v frees it)"
-    };
-    // The legend names every claim glyph drawn, with its claim (cut evenly
-    // when they do not all fit, then `+N`), then the marks drawn.
+    Line::from(axis_spans)
+}
+
+/// The legend: every claim glyph drawn, with its claim (cut evenly when they
+/// do not all fit, then `+N`), then the marks drawn, in `room` columns.
+fn legend(app: &App, canvas: &Canvas, off_axis: bool, room: usize) -> Vec<Line<'static>> {
+    let plane = &app.plane.plane;
     // The claims whose glyph shows somewhere, in the legend's order.
     let mut shown = vec![false; plane.legend.len()];
-    for &(_, _, claim) in &cells {
+    for &(_, _, claim) in &canvas.cells {
         if let Some(slot) =
             claim.and_then(|i| plane.legend.binary_search_by_key(&i, |(j, _)| *j).ok())
         {
@@ -301,10 +391,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ("✕", "✕ retracted"),
     ]
     .into_iter()
-    .filter(|(g, _)| cells.iter().any(|(c, _, _)| c == g) || (*g == "◂" && off_axis))
+    .filter(|(g, _)| canvas.cells.iter().any(|(c, _, _)| c == g) || (*g == "◂" && off_axis))
     .map(|(_, text)| text)
     .collect();
-    let room = inner.width as usize;
     let claims: Vec<(usize, &str)> = plane
         .legend
         .iter()
@@ -312,23 +401,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .filter(|(_, shown)| **shown)
         .map(|((i, c), _)| (*i, c.as_str()))
         .collect();
-    let legend = legend_lines(app, &claims, &marks, room, LEGEND_ROWS as usize);
-    let [top, reading, key] = Layout::vertical([
-        Constraint::Length(h as u16 + 1),
-        Constraint::Length(FOOT_ROWS - 1 - LEGEND_ROWS),
-        Constraint::Length(LEGEND_ROWS),
-    ])
-    .areas(inner);
-    frame.render_widget(Paragraph::new(lines), top);
-    let text = Span::styled(
-        format!("{}{about}", app.plane.reading.text),
-        theme.base().add_modifier(Modifier::BOLD),
-    );
-    frame.render_widget(
-        Paragraph::new(Line::from(text)).wrap(Wrap { trim: true }),
-        reading,
-    );
-    frame.render_widget(Paragraph::new(legend), key);
+    legend_lines(app, &claims, &marks, room, LEGEND_ROWS as usize)
 }
 
 /// An instant as the plane labels the crosshair: the cursor's own time,

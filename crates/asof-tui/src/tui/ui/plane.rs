@@ -228,10 +228,7 @@ impl Canvas {
         let cy = g.row_of(app.cursor);
         let held = |valid: Micros, recorded: Micros| -> Option<&Shape> {
             plane.shapes.iter().rev().find(|s| {
-                s.valid.from <= valid
-                    && valid < s.valid.to
-                    && s.from <= recorded
-                    && recorded < s.to
+                s.valid.from <= valid && valid < s.valid.to && s.from <= recorded && recorded < s.to
             })
         };
         if let Some(cy) = cy {

@@ -9,7 +9,7 @@
 use super::svg::{self, escape};
 use super::{Divergence, ExportError, Provenance};
 use asof_core::model::{ASSUMED_LEGEND, EventBody};
-use asof_core::time;
+use asof_core::time::{self, Micros};
 use asof_store::query::{self, Filter, json, quality};
 use asof_store::store::Store;
 use std::fmt::Write;
@@ -36,13 +36,59 @@ pub fn report(
         )));
     }
     let ledger = quality::ledger(store)?;
-    let verified = ledger.verified_ids();
     let end = events.last().map_or(0, |e| e.recorded_at());
+    let data = embedded_data(store, &events, &ledger)?;
+
+    let mut h = String::new();
+    head(&mut h, store, prov, events.len());
+    let _ = write!(h, "{}", super::findings::html(prov.review.as_ref(), escape));
+    slider_section(&mut h, events.len());
+    planes_section(&mut h, store)?;
+    evidence_section(&mut h, store, &ledger, end)?;
+    match &prov.divergence {
+        Some(Divergence::Shown { json, .. }) => fork_section(&mut h, json),
+        Some(Divergence::NotShown(why)) => {
+            let _ = writeln!(
+                h,
+                r#"<section id="fork"><h2>What-if: divergence from the record</h2><p>Not shown: {}.</p></section>"#,
+                escape(why)
+            );
+        }
+        None => {}
+    }
+    if let Some(diff) = fork {
+        fork_section(&mut h, diff);
+    }
+    let verified = log
+        .events
+        .iter()
+        .filter(|e| matches!(e.body, EventBody::Verify(_)))
+        .count();
+    let _ = write!(
+        h,
+        r#"<footer>{verified} verification marks in the log. Times are UTC. Open offline; nothing is fetched.</footer>
+<script type="application/json" id="asof-data">{data}</script>
+<script>{SCRIPT}</script>
+</body></html>
+"#
+    );
+    Ok(h)
+}
+
+/// The data the page's script reads, as JSON safe inside a script element:
+/// per event (recorded order) the beliefs held then and the verdicts in
+/// force, and each assertion's recorded time.
+fn embedded_data(
+    store: &Store,
+    events: &[&asof_core::model::Event],
+    ledger: &asof_core::engine::quality::Ledger,
+) -> Result<String, ExportError> {
+    let verified = ledger.verified_ids();
     let mut steps = Vec::with_capacity(events.len());
-    for e in &events {
+    for e in events {
         let at = e.recorded_at();
         let beliefs = query::believed(store, at, None, &Filter::default())?;
-        let believed = serde_json::to_value(json::believed(at, None, &beliefs, &ledger))
+        let believed = serde_json::to_value(json::believed(at, None, &beliefs, ledger))
             .map_err(|e| ExportError::Html(e.to_string()))?;
         // The verdicts in force at this instant (design.md §4), by evidence id.
         let verdicts: serde_json::Map<String, serde_json::Value> = verified
@@ -83,13 +129,17 @@ pub fn report(
     });
     // JSON in a script element: the agent's text must not end the element or
     // open a comment (`</script>`, `<!--`), so markup characters are escaped.
-    let data = serde_json::to_string(&data)
+    Ok(serde_json::to_string(&data)
         .map_err(|e| ExportError::Html(e.to_string()))?
         .replace('<', "\\u003c")
         .replace('>', "\\u003e")
-        .replace('&', "\\u0026");
+        .replace('&', "\\u0026"))
+}
 
-    let mut h = String::new();
+/// The document's head and its header: title, what-if banner, the incident
+/// and the report's provenance.
+fn head(h: &mut String, store: &Store, prov: &Provenance, events: usize) {
+    let header = store.header();
     let title = format!(
         "{}{} — asof report",
         prov.title_prefix(),
@@ -104,6 +154,13 @@ pub fn report(
         ),
         None => String::new(),
     };
+    let mut more = String::new();
+    if prov.review.is_some() {
+        more.push_str(&format!(" · review: {}", prov.review_words()));
+    }
+    if let Some(r) = &prov.redacted {
+        more.push_str(&format!(" · {r}"));
+    }
     let _ = write!(
         h,
         r#"<!DOCTYPE html>
@@ -121,7 +178,7 @@ pub fn report(
         escape(&header.incident.id),
         header.agents.len(),
         header.topics.len(),
-        events.len(),
+        events,
         escape(&prov.origin.name),
         escape(&prov.origin.sha256),
         Provenance::version(),
@@ -129,20 +186,14 @@ pub fn report(
         escape(&prov.assumed_words()),
         escape(&prov.bad_lines_words()),
         escape(&prov.read_with_words()),
-        escape(&{
-            let mut more = String::new();
-            if prov.review.is_some() {
-                more.push_str(&format!(" · review: {}", prov.review_words()));
-            }
-            if let Some(r) = &prov.redacted {
-                more.push_str(&format!(" · {r}"));
-            }
-            more
-        }),
+        escape(&more),
     );
-    let _ = write!(h, "{}", super::findings::html(prov.review.as_ref(), escape));
-    // The slider and what was believed at its event.
-    let last = events.len().saturating_sub(1);
+}
+
+/// The slider over the log's events and the table the script fills with
+/// what was believed at the chosen one.
+fn slider_section(h: &mut String, events: usize) {
+    let last = events.saturating_sub(1);
     let _ = write!(
         h,
         r#"<section id="believed"><h2>What was believed, event by event</h2>
@@ -156,15 +207,17 @@ pub fn report(
 <h3>Verifications in force at this instant</h3><ul id="verdicts" class="verdicts"></ul></section>
 "#
     );
-    // Each topic's plane.
+}
+
+/// Each topic's plane, one per agent holding beliefs about it (design.md §8:
+/// every agent drawn).
+fn planes_section(h: &mut String, store: &Store) -> Result<(), ExportError> {
     let _ = writeln!(
         h,
         r#"<section id="planes"><h2>Planes: valid time × recorded time</h2>"#
     );
-    // One plane per agent holding beliefs about the topic (design.md §8: every
-    // agent drawn).
     let mut planes = Vec::new();
-    for topic in &header.topics {
+    for topic in &store.header().topics {
         for agent in svg::agents_of(store, &topic.id)? {
             planes.push((topic.id.clone(), Some(agent)));
         }
@@ -182,7 +235,17 @@ pub fn report(
         }
     }
     let _ = writeln!(h, "</section>");
-    // Evidence.
+    Ok(())
+}
+
+/// Every evidence item with its verification at the log's last event
+/// (`end`), and what the agent read, whole, one click away.
+fn evidence_section(
+    h: &mut String,
+    store: &Store,
+    ledger: &asof_core::engine::quality::Ledger,
+    end: Micros,
+) -> Result<(), ExportError> {
     let _ = writeln!(
         h,
         r#"<section id="evidence"><h2>Evidence</h2><p class="keys">Verified: each item's verification at the log's last event ({end}); the slider's section lists them at each instant.</p><table><thead><tr><th>id</th><th>kind</th><th>source</th><th>observed</th><th>recorded</th><th>lag</th><th>cited by</th><th>verified</th><th>summary</th></tr></thead><tbody>"#,
@@ -206,7 +269,6 @@ pub fn report(
             escape(&item.cited_by.join(", ")),
             escape(&verified),
             match &e.content {
-                // What the agent read, whole, one click away.
                 Some(text) => format!(
                     "<details><summary>{}</summary><pre class=\"whole\">{}</pre></details>",
                     escape(&e.summary_shown()),
@@ -217,34 +279,7 @@ pub fn report(
         );
     }
     let _ = writeln!(h, "</tbody></table></section>");
-    match &prov.divergence {
-        Some(Divergence::Shown { json, .. }) => fork_section(&mut h, json),
-        Some(Divergence::NotShown(why)) => {
-            let _ = writeln!(
-                h,
-                r#"<section id="fork"><h2>What-if: divergence from the record</h2><p>Not shown: {}.</p></section>"#,
-                escape(why)
-            );
-        }
-        None => {}
-    }
-    if let Some(diff) = fork {
-        fork_section(&mut h, diff);
-    }
-    let verified = log
-        .events
-        .iter()
-        .filter(|e| matches!(e.body, EventBody::Verify(_)))
-        .count();
-    let _ = write!(
-        h,
-        r#"<footer>{verified} verification marks in the log. Times are UTC. Open offline; nothing is fetched.</footer>
-<script type="application/json" id="asof-data">{data}</script>
-<script>{SCRIPT}</script>
-</body></html>
-"#
-    );
-    Ok(h)
+    Ok(())
 }
 
 /// A fork's divergence windows and time to the truth, from `asof diff`'s JSON.

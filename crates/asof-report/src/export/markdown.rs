@@ -25,7 +25,7 @@ use asof_core::engine::quality::{self as rules, Freshness, Support};
 use asof_core::model::{ASSUMED_LEGEND, Assumed, EventBody, RetractTarget};
 use asof_core::time::{self, Interval, Micros, OPEN};
 use asof_store::fork::PolicyReport;
-use asof_store::query::{self, Belief, EvidenceItem, LATE};
+use asof_store::query::{self, Belief, EvidenceItem, LATE, Note};
 use asof_store::store::Store;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -45,6 +45,61 @@ pub fn report(store: &Store, prov: &Provenance) -> Result<String, ExportError> {
     let mut out = String::new();
     let w = &mut out;
 
+    front_matter(w, store, prov, &log, span)?;
+    let _ = write!(w, "{}", super::findings::markdown(prov.review.as_ref()));
+    provenance(w, store)?;
+    lineage(w, store, prov)?;
+    agents_and_topics(w, header);
+
+    // Versions closed per event, counted from the histories read below (each
+    // version is in exactly one topic's history), for the retractions table.
+    let mut closed_by: HashMap<String, usize> = HashMap::new();
+    let ledger = query::quality::ledger(store)?;
+    for topic in &header.topics {
+        let history = query::history(store, &topic.id, None)?;
+        for v in history.versions.iter().map(|b| &b.version) {
+            if let Some(c) = &v.closed {
+                *closed_by.entry(c.event.to_string()).or_default() += 1;
+            }
+        }
+        let _ = writeln!(w, "## Topic `{}` — {}\n", topic.id, topic.question);
+        if let Some(r) = &topic.resolution {
+            let _ = writeln!(w, "Resolution (ground truth): “{r}”.\n");
+        }
+        if history.versions.is_empty() {
+            let _ = writeln!(w, "No agent held a belief about this topic.\n");
+            continue;
+        }
+        answers(
+            w,
+            store,
+            topic.resolution.as_deref(),
+            &history.versions,
+            span,
+        );
+        versions(w, &history.versions, &ledger, &locator);
+        unchanged(w, &history.notes, &locator);
+    }
+
+    let _ = writeln!(w, "## Evidence\n");
+    let _ = writeln!(w, "{}", evidence_table(evidence.iter()).markdown());
+    whole_texts(w, &evidence);
+    late_evidence(w, &evidence);
+    retractions(w, &log, &locator, &closed_by);
+    quality(w, store, &log, span)?;
+    Ok(out)
+}
+
+/// The title, the what-if banner, the table of where the report comes from
+/// and what the log holds, and how to read the times.
+fn front_matter(
+    w: &mut String,
+    store: &Store,
+    prov: &Provenance,
+    log: &asof_core::model::Dataset,
+    span: Option<(Micros, Micros)>,
+) -> Result<(), ExportError> {
+    let header = store.header();
     let count = |f: fn(&EventBody) -> bool| log.events.iter().filter(|e| f(&e.body)).count();
     let _ = writeln!(
         w,
@@ -90,10 +145,11 @@ pub fn report(store: &Store, prov: &Provenance) -> Result<String, ExportError> {
 when the agent held the belief. Every row below is derived by replaying the store's event log \
 (asof's replay semantics, `docs/semantics.md`); the log itself is unchanged.\n"
     );
-    let _ = write!(w, "{}", super::findings::markdown(prov.review.as_ref()));
-    provenance(w, store)?;
-    lineage(w, store, prov)?;
+    Ok(())
+}
 
+/// The agents and the topics, one table each.
+fn agents_and_topics(w: &mut String, header: &asof_core::model::Header) {
     let _ = writeln!(w, "## Agents\n");
     let mut t = Table::new(vec!["id", "name"]);
     for a in &header.agents {
@@ -112,102 +168,89 @@ when the agent held the belief. Every row below is derived by replaying the stor
         ]);
     }
     let _ = writeln!(w, "{}", t.markdown());
+}
 
-    // Versions closed per event, counted from the histories read below (each
-    // version is in exactly one topic's history), for the retractions table.
-    let mut closed_by: HashMap<String, usize> = HashMap::new();
-    let ledger = query::quality::ledger(store)?;
-    for topic in &header.topics {
-        let history = query::history(store, &topic.id, None)?;
-        for v in history.versions.iter().map(|b| &b.version) {
-            if let Some(c) = &v.closed {
-                *closed_by.entry(c.event.to_string()).or_default() += 1;
-            }
+/// A topic's versions, each with how it ended, its assertion and evidence;
+/// what an importer assumed is marked.
+fn versions(
+    w: &mut String,
+    versions: &[Belief],
+    ledger: &asof_core::engine::quality::Ledger,
+    locator: &HashMap<&str, &EvidenceItem>,
+) {
+    let _ = writeln!(w, "### Versions\n");
+    let mut any_assumed = false;
+    let mut t = Table::new(vec![
+        "agent",
+        "claim",
+        "conf",
+        "valid",
+        "held (recorded)",
+        "how it ended",
+        "assertion",
+        "evidence",
+    ]);
+    for b in versions {
+        let v = &b.version;
+        let mut claim = v.claim.to_string();
+        if v.origin == asof_core::model::Origin::Split {
+            claim.push_str(" (split piece)");
         }
-        let _ = writeln!(w, "## Topic `{}` — {}\n", topic.id, topic.question);
-        if let Some(r) = &topic.resolution {
-            let _ = writeln!(w, "Resolution (ground truth): “{r}”.\n");
+        if let Some(by) = &v.clipped_by {
+            claim.push_str(&format!(" (open end clipped by {by})"));
         }
-        if history.versions.is_empty() {
-            let _ = writeln!(w, "No agent held a belief about this topic.\n");
-            continue;
-        }
-        answers(
-            w,
-            store,
-            topic.resolution.as_deref(),
-            &history.versions,
-            span,
-        );
-        let _ = writeln!(w, "### Versions\n");
-        let mut any_assumed = false;
-        let mut t = Table::new(vec![
-            "agent",
-            "claim",
-            "conf",
-            "valid",
-            "held (recorded)",
-            "how it ended",
-            "assertion",
-            "evidence",
+        let assumed = ledger.assumed(&v.assertion);
+        t.row(vec![
+            Assumed::Agent.mark(assumed, v.agent.to_string()),
+            claim,
+            Assumed::Confidence.mark(assumed, format!("{:.2}", v.confidence)),
+            Assumed::ValidFrom.mark(assumed, interval(v.valid)),
+            interval(Interval::new(v.recorded_at, v.superseded_at)),
+            match &v.closed {
+                Some(c) => c.to_string(),
+                None => "still held".into(),
+            },
+            v.assertion.to_string(),
+            Assumed::SupportedBy.mark(assumed, cited(&b.supported_by, locator)),
         ]);
-        for b in &history.versions {
-            let v = &b.version;
-            let mut claim = v.claim.to_string();
-            if v.origin == asof_core::model::Origin::Split {
-                claim.push_str(" (split piece)");
-            }
-            if let Some(by) = &v.clipped_by {
-                claim.push_str(&format!(" (open end clipped by {by})"));
-            }
-            let assumed = ledger.assumed(&v.assertion);
-            t.row(vec![
-                Assumed::Agent.mark(assumed, v.agent.to_string()),
-                claim,
-                Assumed::Confidence.mark(assumed, format!("{:.2}", v.confidence)),
-                Assumed::ValidFrom.mark(assumed, interval(v.valid)),
-                interval(Interval::new(v.recorded_at, v.superseded_at)),
-                match &v.closed {
-                    Some(c) => c.to_string(),
-                    None => "still held".into(),
-                },
-                v.assertion.to_string(),
-                Assumed::SupportedBy.mark(assumed, cited(&b.supported_by, &locator)),
-            ]);
-            any_assumed |= !assumed.is_empty();
-        }
-        let _ = writeln!(w, "{}", t.markdown());
-        if any_assumed {
-            let _ = writeln!(w, "{ASSUMED_LEGEND}.\n");
-        }
-        if !history.notes.is_empty() {
-            let _ = writeln!(w, "### Events that changed no version\n");
-            let mut t = Table::new(vec!["recorded", "event", "agent", "what", "evidence"]);
-            for n in &history.notes {
-                let what = match n.effect {
-                    EffectKind::Reconfirmed => {
-                        format!("reconfirmed “{}”", n.claim.as_deref().unwrap_or_default())
-                    }
-                    EffectKind::ZeroWidth => {
-                        "closed at the instant it was recorded (not stored)".into()
-                    }
-                    _ => "retraction that found nothing held".into(),
-                };
-                t.row(vec![
-                    time::format(n.recorded_at),
-                    n.event.clone(),
-                    n.agent.clone(),
-                    what,
-                    cited(&n.cites, &locator),
-                ]);
-            }
-            let _ = writeln!(w, "{}", t.markdown());
-        }
+        any_assumed |= !assumed.is_empty();
     }
+    let _ = writeln!(w, "{}", t.markdown());
+    if any_assumed {
+        let _ = writeln!(w, "{ASSUMED_LEGEND}.\n");
+    }
+}
 
-    let _ = writeln!(w, "## Evidence\n");
-    let _ = writeln!(w, "{}", evidence_table(evidence.iter()).markdown());
-    whole_texts(w, &evidence);
+/// A topic's events that changed no version (reconfirmations, zero-width
+/// beliefs, retractions that found nothing), if it has any.
+fn unchanged(w: &mut String, notes: &[Note], locator: &HashMap<&str, &EvidenceItem>) {
+    if notes.is_empty() {
+        return;
+    }
+    let _ = writeln!(w, "### Events that changed no version\n");
+    let mut t = Table::new(vec!["recorded", "event", "agent", "what", "evidence"]);
+    for n in notes {
+        let what = match n.effect {
+            EffectKind::Reconfirmed => {
+                format!("reconfirmed “{}”", n.claim.as_deref().unwrap_or_default())
+            }
+            EffectKind::ZeroWidth => "closed at the instant it was recorded (not stored)".into(),
+            _ => "retraction that found nothing held".into(),
+        };
+        t.row(vec![
+            time::format(n.recorded_at),
+            n.event.clone(),
+            n.agent.clone(),
+            what,
+            cited(&n.cites, locator),
+        ]);
+    }
+    let _ = writeln!(w, "{}", t.markdown());
+}
+
+/// The evidence that reached the agent [`LATE`] or more after it happened,
+/// longest lag first.
+fn late_evidence(w: &mut String, evidence: &[EvidenceItem]) {
     let mut late: Vec<&EvidenceItem> = evidence
         .iter()
         .filter(|e| e.evidence.lag() >= LATE)
@@ -223,7 +266,15 @@ when the agent held the belief. Every row below is derived by replaying the stor
     } else {
         let _ = writeln!(w, "{}", evidence_table(late.into_iter()).markdown());
     }
+}
 
+/// Every retraction in the log, with how many versions it closed.
+fn retractions(
+    w: &mut String,
+    log: &asof_core::model::Dataset,
+    locator: &HashMap<&str, &EvidenceItem>,
+    closed_by: &HashMap<String, usize>,
+) {
     let _ = writeln!(w, "## Retractions\n");
     let mut t = Table::new(vec![
         "recorded",
@@ -253,7 +304,7 @@ when the agent held the belief. Every row below is derived by replaying the stor
             r.agent.clone(),
             what,
             r.valid.map_or("all valid time".into(), interval),
-            cited(&r.because, &locator),
+            cited(&r.because, locator),
             r.reason.clone().unwrap_or_default(),
             closed_by.get(&r.id).copied().unwrap_or(0).to_string(),
         ]);
@@ -263,9 +314,6 @@ when the agent held the belief. Every row below is derived by replaying the stor
     } else {
         let _ = writeln!(w, "{}", t.markdown());
     }
-
-    quality(w, store, &log, span)?;
-    Ok(out)
 }
 
 /// "Quality at the end of the log" (design.md §4): what was held then and had gone

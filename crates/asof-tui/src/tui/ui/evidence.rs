@@ -19,12 +19,13 @@ use crate::tui::state::evidence::EvidenceState;
 use asof_core::model::VerifyState;
 use asof_core::text::fit;
 use asof_core::time::{self, format_short};
-use asof_store::query::LATE;
+use asof_store::query::{EvidenceItem, LATE};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use std::sync::Arc;
 
 /// The fewest columns the SUMMARY gets while an optional column can make room.
 pub const SUMMARY_MIN: usize = 30;
@@ -35,6 +36,60 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let state = &app.evidence;
     let focused = app.focus == Focus::Evidence;
+    let block = title(app, focused);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let rows_area = layout::evidence_rows(area);
+    let width = inner.width as usize;
+    if width == 0 || inner.height == 0 {
+        return;
+    }
+    // The rows on screen were read when the list last moved (App::prefetch);
+    // drawing never reads the store.
+    let shown: Vec<(usize, Arc<EvidenceItem>)> = state
+        .list
+        .window(rows_area.height as usize)
+        .filter_map(|(pos, i)| Some((pos, app.timeline.cached_evidence(i)?)))
+        .collect();
+    let cols = columns(app, &shown, width);
+    let header: String = cols
+        .iter()
+        .map(|(name, w)| {
+            if *w == 0 {
+                (*name).to_owned()
+            } else {
+                fit(name, *w) + " "
+            }
+        })
+        .collect();
+    frame.render_widget(
+        Paragraph::new(Line::from(Span::styled(
+            header,
+            theme.muted().add_modifier(Modifier::BOLD),
+        ))),
+        Rect { height: 1, ..inner },
+    );
+    let mut lines = Vec::new();
+    for (pos, item) in &shown {
+        let mut line = evidence_line(app, item, &cols, width);
+        if focused && *pos == state.list.selected() {
+            crate::tui::text::reverse(&mut line);
+        }
+        lines.push(line);
+    }
+    if state.list.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "nothing matches the filter",
+            theme.muted(),
+        )));
+    }
+    frame.render_widget(Paragraph::new(lines), rows_area);
+}
+
+/// The panel's frame, titled with how many items the log holds, how many
+/// were known at the cursor, and the filter and its matches.
+fn title(app: &App, focused: bool) -> ratatui::widgets::Block<'static> {
+    let state = &app.evidence;
     let known = EvidenceState::known(&app.timeline, app.cursor);
     let filter = if state.list.is_filtered() {
         format!(
@@ -45,43 +100,34 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         String::new()
     };
-    let block = super::panel(
+    super::panel(
         app,
         focused,
         format!(
             "Evidence · {} items · {known} known at the cursor{filter}",
             app.timeline.evidence_count()
         ),
-    );
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let rows_area = layout::evidence_rows(area);
-    let width = inner.width as usize;
-    if width == 0 || inner.height == 0 {
-        return;
-    }
-    // The rows on screen were read when the list last moved (App::prefetch);
-    // drawing never reads the store.
-    let shown: Vec<(
-        usize,
-        usize,
-        std::sync::Arc<asof_store::query::EvidenceItem>,
-    )> = state
-        .list
-        .window(rows_area.height as usize)
-        .filter_map(|(pos, i)| Some((pos, i, app.timeline.cached_evidence(i)?)))
-        .collect();
+    )
+}
+
+/// The columns shown in `width`, each with its width (SUMMARY last, taking
+/// the rest: width 0). Every column but SUMMARY is as wide as the rows on
+/// screen (`shown`) need, within its bounds; then, while SUMMARY would get
+/// fewer than SUMMARY_MIN columns, the least needed go.
+fn columns(
+    app: &App,
+    shown: &[(usize, Arc<EvidenceItem>)],
+    width: usize,
+) -> Vec<(&'static str, usize)> {
+    let state = &app.evidence;
     let id_w = state.id_width.clamp(2, 24);
     let source_w = state.source_width.clamp(6, 16);
     let wide = width >= 100;
-    let cited_w = state
-        .cited_width
-        .clamp(8, if width >= 150 { 20 } else { 12 });
     // Times as wide as the rows on screen need (seconds only when they have them).
-    let time_w = |f: &dyn Fn(&asof_store::query::EvidenceItem) -> i64| {
+    let time_w = |f: &dyn Fn(&EvidenceItem) -> i64| {
         shown
             .iter()
-            .map(|(_, _, item)| format_short(f(item)).chars().count())
+            .map(|(_, item)| format_short(f(item)).chars().count())
             .max()
             .unwrap_or(11)
             .clamp(11, 23)
@@ -89,7 +135,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     // The observed interval, both ends when it lasted (LAG runs from its end).
     let observed_w = shown
         .iter()
-        .map(|(_, _, item)| {
+        .map(|(_, item)| {
             let e = &item.evidence;
             time::format_observed(e.observed_at, e.observed_until, true)
                 .chars()
@@ -101,7 +147,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let recorded_w = time_w(&|item| item.evidence.recorded_at);
     let verified_w = shown
         .iter()
-        .map(|(_, _, item)| {
+        .map(|(_, item)| {
             let state = app.timeline.ledger.state(&item.evidence.id, app.cursor);
             asof_core::text::width(state.as_str())
         })
@@ -110,24 +156,13 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         .max("VERIFIED".len());
     // A reviewer's verdict has its own column and glyph (docs/review.md),
     // beside VERIFIED (what the agent's log said), never in it.
-    let cells = &app.review_shown.evidence;
-    let reviewed = !cells.is_empty();
-    let review_cell = |id: &str| cells.get(id).map_or("", String::as_str);
+    let reviewed = !app.review_shown.evidence.is_empty();
     let review_w = shown
         .iter()
-        .map(|(_, _, item)| asof_core::text::width(review_cell(&item.evidence.id)))
+        .map(|(_, item)| asof_core::text::width(review_cell(app, &item.evidence.id)))
         .max()
         .unwrap_or(0)
         .max("REVIEW".len());
-    let influence = !app.whatif.influence.is_empty();
-    let influence_title = if app.whatif.showing_fork {
-        "INFLUENCE (parent)"
-    } else {
-        "INFLUENCE"
-    };
-    // Every column but SUMMARY; then, while SUMMARY would get fewer than
-    // SUMMARY_MIN columns, the least needed go (OBSERVED, then SOURCE; the
-    // details popup shows both).
     let mut cols: Vec<(&str, usize)> = vec![
         ("ID", id_w),
         ("KIND", 7),
@@ -135,7 +170,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ("OBSERVED", observed_w),
         ("RECORDED", recorded_w),
         ("LAG", 9),
-        ("CITED BY", cited_w),
+        ("CITED BY", cited_width(app, width)),
         // The states at the cursor, as wide as the rows on screen need
         // ("claim-supported" is the longest): a verdict is never cut.
         ("VERIFIED", verified_w),
@@ -143,7 +178,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     if reviewed {
         cols.push(("REVIEW", review_w));
     }
-    if influence {
+    if !app.whatif.influence.is_empty() {
+        let influence_title = if app.whatif.showing_fork {
+            "INFLUENCE (parent)"
+        } else {
+            "INFLUENCE"
+        };
         cols.push((influence_title, if wide { 18 } else { 15 }));
     }
     let taken = |cols: &[(&str, usize)]| cols.iter().map(|(_, w)| w + 1).sum::<usize>();
@@ -169,97 +209,89 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         cols.retain(|(name, _)| *name != optional);
     }
     cols.push(("SUMMARY", 0));
-    let header: String = cols
-        .iter()
-        .map(|(name, w)| {
-            if *w == 0 {
-                (*name).to_owned()
-            } else {
-                fit(name, *w) + " "
-            }
-        })
-        .collect();
-    frame.render_widget(
-        Paragraph::new(Line::from(Span::styled(
-            header,
-            theme.muted().add_modifier(Modifier::BOLD),
-        ))),
-        Rect { height: 1, ..inner },
+    cols
+}
+
+/// CITED BY's width in a panel `width` columns wide.
+fn cited_width(app: &App, width: usize) -> usize {
+    app.evidence
+        .cited_width
+        .clamp(8, if width >= 150 { 20 } else { 12 })
+}
+
+/// A reviewer's verdict on the item `id`, as its REVIEW cell shows it.
+fn review_cell<'a>(app: &'a App, id: &str) -> &'a str {
+    app.review_shown.evidence.get(id).map_or("", String::as_str)
+}
+
+/// One item's row in `cols`: dimmed when recorded after the cursor, its lag
+/// marked when late, its citations and verdict as known at the cursor.
+fn evidence_line(
+    app: &App,
+    item: &EvidenceItem,
+    cols: &[(&str, usize)],
+    width: usize,
+) -> Line<'static> {
+    let theme = &app.theme;
+    let e = &item.evidence;
+    let future = e.recorded_at > app.cursor;
+    let late = e.lag() >= LATE;
+    let base = if future { theme.future() } else { theme.base() };
+    let lag = format!(
+        "{}{}",
+        if late { "!" } else { "" },
+        time::format_duration(e.lag())
     );
-    let mut lines = Vec::new();
-    for (pos, _, item) in &shown {
-        let pos = *pos;
-        let e = &item.evidence;
-        let future = e.recorded_at > app.cursor;
-        let late = e.lag() >= LATE;
-        let base = if future { theme.future() } else { theme.base() };
-        let lag = format!(
-            "{}{}",
-            if late { "!" } else { "" },
-            time::format_duration(e.lag())
-        );
-        // Only the citations recorded by the cursor: the rest were not known then.
-        let cited = asof_core::text::id_list(item.cited_by_at(app.cursor), cited_w);
-        let (observed, recorded) = (
-            time::format_observed(e.observed_at, e.observed_until, true),
-            format_short(e.recorded_at),
-        );
-        let verdict = app.timeline.ledger.state(&e.id, app.cursor);
-        let verified_style = match verdict {
-            VerifyState::Rejected | VerifyState::Conflicted | VerifyState::Stale => theme.warning(),
-            VerifyState::DirectRead | VerifyState::ClaimSupported => theme.good(),
-            VerifyState::Candidate => theme.muted(),
+    // Only the citations recorded by the cursor: the rest were not known then.
+    let cited = asof_core::text::id_list(item.cited_by_at(app.cursor), cited_width(app, width));
+    let (observed, recorded) = (
+        time::format_observed(e.observed_at, e.observed_until, true),
+        format_short(e.recorded_at),
+    );
+    let verdict = app.timeline.ledger.state(&e.id, app.cursor);
+    let verified_style = match verdict {
+        VerifyState::Rejected | VerifyState::Conflicted | VerifyState::Stale => theme.warning(),
+        VerifyState::DirectRead | VerifyState::ClaimSupported => theme.good(),
+        VerifyState::Candidate => theme.muted(),
+    };
+    let verified_style = if future { base } else { verified_style };
+    let summary = e.summary_shown();
+    let reviewed_cell = review_cell(app, &e.id);
+    let mut spans = Vec::new();
+    for (name, w) in cols {
+        let (text, style) = match *name {
+            "ID" => (e.id.as_str(), base.add_modifier(Modifier::BOLD)),
+            "KIND" => (e.kind.as_str(), base),
+            "SOURCE" => (e.source.as_str(), base),
+            "OBSERVED" => (observed.as_str(), base),
+            "RECORDED" => (recorded.as_str(), base),
+            "LAG" => (lag.as_str(), if late { theme.late() } else { base }),
+            "CITED BY" => (cited.as_str(), base),
+            "VERIFIED" => (verdict.as_str(), verified_style),
+            "REVIEW" => (reviewed_cell, theme.key()),
+            "SUMMARY" => (summary.as_ref(), base),
+            _ => {
+                let text = app.whatif.influence.get(&e.id).map_or("", String::as_str);
+                (
+                    text,
+                    if text.starts_with("shift -") {
+                        theme.warning()
+                    } else {
+                        base
+                    },
+                )
+            }
         };
-        let verified_style = if future { base } else { verified_style };
-        let summary = e.summary_shown();
-        let reviewed_cell = review_cell(&e.id);
-        let mut spans = Vec::new();
-        for (name, w) in &cols {
-            let (text, style) = match *name {
-                "ID" => (e.id.as_str(), base.add_modifier(Modifier::BOLD)),
-                "KIND" => (e.kind.as_str(), base),
-                "SOURCE" => (e.source.as_str(), base),
-                "OBSERVED" => (observed.as_str(), base),
-                "RECORDED" => (recorded.as_str(), base),
-                "LAG" => (lag.as_str(), if late { theme.late() } else { base }),
-                "CITED BY" => (cited.as_str(), base),
-                "VERIFIED" => (verdict.as_str(), verified_style),
-                "REVIEW" => (reviewed_cell, theme.key()),
-                "SUMMARY" => (summary.as_ref(), base),
-                _ => {
-                    let text = app.whatif.influence.get(&e.id).map_or("", String::as_str);
-                    (
-                        text,
-                        if text.starts_with("shift -") {
-                            theme.warning()
-                        } else {
-                            base
-                        },
-                    )
-                }
-            };
-            let used: usize = spans.iter().map(Span::width).sum();
-            spans.push(Span::styled(
-                if *w == 0 {
-                    // The summary takes the rest, cut visibly, on one line.
-                    asof_core::text::cut(text, width.saturating_sub(used))
-                } else {
-                    fit(text, *w) + " "
-                },
-                style,
-            ));
-        }
-        let mut line = Line::from(spans);
-        if focused && pos == state.list.selected() {
-            crate::tui::text::reverse(&mut line);
-        }
-        lines.push(line);
+        let used: usize = spans.iter().map(Span::width).sum();
+        spans.push(Span::styled(
+            if *w == 0 {
+                // The summary takes the rest, cut visibly, on one line.
+                asof_core::text::cut(text, width.saturating_sub(used))
+            } else {
+                fit(text, *w) + " "
+            },
+            style,
+        ));
     }
-    if state.list.is_empty() {
-        lines.push(Line::from(Span::styled(
-            "nothing matches the filter",
-            theme.muted(),
-        )));
-    }
-    frame.render_widget(Paragraph::new(lines), rows_area);
+    Line::from(spans)
 }

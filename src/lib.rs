@@ -18,7 +18,7 @@
 //! src/runtime.rs       allocator and C-library tuning, the one unsafe room
 //! ```
 
-pub use asof_core::{axis, dataset, engine, model, redact, review, text, time};
+pub use asof_core::{axis, dataset, engine, model, pool, redact, review, text, time};
 pub use asof_fleet as fleet;
 pub use asof_import::import;
 pub use asof_report::export;

@@ -191,9 +191,9 @@ fn fleet(
             dir.display()
         ))
     })?;
-    let next = std::sync::atomic::AtomicU64::new(0);
     let jobs = std::thread::available_parallelism().map_or(2, usize::from);
-    let one = |i: u64| -> Result<(), CliError> {
+    let one = |i: usize| -> Result<(), CliError> {
+        let i = i as u64;
         let name = format!("fleet-{}-{i:04}", args.seed);
         let mut jsonl = Vec::new();
         crate::synth::fleet_incident(args.seed, i, args.events, &mut jsonl)?;
@@ -212,27 +212,11 @@ fn fleet(
         crate::store::Store::load(&path, &parsed, true, &[]).map_err(|e| failed(&path, &e))?;
         Ok(())
     };
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..jobs)
-            .map(|_| {
-                scope.spawn(|| -> Result<(), CliError> {
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if i >= n {
-                            return Ok(());
-                        }
-                        one(i)?;
-                    }
-                })
-            })
-            .collect();
-        for worker in workers {
-            worker
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        }
-        Ok::<(), CliError>(())
-    })?;
+    // The first failure is said; incidents not yet begun are not made.
+    let made = asof_core::pool::map(n as usize, jobs, one, |_, _| {});
+    if let Some(Err(e)) = made.into_iter().flatten().find(Result::is_err) {
+        return Err(e);
+    }
     writeln!(
         stdout,
         "wrote {n} incidents to {} ({})",

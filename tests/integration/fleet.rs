@@ -329,34 +329,24 @@ fn every_fleet_question_in_duckdb_equals_asof_s_own_answers() {
         &[&out, &root().join("docs/fleet")],
     );
 
-    // Each store's reference, two at a time.
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let refs: Vec<(String, Reference)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..4)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(store) = stores.get(i) else {
-                            break mine;
-                        };
-                        let incident = asof::store::Store::open(store)
-                            .unwrap()
-                            .header()
-                            .incident
-                            .id
-                            .clone();
-                        mine.push((incident, reference(store)));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap())
-            .collect()
-    });
+    // Each store's reference, four at a time.
+    let refs: Vec<(String, Reference)> = asof::pool::map(
+        stores.len(),
+        4,
+        |i| {
+            let store = &stores[i];
+            let incident = asof::store::Store::open(store)?
+                .header()
+                .incident
+                .id
+                .clone();
+            Ok::<_, asof::store::StoreError>((incident, reference(store)))
+        },
+        |_, _| {},
+    )
+    .into_iter()
+    .map(|r| r.expect("every store ran").expect("every store opens"))
+    .collect();
 
     // Which evidence sources mislead most.
     let mut sources: BTreeMap<&str, (i64, BTreeSet<&str>, i64)> = BTreeMap::new();

@@ -9,6 +9,7 @@ pub mod axis;
 pub mod dataset;
 pub mod engine;
 pub mod model;
+pub mod pool;
 pub mod redact;
 pub mod review;
 pub mod text;

@@ -19,8 +19,6 @@ use crate::tables::{self, Origin, SCHEMA_VERSION, TABLES};
 use asof_store::fork::{sha256_hex, sha256_of};
 use asof_store::store::Store;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 
 /// What happened to one store.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,16 +86,23 @@ pub fn export(
 ) -> Result<Vec<Done>, ExportError> {
     // First, each store's incident (a header read), so that two stores of one
     // incident are refused before any file is written.
-    let incidents = run_parallel(
-        stores,
+    // A store that cannot be opened is reported with the others, not a stop.
+    let incidents: Vec<Result<String, String>> = asof_core::pool::map(
+        stores.len(),
         jobs,
-        |_, path| {
-            Store::open(path)
-                .map(|s| s.header().incident.id.clone())
-                .map_err(|e| e.to_string())
+        |i| {
+            Ok::<_, std::convert::Infallible>(
+                Store::open(&stores[i])
+                    .map(|s| s.header().incident.id.clone())
+                    .map_err(|e| e.to_string()),
+            )
         },
-        |_| {},
-    );
+        |_, _| {},
+    )
+    .into_iter()
+    .flatten()
+    .flatten()
+    .collect();
     let mut seen: std::collections::HashMap<&str, &Path> = Default::default();
     for (path, id) in stores.iter().zip(&incidents) {
         if let Ok(id) = id
@@ -119,10 +124,11 @@ pub fn export(
     for (table, _) in TABLES {
         make(&out.join(table))?;
     }
-    let results = run_parallel(
-        stores,
+    let results = asof_core::pool::map(
+        stores.len(),
         jobs,
-        |i, path| {
+        |i| {
+            let path = &stores[i];
             let outcome = match &incidents[i] {
                 Err(reason) => Outcome::Failed {
                     reason: reason.clone(),
@@ -130,52 +136,19 @@ pub fn export(
                 Ok(incident) => export_one(path, incident, out, redact)
                     .unwrap_or_else(|reason| Outcome::Failed { reason }),
             };
-            Ok::<_, String>(Done {
+            // A store that fails is an outcome, not a stop.
+            Ok::<_, std::convert::Infallible>(Done {
                 store: path.to_owned(),
                 outcome,
             })
         },
-        |done| {
+        |_, done| {
             if let Ok(done) = done {
                 progress(done);
             }
         },
     );
-    Ok(results.into_iter().flatten().collect())
-}
-
-/// Runs `work` on every store with `jobs` threads; `each` sees every result as
-/// it comes in. Results come back in the stores' order.
-fn run_parallel<T: Send, E: Send>(
-    stores: &[PathBuf],
-    jobs: usize,
-    work: impl Fn(usize, &Path) -> Result<T, E> + Sync,
-    mut each: impl FnMut(&Result<T, E>),
-) -> Vec<Result<T, E>> {
-    let next = AtomicUsize::new(0);
-    let (send, receive) = mpsc::channel();
-    let mut results: Vec<Option<Result<T, E>>> = (0..stores.len()).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, stores.len().max(1)) {
-            let send = send.clone();
-            let (next, work) = (&next, &work);
-            scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(path) = stores.get(i) else { break };
-                    if send.send((i, work(i, path))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(send);
-        for (i, result) in receive {
-            each(&result);
-            results[i] = Some(result);
-        }
-    });
-    results.into_iter().flatten().collect()
+    Ok(results.into_iter().flatten().flatten().collect())
 }
 
 /// The digest that names a store's files: SHA-256 over the schema version and

@@ -5,6 +5,7 @@
 
 use crate::time::{self, Micros};
 
+/// One second in µs.
 pub const SECOND: i64 = 1_000_000;
 const DAY: i64 = 86_400 * SECOND;
 

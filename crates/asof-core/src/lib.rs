@@ -4,6 +4,7 @@
 //! command lines, and holds no unsafe code.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod axis;
 pub mod dataset;

@@ -8,18 +8,25 @@ pub fn permille(value: f64) -> i64 {
     (value * 1000.0).round() as i64
 }
 
+/// The incident a dataset is about.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Incident {
+    /// Its id, as the dataset gives it (names the store and its exports).
     pub id: String,
+    /// Its title, shown in the TUI's header and the reports.
     pub title: String,
 }
 
+/// An agent whose beliefs the log records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Agent {
+    /// Its id, as events name it.
     pub id: String,
+    /// Its display name.
     pub name: String,
 }
 
+/// How many claims a topic holds at one valid instant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Cardinality {
@@ -31,6 +38,7 @@ pub enum Cardinality {
 }
 
 impl Cardinality {
+    /// The cardinality as the dataset format writes it (`one`, `many`).
     pub fn as_str(self) -> &'static str {
         match self {
             Cardinality::One => "one",
@@ -39,11 +47,16 @@ impl Cardinality {
     }
 }
 
+/// A question the agents hold beliefs about.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Topic {
+    /// Its id, as events name it.
     pub id: String,
+    /// The question, in words.
     pub question: String,
+    /// One claim per valid instant, or a set of them.
     pub cardinality: Cardinality,
+    /// The right answer, when the incident's review knows it (ground truth).
     pub resolution: Option<String>,
     /// Confidence halves every `half_life` µs without a reconfirmation (design.md §4).
     #[serde(default)]
@@ -56,8 +69,11 @@ pub struct Topic {
 /// Everything in a dataset but its events.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Header {
+    /// What the dataset is about.
     pub incident: Incident,
+    /// The agents, in dataset order.
     pub agents: Vec<Agent>,
+    /// The topics, in dataset order.
     pub topics: Vec<Topic>,
 }
 
@@ -105,20 +121,31 @@ impl Header {
     }
 }
 
+/// The evidence kinds the dataset format names; any other is refused.
 pub const EVIDENCE_KINDS: [&str; 9] = [
     "alert", "log", "metric", "trace", "ticket", "chat", "runbook", "human", "other",
 ];
 
+/// Something the agent read (an evidence event, design.md §1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evidence {
+    /// Its id, as beliefs cite it.
     pub id: String,
+    /// One of [`EVIDENCE_KINDS`].
     pub kind: String,
+    /// Where it came from (a tool, a system, a person).
     pub source: String,
+    /// Where in the source (a URL, a file and line, a query).
     pub locator: String,
+    /// When what it says happened (valid time).
     pub observed_at: Micros,
+    /// When what it says stopped, for evidence about an interval.
     pub observed_until: Option<Micros>,
+    /// When the agent had it (recorded time).
     pub recorded_at: Micros,
+    /// How far it can be trusted, 0 to 1 (a fork scales confidences by it).
     pub reliability: f64,
+    /// What it says, in a line.
     pub summary: String,
     /// The whole text the agent read, when the summary is not all of it (an
     /// importer keeps a tool result or message whole; design.md §7).
@@ -153,19 +180,28 @@ impl Evidence {
     }
 }
 
+/// A belief stated by an agent (a `believe` event): the assertion replay turns into versions.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Assertion {
+    /// Its id, as versions and retractions name it.
     pub id: String,
+    /// The agent who holds it.
     pub agent: String,
+    /// The topic it answers.
     pub topic: String,
+    /// What the agent believes.
     pub claim: String,
+    /// How sure the agent was, 0 to 1.
     pub confidence: f64,
     /// `to == OPEN` when the dataset left `valid_to` open.
     pub valid: Interval,
     /// `false`: never clip the open end (design.md §3 step 1).
     pub clip: bool,
+    /// When the agent stated it (recorded time).
     pub recorded_at: Micros,
+    /// The evidence ids it cites.
     pub supported_by: Vec<String>,
+    /// Why, in the agent's words, when the log says.
     pub rationale: Option<String>,
     /// The fields an importer filled in by default, not read from its input
     /// (design.md §7): shown wherever the assertion's versions are.
@@ -189,6 +225,7 @@ pub enum Assumed {
 }
 
 impl Assumed {
+    /// Every field an importer can assume, in the dataset format's order.
     pub const ALL: [Assumed; 4] = [
         Assumed::Agent,
         Assumed::Confidence,
@@ -206,6 +243,7 @@ impl Assumed {
         }
     }
 
+    /// The field named `text` in the dataset format, if it is one.
     pub fn parse(text: &str) -> Option<Assumed> {
         Assumed::ALL.into_iter().find(|a| a.as_str() == text)
     }
@@ -234,15 +272,22 @@ impl Assumed {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum VerifyState {
+    /// Not yet checked.
     Candidate,
+    /// Read directly at its source.
     DirectRead,
+    /// Supported by another claim.
     ClaimSupported,
+    /// Contradicted by other evidence.
     Conflicted,
+    /// Out of date.
     Stale,
+    /// Found wrong.
     Rejected,
 }
 
 impl VerifyState {
+    /// The six states, in the dataset format's order.
     pub const ALL: [VerifyState; 6] = [
         VerifyState::Candidate,
         VerifyState::DirectRead,
@@ -252,6 +297,7 @@ impl VerifyState {
         VerifyState::Rejected,
     ];
 
+    /// The state as the dataset format writes it (`direct-read`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             VerifyState::Candidate => "candidate",
@@ -263,6 +309,7 @@ impl VerifyState {
         }
     }
 
+    /// The state the dataset format writes as `text`, if it is one.
     pub fn parse(text: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.as_str() == text)
     }
@@ -277,12 +324,17 @@ impl VerifyState {
 /// It changes no version (design.md §4): replay records it and moves on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verification {
+    /// Its id.
     pub id: String,
+    /// The evidence item it judges.
     pub evidence: String,
+    /// The state it gives the item.
     pub state: VerifyState,
     /// An agent id or a free name; empty when the dataset gives none.
     pub by: String,
+    /// When it was recorded.
     pub recorded_at: Micros,
+    /// Why, when the log says.
     pub note: Option<String>,
 }
 
@@ -293,39 +345,56 @@ pub enum RetractTarget {
     Assertion(String),
     /// The held versions of (agent, topic), optionally only those with this claim.
     Topic {
+        /// The topic whose held versions go.
         topic: String,
+        /// Only the versions with this claim, when given.
         claim: Option<String>,
     },
 }
 
+/// A retraction of held versions (a `retract` event).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Retraction {
+    /// Its id.
     pub id: String,
+    /// The agent retracting.
     pub agent: String,
+    /// What it retracts.
     pub target: RetractTarget,
     /// Only this part of valid time; `None` = all of it.
     pub valid: Option<Interval>,
+    /// When it was recorded.
     pub recorded_at: Micros,
+    /// The evidence that made the agent retract.
     pub because: Vec<String>,
+    /// Why, in the agent's words, when the log says.
     pub reason: Option<String>,
 }
 
+/// What an event is, with its fields.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventBody {
+    /// Something the agent read.
     Evidence(Evidence),
+    /// A belief stated.
     Believe(Assertion),
+    /// A belief withdrawn.
     Retract(Retraction),
+    /// A judgement of an evidence item.
     Verify(Verification),
 }
 
 /// One entry of the canonical log. `seq` is its position in the loaded file (1-based).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
+    /// Its position in the loaded file, from 1.
     pub seq: u64,
+    /// What it is.
     pub body: EventBody,
 }
 
 impl Event {
+    /// The event's id.
     pub fn id(&self) -> &str {
         match &self.body {
             EventBody::Evidence(e) => &e.id,
@@ -335,6 +404,7 @@ impl Event {
         }
     }
 
+    /// When the event was recorded.
     pub fn recorded_at(&self) -> Micros {
         match &self.body {
             EventBody::Evidence(e) => e.recorded_at,
@@ -344,6 +414,7 @@ impl Event {
         }
     }
 
+    /// Which of the four kinds it is.
     pub fn kind(&self) -> EventKind {
         match &self.body {
             EventBody::Evidence(_) => EventKind::Evidence,
@@ -373,15 +444,21 @@ impl Event {
     }
 }
 
+/// The four kinds of event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EventKind {
+    /// An `evidence` event.
     Evidence,
+    /// A `believe` event.
     Believe,
+    /// A `retract` event.
     Retract,
+    /// A `verify` event.
     Verify,
 }
 
 impl EventKind {
+    /// The kind as the dataset format and the store write it.
     pub fn as_str(self) -> &'static str {
         match self {
             EventKind::Evidence => "evidence",
@@ -391,6 +468,7 @@ impl EventKind {
         }
     }
 
+    /// The kind written `text`, if it is one.
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "evidence" => Some(EventKind::Evidence),
@@ -405,7 +483,9 @@ impl EventKind {
 /// A validated dataset: the header and the log in file order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dataset {
+    /// The incident, its agents and its topics.
     pub header: Header,
+    /// The log, in file order.
     pub events: Vec<Event>,
 }
 
@@ -429,14 +509,18 @@ impl Dataset {
     }
 }
 
+/// How a version came to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Origin {
+    /// Inserted by its assertion.
     Asserted,
+    /// A piece of a version cut by a later assertion or retraction (design.md §3).
     Split,
 }
 
 impl Origin {
+    /// The origin as the JSON outputs write it.
     pub fn as_str(self) -> &'static str {
         match self {
             Origin::Asserted => "asserted",
@@ -445,14 +529,18 @@ impl Origin {
     }
 }
 
+/// How a version stopped being held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CloseKind {
+    /// A later assertion replaced it.
     Superseded,
+    /// A retraction withdrew it.
     Retracted,
 }
 
 impl CloseKind {
+    /// The kind as the JSON outputs write it.
     pub fn as_str(self) -> &'static str {
         match self {
             CloseKind::Superseded => "superseded",
@@ -496,6 +584,7 @@ pub struct Names(std::collections::HashSet<Name, ShortKeys>);
 pub type ShortKeys = foldhash::fast::FixedState;
 
 impl Names {
+    /// The shared copy of `text`, made on first use.
     pub fn get(&mut self, text: &str) -> Name {
         if let Some(name) = self.0.get(text) {
             return name.clone();
@@ -511,16 +600,23 @@ impl Names {
 pub struct Version {
     /// Creation order within one replay (stable across rebuilds).
     pub id: u64,
+    /// The agent who holds it.
     pub agent: Name,
+    /// The topic it answers.
     pub topic: Name,
+    /// What the agent believes.
     pub claim: Name,
+    /// How sure the agent was, 0 to 1.
     pub confidence: f64,
+    /// The valid time it is about: `[from, to)`.
     pub valid: Interval,
+    /// When it started being held (its assertion's or split's recorded time).
     pub recorded_at: Micros,
     /// `OPEN` while still held.
     pub superseded_at: Micros,
     /// The assertion this version descends from.
     pub assertion: Name,
+    /// Asserted, or a split piece of an asserted version.
     pub origin: Origin,
     /// Seq of the event that inserted this version.
     pub created_by: u64,
@@ -552,10 +648,14 @@ impl Version {
     }
 }
 
+/// The event that closed a version.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Closure {
+    /// That event's seq.
     pub seq: u64,
+    /// That event's id.
     pub event: Name,
+    /// Whether it superseded or retracted.
     pub kind: CloseKind,
 }
 
@@ -567,6 +667,7 @@ impl std::fmt::Display for Closure {
 }
 
 impl Version {
+    /// Whether the version was held at recorded time `t`.
     pub fn held_at(&self, t: Micros) -> bool {
         self.recorded_at <= t && t < self.superseded_at
     }
@@ -622,12 +723,17 @@ mod known_ids_tests {
 pub struct ModelCall {
     /// Its place among the run's calls, by start, from 1.
     pub n: usize,
+    /// The agent whose call it was.
     pub agent: String,
+    /// The trace's id (hex).
     pub trace: String,
+    /// The call's span id (hex).
     pub span: String,
     /// µs since the epoch.
     pub started: i64,
+    /// µs since the epoch.
     pub ended: i64,
+    /// The model named by the span, when it names one.
     pub model: Option<String>,
     /// The evidence first in front of the model at this call, by id.
     pub read_new: Vec<String>,
@@ -640,7 +746,10 @@ pub struct ModelCall {
 /// A tool call a model call made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCallMade {
+    /// The tool call's id, when the span gives one.
     pub id: Option<String>,
+    /// The tool's name.
     pub name: String,
+    /// The evidence item its result became, if any.
     pub evidence: Option<String>,
 }

@@ -25,19 +25,28 @@ use std::sync::Mutex;
 /// A kind of secret, as `[redacted:KIND]` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
+    /// A PEM private key block.
     PrivateKey,
+    /// An `Authorization: Bearer` token.
     Bearer,
+    /// A JSON Web Token.
     Jwt,
+    /// An API key in the `sk-…` form (OpenAI, Anthropic and others).
     ApiKey,
+    /// A GitHub token (`ghp_…` and the like).
     GithubToken,
+    /// An AWS access key id.
     AwsKey,
+    /// An e-mail address.
     Email,
+    /// An IPv4 or IPv6 address.
     Ip,
     /// A `--redact-pattern`.
     Pattern,
 }
 
 impl Kind {
+    /// The kinds `--redact` replaces, in the order they are tried.
     pub const BUILT_IN: [Kind; 8] = [
         Kind::PrivateKey,
         Kind::Bearer,
@@ -49,6 +58,7 @@ impl Kind {
         Kind::Ip,
     ];
 
+    /// The kind as `[redacted:KIND]` names it.
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::PrivateKey => "private-key",

@@ -28,9 +28,12 @@ pub enum TimeError {
     #[error(
         "`{0}` has no UTC offset; write it with `Z` or `+hh:mm` (a bare date `YYYY-MM-DD` means 00:00 UTC)"
     )]
+    /// No UTC offset: local time would be a guess.
     NoOffset(String),
+    /// Not a timestamp asof reads.
     #[error("`{0}` is not an RFC 3339 timestamp or a YYYY-MM-DD date")]
     Malformed(String),
+    /// Before year 1 or after 9999.
     #[error("`{0}` is outside the years 0001-9999")]
     OutOfRange(String),
 }
@@ -96,24 +99,30 @@ pub fn now() -> Micros {
 /// A half-open interval `[from, to)`; `to == OPEN` means open-ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Interval {
+    /// Where it starts (inclusive).
     pub from: Micros,
+    /// Where it ends (exclusive); `OPEN` when open-ended.
     pub to: Micros,
 }
 
 impl Interval {
+    /// All of time.
     pub const ALL: Interval = Interval {
         from: i64::MIN,
         to: OPEN,
     };
 
+    /// `[from, to)`.
     pub fn new(from: Micros, to: Micros) -> Self {
         Interval { from, to }
     }
 
+    /// Whether it holds no instant.
     pub fn is_empty(&self) -> bool {
         self.from >= self.to
     }
 
+    /// Whether `t` is in it.
     pub fn contains(&self, t: Micros) -> bool {
         self.from <= t && t < self.to
     }
@@ -123,6 +132,7 @@ impl Interval {
         self.from < other.to && other.from < self.to
     }
 
+    /// Where the two overlap, if they do.
     pub fn intersect(&self, other: &Interval) -> Option<Interval> {
         let cut = Interval::new(self.from.max(other.from), self.to.min(other.to));
         (!cut.is_empty()).then_some(cut)
@@ -288,6 +298,8 @@ pub fn format_observed(from: Micros, until: Option<Micros>, short: bool) -> Stri
     }
 }
 
+/// An instant in the short form the TUI shows, `03-03 12:10`, to the
+/// precision it has (seconds, milliseconds, microseconds); `∞` for `OPEN`.
 pub fn format_short(micros: Micros) -> String {
     if micros == OPEN {
         return "∞".to_owned();

@@ -22,6 +22,7 @@ struct Batch {
     lines: Vec<usize>,
 }
 
+/// One event line read into its raw shape, or why it could not be.
 pub type ParsedEvent = Result<RawEvent, RawEventError>;
 
 /// Receives a JSON Lines dataset as [`stream`] reads it.
@@ -51,6 +52,8 @@ impl Sink for Collect {
     }
 }
 
+/// Reads a JSON Lines dataset from `input` (named `file` in errors): the header line, then one
+/// event per line, parsed on several threads and validated in order.
 pub fn read(file: &str, input: impl BufRead + Send) -> Result<Parsed, DatasetErrors> {
     let mut all = Collect {
         header: None,
@@ -65,7 +68,8 @@ pub fn read(file: &str, input: impl BufRead + Send) -> Result<Parsed, DatasetErr
     validate(file, header, all.events, &all.lines)
 }
 
-/// Reads a JSON Lines dataset without holding it, handing it to `sink`. One thread splits lines and hands batches
+/// Reads a JSON Lines dataset without holding it, handing it to `sink`. One thread splits lines and
+/// hands batches
 /// round-robin to the parsing threads; batches come back in order. Memory is a
 /// few batches, whatever the file's size. Errors that stop the reading (a line
 /// too long, an unreadable file, a bad header) are returned at the end.
@@ -125,6 +129,7 @@ pub fn stream(
     })
 }
 
+/// The error for a file with no header line.
 pub fn empty(file: &str) -> DatasetError {
     error(
         file,

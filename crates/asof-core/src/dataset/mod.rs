@@ -32,12 +32,16 @@ pub const MAX_CONTENT: usize = 16 << 20;
 /// Imports count records instead of lines (`unit` names them: "edge", "row").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Location {
+    /// The line (or the record, for an import), from 1.
     pub line: usize,
+    /// The column, from 1, where the format has one.
     pub column: Option<usize>,
+    /// What the importer counts instead of lines ("edge", "row").
     pub unit: Option<&'static str>,
 }
 
 impl Location {
+    /// Line `line` of a dataset file.
     pub fn line(line: usize) -> Self {
         Location {
             line,
@@ -46,6 +50,7 @@ impl Location {
         }
     }
 
+    /// Line `line`, column `column`.
     pub fn at(line: usize, column: usize) -> Self {
         Location {
             line,
@@ -67,9 +72,13 @@ impl Location {
 /// One problem in a dataset, with where it is and which event it concerns.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DatasetError {
+    /// The file, as the user named it.
     pub file: String,
+    /// Where in it, when known.
     pub location: Option<Location>,
+    /// The event's id, when the problem is one event's.
     pub event: Option<String>,
+    /// What is wrong, in one sentence.
     pub message: String,
 }
 
@@ -121,8 +130,11 @@ impl std::error::Error for DatasetErrors {}
 /// A dataset that passed the static rules, with each event's location (by index).
 #[derive(Debug, Clone)]
 pub struct Parsed {
+    /// The file, as the user named it.
     pub file: String,
+    /// The validated dataset.
     pub dataset: Dataset,
+    /// Each event's place in the file, by index.
     pub locations: Vec<Option<Location>>,
 }
 
@@ -138,13 +150,17 @@ impl Parsed {
     }
 }
 
+/// A dataset file's format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// One YAML document.
     Yaml,
+    /// JSON Lines: a header line, then one event per line.
     Jsonl,
 }
 
 impl Format {
+    /// The format a file's extension names (`.yaml`, `.yml`, `.jsonl`), if any.
     pub fn from_path(path: &Path) -> Option<Format> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
             "yaml" | "yml" => Some(Format::Yaml),

@@ -3,34 +3,47 @@
 
 use serde::Deserialize;
 
+/// The header's `incident` mapping.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawIncident {
+    /// `incident.id`.
     pub id: String,
+    /// `incident.title`.
     #[serde(default)]
     pub title: String,
 }
 
+/// One entry of the header's `agents` list.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawAgent {
+    /// `id`.
     pub id: String,
+    /// `name`; the id when left out.
     #[serde(default)]
     pub name: Option<String>,
 }
 
+/// One entry of the header's `topics` list.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawTopic {
+    /// `id`.
     pub id: String,
+    /// `question`.
     #[serde(default)]
     pub question: String,
+    /// `cardinality`; `one` when left out.
     #[serde(default)]
     pub cardinality: Option<crate::model::Cardinality>,
+    /// `resolution`: the right answer, when known.
     #[serde(default)]
     pub resolution: Option<String>,
+    /// `half_life`, a duration as written (`6h`).
     #[serde(default)]
     pub half_life: Option<String>,
+    /// `stale_after`, a duration as written.
     #[serde(default)]
     pub stale_after: Option<String>,
 }
@@ -39,10 +52,14 @@ pub struct RawTopic {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawHeader {
+    /// `asof`: the format's version (1).
     pub asof: u32,
+    /// `incident`.
     pub incident: RawIncident,
+    /// `agents`.
     #[serde(default)]
     pub agents: Vec<RawAgent>,
+    /// `topics`.
     #[serde(default)]
     pub topics: Vec<RawTopic>,
 }
@@ -51,17 +68,23 @@ pub struct RawHeader {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawYamlDocument {
+    /// `asof`: the format's version (1).
     pub asof: u32,
+    /// `incident`.
     pub incident: RawIncident,
+    /// `agents`.
     #[serde(default)]
     pub agents: Vec<RawAgent>,
+    /// `topics`.
     #[serde(default)]
     pub topics: Vec<RawTopic>,
+    /// `events`, each read on its own.
     #[serde(default)]
     pub events: Vec<serde_yaml::Value>,
 }
 
 impl RawYamlDocument {
+    /// The header, and the events still to be read.
     pub fn split(self) -> (RawHeader, Vec<serde_yaml::Value>) {
         let header = RawHeader {
             asof: self.asof,
@@ -80,9 +103,13 @@ impl RawYamlDocument {
 /// a hand-written visitor gives one clear message for both formats.
 #[derive(Debug)]
 pub enum RawEvent {
+    /// An `evidence` mapping.
     Evidence(RawEvidence),
+    /// A `believe` mapping.
     Believe(RawBelieve),
+    /// A `retract` mapping.
     Retract(RawRetract),
+    /// A `verify` mapping.
     Verify(RawVerify),
 }
 
@@ -126,21 +153,31 @@ impl<'de> serde::de::Visitor<'de> for EventVisitor {
     }
 }
 
+/// An `evidence` event as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawEvidence {
+    /// `id`.
     pub id: String,
+    /// `kind`, one of the model's evidence kinds.
     pub kind: String,
+    /// `source`.
     #[serde(default)]
     pub source: String,
+    /// `locator`.
     #[serde(default)]
     pub locator: String,
+    /// `observed_at`.
     pub observed_at: RawTime,
+    /// `observed_until`, for evidence about an interval.
     #[serde(default)]
     pub observed_until: Option<RawTime>,
+    /// `recorded_at`.
     pub recorded_at: RawTime,
+    /// `reliability`; 1 when left out.
     #[serde(default)]
     pub reliability: Option<f64>,
+    /// `summary`.
     #[serde(default)]
     pub summary: String,
     /// The whole text, when the summary is not all of it.
@@ -148,24 +185,36 @@ pub struct RawEvidence {
     pub content: Option<String>,
 }
 
+/// A `believe` event as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawBelieve {
+    /// `id`; made from its place in the log when left out.
     #[serde(default)]
     pub id: Option<String>,
+    /// `agent`.
     pub agent: String,
+    /// `topic`.
     pub topic: String,
+    /// `claim`.
     pub claim: String,
+    /// `confidence`; 1 when left out.
     #[serde(default)]
     pub confidence: Option<f64>,
+    /// `valid_from`.
     pub valid_from: RawTime,
+    /// `valid_to`; open when left out.
     #[serde(default)]
     pub valid_to: Option<RawTime>,
+    /// `clip`: `false` keeps the open end from being clipped.
     #[serde(default)]
     pub clip: Option<bool>,
+    /// `recorded_at`.
     pub recorded_at: RawTime,
+    /// `supported_by`: the evidence ids it cites.
     #[serde(default)]
     pub supported_by: Vec<String>,
+    /// `rationale`.
     #[serde(default)]
     pub rationale: Option<String>,
     /// The fields an importer filled in by default (`supported_by`,
@@ -174,40 +223,59 @@ pub struct RawBelieve {
     pub assumed: Vec<String>,
 }
 
+/// A `retract` event as written: of an `assertion`, or of an agent's `topic` (optionally one
+/// `claim`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawRetract {
+    /// `id`; made from its place in the log when left out.
     #[serde(default)]
     pub id: Option<String>,
+    /// `agent`; the assertion's when it names one.
     #[serde(default)]
     pub agent: Option<String>,
+    /// `topic`.
     #[serde(default)]
     pub topic: Option<String>,
+    /// `assertion`.
     #[serde(default)]
     pub assertion: Option<String>,
+    /// `claim`.
     #[serde(default)]
     pub claim: Option<String>,
+    /// `valid_from`: only this part of valid time, with `valid_to`.
     #[serde(default)]
     pub valid_from: Option<RawTime>,
+    /// `valid_to`.
     #[serde(default)]
     pub valid_to: Option<RawTime>,
+    /// `recorded_at`.
     pub recorded_at: RawTime,
+    /// `because`: the evidence ids that made the agent retract.
     #[serde(default)]
     pub because: Vec<String>,
+    /// `reason`.
     #[serde(default)]
     pub reason: Option<String>,
 }
 
+/// A `verify` event as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawVerify {
+    /// `id`; made from its place in the log when left out.
     #[serde(default)]
     pub id: Option<String>,
+    /// `evidence`: the item it judges.
     pub evidence: String,
+    /// `state`, one of the six verification states.
     pub state: String,
+    /// `by`: who judged it.
     #[serde(default)]
     pub by: Option<String>,
+    /// `recorded_at`.
     pub recorded_at: RawTime,
+    /// `note`.
     #[serde(default)]
     pub note: Option<String>,
 }
@@ -217,7 +285,9 @@ pub struct RawVerify {
 /// its error messages.
 #[derive(Debug, Clone)]
 pub struct RawTime {
+    /// The timestamp as written.
     pub text: String,
+    /// What it parses to, or why it does not.
     pub parsed: Result<crate::time::Micros, crate::time::TimeError>,
 }
 

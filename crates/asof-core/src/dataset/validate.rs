@@ -23,7 +23,9 @@ pub trait Positions {
 
 /// An event that failed to parse into a raw shape: its location and message.
 pub struct RawEventError {
+    /// Where it is, when known.
     pub location: Option<Location>,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -120,6 +122,8 @@ impl Collector<'_> {
     }
 }
 
+/// Checks `events` against the header and the static rules (design.md §2), collecting every problem
+/// with its place: the dataset, or all its errors.
 pub fn validate(
     file: &str,
     header: RawHeader,
@@ -211,6 +215,8 @@ const AGENT: u8 = 1;
 const TARGET: u8 = 2;
 
 impl<'a> Incremental<'a> {
+    /// A validator of events read one at a time against `header` (the JSON Lines reader's), placing
+    /// errors by `pos`.
     pub fn new(file: &'a str, header: RawHeader, pos: &'a dyn Positions) -> Self {
         let mut c = Collector {
             file,
@@ -238,6 +244,7 @@ impl<'a> Incremental<'a> {
         }
     }
 
+    /// The validated header.
     pub fn header(&self) -> &Header {
         &self.header
     }

@@ -28,10 +28,15 @@ pub fn answers_of<'a>(
 
 /// What the working answer reads of a version.
 pub trait Stint {
+    /// When it started being held.
     fn recorded_at(&self) -> Micros;
+    /// When it stopped (`OPEN` while held).
     fn superseded_at(&self) -> Micros;
+    /// Where its valid time starts.
     fn valid_from(&self) -> Micros;
+    /// Its id (breaks ties).
     fn id(&self) -> u64;
+    /// What it holds.
     fn claim(&self) -> &Name;
 }
 
@@ -87,11 +92,13 @@ pub fn steps_of<V: Stint>(list: &[&V]) -> Steps {
     steps
 }
 
+/// The working answer of `steps` at recorded time `t`, if there is one.
 pub fn value_at(steps: &Steps, t: Micros) -> Option<&str> {
     let i = steps.partition_point(|s| s.0 <= t);
     i.checked_sub(1).and_then(|i| steps[i].1.as_deref())
 }
 
+/// How a pair's working answer converged on the topic's resolution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Truth {
     /// Earliest instant from which the answer is the resolution through the last

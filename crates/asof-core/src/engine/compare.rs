@@ -26,6 +26,7 @@ pub enum Align {
 }
 
 impl Align {
+    /// The alignment as `--align` names it.
     pub fn name(self) -> &'static str {
         match self {
             Align::Start => "start",
@@ -39,10 +40,13 @@ impl Align {
 /// answer is a value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Window {
+    /// Where it starts (aligned).
     pub from: Micros,
     /// `OPEN` when the answers never agree again.
     pub to: Micros,
+    /// Run A's answer over it.
     pub a: Option<String>,
+    /// Run B's answer over it.
     pub b: Option<String>,
 }
 
@@ -93,10 +97,13 @@ pub fn pair(
 /// An evidence item as a compare matches it.
 #[derive(Debug, Clone)]
 pub struct Item<'a> {
+    /// Its id in its run.
     pub id: &'a str,
+    /// Its source (a tool, a system).
     pub source: &'a str,
     /// The whole text the agent read (its summary when nothing more is kept).
     pub text: &'a str,
+    /// When its run recorded it.
     pub recorded_at: Micros,
 }
 
@@ -111,8 +118,11 @@ pub struct Run<'a> {
     pub span: (Micros, Micros),
     /// Evidence in log (recorded) order.
     pub evidence: Vec<Item<'a>>,
+    /// The run's agents, in header order.
     pub agents: Vec<String>,
+    /// The run's topics, in header order.
     pub topics: Vec<String>,
+    /// Each topic's resolution, where known.
     pub resolutions: HashMap<String, String>,
 }
 
@@ -228,25 +238,38 @@ pub struct Side {
 /// recorded by then that the other had not (ids of each run).
 #[derive(Debug, Clone, PartialEq)]
 pub struct First {
+    /// When (aligned).
     pub at: Micros,
+    /// Run A's answer then.
     pub a: Option<String>,
+    /// Run B's answer then.
     pub b: Option<String>,
+    /// Evidence A had recorded by then that B had not.
     pub seen_only_a: Vec<String>,
+    /// Evidence B had recorded by then that A had not.
     pub seen_only_b: Vec<String>,
 }
 
+/// One (topic, agent) compared across the two runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pair {
     /// A's topic and agent, and the B topic and agent standing for them.
     pub topic_a: String,
+    /// B's topic standing for A's.
     pub topic_b: String,
+    /// A's agent.
     pub agent_a: String,
+    /// B's agent standing for A's.
     pub agent_b: String,
     /// The topic's true claim, when known.
     pub truth: Option<String>,
+    /// Run A's side: its answers and how long they were wrong.
     pub a: Side,
+    /// Run B's side.
     pub b: Side,
+    /// Where the two answers differ.
     pub windows: Vec<Window>,
+    /// Where they first differ, and the evidence that may explain it.
     pub first: Option<First>,
 }
 
@@ -277,19 +300,26 @@ fn both_names(a: &str, b: &str) -> String {
 /// that returned the same bytes stay two items.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Matched {
+    /// Pairs of ids, A's then B's, of items matched.
     pub both: Vec<(String, String)>,
+    /// A's items with no match in B.
     pub only_a: Vec<String>,
+    /// B's items with no match in A.
     pub only_b: Vec<String>,
 }
 
+/// Two runs compared (`asof compare`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Compared {
+    /// How the runs' clocks were aligned.
     pub align: Align,
     /// The clock's first and last reading over both runs: the union of the
     /// spans (absolute), 0 to the longer run's length (start), 0 to the most
     /// assertions a pair has (step).
     pub span: (Micros, Micros),
+    /// Each (topic, agent) pair, in A's header order.
     pub pairs: Vec<Pair>,
+    /// The evidence matched across the runs.
     pub evidence: Matched,
 }
 

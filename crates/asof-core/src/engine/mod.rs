@@ -26,12 +26,23 @@ pub enum Effect {
     /// Evidence: recorded, nothing derived.
     Recorded,
     /// The event closed and/or inserted versions.
-    Applied { inserted: u32, closed: u32 },
+    Applied {
+        /// How many versions it inserted.
+        inserted: u32,
+        /// How many held versions it closed.
+        closed: u32,
+    },
     /// An assertion that changed nothing: logged against the versions covering it.
-    Reconfirmed { versions: Vec<u64> },
+    Reconfirmed {
+        /// The ids of the versions covering it.
+        versions: Vec<u64>,
+    },
     /// Every version the event inserted was closed at the same recorded instant,
     /// so none is stored (the zero-width rule); the event stays in the log.
-    ZeroWidth { closed: u32 },
+    ZeroWidth {
+        /// How many held versions it closed.
+        closed: u32,
+    },
     /// A retraction that matched no held version.
     NoMatch,
 }
@@ -41,14 +52,20 @@ pub enum Effect {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EffectKind {
+    /// [`Effect::Recorded`].
     Recorded,
+    /// [`Effect::Applied`].
     Applied,
+    /// [`Effect::Reconfirmed`].
     Reconfirmed,
+    /// [`Effect::ZeroWidth`].
     ZeroWidth,
+    /// [`Effect::NoMatch`].
     NoMatch,
 }
 
 impl EffectKind {
+    /// The kind as the store and the JSON outputs write it.
     pub fn as_str(self) -> &'static str {
         match self {
             EffectKind::Recorded => "recorded",
@@ -80,6 +97,7 @@ impl EffectKind {
 }
 
 impl Effect {
+    /// The effect without its data.
     pub fn kind(&self) -> EffectKind {
         match self {
             Effect::Recorded => EffectKind::Recorded,
@@ -90,14 +108,18 @@ impl Effect {
         }
     }
 
+    /// The effect's kind as the store writes it.
     pub fn as_str(&self) -> &'static str {
         self.kind().as_str()
     }
 }
 
+/// What replaying one event did, by its seq.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
+    /// The event's seq.
     pub seq: u64,
+    /// What it did.
     pub effect: Effect,
 }
 
@@ -105,7 +127,9 @@ pub struct Outcome {
 /// in replay order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Replay {
+    /// The versions, ordered by id.
     pub versions: Vec<Version>,
+    /// One outcome per event, in replay order.
     pub outcomes: Vec<Outcome>,
 }
 
@@ -152,6 +176,7 @@ pub struct Slices {
 }
 
 impl Slices {
+    /// A replay of `header`'s log, one slice of events at a time, with nothing replayed yet.
     pub fn new(header: &Header) -> Slices {
         Slices {
             engine: Engine::new(header),

@@ -24,11 +24,17 @@ use std::collections::HashMap;
 /// One verification of an evidence item, as the log recorded it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
+    /// The verification's id.
     pub id: String,
+    /// The state it gave.
     pub state: VerifyState,
+    /// When it was recorded: in force from then.
     pub since: Micros,
+    /// Its seq (orders verdicts recorded at one instant).
     pub seq: u64,
+    /// Who judged; empty when the log does not say.
     pub by: String,
+    /// Why, when the log says.
     pub note: Option<String>,
 }
 
@@ -60,11 +66,14 @@ pub enum Freshness {
     Stale,
     /// The topic has no `stale_after`.
     Unknown,
+    /// No longer held: a later assertion replaced it.
     Superseded,
+    /// No longer held: a retraction withdrew it.
     Retracted,
 }
 
 impl Freshness {
+    /// The freshness as the JSON outputs write it.
     pub fn as_str(self) -> &'static str {
         match self {
             Freshness::Current => "current",
@@ -80,6 +89,7 @@ impl Freshness {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Support {
+    /// No cited item is rejected, stale or conflicted (or it cites none).
     Ok,
     /// It cites evidence and every cited item is rejected or stale.
     Unsupported,
@@ -88,6 +98,7 @@ pub enum Support {
 }
 
 impl Support {
+    /// The support as the JSON outputs write it.
     pub fn as_str(self) -> &'static str {
         match self {
             Support::Ok => "ok",
@@ -102,15 +113,20 @@ impl Support {
 pub struct Quality {
     /// When the version's assertion, or a later assertion covering it, was last recorded.
     pub last_support: Micros,
+    /// The stated confidence halved once per `half_life` since `last_support`.
     pub effective_confidence: f64,
+    /// Whether it has gone stale.
     pub freshness: Freshness,
+    /// Whether its evidence still holds up.
     pub support: Support,
 }
 
 /// Decay and staleness settings of one topic (µs; `None` = not set).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Aging {
+    /// Confidence halves every this many µs without support.
     pub half_life: Option<i64>,
+    /// Held this many µs without support = stale.
     pub stale_after: Option<i64>,
 }
 
@@ -125,6 +141,7 @@ pub struct Ledger {
 }
 
 impl Ledger {
+    /// A ledger of `header`'s topics' aging, with no verdicts yet.
     pub fn new(header: &Header) -> Ledger {
         // Only topics that age: the rest read the default (a store of a
         // thousand topics would otherwise copy every id for every query).
@@ -197,6 +214,7 @@ impl Ledger {
         self.add_verdict(&v.evidence, verdict);
     }
 
+    /// Adds a verdict on `evidence` (call [`Ledger::seal`] after the last).
     pub fn add_verdict(&mut self, evidence: &str, verdict: Verdict) {
         self.verdicts
             .entry(evidence.to_owned())
@@ -211,6 +229,7 @@ impl Ledger {
         }
     }
 
+    /// The aging settings of `topic` (none set, when it has none).
     pub fn aging(&self, topic: &str) -> Aging {
         self.aging.get(topic).copied().unwrap_or_default()
     }
@@ -240,6 +259,7 @@ impl Ledger {
         self.verdicts.values().flatten().any(|v| v.id == id)
     }
 
+    /// The state of `evidence` at `at`: its verdict in force's, else candidate.
     pub fn state(&self, evidence: &str, at: Micros) -> VerifyState {
         self.verdict(evidence, at)
             .map_or(VerifyState::Candidate, |v| v.state)
@@ -331,6 +351,7 @@ pub enum AnswerStatus {
 }
 
 impl AnswerStatus {
+    /// The status as the JSON outputs write it.
     pub fn as_str(self) -> &'static str {
         match self {
             AnswerStatus::Answered => "answered",
@@ -343,19 +364,28 @@ impl AnswerStatus {
 /// One agent's claim in an answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentClaim {
+    /// The agent.
     pub agent: Name,
+    /// What it holds.
     pub claim: Name,
+    /// Its confidence decayed to the instant asked about.
     pub effective_confidence: f64,
+    /// Whether it has gone stale.
     pub freshness: Freshness,
+    /// Whether its evidence still holds up.
     pub support: Support,
+    /// The assertion behind it.
     pub assertion: Name,
 }
 
+/// What the agents answered on a topic, with each one's claim.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
+    /// Answered, conflicted, or none.
     pub status: AnswerStatus,
     /// The claims every agent agrees on (one for a `cardinality: one` topic).
     pub claims: Vec<Name>,
+    /// Each agent's claim, in header order.
     pub agents: Vec<AgentClaim>,
 }
 

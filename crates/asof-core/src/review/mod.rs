@@ -42,6 +42,7 @@ pub enum TargetKind {
 }
 
 impl TargetKind {
+    /// Every kind, in the order docs/review.md lists them.
     pub const ALL: [TargetKind; 5] = [
         TargetKind::Evidence,
         TargetKind::Assertion,
@@ -50,6 +51,7 @@ impl TargetKind {
         TargetKind::Instant,
     ];
 
+    /// The kind as a review file writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             TargetKind::Evidence => "evidence",
@@ -60,6 +62,7 @@ impl TargetKind {
         }
     }
 
+    /// The kind a review file writes as `text`, if it is one.
     pub fn parse(text: &str) -> Option<TargetKind> {
         Self::ALL.into_iter().find(|k| k.as_str() == text)
     }
@@ -83,13 +86,18 @@ impl TargetKind {
 /// or an instant.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Target {
+    /// What kind of thing it names.
     pub kind: TargetKind,
+    /// The evidence or assertion id (evidence, assertion, version).
     pub id: Option<String>,
+    /// The topic (version, topic).
     pub topic: Option<String>,
+    /// The agent (version; optionally topic).
     pub agent: Option<String>,
 }
 
 impl Target {
+    /// The evidence item `id`.
     pub fn evidence(id: &str) -> Target {
         Target {
             kind: TargetKind::Evidence,
@@ -99,6 +107,7 @@ impl Target {
         }
     }
 
+    /// The assertion `id`.
     pub fn assertion(id: &str) -> Target {
         Target {
             kind: TargetKind::Assertion,
@@ -108,6 +117,7 @@ impl Target {
         }
     }
 
+    /// The version `assertion` put in place for `agent` on `topic`.
     pub fn version(assertion: &str, agent: &str, topic: &str) -> Target {
         Target {
             kind: TargetKind::Version,
@@ -117,6 +127,7 @@ impl Target {
         }
     }
 
+    /// The topic, or one agent's beliefs about it.
     pub fn topic(topic: &str, agent: Option<&str>) -> Target {
         Target {
             kind: TargetKind::Topic,
@@ -126,6 +137,7 @@ impl Target {
         }
     }
 
+    /// The log as a whole, at the finding's `about`.
     pub fn instant() -> Target {
         Target {
             kind: TargetKind::Instant,
@@ -201,6 +213,7 @@ impl Target {
         }
     }
 
+    /// The target as a review file writes it (`{"kind": …, "id": …}`).
     pub fn to_json(&self) -> Value {
         let mut map = serde_json::Map::new();
         map.insert("kind".into(), json!(self.kind.as_str()));
@@ -220,13 +233,18 @@ impl Target {
 /// A verdict on an assertion or a belief version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BeliefVerdict {
+    /// What the agent believed was so.
     Right,
+    /// What the agent believed was not so.
     Wrong,
+    /// The evidence cited did not support it.
     Unsupported,
+    /// Evidence led the agent to it wrongly.
     Misleading,
 }
 
 impl BeliefVerdict {
+    /// The four verdicts, in the order docs/review.md lists them.
     pub const ALL: [BeliefVerdict; 4] = [
         BeliefVerdict::Right,
         BeliefVerdict::Wrong,
@@ -234,6 +252,7 @@ impl BeliefVerdict {
         BeliefVerdict::Misleading,
     ];
 
+    /// The verdict as a review file writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             BeliefVerdict::Right => "right",
@@ -248,12 +267,16 @@ impl BeliefVerdict {
 /// a note alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Verdict {
+    /// One of the six verification states (evidence).
     State(VerifyState),
+    /// A verdict on a belief (assertion, version).
     Belief(BeliefVerdict),
+    /// A note, with no verdict.
     Note,
 }
 
 impl Verdict {
+    /// The verdict as a review file writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::State(s) => s.as_str(),
@@ -262,6 +285,7 @@ impl Verdict {
         }
     }
 
+    /// The verdict a review file writes as `text`, if it is one.
     pub fn parse(text: &str) -> Option<Verdict> {
         if text == "note" {
             return Some(Verdict::Note);
@@ -289,10 +313,15 @@ impl fmt::Display for Verdict {
 /// One finding of a review.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
+    /// Its id (`F1`, `F2`, …), unique in its review.
     pub id: String,
+    /// What it is about.
     pub target: Target,
+    /// The reviewer's verdict.
     pub verdict: Verdict,
+    /// The reviewer's words (a `note` verdict needs them).
     pub note: Option<String>,
+    /// Who made it.
     pub reviewer: String,
     /// The wall clock when the finding was made.
     pub made_at: Micros,
@@ -505,8 +534,11 @@ fn checked_text(field: &str, value: &str) -> Result<(), String> {
 /// An assertion as a finding may name it.
 #[derive(Debug, Clone)]
 pub struct AssertionSubject {
+    /// The agent who made it.
     pub agent: String,
+    /// The topic it answers.
     pub topic: String,
+    /// When it was recorded.
     pub recorded_at: Micros,
 }
 
@@ -514,13 +546,18 @@ pub struct AssertionSubject {
 /// their recorded times, topics and agents.
 #[derive(Debug, Clone, Default)]
 pub struct Subjects {
+    /// Each evidence item's recorded time, by id.
     pub evidence: HashMap<String, Micros>,
+    /// Each assertion, by id.
     pub assertions: HashMap<String, AssertionSubject>,
+    /// The topics' ids.
     pub topics: HashSet<String>,
+    /// The agents' ids.
     pub agents: HashSet<String>,
 }
 
 impl Subjects {
+    /// What `dataset` holds that findings may name.
     pub fn of(dataset: &Dataset) -> Subjects {
         let mut s = Subjects {
             topics: dataset
@@ -634,14 +671,22 @@ pub enum Place {
     /// A review file (JSON Lines, or OTLP/JSON logs).
     File(PathBuf),
     /// A store's review table, loaded from the file it names.
-    Table { store: String, loaded_from: String },
+    Table {
+        /// The store, as the user named it.
+        store: String,
+        /// The review file it was loaded from.
+        loaded_from: String,
+    },
 }
 
 /// One source of a review: its place, its bytes' SHA-256, its findings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
+    /// Where they came from.
     pub place: Place,
+    /// The SHA-256 of its bytes.
     pub sha256: String,
+    /// How many findings it held.
     pub findings: usize,
     /// Whether the file was only named and does not exist yet (new findings
     /// go there).
@@ -649,6 +694,7 @@ pub struct Source {
 }
 
 impl Source {
+    /// The place as a sentence names it.
     pub fn name(&self) -> String {
         match &self.place {
             Place::File(p) => p.display().to_string(),
@@ -663,7 +709,9 @@ impl Source {
 /// where they came from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Review {
+    /// Where the findings came from.
     pub sources: Vec<Source>,
+    /// The findings, in the order they were made.
     pub findings: Vec<Finding>,
 }
 
@@ -878,7 +926,9 @@ fn latest<'a>(findings: impl Iterator<Item = &'a Finding>) -> Option<&'a Finding
 /// Reviewers' latest verdicts that differ on one target.
 #[derive(Debug)]
 pub struct Disagreement<'a> {
+    /// What the reviewers disagree about.
     pub target: &'a Target,
+    /// Each reviewer's latest verdict on it.
     pub verdicts: Vec<&'a Finding>,
 }
 

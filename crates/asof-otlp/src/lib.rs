@@ -11,6 +11,7 @@
 //! needs to read a request without the importer and its SQLite.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -19,28 +20,36 @@ use serde_json::Value;
 /// An object with neither is not OTLP (see `otlp::requests`).
 #[derive(Debug, Deserialize)]
 pub struct Request {
+    /// `resourceSpans`: the spans, by the resource that made them.
     #[serde(default, rename = "resourceSpans", alias = "resource_spans")]
     pub resource_spans: Option<Vec<ResourceSpans>>,
+    /// `resourceLogs`: the log records, by the resource that made them.
     #[serde(default, rename = "resourceLogs", alias = "resource_logs")]
     pub resource_logs: Option<Vec<ResourceLogs>>,
 }
 
 impl Request {
+    /// Whether it holds spans or logs at all (an object with neither is not OTLP).
     pub fn is_otlp(&self) -> bool {
         self.resource_spans.is_some() || self.resource_logs.is_some()
     }
 }
 
+/// The log records of one resource.
 #[derive(Debug, Deserialize)]
 pub struct ResourceLogs {
+    /// `resource`: what made them (its `service.name` and other attributes).
     #[serde(default)]
     pub resource: Option<Resource>,
+    /// `scopeLogs`: the records, by instrumentation scope.
     #[serde(default, rename = "scopeLogs", alias = "scope_logs")]
     pub scope_logs: Vec<ScopeLogs>,
 }
 
+/// The log records of one instrumentation scope.
 #[derive(Debug, Deserialize)]
 pub struct ScopeLogs {
+    /// `logRecords`.
     #[serde(default, rename = "logRecords", alias = "log_records")]
     pub log_records: Vec<LogRecord>,
 }
@@ -50,6 +59,7 @@ pub struct ScopeLogs {
 /// in the body.
 #[derive(Debug, Deserialize)]
 pub struct LogRecord {
+    /// `timeUnixNano`: when the event happened (ns, a string or a number).
     #[serde(default, rename = "timeUnixNano", alias = "time_unix_nano")]
     pub time: Value,
     #[serde(
@@ -57,23 +67,33 @@ pub struct LogRecord {
         rename = "observedTimeUnixNano",
         alias = "observed_time_unix_nano"
     )]
+    /// `observedTimeUnixNano`: when the collector saw it (read when `timeUnixNano` is unset or
+    /// not a time).
     pub observed_time: Value,
+    /// `eventName` (OTLP 1.5); empty when the record names its event by attribute.
     #[serde(default, rename = "eventName", alias = "event_name")]
     pub event_name: String,
+    /// `body`: the message, for a GenAI event.
     #[serde(default)]
     pub body: Option<AnyValue>,
+    /// `attributes`.
     #[serde(default)]
     pub attributes: Vec<KeyValue>,
+    /// `traceId` of the span it belongs to (hex or base64), if any.
     #[serde(default, rename = "traceId", alias = "trace_id")]
     pub trace_id: String,
+    /// `spanId` of the span it belongs to, if any.
     #[serde(default, rename = "spanId", alias = "span_id")]
     pub span_id: String,
 }
 
+/// The spans of one resource.
 #[derive(Debug, Deserialize)]
 pub struct ResourceSpans {
+    /// `resource`: what made them (its `service.name` and other attributes).
     #[serde(default)]
     pub resource: Option<Resource>,
+    /// `scopeSpans`: the spans, by instrumentation scope.
     #[serde(default, rename = "scopeSpans", alias = "scope_spans")]
     pub scope_spans: Vec<ScopeSpans>,
     /// Before OTLP 1.0 the scope level was called `instrumentationLibrarySpans`.
@@ -85,56 +105,78 @@ pub struct ResourceSpans {
     pub library_spans: Vec<ScopeSpans>,
 }
 
+/// What made a batch of spans or records.
 #[derive(Debug, Deserialize)]
 pub struct Resource {
+    /// `attributes` (`service.name`, …).
     #[serde(default)]
     pub attributes: Vec<KeyValue>,
 }
 
+/// The spans of one instrumentation scope.
 #[derive(Debug, Deserialize)]
 pub struct ScopeSpans {
+    /// `spans`.
     #[serde(default)]
     pub spans: Vec<Span>,
 }
 
+/// One span.
 #[derive(Debug, Deserialize)]
 pub struct Span {
+    /// `traceId` (hex or base64).
     #[serde(default, rename = "traceId", alias = "trace_id")]
     pub trace_id: String,
+    /// `spanId` (hex or base64).
     #[serde(default, rename = "spanId", alias = "span_id")]
     pub span_id: String,
+    /// `parentSpanId`; empty for a root span.
     #[serde(default, rename = "parentSpanId", alias = "parent_span_id")]
     pub parent_span_id: String,
+    /// `name`.
     #[serde(default)]
     pub name: String,
+    /// `kind`, a number or a name.
     #[serde(default)]
     pub kind: Value,
+    /// `startTimeUnixNano` (ns, a string or a number).
     #[serde(default, rename = "startTimeUnixNano", alias = "start_time_unix_nano")]
     pub start: Value,
+    /// `endTimeUnixNano`.
     #[serde(default, rename = "endTimeUnixNano", alias = "end_time_unix_nano")]
     pub end: Value,
+    /// `attributes`.
     #[serde(default)]
     pub attributes: Vec<KeyValue>,
+    /// `events`.
     #[serde(default)]
     pub events: Vec<SpanEvent>,
+    /// `status`, when set.
     #[serde(default)]
     pub status: Option<Status>,
 }
 
+/// An event of a span (a GenAI message, in the older event form).
 #[derive(Debug, Clone, Deserialize)]
 pub struct SpanEvent {
+    /// `timeUnixNano`.
     #[serde(default, rename = "timeUnixNano", alias = "time_unix_nano")]
     pub time: Value,
+    /// `name`.
     #[serde(default)]
     pub name: String,
+    /// `attributes`.
     #[serde(default)]
     pub attributes: Vec<KeyValue>,
 }
 
+/// A span's status.
 #[derive(Debug, Deserialize)]
 pub struct Status {
+    /// `code`: a number or a name (`STATUS_CODE_ERROR`).
     #[serde(default)]
     pub code: Value,
+    /// `message`.
     #[serde(default)]
     pub message: String,
 }
@@ -150,9 +192,12 @@ impl Status {
     }
 }
 
+/// An attribute: a key and its value.
 #[derive(Debug, Clone, Deserialize)]
 pub struct KeyValue {
+    /// `key`.
     pub key: String,
+    /// `value`.
     #[serde(default)]
     pub value: AnyValue,
 }
@@ -160,30 +205,41 @@ pub struct KeyValue {
 /// OTLP's `AnyValue`: exactly one of its fields is set.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct AnyValue {
+    /// `stringValue`.
     #[serde(default, rename = "stringValue", alias = "string_value")]
     pub string: Option<String>,
+    /// `boolValue`.
     #[serde(default, rename = "boolValue", alias = "bool_value")]
     pub bool: Option<bool>,
+    /// `intValue` (a string or a number).
     #[serde(default, rename = "intValue", alias = "int_value")]
     pub int: Option<Value>,
+    /// `doubleValue`.
     #[serde(default, rename = "doubleValue", alias = "double_value")]
     pub double: Option<Value>,
+    /// `arrayValue`.
     #[serde(default, rename = "arrayValue", alias = "array_value")]
     pub array: Option<ArrayValue>,
+    /// `kvlistValue`.
     #[serde(default, rename = "kvlistValue", alias = "kvlist_value")]
     pub kvlist: Option<KvList>,
+    /// `bytesValue` (base64).
     #[serde(default, rename = "bytesValue", alias = "bytes_value")]
     pub bytes: Option<String>,
 }
 
+/// OTLP's `ArrayValue`.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct ArrayValue {
+    /// `values`.
     #[serde(default)]
     pub values: Vec<AnyValue>,
 }
 
+/// OTLP's `KeyValueList`.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct KvList {
+    /// `values`.
     #[serde(default)]
     pub values: Vec<KeyValue>,
 }

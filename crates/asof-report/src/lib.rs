@@ -3,5 +3,6 @@
 //! as SVG — each opening with where it came from.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod export;

@@ -45,6 +45,7 @@ impl Archive {
         })
     }
 
+    /// The archive file.
     pub fn path(&self) -> &Path {
         &self.path
     }

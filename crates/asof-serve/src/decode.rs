@@ -13,7 +13,9 @@ use std::io::Read;
 /// What a request carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Signal {
+    /// `/v1/traces`: spans.
     Traces,
+    /// `/v1/logs`: log records.
     Logs,
 }
 
@@ -38,7 +40,9 @@ impl Signal {
 /// How the body is encoded (its `Content-Type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
+    /// `application/x-protobuf`.
     Protobuf,
+    /// `application/json`.
     Json,
 }
 
@@ -46,7 +50,12 @@ pub enum Encoding {
 /// this signal (400).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
-    TooLarge { limit: usize },
+    /// Over the size limit.
+    TooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// Not a request of this signal: why.
     Undecodable(String),
 }
 
@@ -61,6 +70,7 @@ pub struct Decoded {
     /// Those the importer cannot read (ids that are neither 16/8 bytes nor
     /// hex, times missing), each said in `rejected_why`.
     pub rejected: usize,
+    /// The first of them, said in a sentence.
     pub rejected_why: Option<String>,
 }
 

@@ -19,14 +19,18 @@ const MAX_HEADERS: usize = 64;
 
 /// A request, its body read.
 pub struct Request {
+    /// The method (`POST`).
     pub method: String,
+    /// The path (`/v1/traces`).
     pub path: String,
     headers: Vec<(String, String)>,
+    /// Its body.
     pub body: Body,
 }
 
 /// A request's body as read.
 pub enum Body {
+    /// Read whole.
     Read(Vec<u8>),
     /// Over the limit: not read (the connection is closed after the answer).
     TooLarge,
@@ -46,13 +50,18 @@ impl Request {
 
 /// An answer: status, content type, body, extra headers.
 pub struct Answer {
+    /// The HTTP status.
     pub status: u16,
+    /// The `Content-Type`.
     pub content_type: &'static str,
+    /// The body.
     pub body: Vec<u8>,
+    /// More headers, in order.
     pub headers: Vec<(&'static str, String)>,
 }
 
 impl Answer {
+    /// A plain-text answer of `status` saying `message`.
     pub fn text(status: u16, message: impl Into<String>) -> Answer {
         Answer {
             status,
@@ -66,6 +75,7 @@ impl Answer {
 /// How connections are bounded.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
+    /// At most this many connections at once (one more is answered 503 and closed).
     pub max_connections: usize,
     /// A connection with no request for this long is closed.
     pub idle: Duration,
@@ -170,7 +180,12 @@ pub enum Next {
     Refuse(Answer),
     /// A request; `keep`: the connection goes on after its answer (its body
     /// was read whole, and neither HTTP/1.0 nor `Connection: close` ends it).
-    Request { request: Request, keep: bool },
+    Request {
+        /// The request.
+        request: Request,
+        /// Whether the connection goes on after its answer.
+        keep: bool,
+    },
 }
 
 /// Reads the next request from `reader`: its head (at most [`MAX_HEAD`]

@@ -5,6 +5,7 @@
 //! follows the archive as `asof load --follow` follows any trace file.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod archive;
 pub mod decode;

@@ -82,6 +82,7 @@ pub struct ReviewFile {
 }
 
 impl ReviewFile {
+    /// The review file at `path`, not yet opened (it is made on the first finding).
     pub fn new(path: PathBuf) -> ReviewFile {
         ReviewFile {
             path,

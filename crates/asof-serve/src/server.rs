@@ -31,6 +31,7 @@ use std::time::Duration;
 /// How the receiver runs.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// The address to listen on.
     pub listen: SocketAddr,
     /// Clients must send `Authorization: Bearer TOKEN` when set.
     pub token: Option<String>,
@@ -52,11 +53,15 @@ pub struct Config {
 /// What the receiver has done so far.
 #[derive(Debug, Default)]
 pub struct Stats {
+    /// Requests read.
     pub requests: AtomicU64,
+    /// Spans and log records received.
     pub items: AtomicU64,
+    /// Of those, the ones the importer cannot read.
     pub rejected: AtomicU64,
     /// Requests answered with anything but 200.
     pub refused: AtomicU64,
+    /// Bytes appended to the archive.
     pub archive_bytes: AtomicU64,
 }
 
@@ -68,7 +73,9 @@ struct Job {
 
 /// A receiver running; stopped by [`Running::stop`].
 pub struct Running {
+    /// The address it listens on (the port chosen when 0 was asked).
     pub addr: SocketAddr,
+    /// What it has done so far.
     pub stats: Arc<Stats>,
     stop: Arc<AtomicBool>,
     threads: Vec<std::thread::JoinHandle<()>>,

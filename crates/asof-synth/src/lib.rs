@@ -11,15 +11,21 @@
 //! logs; loading them is the store's business.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 use serde_json::json;
 use std::io::Write;
 
+/// The shape of a generated log; the same config gives the same bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct GenConfig {
+    /// How many events.
     pub events: u64,
+    /// How many topics.
     pub topics: u32,
+    /// How many agents.
     pub agents: u32,
+    /// The seed of its random choices.
     pub seed: u64,
 }
 
@@ -70,7 +76,9 @@ struct Scope {
 /// to record events at the pace they are written.
 #[derive(Debug, Clone, Copy)]
 pub struct Pace {
+    /// The first event's recorded time (µs).
     pub start: i64,
+    /// The step between events (µs).
     pub step: i64,
 }
 

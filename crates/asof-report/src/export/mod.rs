@@ -14,15 +14,19 @@ pub mod table;
 
 pub use provenance::{Divergence, Origin, Provenance};
 
+/// Why a report could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
+    /// A topic the store does not have (the id, and the store's topics).
     #[error("no topic {0}; the store's topics are: {1}")]
     UnknownTopic(String, String),
+    /// An agent that holds no beliefs about the topic (the agent, the topic).
     #[error("no agent {0} holds beliefs about {1}")]
     UnknownAgent(String, String),
     /// The HTML report would not serve (too many events to embed).
     #[error("{0}")]
     Html(String),
+    /// The store could not be read.
     #[error(transparent)]
     Store(#[from] asof_store::store::StoreError),
 }

@@ -13,7 +13,9 @@ use asof_store::store::{Store, StoreError};
 /// embedded dataset).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {
+    /// The source as the user named it.
     pub name: String,
+    /// The SHA-256 of its bytes.
     pub sha256: String,
 }
 
@@ -23,9 +25,12 @@ pub struct Origin {
 pub enum Divergence {
     /// The diff, and `asof diff`'s JSON of it (the HTML report reads that).
     Shown {
+        /// The diff.
         diff: Box<Diff>,
+        /// `asof diff`'s JSON of it.
         json: serde_json::Value,
     },
+    /// Why the divergence is not shown.
     NotShown(String),
 }
 
@@ -62,7 +67,9 @@ impl Divergence {
 /// Everything a report says about itself before its content.
 #[derive(Debug, Clone)]
 pub struct Provenance {
+    /// Where the report was read from.
     pub origin: Origin,
+    /// When it was exported (or `SOURCE_DATE_EPOCH`).
     pub exported_at: Micros,
     /// The store's lineage, when it is a what-if fork.
     pub what_if: Option<WhatIf>,

@@ -7,6 +7,7 @@ pub struct Table {
 }
 
 impl Table {
+    /// An empty table with these column names.
     pub fn new(header: Vec<&'static str>) -> Self {
         Table {
             header,
@@ -24,6 +25,7 @@ impl Table {
         );
     }
 
+    /// Whether it has no rows.
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }

@@ -24,17 +24,30 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     /// Its tables were written (`replaced`: over an earlier export of the incident).
-    Written { incident: String, replaced: bool },
+    Written {
+        /// The store's incident.
+        incident: String,
+        /// Whether it replaced an earlier export of the incident.
+        replaced: bool,
+    },
     /// Its files from an earlier export are there and it has not changed.
-    Unchanged { incident: String },
+    Unchanged {
+        /// The store's incident.
+        incident: String,
+    },
     /// It could not be exported; the sentence says why.
-    Failed { reason: String },
+    Failed {
+        /// Why, in one sentence.
+        reason: String,
+    },
 }
 
 /// One store's result, as it comes in.
 #[derive(Debug, Clone)]
 pub struct Done {
+    /// The store, as named.
     pub store: PathBuf,
+    /// What happened to it.
     pub outcome: Outcome,
 }
 
@@ -44,14 +57,21 @@ pub enum ExportError {
     #[error(
         "{first} and {second} are both incident `{incident}`: a partition holds one store, so export them to different directories (or load one under another incident id)"
     )]
+    /// Two stores of one incident.
     Duplicate {
+        /// The incident.
         incident: String,
+        /// The first store of it, as named.
         first: String,
+        /// The second.
         second: String,
     },
     #[error("{path}: cannot write: {source}")]
+    /// A directory or file could not be written.
     Io {
+        /// Where.
         path: String,
+        /// Why.
         #[source]
         source: std::io::Error,
     },

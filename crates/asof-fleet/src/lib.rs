@@ -1,6 +1,7 @@
 //! asof-fleet
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod export;
 pub mod parquet;

@@ -47,7 +47,9 @@ pub enum Kind {
 /// A column of a table's schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Column {
+    /// Its name, as the JSON outputs name the field.
     pub name: &'static str,
+    /// Its type.
     pub kind: Kind,
     /// May hold nulls (lists never do).
     pub nullable: bool,
@@ -97,6 +99,7 @@ pub struct Table {
 }
 
 impl Table {
+    /// An empty table of `schema`, filled one row at a time, one value per column in order.
     pub fn new(schema: &'static [Column]) -> Table {
         let data = schema
             .iter()
@@ -269,11 +272,13 @@ impl Row<'_> {
         data
     }
 
+    /// The next column's value: a string.
     pub fn str(mut self, v: &str) -> Self {
         push_str(&mut self.next(Kind::Str, false).values, v);
         self
     }
 
+    /// The next column's value: a string, or null.
     pub fn opt_str(mut self, v: Option<&str>) -> Self {
         let data = self.next(Kind::Str, v.is_none());
         if let Some(v) = v {
@@ -282,6 +287,7 @@ impl Row<'_> {
         self
     }
 
+    /// The next column's value: an int64.
     pub fn int(mut self, v: i64) -> Self {
         if let Values::Int(values) = &mut self.next(Kind::Int, false).values {
             values.push(v);
@@ -289,6 +295,7 @@ impl Row<'_> {
         self
     }
 
+    /// The next column's value: an int64, or null.
     pub fn opt_int(mut self, v: Option<i64>) -> Self {
         if let (Values::Int(values), Some(v)) = (&mut self.next(Kind::Int, v.is_none()).values, v) {
             values.push(v);
@@ -307,6 +314,7 @@ impl Row<'_> {
         self
     }
 
+    /// The next column's value: a double.
     pub fn float(mut self, v: f64) -> Self {
         if let Values::Float(values) = &mut self.next(Kind::Float, false).values {
             values.push(v);
@@ -314,6 +322,7 @@ impl Row<'_> {
         self
     }
 
+    /// The next column's value: a double, or null.
     pub fn opt_float(mut self, v: Option<f64>) -> Self {
         if let (Values::Float(values), Some(v)) =
             (&mut self.next(Kind::Float, v.is_none()).values, v)
@@ -323,6 +332,7 @@ impl Row<'_> {
         self
     }
 
+    /// The next column's value: a boolean.
     pub fn bool(mut self, v: bool) -> Self {
         if let Values::Bool(values) = &mut self.next(Kind::Bool, false).values {
             values.push(v);
@@ -330,6 +340,7 @@ impl Row<'_> {
         self
     }
 
+    /// The next column's value: a boolean, or null.
     pub fn opt_bool(mut self, v: Option<bool>) -> Self {
         if let (Values::Bool(values), Some(v)) = (&mut self.next(Kind::Bool, v.is_none()).values, v)
         {
@@ -338,6 +349,7 @@ impl Row<'_> {
         self
     }
 
+    /// The next column's value: a list of ids (empty, never null).
     pub fn list<'s>(mut self, items: impl IntoIterator<Item = &'s str>) -> Self {
         let data = self.next(Kind::List, false);
         let mut first = true;

@@ -30,6 +30,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 use Kind::{Bool, Float, Int, List, Str, Time};
 
+/// `incidents`: one row, the store (docs/fleet.md has every column).
 pub const INCIDENTS: &[Column] = &[
     req("id", Str),
     req("title", Str),
@@ -50,8 +51,10 @@ pub const INCIDENTS: &[Column] = &[
     req("schema_version", Int),
 ];
 
+/// `agents`: one row per agent.
 pub const AGENTS: &[Column] = &[req("agent", Str), req("name", Str)];
 
+/// `topics`: one row per topic.
 pub const TOPICS: &[Column] = &[
     req("topic", Str),
     req("question", Str),
@@ -61,6 +64,7 @@ pub const TOPICS: &[Column] = &[
     opt("stale_after_ms", Int),
 ];
 
+/// `evidence`: one row per item, as at the end of the log.
 pub const EVIDENCE: &[Column] = &[
     req("seq", Int),
     req("id", Str),
@@ -83,6 +87,7 @@ pub const EVIDENCE: &[Column] = &[
     opt("verification_id", Str),
 ];
 
+/// `events`: assertions, retractions and verifications, in log order.
 pub const EVENTS: &[Column] = &[
     req("seq", Int),
     req("id", Str),
@@ -105,6 +110,7 @@ pub const EVENTS: &[Column] = &[
     opt("note", Str),
 ];
 
+/// `versions`: every belief version, held or closed.
 pub const VERSIONS: &[Column] = &[
     req("id", Int),
     req("agent", Str),
@@ -128,6 +134,7 @@ pub const VERSIONS: &[Column] = &[
     req("support", Str),
 ];
 
+/// `answers`: each agent's working answer per topic, one row per change.
 pub const ANSWERS: &[Column] = &[
     req("agent", Str),
     req("topic", Str),
@@ -135,6 +142,7 @@ pub const ANSWERS: &[Column] = &[
     opt("claim", Str),
 ];
 
+/// `agreement`: per topic, the agents' working answers side by side, one row per change.
 pub const AGREEMENT: &[Column] = &[
     req("topic", Str),
     req("recorded_at", Time),
@@ -144,6 +152,7 @@ pub const AGREEMENT: &[Column] = &[
     req("conflicted", Bool),
 ];
 
+/// `influence`: the ranking of `asof influence`.
 pub const INFLUENCE: &[Column] = &[
     req("rank", Int),
     req("evidence", Str),
@@ -153,6 +162,7 @@ pub const INFLUENCE: &[Column] = &[
     req("truth_known", Bool),
 ];
 
+/// `outcomes`: per (agent, topic) with a resolution, how the agent converged on it.
 pub const OUTCOMES: &[Column] = &[
     req("agent", Str),
     req("topic", Str),

@@ -5,5 +5,6 @@
 //! place outside the store crate that speaks SQL, and only to read input.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod import;

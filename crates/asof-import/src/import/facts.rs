@@ -30,6 +30,7 @@ use rusqlite::{Connection, OpenFlags};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
+/// How `asof import facts` reads a facts table.
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The table to read.

@@ -45,8 +45,10 @@ pub enum ClaimFrom {
     Fact,
 }
 
+/// How `asof import graphiti` reads an export.
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
+    /// What an edge's claim is: its target entity, or its fact sentence.
     pub claim: ClaimFrom,
     /// `many` (default): a source may hold several targets for one relation at
     /// once, and only Graphiti's own expiry closes a fact.

@@ -26,6 +26,7 @@ use std::collections::HashSet;
 pub struct Skipped {
     /// Where it is in the input ("edge 12", "row 7").
     pub location: String,
+    /// Why, in one sentence.
     pub reason: String,
 }
 
@@ -33,7 +34,9 @@ pub struct Skipped {
 /// rule applied, a default used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Count {
+    /// What was counted.
     pub what: String,
+    /// How often.
     pub count: usize,
 }
 
@@ -54,10 +57,12 @@ impl Tally {
         }
     }
 
+    /// Adds one to `what`.
     pub fn bump(&mut self, what: &str) {
         self.add(what, 1);
     }
 
+    /// Whether every count is zero.
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|c| c.count == 0)
     }
@@ -70,16 +75,22 @@ impl Tally {
 pub struct ImportReport {
     /// `graphiti`, `facts` or `otlp`.
     pub format: String,
+    /// The input as the user named it.
     pub input: String,
     /// Records read from the input (edges, rows, spans).
     pub records: usize,
     /// What was read, by kind ("rows", "edges", "episodes", "spans").
     #[serde(default)]
     pub read: Tally,
+    /// Agents in the dataset made.
     pub agents: usize,
+    /// Topics in the dataset made.
     pub topics: usize,
+    /// Evidence items in it.
     pub evidence: usize,
+    /// Assertions in it.
     pub assertions: usize,
+    /// Retractions in it.
     pub retractions: usize,
     /// Assertions by where they came from ("rows", "edges", "episodes merged later").
     #[serde(default)]
@@ -163,10 +174,13 @@ impl ImportReport {
 
 /// An importer's output before validation.
 pub struct Draft {
+    /// The header made.
     pub header: RawHeader,
+    /// The events made, in log order.
     pub events: Vec<RawEvent>,
     /// Where each event came from.
     pub origins: Vec<Location>,
+    /// The import summary so far.
     pub report: ImportReport,
 }
 

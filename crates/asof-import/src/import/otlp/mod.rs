@@ -61,18 +61,24 @@ const SUMMARY_CHARS: usize = 200;
 pub enum ValidFrom {
     /// The start of the trace the belief is in.
     TraceStart,
+    /// This instant (`--valid-from T`).
     At(Micros),
 }
 
+/// How `asof import otlp` reads a trace (its command-line options).
 #[derive(Debug, Clone)]
 pub struct Options {
     /// Every span's agent, overriding what the trace says.
     pub agent: Option<String>,
+    /// The tool whose calls state beliefs (`--belief-tool`).
     pub belief_tool: String,
+    /// The tool whose calls retract them (`--retract-tool`).
     pub retract_tool: String,
+    /// Where a belief's valid time starts when the call does not say.
     pub valid_from: ValidFrom,
     /// Topics that hold a set of claims at once.
     pub many: Vec<String>,
+    /// Rules that read beliefs out of what the model wrote (`--rules`).
     pub rules: Vec<Rule>,
     /// Skip a line that does not parse (counted in the summary's
     /// `bad_lines`) instead of refusing the input.
@@ -242,7 +248,9 @@ struct Said {
 /// One input in memory: its name as the user gave it, and its text.
 #[derive(Debug, Clone, Copy)]
 pub struct Input<'a> {
+    /// Its name, as the user gave it.
     pub name: &'a str,
+    /// Its text.
     pub text: &'a str,
 }
 
@@ -321,6 +329,7 @@ pub struct Growing {
 }
 
 impl Growing {
+    /// An import of the input `name`, read with `options`, with nothing read yet.
     pub fn new(name: &str, options: &Options) -> Growing {
         Growing {
             name: name.to_owned(),

@@ -33,7 +33,9 @@ pub enum Source<'a> {
 /// One input: its name as the user gave it, and where its text comes from.
 #[derive(Debug, Clone, Copy)]
 pub struct Named<'a> {
+    /// Its name, as the user gave it.
     pub name: &'a str,
+    /// Where its text comes from.
     pub source: Source<'a>,
 }
 

@@ -34,6 +34,7 @@ pub enum Within {
 }
 
 impl Within {
+    /// Where the rule looks, as a rules file writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             Within::Assistant => "assistant text",
@@ -73,9 +74,15 @@ pub fn confidence_of(caps: &regex::Captures) -> Option<f64> {
 /// One rule, compiled.
 #[derive(Debug, Clone)]
 pub struct Rule {
+    /// The topic the claims it finds answer.
     pub topic: String,
+    /// Where it looks.
     pub within: Vec<Within>,
+    /// The pattern; its named group `claim` is the claim, and a group `confidence` its
+    /// confidence.
     pub regex: Regex,
+    /// The confidence of what it finds, when the match has no `confidence` group; when
+    /// neither says, the confidence is assumed (and marked so).
     pub confidence: Option<f64>,
 }
 

@@ -25,14 +25,17 @@ use std::sync::Arc;
 pub struct Attrs(Vec<(String, AnyValue)>);
 
 impl Attrs {
+    /// The value of attribute `key`, if the span has it.
     pub fn get(&self, key: &str) -> Option<&AnyValue> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
+    /// Whether the span has attribute `key`.
     pub fn contains_key(&self, key: &str) -> bool {
         self.get(key).is_some()
     }
 
+    /// The attributes' keys, in order.
     pub fn keys(&self) -> impl Iterator<Item = &String> {
         self.0.iter().map(|(k, _)| k)
     }
@@ -48,6 +51,7 @@ impl FromIterator<(String, AnyValue)> for Attrs {
     }
 }
 
+/// A span's attribute list, as [`Attrs`].
 pub fn attrs(list: Vec<KeyValue>) -> Attrs {
     list.into_iter().map(|kv| (kv.key, kv.value)).collect()
 }
@@ -62,13 +66,18 @@ fn text(attrs: &Attrs, key: &str) -> Option<String> {
 /// Which convention a model call was read in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
+    /// `gen_ai.input.messages` / `gen_ai.output.messages` (GenAI semantic conventions).
     GenAi,
+    /// The GenAI event form: `gen_ai.*.message` and `gen_ai.choice` events.
     GenAiEvents,
+    /// OpenInference: `llm.input_messages.N.*` / `llm.output_messages.N.*`.
     OpenInference,
+    /// OpenLLMetry: `gen_ai.prompt.N.*` / `gen_ai.completion.N.*`.
     OpenLlmetry,
 }
 
 impl Dialect {
+    /// The convention in words, for the import summary.
     pub fn describe(self) -> &'static str {
         match self {
             Dialect::GenAi => "model calls in the GenAI conventions (gen_ai.input/output.messages)",
@@ -84,16 +93,24 @@ impl Dialect {
 /// One piece of a message.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Part {
+    /// Text the model read or wrote.
     Text(String),
+    /// The model's reasoning, where the trace keeps it.
     Reasoning(String),
+    /// A tool call the model made.
     ToolCall {
+        /// The call's id, when given.
         id: Option<String>,
+        /// The tool's name.
         name: String,
         /// The arguments as JSON text.
         args: String,
     },
+    /// A tool's result, as the model was given it.
     ToolResult {
+        /// The id of the call it answers, when given.
         id: Option<String>,
+        /// The result's text.
         content: String,
     },
     /// A `blob`, `file` or `uri` part: media the model was given, said as
@@ -101,12 +118,14 @@ pub enum Part {
     Media(String),
 }
 
+/// One message of a model call.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Msg {
     /// `system`, `user`, `assistant`, `tool`, …
     pub role: String,
     /// The tool's name on a tool result message, when given.
     pub name: Option<String>,
+    /// Its parts, in order.
     pub parts: Vec<Part>,
 }
 
@@ -122,48 +141,71 @@ fn shared(messages: Vec<Msg>) -> Msgs {
 /// What a span is, as far as asof is concerned.
 #[derive(Debug, Clone)]
 pub enum Role {
+    /// A model call.
     Call {
+        /// The convention it was read in.
         dialect: Dialect,
+        /// The messages it was given.
         input: Msgs,
+        /// The messages it wrote.
         output: Msgs,
     },
+    /// A tool run.
     Tool {
+        /// The tool's name.
         name: String,
+        /// The id of the model's call it answers, when given.
         call_id: Option<String>,
+        /// Its arguments, as JSON text.
         args: Option<String>,
+        /// Its result, as text.
         result: Option<String>,
     },
+    /// An agent's step (`invoke_agent` and the like).
     Agent {
+        /// The agent's name, when given.
         name: Option<String>,
     },
     /// A memory operation (GenAI conventions, in development): the records
     /// a search returned or a write stored, or the record a delete removed.
     Memory {
+        /// Search, write or delete.
         op: MemoryOp,
+        /// The memory store's name, when given.
         store: Option<String>,
+        /// What it returned or stored.
         records: Vec<Record>,
         /// `gen_ai.memory.record.id`: the record a write or delete targets.
         record_id: Option<String>,
     },
     /// A retrieval: the documents it returned (`gen_ai.retrieval.documents`).
     Retrieval {
+        /// What it returned.
         documents: Vec<Record>,
     },
+    /// Anything else (kept only as a parent of what matters).
     Other,
 }
 
+/// What a memory operation did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemoryOp {
+    /// Read records (`search_memory`).
     Search,
+    /// Stored a record (`create_memory`, `update_memory`, `upsert_memory`).
     Write,
+    /// Removed a record (`delete_memory`).
     Delete,
 }
 
 /// A memory record or a retrieved document: its id, its text, its score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
+    /// Its id, when given.
     pub id: Option<String>,
+    /// Its text.
     pub content: String,
+    /// How well it matched, when given.
     pub score: Option<f64>,
 }
 
@@ -208,6 +250,7 @@ pub fn role(name: &str, attrs: &Attrs, events: &[SpanEvent]) -> Result<Role, Str
 /// adds to an earlier call's input (`otlp::read::Histories`); [`Fresh`] reads
 /// it all.
 pub trait History {
+    /// The messages `text` holds (a JSON array of messages), or why it cannot be read.
     fn read(&mut self, text: &str) -> Result<Msgs, String>;
 }
 
@@ -764,7 +807,9 @@ fn event_messages(events: &[SpanEvent]) -> Result<(Vec<Msg>, Vec<Msg>), String> 
 
 /// A message of the event form, by where it stands in its call.
 pub enum Said {
+    /// A message the call was given.
     Input(Msg),
+    /// A message the call wrote.
     Output(Msg),
 }
 

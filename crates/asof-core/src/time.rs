@@ -25,10 +25,10 @@ pub fn accepted(micros: Micros) -> bool {
 /// Why a timestamp string was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TimeError {
+    /// No UTC offset: local time would be a guess.
     #[error(
         "`{0}` has no UTC offset; write it with `Z` or `+hh:mm` (a bare date `YYYY-MM-DD` means 00:00 UTC)"
     )]
-    /// No UTC offset: local time would be a guess.
     NoOffset(String),
     /// Not a timestamp asof reads.
     #[error("`{0}` is not an RFC 3339 timestamp or a YYYY-MM-DD date")]

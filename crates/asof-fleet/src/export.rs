@@ -54,10 +54,10 @@ pub struct Done {
 /// What refuses a whole export before anything is written.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
+    /// Two stores of one incident.
     #[error(
         "{first} and {second} are both incident `{incident}`: a partition holds one store, so export them to different directories (or load one under another incident id)"
     )]
-    /// Two stores of one incident.
     Duplicate {
         /// The incident.
         incident: String,
@@ -66,8 +66,8 @@ pub enum ExportError {
         /// The second.
         second: String,
     },
-    #[error("{path}: cannot write: {source}")]
     /// A directory or file could not be written.
+    #[error("{path}: cannot write: {source}")]
     Io {
         /// Where.
         path: String,

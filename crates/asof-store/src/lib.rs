@@ -4,6 +4,7 @@
 //! every front end asks, and what-if forks.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod fork;
 pub mod query;

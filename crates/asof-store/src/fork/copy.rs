@@ -25,10 +25,13 @@ use std::path::Path;
 
 pub use crate::store::fork_file::Pair;
 
+/// Why a fork file was not made.
 #[derive(Debug, thiserror::Error)]
 pub enum CopyError {
+    /// The evidence named is not there, or none was named.
     #[error(transparent)]
     Fork(#[from] ForkError),
+    /// The parent could not be read or the fork written.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -36,8 +39,11 @@ pub enum CopyError {
 /// What making a fork file did.
 #[derive(Debug, Clone)]
 pub struct Made {
+    /// What the policy did.
     pub report: PolicyReport,
+    /// How the fork's answers differ from the parent's.
     pub diff: Diff,
+    /// The parent's SHA-256, as the fork's lineage records it.
     pub parent_sha256: String,
     /// The (agent, topic) pairs whose answers can differ: the pairs replayed
     /// (every other pair is the parent's), or for a whole replay the pairs

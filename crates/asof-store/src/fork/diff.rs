@@ -15,7 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 /// A whole comparison, as `asof diff` prints it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Diff {
+    /// Per (agent, topic): where the parent's and the fork's answers differ.
     pub divergence: Vec<((String, String), Vec<Window>)>,
+    /// Per (agent, topic) with a resolution: how the parent converged on it, then the fork.
     pub truth: Vec<((String, String), Truth, Truth)>,
 }
 

@@ -15,8 +15,10 @@ use asof_core::time::OPEN;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+/// What removing one evidence item changes (`asof influence`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Influence {
+    /// The item's id.
     pub evidence: String,
     /// Σ over pairs converging in both: fork `converged_at` − parent `converged_at`.
     /// Negative: the agent would have found the truth sooner without this item.
@@ -33,7 +35,9 @@ pub struct Influence {
 /// What removing one item changes for one (agent, topic) pair.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PairInfluence {
+    /// The agent.
     pub agent: String,
+    /// The topic.
     pub topic: String,
     /// Fork `converged_at` − parent `converged_at`, when both converge.
     pub truth_shift_ms: Option<i64>,

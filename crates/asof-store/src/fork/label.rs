@@ -21,6 +21,7 @@ pub fn review_name(named: &str) -> &str {
 pub struct WhatIf {
     /// The parent as the user named it (a path, or the bundled demo).
     pub parent: String,
+    /// The parent's SHA-256 when the fork was made.
     pub parent_sha256: String,
     /// The evidence the replay went without.
     pub removed: Vec<String>,

@@ -20,19 +20,27 @@ use std::collections::{HashMap, HashSet};
 /// Recorded in every fork's lineage.
 pub const POLICY: &str = "asof-fork/1: skip removed evidence; drop assertions and retractions left without cited evidence; scale confidence by remaining reliability";
 
+/// An assertion whose confidence the policy scaled by its remaining evidence's reliability.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Scaled {
+    /// The assertion's id.
     pub assertion: String,
+    /// Its confidence in the parent.
     pub from: f64,
+    /// Its confidence in the fork.
     pub to: f64,
 }
 
 /// What the policy did to the log.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PolicyReport {
+    /// The evidence removed.
     pub removed: Vec<String>,
+    /// Assertions dropped: no cited evidence left.
     pub dropped: Vec<String>,
+    /// Assertions whose confidence was scaled.
     pub scaled: Vec<Scaled>,
+    /// Retractions dropped: no cited evidence left.
     pub dropped_retractions: Vec<String>,
     /// Retractions kept by the policy that found nothing to retract in the fork.
     pub noop_retractions: Vec<String>,
@@ -52,17 +60,25 @@ pub struct PolicyReport {
 /// review's finding: `verification` is its id, `since` when it was made).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rejected {
+    /// The evidence removed.
     pub evidence: String,
+    /// The finding (or verification) that rejected it.
     pub verification: String,
+    /// When the rejection was made.
     pub since: asof_core::time::Micros,
+    /// Who made it.
     pub by: String,
+    /// Why, when said.
     pub note: Option<String>,
 }
 
+/// Why a fork cannot be made.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ForkError {
+    /// Evidence ids the log does not have.
     #[error("no evidence with id {}; see `asof evidence` for the ids", .0.join(", "))]
     UnknownEvidence(Vec<String>),
+    /// No evidence id was named.
     #[error("name at least one evidence id to remove")]
     NothingToRemove,
 }
@@ -70,8 +86,11 @@ pub enum ForkError {
 /// A fork's log and what replay derived from it.
 #[derive(Debug, Clone)]
 pub struct Fork {
+    /// The log without the removed evidence, after the policy.
     pub dataset: Dataset,
+    /// Its replay.
     pub replay: Replay,
+    /// What the policy did.
     pub report: PolicyReport,
 }
 

@@ -24,12 +24,20 @@ use std::path::Path;
 /// What to fork.
 pub enum Source<'a> {
     /// A store file, open as `store`.
-    File { store: &'a Store, path: &'a Path },
+    File {
+        /// The store.
+        store: &'a Store,
+        /// Its file.
+        path: &'a Path,
+    },
     /// A log held in memory, with the store made from it and the SHA-256 its
     /// lineage records (of the file it was read from, or of the bundled demo).
     Log {
+        /// The store made from it.
         store: &'a Store,
+        /// The log.
         log: &'a Dataset,
+        /// The SHA-256 its lineage records.
         sha256: String,
     },
 }
@@ -38,11 +46,13 @@ pub enum Source<'a> {
 /// pairs whose answers can differ from the parent's.
 pub use super::copy::Made;
 
+/// Why a what-if could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum WhatIfError {
     /// The user named evidence that is not there, or none.
     #[error(transparent)]
     Fork(#[from] ForkError),
+    /// The parent could not be read or the fork written.
     #[error(transparent)]
     Store(#[from] StoreError),
     /// The parent's source could not be read to record its SHA-256.

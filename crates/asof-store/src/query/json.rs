@@ -10,7 +10,8 @@ fn instant(t: Micros) -> Value {
 }
 
 /// VERSION: `{"agent","topic","claim","confidence","valid_from","valid_to","recorded_at",
-/// "superseded_at","supported_by","assertion","origin","closed","clipped_by"}` (+ `requested_valid_to`),
+/// "superseded_at","supported_by","assertion","origin","closed","clipped_by"}` (+
+/// `requested_valid_to`),
 /// with its quality (design.md §4): `last_support`, `effective_confidence`, `freshness`, `support`.
 ///
 /// Serialized straight from the belief (no [`Value`] tree: an all-topics answer
@@ -141,6 +142,7 @@ pub struct BelievedJson<'a> {
 }
 
 impl BelievedJson<'_> {
+    /// The same answer, saying how the instant asked for was read (`said`).
     pub fn read_as(mut self, said: Option<String>) -> Self {
         self.read_as = said;
         self
@@ -163,6 +165,8 @@ impl serde::Serialize for HeldJson<'_> {
     }
 }
 
+/// `asof believed --format json`: the versions held at `at` (valid at `about`, if given), each with
+/// its quality then.
 pub fn believed<'a>(
     at: Micros,
     about: Option<Micros>,
@@ -209,6 +213,8 @@ pub fn history(
     })
 }
 
+/// `asof changes --format json`: the versions created and closed in `(after, until]`, each as it
+/// was when closed (the rest at `until`).
 pub fn changes(after: Micros, until: Micros, c: &Changes, ledger: &Ledger) -> Value {
     // Versions closed within the window as they were when closed, the rest at `until`.
     let list = |bs: &[Belief]| -> Vec<Value> {

@@ -47,9 +47,12 @@ pub fn current(store: &Store, now: Micros, filter: &Filter) -> crate::store::Res
     believed(store, now, Some(now), filter)
 }
 
+/// A topic's history (`asof history`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct History {
+    /// Every version, by recorded time, seq and valid time.
     pub versions: Vec<Belief>,
+    /// The events that changed no version.
     pub notes: Vec<Note>,
 }
 
@@ -82,10 +85,14 @@ pub fn history(store: &Store, topic: &str, agent: Option<&str>) -> crate::store:
 /// `changes(T1, T2]`: versions created and versions closed in a recorded window.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Changes {
+    /// Versions recorded in the window, in recorded order.
     pub created: Vec<Belief>,
+    /// Versions closed in the window, in the order they were closed.
     pub closed: Vec<Belief>,
 }
 
+/// `changes(T1, T2]`: the versions `filter` admits that were created or closed after `after` and by
+/// `until`.
 pub fn changes(
     store: &Store,
     after: Micros,

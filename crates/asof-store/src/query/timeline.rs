@@ -35,13 +35,21 @@ pub use crate::store::scrub::MarkKind;
 /// One event of the log, as the timeline shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mark {
+    /// Its seq.
     pub seq: u64,
+    /// Its id.
     pub id: String,
+    /// What kind of mark.
     pub kind: MarkKind,
+    /// When it was recorded.
     pub recorded_at: Micros,
+    /// The agent (a verification's: who judged).
     pub agent: Option<Name>,
+    /// The topic (a retraction of an assertion: that assertion's).
     pub topic: Option<Name>,
+    /// The claim (a verification's: the state it gave).
     pub claim: Option<Name>,
+    /// The evidence it cites (a verification's: the item it judges).
     pub cites: Cited,
     /// The replay outcome (`applied`, `reconfirmed`, `zero_width`, ...).
     pub effect: EffectKind,
@@ -126,9 +134,13 @@ struct Lists {
     mark_of_seq: Vec<(u64, u32)>,
 }
 
+/// A store opened for scrubbing: its scrub index in memory, its rows read on demand (see the
+/// module's notes).
 #[derive(Clone)]
 pub struct Timeline {
+    /// The store as the user named it.
     pub label: String,
+    /// The store's header.
     pub header: Header,
     /// What belief quality needs (design.md §4), read once.
     pub ledger: Ledger,

@@ -3,29 +3,49 @@
 use super::FORMAT_VERSION;
 use std::path::PathBuf;
 
+/// What can go wrong with a store.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// No file there.
     #[error("{0}: no such store")]
     NotFound(PathBuf),
+    /// A store is there and `--force` was not given.
     #[error("{0}: already exists; choose another path or pass --force to replace it")]
     Exists(PathBuf),
+    /// A SQLite file, not asof's.
     #[error("{0}: not an asof store (a SQLite file without asof's application id)")]
     Foreign(PathBuf),
+    /// Written by a newer asof.
     #[error(
         "{path}: store format version {found} is newer than this asof reads ({FORMAT_VERSION}); upgrade asof"
     )]
-    Newer { path: PathBuf, found: i32 },
+    Newer {
+        /// The store.
+        path: PathBuf,
+        /// Its format version.
+        found: i32,
+    },
+    /// Not readable as a store: why.
     #[error("{path}: not a readable asof store: {reason}")]
-    Damaged { path: PathBuf, reason: String },
+    Damaged {
+        /// The store.
+        path: PathBuf,
+        /// Why, in asof's words.
+        reason: String,
+    },
     /// SQLite itself reports the file damaged (a malformed page): said in
     /// one sentence by every command that meets it.
     #[error("{0}: not a readable asof store: {MALFORMED}")]
     Malformed(PathBuf),
+    /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// Why.
         source: std::io::Error,
     },
+    /// SQLite failed (not the file's fault).
     #[error("store: {0}")]
     Sqlite(SqlFailure),
 }
@@ -96,6 +116,7 @@ impl StoreError {
     }
 }
 
+/// A store operation's result.
 pub type Result<T> = std::result::Result<T, StoreError>;
 
 /// Whether SQLite reported the file damaged (a malformed page, or no
@@ -107,8 +128,10 @@ pub(crate) fn is_malformed(e: &rusqlite::Error) -> bool {
 /// Why a load failed: the dataset (found by replay), or the store.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// The dataset failed a rule only replay can check.
     #[error(transparent)]
     Dataset(#[from] asof_core::dataset::DatasetErrors),
+    /// The store could not be written.
     #[error(transparent)]
     Store(#[from] StoreError),
 }

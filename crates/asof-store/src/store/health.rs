@@ -28,6 +28,7 @@ pub struct Diagnosis {
 }
 
 impl Diagnosis {
+    /// Whether SQLite and the log's own checks found nothing wrong.
     pub fn is_whole(&self) -> bool {
         self.sqlite.is_empty() && self.log.is_empty()
     }

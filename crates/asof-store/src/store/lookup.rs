@@ -20,27 +20,37 @@ use rusqlite::{OptionalExtension, params_from_iter, types::Value};
 /// A version with the evidence its assertion cited.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Belief {
+    /// The version.
     pub version: Version,
+    /// The evidence its assertion cited.
     pub supported_by: Cited,
 }
 
 /// Restricts a query to one agent and/or one topic.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
+    /// Only this agent's, when set.
     pub agent: Option<String>,
+    /// Only this topic's, when set.
     pub topic: Option<String>,
 }
 
 /// An event listed beside the versions in a history: one that changed no version.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Note {
+    /// The event's seq.
     pub seq: u64,
+    /// The event's id.
     pub event: String,
     /// `reconfirmed`, `zero_width` or `no_match`.
     pub effect: EffectKind,
+    /// When it was recorded.
     pub recorded_at: Micros,
+    /// Its agent.
     pub agent: String,
+    /// Its claim (a reconfirmation's), when it has one.
     pub claim: Option<String>,
+    /// The evidence it cites.
     pub cites: Vec<String>,
     /// For reconfirmations: the versions that covered the assertion.
     pub versions: Vec<u64>,
@@ -49,7 +59,9 @@ pub struct Note {
 /// One evidence item with the events that cite it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EvidenceItem {
+    /// The evidence event's seq.
     pub seq: u64,
+    /// The item.
     pub evidence: Evidence,
     /// The events citing the item, in replay order (recorded time, then seq).
     pub cited_by: Vec<String>,

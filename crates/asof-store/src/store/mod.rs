@@ -42,9 +42,13 @@ pub use schema::{APPLICATION_ID, FORMAT_VERSION};
 /// What a new store holds: a log, what replay derived from it, where it came
 /// from, and extra `meta` rows (a fork's lineage).
 pub struct Contents<'a> {
+    /// The validated log.
     pub dataset: &'a Dataset,
+    /// Its replay.
     pub replay: &'a Replay,
+    /// Where it came from (a path, `demo`), as the meta's `source`.
     pub source: &'a str,
+    /// More `meta` rows.
     pub meta: Vec<(&'static str, String)>,
 }
 
@@ -85,7 +89,9 @@ fn identify(path: &Path, in_header: Option<(i32, i32)>, conn: &Connection) -> Re
 pub struct StoredReview {
     /// The review file it was loaded from, as named then.
     pub file: String,
+    /// The SHA-256 of that file's bytes.
     pub sha256: String,
+    /// The findings, in file order.
     pub findings: Vec<asof_core::review::Finding>,
 }
 
@@ -327,10 +333,12 @@ impl Store {
         })
     }
 
+    /// What the user called the store (a path, or `demo`).
     pub fn label(&self) -> &str {
         &self.label
     }
 
+    /// The store's header: incident, agents, topics.
     pub fn header(&self) -> &Header {
         &self.header
     }
@@ -732,7 +740,9 @@ pub(crate) fn write_read_indexes(conn: &Connection, header: &Header) -> rusqlite
 /// What `check` found.
 #[derive(Debug, Clone)]
 pub struct CheckReport {
+    /// Versions compared.
     pub versions: usize,
+    /// Each difference between the stored and the replayed, in a sentence.
     pub differences: Vec<String>,
 }
 
@@ -744,6 +754,7 @@ pub struct Watch {
 }
 
 impl Watch {
+    /// Watches the store at `path` (read-only).
     pub fn open(path: &Path) -> Result<Watch> {
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
         Ok(Watch { conn })

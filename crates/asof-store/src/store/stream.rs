@@ -55,14 +55,21 @@ use std::path::Path;
 /// What a streamed load wrote.
 #[derive(Debug, Clone, Default)]
 pub struct Loaded {
+    /// The file, as named.
     pub file: String,
-    /// Events by kind: evidence, assertions, retractions.
+    /// Evidence items written (then the other kinds, one count each).
     pub evidence: usize,
+    /// Assertions written.
     pub assertions: usize,
+    /// Retractions written.
     pub retractions: usize,
+    /// Verifications written.
     pub verifications: usize,
+    /// Agents in the header.
     pub agents: usize,
+    /// Topics in the header.
     pub topics: usize,
+    /// Belief versions derived.
     pub versions: usize,
 }
 
@@ -89,6 +96,7 @@ impl std::fmt::Display for Loaded {
 }
 
 impl Loaded {
+    /// Events written, of every kind.
     pub fn events(&self) -> usize {
         self.evidence + self.assertions + self.retractions + self.verifications
     }

@@ -71,8 +71,10 @@ pub enum Stop {
     /// The file was truncated, replaced or turned invalid.
     #[error("{0}")]
     File(String),
+    /// The lines so far are not a valid dataset.
     #[error(transparent)]
     Dataset(#[from] DatasetErrors),
+    /// The store could not be written.
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -41,6 +41,7 @@ use std::path::Path;
 
 /// What converting the complete lines so far gave.
 pub struct Converted {
+    /// The dataset they make.
     pub parsed: Parsed,
     /// The replay of `parsed.dataset` (checked here before it is written).
     pub replay: Replay,

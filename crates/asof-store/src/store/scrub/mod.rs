@@ -44,9 +44,13 @@ pub const NONE: u32 = u32::MAX;
 /// What kind of mark an event leaves on the timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MarkKind {
+    /// An evidence event.
     Evidence,
+    /// An assertion that changed what was held.
     Assertion,
+    /// An assertion that changed nothing (it reconfirmed what was held).
     Reconfirmation,
+    /// A retraction.
     Retraction,
     /// A verify event (design.md §4): its agent is who judged, its claim the state,
     /// and it cites the evidence judged.
@@ -54,6 +58,7 @@ pub enum MarkKind {
 }
 
 impl MarkKind {
+    /// The kinds, in the order of their lanes.
     pub const ALL: [MarkKind; 5] = [
         MarkKind::Evidence,
         MarkKind::Assertion,
@@ -62,6 +67,7 @@ impl MarkKind {
         MarkKind::Verification,
     ];
 
+    /// The kind's place in [`MarkKind::ALL`].
     pub fn index(self) -> usize {
         match self {
             MarkKind::Evidence => 0,
@@ -95,12 +101,19 @@ const EFFECTS: [EffectKind; 5] = [
 /// One version as the timeline indexes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VersionKey {
+    /// The version's id.
     pub id: u64,
+    /// When it started being held.
     pub recorded_at: Micros,
+    /// When it stopped (`OPEN` while held).
     pub superseded_at: Micros,
+    /// Where its valid time starts.
     pub valid_from: Micros,
+    /// Its topic's header position.
     pub topic: u32,
+    /// Its agent's header position.
     pub agent: u32,
+    /// Its claim's place in [`ScrubIndex::claims`].
     pub claim: u32,
 }
 
@@ -114,9 +127,13 @@ impl VersionKey {
 /// One event as the timeline indexes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MarkKey {
+    /// The event's seq.
     pub seq: u64,
+    /// When it was recorded.
     pub recorded_at: Micros,
+    /// What kind of mark.
     pub kind: MarkKind,
+    /// What replaying it did.
     pub effect: EffectKind,
     /// For a retraction of an assertion, that assertion's topic.
     pub topic: u32,
@@ -127,7 +144,9 @@ pub struct MarkKey {
 /// Display widths (characters) of an evidence item's columns in the TUI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EvidenceWidths {
+    /// The id's width.
     pub id: u16,
+    /// The source's width.
     pub source: u16,
     /// The ids of the events citing it, comma-separated.
     pub cited: u16,
@@ -138,11 +157,18 @@ pub struct EvidenceWidths {
 pub struct ScrubIndex {
     /// Versions per checkpoint stride ([`CHECKPOINT`] in a store).
     pub stride: usize,
+    /// Every version's key, by id.
     pub versions: Vec<VersionKey>,
+    /// The claims' texts, by code.
     pub claims: Vec<String>,
+    /// Version positions ordered by `(recorded_at, id)`.
     pub by_recorded: Vec<u32>,
+    /// Version positions ordered by `(superseded_at, id)`.
     pub by_superseded: Vec<u32>,
+    /// `checkpoints[c]`: of the first `c · stride` of `by_recorded`, those still held just
+    /// after the last of them was recorded ([`checkpoints`]).
     pub checkpoints: Vec<Vec<u32>>,
+    /// Every event's mark, in replay order.
     pub marks: Vec<MarkKey>,
     /// One per evidence mark, in the order of `marks`.
     pub evidence: Vec<EvidenceWidths>,

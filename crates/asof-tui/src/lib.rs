@@ -3,5 +3,6 @@
 //! views only draw — on the store's queries.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod tui;

@@ -28,7 +28,9 @@ pub struct Lane<'a> {
     pub title: String,
     /// The topic whose claims' glyphs the lanes use (A's id).
     pub topic: &'a str,
+    /// The upper lane's answers (the parent, or run A).
     pub a: &'a Steps,
+    /// The lower lane's answers (the fork, or run B).
     pub b: &'a Steps,
     /// (head, text) lines under the legend.
     pub notes: Vec<(&'static str, String)>,
@@ -43,8 +45,11 @@ pub struct View<'a> {
     pub top: String,
     /// The two lanes' labels, each [`LABEL`] wide.
     pub names: (&'static str, &'static str),
+    /// What the axis counts.
     pub clock: Clock,
+    /// The axis's first and last reading.
     pub span: (Micros, Micros),
+    /// One per (agent, topic) that differs.
     pub lanes: Vec<Lane<'a>>,
     /// What the view says when no lane differs.
     pub empty: &'static str,
@@ -54,6 +59,7 @@ pub struct View<'a> {
     pub keys: &'static str,
 }
 
+/// What a compare view compares.
 #[derive(Debug, Clone, Copy)]
 pub enum What<'a> {
     /// A what-if fork without these evidence ids (comma-separated).
@@ -193,21 +199,30 @@ pub fn claims<'s>(lane: &Lane<'s>) -> Vec<&'s str> {
 /// One pair of two runs, as the view draws it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunLane {
+    /// The lane's title (`triage · root-cause`).
     pub title: String,
+    /// The topic whose claims' glyphs the lanes use (A's id).
     pub topic: String,
+    /// Run A's answers.
     pub a: Steps,
+    /// Run B's answers.
     pub b: Steps,
+    /// (head, text) lines under the legend.
     pub notes: Vec<(&'static str, String)>,
 }
 
 /// Two runs compared (`asof compare`'s result), ready to show.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TwoRuns {
+    /// Run A's label.
     pub a: String,
+    /// Run B's label.
     pub b: String,
+    /// How the runs' clocks were aligned.
     pub align: Align,
     /// The clock's first and last instant over both runs.
     pub span: (Micros, Micros),
+    /// One per pair that differs.
     pub lanes: Vec<RunLane>,
     /// The evidence matched across the runs, in lines.
     pub evidence: Vec<String>,
@@ -216,9 +231,13 @@ pub struct TwoRuns {
 /// The most ids a line of the view lists; the rest are counted.
 const SHOWN: usize = 12;
 
+/// The head of the line that says where the runs parted.
 pub const PARTED_HEAD: &str = "  parted at: ";
+/// The head of the line listing what A had seen and B had not.
 pub const SEEN_A_HEAD: &str = "  A had seen, B had not (A's ids): ";
+/// The head of the line listing what B had seen and A had not.
 pub const SEEN_B_HEAD: &str = "  B had seen, A had not (B's ids): ";
+/// The head of the line that says when each run was right.
 pub const RIGHT_HEAD: &str = "  the truth: ";
 
 impl TwoRuns {

@@ -13,19 +13,28 @@ use asof_store::store::{Store, StoreError};
 /// One (agent, topic)'s answers in parent and fork, for the compare view's lanes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lane {
+    /// The agent.
     pub agent: String,
+    /// The topic.
     pub topic: String,
+    /// The parent's working answers.
     pub parent: Steps,
+    /// The fork's.
     pub fork: Steps,
 }
 
 /// A finished fork, ready to show.
 #[derive(Debug, Clone)]
 pub struct ForkResult {
+    /// The evidence it went without (comma-separated).
     pub removed: String,
+    /// The fork, opened for scrubbing.
     pub timeline: Timeline,
+    /// What the policy did.
     pub report: PolicyReport,
+    /// How its answers differ from the parent's.
     pub diff: Diff,
+    /// One per (agent, topic) that differs.
     pub lanes: Vec<Lane>,
     /// The parent log's first and last recorded instants.
     pub span: (i64, i64),
@@ -38,7 +47,9 @@ pub struct ForkResult {
 /// and the review's name for the fork's lineage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ForkRequest {
+    /// The evidence to go without.
     pub evidence: Vec<String>,
+    /// The review's findings that chose them (for `W`).
     pub rejected: Vec<asof_store::fork::Rejected>,
     /// The review whose rejections chose the evidence (name and SHA-256).
     pub review: Option<String>,
@@ -197,6 +208,7 @@ pub struct Parent {
 }
 
 impl Parent {
+    /// The parent reading its log with `load` when first asked.
     pub fn new(load: LoadLog) -> Parent {
         Parent {
             load,
@@ -228,8 +240,11 @@ impl Parent {
 /// read the same text: the first line, what follows the difference marks,
 /// the legend's ends and each lane's time to truth.
 pub const DIFFERS: &str = "  ^ differs";
+/// What the legend starts with.
 pub const LEGEND_HEAD: &str = "  claims: ";
+/// What the legend ends with.
 pub const LEGEND_TAIL: &str = "· no answer";
+/// The head of each lane's time to the truth.
 pub const TRUTH_HEAD: &str = "  right from: ";
 
 /// One legend item after its glyph.

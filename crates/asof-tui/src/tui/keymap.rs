@@ -7,16 +7,22 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 /// Where a binding applies. Focused-panel bindings win over global ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Context {
+    /// Wherever the focus is.
     Global,
+    /// The timeline strip has the focus.
     Scrubber,
+    /// The beliefs or evidence list has the focus.
     Lists,
+    /// The plane has the focus.
     Plane,
+    /// A popup is open.
     Popup,
     /// A text prompt (`:` jump, `/` filter): typed characters are text.
     Prompt,
 }
 
 impl Context {
+    /// The context's heading in the help.
     pub fn title(self) -> &'static str {
         match self {
             Context::Global => "Everywhere",
@@ -29,19 +35,28 @@ impl Context {
     }
 }
 
+/// A key as a binding names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Key {
+    /// A character, as typed (shift included).
     Char(char),
+    /// A key without a character (arrows, Enter, Tab).
     Code(KeyCode),
+    /// A character with Ctrl held.
     Ctrl(char),
 }
 
+/// Keys that ask for one action in one context.
 pub struct Binding {
+    /// Where it applies.
     pub context: Context,
+    /// The keys.
     pub keys: &'static [Key],
     /// How the keys are written in hints: `←/→ h/l`.
     pub label: &'static str,
+    /// What it does, in the help (empty: it shares the line above).
     pub help: &'static str,
+    /// What it asks for.
     pub action: Action,
     /// The footer's word for it, when the footer shows it.
     pub hint: Option<&'static str>,
@@ -50,6 +65,7 @@ pub struct Binding {
 use Context::*;
 use Key::{Char, Code, Ctrl};
 
+/// Every binding, in the help's order.
 pub const BINDINGS: &[Binding] = &[
     Binding {
         context: Global,

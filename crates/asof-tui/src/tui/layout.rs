@@ -120,7 +120,9 @@ pub enum Hit {
     Plane(Rect),
     /// A beliefs row: how far below the first row on screen (`None`: the border).
     Beliefs(Option<usize>),
+    /// An evidence row: how far below the first row on screen (`None`: the border).
     Evidence(Option<usize>),
+    /// Nothing a click acts on.
     Nothing,
 }
 
@@ -180,23 +182,35 @@ pub fn prompt_popup(screen: Rect) -> Rect {
     centered(screen, 76, 4)
 }
 
+/// The smallest screen the panels are drawn on; a smaller one gets a note saying so.
 pub const MIN_WIDTH: u16 = 60;
+/// The smallest height, likewise.
 pub const MIN_HEIGHT: u16 = 16;
 
+/// Where each part of the screen goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Areas {
+    /// The header's lines.
     pub header: Rect,
+    /// The timeline strip.
     pub scrubber: Rect,
+    /// The beliefs panel, when it shows.
     pub beliefs: Option<Rect>,
+    /// The evidence panel, when it shows.
     pub evidence: Option<Rect>,
+    /// The plane, when it shows.
     pub plane: Option<Rect>,
     /// Compact: the plane and the evidence share one area (the focused one shows).
     pub plane_shares_evidence: bool,
+    /// The footer's line.
     pub footer: Rect,
+    /// The screen is below [`MIN_WIDTH`] × [`MIN_HEIGHT`].
     pub too_small: bool,
+    /// A screen below 100 × 30: one line of header, and panels that share their area.
     pub compact: bool,
 }
 
+/// The areas of a screen of `size`.
 pub fn areas(size: Rect) -> Areas {
     areas_with(size, false)
 }

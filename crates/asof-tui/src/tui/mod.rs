@@ -47,7 +47,9 @@ pub fn terminal_columns() -> Option<usize> {
 /// What arrives on the loop's channel.
 #[derive(Debug)]
 pub enum Msg {
+    /// A key, a click, the wheel or a resize.
     Input(Event),
+    /// The play clock ticked.
     Tick,
     /// A worker finished a what-if fork.
     Forked(Box<Result<fork_worker::ForkResult, asof_store::fork::whatif::WhatIfError>>),
@@ -65,8 +67,11 @@ pub enum Msg {
 /// of the parent, as HTML or Markdown, to this file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Report {
+    /// The fork's store, when the report is of the fork.
     pub fork: Option<std::path::PathBuf>,
+    /// HTML (else Markdown).
     pub html: bool,
+    /// The file to write.
     pub to: std::path::PathBuf,
     /// The review shown beside the record, for the report's "Review
     /// findings" section (a what-if's report has none: the review judged
@@ -140,7 +145,9 @@ pub enum Effect {
     Export(Report),
     /// The fork's store file copied to a new store, on a worker.
     SaveFork {
+        /// The fork's store file.
         fork: std::path::PathBuf,
+        /// The new store.
         to: std::path::PathBuf,
     },
 }
@@ -272,18 +279,21 @@ impl Drop for Restore {
 /// `asof influence` ranks them headless.
 pub const INFLUENCE_AUTO_EVENTS: usize = 200_000;
 
+/// A live source for [`run`]: the store to watch, the flag that stops its
+/// threads when the UI ends, and news from a follow thread writing it.
+pub struct LiveSource {
+    /// The store to watch for commits.
+    pub store: std::path::PathBuf,
+    /// Set when the UI ends: the source's threads stop.
+    pub stop: Arc<AtomicBool>,
+    /// News from the follow thread writing the store, when asof writes it.
+    pub news: Option<Receiver<live::Live>>,
+}
+
 /// Opens the interactive UI on `app` in the real terminal. `log` reads the
 /// parent's log for the influence column and in-memory forks; `store` is SOURCE
 /// when it is a store file: forks then copy it (see
 /// [`fork_worker::run_fork_of_store`]) instead of replaying its log in memory.
-/// A live source for [`run`]: the store to watch, the flag that stops its
-/// threads when the UI ends, and news from a follow thread writing it.
-pub struct LiveSource {
-    pub store: std::path::PathBuf,
-    pub stop: Arc<AtomicBool>,
-    pub news: Option<Receiver<live::Live>>,
-}
-
 pub fn run(
     mut app: App,
     log: fork_worker::LoadLog,

@@ -15,33 +15,49 @@ use std::collections::HashMap;
 /// One version as a rectangle: `valid` × `[from, to)` in recorded time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlaneShape {
+    /// The valid time it is about.
     pub valid: Interval,
+    /// When it started being held.
     pub from: Micros,
     /// `OPEN` while still held.
     pub to: Micros,
+    /// Its claim's index (glyph and colour).
     pub claim_index: usize,
+    /// A split piece (drawn dim).
     pub split: bool,
+    /// How it ended, if it did.
     pub closed: Option<CloseKind>,
+    /// The version's id.
     pub version: u64,
 }
 
 /// Evidence drawn as a point at (observed_at, recorded_at).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanePoint {
+    /// When what it says happened (valid time).
     pub observed: Micros,
+    /// When the agent had it.
     pub recorded: Micros,
+    /// The item's id.
     pub id: String,
 }
 
+/// One topic's plane for one agent: its rectangles, evidence points, legend and view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plane {
+    /// The topic's header position.
     pub topic: usize,
+    /// The agent drawn (`None`: the topic has no beliefs).
     pub agent: Option<String>,
+    /// One rectangle per version.
     pub shapes: Vec<PlaneShape>,
+    /// One point per evidence item the agent's events on the topic cite.
     pub points: Vec<PlanePoint>,
     /// (claim index, claim), by index.
     pub legend: Vec<(usize, String)>,
+    /// The valid time shown, `[from, to)`.
     pub valid_view: (Micros, Micros),
+    /// The recorded time shown.
     pub recorded_view: (Micros, Micros),
     valid_extent: (Micros, Micros),
     recorded_extent: (Micros, Micros),
@@ -233,12 +249,16 @@ fn pan_to(view: (Micros, Micros), at: Micros) -> (Micros, Micros) {
 /// What the agent believed at the crosshair, in words, with the versions read.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Reading {
+    /// The reading, in words.
     pub text: String,
+    /// The versions read (held at the crosshair), by id.
     pub versions: Vec<u64>,
     /// The claim index of the first version read (drawn at the crosshair).
     pub claim_index: Option<usize>,
 }
 
+/// What `agent` believed about `topic` at the crosshair (recorded `at`, valid `about`), read
+/// from `timeline`.
 pub fn reading(
     timeline: &Timeline,
     claims: &HashMap<String, usize>,
@@ -323,6 +343,7 @@ pub struct Geometry {
 }
 
 impl Geometry {
+    /// The plane's geometry in `grid` (its cells, without the labels).
     pub fn new(plane: &Plane, grid: Rect) -> Self {
         let (v0, v1) = plane.valid_view;
         let (r0, r1) = plane.recorded_view;
@@ -336,10 +357,12 @@ impl Geometry {
         }
     }
 
+    /// The valid instant at the centre of column `col`.
     pub fn valid_at(&self, col: u16) -> Micros {
         (self.v0 + (col as f64 + 0.5) * self.vspan / self.w) as Micros
     }
 
+    /// The recorded instant at the centre of row `row`.
     pub fn recorded_at(&self, row: u16) -> Micros {
         (self.r1 - (row as f64 + 0.5) * self.rspan / self.h) as Micros
     }
@@ -368,11 +391,13 @@ impl Geometry {
         (lo as i64, hi as i64)
     }
 
+    /// The column holding valid instant `t`, if it is on the plane.
     pub fn col_of(&self, t: Micros) -> Option<i64> {
         let c = ((t as f64 - self.v0) * self.w / self.vspan).floor();
         (c >= 0.0 && c < self.w).then_some(c as i64)
     }
 
+    /// The row holding recorded instant `t`, if it is on the plane.
     pub fn row_of(&self, t: Micros) -> Option<i64> {
         let r = ((self.r1 - t as f64) * self.h / self.rspan).floor();
         (r >= 0.0 && r < self.h).then_some(r as i64)

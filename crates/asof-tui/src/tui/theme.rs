@@ -17,8 +17,11 @@ const CLAIM_COLORS: [Color; 8] = [
     Color::LightMagenta,
 ];
 
+/// The styles of every element, coloured or (`NO_COLOR`) not: with no colour, emphasis is bold, dim
+/// and reversed text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
+    /// Whether to use colour.
     pub color: bool,
 }
 
@@ -37,14 +40,17 @@ impl Theme {
         }
     }
 
+    /// Plain text.
     pub fn base(&self) -> Style {
         Style::new()
     }
 
+    /// A title.
     pub fn title(&self) -> Style {
         self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
     }
 
+    /// What matters less: dark grey, or dim.
     pub fn muted(&self) -> Style {
         if self.color {
             Style::new().fg(Color::DarkGray)
@@ -53,6 +59,7 @@ impl Theme {
         }
     }
 
+    /// A panel's border, brighter when focused.
     pub fn border(&self, focused: bool) -> Style {
         match (focused, self.color) {
             (true, true) => Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
@@ -61,10 +68,12 @@ impl Theme {
         }
     }
 
+    /// A selected row.
     pub fn selected(&self) -> Style {
         Style::new().add_modifier(Modifier::REVERSED)
     }
 
+    /// The cursor and crosshair.
     pub fn cursor(&self) -> Style {
         if self.color {
             Style::new().fg(Color::Black).bg(Color::Yellow)
@@ -73,34 +82,42 @@ impl Theme {
         }
     }
 
+    /// A key in the footer and the help; a reviewer's mark.
     pub fn key(&self) -> Style {
         self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
     }
 
+    /// A version no longer held: muted and struck through.
     pub fn superseded(&self) -> Style {
         self.muted().add_modifier(Modifier::CROSSED_OUT)
     }
 
+    /// Late-arriving evidence.
     pub fn late(&self) -> Style {
         self.fg(Color::LightRed).add_modifier(Modifier::BOLD)
     }
 
+    /// What was recorded after the cursor (not known then).
     pub fn future(&self) -> Style {
         self.muted()
     }
 
+    /// A warning.
     pub fn warning(&self) -> Style {
         self.fg(Color::LightRed).add_modifier(Modifier::BOLD)
     }
 
+    /// Something that holds up (verified, right).
     pub fn good(&self) -> Style {
         self.fg(Color::Green)
     }
 
+    /// Claim `index`'s colour (the glyph tells claims apart without colour).
     pub fn claim(&self, index: usize) -> Style {
         self.fg(CLAIM_COLORS[index % CLAIM_COLORS.len()])
     }
 
+    /// A timeline mark of `kind`.
     pub fn mark(&self, kind: asof_store::query::timeline::MarkKind) -> Style {
         use asof_store::query::timeline::MarkKind::*;
         match kind {
@@ -113,6 +130,7 @@ impl Theme {
     }
 }
 
+/// Claim `index`'s glyph within its topic.
 pub fn claim_glyph(index: usize) -> &'static str {
     CLAIM_GLYPHS[index % CLAIM_GLYPHS.len()]
 }

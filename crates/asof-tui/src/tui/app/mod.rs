@@ -40,23 +40,39 @@ pub const TICK_MS: u64 = 50;
 
 pub use crate::tui::state::focus::Focus;
 
+/// The TUI's whole state: what is loaded, where the cursors are, what each panel shows. Keys become
+/// [`Action`](crate::tui::action::Action)s; `update` changes this; views only draw it.
 pub struct App {
+    /// The store being scrubbed.
     pub timeline: Timeline,
+    /// Colours (or none, with `NO_COLOR`).
     pub theme: Theme,
     /// The recorded cursor.
     pub cursor: Micros,
+    /// The timeline strip: its zoom and window.
     pub scrubber: ScrubberState,
+    /// The focused panel.
     pub focus: Focus,
+    /// The open popup, if any.
     pub popup: Option<Popup>,
+    /// Whether play is on.
     pub playing: bool,
+    /// The play speed, an index into [`SPEEDS_MS`].
     pub speed: usize,
     play_elapsed: u64,
+    /// The terminal's size (columns, rows).
     pub size: (u16, u16),
+    /// The status line's message, until the next key.
     pub status: Option<String>,
+    /// Set when the user quits: the loop ends.
     pub quit: bool,
+    /// The beliefs panel.
     pub beliefs: BeliefsState,
+    /// The evidence panel.
     pub evidence: EvidenceState,
+    /// The plane.
     pub plane: PlaneState,
+    /// The what-if fork and compare view, when made.
     pub whatif: WhatIfState,
     /// Per topic: claim text → index for glyph and colour.
     pub claim_index: Vec<HashMap<String, usize>>,
@@ -80,6 +96,8 @@ pub struct App {
 }
 
 impl App {
+    /// The app over `timeline`, drawn with `theme` in a terminal of `size`, the cursor at the log's
+    /// end.
     pub fn new(timeline: Timeline, theme: Theme, size: (u16, u16)) -> App {
         let scrubber = ScrubberState::new(timeline.span());
         let cursor = timeline.span().map_or(scrubber.full.0, |(_, last)| last);
@@ -149,6 +167,7 @@ impl App {
         }
     }
 
+    /// Milliseconds per event at the play speed.
     pub fn play_interval_ms(&self) -> u64 {
         SPEEDS_MS[self.speed]
     }

@@ -148,7 +148,9 @@ impl App {
 /// item's REVIEW cell (`⚑ rejected`, `⚑ note`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReviewShown {
+    /// The header's line (`⚑ review: 3 findings by ana, …`), when a review is read.
     pub line: Option<String>,
+    /// Each reviewed evidence item's REVIEW cell, by id.
     pub evidence: std::collections::HashMap<String, String>,
 }
 

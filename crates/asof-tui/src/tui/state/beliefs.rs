@@ -9,10 +9,14 @@ use asof_core::time::{self, Micros, format_short};
 use asof_store::query::timeline::{MarkKind, Timeline};
 use std::collections::HashMap;
 
+/// What a row of the beliefs panel shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BeliefRowKind {
     /// A topic's heading; `conflict` when agents' answers differ at the cursor.
-    Topic { conflict: bool },
+    Topic {
+        /// Whether the agents' answers differ at the cursor.
+        conflict: bool,
+    },
     /// A version held at the cursor.
     Held,
     /// A version closed by the latest event at or before the cursor.
@@ -24,14 +28,19 @@ pub enum BeliefRowKind {
 /// One line of the beliefs panel, formatted when the cursor moves.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BeliefRow {
+    /// What the row shows.
     pub kind: BeliefRowKind,
+    /// Its topic's header position.
     pub topic: usize,
+    /// Its claim's glyph and colour within the topic.
     pub claim_index: usize,
     /// Index into `Timeline::beliefs`, for held and just-closed rows.
     pub belief: Option<usize>,
+    /// Its note: what closed or reconfirmed it, or what is wrong with its support.
     pub note: Note,
     /// A conflicted heading's claims, per agent (the note says them whole).
     pub conflict: Vec<(String, Vec<String>)>,
+    /// The version's id, for held and just-closed rows.
     pub version: Option<u64>,
     /// The topic has more than one row under it: its valid intervals tell
     /// "held at once" from "contradicts", so they are always shown.
@@ -55,8 +64,11 @@ pub struct BeliefRow {
 /// it warns (support lost, contested, agents in conflict).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Note {
+    /// The whole note.
     pub text: String,
+    /// Its short form, for a narrow row.
     pub short: String,
+    /// Whether it warns.
     pub warns: bool,
 }
 
@@ -93,6 +105,7 @@ impl Note {
         )
     }
 
+    /// Whether the row has no note.
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
@@ -126,8 +139,9 @@ pub const REVIEW_GLYPH: &str = "⚑";
 pub struct BeliefLook {
     /// The claim's glyph and colour within its topic.
     pub claim_index: u32,
-    /// Display widths of the claim and the agent.
+    /// The claim's display width.
     pub claim_width: u16,
+    /// The agent's display width.
     pub agent_width: u16,
 }
 
@@ -162,28 +176,37 @@ pub fn looks(timeline: &Timeline, claim_index: &[HashMap<String, usize>]) -> Vec
 /// The text cells of one visible row.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BeliefCells {
+    /// `0.70`, or `0.70→0.21 ⌛` once decay and staleness show.
     pub confidence: String,
+    /// The valid interval.
     pub valid: String,
+    /// When the agent began holding the claim.
     pub since: String,
     /// The cited evidence ids, fitted whole (`E15,E21 +2`) when drawn.
     pub evidence: Vec<String>,
-    /// Whether the importer assumed the agent, and the citations (each
-    /// drawn with [`asof_core::model::ASSUMED_MARK`]; the confidence and valid
-    /// cells carry theirs).
+    /// Whether the importer assumed the agent (drawn with
+    /// [`asof_core::model::ASSUMED_MARK`]; the confidence and valid cells
+    /// carry theirs).
     pub agent_assumed: bool,
+    /// Whether the importer assumed the citations (marked likewise).
     pub evidence_assumed: bool,
 }
 
+/// The beliefs panel: its rows at the cursor, the filter over them, and the
+/// cells of those on screen.
 #[derive(Debug, Clone, Default)]
 pub struct BeliefsState {
+    /// Every row, headings included, in reading order.
     pub rows: Vec<BeliefRow>,
+    /// Which rows show (the filter) and which is selected.
     pub list: FilteredList,
     /// Cells of the rows on screen, from the list's offset on.
     pub cells: Vec<BeliefCells>,
     /// The cursor the rows were computed for.
     pub at: Micros,
-    /// Display width of the longest claim and agent among the rows.
+    /// Display width of the longest claim among the rows.
     pub claim_width: usize,
+    /// Display width of the longest agent among the rows.
     pub agent_width: usize,
     /// Some topic shows more than one row (its valid intervals must show).
     pub any_several: bool,
@@ -395,6 +418,7 @@ impl BeliefsState {
             .count()
     }
 
+    /// Moves the selection by `by` rows and formats the rows now on screen.
     pub fn move_by(&mut self, timeline: &Timeline, by: isize, rows_on_screen: usize) {
         self.list.move_by(by, rows_on_screen);
         self.format_visible(timeline, rows_on_screen);

@@ -6,18 +6,22 @@ use super::list::FilteredList;
 use asof_core::time::Micros;
 use asof_store::query::timeline::Timeline;
 
+/// The evidence panel: its items in recorded order, the filter over them, and column widths.
 #[derive(Debug, Clone, Default)]
 pub struct EvidenceState {
+    /// Which items show (the filter) and which is selected.
     pub list: FilteredList,
     /// The widest evidence id, for the ID column.
     pub id_width: usize,
-    /// The widest source and cited-by list among the matching items, measured
-    /// when the filter changes (never while drawing).
+    /// The widest source among the matching items, measured when the filter
+    /// changes (never while drawing).
     pub source_width: usize,
+    /// The widest cited-by list among them, likewise.
     pub cited_width: usize,
 }
 
 impl EvidenceState {
+    /// The panel over `timeline`'s evidence, unfiltered.
     pub fn new(timeline: &Timeline) -> EvidenceState {
         let mut state = EvidenceState {
             id_width: (0..timeline.evidence_count())

@@ -4,9 +4,13 @@
 /// The panels Tab moves between, in Tab's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
+    /// The timeline strip.
     Scrubber,
+    /// The beliefs panel.
     Beliefs,
+    /// The plane.
     Plane,
+    /// The evidence panel.
     Evidence,
 }
 

@@ -28,10 +28,12 @@ impl FilteredList {
         &self.items
     }
 
+    /// How many rows match.
     pub fn len(&self) -> usize {
         self.items.len()
     }
 
+    /// Whether no row matches.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -41,6 +43,7 @@ impl FilteredList {
         self.items.len()
     }
 
+    /// Whether a filter is typed.
     pub fn is_filtered(&self) -> bool {
         !self.filter.is_empty()
     }

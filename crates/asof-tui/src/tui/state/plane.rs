@@ -7,8 +7,10 @@ use asof_core::time::Micros;
 use asof_store::query::timeline::Timeline;
 use std::collections::HashMap;
 
+/// The plane panel: the plane drawn, the crosshair's valid cursor and its reading.
 #[derive(Debug, Clone)]
 pub struct PlaneState {
+    /// The topic's plane, built when the topic or agent changes.
     pub plane: Plane,
     /// `false`: the valid cursor follows the diagonal (valid = recorded).
     pub valid_free: bool,
@@ -25,6 +27,7 @@ pub struct PlaneState {
 }
 
 impl PlaneState {
+    /// The plane state before any topic is chosen, its crosshair at `cursor`.
     pub fn new(cursor: Micros) -> PlaneState {
         PlaneState {
             plane: Plane::empty(),

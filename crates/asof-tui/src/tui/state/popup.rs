@@ -10,23 +10,34 @@ use asof_core::review::{TargetKind, Verdict};
 use asof_core::time::{self, Micros};
 use ratatui::layout::Rect;
 
+/// How a popup's line is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineStyle {
+    /// Plain text.
     Normal,
+    /// A heading.
     Heading,
+    /// A version held at the cursor.
     Held,
+    /// A version closed by the cursor.
     Closed,
+    /// Something recorded after the cursor (not known then).
     Future,
+    /// A note: said in a muted style.
     Note,
 }
 
+/// One line of a popup.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ViewLine {
+    /// Its text.
     pub text: String,
+    /// How it is drawn.
     pub style: LineStyle,
 }
 
 impl ViewLine {
+    /// A line of `text` drawn as `style`.
     pub fn new(style: LineStyle, text: impl Into<String>) -> Self {
         ViewLine {
             text: text.into(),
@@ -38,7 +49,9 @@ impl ViewLine {
 /// A scrollable popup of preformatted lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextView {
+    /// The popup's title.
     pub title: String,
+    /// Its lines.
     pub lines: Vec<ViewLine>,
     /// The first line on screen, and how far the text is scrolled sideways.
     pub scroll: FilteredList,
@@ -47,6 +60,7 @@ pub struct TextView {
 }
 
 impl TextView {
+    /// A popup titled `title` of `lines`, scrolled to the top.
     pub fn new(title: impl Into<String>, lines: Vec<ViewLine>) -> TextView {
         let widest = lines
             .iter()
@@ -106,9 +120,12 @@ impl MarkOn {
     }
 }
 
+/// What a one-line prompt asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptKind {
+    /// `:`: a time to jump to.
     Jump,
+    /// `/`: a filter for this panel's list.
     Filter(super::focus::Focus),
     /// A review finding's verdict (and a note) about what is selected
     /// (docs/review.md).
@@ -121,10 +138,13 @@ pub enum PromptKind {
 /// text is kept so it can be mended).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prompt {
+    /// What the prompt asks for.
     pub kind: PromptKind,
+    /// What is typed so far.
     pub text: String,
     /// The caret, in characters.
     pub caret: usize,
+    /// Why the last text was refused, until it is mended.
     pub error: Option<String>,
     /// What the prompt is about, when it is about one thing (the mark
     /// prompt names its item: "Mark E18 (metric, grafana) at 03-04 09:40 as:").
@@ -134,6 +154,7 @@ pub struct Prompt {
 }
 
 impl Prompt {
+    /// A prompt for `kind`, holding `text`, the caret at its end.
     pub fn new(kind: PromptKind, text: String) -> Prompt {
         let caret = text.chars().count();
         Prompt {
@@ -210,12 +231,16 @@ impl Prompt {
     }
 }
 
+/// What popup is open.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Popup {
+    /// `?`: the keys, generated from the keymap.
     Help(TextView),
     /// Parent and fork side by side: answer lanes, divergence, time to truth.
     Compare(FilteredList),
+    /// Details: a topic's history, an evidence item, a version, the events.
     Text(TextView),
+    /// A one-line prompt.
     Prompt(Prompt),
 }
 
@@ -226,6 +251,7 @@ pub enum Effect {
     Ignored,
     /// Handled inside the popup (scrolled, edited).
     Handled,
+    /// Close the popup.
     Close,
     /// The compare view's `c`: close it and show the fork in the panels.
     ShowFork,

@@ -10,6 +10,7 @@ use ratatui::layout::Rect;
 /// can be read event by event.
 const MIN_VIEW: i64 = 10_000;
 
+/// The timeline strip: which part of the recorded span it shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScrubberState {
     /// The visible recorded range.
@@ -19,6 +20,7 @@ pub struct ScrubberState {
 }
 
 impl ScrubberState {
+    /// The strip over the log's `span` (padded a little), showing all of it.
     pub fn new(span: Option<(Micros, Micros)>) -> ScrubberState {
         let full = match span {
             Some((a, b)) => {
@@ -70,6 +72,7 @@ impl ScrubberState {
         cursor
     }
 
+    /// Zooms the view by `factor` (below 1: in) around `cursor`, within the log's range.
     pub fn zoom(&mut self, factor: f64, cursor: Micros) {
         let full_width = self.full.1 - self.full.0;
         let width = (((self.view.1 - self.view.0) as f64 * factor) as i64)

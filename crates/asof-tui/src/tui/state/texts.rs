@@ -581,6 +581,8 @@ pub fn calls(timeline: &Timeline, cursor: Micros) -> Option<TextView> {
     Some(TextView::new(" Model calls ", lines))
 }
 
+/// The events popup: the marks at the latest event at or before `cursor`, headed by `latest` (the
+/// header's description of it).
 pub fn events(timeline: &Timeline, cursor: Micros, latest: &str) -> TextView {
     let marks = timeline.latest_marks(cursor);
     let mut lines = vec![ViewLine::new(

@@ -7,6 +7,7 @@ use asof_core::time;
 use asof_store::query::timeline::Timeline;
 use std::collections::HashMap;
 
+/// The what-if's state: the fork once made, which store the panels show, and work in progress.
 #[derive(Debug, Default)]
 pub struct WhatIfState {
     /// The last what-if fork, once a worker has finished it.
@@ -21,6 +22,7 @@ pub struct WhatIfState {
     pub showing_fork: bool,
     /// Background work in progress (spinner text).
     pub busy: Option<String>,
+    /// The spinner's frame.
     pub spinner: usize,
     /// What to fork without, for the event loop to hand to a worker.
     pub request: Option<crate::tui::fork_worker::ForkRequest>,

@@ -35,6 +35,8 @@ const CLAIM_ROOM: usize = 14;
 /// what is left: a few whole ids then `+N` (`T9,T10 +4`).
 const EVIDENCE_ROOM: usize = 10;
 
+/// Draws the beliefs panel in `area`: the rows held at the cursor, a glyph legend on its border,
+/// and the selected row's detail; `plane_elsewhere` says in the title where the plane went.
 pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
     let theme = &app.theme;
     let state = &app.beliefs;

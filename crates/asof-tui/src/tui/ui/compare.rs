@@ -29,6 +29,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
+/// Draws the compare view in `area`, scrolled as `scroll` says.
 pub fn render(app: &App, scroll: &FilteredList, frame: &mut Frame, area: Rect) {
     let Some(view) = app.compare_view() else {
         return;

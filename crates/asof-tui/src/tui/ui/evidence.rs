@@ -32,6 +32,7 @@ pub const SUMMARY_MIN: usize = 30;
 /// The fewest columns SUMMARY gets on a narrow screen.
 pub const SUMMARY_NARROW: usize = 20;
 
+/// Draws the evidence panel in `area`: a header line, then the items on screen.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let state = &app.evidence;

@@ -13,6 +13,7 @@ use ratatui::widgets::Paragraph;
 /// The keys every context keeps on its footer.
 const ESSENTIAL: [&str; 2] = ["?", "q"];
 
+/// Draws the footer in `area`: the status message, or the focused context's key hints.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let room = area.width as usize;

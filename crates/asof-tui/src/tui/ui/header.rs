@@ -15,6 +15,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+/// Draws the header in `area`: the incident, play and live state, a what-if badge, the
+/// latest event and the review read (in one line when `compact`).
 pub fn render(app: &App, frame: &mut Frame, area: Rect, compact: bool) {
     let theme = &app.theme;
     let sep = Span::styled(" │ ", theme.muted());

@@ -51,6 +51,7 @@ pub fn screen(app: &App) -> String {
     out
 }
 
+/// Draws one frame of `app`: every panel, then the open popup.
 pub fn render(app: &App, frame: &mut Frame) {
     let area = frame.area();
     let areas = app.areas();

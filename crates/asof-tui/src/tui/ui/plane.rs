@@ -55,6 +55,7 @@ fn block(app: &App) -> Block<'static> {
     super::panel(app, focused, format!("Plane · {topic} · {agent}"))
 }
 
+/// Draws the plane panel in `area`.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let block = block(app);
     let inner = block.inner(area);

@@ -13,6 +13,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
+/// Draws a text popup over `screen`, scrolled as the view says.
 pub fn render_text(app: &App, view: &TextView, frame: &mut Frame, screen: Rect) {
     let theme = &app.theme;
     let (outer, inner) = view.area(screen);
@@ -64,6 +65,7 @@ pub fn render_text(app: &App, view: &TextView, frame: &mut Frame, screen: Rect) 
     frame.render_widget(Paragraph::new(lines).block(block), outer);
 }
 
+/// Draws the one-line prompt over `screen`, with its caret and last error.
 pub fn render_prompt(app: &App, prompt: &Prompt, frame: &mut Frame, screen: Rect) {
     let theme = &app.theme;
     let title = match prompt.kind {

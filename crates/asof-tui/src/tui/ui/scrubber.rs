@@ -43,6 +43,7 @@ fn block(app: &App) -> Block<'static> {
     )
 }
 
+/// Draws the timeline strip in `area`: its lanes of marks over the view, the cursor and the axis.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let block = block(app);

@@ -5,6 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::widgets::{Paragraph, Wrap};
 
+/// Draws the note a screen too small for the panels gets.
 pub fn render(frame: &mut Frame, area: Rect) {
     let text = format!(
         "Terminal too small: {}×{}. asof needs at least {MIN_WIDTH}×{MIN_HEIGHT}. Enlarge the window or press q.",

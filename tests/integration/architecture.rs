@@ -325,3 +325,27 @@ fn the_entry_functions_in_design_md_are_where_it_says() {
     }
     assert!(missing.is_empty(), "not found: {missing:?}");
 }
+
+/// Every library crate forbids unsafe code, documents every public item and
+/// never unwraps outside its tests (clippy, run with `-D warnings`, makes
+/// the warnings errors). The front crate's command line is clap's: its doc
+/// comments are its help text, so it is held by the CLI's tests instead.
+#[test]
+fn every_library_crate_is_documented_safe_and_unwrap_free() {
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir("crates").unwrap() {
+        let lib = entry.unwrap().path().join("src/lib.rs");
+        let text = std::fs::read_to_string(&lib).unwrap();
+        for lint in [
+            "#![forbid(unsafe_code)]",
+            "#![warn(missing_docs)]",
+            "#![warn(clippy::unwrap_used)]",
+            "#![cfg_attr(test, allow(clippy::unwrap_used))]",
+        ] {
+            if !text.contains(lint) {
+                missing.push(format!("{}: {lint}", lib.display()));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "{missing:#?}");
+}

@@ -12,6 +12,8 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(clippy::unwrap_used)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 use serde_json::json;
 use std::io::Write;
@@ -146,7 +148,7 @@ struct Variety {
 
 /// Incident `index` of a fleet made from `seed` (`asof gen --incidents`):
 /// about `events` events (half to one and a half times as many), one to four
-/// agents of [`FLEET_AGENTS`], 5–40 topics of which about 70% have a
+/// agents of `FLEET_AGENTS`, 5–40 topics of which about 70% have a
 /// resolution and 30% go stale after 30 minutes without support, and about
 /// one event in twenty-five a verification (some rejecting or staling the
 /// evidence). The same (seed, index, events) always gives the same bytes.

@@ -5,7 +5,7 @@
 //! whole log again, the fork reads what the removed evidence reaches, applies the
 //! policy to those pairs' events and replays them, and the store writes the fork
 //! as a copy of the parent patched with that replay
-//! ([`crate::store::fork_file`], where the SQL of both steps lives).
+//! (`store/fork_file.rs`, where the SQL of both steps lives).
 //!
 //! ```text
 //!   parent.db ──copy + SHA-256──▶ .asof-new-….tmp ──patch pairs──▶ sync ──link──▶ fork.db

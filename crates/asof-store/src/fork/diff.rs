@@ -30,10 +30,10 @@ pub fn compare(parent: &Store, fork_versions: &[Version]) -> Result<Diff, StoreE
     Ok(compare_answers(parent.header(), span, &before, &after))
 }
 
-/// The comparison [`compare`] makes when only `pairs` can differ — a fork that
+/// The comparison [`compare()`] makes when only `pairs` can differ — a fork that
 /// copied its parent and replayed those pairs, whose versions are `fork_versions`:
 /// their answers from both sides, every other pair's truth from the parent's
-/// derived `truths` table (over the parent's span, as [`compare`] uses).
+/// derived `truths` table (over the parent's span, as [`compare()`] uses).
 pub fn compare_pairs(
     parent: &Store,
     pairs: &BTreeSet<(String, String)>,
@@ -62,7 +62,7 @@ pub fn compare_pairs(
 /// Compares a parent store (whose SHA-256 is `parent_sha`) with a fork store. A
 /// fork copied from this very parent lists the pairs it replayed (`fork_pairs`),
 /// the only ones that can differ: they alone are read ([`compare_pairs`]);
-/// otherwise every version of both ([`compare`]).
+/// otherwise every version of both ([`compare()`]).
 pub fn compare_stores(parent: &Store, parent_sha: &str, fork: &Store) -> Result<Diff, StoreError> {
     let same_parent = fork.meta("fork_parent_sha256")?.as_deref() == Some(parent_sha);
     let replayed: Option<BTreeSet<(String, String)>> = fork

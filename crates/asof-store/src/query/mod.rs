@@ -1,6 +1,6 @@
 //! Queries over a store (design.md §3). The same functions serve the CLI, the TUI,
 //! forks and export; JSON shapes (design.md §8) live beside them in [`json`].
-//! The SQL they run is the store's ([`crate::store::lookup`]); here they are
+//! The SQL they run is the store's (`store/lookup.rs`); here they are
 //! ordered and put together as each answer says.
 
 pub mod json;

@@ -1,6 +1,6 @@
 //! Whether a store file is whole (`asof check`), and the way out when it is
 //! not: SQLite's own integrity check over every page, and every event of the
-//! log against its checksum ([`super::digest`]). The log is what everything
+//! log against its checksum (`store/digest.rs`). The log is what everything
 //! else derives from, so the verdict is one of three:
 //!
 //! ```text

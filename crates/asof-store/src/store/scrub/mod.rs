@@ -22,9 +22,9 @@
 //!                the marks' order        and the ids of what cites it
 //! ```
 //!
-//! Every writer of derived rows (load, rebuild, fork) calls [`write()`] once the
+//! Every writer of derived rows (load, rebuild, fork) calls `write` once the
 //! versions are final, and a follow grows the index it keeps (`Growing`);
-//! `check` compares the stored index with [`compute`] on the same tables,
+//! `check` compares the stored index with `compute` on the same tables,
 //! byte for byte, and `rebuild` writes it afresh. The blobs
 //! are little-endian fixed-width records; a blob of the wrong length is a
 //! damaged store, never a panic.

@@ -41,7 +41,7 @@ pub const TICK_MS: u64 = 50;
 pub use crate::tui::state::focus::Focus;
 
 /// The TUI's whole state: what is loaded, where the cursors are, what each panel shows. Keys become
-/// [`Action`](crate::tui::action::Action)s; `update` changes this; views only draw it.
+/// [`Action`]s; `update` changes this; views only draw it.
 pub struct App {
     /// The store being scrubbed.
     pub timeline: Timeline,

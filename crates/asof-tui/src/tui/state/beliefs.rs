@@ -554,7 +554,7 @@ fn conflict_parts(answer: &quality::Answer) -> Vec<(String, Vec<String>)> {
 /// "⚠ conflicted: triage “A”, “B” · infra “C”" within `max` columns: every
 /// agent is named with its claims. When they do not fit whole, the claims are
 /// first cut (visibly, with `…`) to share the room, down to
-/// [`CLAIM_MIN`] columns each; then each agent shows its first claims and
+/// `CLAIM_MIN` columns each; then each agent shows its first claims and
 /// `+N` for the rest, never silently fewer.
 pub fn fit_conflict(parts: &[(String, Vec<String>)], max: usize) -> String {
     let build = |room: usize, per_agent: usize| {

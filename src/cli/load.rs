@@ -266,6 +266,43 @@ pub fn rebuild(args: StoreArgs, out: &mut impl Write) -> Result<(), CliError> {
     Ok(())
 }
 
+/// What a store written by `asof serve` or a follow has not yet taken in of
+/// the file it follows (serve's archive beside it, else the file its meta
+/// names), said in a sentence; `None` when it is up to date or follows
+/// nothing that is there.
+fn behind(store: &Store, path: &std::path::Path) -> Result<Option<String>, CliError> {
+    let Some(applied) = crate::store::follow::applied(store)? else {
+        return Ok(None);
+    };
+    let archive = asof_serve::archive::path_for(path);
+    let followed = if archive.is_file() {
+        archive
+    } else {
+        match store.meta("source")?.map(std::path::PathBuf::from) {
+            Some(source) if source.is_file() => source,
+            _ => return Ok(None),
+        }
+    };
+    let (bytes, lines) = crate::store::follow::unread(&followed, applied)
+        .map_err(|e| CliError::Input(format!("{}: {e}", followed.display())))?;
+    if bytes == 0 {
+        return Ok(None);
+    }
+    let by = match lines {
+        0 => format!("{bytes} bytes of a line still being written"),
+        n => format!(
+            "{} ({bytes} bytes)",
+            crate::text::count(n as usize, "complete line", "complete lines")
+        ),
+    };
+    Ok(Some(format!(
+        "{}: behind {}: {by} not yet taken in; the store answers as of the lines before them until `asof serve --db {}` (or the follow) runs again",
+        path.display(),
+        followed.display(),
+        path.display()
+    )))
+}
+
 pub fn check(args: StoreArgs, out: &mut impl Write) -> Result<(), CliError> {
     // SQLite's integrity check and the log's checksums first: the derived
     // rows are compared with a fresh replay only when the file is whole.
@@ -299,6 +336,9 @@ pub fn check(args: StoreArgs, out: &mut impl Write) -> Result<(), CliError> {
             args.store.display(),
             report.versions
         )?;
+        if let Some(behind) = behind(&store, &args.store)? {
+            writeln!(out, "{behind}")?;
+        }
         return Ok(());
     }
     for d in &report.differences {

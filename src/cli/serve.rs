@@ -123,11 +123,15 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
         })
     };
     let status = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let signalled = stop_on_signals()?;
+    let mut ticks = 0u32;
     loop {
-        if follower.is_finished() {
+        if follower.is_finished() || signalled.load(Ordering::SeqCst) {
             break;
         }
-        if status {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        ticks += 1;
+        if status && ticks.is_multiple_of(5) {
             let s = &running.stats;
             let now = Status {
                 requests: s.requests.load(Ordering::Relaxed),
@@ -144,18 +148,81 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
                 crate::text::cut(&now.line(), columns.saturating_sub(1))
             );
         }
-        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    let clean = signalled.load(Ordering::SeqCst);
+    if clean && status {
+        eprintln!();
+    }
+    if clean {
+        eprintln!(
+            "asof serve: stopping: no new requests; the store takes in what the archive holds (a second signal stops at once, losing nothing answered 200)"
+        );
+    }
+    // Stops taking requests; those read are answered and their lines synced.
+    let stats = running.stats.clone();
+    running.stop();
+    if clean {
+        // The store takes in every line archived: what a restart would
+        // otherwise have to (a store behind its archive answers for less).
+        let archived = stats.archive_bytes.load(Ordering::SeqCst);
+        while !follower.is_finished() {
+            let applied = store_state.lock().ok().and_then(|s| *s).map(|(_, b)| b);
+            if archived == 0 || applied.is_some_and(|b| b >= archived) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
     stopping.store(true, Ordering::SeqCst);
-    running.stop();
     match follower.join() {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(stop)) => Err(CliError::Input(format!(
-            "the store stopped following the archive: {stop}; every request answered 200 is in {}",
-            archive_path.display()
-        ))),
-        Err(_) => Err(CliError::Runtime("the store's follower failed".to_owned())),
+        Ok(Ok(())) => {}
+        Ok(Err(stop)) => {
+            return Err(CliError::Input(format!(
+                "the store stopped following the archive: {stop}; every request answered 200 is in {}",
+                archive_path.display()
+            )));
+        }
+        Err(_) => return Err(CliError::Runtime("the store's follower failed".to_owned())),
     }
+    if !args.db.exists() {
+        eprintln!(
+            "asof serve: stopped before any request: no store written ({} is empty)",
+            archive_path.display()
+        );
+        return Ok(());
+    }
+    // The write-ahead log folded into the file: the `.db` copied alone
+    // holds everything.
+    let settled = crate::store::follow::settle(&args.db)?;
+    eprintln!(
+        "asof serve: stopped: {} holds every request in {}{}",
+        args.db.display(),
+        archive_path.display(),
+        if settled {
+            ""
+        } else {
+            "; another process reading the store keeps part of it in its -wal file until it closes"
+        }
+    );
+    Ok(())
+}
+
+/// SIGINT and SIGTERM ask serve to stop cleanly (the flag returned is set);
+/// a second one ends the process at once: everything answered 200 is in the
+/// synced archive, which the next start takes in.
+fn stop_on_signals() -> Result<Arc<AtomicBool>, CliError> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let signalled = Arc::new(AtomicBool::new(false));
+    for signal in [SIGINT, SIGTERM] {
+        let registered = signal_hook::flag::register_conditional_shutdown(
+            signal,
+            128 + signal,
+            signalled.clone(),
+        )
+        .and_then(|_| signal_hook::flag::register(signal, signalled.clone()));
+        registered.map_err(|e| CliError::Runtime(format!("cannot handle signal {signal}: {e}")))?;
+    }
+    Ok(signalled)
 }
 
 /// What `serve`'s status line says, read at one moment.

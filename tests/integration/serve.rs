@@ -435,6 +435,78 @@ fn a_kill_at_any_instant_loses_nothing_acknowledged() {
     assert_eq!(rows(&db, &[], &[]), rows(&imported, &[], &[]));
 }
 
+/// SIGTERM or SIGINT right after the last request is answered: serve stops
+/// taking requests, brings the store up to its archive, folds the
+/// write-ahead log into the file and exits 0. The `.db` copied alone then
+/// equals `asof import otlp` of the run, and `asof check` says when the
+/// archive holds lines the store has not taken in.
+#[test]
+fn a_signal_stops_serve_with_the_store_whole_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dataset("sre-agent.otlp.jsonl");
+    let imported = dir.path().join("imported.db");
+    import_to(&run, &imported, &[]);
+    let what = |db: &Path| rows(db, &["customer-impact"], &SRE_AT);
+    let text = std::fs::read_to_string(&run).unwrap();
+    for signal in ["TERM", "INT"] {
+        let db = dir.path().join(format!("{signal}.db"));
+        let mut server = serve(&db, &[]);
+        for (i, line) in text.lines().enumerate() {
+            assert_eq!(json(&server.addr, line).0, 200, "line {}", i + 1);
+        }
+        let sent = std::process::Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(server.child.id().to_string())
+            .status()
+            .expect("kill");
+        assert!(sent.success());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = server.child.try_wait().expect("its status") {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "serve did not stop on SIG{signal}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let log = std::fs::read_to_string(db.with_extension("serve.log")).unwrap_or_default();
+        assert_eq!(status.code(), Some(0), "SIG{signal}: {log}");
+        assert!(log.contains("stopped: "), "{log}");
+        let mut wal = db.as_os_str().to_owned();
+        wal.push("-wal");
+        assert!(
+            std::fs::metadata(&wal).map_or(true, |m| m.len() == 0),
+            "SIG{signal}: a write-ahead log is left beside the store"
+        );
+        // The store file alone, as anyone would copy it to share it.
+        let alone = dir.path().join(format!("copied-{signal}"));
+        std::fs::create_dir(&alone).unwrap();
+        let copy = alone.join("live.db");
+        std::fs::copy(&db, &copy).unwrap();
+        assert_eq!(what(&copy), what(&imported), "SIG{signal}");
+        // Up to date, `check` says only that; a line the store has not
+        // taken in is named.
+        let checked = asof().arg("check").arg(&db).assert().success();
+        let said = String::from_utf8_lossy(&checked.get_output().stdout).into_owned();
+        assert!(!said.contains("behind"), "{said}");
+        let archive = asof_serve::archive::path_for(&db);
+        let mut more = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&archive)
+            .unwrap();
+        writeln!(more, "{}", text.lines().next().unwrap()).unwrap();
+        let checked = asof().arg("check").arg(&db).assert().success();
+        let said = String::from_utf8_lossy(&checked.get_output().stdout).into_owned();
+        assert!(
+            said.contains(&format!("behind {}: 1 complete line (", archive.display())),
+            "{said}"
+        );
+        drop(server);
+    }
+}
+
 /// The Python interpreter of the virtual environment `.ci/run` installs the
 /// OpenTelemetry SDK into, if it is there.
 fn sdk_python() -> Option<PathBuf> {

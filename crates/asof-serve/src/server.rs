@@ -63,6 +63,9 @@ pub struct Stats {
     pub refused: AtomicU64,
     /// Bytes appended to the archive.
     pub archive_bytes: AtomicU64,
+    /// Requests being answered now (read, and not yet answered): a stop
+    /// waits for them before the writer ends.
+    pub in_flight: AtomicU64,
 }
 
 /// One request waiting for the writer: its line, and where to say it is synced.
@@ -122,8 +125,10 @@ pub fn start(config: Config, archive: Archive) -> io::Result<Running> {
     let handle = {
         let stats = stats.clone();
         move |request: &Request| {
+            stats.in_flight.fetch_add(1, Ordering::SeqCst);
             stats.requests.fetch_add(1, Ordering::Relaxed);
             let answer = answer(request, &config, reviews.as_ref(), &queue, &stats);
+            stats.in_flight.fetch_sub(1, Ordering::SeqCst);
             if answer.status != 200 {
                 stats.refused.fetch_add(1, Ordering::Relaxed);
             }
@@ -150,7 +155,13 @@ fn write(mut archive: Archive, jobs: mpsc::Receiver<Job>, stats: &Stats, stop: &
     loop {
         let first = match jobs.recv_timeout(Duration::from_millis(100)) {
             Ok(job) => job,
-            Err(mpsc::RecvTimeoutError::Timeout) if !stop.load(Ordering::SeqCst) => continue,
+            // Stopping, the writer stays while a request being answered may
+            // still queue its line: what was read is answered, not refused.
+            Err(mpsc::RecvTimeoutError::Timeout)
+                if !stop.load(Ordering::SeqCst) || stats.in_flight.load(Ordering::SeqCst) > 0 =>
+            {
+                continue;
+            }
             Err(_) => return,
         };
         let mut batch = vec![first];

@@ -90,6 +90,49 @@ const OFFSET: &str = "follow_offset";
 const LINES: &str = "follow_lines";
 const SHA256: &str = "follow_sha256";
 
+/// How far a store written by a follow (or `asof serve`) has read its
+/// file: the bytes applied, as its meta records them; `None` for a store no
+/// follow wrote.
+pub fn applied(store: &Store) -> crate::store::Result<Option<u64>> {
+    Ok(store.meta(OFFSET)?.and_then(|o| o.parse().ok()))
+}
+
+/// What `file` holds past `offset`: its bytes, and the complete lines among
+/// them (what a follow has yet to take in; a line still being written is
+/// not counted).
+pub fn unread(file: &Path, offset: u64) -> std::io::Result<(u64, u64)> {
+    use std::io::{Read, Seek};
+    let mut f = std::fs::File::open(file)?;
+    let len = f.metadata()?.len();
+    if len <= offset {
+        return Ok((0, 0));
+    }
+    f.seek(std::io::SeekFrom::Start(offset))?;
+    let (mut lines, mut buf) = (0u64, vec![0u8; 1 << 16]);
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((len - offset, lines))
+}
+
+/// Folds a followed store's write-ahead log into the store's file and
+/// empties it, so that the `.db` copied alone holds every commit: what a
+/// follow or `asof serve` does as it stops. `Ok(false)` when another process
+/// reading the store kept part of the log from being folded (the commits
+/// are safe in the `-wal` beside the file, which that reader's close folds).
+pub fn settle(store: &Path) -> crate::store::Result<bool> {
+    let conn = Connection::open(store)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+    conn.close().map_err(|(_, e)| e)?;
+    Ok(busy == 0)
+}
+
 /// Loads the complete lines of the JSON Lines file `dataset` into `store`
 /// (created as `load` creates it, or, when it was written by an earlier
 /// follow of the same file, continued), then applies each batch of complete
@@ -669,6 +712,22 @@ fn replaced(name: &str) -> Stop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a file holds past an offset: its bytes and its complete lines,
+    /// a line still being written not counted; nothing past its end.
+    #[test]
+    fn unread_counts_the_complete_lines_past_an_offset() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("f.jsonl");
+        std::fs::write(&file, "one\ntwo\nthree\nfou").expect("written");
+        assert_eq!(unread(&file, 0).expect("read"), (17, 3));
+        assert_eq!(unread(&file, 4).expect("read"), (13, 2));
+        assert_eq!(unread(&file, 14).expect("read"), (3, 0));
+        assert_eq!(unread(&file, 17).expect("read"), (0, 0));
+        assert_eq!(unread(&file, 99).expect("read"), (0, 0));
+        assert!(unread(&dir.path().join("missing"), 0).is_err());
+    }
+
     use asof_synth::{GenConfig, generate};
 
     /// A store followed from `file` (its first batch only), then `file` cut

@@ -11,14 +11,17 @@ use crate::store::follow::{self, Batch, Converted, Growth, Stop};
 use std::path::Path;
 
 /// Follows `file` into `store` (see [`follow::follow`] and
-/// [`follow::follow_whole`]), calling `go_on` after each batch.
+/// [`follow::follow_whole`]), calling `go_on` after each batch. `archive`:
+/// the file is `asof serve`'s archive, a trace one request a line by
+/// construction, whose store is made at once (empty until the first line).
 pub fn run(
     file: &Path,
     store: &Path,
     force: bool,
     poll: std::time::Duration,
     trace: &TraceArgs,
-    mut go_on: impl FnMut(&Batch) -> bool,
+    archive: bool,
+    go_on: impl FnMut(&Batch) -> bool,
 ) -> Result<(), Stop> {
     if dataset::Format::from_path(file) == Some(dataset::Format::Yaml) {
         return Err(Stop::File(format!(
@@ -36,6 +39,23 @@ pub fn run(
     let options = trace
         .options()
         .map_err(|e| Stop::File(e.message().to_owned()))?;
+    if !archive {
+        return follow_any(file, store, force, poll, trace, &options, go_on);
+    }
+    follow_trace(file, store, force, poll, &options, go_on)
+}
+
+/// A followed file that may be a dataset or a trace: which, its first line
+/// says.
+fn follow_any(
+    file: &Path,
+    store: &Path,
+    force: bool,
+    poll: std::time::Duration,
+    trace: &TraceArgs,
+    options: &otlp::Options,
+    mut go_on: impl FnMut(&Batch) -> bool,
+) -> Result<(), Stop> {
     if follow::wait_for_a_line(file, poll, &mut go_on)?.is_none() {
         return Ok(());
     }
@@ -52,10 +72,22 @@ pub fn run(
         return follow::follow(file, store, force, poll, go_on);
     }
     one_request_a_line(file)?;
+    follow_trace(file, store, force, poll, options, go_on)
+}
+
+/// A trace followed into its store: each batch reads only the lines
+/// appended since the last one.
+fn follow_trace(
+    file: &Path,
+    store: &Path,
+    force: bool,
+    poll: std::time::Duration,
+    options: &otlp::Options,
+    go_on: impl FnMut(&Batch) -> bool,
+) -> Result<(), Stop> {
     let name = file.display().to_string();
-    // Each batch reads only the lines appended since the last one.
     let mut growing = Trace {
-        growing: otlp::Growing::new(&name, &options),
+        growing: otlp::Growing::new(&name, options),
         name,
     };
     follow::follow_whole(
@@ -80,9 +112,22 @@ impl Growth for Trace {
         Ok(self.growing.feed(lines)?)
     }
 
+    /// The run with nothing in it yet: the store a receiver or a follow
+    /// of an empty trace starts with.
+    fn nothing_yet(&mut self) -> Option<Result<Converted, Stop>> {
+        Some(self.converted(self.growing.nothing_yet()))
+    }
+
     /// What `asof import otlp` makes of every line fed so far.
     fn convert(&mut self) -> Result<Converted, Stop> {
         let draft = self.growing.draft()?;
+        self.converted(draft)
+    }
+}
+
+impl Trace {
+    /// `draft` validated and replayed, with its import summary for the meta.
+    fn converted(&self, draft: crate::import::Draft) -> Result<Converted, Stop> {
         let (parsed, report, replay) = import::finish(&self.name, draft)?;
         let json = serde_json::to_string(&report).map_err(|e| Stop::File(e.to_string()))?;
         Ok(Converted {

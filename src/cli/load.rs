@@ -135,6 +135,7 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
         args.force,
         FOLLOW_POLL,
         &args.trace,
+        false,
         |batch| {
             applied = batch.total;
             let left_out = match batch.skipped {

@@ -416,15 +416,23 @@ fn live(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
         let (file, db, trace) = (source.to_owned(), path.clone(), args.trace);
         let follow = move |go_on: &mut dyn FnMut(&crate::store::follow::Batch) -> bool| {
             let mut told = false;
-            follow::run(&file, &db, fresh, crate::tui::live::POLL, &trace, |batch| {
-                if batch.line == 0 && !std::mem::replace(&mut told, true) {
-                    eprintln!(
-                        "asof: waiting for the first complete line of {} (Ctrl-C stops)",
-                        file.display()
-                    );
-                }
-                go_on(batch)
-            })
+            follow::run(
+                &file,
+                &db,
+                fresh,
+                crate::tui::live::POLL,
+                &trace,
+                false,
+                |batch| {
+                    if batch.line == 0 && !std::mem::replace(&mut told, true) {
+                        eprintln!(
+                            "asof: waiting for the first complete line of {} (Ctrl-C stops)",
+                            file.display()
+                        );
+                    }
+                    go_on(batch)
+                },
+            )
         };
         crate::tui::live::follow_file(follow, stop.clone(), move |item| send.send(item).is_ok())
             .map_err(|stop| match stop {

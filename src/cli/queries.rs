@@ -167,22 +167,36 @@ pub(super) fn check_filter(
     topic: Option<&str>,
 ) -> Result<(), CliError> {
     let header = store.header();
+    // A store with none yet (a receiver's before its first belief) says so,
+    // rather than list nothing.
+    let known = |kind: &str, ids: Vec<&str>, wanted: &str| match ids.is_empty() {
+        true => format!(": the store has no {kind}s yet (no belief is recorded in it)"),
+        false => format!("; {kind}s are: {}", crate::model::known_ids(ids, wanted)),
+    };
     if let Some(a) = agent
         && !header.agents.iter().any(|x| x.id == a)
     {
         return Err(CliError::Input(format!(
-            "{}: unknown agent `{a}`; agents are: {}",
+            "{}: unknown agent `{a}`{}",
             store.label(),
-            crate::model::known_ids(header.agents.iter().map(|x| x.id.as_str()), a)
+            known(
+                "agent",
+                header.agents.iter().map(|x| x.id.as_str()).collect(),
+                a
+            )
         )));
     }
     if let Some(t) = topic
         && header.topic(t).is_none()
     {
         return Err(CliError::Input(format!(
-            "{}: unknown topic `{t}`; topics are: {}",
+            "{}: unknown topic `{t}`{}",
             store.label(),
-            crate::model::known_ids(header.topics.iter().map(|x| x.id.as_str()), t)
+            known(
+                "topic",
+                header.topics.iter().map(|x| x.id.as_str()).collect(),
+                t
+            )
         )));
     }
     Ok(())

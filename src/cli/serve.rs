@@ -114,7 +114,7 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
         let (db, archive_path) = (args.db.clone(), archive_path.clone());
         let (state, stopping) = (store_state.clone(), stopping.clone());
         std::thread::spawn(move || {
-            super::follow::run(&archive_path, &db, false, POLL, &trace, |batch| {
+            super::follow::run(&archive_path, &db, false, POLL, &trace, true, |batch| {
                 if let Ok(mut s) = state.lock() {
                     *s = (batch.line > 0).then_some((batch.total, batch.offset));
                 }

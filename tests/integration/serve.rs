@@ -435,6 +435,61 @@ fn a_kill_at_any_instant_loses_nothing_acknowledged() {
     assert_eq!(rows(&db, &[], &[]), rows(&imported, &[], &[]));
 }
 
+/// The store exists, empty and valid, from the moment serve answers: a
+/// check, a query or a follower started before the first request attaches
+/// to it (a topic asked for is said not to exist yet, not listed as none),
+/// and the first belief is there once it arrives.
+#[test]
+fn the_store_is_there_before_the_first_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("early.db");
+    let server = serve(&db, &[]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !db.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "no store before the first request"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    asof().arg("check").arg(&db).assert().success();
+    let believed = stdout_json(
+        asof()
+            .arg("believed")
+            .arg(&db)
+            .args(["--at", SRE_AT[1], "--format", "json"]),
+    );
+    assert_eq!(believed["beliefs"], serde_json::json!([]), "{believed}");
+    let refused = asof()
+        .arg("history")
+        .arg(&db)
+        .args(["--topic", "customer-impact"])
+        .assert()
+        .code(2);
+    let said = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(
+        said.contains("unknown topic `customer-impact`: the store has no topics yet"),
+        "{said}"
+    );
+    let text = std::fs::read_to_string(dataset("sre-agent.otlp.jsonl")).unwrap();
+    for line in text.lines() {
+        assert_eq!(json(&server.addr, line).0, 200);
+    }
+    caught_up(&db, text.lines().count());
+    let history = stdout_json(asof().arg("history").arg(&db).args([
+        "--topic",
+        "customer-impact",
+        "--format",
+        "json",
+    ]));
+    assert!(
+        history["versions"]
+            .as_array()
+            .is_some_and(|v| !v.is_empty()),
+        "{history}"
+    );
+}
+
 /// SIGTERM or SIGINT right after the last request is answered: serve stops
 /// taking requests, brings the store up to its archive, folds the
 /// write-ahead log into the file and exits 0. The `.db` copied alone then

@@ -2498,3 +2498,32 @@ fn r_lists_the_model_calls_of_a_trace() {
             .contains("no model calls")
     );
 }
+
+/// A store with nothing in it yet (a receiver's before its first request)
+/// draws with panels that say so: no "nothing matches the filter" when no
+/// filter is typed.
+#[test]
+fn an_empty_store_says_it_holds_nothing_yet() {
+    let header =
+        r#"{"asof":1,"incident":{"id":"live","title":"Agent run (live)"},"agents":[],"topics":[]}"#;
+    let parsed = asof_core::dataset::read_str(
+        "live.jsonl",
+        asof_core::dataset::Format::Jsonl,
+        &format!("{header}\n"),
+    )
+    .unwrap();
+    let replay = asof_core::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+    let store = asof_store::store::Store::in_memory("live.db", &parsed.dataset, &replay).unwrap();
+    let app = App::new(
+        Timeline::load(store).unwrap(),
+        Theme { color: false },
+        (100, 30),
+    );
+    let screen = text(&draw(&app));
+    assert!(
+        screen.contains("no topics yet: no belief is recorded"),
+        "{screen}"
+    );
+    assert!(screen.contains("no evidence recorded yet"), "{screen}");
+    assert!(!screen.contains("nothing matches the filter"), "{screen}");
+}

@@ -372,6 +372,19 @@ impl Growing {
         Ok(())
     }
 
+    /// The import of a file with no line yet: the run's header (its
+    /// incident named after the file), no agents, topics or events. What a
+    /// receiver's store holds before its first request, so that followers
+    /// and queries can attach to it at once.
+    pub fn nothing_yet(&self) -> Draft {
+        from_spans(
+            &self.name,
+            Cow::Owned(Vec::new()),
+            self.report.clone(),
+            &self.options,
+        )
+    }
+
     /// The import of every line fed so far.
     pub fn draft(&self) -> Result<Draft, DatasetErrors> {
         let mut report = self.report.clone();

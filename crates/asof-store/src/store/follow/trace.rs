@@ -58,6 +58,12 @@ pub trait Growth {
     fn feed(&mut self, lines: &[u8]) -> Result<(), Stop>;
     /// What every line fed so far converts to.
     fn convert(&mut self) -> Result<Converted, Stop>;
+    /// What a file with no line yet converts to, when the format gives
+    /// something for it (a trace: its run with nothing in it), so the store
+    /// exists before the first line; `None` waits for that line.
+    fn nothing_yet(&mut self) -> Option<Result<Converted, Stop>> {
+        None
+    }
 }
 
 /// Follows `dataset` into `store` (created, or, when it was written by an
@@ -80,7 +86,34 @@ pub fn follow_whole(
     // Every batch converts the whole trace again: what one frees the next
     // allocates, so the memory stays committed while the follow runs.
     let _kept = crate::store::bulk_load_guard();
-    let mut f = if !store.exists() || force {
+    let nothing_yet = || -> Result<bool, Stop> {
+        let bytes = std::fs::read(dataset).map_err(|e| io(dataset, e))?;
+        Ok(!bytes.contains(&b'\n'))
+    };
+    let mut f = if (!store.exists() || force)
+        && nothing_yet()?
+        && let Some(empty) = growth.nothing_yet()
+    {
+        // The store exists from the start, empty: a follower or a query
+        // started before the first line attaches to it.
+        let converted = empty?;
+        let read = Position::new();
+        let mut meta = converted.meta.clone();
+        meta.extend(read.meta());
+        Store::create_with(
+            store,
+            &Contents {
+                dataset: &converted.parsed.dataset,
+                replay: &converted.replay,
+                source: &converted.parsed.file,
+                meta,
+            },
+            force,
+        )?;
+        let mut f = Rewriter::new(&name, dataset, started, max, open_writer(store)?, read);
+        f.took(converted)?;
+        f
+    } else if !store.exists() || force {
         let Some(len) = wait_for_a_line(dataset, poll, &mut go_on)? else {
             return Ok(());
         };
@@ -112,9 +145,13 @@ pub fn follow_whole(
         if read.offset != offset {
             return Err(not_followed(&name, store, offset));
         }
+        let nothing_read = read.offset == 0;
         let mut f = Rewriter::new(&name, dataset, started, max, conn, read);
         // Converted again, so the options given now are the ones it holds.
-        let converted = growth.convert()?;
+        let converted = match growth.nothing_yet().filter(|_| nothing_read) {
+            Some(empty) => empty?,
+            None => growth.convert()?,
+        };
         f.write(converted, &[])?;
         f
     };

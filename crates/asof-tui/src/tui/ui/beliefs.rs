@@ -69,10 +69,12 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, plane_elsewhere: bool) {
         lines.push(line);
     }
     if state.list.is_empty() {
-        lines.push(Line::from(Span::styled(
-            "  nothing matches the filter",
-            theme.muted(),
-        )));
+        let why = match state.list.is_filtered() {
+            true => "  nothing matches the filter",
+            // A store with no topic yet (a receiver's before its first belief).
+            false => "  no topics yet: no belief is recorded",
+        };
+        lines.push(Line::from(Span::styled(why, theme.muted())));
     }
     let legend = glyph_legend(&lines);
     frame.render_widget(Paragraph::new(lines), rows_area);

@@ -79,10 +79,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         lines.push(line);
     }
     if state.list.is_empty() {
-        lines.push(Line::from(Span::styled(
-            "nothing matches the filter",
-            theme.muted(),
-        )));
+        let why = match state.list.is_filtered() {
+            true => "nothing matches the filter",
+            false => "no evidence recorded yet",
+        };
+        lines.push(Line::from(Span::styled(why, theme.muted())));
     }
     frame.render_widget(Paragraph::new(lines), rows_area);
 }

@@ -162,7 +162,9 @@ pub fn follow(
         let conn = Connection::open(store)?;
         conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
         let position = Position::of_start(dataset, len)?;
-        position.write(&conn)?;
+        let tx = conn.unchecked_transaction()?;
+        position.write(&tx)?;
+        tx.commit()?;
         let lines = position.line;
         let events = loaded.events();
         first = Some(Batch {
@@ -293,9 +295,12 @@ impl Position {
     }
 
     /// Records it in the store's meta rows.
-    fn write(&self, conn: &Connection) -> rusqlite::Result<()> {
+    /// Records the position in the store's meta, inside `tx`: its rows go in
+    /// together or not at all (a follow killed between them left an offset
+    /// without its hash, a store no follow could take up again).
+    fn write(&self, tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
         let mut set =
-            conn.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
+            tx.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
         for (key, value) in self.meta() {
             set.execute(params![key, value])?;
         }

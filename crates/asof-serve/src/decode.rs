@@ -95,23 +95,26 @@ pub fn inflate(body: &[u8], gzip: bool, limit: usize) -> Result<Vec<u8>, Refusal
     Ok(out)
 }
 
-/// Decodes one request body of `signal` in `encoding`.
+/// Decodes one request body of `signal` in `encoding`. The body is parsed
+/// once: into a JSON tree, which gives both the archive's line and the
+/// request the counts are read from.
 pub fn decode(signal: Signal, encoding: Encoding, bytes: &[u8]) -> Result<Decoded, Refusal> {
-    let line = match encoding {
+    let value = match encoding {
         Encoding::Protobuf => {
-            let json = match signal {
+            let value = match signal {
                 Signal::Traces => ExportTraceServiceRequest::decode(bytes)
                     .map_err(|e| not_protobuf(signal, e))
-                    .and_then(|r| to_json(&r)),
+                    .and_then(|r| to_value(&r)),
                 Signal::Logs => ExportLogsServiceRequest::decode(bytes)
                     .map_err(|e| not_protobuf(signal, e))
-                    .and_then(|r| to_json(&r)),
+                    .and_then(|r| to_value(&r)),
             }?;
             // A request with nothing in it is still one: written with its key.
-            if json == "{}" {
-                format!("{{\"{}\":[]}}", signal.key())
-            } else {
-                json
+            match value {
+                serde_json::Value::Object(map) if map.is_empty() => {
+                    serde_json::json!({ signal.key(): [] })
+                }
+                value => value,
             }
         }
         Encoding::Json => {
@@ -127,14 +130,14 @@ pub fn decode(signal: Signal, encoding: Encoding, bytes: &[u8]) -> Result<Decode
                     signal.key()
                 )));
             }
-            value.to_string()
+            value
         }
     };
-    let request: wire::Request = serde_json::from_str(&line)
+    let request = <wire::Request as serde::Deserialize>::deserialize(&value)
         .map_err(|e| Refusal::Undecodable(format!("the request cannot be read as OTLP ({e})")))?;
     let (items, rejected, rejected_why) = count(&request, signal);
     Ok(Decoded {
-        line,
+        line: value.to_string(),
         items,
         rejected,
         rejected_why,
@@ -151,8 +154,8 @@ fn not_protobuf(signal: Signal, e: prost::DecodeError) -> Refusal {
     ))
 }
 
-fn to_json(request: &impl serde::Serialize) -> Result<String, Refusal> {
-    serde_json::to_string(request)
+fn to_value(request: &impl serde::Serialize) -> Result<serde_json::Value, Refusal> {
+    serde_json::to_value(request)
         .map_err(|e| Refusal::Undecodable(format!("the request cannot be written as JSON ({e})")))
 }
 

@@ -616,6 +616,44 @@ fn a_trace_follow_goes_on_after_a_kill_with_the_options_given_now() {
     assert_equals_import(&db, &all, &args, 2);
 }
 
+/// A trace follow taken up again on another file in the followed one's
+/// place (read once: fed and hashed together) says it is not the file, and
+/// keeps the store; so does one whose first lines are not even a trace.
+#[test]
+fn a_trace_follow_taken_up_on_another_file_says_so() {
+    let all = sre_trace();
+    let first = all.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let others: [Vec<u8>; 2] = [
+        // Another run's request, as long or longer.
+        std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/sre-agent-rerun.otlp.jsonl"),
+        )
+        .unwrap(),
+        // Lines that are not OTLP at all.
+        "{\"not\": \"a trace\"}\n"
+            .repeat(first / 10 + 1)
+            .into_bytes(),
+    ];
+    for other in others {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, db) = (dir.path().join("live.jsonl"), dir.path().join("live.db"));
+        std::fs::write(&file, &all[..first]).unwrap();
+        let mut child = trace_follower(dir.path(), &[]);
+        wait_for(&db, first as u64, &mut child);
+        child.kill().ok();
+        child.wait().ok();
+        let before = tables(&db);
+        std::fs::write(&file, &other).unwrap();
+        let out = trace_follower(dir.path(), &[])
+            .wait_with_output()
+            .expect("the follow ends");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{said}");
+        assert!(said.contains("is not the file"), "{said}");
+        assert_eq!(tables(&db), before, "the store is kept");
+    }
+}
+
 #[test]
 fn a_truncated_trace_stops_the_follow_and_keeps_the_store() {
     stops(

@@ -294,7 +294,6 @@ impl Position {
         hex(&self.sha.clone().finalize())
     }
 
-    /// Records it in the store's meta rows.
     /// Records the position in the store's meta, inside `tx`: its rows go in
     /// together or not at all (a follow killed between them left an offset
     /// without its hash, a store no follow could take up again).

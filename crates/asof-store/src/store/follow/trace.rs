@@ -138,11 +138,22 @@ pub fn follow_whole(
     } else {
         let conn = open_writer(store)?;
         let (offset, sha) = recorded(&conn, store, &name)?;
-        if offset > max || Position::of_start(dataset, offset)?.sha256() != sha {
+        if offset > max {
             return Err(not_followed(&name, store, offset));
         }
-        let read = feed_start(&name, dataset, started, offset, max, growth)?;
-        if read.offset != offset {
+        // The applied bytes are read once, fed and hashed together; a file
+        // that is not the one followed is said so even when feeding it
+        // failed first (then its hash is read on its own).
+        let read = match feed_start(&name, dataset, started, offset, max, growth) {
+            Ok(read) => read,
+            Err(stop) => {
+                if Position::of_start(dataset, offset)?.sha256() != sha {
+                    return Err(not_followed(&name, store, offset));
+                }
+                return Err(stop);
+            }
+        };
+        if read.offset != offset || read.sha256() != sha {
             return Err(not_followed(&name, store, offset));
         }
         let nothing_read = read.offset == 0;

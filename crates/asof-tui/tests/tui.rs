@@ -2527,3 +2527,20 @@ fn an_empty_store_says_it_holds_nothing_yet() {
     assert!(screen.contains("no evidence recorded yet"), "{screen}");
     assert!(!screen.contains("nothing matches the filter"), "{screen}");
 }
+
+/// A live store behind the file it follows (a receiver's archive under
+/// load) says so in the header, in the warning style; caught up, the line
+/// is the plain live one again.
+#[test]
+fn a_live_store_behind_its_file_says_so_in_the_header() {
+    use asof_tui::tui::live::Live;
+    let mut app = demo(false, (120, 40));
+    app.go_live();
+    assert!(app.live_news(Live::Behind(3)));
+    let screen = text(&draw(&app));
+    assert!(screen.contains("· store 3 lines behind"), "{screen}");
+    assert!(app.live_news(Live::Behind(0)));
+    let screen = text(&draw(&app));
+    assert!(screen.contains("● live · "), "{screen}");
+    assert!(!screen.contains("behind"), "{screen}");
+}

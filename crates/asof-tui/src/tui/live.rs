@@ -30,6 +30,9 @@ pub enum Live {
     Quiet,
     /// Following stopped; what is on screen stays. The sentence says why.
     Stopped(String),
+    /// The file the store follows (`asof serve`'s archive, a followed
+    /// trace) holds this many complete lines the store has not taken in.
+    Behind(u64),
 }
 
 impl std::fmt::Debug for Live {
@@ -38,6 +41,7 @@ impl std::fmt::Debug for Live {
             Live::Refreshed(_) => f.write_str("Refreshed"),
             Live::Quiet => f.write_str("Quiet"),
             Live::Stopped(why) => write!(f, "Stopped({why})"),
+            Live::Behind(lines) => write!(f, "Behind({lines})"),
         }
     }
 }
@@ -59,8 +63,22 @@ pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool +
         let version = |watch: &asof_store::store::Watch| watch.version();
         let mut seen = version(&watch).ok();
         let mut quiet_since = Instant::now();
+        let (mut behind, mut lag_read) = (0, Instant::now());
         while !stop.load(Ordering::Relaxed) {
             std::thread::sleep(POLL);
+            // How far the store is behind the file it follows, looked at
+            // once a second and said when it changes (a receiver's store may
+            // lag its archive under load).
+            if lag_read.elapsed() >= Duration::from_secs(1) {
+                lag_read = Instant::now();
+                let now_behind = lag(&path).unwrap_or(0);
+                if now_behind != behind {
+                    behind = now_behind;
+                    if !send(Live::Behind(behind)) {
+                        return;
+                    }
+                }
+            }
             let now = version(&watch).ok();
             let news = if now != seen {
                 seen = now;
@@ -80,6 +98,24 @@ pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool +
             }
         }
     });
+}
+
+/// The complete lines of the file the store at `path` follows that it has
+/// not taken in (`None`: it follows nothing, or the file is not there).
+fn lag(path: &std::path::Path) -> Option<u64> {
+    let store = Store::open(path).ok()?;
+    let applied = asof_store::store::follow::applied(&store).ok()??;
+    let source = store.meta("source").ok()??;
+    let file = std::path::Path::new(&source);
+    // A follow names its file as the user gave it: relative to where it ran,
+    // which for `asof serve` is beside the store.
+    let file = match file.is_file() {
+        true => file.to_owned(),
+        false => path.parent()?.join(file.file_name()?),
+    };
+    asof_store::store::follow::unread(&file, applied)
+        .ok()
+        .map(|(_, lines)| lines)
 }
 
 /// Runs a follow of a file into a store on a thread (`follow` is handed the

@@ -15,6 +15,8 @@ pub struct LiveState {
     pub age: String,
     /// Why following stopped, once it has.
     pub stopped: Option<String>,
+    /// Complete lines of the followed file the store has not taken in yet.
+    pub behind: u64,
 }
 
 impl App {
@@ -35,6 +37,11 @@ impl App {
                 return true;
             }
             Live::Quiet => self.live_age(),
+            Live::Behind(lines) => {
+                if let Some(live) = self.live.as_mut() {
+                    live.behind = lines;
+                }
+            }
             Live::Stopped(why) => {
                 if let Some(live) = self.live.as_mut() {
                     live.stopped = Some(why.clone());

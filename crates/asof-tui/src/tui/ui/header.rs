@@ -160,6 +160,17 @@ fn live_span(app: &App) -> Option<Span<'static>> {
     } else {
         format!("newest {} ago", live.age)
     };
+    // The store behind its file (a receiver's under load): what is on
+    // screen is not yet all that was received.
+    if live.behind > 0 {
+        return Some(Span::styled(
+            format!(
+                "● live · {pinned}{age} · store {} behind",
+                asof_core::text::count(live.behind as usize, "line", "lines")
+            ),
+            theme.warning(),
+        ));
+    }
     Some(Span::styled(
         format!("● live · {pinned}{age}"),
         theme.good(),

@@ -90,14 +90,9 @@ pub fn follow_whole(
         let bytes = std::fs::read(dataset).map_err(|e| io(dataset, e))?;
         Ok(!bytes.contains(&b'\n'))
     };
-    let mut f = if (!store.exists() || force)
-        && nothing_yet()?
-        && let Some(empty) = growth.nothing_yet()
-    {
-        // The store exists from the start, empty: a follower or a query
-        // started before the first line attaches to it.
-        let converted = empty?;
-        let read = Position::new();
+    // A new store holding `converted`, the file read up to `read`, and the
+    // rewriter that carries it on.
+    let create = |converted: Converted, read: Position| -> Result<Rewriter, Stop> {
         let mut meta = converted.meta.clone();
         meta.extend(read.meta());
         Store::create_with(
@@ -112,7 +107,15 @@ pub fn follow_whole(
         )?;
         let mut f = Rewriter::new(&name, dataset, started, max, open_writer(store)?, read);
         f.took(converted)?;
-        f
+        Ok(f)
+    };
+    let mut f = if (!store.exists() || force)
+        && nothing_yet()?
+        && let Some(empty) = growth.nothing_yet()
+    {
+        // The store exists from the start, empty: a follower or a query
+        // started before the first line attaches to it.
+        create(empty?, Position::new())?
     } else if !store.exists() || force {
         let Some(len) = wait_for_a_line(dataset, poll, &mut go_on)? else {
             return Ok(());
@@ -120,21 +123,7 @@ pub fn follow_whole(
         let read = feed_start(&name, dataset, started, len, max, growth)?;
         let converted = growth.convert()?;
         converted.parsed.check_replay(&converted.replay)?;
-        let mut meta = converted.meta.clone();
-        meta.extend(read.meta());
-        Store::create_with(
-            store,
-            &Contents {
-                dataset: &converted.parsed.dataset,
-                replay: &converted.replay,
-                source: &converted.parsed.file,
-                meta,
-            },
-            force,
-        )?;
-        let mut f = Rewriter::new(&name, dataset, started, max, open_writer(store)?, read);
-        f.took(converted)?;
-        f
+        create(converted, read)?
     } else {
         let conn = open_writer(store)?;
         let (offset, sha) = recorded(&conn, store, &name)?;

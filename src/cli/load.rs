@@ -268,28 +268,16 @@ pub fn rebuild(args: StoreArgs, out: &mut impl Write) -> Result<(), CliError> {
 }
 
 /// What a store written by `asof serve` or a follow has not yet taken in of
-/// the file it follows (serve's archive beside it, else the file its meta
-/// names), said in a sentence; `None` when it is up to date or follows
-/// nothing that is there.
+/// the file it follows ([`crate::store::follow::behind`], the file's applied
+/// bytes checked to be the ones the store took in), said in a sentence;
+/// `None` when it is up to date or follows nothing that is there.
 fn behind(store: &Store, path: &std::path::Path) -> Result<Option<String>, CliError> {
-    let Some(applied) = crate::store::follow::applied(store)? else {
+    let Some(behind) = crate::store::follow::behind(store, path, true)? else {
         return Ok(None);
     };
-    let archive = asof_serve::archive::path_for(path);
-    let followed = if archive.is_file() {
-        archive
-    } else {
-        match store.meta("source")?.map(std::path::PathBuf::from) {
-            Some(source) if source.is_file() => source,
-            _ => return Ok(None),
-        }
-    };
-    let (bytes, lines) = crate::store::follow::unread(&followed, applied)
-        .map_err(|e| CliError::Input(format!("{}: {e}", followed.display())))?;
-    if bytes == 0 {
-        return Ok(None);
-    }
-    let by = match lines {
+    let bytes = behind.bytes;
+    let by = match behind.lines {
+        _ if bytes == 0 => return Ok(None),
         0 => format!("{bytes} bytes of a line still being written"),
         n => format!(
             "{} ({bytes} bytes)",
@@ -299,7 +287,7 @@ fn behind(store: &Store, path: &std::path::Path) -> Result<Option<String>, CliEr
     Ok(Some(format!(
         "{}: behind {}: {by} not yet taken in; the store answers as of the lines before them until `asof serve --db {}` (or the follow) runs again",
         path.display(),
-        followed.display(),
+        behind.file.display(),
         path.display()
     )))
 }

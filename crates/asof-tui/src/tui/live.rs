@@ -104,18 +104,9 @@ pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool +
 /// not taken in (`None`: it follows nothing, or the file is not there).
 fn lag(path: &std::path::Path) -> Option<u64> {
     let store = Store::open(path).ok()?;
-    let applied = asof_store::store::follow::applied(&store).ok()??;
-    let source = store.meta("source").ok()??;
-    let file = std::path::Path::new(&source);
-    // A follow names its file as the user gave it: relative to where it ran,
-    // which for `asof serve` is beside the store.
-    let file = match file.is_file() {
-        true => file.to_owned(),
-        false => path.parent()?.join(file.file_name()?),
-    };
-    asof_store::store::follow::unread(&file, applied)
-        .ok()
-        .map(|(_, lines)| lines)
+    asof_store::store::follow::behind(&store, path, false)
+        .ok()?
+        .map(|b| b.lines)
 }
 
 /// Runs a follow of a file into a store on a thread (`follow` is handed the

@@ -97,6 +97,55 @@ pub fn applied(store: &Store) -> crate::store::Result<Option<u64>> {
     Ok(store.meta(OFFSET)?.and_then(|o| o.parse().ok()))
 }
 
+/// What a followed store has not taken in yet of the file it follows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Behind {
+    /// The file followed.
+    pub file: std::path::PathBuf,
+    /// Its bytes past those applied.
+    pub bytes: u64,
+    /// The complete lines among them.
+    pub lines: u64,
+}
+
+/// What the store at `path` has not taken in of the file it follows (the
+/// one its meta names, as named when the follow ran, else the file of that
+/// name beside the store, where `asof serve` keeps its archive); `None` when
+/// no follow wrote it or its file is not there. With `verify`, the file's
+/// applied bytes are hashed and must be the ones the store recorded: a file
+/// of that name that is not the one followed is not there (`asof check`;
+/// the TUI, asking every second, does not read them again).
+pub fn behind(store: &Store, path: &Path, verify: bool) -> crate::store::Result<Option<Behind>> {
+    let Some(applied) = applied(store)? else {
+        return Ok(None);
+    };
+    let Some(named) = store.meta("source")? else {
+        return Ok(None);
+    };
+    let named = Path::new(&named);
+    let file = match (named.is_file(), path.parent(), named.file_name()) {
+        (true, _, _) => named.to_owned(),
+        (false, Some(dir), Some(name)) if dir.join(name).is_file() => dir.join(name),
+        _ => return Ok(None),
+    };
+    if verify {
+        let recorded = store.meta(SHA256)?;
+        let read = match Position::of_start(&file, applied) {
+            Ok(read) => read,
+            Err(Stop::Store(e)) => return Err(e),
+            Err(_) => return Ok(None),
+        };
+        if read.offset != applied || Some(read.sha256()) != recorded {
+            return Ok(None);
+        }
+    }
+    let (bytes, lines) = unread(&file, applied).map_err(|source| StoreError::Io {
+        path: file.clone(),
+        source,
+    })?;
+    Ok(Some(Behind { file, bytes, lines }))
+}
+
 /// What `file` holds past `offset`: its bytes, and the complete lines among
 /// them (what a follow has yet to take in; a line still being written is
 /// not counted).
@@ -735,6 +784,51 @@ mod tests {
     use asof_synth::{GenConfig, generate};
 
     /// A store followed from `file` (its first batch only), then `file` cut
+    /// A followed store says what of its file it has not taken in: nothing
+    /// when up to date, a line appended after; its file found beside it
+    /// when the name it recorded is not there; and, verified, a file of that
+    /// name whose applied bytes differ is not its file.
+    #[test]
+    fn behind_reads_what_the_followed_file_holds_past_the_store() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let (file, store) = (dir.path().join("live.jsonl"), dir.path().join("live.db"));
+        let mut text = Vec::new();
+        let config = GenConfig {
+            events: 100,
+            topics: 3,
+            agents: 2,
+            seed: 5,
+        };
+        generate(config, &mut text).expect("generated");
+        std::fs::write(&file, &text).expect("written");
+        follow(&file, &store, false, std::time::Duration::ZERO, |_| false).expect("followed");
+        let opened = Store::open(&store).expect("opens");
+        let behind = |verify| behind(&opened, &store, verify).expect("read");
+        let up_to_date = behind(true).expect("follows its file");
+        assert_eq!(
+            (up_to_date.file.clone(), up_to_date.lines),
+            (file.clone(), 0)
+        );
+        let last = text
+            .split(|&b| b == b'\n')
+            .rev()
+            .nth(1)
+            .expect("a line")
+            .to_vec();
+        let mut more = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .expect("opens");
+        std::io::Write::write_all(&mut more, &[&last[..], b"\n"].concat()).expect("appended");
+        assert_eq!(behind(true).map(|b| b.lines), Some(1));
+        // Another file under the same name: the applied bytes differ.
+        let mut other = std::fs::read(&file).expect("read");
+        other[10] ^= 1;
+        std::fs::write(&file, &other).expect("written");
+        assert_eq!(behind(true), None);
+        assert_eq!(behind(false).map(|b| b.lines), Some(1));
+    }
+
     /// to half: what taking the follow up again says.
     fn taken_up_after_a_cut(loaded_here: bool) -> String {
         let dir = tempfile::tempdir().expect("a directory");

@@ -256,6 +256,15 @@ pub fn follow(
     }
 }
 
+/// The length of `dataset`'s complete lines now, if it holds one.
+pub(crate) fn complete_len(dataset: &Path) -> Result<Option<u64>, Stop> {
+    let bytes = std::fs::read(dataset).map_err(|e| io(dataset, e))?;
+    Ok(bytes
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map(|end| end as u64 + 1))
+}
+
 /// Waits until `dataset` holds a complete first line; returns the length of
 /// its complete lines (`None` when `go_on` said stop first).
 pub fn wait_for_a_line(
@@ -264,9 +273,8 @@ pub fn wait_for_a_line(
     go_on: &mut impl FnMut(&Batch) -> bool,
 ) -> Result<Option<u64>, Stop> {
     loop {
-        let bytes = std::fs::read(dataset).map_err(|e| io(dataset, e))?;
-        if let Some(end) = bytes.iter().rposition(|&b| b == b'\n') {
-            return Ok(Some(end as u64 + 1));
+        if let Some(len) = complete_len(dataset)? {
+            return Ok(Some(len));
         }
         if !go_on(&Batch::default()) {
             return Ok(None);

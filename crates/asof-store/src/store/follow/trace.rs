@@ -24,8 +24,8 @@
 
 use super::replayed::{Change, Replayed};
 use super::{
-    Batch, Position, Stop, identity, io, not_followed, open_writer, read_on, recorded, replaced,
-    wait_for_a_line,
+    Batch, Position, Stop, complete_len, identity, io, not_followed, open_writer, read_on,
+    recorded, replaced, wait_for_a_line,
 };
 use crate::store::scrub::Rewrote;
 use crate::store::write::{self, LogWriter};
@@ -86,10 +86,6 @@ pub fn follow_whole(
     // Every batch converts the whole trace again: what one frees the next
     // allocates, so the memory stays committed while the follow runs.
     let _kept = crate::store::bulk_load_guard();
-    let nothing_yet = || -> Result<bool, Stop> {
-        let bytes = std::fs::read(dataset).map_err(|e| io(dataset, e))?;
-        Ok(!bytes.contains(&b'\n'))
-    };
     // A new store holding `converted`, the file read up to `read`, and the
     // rewriter that carries it on.
     let create = |converted: Converted, read: Position| -> Result<Rewriter, Stop> {
@@ -109,16 +105,26 @@ pub fn follow_whole(
         f.took(converted)?;
         Ok(f)
     };
-    let mut f = if (!store.exists() || force)
-        && nothing_yet()?
-        && let Some(empty) = growth.nothing_yet()
-    {
-        // The store exists from the start, empty: a follower or a query
-        // started before the first line attaches to it.
+    // The file's complete lines now, read once: a store made from them, or
+    // (a file with none yet, when the format gives something for it) an
+    // empty store a follower or a query started early attaches to.
+    let ready = match !store.exists() || force {
+        true => Some(complete_len(dataset)?),
+        false => None,
+    };
+    let empty = match ready {
+        Some(None) => growth.nothing_yet(),
+        _ => None,
+    };
+    let mut f = if let Some(empty) = empty {
         create(empty?, Position::new())?
-    } else if !store.exists() || force {
-        let Some(len) = wait_for_a_line(dataset, poll, &mut go_on)? else {
-            return Ok(());
+    } else if let Some(ready) = ready {
+        let len = match ready {
+            Some(len) => len,
+            None => match wait_for_a_line(dataset, poll, &mut go_on)? {
+                Some(len) => len,
+                None => return Ok(()),
+            },
         };
         let read = feed_start(&name, dataset, started, len, max, growth)?;
         let converted = growth.convert()?;

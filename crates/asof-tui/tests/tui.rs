@@ -62,6 +62,12 @@ fn find(buffer: &Buffer, needle: &str) -> (u16, u16) {
 
 /// Selects evidence `id` in the focused evidence list the way a user would:
 /// to the top, then down to it.
+/// The claim of the beliefs panel's selected row.
+fn selected_claim(app: &App) -> String {
+    let row = &app.beliefs.rows[app.beliefs.list.items()[app.beliefs.list.selected()]];
+    claim_of(&app.timeline, row).to_owned()
+}
+
 fn select_evidence(app: &mut App, id: &str) {
     let at = app
         .evidence
@@ -226,13 +232,7 @@ fn the_selection_follows_the_same_belief_as_the_cursor_moves() {
     app.update(Action::FocusNext);
     assert_eq!(app.focus, Focus::Beliefs);
     app.update(Action::Down);
-    let selected = |app: &App| {
-        claim_of(
-            &app.timeline,
-            &app.beliefs.rows[app.beliefs.list.items()[app.beliefs.list.selected()]],
-        )
-        .to_owned()
-    };
+    let selected = selected_claim;
     assert_eq!(selected(&app), "Payments DB primary overloaded");
     app.update(Action::NextEvent);
     app.update(Action::NextEvent);
@@ -1605,13 +1605,7 @@ fn a_live_refresh_follows_at_the_end_pins_when_scrubbed_back_and_keeps_selection
     app.update(Action::FocusNext);
     assert_eq!(app.focus, Focus::Beliefs);
     app.update(Action::Down);
-    let belief = |app: &App| {
-        claim_of(
-            &app.timeline,
-            &app.beliefs.rows[app.beliefs.list.items()[app.beliefs.list.selected()]],
-        )
-        .to_owned()
-    };
+    let belief = selected_claim;
     assert_eq!(belief(&app), "Payments DB primary overloaded");
     app.update(Action::FocusNext);
     select_evidence(&mut app, "E2");

@@ -236,22 +236,21 @@ fn only_the_store_speaks_sqlite() {
         .map(|(name, _)| name)
         .collect();
     assert_eq!(linking, ["asof", "asof-import", "asof-store"]);
-    let mut files = Vec::new();
-    sources(Path::new("src"), &mut files);
-    let naming: Vec<String> = files
-        .iter()
-        .filter(|p| std::fs::read_to_string(p).unwrap().contains("rusqlite"))
-        .map(|p| p.display().to_string())
-        .collect();
-    assert_eq!(naming, ["src/runtime.rs"]);
-    let mut import = Vec::new();
-    sources(Path::new("crates/asof-import/src"), &mut import);
-    let naming: Vec<String> = import
-        .iter()
-        .filter(|p| std::fs::read_to_string(p).unwrap().contains("rusqlite"))
-        .map(|p| p.display().to_string())
-        .collect();
-    assert_eq!(naming, ["crates/asof-import/src/import/facts.rs"]);
+    // The files under `dir` that name rusqlite.
+    let naming = |dir: &str| -> Vec<String> {
+        let mut files = Vec::new();
+        sources(Path::new(dir), &mut files);
+        files
+            .iter()
+            .filter(|p| std::fs::read_to_string(p).unwrap().contains("rusqlite"))
+            .map(|p| p.display().to_string())
+            .collect()
+    };
+    assert_eq!(naming("src"), ["src/runtime.rs"]);
+    assert_eq!(
+        naming("crates/asof-import/src"),
+        ["crates/asof-import/src/import/facts.rs"]
+    );
     // Inside asof-store, SQL is the store module's alone: the queries, the
     // timeline and the forks ask it by method, and its connection is private.
     let mut store = Vec::new();

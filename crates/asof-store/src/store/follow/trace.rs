@@ -154,7 +154,12 @@ pub fn follow_whole(
         let nothing_read = read.offset == 0;
         let mut f = Rewriter::new(&name, dataset, started, max, conn, read);
         // Converted again, so the options given now are the ones it holds.
-        let converted = match growth.nothing_yet().filter(|_| nothing_read) {
+        let empty = if nothing_read {
+            growth.nothing_yet()
+        } else {
+            None
+        };
+        let converted = match empty {
             Some(empty) => empty?,
             None => growth.convert()?,
         };

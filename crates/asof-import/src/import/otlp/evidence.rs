@@ -95,7 +95,7 @@ impl<'a, 's> Gathering<'a, 's> {
                 locator: s.locator(),
                 call_id: call_id.clone(),
                 seen: false,
-                order: n,
+                met: Met(0, s.end, 0, run.gidx[t], 0, 0),
             });
             if let Some(id) = call_id {
                 g.by_call.entry((run.trace_of[t], id.as_str())).or_insert(n);
@@ -157,7 +157,7 @@ impl<'a, 's> Gathering<'a, 's> {
                     locator: format!("{} {place}", s.locator()),
                     call_id: None,
                     seen: true,
-                    order: n,
+                    met: Met(1, 0, 0, run.gidx[i], j, 0),
                 });
                 if let Some(k) = next {
                     in_front[k].push(n);
@@ -248,7 +248,7 @@ impl<'a, 's> Gathering<'a, 's> {
                             locator: locator(),
                             call_id: None,
                             seen: true,
-                            order: n,
+                            met: Met(2, s.start, s.end, run.gidx[c], i, j),
                         });
                         n
                     }))
@@ -339,7 +339,7 @@ impl<'a, 's> Gathering<'a, 's> {
                     locator: locator(),
                     call_id: id.clone(),
                     seen: true,
-                    order: n,
+                    met: Met(2, s.start, s.end, run.gidx[c], i, j),
                 });
                 n
             }
@@ -356,33 +356,54 @@ impl<'a, 's> Gathering<'a, 's> {
     }
 }
 
-/// The evidence ids (`T1`, `T2` … in recorded order) and the order itself.
+/// The evidence ids (`T1`, `T2` … in recorded order across the run's
+/// traces) and the order itself.
 pub(super) struct Numbered {
-    pub(super) order: Vec<usize>,
-    pub(super) ids: Vec<String>,
+    /// (trace, item) in recorded order.
+    pub(super) order: Vec<(usize, usize)>,
+    /// Each trace's items' ranks from 0.
+    ranks: Vec<Vec<usize>>,
+    /// Each trace's items' ids.
+    ids: Vec<Vec<String>>,
 }
 
 impl Numbered {
     /// Pass 4.
-    pub(super) fn of(evidence: &[Ev]) -> Numbered {
-        let mut order: Vec<usize> = (0..evidence.len()).collect();
-        order.sort_by_key(|&n| {
-            (
-                evidence[n].recorded,
-                evidence[n].observed,
-                evidence[n].order,
-            )
+    pub(super) fn of(traces: &[TraceOut]) -> Numbered {
+        let mut order: Vec<(usize, usize)> = traces
+            .iter()
+            .enumerate()
+            .flat_map(|(t, out)| (0..out.items.len()).map(move |n| (t, n)))
+            .collect();
+        order.sort_by_key(|&(t, n)| {
+            let e = &traces[t].items[n];
+            (e.recorded, e.observed, e.met)
         });
-        let mut ids: Vec<String> = vec![String::new(); evidence.len()];
-        for (rank, &n) in order.iter().enumerate() {
-            ids[n] = format!("T{}", rank + 1);
+        let mut ranks: Vec<Vec<usize>> = traces.iter().map(|o| vec![0; o.items.len()]).collect();
+        let mut ids: Vec<Vec<String>> = traces
+            .iter()
+            .map(|o| vec![String::new(); o.items.len()])
+            .collect();
+        for (rank, &(t, n)) in order.iter().enumerate() {
+            ranks[t][n] = rank;
+            ids[t][n] = format!("T{}", rank + 1);
         }
-        Numbered { order, ids }
+        Numbered { order, ranks, ids }
+    }
+
+    /// The id of item `n` of trace `t`.
+    pub(super) fn id(&self, t: usize, n: usize) -> &str {
+        &self.ids[t][n]
+    }
+
+    /// Its rank from 0: its place in the order.
+    pub(super) fn rank(&self, t: usize, n: usize) -> usize {
+        self.ranks[t][n]
     }
 
     /// The item numbered `id`: `T` and its rank from 1, written as
     /// [`Numbered::of`] writes it (no sign, no leading zero).
-    pub(super) fn item(&self, id: &str) -> Option<usize> {
+    pub(super) fn item(&self, id: &str) -> Option<(usize, usize)> {
         let digits = id.strip_prefix('T')?;
         if digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return None;
@@ -401,8 +422,9 @@ pub(super) struct Built {
     pub(super) recorded: Vec<Micros>,
     pub(super) agents: Vec<String>,
     pub(super) topics: Vec<String>,
-    /// The event id (`B…`, `R…`) each thing said became, by its index.
-    pub(super) said_ids: Vec<Option<String>>,
+    /// The event id (`B…`, `R…`) each thing said became, by trace and its
+    /// index there.
+    pub(super) said_ids: Vec<Vec<Option<String>>>,
 }
 
 impl Built {
@@ -429,17 +451,17 @@ impl Built {
 ///
 /// Takes each item's content: nothing reads it after.
 pub(super) fn evidence_events(
-    gathered: &mut Gathered,
+    traces: &mut [TraceOut],
     numbered: &Numbered,
-    said: usize,
     report: &mut ImportReport,
 ) -> Built {
+    let said: usize = traces.iter().map(|o| o.said.len()).sum();
     let all = numbered.order.len() + said;
     let mut events: Vec<RawEvent> = Vec::with_capacity(all);
     let mut origins: Vec<Location> = Vec::with_capacity(all);
     let mut recorded: Vec<Micros> = Vec::with_capacity(all);
-    for &n in &numbered.order {
-        let e = &mut gathered.items[n];
+    for &(t, n) in &numbered.order {
+        let e = &mut traces[t].items[n];
         let mut locator = e.locator.clone();
         if let Some(id) = &e.call_id {
             locator.push_str(&format!(" tool call {id}"));
@@ -450,7 +472,7 @@ pub(super) fn evidence_events(
             asof_core::text::first_chars(&e.content, SUMMARY_CHARS).to_owned()
         };
         events.push(RawEvent::Evidence(RawEvidence {
-            id: numbered.ids[n].clone(),
+            id: numbered.id(t, n).to_owned(),
             kind: e.kind.into(),
             source: e.source.clone(),
             locator,

@@ -22,12 +22,14 @@
 
 pub mod dialect;
 mod evidence;
+mod merge;
 mod read;
 pub mod rules;
 mod said;
 use asof_otlp as wire;
 
-use evidence::{Built, Gathered, Numbered, evidence_events, gather_evidence};
+use evidence::{Built, Numbered, evidence_events, gather_evidence};
+use merge::TraceOut;
 use said::{
     EVALUATION, evaluations, said_by_belief_tools, said_events, said_in_memory, said_in_outputs,
     said_in_span_events,
@@ -220,8 +222,17 @@ struct Ev {
     call_id: Option<String>,
     /// Seen in a model call's input yet (its `recorded` is then final).
     seen: bool,
-    order: usize,
+    /// Where the passes first met it: the last tie-break of its number.
+    met: Met,
 }
+
+/// Where the passes of a whole run first meet an item or a statement, so
+/// that runs converted a trace at a time order them as one run would: the
+/// pass, then the span's times and its place in the input, then the place
+/// within the span. Compared field by field; each pass fills the fields its
+/// own order sorts by and leaves the others zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Met(u8, Micros, Micros, usize, usize, usize);
 
 /// Something the agent said it believes or no longer believes.
 struct Said {
@@ -240,9 +251,10 @@ struct Said {
     recorded: Micros,
     /// The model call whose input was in front of the agent (index into `calls`).
     call: Option<usize>,
-    trace: String,
     origin: String,
     source: &'static str,
+    /// Where the passes met it: its place among what was said at one instant.
+    met: Met,
 }
 
 /// One input in memory: its name as the user gave it, and its text.
@@ -393,117 +405,38 @@ impl Growing {
     }
 }
 
-/// Passes 2–7 over the spans pass 1 read.
+/// Passes 2–7 over the spans pass 1 read: each trace converted on its own,
+/// then merged into one run (merge.rs).
 fn from_spans(
     first: &str,
     spans: Cow<'_, [SpanRec]>,
-    mut report: ImportReport,
+    report: ImportReport,
     options: &Options,
 ) -> Draft {
-    let run = Run::new(&spans, options, &mut report);
-    let mut gathered = gather_evidence(&run, options);
-    let numbered = Numbered::of(&gathered.items);
-    let (mut said, from_output) = said_in_outputs(&run, options, &mut report);
-    // What each call's own output said comes first (for `asof calls`).
-    let said_in_output = said.len();
-    said.extend(said_by_belief_tools(
-        &run,
-        options,
-        &from_output,
-        &mut report,
-    ));
-    said.extend(said_in_span_events(&run, &mut report));
-    said.extend(said_in_memory(&run, options, &mut report));
-    let mut built = evidence_events(&mut gathered, &numbered, said.len(), &mut report);
-    report.evidence = gathered.items.len();
-    said_events(
-        &run,
-        &gathered,
-        &numbered,
-        &said,
-        options,
-        &mut built,
-        &mut report,
-    );
-    evaluations(&run, &gathered, &numbered, &said, &built, &mut report);
-    report.calls = model_calls(&run, &gathered, &numbered, &said[..said_in_output], &built);
-    built.in_recorded_order();
-    notes(options, &mut report);
-    let header = header(first, &run, built.agents, built.topics, options);
-    Draft {
-        header,
-        events: built.events,
-        origins: built.origins,
-        report,
-    }
+    let mut traces: Vec<TraceOut> = by_trace(&spans)
+        .into_iter()
+        .map(|gidx| {
+            let own: Vec<SpanRec> = gidx.iter().map(|&i| spans[i].clone()).collect();
+            TraceOut::of(&own, &gidx, options)
+        })
+        .collect();
+    merge::merge(first, &mut traces, report, options)
 }
 
-/// Pass 6d: each model call in order of its start, with the evidence first
-/// in front of the model at it (so the lists of a run partition the evidence
-/// that reached the model), what its output said, and its tool calls with the
-/// evidence their results became (`asof calls`, design.md §5).
-fn model_calls(
-    run: &Run,
-    gathered: &Gathered,
-    numbered: &Numbered,
-    said: &[Said],
-    built: &Built,
-) -> Vec<asof_core::model::ModelCall> {
-    let mut seen = vec![false; gathered.items.len()];
-    let mut calls = Vec::with_capacity(run.calls.len());
-    for (k, &c) in run.calls.iter().enumerate() {
-        let s = &run.spans[c];
-        let mut read_new: Vec<usize> = gathered.in_front[k]
-            .iter()
-            .copied()
-            .filter(|&n| !std::mem::replace(&mut seen[n], true))
-            .collect();
-        read_new.sort_by_key(|&n| evidence_rank(&numbered.ids[n]));
-        let said_here = said
-            .iter()
-            .enumerate()
-            .filter(|(_, x)| x.call == Some(k))
-            .filter_map(|(i, _)| built.said_ids.get(i).cloned().flatten())
-            .collect();
-        let tool_calls = match &s.role {
-            Role::Call { output, .. } => output
-                .iter()
-                .flat_map(|m| &m.parts)
-                .filter_map(|p| match p {
-                    dialect::Part::ToolCall { id, name, .. } => {
-                        Some(asof_core::model::ToolCallMade {
-                            id: id.clone(),
-                            name: name.clone(),
-                            evidence: id
-                                .as_deref()
-                                .and_then(|id| gathered.by_call.get(&(run.trace_of[c], id)))
-                                .map(|&n| numbered.ids[n].clone()),
-                        })
-                    }
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        calls.push(asof_core::model::ModelCall {
-            n: k + 1,
-            agent: run.agents[c].to_owned(),
-            trace: s.trace.clone(),
-            span: s.id.clone(),
-            started: s.start,
-            ended: s.end,
-            model: s.model.clone(),
-            read_new: read_new.iter().map(|&n| numbered.ids[n].clone()).collect(),
-            said: said_here,
-            tool_calls,
-        });
+/// The places of each trace's spans in `spans`, the traces in order of
+/// their first span.
+fn by_trace(spans: &[SpanRec]) -> Vec<Vec<usize>> {
+    let mut at: HashMap<&str, usize> = HashMap::new();
+    let mut traces: Vec<Vec<usize>> = Vec::new();
+    for (i, s) in spans.iter().enumerate() {
+        let next = traces.len();
+        let t = *at.entry(s.trace.as_str()).or_insert(next);
+        if t == next {
+            traces.push(Vec::new());
+        }
+        traces[t].push(i);
     }
-    calls
-}
-
-/// `T12` → 12, to order evidence ids as they are numbered.
-fn evidence_rank(id: &str) -> usize {
-    id[1..].parse().unwrap_or(usize::MAX)
+    traces
 }
 
 /// The run's shape, read once from its spans: each span's agent, each
@@ -511,6 +444,8 @@ fn evidence_rank(id: &str) -> usize {
 /// the tool calls the model emitted, by (trace, call id): (tool, call).
 struct Run<'s> {
     spans: &'s [SpanRec],
+    /// Each span's place in the whole input (the order ties are broken in).
+    gidx: &'s [usize],
     /// Each span's trace, numbered in order of first appearance (the maps
     /// of the passes key on the number, not the 32-digit id).
     trace_of: Vec<u32>,
@@ -525,11 +460,18 @@ struct Run<'s> {
     tools: Vec<usize>,
     /// By (trace, call id).
     emitted: HashMap<(u32, &'s str), (&'s str, usize)>,
+    /// Model calls that carry no message content.
+    empty_calls: usize,
 }
 
 impl<'s> Run<'s> {
     /// Pass 2.
-    fn new(spans: &'s [SpanRec], options: &'s Options, report: &mut ImportReport) -> Run<'s> {
+    fn new(
+        spans: &'s [SpanRec],
+        gidx: &'s [usize],
+        options: &'s Options,
+        report: &mut ImportReport,
+    ) -> Run<'s> {
         let mut traces: HashMap<&str, u32> = HashMap::new();
         let mut trace_start: Vec<Micros> = Vec::new();
         let trace_of: Vec<u32> = spans
@@ -604,19 +546,13 @@ impl<'s> Run<'s> {
                 .filter(|s| matches!(s.role, Role::Agent { .. }))
                 .count(),
         );
-        let empty = calls
+        let empty_calls = calls
             .iter()
             .filter(|&&c| {
                 matches!(&spans[c].role, Role::Call { input, output, .. }
                     if input.is_empty() && output.is_empty())
             })
             .count();
-        if empty > 0 {
-            report.notes.push(format!(
-                "{empty} of {} model calls carry no message content (capture was off, or it went to OTLP log records not given: add the logs file): nothing they read is evidence",
-                calls.len()
-            ));
-        }
         let mut emitted: HashMap<(u32, &str), (&str, usize)> = HashMap::new();
         for (k, &c) in calls.iter().enumerate() {
             if let Role::Call {
@@ -638,6 +574,7 @@ impl<'s> Run<'s> {
         }
         Run {
             spans,
+            gidx,
             trace_of,
             traces,
             agents,
@@ -646,6 +583,7 @@ impl<'s> Run<'s> {
             calls,
             tools,
             emitted,
+            empty_calls,
         }
     }
 
@@ -683,21 +621,15 @@ fn notes(options: &Options, report: &mut ImportReport) {
     });
 }
 
-/// Pass 7: the dataset's header — the run named after the file and its root
-/// span, the agents and topics the events name.
+/// Pass 7: the dataset's header — the run named after the file and its
+/// first root span (`root`, its name), the agents and topics the events name.
 fn header(
     file: &str,
-    run: &Run,
+    root: Option<String>,
     agents: Vec<String>,
     topics: Vec<String>,
     options: &Options,
 ) -> RawHeader {
-    let root = run
-        .spans
-        .iter()
-        .filter(|s| s.parent.is_none())
-        .min_by_key(|s| s.start)
-        .map(|s| s.name.clone());
     let base = super::file_base(file, "trace");
     let title = match root {
         Some(name) => format!("Agent run “{name}” ({base})"),
@@ -842,7 +774,8 @@ mod passes {
         let spans = genai_spans();
         let options = Options::default();
         let mut report = ImportReport::default();
-        let run = Run::new(&spans, &options, &mut report);
+        let gidx: Vec<usize> = (0..spans.len()).collect();
+        let run = Run::new(&spans, &gidx, &options, &mut report);
         f(&run, report)
     }
 
@@ -901,14 +834,16 @@ mod passes {
     fn evidence_is_numbered_in_recorded_order_and_each_call_sees_its_input() {
         with_run(|run, _| {
             let gathered = gather_evidence(run, &Options::default());
-            let numbered = Numbered::of(&gathered.items);
+            let traces = [TraceOut::of(run.spans, run.gidx, &Options::default())];
+            let numbered = Numbered::of(&traces);
             let recorded: Vec<Micros> = numbered
                 .order
                 .iter()
-                .map(|&n| gathered.items[n].recorded)
+                .map(|&(t, n)| traces[t].items[n].recorded)
                 .collect();
             assert!(recorded.is_sorted());
-            assert_eq!(numbered.ids[numbered.order[0]], "T1");
+            let (t, n) = numbered.order[0];
+            assert_eq!(numbered.id(t, n), "T1");
             assert_eq!(numbered.item("T1"), Some(numbered.order[0]));
             let last = numbered.order.len();
             assert_eq!(
@@ -1032,7 +967,8 @@ mod passes {
             ];
             let mut report = ImportReport::default();
             let options = Options::default();
-            let run = Run::new(&spans, &options, &mut report);
+            let gidx: Vec<usize> = (0..spans.len()).collect();
+            let run = Run::new(&spans, &gidx, &options, &mut report);
             let gathered = gather_evidence(&run, &Options::default());
             assert_eq!(gathered.items.len(), 2, "{spans_ids:?} {result_ids:?}");
             assert!(gathered.items.iter().all(|e| e.seen), "both read");
@@ -1068,7 +1004,8 @@ mod passes {
         }
         let mut report = ImportReport::default();
         let (spans, options) = (vec![fast, slow, call], Options::default());
-        let run = Run::new(&spans, &options, &mut report);
+        let gidx: Vec<usize> = (0..spans.len()).collect();
+        let run = Run::new(&spans, &gidx, &options, &mut report);
         let gathered = gather_evidence(&run, &Options::default());
         assert_eq!(gathered.items.len(), 2);
         let read: Vec<&str> = gathered.in_front[0]
@@ -1104,7 +1041,8 @@ mod passes {
         };
         let mut report = ImportReport::default();
         let (spans, options) = (vec![call("c1", 10), call("c2", 20)], Options::default());
-        let run = Run::new(&spans, &options, &mut report);
+        let gidx: Vec<usize> = (0..spans.len()).collect();
+        let run = Run::new(&spans, &gidx, &options, &mut report);
         let gathered = gather_evidence(&run, &Options::default());
         assert_eq!(gathered.items.len(), 1);
         assert_eq!(
@@ -1124,7 +1062,8 @@ mod passes {
         assert_eq!(call.locator(), "trace t span m mcp session sess-7");
         let mut report = ImportReport::default();
         let (spans, options) = (vec![call], Options::default());
-        let run = Run::new(&spans, &options, &mut report);
+        let gidx: Vec<usize> = (0..spans.len()).collect();
+        let run = Run::new(&spans, &gidx, &options, &mut report);
         let gathered = gather_evidence(&run, &Options::default());
         assert!(gathered.items[0].locator.ends_with("mcp session sess-7"));
     }
@@ -1134,7 +1073,7 @@ mod passes {
         let h = with_run(|run, _| {
             header(
                 "/tmp/x.otlp.jsonl",
-                run,
+                run.spans.first().map(|s| s.name.clone()),
                 vec!["triage".into()],
                 vec!["root-cause".into()],
                 &Options::default(),

@@ -23,6 +23,7 @@ pub(super) fn said_in_outputs(
             continue;
         };
         let agent = run.agents[c];
+        let from = said.len();
         for (i, m) in output.iter().enumerate() {
             for (j, part) in m.parts.iter().enumerate() {
                 let Part::ToolCall { id, name, args } = part else {
@@ -44,7 +45,6 @@ pub(super) fn said_in_outputs(
                             agent_assumed: run.agent_assumed[c],
                             recorded: s.end,
                             call: Some(k),
-                            trace: s.trace.clone(),
                             origin,
                             source: SaidBy::Tool.name(retract),
                             ..f
@@ -68,6 +68,9 @@ pub(super) fn said_in_outputs(
         }
         for rule in &options.rules {
             matches(rule, k, s, output, (agent, run.agent_assumed[c]), &mut said);
+        }
+        for (seq, x) in said[from..].iter_mut().enumerate() {
+            x.met = Met(0, s.start, s.end, run.gidx[c], seq, 0);
         }
     }
     (said, from_output)
@@ -124,9 +127,9 @@ pub(super) fn said_by_belief_tools(
                     agent_assumed: run.agent_assumed[t],
                     recorded: s.start,
                     call: run.latest_call(run.agents[t], s.start),
-                    trace: s.trace.clone(),
                     origin: s.locator(),
                     source: SaidBy::Tool.name(retract),
+                    met: Met(1, s.end, 0, run.gidx[t], 0, 0),
                     ..f
                 });
             }
@@ -140,6 +143,7 @@ pub(super) fn said_by_belief_tools(
 pub(super) fn said_in_span_events(run: &Run, report: &mut ImportReport) -> Vec<Said> {
     let mut said = Vec::new();
     for (i, s) in run.spans.iter().enumerate() {
+        let from = said.len();
         for e in &s.events {
             let retract = match e.name.as_str() {
                 "asof.belief" => false,
@@ -173,7 +177,6 @@ pub(super) fn said_in_span_events(run: &Run, report: &mut ImportReport) -> Vec<S
                         agent_assumed: run.agent_assumed[i],
                         recorded: at,
                         call,
-                        trace: s.trace.clone(),
                         origin: format!("{} event {}", s.locator(), e.name),
                         source: SaidBy::Event.name(retract),
                         ..f
@@ -181,6 +184,9 @@ pub(super) fn said_in_span_events(run: &Run, report: &mut ImportReport) -> Vec<S
                 }
                 Err(reason) => skip(report, &s.id, format!("{} event: {reason}", e.name)),
             }
+        }
+        for (seq, x) in said[from..].iter_mut().enumerate() {
+            x.met = Met(2, 0, 0, run.gidx[i], seq, 0);
         }
     }
     said
@@ -216,6 +222,12 @@ pub(super) fn said_in_memory(run: &Run, options: &Options, report: &mut ImportRe
             continue;
         };
         let agent = run.agents[i];
+        let from = said.len();
+        let met = |said: &mut [Said]| {
+            for (seq, x) in said[from..].iter_mut().enumerate() {
+                x.met = Met(3, s.end, 0, run.gidx[i], seq, 0);
+            }
+        };
         if *op == MemoryOp::Delete {
             let Some(id) = record_id else {
                 continue;
@@ -235,11 +247,12 @@ pub(super) fn said_in_memory(run: &Run, options: &Options, report: &mut ImportRe
                     note: Some(format!("memory record {id} deleted")),
                     recorded: s.end,
                     call: run.latest_call(agent, s.start),
-                    trace: s.trace.clone(),
                     origin: s.locator(),
                     source: "memory deletes",
+                    met: Met::default(),
                 });
             }
+            met(&mut said);
             continue;
         }
         for (j, r) in records.iter().enumerate() {
@@ -279,13 +292,14 @@ pub(super) fn said_in_memory(run: &Run, options: &Options, report: &mut ImportRe
                         )),
                         recorded: s.end,
                         call: run.latest_call(agent, s.start),
-                        trace: s.trace.clone(),
                         origin: format!("{} {place}", s.locator()),
                         source: "rules",
+                        met: Met::default(),
                     });
                 }
             }
         }
+        met(&mut said);
     }
     if said.iter().any(|s| s.retract) {
         report
@@ -299,44 +313,58 @@ pub(super) fn said_in_memory(run: &Run, options: &Options, report: &mut ImportRe
 /// and the cut-off of the evidence that call's assertions cite.
 pub(super) struct Asserted {
     pub(super) at: Micros,
-    pub(super) call: Option<usize>,
+    /// (trace, its model call).
+    pub(super) call: Option<(usize, usize)>,
     pub(super) since: Option<Micros>,
 }
 
-/// Pass 6b: a belief or retraction event per thing said, in recorded order,
-/// citing what it names (evidence ids or tool call ids) or, naming nothing,
-/// what was in front of the agent since its previous assertion on the topic.
-#[allow(clippy::too_many_arguments)]
+/// Pass 6b: a belief or retraction event per thing said, in recorded order
+/// across the run's traces, citing what it names (evidence ids or tool call
+/// ids of its trace) or, naming nothing, what was in front of the agent
+/// since its previous assertion on the topic. `call_agents` are the agents
+/// of the run's model calls in the order they started: the dataset lists
+/// them first.
 pub(super) fn said_events(
-    run: &Run,
-    gathered: &Gathered,
+    traces: &[TraceOut],
     numbered: &Numbered,
-    said: &[Said],
+    call_agents: &[&str],
     options: &Options,
     built: &mut Built,
     report: &mut ImportReport,
 ) {
-    let evidence = &gathered.items;
-    let evidence_id = &numbered.ids;
-    let mut indices: Vec<usize> = (0..said.len()).collect();
-    indices.sort_by_key(|&i| (said[i].recorded, i));
+    let mut order: Vec<(usize, usize)> = traces
+        .iter()
+        .enumerate()
+        .flat_map(|(t, out)| (0..out.said.len()).map(move |i| (t, i)))
+        .collect();
+    order.sort_by_key(|&(t, i)| {
+        let s = &traces[t].said[i];
+        (s.recorded, s.met)
+    });
     // Per (agent, topic): the latest assertion's time, and the model call it
     // came from with the cut-off that call's assertions share (design.md §7:
     // one call, one set of new evidence).
     let mut last_assertion: HashMap<(String, String), Asserted> = HashMap::new();
     let (mut beliefs, mut retractions) = (0usize, 0usize);
     let mut seen_topics: HashSet<String> = HashSet::new();
-    built.said_ids = vec![None; said.len()];
-    for &c in &run.calls {
-        if !built.agents.iter().any(|a| a == run.agents[c]) {
-            built.agents.push(run.agents[c].to_owned());
+    built.said_ids = traces
+        .iter()
+        .map(|out| vec![None; out.said.len()])
+        .collect();
+    for agent in call_agents {
+        if !built.agents.iter().any(|a| a == agent) {
+            built.agents.push((*agent).to_owned());
         }
     }
-    for &i in &indices {
-        let s = &said[i];
+    for (t, i) in order {
+        let out = &traces[t];
+        let evidence = &out.items;
+        let evidence_id = |n: usize| numbered.id(t, n);
+        let s = &out.said[i];
         let key = (s.agent.clone(), s.topic.clone());
         let before = last_assertion.get(&key);
-        let since = match (before, s.call) {
+        let call = s.call.map(|k| (t, k));
+        let since = match (before, call) {
             (Some(b), Some(k)) if b.call == Some(k) => b.since,
             (b, _) => b.map(|b| b.at),
         };
@@ -344,24 +372,25 @@ pub(super) fn said_events(
         let cites_assumed = s.cites.is_none();
         let cites: Vec<String> = match &s.cites {
             Some(named) => {
-                let mut out = Vec::new();
+                let mut out_ids = Vec::new();
                 for name in named {
-                    let found = numbered.item(name).or_else(|| {
-                        let &t = run.traces.get(s.trace.as_str())?;
-                        gathered.by_call.get(&(t, name.as_str())).copied()
-                    });
+                    let found = match numbered.item(name) {
+                        Some((u, n)) => Some((u, n)),
+                        None => out.by_call.get(name.as_str()).map(|&n| (t, n)),
+                    };
                     match found {
-                        Some(n) if evidence[n].recorded <= s.recorded => {
-                            if !out.contains(&evidence_id[n]) {
-                                out.push(evidence_id[n].clone());
+                        Some((u, n)) if traces[u].items[n].recorded <= s.recorded => {
+                            let id = numbered.id(u, n);
+                            if !out_ids.iter().any(|x: &String| x == id) {
+                                out_ids.push(id.to_owned());
                             }
                         }
-                        Some(n) => report.skipped.push(Skipped {
+                        Some((u, n)) => report.skipped.push(Skipped {
                             location: s.origin.clone(),
                             reason: format!(
                                 "cites {name} ({}), which reached the agent at {}, after this: citation dropped",
-                                evidence_id[n],
-                                instant(evidence[n].recorded)
+                                numbered.id(u, n),
+                                instant(traces[u].items[n].recorded)
                             ),
                         }),
                         None => report.skipped.push(Skipped {
@@ -372,21 +401,24 @@ pub(super) fn said_events(
                         }),
                     }
                 }
-                out
+                out_ids
             }
             None => {
                 let cited: Vec<String> = match s.call {
                     Some(k) => {
-                        let mut items: Vec<usize> = gathered.in_front[k]
+                        let mut items: Vec<usize> = out.in_front[k]
                             .iter()
                             .copied()
                             .filter(|&n| {
                                 evidence[n].recorded <= s.recorded
-                                    && since.is_none_or(|t| evidence[n].recorded > t)
+                                    && since.is_none_or(|at| evidence[n].recorded > at)
                             })
                             .collect();
-                        items.sort_by_key(|&n| evidence_id[n][1..].parse::<usize>().unwrap_or(0));
-                        items.into_iter().map(|n| evidence_id[n].clone()).collect()
+                        items.sort_by_key(|&n| numbered.rank(t, n));
+                        items
+                            .into_iter()
+                            .map(|n| evidence_id(n).to_owned())
+                            .collect()
                     }
                     None => Vec::new(),
                 };
@@ -399,19 +431,19 @@ pub(super) fn said_events(
             }
         };
         let valid_from = match s.valid_from {
-            Some(t) => t,
+            Some(at) => at,
             None => match options.valid_from {
                 ValidFrom::TraceStart => {
                     report
                         .defaults
                         .bump("beliefs without valid_from: the trace's start");
-                    run.trace_start[run.traces[s.trace.as_str()] as usize]
+                    out.start
                 }
-                ValidFrom::At(t) => {
+                ValidFrom::At(at) => {
                     report
                         .defaults
                         .bump("beliefs without valid_from: --valid-from");
-                    t
+                    at
                 }
             },
         };
@@ -429,11 +461,11 @@ pub(super) fn said_events(
             Some(note) => format!("{note} ({})", s.origin),
             None => s.origin.clone(),
         };
-        if s.retract {
+        let id = if s.retract {
             retractions += 1;
-            built.said_ids[i] = Some(format!("R{retractions}"));
+            let id = format!("R{retractions}");
             built.events.push(RawEvent::Retract(RawRetract {
-                id: built.said_ids[i].clone(),
+                id: Some(id.clone()),
                 agent: Some(s.agent.clone()),
                 topic: Some(s.topic.clone()),
                 assertion: None,
@@ -444,19 +476,20 @@ pub(super) fn said_events(
                 because: cites,
                 reason: Some(why),
             }));
+            id
         } else {
             beliefs += 1;
             last_assertion.insert(
                 key,
                 Asserted {
                     at: s.recorded,
-                    call: s.call,
+                    call,
                     since,
                 },
             );
-            built.said_ids[i] = Some(format!("B{beliefs}"));
+            let id = format!("B{beliefs}");
             built.events.push(RawEvent::Believe(RawBelieve {
-                id: built.said_ids[i].clone(),
+                id: Some(id.clone()),
                 agent: s.agent.clone(),
                 topic: s.topic.clone(),
                 claim: s.claim.clone().unwrap_or_default(),
@@ -478,7 +511,9 @@ pub(super) fn said_events(
                 .map(|(_, field)| field.as_str().to_owned())
                 .collect(),
             }));
-        }
+            id
+        };
+        built.said_ids[t][i] = Some(id);
         built
             .origins
             .push(Location::record("belief", beliefs + retractions));
@@ -494,20 +529,19 @@ pub(super) fn said_events(
 /// The event the GenAI conventions record an evaluation with.
 pub(super) const EVALUATION: &str = "gen_ai.evaluation.result";
 
-/// Pass 6c: each `gen_ai.evaluation.result` on a span, kept with what it
-/// judged — the evidence a tool, memory or retrieval span gave, or the
-/// assertions a model call made (design.md §7). Kept, not turned into
-/// verifications.
+/// Pass 6c: each `gen_ai.evaluation.result` on a span of trace `t`, kept
+/// with what it judged — the evidence a tool, memory or retrieval span gave,
+/// or the assertions a model call made (design.md §7). Kept, not turned
+/// into verifications.
 pub(super) fn evaluations(
-    run: &Run,
-    gathered: &Gathered,
+    t: usize,
+    out: &TraceOut,
     numbered: &Numbered,
-    said: &[Said],
-    built: &Built,
+    said_ids: &[Option<String>],
     report: &mut ImportReport,
 ) {
-    for (i, s) in run.spans.iter().enumerate() {
-        for e in s.events.iter().filter(|e| e.name == EVALUATION) {
+    for s in &out.evaluated {
+        for e in &s.events {
             let attr = |k: &str| {
                 e.attributes
                     .iter()
@@ -532,26 +566,26 @@ pub(super) fn evaluations(
                 "score_label": attr("gen_ai.evaluation.score.label"),
                 "explanation": attr("gen_ai.evaluation.explanation"),
                 "at": wire::nanos_to_micros(&e.time).map(instant),
-                "locator": s.locator(),
+                "locator": s.locator,
             });
-            let prefix = s.locator();
-            let mut judged: Vec<String> = match &s.role {
-                Role::Call { .. } => {
-                    let k = run.calls.iter().position(|&c| c == i);
+            let prefix = &s.locator;
+            let mut judged: Vec<String> = match s.call {
+                Some(k) => {
                     // What the call's output said (not belief-tool spans
                     // that only borrow the call as their latest).
-                    said.iter()
-                        .zip(&built.said_ids)
-                        .filter(|(x, _)| x.call == k && x.origin.starts_with(&prefix))
+                    out.said
+                        .iter()
+                        .zip(said_ids)
+                        .filter(|(x, _)| x.call == Some(k) && x.origin.starts_with(prefix.as_str()))
                         .filter_map(|(_, id)| id.clone())
                         .collect()
                 }
-                _ => gathered
+                None => out
                     .items
                     .iter()
                     .enumerate()
-                    .filter(|(_, ev)| ev.locator.starts_with(&prefix))
-                    .map(|(n, _)| numbered.ids[n].clone())
+                    .filter(|(_, ev)| ev.locator.starts_with(prefix.as_str()))
+                    .map(|(n, _)| numbered.id(t, n).to_owned())
                     .collect(),
             };
             judged.dedup();
@@ -671,9 +705,9 @@ pub(super) fn fields(
         note,
         recorded: 0,
         call: None,
-        trace: String::new(),
         origin: String::new(),
         source: "",
+        met: Met::default(),
     })
 }
 
@@ -733,9 +767,9 @@ pub(super) fn matches(
                     note: Some(format!("“{}” ({})", quote.as_str(), within.as_str())),
                     recorded: s.end,
                     call: Some(k),
-                    trace: s.trace.clone(),
                     origin: format!("{} output message {i} part {j}", s.locator()),
                     source: "rules",
+                    met: Met::default(),
                 });
             }
         }

@@ -449,10 +449,11 @@ impl Built {
 
 /// Pass 6a: one evidence event per item, in recorded order.
 ///
-/// Takes each item's content: nothing reads it after.
+/// Takes each item's content when `content` says nothing reads it after.
 pub(super) fn evidence_events(
     traces: &mut [TraceOut],
     numbered: &Numbered,
+    content: merge::Content,
     report: &mut ImportReport,
 ) -> Built {
     let said: usize = traces.iter().map(|o| o.said.len()).sum();
@@ -480,7 +481,14 @@ pub(super) fn evidence_events(
             observed_until: None,
             recorded_at: RawTime::at(e.recorded),
             reliability: None,
-            content: crate::import::whole_content(std::mem::take(&mut e.content), &summary, report),
+            content: crate::import::whole_content(
+                match content {
+                    merge::Content::Take => std::mem::take(&mut e.content),
+                    merge::Content::Keep => e.content.clone(),
+                },
+                &summary,
+                report,
+            ),
             summary,
         }));
         origins.push(Location::record("evidence", events.len()));

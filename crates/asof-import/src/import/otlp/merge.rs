@@ -17,6 +17,10 @@ use super::*;
 /// One trace converted on its own: everything the merge needs of it, owned
 /// (no span is borrowed), so a growing import can keep it between batches.
 pub(super) struct TraceOut {
+    /// Where its first span is in the input: the order traces are summed up in.
+    pub(super) first: usize,
+    /// What joining its log records counted.
+    pub(super) joined: read::JoinCounts,
     /// The trace's first start (where its beliefs' valid time starts by
     /// default).
     pub(super) start: Micros,
@@ -63,10 +67,12 @@ pub(super) struct Evaluated {
 }
 
 impl TraceOut {
-    /// Passes 2, 3 and 5 over the spans of one trace, `gidx` their places in
-    /// the whole input.
-    pub(super) fn of(spans: &[SpanRec], gidx: &[usize], options: &Options) -> TraceOut {
-        let mut report = ImportReport::default();
+    /// Passes 2, 3 and 5 over the spans of one trace, its log records
+    /// joined to them.
+    pub(super) fn of(trace: read::JoinedTrace, options: &Options) -> TraceOut {
+        let joined = trace.counts();
+        let (spans, gidx) = (&trace.spans[..], &trace.gidx[..]);
+        let mut report = trace.report;
         let run = Run::new(spans, gidx, options, &mut report);
         let gathered = gather_evidence(&run, options);
         let (mut said, from_output) = said_in_outputs(&run, options, &mut report);
@@ -131,6 +137,8 @@ impl TraceOut {
             .map(|(i, s)| (s.start, gidx[i], s.name.clone()))
             .min_by_key(|(start, at, _)| (*start, *at));
         TraceOut {
+            first: gidx.iter().copied().min().unwrap_or(usize::MAX),
+            joined,
             start: run.trace_start.first().copied().unwrap_or_default(),
             by_call: gathered
                 .by_call
@@ -150,6 +158,14 @@ impl TraceOut {
     }
 }
 
+/// Whether a merge takes the evidence's text out of the traces (an import
+/// read once) or copies it (a growing import keeps them for the next batch).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Content {
+    Take,
+    Keep,
+}
+
 /// Passes 4, 6 and 7: the traces converted one by one made one run's
 /// dataset, `report` (what pass 1 read) completed.
 pub(super) fn merge(
@@ -157,6 +173,7 @@ pub(super) fn merge(
     traces: &mut [TraceOut],
     mut report: ImportReport,
     options: &Options,
+    content: Content,
 ) -> Draft {
     let calls: usize = traces.iter().map(|o| o.calls.len()).sum();
     let empty: usize = traces.iter().map(|o| o.empty_calls).sum();
@@ -165,8 +182,17 @@ pub(super) fn merge(
             "{empty} of {calls} model calls carry no message content (capture was off, or it went to OTLP log records not given: add the logs file): nothing they read is evidence"
         ));
     }
-    for out in traces.iter_mut() {
-        take_report(&mut report, std::mem::take(&mut out.report));
+    let mut by_first: Vec<usize> = (0..traces.len()).collect();
+    by_first.sort_by_key(|&t| traces[t].first);
+    for t in by_first {
+        let out = &mut traces[t];
+        take_report(
+            &mut report,
+            match content {
+                Content::Take => std::mem::take(&mut out.report),
+                Content::Keep => out.report.clone(),
+            },
+        );
     }
     // Every model call, in order of start across the traces.
     let mut call_order: Vec<(usize, usize)> = traces
@@ -176,7 +202,7 @@ pub(super) fn merge(
         .collect();
     call_order.sort_by_key(|&(t, k)| traces[t].calls[k].key);
     let numbered = Numbered::of(traces);
-    let mut built = evidence_events(traces, &numbered, &mut report);
+    let mut built = evidence_events(traces, &numbered, content, &mut report);
     report.evidence = numbered.order.len();
     let call_agents: Vec<&str> = call_order
         .iter()

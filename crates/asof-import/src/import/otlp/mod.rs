@@ -47,7 +47,6 @@ use dialect::{MemoryOp, Msg, Part, Role};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use rules::{Rule, Within};
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Inputs read whole above this size are refused: a single request over many
@@ -321,14 +320,27 @@ pub fn read_named(
         input: inputs.iter().map(|i| i.name).collect::<Vec<_>>().join(", "),
         ..ImportReport::default()
     };
-    let spans = read::read_spans(inputs, options.skip_bad_lines, &mut report, progress)?;
-    Ok(from_spans(first, spans, report, options))
+    let (reader, lines) = read::read_spans(inputs, options.skip_bad_lines, &mut report, progress)?;
+    let mut traces: Vec<TraceOut> = (0..reader.traces())
+        .map(|t| TraceOut::of(reader.joined(t), options))
+        .collect();
+    let joined: Vec<read::JoinCounts> = traces.iter().map(|o| o.joined).collect();
+    read::summary(&report.input.clone(), &reader, &joined, lines, &mut report)?;
+    Ok(merge::merge(
+        first,
+        &mut traces,
+        report,
+        options,
+        merge::Content::Take,
+    ))
 }
 
 /// An import that grows with its file: each call reads only the complete
 /// lines appended since the last (a followed trace, `asof serve`'s
 /// archive) and gives the import of everything so far — what
-/// [`read`] of the whole text gives, without parsing it again.
+/// [`read`] of the whole text gives, without parsing it again, and
+/// converting again only the traces the new lines fell into (each other
+/// trace's conversion is kept: merge.rs).
 pub struct Growing {
     name: String,
     options: Options,
@@ -338,6 +350,12 @@ pub struct Growing {
     /// Lines of the file read, and how many were requests.
     lines: usize,
     requests: usize,
+    /// Each trace's conversion, by its number; `None` when new lines fell
+    /// into it since.
+    converted: Vec<Option<TraceOut>>,
+    /// Conversions of a trace made again because new spans or records fell
+    /// into a trace converted before.
+    again: usize,
 }
 
 impl Growing {
@@ -354,6 +372,8 @@ impl Growing {
             },
             lines: 0,
             requests: 0,
+            converted: Vec::new(),
+            again: 0,
         }
     }
 
@@ -389,54 +409,56 @@ impl Growing {
     /// receiver's store holds before its first request, so that followers
     /// and queries can attach to it at once.
     pub fn nothing_yet(&self) -> Draft {
-        from_spans(
+        merge::merge(
             &self.name,
-            Cow::Owned(Vec::new()),
+            &mut [],
             self.report.clone(),
             &self.options,
+            merge::Content::Keep,
         )
     }
 
-    /// The import of every line fed so far.
-    pub fn draft(&self) -> Result<Draft, DatasetErrors> {
-        let mut report = self.report.clone();
-        let spans = read::finish_spans(&self.name, &self.reader, self.requests, &mut report)?;
-        Ok(from_spans(&self.name, spans, report, &self.options))
-    }
-}
-
-/// Passes 2–7 over the spans pass 1 read: each trace converted on its own,
-/// then merged into one run (merge.rs).
-fn from_spans(
-    first: &str,
-    spans: Cow<'_, [SpanRec]>,
-    report: ImportReport,
-    options: &Options,
-) -> Draft {
-    let mut traces: Vec<TraceOut> = by_trace(&spans)
-        .into_iter()
-        .map(|gidx| {
-            let own: Vec<SpanRec> = gidx.iter().map(|&i| spans[i].clone()).collect();
-            TraceOut::of(&own, &gidx, options)
-        })
-        .collect();
-    merge::merge(first, &mut traces, report, options)
-}
-
-/// The places of each trace's spans in `spans`, the traces in order of
-/// their first span.
-fn by_trace(spans: &[SpanRec]) -> Vec<Vec<usize>> {
-    let mut at: HashMap<&str, usize> = HashMap::new();
-    let mut traces: Vec<Vec<usize>> = Vec::new();
-    for (i, s) in spans.iter().enumerate() {
-        let next = traces.len();
-        let t = *at.entry(s.trace.as_str()).or_insert(next);
-        if t == next {
-            traces.push(Vec::new());
+    /// The import of every line fed so far: the traces new lines fell into
+    /// converted again, the others as they were, merged.
+    pub fn draft(&mut self) -> Result<Draft, DatasetErrors> {
+        self.converted.resize_with(self.reader.traces(), || None);
+        for t in self.reader.touched() {
+            if self.converted[t].take().is_some() {
+                self.again += 1;
+            }
         }
-        traces[t].push(i);
+        for (t, slot) in self.converted.iter_mut().enumerate() {
+            if slot.is_none() {
+                *slot = Some(TraceOut::of(self.reader.joined(t), &self.options));
+            }
+        }
+        let mut report = self.report.clone();
+        let joined: Vec<read::JoinCounts> =
+            self.converted.iter().flatten().map(|o| o.joined).collect();
+        read::summary(
+            &self.name,
+            &self.reader,
+            &joined,
+            self.requests,
+            &mut report,
+        )?;
+        let mut traces: Vec<TraceOut> = self.converted.drain(..).flatten().collect();
+        let draft = merge::merge(
+            &self.name,
+            &mut traces,
+            report,
+            &self.options,
+            merge::Content::Keep,
+        );
+        self.converted = traces.into_iter().map(Some).collect();
+        Ok(draft)
     }
-    traces
+
+    /// How many times a trace was converted again because new lines fell
+    /// into it after it had been converted.
+    pub fn converted_again(&self) -> usize {
+        self.again
+    }
 }
 
 /// The run's shape, read once from its spans: each span's agent, each
@@ -752,7 +774,15 @@ mod passes {
         inputs: &[Input],
         report: &mut ImportReport,
     ) -> Result<Vec<SpanRec>, DatasetErrors> {
-        read::read_spans(&in_memory(inputs), true, report, &mut |_, _| {}).map(Cow::into_owned)
+        let (reader, lines) = read::read_spans(&in_memory(inputs), true, report, &mut |_, _| {})?;
+        let joined: Vec<read::JoinedTrace> =
+            (0..reader.traces()).map(|t| reader.joined(t)).collect();
+        let counts: Vec<read::JoinCounts> = joined.iter().map(|j| j.counts()).collect();
+        read::summary("trace", &reader, &counts, lines, report)?;
+        Ok(joined
+            .into_iter()
+            .flat_map(|j| j.spans.into_owned())
+            .collect())
     }
 
     const GENAI: &str = include_str!("../../../../../tests/fixtures/otlp/genai.jsonl");
@@ -834,7 +864,14 @@ mod passes {
     fn evidence_is_numbered_in_recorded_order_and_each_call_sees_its_input() {
         with_run(|run, _| {
             let gathered = gather_evidence(run, &Options::default());
-            let traces = [TraceOut::of(run.spans, run.gidx, &Options::default())];
+            let trace = read::JoinedTrace {
+                spans: std::borrow::Cow::Borrowed(run.spans),
+                gidx: std::borrow::Cow::Borrowed(run.gidx),
+                report: ImportReport::default(),
+                read: 0,
+                again: 0,
+            };
+            let traces = [TraceOut::of(trace, &Options::default())];
             let numbered = Numbered::of(&traces);
             let recorded: Vec<Micros> = numbered
                 .order

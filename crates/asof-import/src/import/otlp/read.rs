@@ -135,7 +135,7 @@ pub(super) fn read_spans(
     skip_bad: bool,
     report: &mut ImportReport,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<Cow<'static, [SpanRec]>, DatasetErrors> {
+) -> Result<(Reader, usize), DatasetErrors> {
     let mut reader = Reader::default();
     let total: u64 = inputs
         .iter()
@@ -176,8 +176,7 @@ pub(super) fn read_spans(
             }
         };
     }
-    let name = inputs.iter().map(|i| i.name).collect::<Vec<_>>().join(", ");
-    finish(&name, reader, lines, report)
+    Ok((reader, lines))
 }
 
 /// The JSON Lines in `text`, read into `reader`: line numbers from
@@ -221,62 +220,92 @@ fn json_lines(
     Ok((requests, first_error))
 }
 
-/// [`finish`] of a growing import: its reader stays as it is, to read more
-/// (its spans are lent, not copied, unless log records join them).
-pub(super) fn finish_spans<'r>(
-    name: &str,
-    reader: &'r Reader,
-    lines: usize,
-    report: &mut ImportReport,
-) -> Result<Cow<'r, [SpanRec]>, DatasetErrors> {
-    let spans = if reader.records == 0 {
-        Cow::Borrowed(&reader.spans[..])
-    } else {
-        let copy = Reader {
-            spans: reader.spans.clone(),
-            logs: reader.logs.clone(),
-            records: reader.records,
-            seen: HashSet::new(),
-            copies: Vec::new(),
-            histories: Histories::default(),
-        };
-        Cow::Owned(copy.join(report))
-    };
-    checked(name, spans, reader.records, &reader.copies, lines, report)
+/// Where a span known only from its log records is placed among the spans
+/// read: after every one of them, in the order of its first record.
+const FROM_RECORDS: usize = 1 << 48;
+
+/// One trace's spans with its log records joined to them: what passes 2–5
+/// read. Lent, not copied, when no record names the trace.
+pub(super) struct JoinedTrace<'r> {
+    pub(super) spans: Cow<'r, [SpanRec]>,
+    /// Each span's place in the whole input (a span known only from its
+    /// records comes after every span read).
+    pub(super) gidx: Cow<'r, [usize]>,
+    /// What joining said (records that could not be read, spans not in the
+    /// input).
+    pub(super) report: ImportReport,
+    /// Records joined, and copies of records left out.
+    pub(super) read: usize,
+    pub(super) again: usize,
 }
 
-/// The spans read, with their log records joined to them; copies of a span
-/// said; refused when nothing could be read.
-fn finish(
-    name: &str,
-    reader: Reader,
-    lines: usize,
-    report: &mut ImportReport,
-) -> Result<Cow<'static, [SpanRec]>, DatasetErrors> {
-    let (records, copies) = (reader.records, reader.copies.clone());
-    let spans = Cow::Owned(reader.join(report));
-    checked(name, spans, records, &copies, lines, report)
+impl JoinedTrace<'_> {
+    /// What joining counted.
+    pub(super) fn counts(&self) -> JoinCounts {
+        JoinCounts {
+            read: self.read,
+            again: self.again,
+            spans: self.spans.len(),
+        }
+    }
 }
 
-/// Says the copies of spans left out, and refuses a read with no span.
-fn checked<'r>(
+/// What joining a trace's records to its spans counted.
+#[derive(Clone, Copy, Default)]
+pub(super) struct JoinCounts {
+    /// Records joined, and copies of records left out.
+    pub(super) read: usize,
+    pub(super) again: usize,
+    /// Spans, those known only from their records included.
+    pub(super) spans: usize,
+}
+
+/// Says what pass 1 read of the whole input — lines, records, copies,
+/// spans, traces — and refuses a read with no span. `joined` says what
+/// joining each trace counted.
+pub(super) fn summary(
     name: &str,
-    spans: Cow<'r, [SpanRec]>,
-    records: usize,
-    copies: &[String],
+    reader: &Reader,
+    joined: &[JoinCounts],
     lines: usize,
     report: &mut ImportReport,
-) -> Result<Cow<'r, [SpanRec]>, DatasetErrors> {
+) -> Result<(), DatasetErrors> {
+    let records = reader.records;
+    if records > 0 {
+        report.read.add("log records", records);
+        report.read.add(
+            "log records joined to a span",
+            joined.iter().map(|j| j.read).sum(),
+        );
+        let again: usize = joined.iter().map(|j| j.again).sum();
+        if again > 0 {
+            report.skipped.push(Skipped {
+                location: "log records".into(),
+                reason: format!(
+                    "{again} exported again (identical record): the copies are not read"
+                ),
+            });
+        }
+        if reader.unplaced > 0 {
+            report.skipped.push(Skipped {
+                location: "log records".into(),
+                reason: format!(
+                    "{} name no span (no traceId/spanId): not joined to any model call, not read",
+                    reader.unplaced
+                ),
+            });
+        }
+    }
     report.read.add("lines", lines);
-    for id in copies {
+    for id in &reader.copies {
         report.skipped.push(Skipped {
             location: format!("span {id}"),
             reason: "exported again (same trace and span id): the copy is not read".into(),
         });
     }
     report.read.add("spans", report.records);
-    if spans.is_empty() {
-        let file = name;
+    let traces = joined.iter().filter(|j| j.spans > 0).count();
+    if traces == 0 {
         let message = if records > 0 {
             format!(
                 "holds {records} log record{} but no span, and no record names the span it belongs to (traceId and spanId): export the trace's spans as well, or logs written inside the model call's span",
@@ -285,33 +314,47 @@ fn checked<'r>(
         } else {
             format!("holds no readable span ({} read)", report.records)
         };
-        return Err(DatasetErrors(vec![error(file, None, message)]));
+        return Err(DatasetErrors(vec![error(name, None, message)]));
     }
-    let traces: HashSet<&str> = spans.iter().map(|s| s.trace.as_str()).collect();
-    report.read.add("traces", traces.len());
-    Ok(spans)
+    report.read.add("traces", traces);
+    Ok(())
 }
 
-/// What the requests hold as they are read: spans with their roles read,
-/// and log records waiting for their span.
+/// What the requests hold as they are read: each trace's spans with their
+/// roles read, and its log records waiting to be joined to them.
 #[derive(Default)]
 pub(super) struct Reader {
-    spans: Vec<SpanRec>,
-    logs: Vec<Log>,
+    traces: Vec<Trace>,
+    /// Each trace's number, by id.
+    trace_at: HashMap<String, usize>,
+    /// Spans read (the place of the next one).
+    spans: usize,
+    /// Log records read, and those naming no span.
     records: usize,
+    unplaced: usize,
     /// Each span read, by (trace, span id): a copy exported again is left
     /// out as it is read, and its id kept to be said.
     seen: HashSet<(String, String)>,
     copies: Vec<String>,
     /// The calls' inputs so far, and every distinct message once.
     histories: Histories,
+    /// Whether a span or a record fell into each trace since [`Reader::touched`].
+    touched: Vec<bool>,
+}
+
+/// One trace as read: its spans, each span's place in the input, and the
+/// log records naming it, each with its place among the records.
+struct Trace {
+    id: String,
+    spans: Vec<SpanRec>,
+    gidx: Vec<usize>,
+    logs: Vec<(usize, Log)>,
 }
 
 /// A log record, read as what it says.
 #[derive(Clone)]
 struct Log {
-    trace: Option<String>,
-    span: Option<String>,
+    span: String,
     service: Option<String>,
     time: Option<time::Micros>,
     item: Item,
@@ -417,7 +460,11 @@ impl Reader {
                             continue;
                         }
                         rec.role = self.histories.interner.role(rec.role);
-                        self.spans.push(rec);
+                        let t = self.trace_of(&rec.trace);
+                        let trace = &mut self.traces[t];
+                        trace.spans.push(rec);
+                        trace.gidx.push(self.spans);
+                        self.spans += 1;
                     }
                 }
             }
@@ -426,6 +473,7 @@ impl Reader {
             let service = service_of(rl.resource);
             for scope in rl.scope_logs {
                 for record in scope.log_records {
+                    let at = self.records;
                     self.records += 1;
                     let trace = wire::id(&record.trace_id, 16);
                     let span = wire::id(&record.span_id, 8);
@@ -460,82 +508,105 @@ impl Reader {
                         _ => hash_of(&format!("{:?}", event.attributes)),
                     };
                     let key = hash_of(&(&event.name, event.time.to_string(), content));
-                    self.logs.push(Log {
-                        trace,
-                        span,
-                        service: service.clone(),
-                        time,
-                        item,
-                        key,
-                    });
+                    let (Some(trace), Some(span)) = (trace, span) else {
+                        self.unplaced += 1;
+                        continue;
+                    };
+                    let t = self.trace_of(&trace);
+                    self.traces[t].logs.push((
+                        at,
+                        Log {
+                            span,
+                            service: service.clone(),
+                            time,
+                            item,
+                            key,
+                        },
+                    ));
                 }
             }
         }
     }
 
-    /// Each log record joined to its span: its messages are the call's
-    /// (for a span whose own attributes carry none), its `asof.*` and
-    /// evaluation events the span's. Records of a span that is not in the
-    /// input stand for it when they hold messages (design.md §7); records
-    /// naming no span are counted, not read.
-    fn join(self, report: &mut ImportReport) -> Vec<SpanRec> {
-        let Reader {
-            mut spans,
-            logs,
-            records,
-            ..
-        } = self;
-        if records == 0 {
-            return spans;
-        }
-        report.read.add("log records", records);
-        let mut by_id: HashMap<(String, String), usize> = HashMap::new();
-        for (i, s) in spans.iter().enumerate() {
-            by_id.entry((s.trace.clone(), s.id.clone())).or_insert(i);
-        }
-        let mut copies: HashSet<(String, String, u64)> = HashSet::new();
-        let mut joined: HashMap<usize, Joined> = HashMap::new();
-        let mut orphans: Vec<((String, String), Joined)> = Vec::new();
-        let mut orphan_at: HashMap<(String, String), usize> = HashMap::new();
-        let (mut read, mut unplaced, mut again) = (0usize, 0usize, 0usize);
-        for log in logs {
-            let (Some(trace), Some(span)) = (log.trace.clone(), log.span.clone()) else {
-                unplaced += 1;
-                continue;
+    /// The number of trace `id`, a new one when it is new; marked touched.
+    fn trace_of(&mut self, id: &str) -> usize {
+        let t = match self.trace_at.get(id) {
+            Some(&t) => t,
+            None => {
+                let t = self.traces.len();
+                self.trace_at.insert(id.to_owned(), t);
+                self.traces.push(Trace {
+                    id: id.to_owned(),
+                    spans: Vec::new(),
+                    gidx: Vec::new(),
+                    logs: Vec::new(),
+                });
+                self.touched.push(false);
+                t
+            }
+        };
+        self.touched[t] = true;
+        t
+    }
+
+    /// How many traces have been read.
+    pub(super) fn traces(&self) -> usize {
+        self.traces.len()
+    }
+
+    /// The traces a span or a record fell into since the last call.
+    pub(super) fn touched(&mut self) -> Vec<usize> {
+        let touched = (0..self.touched.len())
+            .filter(|&t| self.touched[t])
+            .collect();
+        self.touched.iter_mut().for_each(|t| *t = false);
+        touched
+    }
+
+    /// Trace `t`'s spans, each log record naming it joined to its span: its
+    /// messages are the call's (for a span whose own attributes carry none),
+    /// its `asof.*` and evaluation events the span's. Records of a span that
+    /// is not in the input stand for it when they hold messages (design.md
+    /// §7).
+    pub(super) fn joined(&self, t: usize) -> JoinedTrace<'_> {
+        let trace = &self.traces[t];
+        let mut report = ImportReport::default();
+        if trace.logs.is_empty() {
+            return JoinedTrace {
+                spans: Cow::Borrowed(&trace.spans),
+                gidx: Cow::Borrowed(&trace.gidx),
+                report,
+                read: 0,
+                again: 0,
             };
-            if !copies.insert((trace.clone(), span.clone(), log.key)) {
+        }
+        let mut spans = trace.spans.clone();
+        let mut gidx = trace.gidx.clone();
+        let mut by_id: HashMap<&str, usize> = HashMap::new();
+        for (i, s) in trace.spans.iter().enumerate() {
+            by_id.entry(s.id.as_str()).or_insert(i);
+        }
+        let mut copies: HashSet<(&str, u64)> = HashSet::new();
+        let mut joined: HashMap<usize, Joined> = HashMap::new();
+        let mut orphans: Vec<(&str, usize, Joined)> = Vec::new();
+        let mut orphan_at: HashMap<&str, usize> = HashMap::new();
+        let (mut read, mut again) = (0usize, 0usize);
+        for (at, log) in &trace.logs {
+            if !copies.insert((log.span.as_str(), log.key)) {
                 again += 1;
                 continue;
             }
             read += 1;
-            match by_id.get(&(trace.clone(), span.clone())) {
-                Some(&i) => joined.entry(i).or_default().take(log),
+            match by_id.get(log.span.as_str()) {
+                Some(&i) => joined.entry(i).or_default().take(log.clone()),
                 None => {
-                    let key = (trace, span);
-                    let at = *orphan_at.entry(key.clone()).or_insert_with(|| {
-                        orphans.push((key, Joined::default()));
+                    let o = *orphan_at.entry(log.span.as_str()).or_insert_with(|| {
+                        orphans.push((log.span.as_str(), *at, Joined::default()));
                         orphans.len() - 1
                     });
-                    orphans[at].1.take(log);
+                    orphans[o].2.take(log.clone());
                 }
             }
-        }
-        report.read.add("log records joined to a span", read);
-        if again > 0 {
-            report.skipped.push(Skipped {
-                location: "log records".into(),
-                reason: format!(
-                    "{again} exported again (identical record): the copies are not read"
-                ),
-            });
-        }
-        if unplaced > 0 {
-            report.skipped.push(Skipped {
-                location: "log records".into(),
-                reason: format!(
-                    "{unplaced} name no span (no traceId/spanId): not joined to any model call, not read"
-                ),
-            });
         }
         let mut order: Vec<usize> = joined.keys().copied().collect();
         order.sort_unstable();
@@ -564,7 +635,7 @@ impl Reader {
                 span.role = role;
             }
         }
-        for ((trace, id), mut j) in orphans {
+        for (id, first, mut j) in orphans {
             if !j.says_something() {
                 report.skipped.push(Skipped {
                     location: format!("span {id}"),
@@ -588,8 +659,8 @@ impl Reader {
                 continue;
             };
             spans.push(SpanRec {
-                trace,
-                id,
+                trace: trace.id.clone(),
+                id: id.to_owned(),
                 parent: None,
                 name: "chat (from its log records)".into(),
                 start,
@@ -601,8 +672,15 @@ impl Reader {
                 mcp_session: None,
                 model: None,
             });
+            gidx.push(FROM_RECORDS + first);
         }
-        spans
+        JoinedTrace {
+            spans: Cow::Owned(spans),
+            gidx: Cow::Owned(gidx),
+            report,
+            read,
+            again,
+        }
     }
 }
 

@@ -1,0 +1,427 @@
+//! A growing OTLP import (`otlp::Growing`: what `asof serve` and a trace's
+//! `--follow` run) against `asof import otlp` of the same lines read whole:
+//! after every batch, the import of everything fed so far is the import of
+//! those lines — header, events, where each came from, and the summary —
+//! whatever order the spans arrive in and however the lines are cut.
+
+use asof_import::import::otlp::{self, Growing, Options, rules};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+/// What an import made, as comparable text: its header, events and their
+/// origins (each in full), and its summary.
+fn made(draft: &asof_import::import::Draft) -> (String, String, String, String) {
+    (
+        format!("{:?}", draft.header),
+        format!("{:#?}", draft.events),
+        format!("{:?}", draft.origins),
+        serde_json::to_string_pretty(&draft.report).expect("a summary is JSON"),
+    )
+}
+
+/// Feeds `lines` to a growing import in batches cut after the given line
+/// counts and checks it against the whole read after each batch.
+fn check_batches(name: &str, lines: &[String], cuts: &[usize], options: &Options) {
+    let mut growing = Growing::new(name, options);
+    let mut fed = 0;
+    for &cut in cuts.iter().chain(std::iter::once(&lines.len())) {
+        let cut = cut.clamp(fed, lines.len());
+        if cut == fed {
+            continue;
+        }
+        let batch: String = lines[fed..cut].iter().map(|l| format!("{l}\n")).collect();
+        growing.feed(batch.as_bytes()).expect("the lines feed");
+        fed = cut;
+        let whole: String = lines[..fed].iter().map(|l| format!("{l}\n")).collect();
+        match (growing.draft(), otlp::read(name, &whole, options)) {
+            (Ok(g), Ok(w)) => {
+                let (g, w) = (made(&g), made(&w));
+                assert_eq!(g.0, w.0, "header after {fed} lines");
+                assert_eq!(g.1, w.1, "events after {fed} lines");
+                assert_eq!(g.2, w.2, "origins after {fed} lines");
+                assert_eq!(g.3, w.3, "summary after {fed} lines");
+            }
+            (Err(g), Err(w)) => assert_eq!(g.to_string(), w.to_string()),
+            (g, w) => panic!(
+                "after {fed} lines the growing import {} and the whole read {}",
+                if g.is_ok() { "read" } else { "failed" },
+                if w.is_ok() { "read" } else { "failed" },
+            ),
+        }
+    }
+}
+
+fn attr(key: &str, value: &str) -> Value {
+    json!({"key": key, "value": {"stringValue": value}})
+}
+
+/// A span of trace `trace` in the GenAI conventions.
+fn span(trace: &str, id: u64, parent: Option<u64>, name: &str, times: (i64, i64)) -> Value {
+    let mut s = json!({
+        "traceId": trace, "spanId": format!("{id:016x}"), "name": name, "kind": 1,
+        "startTimeUnixNano": format!("{}", (1_776_000_000 + times.0) as i128 * 1_000_000_000),
+        "endTimeUnixNano": format!("{}", (1_776_000_000 + times.1) as i128 * 1_000_000_000),
+        "attributes": [], "status": {},
+    });
+    if let Some(p) = parent {
+        s["parentSpanId"] = json!(format!("{p:016x}"));
+    }
+    s
+}
+
+/// One step of an agent's run, as the generator draws it.
+#[derive(Debug, Clone)]
+struct Step {
+    trace: usize,
+    /// When the model call starts (s), how long it and its tool take.
+    at: i64,
+    call_len: i64,
+    tool_len: i64,
+    /// Whether the tool call carries its id (on the span and the result).
+    with_id: bool,
+    /// What the call does: 0 a tool, 1 a belief tool, 2 a retraction, 3
+    /// prose only.
+    what: u8,
+    topic: u8,
+    claim: u8,
+    /// Whether the tool's span is exported at all, and an `asof.belief`
+    /// event on the call.
+    tool_span: bool,
+    event: bool,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    (
+        0usize..3,
+        0i64..40,
+        (0i64..3, 0i64..3),
+        any::<bool>(),
+        0u8..4,
+        (0u8..3, 0u8..3),
+        (prop::bool::weighted(0.8), prop::bool::weighted(0.15)),
+    )
+        .prop_map(
+            |(
+                trace,
+                at,
+                (call_len, tool_len),
+                with_id,
+                what,
+                (topic, claim),
+                (tool_span, event),
+            )| {
+                Step {
+                    trace,
+                    at,
+                    call_len,
+                    tool_len,
+                    with_id,
+                    what,
+                    topic,
+                    claim,
+                    tool_span,
+                    event,
+                }
+            },
+        )
+}
+
+/// The spans of the runs the steps make: per trace an agent span (or none,
+/// then the service is the agent), each step a model call whose input shows
+/// the trace's previous tool result and whose output calls a tool or states
+/// a belief in prose, and the tool's span.
+fn spans_of(steps: &[Step], agent_spans: [bool; 3]) -> Vec<Value> {
+    let trace_id = |t: usize| format!("{:032x}", 0xa5_u128 + t as u128);
+    let mut out = Vec::new();
+    let mut next = 1u64;
+    let mut last: [Option<(Option<String>, String)>; 3] = [None, None, None];
+    for (t, &has) in agent_spans.iter().enumerate() {
+        if has {
+            let mut s = span(&trace_id(t), 1000 + t as u64, None, "invoke_agent", (0, 50));
+            s["attributes"] = json!([
+                attr("gen_ai.operation.name", "invoke_agent"),
+                attr("gen_ai.agent.name", &format!("agent-{t}"))
+            ]);
+            out.push(s);
+        }
+    }
+    for (n, st) in steps.iter().enumerate() {
+        let t = st.trace;
+        let parent = agent_spans[t].then_some(1000 + t as u64);
+        let call_id = format!("call_{n}");
+        let mut input = vec![
+            json!({"role": "user", "parts": [{"type": "text", "content": format!("look at topic-{}", st.topic)}]}),
+        ];
+        if let Some((id, result)) = &last[t] {
+            let mut part = json!({"type": "tool_call_response", "response": result});
+            if let Some(id) = id {
+                part["id"] = json!(id);
+            }
+            input.push(json!({"role": "tool", "parts": [part]}));
+        }
+        let (tool, args) = match st.what {
+            1 => (
+                "record_belief",
+                json!({"topic": format!("topic-{}", st.topic), "claim": format!("claim-{}", st.claim), "confidence": 0.5}),
+            ),
+            2 => (
+                "retract_belief",
+                json!({"topic": format!("topic-{}", st.topic), "claim": format!("claim-{}", st.claim)}),
+            ),
+            _ => ("query", json!({"q": format!("m{}", st.claim)})),
+        };
+        let mut parts =
+            vec![json!({"type": "text", "content": format!("root cause is claim-{}", st.claim)})];
+        if st.what != 3 {
+            let mut call = json!({"type": "tool_call", "name": tool, "arguments": args});
+            if st.with_id {
+                call["id"] = json!(call_id);
+            }
+            parts.push(call);
+        }
+        let output = json!([{"role": "assistant", "parts": parts}]);
+        let id = next;
+        next += 1;
+        let mut call = span(
+            &trace_id(t),
+            id,
+            parent,
+            "chat m",
+            (st.at, st.at + st.call_len),
+        );
+        call["attributes"] = json!([
+            attr("gen_ai.operation.name", "chat"),
+            attr("gen_ai.request.model", "m"),
+            attr("gen_ai.input.messages", &Value::Array(input).to_string()),
+            attr("gen_ai.output.messages", &output.to_string()),
+        ]);
+        if st.event {
+            call["events"] = json!([{
+                "name": "asof.belief",
+                "timeUnixNano": format!("{}", (1_776_000_000 + st.at) as i128 * 1_000_000_000),
+                "attributes": [attr("asof.topic", "side"), attr("asof.claim", &format!("c{}", st.claim))],
+            }]);
+        }
+        out.push(call);
+        if st.what != 3 && st.tool_span {
+            let start = st.at + st.call_len;
+            let mut tool_span = span(
+                &trace_id(t),
+                next,
+                parent,
+                "execute_tool",
+                (start, start + st.tool_len),
+            );
+            next += 1;
+            let result = format!("value {n}");
+            let mut attributes = vec![
+                attr("gen_ai.operation.name", "execute_tool"),
+                attr("gen_ai.tool.name", tool),
+                attr("gen_ai.tool.call.arguments", &args.to_string()),
+                attr("gen_ai.tool.call.result", &result),
+            ];
+            if st.with_id {
+                attributes.push(attr("gen_ai.tool.call.id", &call_id));
+            }
+            tool_span["attributes"] = Value::Array(attributes);
+            out.push(tool_span);
+            last[t] = (st.what == 0).then(|| (st.with_id.then(|| call_id.clone()), result));
+        }
+    }
+    out
+}
+
+/// Spans cut into requests of the given sizes, one OTLP/JSON line each.
+fn requests(spans: &[Value], sizes: &[usize]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut at = 0;
+    let mut sizes = sizes.iter().cycle();
+    while at < spans.len() {
+        let n = (*sizes.next().unwrap_or(&1)).max(1).min(spans.len() - at);
+        lines.push(
+            json!({"resourceSpans": [{
+                "resource": {"attributes": [attr("service.name", "svc")]},
+                "scopeSpans": [{"scope": {"name": "t"}, "spans": spans[at..at + n]}],
+            }]})
+            .to_string(),
+        );
+        at += n;
+    }
+    lines
+}
+
+fn options(rules: bool) -> Options {
+    let rules = match rules {
+        true => rules::parse(
+            "rules.yaml",
+            "rules:\n  - topic: root-cause\n    in: [assistant]\n    pattern: \"root cause is (?P<claim>[a-z0-9-]+)\"\n",
+        )
+        .expect("the rules parse"),
+        false => Vec::new(),
+    };
+    Options {
+        rules,
+        ..Options::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// Spans of up to three traces, exported in any order (a child before
+    /// its parent, the agent span last or first, a span sent twice), cut
+    /// into requests and the requests into batches at random.
+    #[test]
+    fn a_growing_import_is_the_whole_import_after_every_batch(
+        steps in prop::collection::vec(step(), 1..14),
+        agent_spans in any::<[bool; 3]>(),
+        order in prop::collection::vec(any::<prop::sample::Index>(), 0..40),
+        again in prop::option::of(any::<prop::sample::Index>()),
+        sizes in prop::collection::vec(1usize..4, 1..6),
+        cuts in prop::collection::vec(0usize..20, 0..6),
+        rules in any::<bool>(),
+    ) {
+        let mut spans = spans_of(&steps, agent_spans);
+        // Exported in another order: each swap moves a span.
+        for (k, ix) in order.iter().enumerate() {
+            let (a, b) = (k % spans.len(), ix.index(spans.len()));
+            spans.swap(a, b);
+        }
+        if let Some(ix) = again {
+            let copy = spans[ix.index(spans.len())].clone();
+            spans.push(copy);
+        }
+        let lines = requests(&spans, &sizes);
+        let mut cuts = cuts;
+        cuts.sort_unstable();
+        check_batches("run.otlp.jsonl", &lines, &cuts, &options(rules));
+    }
+}
+
+/// Each span and each log record of the requests in `text` as a request of
+/// its own (with its resource and scope): the finest cut of a run into
+/// batches.
+fn one_per_line(text: &str) -> Vec<String> {
+    let pick = |v: &Value, keys: [&str; 2]| -> Vec<Value> {
+        keys.iter()
+            .find_map(|k| v.get(*k).and_then(Value::as_array).cloned())
+            .unwrap_or_default()
+    };
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let request: Value = serde_json::from_str(line).expect("a request a line");
+        for (top, scopes, items) in [
+            (
+                ["resourceSpans", "resource_spans"],
+                ["scopeSpans", "scope_spans"],
+                ["spans", "spans"],
+            ),
+            (
+                ["resourceLogs", "resource_logs"],
+                ["scopeLogs", "scope_logs"],
+                ["logRecords", "log_records"],
+            ),
+        ] {
+            for resource in pick(&request, top) {
+                for scope in pick(&resource, scopes) {
+                    for item in pick(&scope, items) {
+                        let one = json!({
+                            top[0]: [{
+                                "resource": resource.get("resource").cloned().unwrap_or(json!({})),
+                                scopes[0]: [{
+                                    "scope": scope.get("scope").cloned().unwrap_or(json!({})),
+                                    items[0]: [item],
+                                }],
+                            }],
+                        });
+                        out.push(one.to_string());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The real instrumentations' traces, and the bundled ones, cut into one
+/// request per span and per log record and fed a request at a time: the
+/// growing import equals the whole read after every one.
+#[test]
+fn real_traces_cut_at_every_line_equal_the_whole_read() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let read = |path: &str| {
+        std::fs::read_to_string(format!("{root}/{path}")).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let rules_of = |path: &str| Options {
+        rules: rules::parse(path, &read(path)).expect("rules"),
+        ..Options::default()
+    };
+    let fixtures = "tests/fixtures/otlp";
+    let cases: Vec<(String, String, Options)> = vec![
+        (
+            "sre-agent".into(),
+            read("datasets/sre-agent.otlp.jsonl"),
+            rules_of("datasets/sre-agent.rules.yaml"),
+        ),
+        (
+            "sre-agent-rerun".into(),
+            read("datasets/sre-agent-rerun.otlp.jsonl"),
+            rules_of("datasets/sre-agent.rules.yaml"),
+        ),
+        (
+            "openai-v2".into(),
+            read(&format!("{fixtures}/openai-v2.traces.jsonl"))
+                + &read(&format!("{fixtures}/openai-v2.logs.jsonl")),
+            rules_of(&format!("{fixtures}/openai-v2.rules.yaml")),
+        ),
+        (
+            "genai-logs".into(),
+            read(&format!("{fixtures}/genai-logs.logs.jsonl"))
+                + &read(&format!("{fixtures}/genai-logs.traces.jsonl")),
+            Options::default(),
+        ),
+        (
+            "prose".into(),
+            read(&format!("{fixtures}/prose.jsonl")),
+            rules_of(&format!("{fixtures}/prose.rules.yaml")),
+        ),
+        (
+            "features".into(),
+            read(&format!("{fixtures}/features.jsonl")),
+            rules_of(&format!("{fixtures}/features.rules.yaml")),
+        ),
+    ]
+    .into_iter()
+    .chain(
+        [
+            "genai",
+            "genai-events",
+            "openinference",
+            "openllmetry",
+            "recheck-genai",
+            "recheck-openinference",
+            "recheck-openllmetry",
+            "span-events",
+            "whole",
+        ]
+        .iter()
+        .map(|f| {
+            (
+                f.to_string(),
+                read(&format!("{fixtures}/{f}.jsonl")),
+                Options::default(),
+            )
+        }),
+    )
+    .collect();
+    for (name, text, options) in cases {
+        let lines = one_per_line(&text);
+        assert!(
+            lines.len() > 3,
+            "{name} has {} spans and records",
+            lines.len()
+        );
+        let every: Vec<usize> = (1..lines.len()).collect();
+        check_batches(&format!("{name}.jsonl"), &lines, &every, &options);
+    }
+}

@@ -123,6 +123,15 @@ impl Growth for Trace {
         let draft = self.growing.draft()?;
         self.converted(draft)
     }
+
+    fn converted_again(&self) -> usize {
+        self.growing
+            .converted_again()
+            .0
+            .iter()
+            .map(|c| c.count)
+            .sum()
+    }
 }
 
 impl Trace {

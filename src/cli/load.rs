@@ -127,6 +127,8 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
     // Started: the store holds the file's first lines (line 0 is still waiting).
     let mut started = false;
     let mut waiting = false;
+    // Traces converted again from their start, as the last batch said.
+    let mut again_before = 0;
     let mut applied = 0;
     let mut failed = None;
     let followed = super::follow::run(
@@ -178,6 +180,17 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
                         .to_owned()
                 } else {
                     String::new()
+                };
+                let again = match batch.converted_again
+                    - std::mem::replace(&mut again_before, batch.converted_again)
+                {
+                    0 => again,
+                    n => format!(
+                        "{again}; {n} trace{} converted again from {} start ({} so far): later spans changed what earlier ones meant",
+                        if n == 1 { "" } else { "s" },
+                        if n == 1 { "its" } else { "their" },
+                        batch.converted_again
+                    ),
                 };
                 format!(
                     "+{} events (line {}, {} in all{again}{left_out})",

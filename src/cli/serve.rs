@@ -103,8 +103,9 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
     );
     let _ = out.flush();
     // The store follows the archive, on a thread of its own.
-    // The store's events and the archive bytes it applied, after each batch.
-    let store_state: Arc<Mutex<Option<(usize, u64)>>> = Arc::new(Mutex::new(None));
+    // The store's events, the archive bytes it applied and the traces
+    // converted again from their start, after each batch.
+    let store_state: Arc<Mutex<Option<(usize, u64, usize)>>> = Arc::new(Mutex::new(None));
     let stopping = Arc::new(AtomicBool::new(false));
     let follower = {
         let trace = TraceArgs {
@@ -116,7 +117,11 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
         std::thread::spawn(move || {
             super::follow::run(&archive_path, &db, false, POLL, &trace, true, |batch| {
                 if let Ok(mut s) = state.lock() {
-                    *s = (batch.line > 0).then_some((batch.total, batch.offset));
+                    *s = (batch.line > 0).then_some((
+                        batch.total,
+                        batch.offset,
+                        batch.converted_again,
+                    ));
                 }
                 !stopping.load(Ordering::SeqCst)
             })
@@ -166,7 +171,7 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
         // otherwise have to (a store behind its archive answers for less).
         let archived = stats.archive_bytes.load(Ordering::SeqCst);
         while !follower.is_finished() {
-            let applied = store_state.lock().ok().and_then(|s| *s).map(|(_, b)| b);
+            let applied = store_state.lock().ok().and_then(|s| *s).map(|(_, b, _)| b);
             if archived == 0 || applied.is_some_and(|b| b >= archived) {
                 break;
             }
@@ -232,9 +237,9 @@ struct Status {
     rejected: u64,
     refused: u64,
     archive_bytes: u64,
-    /// The store's events and the archive bytes it has applied (`None`:
-    /// nothing applied yet).
-    store: Option<(usize, u64)>,
+    /// The store's events, the archive bytes it has applied and the traces
+    /// converted again from their start (`None`: nothing applied yet).
+    store: Option<(usize, u64, usize)>,
 }
 
 impl Status {
@@ -244,10 +249,10 @@ impl Status {
     fn line(&self) -> String {
         let store = match self.store {
             None => "store: waiting for the first request".to_owned(),
-            Some((events, applied)) if applied >= self.archive_bytes => {
+            Some((events, applied, _)) if applied >= self.archive_bytes => {
                 format!("store: {events} events, up to date")
             }
-            Some((events, applied)) => {
+            Some((events, applied, _)) => {
                 let behind = self.archive_bytes - applied;
                 // Never "0.0 MB behind": under a megabyte, in kB, rounded up.
                 let behind = if behind < 1_000_000 {
@@ -257,6 +262,15 @@ impl Status {
                 };
                 format!("store: {events} events, {behind} of the archive behind")
             }
+        };
+        // How often spans that arrived late (an agent span after the spans
+        // under it, say) made a trace be converted again from its start.
+        let store = match self.store {
+            Some((_, _, again)) if again > 0 => format!(
+                "{store} ({again} trace{} converted again)",
+                if again == 1 { "" } else { "s" }
+            ),
+            _ => store,
         };
         format!(
             "{store} · {} requests · {} spans and records · {} rejected · {} refused · archive {:.1} MB",
@@ -286,7 +300,7 @@ fn address(text: &str) -> Result<SocketAddr, CliError> {
 mod tests {
     use super::Status;
 
-    fn status(archive_bytes: u64, store: Option<(usize, u64)>) -> String {
+    fn status(archive_bytes: u64, store: Option<(usize, u64, usize)>) -> String {
         Status {
             requests: 12,
             items: 2400,
@@ -307,20 +321,25 @@ mod tests {
             "store: waiting for the first request · 12 requests · 2400 spans and records · 3 rejected · 1 refused · archive 5.0 MB"
         );
         assert_eq!(
-            status(5_000_000, Some((900, 3_700_000))),
+            status(5_000_000, Some((900, 3_700_000, 0))),
             "store: 900 events, 1.3 MB of the archive behind · 12 requests · 2400 spans and records · 3 rejected · 1 refused · archive 5.0 MB"
         );
         assert!(
-            status(5_000_000, Some((900, 4_999_990)))
+            status(5_000_000, Some((900, 4_999_990, 0)))
                 .starts_with("store: 900 events, 1 kB of the archive behind · ")
         );
         assert!(
-            status(5_000_000, Some((1200, 5_000_000)))
+            status(5_000_000, Some((1200, 5_000_000, 0)))
                 .starts_with("store: 1200 events, up to date · ")
+        );
+        // Traces converted again from their start are counted.
+        assert!(
+            status(5_000_000, Some((1200, 5_000_000, 3)))
+                .starts_with("store: 1200 events, up to date (3 traces converted again) · ")
         );
         // Cut to a narrow terminal, the store's part stays, and no number
         // is cut into another.
-        let cut = crate::text::cut(&status(5_000_000, Some((900, 3_700_000))), 79);
+        let cut = crate::text::cut(&status(5_000_000, Some((900, 3_700_000, 0))), 79);
         assert!(
             cut.starts_with("store: 900 events, 1.3 MB of the archive behind · "),
             "{cut}"

@@ -9,154 +9,11 @@
 //! which the passes of one whole run would have met them, so a run merged
 //! from its traces is the run converted whole.
 //!
-//! A growing import keeps each trace's conversion and converts again only
-//! the traces new spans fall into.
+//! A growing import keeps each trace's conversion and carries on only the
+//! traces new spans fall into (trace.rs).
 
 use super::*;
-
-/// One trace converted on its own: everything the merge needs of it, owned
-/// (no span is borrowed), so a growing import can keep it between batches.
-pub(super) struct TraceOut {
-    /// Where its first span is in the input: the order traces are summed up in.
-    pub(super) first: usize,
-    /// What joining its log records counted.
-    pub(super) joined: read::JoinCounts,
-    /// The trace's first start (where its beliefs' valid time starts by
-    /// default).
-    pub(super) start: Micros,
-    /// What its agents read (pass 3), and what each model call's input held.
-    pub(super) items: Vec<Ev>,
-    pub(super) in_front: Vec<Vec<usize>>,
-    /// Tool results by call id.
-    pub(super) by_call: HashMap<String, usize>,
-    /// Its model calls, in order of start.
-    pub(super) calls: Vec<Call>,
-    /// What its agents said (pass 5); the first `said_in_output` were said
-    /// in model calls' outputs.
-    pub(super) said: Vec<Said>,
-    pub(super) said_in_output: usize,
-    /// Its spans that carry evaluations, in the order they were read.
-    pub(super) evaluated: Vec<Evaluated>,
-    /// Its first root span: (start, place in the input, name).
-    pub(super) root: Option<(Micros, usize, String)>,
-    /// Model calls that carry no message content.
-    pub(super) empty_calls: usize,
-    /// What reading it counted, assumed and left out.
-    pub(super) report: ImportReport,
-}
-
-/// A model call, as `asof calls` lists it.
-pub(super) struct Call {
-    /// (start, end, place in the input): the order calls are numbered in.
-    pub(super) key: (Micros, Micros, usize),
-    pub(super) agent: String,
-    pub(super) trace: String,
-    pub(super) span: String,
-    pub(super) model: Option<String>,
-    /// The tool calls its output made: (call id, tool name).
-    pub(super) tool_calls: Vec<(Option<String>, String)>,
-}
-
-/// A span's evaluations, and what they can judge.
-pub(super) struct Evaluated {
-    pub(super) id: String,
-    pub(super) locator: String,
-    /// The model call it is (its index among the trace's calls).
-    pub(super) call: Option<usize>,
-    pub(super) events: Vec<wire::SpanEvent>,
-}
-
-impl TraceOut {
-    /// Passes 2, 3 and 5 over the spans of one trace, its log records
-    /// joined to them.
-    pub(super) fn of(trace: read::JoinedTrace, options: &Options) -> TraceOut {
-        let joined = trace.counts();
-        let (spans, gidx) = (&trace.spans[..], &trace.gidx[..]);
-        let mut report = trace.report;
-        let run = Run::new(spans, gidx, options, &mut report);
-        let gathered = gather_evidence(&run, options);
-        let (mut said, from_output) = said_in_outputs(&run, options, &mut report);
-        let said_in_output = said.len();
-        said.extend(said_by_belief_tools(
-            &run,
-            options,
-            &from_output,
-            &mut report,
-        ));
-        said.extend(said_in_span_events(&run, &mut report));
-        said.extend(said_in_memory(&run, options, &mut report));
-        let calls = run
-            .calls
-            .iter()
-            .map(|&c| {
-                let s = &spans[c];
-                let tool_calls = match &s.role {
-                    Role::Call { output, .. } => output
-                        .iter()
-                        .flat_map(|m| &m.parts)
-                        .filter_map(|p| match p {
-                            Part::ToolCall { id, name, .. } => Some((id.clone(), name.clone())),
-                            _ => None,
-                        })
-                        .collect(),
-                    _ => Vec::new(),
-                };
-                Call {
-                    key: (s.start, s.end, gidx[c]),
-                    agent: run.agents[c].to_owned(),
-                    trace: s.trace.clone(),
-                    span: s.id.clone(),
-                    model: s.model.clone(),
-                    tool_calls,
-                }
-            })
-            .collect();
-        let evaluated = spans
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.events.iter().any(|e| e.name == EVALUATION))
-            .map(|(i, s)| Evaluated {
-                id: s.id.clone(),
-                locator: s.locator(),
-                call: match s.role {
-                    Role::Call { .. } => run.calls.iter().position(|&c| c == i),
-                    _ => None,
-                },
-                events: s
-                    .events
-                    .iter()
-                    .filter(|e| e.name == EVALUATION)
-                    .cloned()
-                    .collect(),
-            })
-            .collect();
-        let root = spans
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.parent.is_none())
-            .map(|(i, s)| (s.start, gidx[i], s.name.clone()))
-            .min_by_key(|(start, at, _)| (*start, *at));
-        TraceOut {
-            first: gidx.iter().copied().min().unwrap_or(usize::MAX),
-            joined,
-            start: run.trace_start.first().copied().unwrap_or_default(),
-            by_call: gathered
-                .by_call
-                .iter()
-                .map(|(&(_, id), &n)| (id.to_owned(), n))
-                .collect(),
-            items: gathered.items,
-            in_front: gathered.in_front,
-            calls,
-            said,
-            said_in_output,
-            evaluated,
-            root,
-            empty_calls: run.empty_calls,
-            report,
-        }
-    }
-}
+use trace::Counts;
 
 /// Whether a merge takes the evidence's text out of the traces (an import
 /// read once) or copies it (a growing import keeps them for the next batch).
@@ -175,25 +32,9 @@ pub(super) fn merge(
     options: &Options,
     content: Content,
 ) -> Draft {
-    let calls: usize = traces.iter().map(|o| o.calls.len()).sum();
-    let empty: usize = traces.iter().map(|o| o.empty_calls).sum();
-    if empty > 0 {
-        report.notes.push(format!(
-            "{empty} of {calls} model calls carry no message content (capture was off, or it went to OTLP log records not given: add the logs file): nothing they read is evidence"
-        ));
-    }
     let mut by_first: Vec<usize> = (0..traces.len()).collect();
     by_first.sort_by_key(|&t| traces[t].first);
-    for t in by_first {
-        let out = &mut traces[t];
-        take_report(
-            &mut report,
-            match content {
-                Content::Take => std::mem::take(&mut out.report),
-                Content::Keep => out.report.clone(),
-            },
-        );
-    }
+    summed(&mut report, traces, &by_first, content);
     // Every model call, in order of start across the traces.
     let mut call_order: Vec<(usize, usize)> = traces
         .iter()
@@ -236,25 +77,100 @@ pub(super) fn merge(
     }
 }
 
-/// Adds what reading one trace counted to the run's summary: counts add
-/// up, what was left out is listed after what was before, a note is said
-/// once.
-fn take_report(into: &mut ImportReport, from: ImportReport) {
-    for (to, counts) in [
-        (&mut into.read, from.read),
-        (&mut into.cases, from.cases),
-        (&mut into.defaults, from.defaults),
-        (&mut into.assertions_by_source, from.assertions_by_source),
-    ] {
-        for c in counts.0 {
-            to.add(&c.what, c.count);
+/// Adds what reading the traces counted to the run's summary, as one
+/// whole run's passes would have: what joining log records said, then the
+/// run's shape, how each model call was read, the defaults, what was left
+/// out (in the order the passes meet it) and the notes.
+fn summed(
+    report: &mut ImportReport,
+    traces: &mut [TraceOut],
+    by_first: &[usize],
+    content: Content,
+) {
+    let mut c = Counts::default();
+    for out in traces.iter() {
+        let o = out.counts;
+        c.model_calls += o.model_calls;
+        c.tool_spans += o.tool_spans;
+        c.memory_searches += o.memory_searches;
+        c.memory_writes += o.memory_writes;
+        c.retrievals += o.retrievals;
+        c.agent_spans += o.agent_spans;
+        c.span_events += o.span_events;
+        c.empty_calls += o.empty_calls;
+        c.from_service += o.from_service;
+        c.unnamed += o.unnamed;
+        c.belief_tools_alone += o.belief_tools_alone;
+    }
+    let mut skipped: Vec<(Met, Skipped)> = Vec::new();
+    for &t in by_first {
+        let out = &mut traces[t];
+        let joined = match content {
+            Content::Take => std::mem::take(&mut out.joined_report),
+            Content::Keep => out.joined_report.clone(),
+        };
+        for d in joined.defaults.0 {
+            report.defaults.add(&d.what, d.count);
+        }
+        skipped.extend(joined.skipped.into_iter().map(|s| (Met::default(), s)));
+    }
+    if !traces.is_empty() {
+        report.read.add("model calls", c.model_calls);
+        report.read.add("tool spans", c.tool_spans);
+        for (what, count) in [
+            ("memory searches", c.memory_searches),
+            ("memory writes and deletes", c.memory_writes),
+            ("retrievals", c.retrievals),
+        ] {
+            if count > 0 {
+                report.read.add(what, count);
+            }
+        }
+        report.read.add("agent spans", c.agent_spans);
+    }
+    for &t in by_first {
+        for case in &traces[t].cases.0 {
+            report.cases.add(&case.what, case.count);
         }
     }
-    into.skipped.extend(from.skipped);
-    for note in from.notes {
-        if !into.notes.contains(&note) {
-            into.notes.push(note);
-        }
+    if c.from_service > 0 {
+        report.defaults.add(
+            "model calls under no agent span: the resource's service.name is the agent",
+            c.from_service,
+        );
+    }
+    if c.unnamed > 0 {
+        report.defaults.add(
+            "model calls with no agent span and no service.name: agent `agent`",
+            c.unnamed,
+        );
+    }
+    if c.belief_tools_alone > 0 {
+        report.defaults.add(
+            "belief-tool calls in no model call's output: recorded at the tool span's start",
+            c.belief_tools_alone,
+        );
+    }
+    if c.span_events > 0 {
+        report.read.add("asof span events", c.span_events);
+    }
+    let mut later: Vec<(Met, Skipped)> = traces
+        .iter()
+        .flat_map(|o| o.skipped.iter().cloned())
+        .collect();
+    later.sort_by_key(|(met, _)| *met);
+    skipped.extend(later);
+    report.skipped.extend(skipped.into_iter().map(|(_, s)| s));
+    if c.empty_calls > 0 {
+        report.notes.push(format!(
+            "{} of {} model calls carry no message content (capture was off, or it went to OTLP log records not given: add the logs file): nothing they read is evidence",
+            c.empty_calls, c.model_calls
+        ));
+    }
+    if traces.iter().any(|o| o.deletes_retract) {
+        report
+            .notes
+            .push("a delete_memory of a record that gave a belief retracts that belief".to_owned());
     }
 }
 
@@ -279,10 +195,11 @@ fn model_calls(
             .filter(|&n| !std::mem::replace(&mut seen[t][n], true))
             .collect();
         read_new.sort_by_key(|&n| numbered.rank(t, n));
-        let said_here = out.said[..out.said_in_output]
+        let said_here = out
+            .said
             .iter()
             .enumerate()
-            .filter(|(_, x)| x.call == Some(k))
+            .filter(|(_, x)| x.met.0 == 0 && x.call == Some(k))
             .filter_map(|(i, _)| built.said_ids[t].get(i).cloned().flatten())
             .collect();
         let tool_calls = call

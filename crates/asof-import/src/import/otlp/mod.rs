@@ -26,19 +26,17 @@ mod merge;
 mod read;
 pub mod rules;
 mod said;
+mod trace;
 use asof_otlp as wire;
 
-use evidence::{Built, Numbered, evidence_events, gather_evidence};
-use merge::TraceOut;
-use said::{
-    EVALUATION, evaluations, said_by_belief_tools, said_events, said_in_memory, said_in_outputs,
-    said_in_span_events,
-};
+use evidence::{Built, Numbered, evidence_events};
+use said::{EVALUATION, evaluations, fields, matches, said_events};
+use trace::TraceOut;
 
 use read::kind_of;
 pub use read::{Named, Source};
 
-use super::{Draft, ImportReport, Skipped, instant};
+use super::{Draft, ImportReport, Skipped, Tally, instant};
 use asof_core::dataset::raw::{RawBelieve, RawEvent, RawEvidence, RawHeader, RawRetract, RawTime};
 use asof_core::dataset::{DatasetErrors, Location};
 use asof_core::model::Cardinality;
@@ -167,14 +165,6 @@ impl SaidBy {
             (SaidBy::Event, true) => "asof.retract span events",
         }
     }
-}
-
-/// A span (by id) left out, or part of it, and why.
-fn skip(report: &mut ImportReport, span: &str, reason: String) {
-    report.skipped.push(Skipped {
-        location: format!("span {span}"),
-        reason,
-    });
 }
 
 /// One span, its ids and times read.
@@ -338,9 +328,10 @@ pub fn read_named(
 /// An import that grows with its file: each call reads only the complete
 /// lines appended since the last (a followed trace, `asof serve`'s
 /// archive) and gives the import of everything so far — what
-/// [`read`] of the whole text gives, without parsing it again, and
-/// converting again only the traces the new lines fell into (each other
-/// trace's conversion is kept: merge.rs).
+/// [`read`] of the whole text gives, without parsing it again. Each trace's
+/// conversion is kept: the spans new lines add to a trace carry it on from
+/// where it was (trace.rs), or, when they change what its earlier spans
+/// meant, it is converted again from the trace's start.
 pub struct Growing {
     name: String,
     options: Options,
@@ -351,11 +342,10 @@ pub struct Growing {
     lines: usize,
     requests: usize,
     /// Each trace's conversion, by its number; `None` when new lines fell
-    /// into it since.
+    /// into it since and it is to be converted from its start.
     converted: Vec<Option<TraceOut>>,
-    /// Conversions of a trace made again because new spans or records fell
-    /// into a trace converted before.
-    again: usize,
+    /// Why traces were converted again from their start, and how often.
+    again: Tally,
 }
 
 impl Growing {
@@ -373,7 +363,7 @@ impl Growing {
             lines: 0,
             requests: 0,
             converted: Vec::new(),
-            again: 0,
+            again: Tally::default(),
         }
     }
 
@@ -423,9 +413,18 @@ impl Growing {
     pub fn draft(&mut self) -> Result<Draft, DatasetErrors> {
         self.converted.resize_with(self.reader.traces(), || None);
         for t in self.reader.touched() {
-            if self.converted[t].take().is_some() {
-                self.again += 1;
-            }
+            let Some(out) = self.converted[t].as_mut() else {
+                continue;
+            };
+            let why = match self.reader.unjoined(t) {
+                Some((spans, gidx)) => match out.extend(spans, gidx, &self.options) {
+                    Ok(()) => continue,
+                    Err(why) => why,
+                },
+                None => "log records name the trace",
+            };
+            self.again.bump(why);
+            self.converted[t] = None;
         }
         for (t, slot) in self.converted.iter_mut().enumerate() {
             if slot.is_none() {
@@ -454,164 +453,10 @@ impl Growing {
         Ok(draft)
     }
 
-    /// How many times a trace was converted again because new lines fell
-    /// into it after it had been converted.
-    pub fn converted_again(&self) -> usize {
-        self.again
-    }
-}
-
-/// The run's shape, read once from its spans: each span's agent, each
-/// trace's start, the model calls (by start) and tool spans (by end), and
-/// the tool calls the model emitted, by (trace, call id): (tool, call).
-struct Run<'s> {
-    spans: &'s [SpanRec],
-    /// Each span's place in the whole input (the order ties are broken in).
-    gidx: &'s [usize],
-    /// Each span's trace, numbered in order of first appearance (the maps
-    /// of the passes key on the number, not the 32-digit id).
-    trace_of: Vec<u32>,
-    /// Each trace's number, by id.
-    traces: HashMap<&'s str, u32>,
-    agents: Vec<&'s str>,
-    /// Per span: whether its agent is asof's default, not read ([`agents_of`]).
-    agent_assumed: Vec<bool>,
-    /// Each trace's first start, by its number.
-    trace_start: Vec<Micros>,
-    calls: Vec<usize>,
-    tools: Vec<usize>,
-    /// By (trace, call id).
-    emitted: HashMap<(u32, &'s str), (&'s str, usize)>,
-    /// Model calls that carry no message content.
-    empty_calls: usize,
-}
-
-impl<'s> Run<'s> {
-    /// Pass 2.
-    fn new(
-        spans: &'s [SpanRec],
-        gidx: &'s [usize],
-        options: &'s Options,
-        report: &mut ImportReport,
-    ) -> Run<'s> {
-        let mut traces: HashMap<&str, u32> = HashMap::new();
-        let mut trace_start: Vec<Micros> = Vec::new();
-        let trace_of: Vec<u32> = spans
-            .iter()
-            .map(|s| {
-                let next = traces.len() as u32;
-                let t = *traces.entry(s.trace.as_str()).or_insert(next);
-                match trace_start.get_mut(t as usize) {
-                    Some(start) => *start = (*start).min(s.start),
-                    None => trace_start.push(s.start),
-                }
-                t
-            })
-            .collect();
-        let by_id: HashMap<(u32, &str), usize> = spans
-            .iter()
-            .enumerate()
-            .map(|(i, s)| ((trace_of[i], s.id.as_str()), i))
-            .collect();
-        let (agents, agent_assumed) = agents_of(spans, &trace_of, &by_id, options, report);
-        let mut calls: Vec<usize> = (0..spans.len())
-            .filter(|&i| matches!(spans[i].role, Role::Call { .. }))
-            .collect();
-        calls.sort_by_key(|&i| (spans[i].start, spans[i].end, i));
-        let mut tools: Vec<usize> = (0..spans.len())
-            .filter(|&i| matches!(spans[i].role, Role::Tool { .. }))
-            .collect();
-        tools.sort_by_key(|&i| (spans[i].end, i));
-        report.read.add("model calls", calls.len());
-        report.read.add("tool spans", tools.len());
-        for (what, count) in [
-            (
-                "memory searches",
-                spans
-                    .iter()
-                    .filter(|s| {
-                        matches!(
-                            s.role,
-                            Role::Memory {
-                                op: MemoryOp::Search,
-                                ..
-                            }
-                        )
-                    })
-                    .count(),
-            ),
-            (
-                "memory writes and deletes",
-                spans
-                    .iter()
-                    .filter(
-                        |s| matches!(&s.role, Role::Memory { op, .. } if *op != MemoryOp::Search),
-                    )
-                    .count(),
-            ),
-            (
-                "retrievals",
-                spans
-                    .iter()
-                    .filter(|s| matches!(s.role, Role::Retrieval { .. }))
-                    .count(),
-            ),
-        ] {
-            if count > 0 {
-                report.read.add(what, count);
-            }
-        }
-        report.read.add(
-            "agent spans",
-            spans
-                .iter()
-                .filter(|s| matches!(s.role, Role::Agent { .. }))
-                .count(),
-        );
-        let empty_calls = calls
-            .iter()
-            .filter(|&&c| {
-                matches!(&spans[c].role, Role::Call { input, output, .. }
-                    if input.is_empty() && output.is_empty())
-            })
-            .count();
-        let mut emitted: HashMap<(u32, &str), (&str, usize)> = HashMap::new();
-        for (k, &c) in calls.iter().enumerate() {
-            if let Role::Call {
-                dialect, output, ..
-            } = &spans[c].role
-            {
-                report.cases.bump(dialect.describe());
-                for part in output.iter().flat_map(|m| &m.parts) {
-                    if let Part::ToolCall {
-                        id: Some(id), name, ..
-                    } = part
-                    {
-                        emitted
-                            .entry((trace_of[c], id.as_str()))
-                            .or_insert((name.as_str(), k));
-                    }
-                }
-            }
-        }
-        Run {
-            spans,
-            gidx,
-            trace_of,
-            traces,
-            agents,
-            agent_assumed,
-            trace_start,
-            calls,
-            tools,
-            emitted,
-            empty_calls,
-        }
-    }
-
-    /// The latest model call of `agent` started by `at` (index into `calls`).
-    fn latest_call(&self, agent: &str, at: Micros) -> Option<usize> {
-        latest_call(&self.calls, self.spans, &self.agents, agent, at)
+    /// How often a trace was converted again from its start because new
+    /// lines changed what its earlier spans meant, by why.
+    pub fn converted_again(&self) -> &Tally {
+        &self.again
     }
 }
 
@@ -679,90 +524,6 @@ fn header(
     )
 }
 
-/// Each span's agent: `--agent`, else the name of the nearest agent span at or
-/// above it, else its resource's `service.name`, else `agent`.
-fn agents_of<'s>(
-    spans: &'s [SpanRec],
-    trace_of: &[u32],
-    by_id: &HashMap<(u32, &str), usize>,
-    options: &'s Options,
-    report: &mut ImportReport,
-) -> (Vec<&'s str>, Vec<bool>) {
-    if let Some(a) = &options.agent {
-        return (vec![a.as_str(); spans.len()], vec![false; spans.len()]);
-    }
-    let mut out = Vec::with_capacity(spans.len());
-    let mut assumed = Vec::with_capacity(spans.len());
-    let (mut from_service, mut unnamed) = (0usize, 0usize);
-    for (i, s) in spans.iter().enumerate() {
-        let mut at = Some(i);
-        let mut found = None;
-        let mut steps = 0;
-        while let Some(k) = at {
-            let span = &spans[k];
-            if let Role::Agent { name: Some(name) } = &span.role {
-                found = Some(name.as_str());
-                break;
-            }
-            steps += 1;
-            if steps > spans.len() {
-                break;
-            }
-            at = span
-                .parent
-                .as_deref()
-                .and_then(|p| by_id.get(&(trace_of[k], p)))
-                .copied();
-        }
-        let agent = match (found, &s.service) {
-            (Some(name), _) => name,
-            (None, Some(service)) => {
-                if matches!(s.role, Role::Call { .. }) {
-                    from_service += 1;
-                }
-                service.as_str()
-            }
-            (None, None) => {
-                if matches!(s.role, Role::Call { .. }) {
-                    unnamed += 1;
-                }
-                "agent"
-            }
-        };
-        out.push(agent);
-        assumed.push(found.is_none());
-    }
-    if from_service > 0 {
-        report.defaults.add(
-            "model calls under no agent span: the resource's service.name is the agent",
-            from_service,
-        );
-    }
-    if unnamed > 0 {
-        report.defaults.add(
-            "model calls with no agent span and no service.name: agent `agent`",
-            unnamed,
-        );
-    }
-    (out, assumed)
-}
-
-/// The agent's latest model call that started by `at` (index into `calls`).
-fn latest_call(
-    calls: &[usize],
-    spans: &[SpanRec],
-    agents: &[&str],
-    agent: &str,
-    at: Micros,
-) -> Option<usize> {
-    calls
-        .iter()
-        .enumerate()
-        .filter(|&(_, &c)| agents[c] == agent && spans[c].start <= at)
-        .map(|(k, _)| k)
-        .next_back()
-}
-
 #[cfg(test)]
 mod passes {
     //! Each pass of [`read`] on the GenAI fixture (written by the real
@@ -799,14 +560,17 @@ mod passes {
         .expect("spans")
     }
 
-    /// `f` of the GenAI fixture's run, as pass 2 reads it.
-    fn with_run<T>(f: impl FnOnce(&Run, ImportReport) -> T) -> T {
-        let spans = genai_spans();
-        let options = Options::default();
-        let mut report = ImportReport::default();
+    /// `spans` (one trace, in input order) converted whole.
+    fn converted(spans: &[SpanRec]) -> TraceOut {
         let gidx: Vec<usize> = (0..spans.len()).collect();
-        let run = Run::new(&spans, &gidx, &options, &mut report);
-        f(&run, report)
+        let trace = read::JoinedTrace {
+            spans: std::borrow::Cow::Borrowed(spans),
+            gidx: std::borrow::Cow::Borrowed(&gidx),
+            report: ImportReport::default(),
+            read: 0,
+            again: 0,
+        };
+        TraceOut::of(trace, &Options::default())
     }
 
     #[test]
@@ -849,29 +613,19 @@ mod passes {
     }
 
     #[test]
-    fn the_runs_shape_orders_calls_by_start_and_tools_by_end() {
-        with_run(|run, _| {
-            assert!(!run.calls.is_empty() && !run.tools.is_empty());
-            let starts: Vec<Micros> = run.calls.iter().map(|&c| run.spans[c].start).collect();
-            assert!(starts.is_sorted());
-            let ends: Vec<Micros> = run.tools.iter().map(|&t| run.spans[t].end).collect();
-            assert!(ends.is_sorted());
-            assert_eq!(run.agents.len(), run.spans.len(), "an agent per span");
-        });
+    fn the_runs_shape_orders_calls_by_start() {
+        let spans = genai_spans();
+        let out = converted(&spans);
+        assert!(!out.calls.is_empty() && out.counts.tool_spans > 0);
+        let keys: Vec<_> = out.calls.iter().map(|c| c.key).collect();
+        assert!(keys.is_sorted());
+        assert_eq!(out.in_front.len(), out.calls.len(), "an input per call");
     }
 
     #[test]
     fn evidence_is_numbered_in_recorded_order_and_each_call_sees_its_input() {
-        with_run(|run, _| {
-            let gathered = gather_evidence(run, &Options::default());
-            let trace = read::JoinedTrace {
-                spans: std::borrow::Cow::Borrowed(run.spans),
-                gidx: std::borrow::Cow::Borrowed(run.gidx),
-                report: ImportReport::default(),
-                read: 0,
-                again: 0,
-            };
-            let traces = [TraceOut::of(trace, &Options::default())];
+        {
+            let traces = [converted(&genai_spans())];
             let numbered = Numbered::of(&traces);
             let recorded: Vec<Micros> = numbered
                 .order
@@ -898,9 +652,9 @@ mod passes {
             ] {
                 assert_eq!(numbered.item(unknown), None, "{unknown}");
             }
-            assert_eq!(gathered.in_front.len(), run.calls.len());
-            assert!(gathered.in_front.iter().any(|items| !items.is_empty()));
-        });
+            assert_eq!(traces[0].in_front.len(), traces[0].calls.len());
+            assert!(traces[0].in_front.iter().any(|items| !items.is_empty()));
+        }
     }
 
     #[test]
@@ -1002,11 +756,7 @@ mod passes {
                 tool("b", 20, spans_ids[1], output),
                 reading(30, result_ids, output),
             ];
-            let mut report = ImportReport::default();
-            let options = Options::default();
-            let gidx: Vec<usize> = (0..spans.len()).collect();
-            let run = Run::new(&spans, &gidx, &options, &mut report);
-            let gathered = gather_evidence(&run, &Options::default());
+            let gathered = converted(&spans);
             assert_eq!(gathered.items.len(), 2, "{spans_ids:?} {result_ids:?}");
             assert!(gathered.items.iter().all(|e| e.seen), "both read");
             assert_eq!(gathered.in_front[0], vec![0, 1], "each read once, in order");
@@ -1039,11 +789,8 @@ mod passes {
                 }];
             }
         }
-        let mut report = ImportReport::default();
-        let (spans, options) = (vec![fast, slow, call], Options::default());
-        let gidx: Vec<usize> = (0..spans.len()).collect();
-        let run = Run::new(&spans, &gidx, &options, &mut report);
-        let gathered = gather_evidence(&run, &Options::default());
+        let spans = vec![fast, slow, call];
+        let gathered = converted(&spans);
         assert_eq!(gathered.items.len(), 2);
         let read: Vec<&str> = gathered.in_front[0]
             .iter()
@@ -1076,11 +823,8 @@ mod passes {
                 },
             )
         };
-        let mut report = ImportReport::default();
-        let (spans, options) = (vec![call("c1", 10), call("c2", 20)], Options::default());
-        let gidx: Vec<usize> = (0..spans.len()).collect();
-        let run = Run::new(&spans, &gidx, &options, &mut report);
-        let gathered = gather_evidence(&run, &Options::default());
+        let spans = vec![call("c1", 10), call("c2", 20)];
+        let gathered = converted(&spans);
         assert_eq!(gathered.items.len(), 1);
         assert_eq!(
             gathered.items[0].content,
@@ -1097,25 +841,144 @@ mod passes {
         let mut call = tool("m", 10, Some("c1"), "ok");
         call.mcp_session = Some("sess-7".into());
         assert_eq!(call.locator(), "trace t span m mcp session sess-7");
-        let mut report = ImportReport::default();
-        let (spans, options) = (vec![call], Options::default());
-        let gidx: Vec<usize> = (0..spans.len()).collect();
-        let run = Run::new(&spans, &gidx, &options, &mut report);
-        let gathered = gather_evidence(&run, &Options::default());
+        let spans = vec![call];
+        let gathered = converted(&spans);
         assert!(gathered.items[0].locator.ends_with("mcp session sess-7"));
+    }
+
+    /// `spans[..split]` converted, then carried on by `spans[split..]`.
+    fn carried(spans: &[SpanRec], split: usize) -> Result<(), &'static str> {
+        let mut out = converted(&spans[..split]);
+        let gidx: Vec<usize> = (0..spans.len()).collect();
+        out.extend(spans, &gidx, &Options::default())
+    }
+
+    /// A model call at `at` whose output is `parts` and whose input is `input`.
+    fn call_with(id: &str, at: i64, input: Vec<Part>, output: Vec<Part>) -> SpanRec {
+        let msg = |role: &str, parts: Vec<Part>| {
+            Arc::new(Msg {
+                role: role.into(),
+                name: None,
+                parts,
+            })
+        };
+        span(
+            id,
+            at,
+            at + 1,
+            Role::Call {
+                dialect: dialect::Dialect::GenAi,
+                input: vec![msg("tool", input)],
+                output: vec![msg("assistant", output)],
+            },
+        )
+    }
+
+    /// Spans that arrive after what they change the meaning of make the trace
+    /// be converted again from its start, each saying why; in the order they
+    /// happened, they carry it on.
+    #[test]
+    fn a_batch_that_changes_what_earlier_spans_meant_is_refused() {
+        let result = |id: Option<&str>| Part::ToolResult {
+            id: id.map(str::to_owned),
+            content: "ok".into(),
+        };
+        let emit = |id: &str, name: &str| Part::ToolCall {
+            id: Some(id.into()),
+            name: name.into(),
+            args: r#"{"topic":"t","claim":"c"}"#.into(),
+        };
+        // A tool read by a call that started after it ended.
+        let spans = [
+            call_with("c", 30, vec![result(None)], vec![]),
+            tool("a", 10, None, "ok"),
+        ];
+        assert_eq!(
+            carried(&spans, 1),
+            Err("a tool ends before an earlier model call started")
+        );
+        let spans = [
+            tool("a", 10, None, "ok"),
+            call_with("c", 30, vec![result(None)], vec![]),
+        ];
+        assert_eq!(carried(&spans, 1), Ok(()));
+        // What a retrieval fetched before a call read before it.
+        let retrieval = span(
+            "r",
+            5,
+            6,
+            Role::Retrieval {
+                documents: vec![dialect::Record {
+                    id: None,
+                    content: "doc".into(),
+                    score: None,
+                }],
+            },
+        );
+        let spans = [call_with("c", 10, vec![], vec![]), retrieval];
+        assert_eq!(
+            carried(&spans, 1),
+            Err("a search ends before an earlier model call started")
+        );
+        // A result shown before the call that emitted it.
+        let spans = [
+            call_with("c1", 10, vec![result(Some("x9"))], vec![]),
+            call_with("c2", 20, vec![], vec![emit("x9", "query")]),
+        ];
+        assert_eq!(
+            carried(&spans, 1),
+            Err("a model call emits a tool call an earlier input showed")
+        );
+        // A belief-tool span read alone, then the call whose output shows it.
+        let belief = span(
+            "b",
+            5,
+            6,
+            Role::Tool {
+                name: "record_belief".into(),
+                call_id: Some("b1".into()),
+                args: Some(r#"{"topic":"t","claim":"c"}"#.into()),
+                result: None,
+            },
+        );
+        let spans = [
+            belief,
+            call_with("c", 10, vec![], vec![emit("b1", "record_belief")]),
+        ];
+        assert_eq!(
+            carried(&spans, 1),
+            Err("a model call shows a belief-tool call read alone before")
+        );
+        // The agent span above a call, after the call.
+        let mut under = call_with("c", 10, vec![], vec![]);
+        under.parent = Some("ag".into());
+        let agent = span(
+            "ag",
+            0,
+            50,
+            Role::Agent {
+                name: Some("triage".into()),
+            },
+        );
+        assert_eq!(
+            carried(&[under.clone(), agent], 1),
+            Err("an agent span arrived after spans under it")
+        );
+        // A parent that names no agent changes nothing.
+        let parent = span("ag", 0, 50, Role::Other);
+        assert_eq!(carried(&[under, parent], 1), Ok(()));
     }
 
     #[test]
     fn the_header_names_the_run_after_its_file_and_root_span() {
-        let h = with_run(|run, _| {
-            header(
-                "/tmp/x.otlp.jsonl",
-                run.spans.first().map(|s| s.name.clone()),
-                vec!["triage".into()],
-                vec!["root-cause".into()],
-                &Options::default(),
-            )
-        });
+        let spans = genai_spans();
+        let h = header(
+            "/tmp/x.otlp.jsonl",
+            converted(&spans).root.map(|(_, _, name)| name),
+            vec!["triage".into()],
+            vec!["root-cause".into()],
+            &Options::default(),
+        );
         assert_eq!(h.incident.id, "x");
         assert!(
             h.incident.title.ends_with("(x.otlp.jsonl)"),

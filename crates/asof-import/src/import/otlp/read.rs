@@ -563,6 +563,17 @@ impl Reader {
         touched
     }
 
+    /// Trace `t`'s spans as read and their places in the input, when no log
+    /// record names it (else a record can change a span read before, and
+    /// the trace is joined again: [`Reader::joined`]).
+    pub(super) fn unjoined(&self, t: usize) -> Option<(&[SpanRec], &[usize])> {
+        let trace = &self.traces[t];
+        trace
+            .logs
+            .is_empty()
+            .then_some((&trace.spans[..], &trace.gidx[..]))
+    }
+
     /// Trace `t`'s spans, each log record naming it joined to its span: its
     /// messages are the call's (for a span whose own attributes carry none),
     /// its `asof.*` and evaluation events the span's. Records of a span that

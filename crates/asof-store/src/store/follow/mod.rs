@@ -63,6 +63,10 @@ pub struct Batch {
     /// The store was written again whole (a trace whose header changed: a
     /// new topic or agent, or an agent span naming who made earlier calls).
     pub whole: bool,
+    /// Traces converted again from their start since the follow started,
+    /// because spans read later changed what their earlier spans meant
+    /// (an OTLP trace; 0 for a dataset).
+    pub converted_again: usize,
 }
 
 /// Why a follow stopped. Everything committed before stays in the store.

@@ -64,6 +64,12 @@ pub trait Growth {
     fn nothing_yet(&mut self) -> Option<Result<Converted, Stop>> {
         None
     }
+    /// How often, since it started, a part of what it converts was
+    /// converted again from its start because lines read later changed
+    /// what earlier ones meant.
+    fn converted_again(&self) -> usize {
+        0
+    }
 }
 
 /// Follows `dataset` into `store` (created, or, when it was written by an
@@ -247,6 +253,8 @@ struct Rewriter<'a> {
     /// What the last write did to the events already stored.
     rewritten: usize,
     whole: bool,
+    /// The growth's conversions made again from their start, so far.
+    again: usize,
 }
 
 impl<'a> Rewriter<'a> {
@@ -269,6 +277,7 @@ impl<'a> Rewriter<'a> {
             skipped: 0,
             rewritten: 0,
             whole: false,
+            again: 0,
         }
     }
 
@@ -358,6 +367,7 @@ impl<'a> Rewriter<'a> {
         let before = self.events();
         growth.feed(&complete)?;
         let converted = growth.convert()?;
+        self.again = growth.converted_again();
         self.write(converted, &complete)?;
         Ok(self.batch(self.events().saturating_sub(before), lines))
     }
@@ -378,6 +388,7 @@ impl<'a> Rewriter<'a> {
             replayed: false,
             rewritten: self.rewritten,
             whole: self.whole,
+            converted_again: self.again,
         }
     }
 }

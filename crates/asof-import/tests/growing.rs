@@ -88,6 +88,9 @@ struct Step {
     /// event on the call.
     tool_span: bool,
     event: bool,
+    /// What a belief names as its support: the previous step's tool call,
+    /// an evidence id, or nothing (asof cites what the call read).
+    cites: u8,
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -99,6 +102,7 @@ fn step() -> impl Strategy<Value = Step> {
         0u8..4,
         (0u8..3, 0u8..3),
         (prop::bool::weighted(0.8), prop::bool::weighted(0.15)),
+        0u8..4,
     )
         .prop_map(
             |(
@@ -109,6 +113,7 @@ fn step() -> impl Strategy<Value = Step> {
                 what,
                 (topic, claim),
                 (tool_span, event),
+                cites,
             )| {
                 Step {
                     trace,
@@ -121,6 +126,7 @@ fn step() -> impl Strategy<Value = Step> {
                     claim,
                     tool_span,
                     event,
+                    cites,
                 }
             },
         )
@@ -160,10 +166,15 @@ fn spans_of(steps: &[Step], agent_spans: [bool; 3]) -> Vec<Value> {
             input.push(json!({"role": "tool", "parts": [part]}));
         }
         let (tool, args) = match st.what {
-            1 => (
-                "record_belief",
-                json!({"topic": format!("topic-{}", st.topic), "claim": format!("claim-{}", st.claim), "confidence": 0.5}),
-            ),
+            1 => {
+                let mut args = json!({"topic": format!("topic-{}", st.topic), "claim": format!("claim-{}", st.claim), "confidence": 0.5});
+                match st.cites {
+                    1 => args["supported_by"] = json!([format!("call_{}", n.saturating_sub(1))]),
+                    2 => args["supported_by"] = json!([format!("T{}", 1 + n % 3)]),
+                    _ => {}
+                }
+                ("record_belief", args)
+            }
             2 => (
                 "retract_belief",
                 json!({"topic": format!("topic-{}", st.topic), "claim": format!("claim-{}", st.claim)}),
@@ -423,5 +434,78 @@ fn real_traces_cut_at_every_line_equal_the_whole_read() {
         );
         let every: Vec<usize> = (1..lines.len()).collect();
         check_batches(&format!("{name}.jsonl"), &lines, &every, &options);
+    }
+}
+
+/// A model call of trace `a5…` from `at` to `end` (s) whose output calls
+/// `record_belief` with `args`.
+fn believing(id: u64, (at, end): (i64, i64), args: Value) -> Value {
+    let output = json!([{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": format!("b{id}"), "name": "record_belief", "arguments": args},
+    ]}]);
+    let mut call = span(&format!("{:032x}", 0xa5), id, None, "chat m", (at, end));
+    call["attributes"] = json!([
+        attr("gen_ai.operation.name", "chat"),
+        attr("gen_ai.output.messages", &output.to_string()),
+    ]);
+    call
+}
+
+/// A `query` tool span of trace `a5…` with call id `call`.
+fn querying(id: u64, (at, end): (i64, i64), call: &str) -> Value {
+    let mut tool = span(
+        &format!("{:032x}", 0xa5),
+        id,
+        None,
+        "execute_tool",
+        (at, end),
+    );
+    tool["attributes"] = json!([
+        attr("gen_ai.operation.name", "execute_tool"),
+        attr("gen_ai.tool.name", "query"),
+        attr("gen_ai.tool.call.id", call),
+        attr("gen_ai.tool.call.result", "42"),
+    ]);
+    tool
+}
+
+/// Spans that arrive late and change what was said before them without
+/// changing how the trace was read: a tool that started before every span
+/// read (the run's start, where a belief naming no valid_from starts, moves
+/// back), and the tool a belief cited by call id before it arrived (the
+/// citation now finds it). After each batch the growing import equals the
+/// whole read.
+#[test]
+fn late_spans_change_what_was_said_before_them() {
+    let belief = json!({"topic": "root-cause", "claim": "disk"});
+    let moved_start = [
+        believing(1, (10, 11), belief.clone()),
+        querying(2, (5, 30), "q1"),
+    ];
+    let mut cited = belief;
+    cited["supported_by"] = json!(["q7"]);
+    let found_later = [
+        believing(1, (10, 20), cited.clone()),
+        querying(2, (12, 15), "q7"),
+    ];
+    // Found after the belief: still not cited, and the summary says why
+    // (beliefs after it put the sweep's kept states past it).
+    let plain = json!({"topic": "side", "claim": "c"});
+    let found_after = [
+        believing(1, (10, 20), cited),
+        believing(3, (21, 22), plain.clone()),
+        believing(4, (22, 23), plain.clone()),
+        believing(5, (23, 24), plain.clone()),
+        believing(6, (24, 25), plain),
+        querying(2, (26, 30), "q7"),
+    ];
+    for spans in [&moved_start[..], &found_later[..], &found_after[..]] {
+        let lines = requests(spans, &[1]);
+        check_batches(
+            "late.otlp.jsonl",
+            &lines,
+            &[lines.len() - 1],
+            &Options::default(),
+        );
     }
 }

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 
 /// The header's `incident` mapping.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawIncident {
     /// `incident.id`.
@@ -15,7 +15,7 @@ pub struct RawIncident {
 }
 
 /// One entry of the header's `agents` list.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawAgent {
     /// `id`.
@@ -26,7 +26,7 @@ pub struct RawAgent {
 }
 
 /// One entry of the header's `topics` list.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawTopic {
     /// `id`.
@@ -49,7 +49,7 @@ pub struct RawTopic {
 }
 
 /// The JSONL header line.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawHeader {
     /// `asof`: the format's version (1).
@@ -65,7 +65,7 @@ pub struct RawHeader {
 }
 
 /// A whole YAML document; events stay untyped so each one fails on its own.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawYamlDocument {
     /// `asof`: the format's version (1).
@@ -101,7 +101,7 @@ impl RawYamlDocument {
 ///
 /// Deserialized by hand: serde_yaml's `Value` only maps YAML tags onto enums, and
 /// a hand-written visitor gives one clear message for both formats.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum RawEvent {
     /// An `evidence` mapping.
     Evidence(RawEvidence),
@@ -154,7 +154,7 @@ impl<'de> serde::de::Visitor<'de> for EventVisitor {
 }
 
 /// An `evidence` event as written.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawEvidence {
     /// `id`.
@@ -186,7 +186,7 @@ pub struct RawEvidence {
 }
 
 /// A `believe` event as written.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawBelieve {
     /// `id`; made from its place in the log when left out.
@@ -225,7 +225,7 @@ pub struct RawBelieve {
 
 /// A `retract` event as written: of an `assertion`, or of an agent's `topic` (optionally one
 /// `claim`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawRetract {
     /// `id`; made from its place in the log when left out.
@@ -260,7 +260,7 @@ pub struct RawRetract {
 }
 
 /// A `verify` event as written.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawVerify {
     /// `id`; made from its place in the log when left out.

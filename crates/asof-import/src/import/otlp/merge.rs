@@ -1,19 +1,113 @@
-//! A run converted a trace at a time, then merged (design.md §7, "One trace
+//! A run converted a trace at a time, then merged (design.md §7, "A trace
 //! at a time"). A span names only spans of its own trace, so passes 2–5 —
 //! who the agent is, what it read, what it said — are a function of one
-//! trace's spans: [`TraceOut::of`]. What crosses traces is the merge
-//! ([`merge`]): the evidence numbered in recorded order (pass 4), what was
-//! said swept in recorded order with each agent's latest assertion per topic
-//! (pass 6b), the model calls numbered by their start (6d), the header (7).
-//! Ties between traces at one instant are broken by [`Met`], the order in
-//! which the passes of one whole run would have met them, so a run merged
-//! from its traces is the run converted whole.
+//! trace's spans (trace.rs). What crosses traces is the merge: the log — the
+//! evidence and what was said, in recorded order across the traces, the
+//! evidence numbered `T1, T2, …` in that order (pass 4, 6a), what was said
+//! swept with each agent's latest assertion per topic (6b) —, the model
+//! calls numbered by their start (6d), the header (7). Ties between traces at
+//! one instant are broken by [`Met`], the order in which the passes of one
+//! whole run would have met them, so a run merged from its traces is the run
+//! converted whole.
 //!
-//! A growing import keeps each trace's conversion and carries on only the
-//! traces new spans fall into (trace.rs).
+//! The merge is kept between batches ([`Merged`]): every entry of the log by
+//! its key in an ordered index, the log's order and ranks as last written,
+//! and the sweep's state every [`EVERY`] statements. A batch finds the
+//! earliest entry it changed, keeps the log before it, takes the sweep up
+//! from the last state kept before it, and writes the log from there on: the
+//! suffix. A whole import is one batch from nothing.
 
 use super::*;
+use said::{Numbers, SaidSweep};
+use std::collections::BTreeMap;
 use trace::Counts;
+
+/// How many statements apart the sweep's state is kept (in a debug build,
+/// as the tests run, a few: so that taking the sweep up from a kept state
+/// is what every test does).
+const EVERY: usize = if cfg!(debug_assertions) { 3 } else { 256 };
+
+/// Where an entry stands in the log: by recorded instant, evidence before
+/// what was said at one instant, evidence by when it was observed, then
+/// where the passes met it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct LogKey(Micros, bool, Micros, Met);
+
+/// An entry of the log: an item of evidence or a statement of a trace.
+#[derive(Clone, Copy, Debug)]
+enum Entry {
+    Item(usize, usize),
+    Said(usize, usize),
+}
+
+fn item_key(e: &Ev) -> LogKey {
+    LogKey(e.recorded, false, e.observed, e.met)
+}
+
+fn said_key(s: &Said) -> LogKey {
+    LogKey(s.recorded, true, 0, s.met)
+}
+
+/// The merge as the last batch left it.
+#[derive(Default)]
+pub(super) struct Merged {
+    /// Every entry by its key.
+    index: BTreeMap<LogKey, Entry>,
+    /// Each trace's entries' keys as indexed: its items, its statements.
+    item_keys: Vec<Vec<LogKey>>,
+    said_keys: Vec<Vec<LogKey>>,
+    /// Each trace's first start as last merged.
+    starts: Vec<Micros>,
+    /// The log as last written, and how many of its entries before each
+    /// place are evidence.
+    log: Vec<LogKey>,
+    evidence_before: Vec<usize>,
+    /// Each trace's items' ranks, and the item at each rank.
+    ranks: Vec<Vec<usize>>,
+    by_rank: Vec<(usize, usize)>,
+    /// Each trace's statements' event ids.
+    said_ids: Vec<Vec<Option<String>>>,
+    /// Each trace's statements by the call ids they cite by name.
+    cited: Vec<HashMap<String, Vec<usize>>>,
+    /// Statements citing an evidence id by name, with the highest rank they
+    /// name (their citation is of whatever holds that rank).
+    naming: Vec<(usize, usize, usize)>,
+    /// The sweep's state before a place of the log, every [`EVERY`]
+    /// statements; what it left out, in log order.
+    kept: Vec<(usize, SaidSweep)>,
+    skipped: Vec<Skipped>,
+    /// Items kept cut at the dataset's limit, each trace's flags and in all.
+    long: Vec<Vec<bool>>,
+    longs: usize,
+}
+
+/// What a batch merged: the log from `keep` on (the events before it are
+/// as the last batch wrote them), and the run's header and summary.
+pub(super) struct Merge {
+    pub(super) keep: usize,
+    pub(super) events: Vec<RawEvent>,
+    pub(super) origins: Vec<Location>,
+    pub(super) header: RawHeader,
+    pub(super) report: ImportReport,
+}
+
+impl Merged {
+    /// The items in the order they are numbered: (trace, item).
+    #[cfg(test)]
+    pub(super) fn ranked(&self) -> &[(usize, usize)] {
+        &self.by_rank
+    }
+}
+
+impl Numbers for Merged {
+    fn rank(&self, t: usize, n: usize) -> usize {
+        self.ranks[t][n]
+    }
+
+    fn at_rank(&self, rank: usize) -> Option<(usize, usize)> {
+        self.by_rank.get(rank).copied()
+    }
+}
 
 /// Whether a merge takes the evidence's text out of the traces (an import
 /// read once) or copies it (a growing import keeps them for the next batch).
@@ -23,57 +117,319 @@ pub(super) enum Content {
     Keep,
 }
 
-/// Passes 4, 6 and 7: the traces converted one by one made one run's
-/// dataset, `report` (what pass 1 read) completed.
-pub(super) fn merge(
-    first: &str,
-    traces: &mut [TraceOut],
-    mut report: ImportReport,
-    options: &Options,
-    content: Content,
-) -> Draft {
-    let mut by_first: Vec<usize> = (0..traces.len()).collect();
-    by_first.sort_by_key(|&t| traces[t].first);
-    summed(&mut report, traces, &by_first, content);
-    // Every model call, in order of start across the traces.
-    let mut call_order: Vec<(usize, usize)> = traces
-        .iter()
-        .enumerate()
-        .flat_map(|(t, o)| (0..o.calls.len()).map(move |k| (t, k)))
-        .collect();
-    call_order.sort_by_key(|&(t, k)| traces[t].calls[k].key);
-    let numbered = Numbered::of(traces);
-    let mut built = evidence_events(traces, &numbered, content, &mut report);
-    report.evidence = numbered.order.len();
-    let call_agents: Vec<&str> = call_order
-        .iter()
-        .map(|&(t, k)| traces[t].calls[k].agent.as_str())
-        .collect();
-    said_events(
-        traces,
-        &numbered,
-        &call_agents,
-        options,
-        &mut built,
-        &mut report,
-    );
-    for (t, out) in traces.iter().enumerate() {
-        evaluations(t, out, &numbered, &built.said_ids[t], &mut report);
+impl Merged {
+    /// Merges `traces` (`fresh[t]`: trace `t` was converted from its start
+    /// since the last merge, or is new): the log from the earliest entry
+    /// the batch changed, `report` (what pass 1 read) completed.
+    pub(super) fn merge(
+        &mut self,
+        first: &str,
+        traces: &mut [TraceOut],
+        fresh: &[bool],
+        mut report: ImportReport,
+        options: &Options,
+        content: Content,
+    ) -> Merge {
+        let changed = self.take_changes(traces, fresh);
+        let keep = self.first_changed(changed);
+        let events_from = self.evidence_before[keep];
+        self.log.truncate(keep);
+        self.evidence_before.truncate(keep + 1);
+        self.by_rank.truncate(events_from);
+        // The suffix: every entry from the first changed, numbered first
+        // (a statement may name evidence recorded after it).
+        let from_key = self.log.last().copied();
+        let suffix: Vec<(LogKey, Entry)> = match from_key {
+            Some(k) => self
+                .index
+                .range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded))
+                .map(|(k, e)| (*k, *e))
+                .collect(),
+            None => self.index.iter().map(|(k, e)| (*k, *e)).collect(),
+        };
+        for &(_, entry) in &suffix {
+            if let Entry::Item(t, n) = entry {
+                self.ranks[t][n] = self.by_rank.len();
+                self.by_rank.push((t, n));
+            }
+        }
+        let (mut sweep, mut since_kept) = self.sweep_at(traces, keep, options);
+        let mut events = Vec::with_capacity(suffix.len());
+        let mut origins = Vec::with_capacity(suffix.len());
+        let mut evidence = events_from;
+        for (key, entry) in suffix {
+            let at = self.log.len();
+            self.log.push(key);
+            match entry {
+                Entry::Item(t, n) => {
+                    let id = self.id(t, n);
+                    events.push(evidence_event(&mut traces[t].items[n], id, content));
+                    evidence += 1;
+                    origins.push(Location::record("evidence", evidence));
+                }
+                Entry::Said(t, i) => {
+                    if since_kept >= EVERY || self.kept.is_empty() {
+                        sweep.skipped = self.skipped.len();
+                        self.kept.push((at, sweep.clone()));
+                        since_kept = 0;
+                    }
+                    since_kept += 1;
+                    let mut skipped = std::mem::take(&mut self.skipped);
+                    let (event, id) = sweep.step(traces, self, (t, i), options, &mut skipped);
+                    self.skipped = skipped;
+                    self.said_ids[t][i] = Some(id);
+                    events.push(event);
+                    origins.push(Location::record(
+                        "belief",
+                        sweep.beliefs + sweep.retractions,
+                    ));
+                }
+            }
+            self.evidence_before.push(evidence);
+        }
+        self.summary(traces, &sweep, &mut report, options, content);
+        let header = self.header(first, traces, &sweep, options);
+        Merge {
+            keep,
+            events,
+            origins,
+            header,
+            report,
+        }
     }
-    report.calls = model_calls(traces, &call_order, &numbered, &built);
-    built.in_recorded_order();
-    notes(options, &mut report);
-    let root = traces
-        .iter()
-        .filter_map(|o| o.root.as_ref())
-        .min_by_key(|(start, at, _)| (*start, *at))
-        .map(|(_, _, name)| name.clone());
-    let header = header(first, root, built.agents, built.topics, options);
-    Draft {
-        header,
-        events: built.events,
-        origins: built.origins,
-        report,
+
+    /// Takes what each trace changed since the last merge into the index;
+    /// returns the keys, old and new, of every entry that changed.
+    fn take_changes(&mut self, traces: &mut [TraceOut], fresh: &[bool]) -> Vec<LogKey> {
+        let count = traces.len();
+        if self.evidence_before.is_empty() {
+            self.evidence_before.push(0);
+        }
+        self.item_keys.resize_with(count, Vec::new);
+        self.said_keys.resize_with(count, Vec::new);
+        self.starts.resize(count, Micros::MAX);
+        self.ranks.resize_with(count, Vec::new);
+        self.said_ids.resize_with(count, Vec::new);
+        self.cited.resize_with(count, HashMap::new);
+        self.long.resize_with(count, Vec::new);
+        let mut changed = Vec::new();
+        for (t, out) in traces.iter_mut().enumerate() {
+            if fresh.get(t).copied().unwrap_or(true) {
+                for k in self.item_keys[t]
+                    .drain(..)
+                    .chain(self.said_keys[t].drain(..))
+                {
+                    self.index.remove(&k);
+                    changed.push(k);
+                }
+                self.ranks[t].clear();
+                self.said_ids[t].clear();
+                self.cited[t].clear();
+                self.naming.retain(|&(u, _, _)| u != t);
+                self.longs -= self.long[t].iter().filter(|&&l| l).count();
+                self.long[t].clear();
+                out.touched = (0..out.items.len()).collect();
+                out.new_ids.clear();
+                self.starts[t] = out.start;
+            }
+            let mut touched = std::mem::take(&mut out.touched);
+            touched.sort_unstable();
+            touched.dedup();
+            self.ranks[t].resize(out.items.len(), usize::MAX);
+            self.long[t].resize(out.items.len(), false);
+            for n in touched {
+                let key = item_key(&out.items[n]);
+                match self.item_keys[t].get(n).copied() {
+                    Some(old) => {
+                        self.index.remove(&old);
+                        changed.push(old);
+                        self.item_keys[t][n] = key;
+                    }
+                    None => self.item_keys[t].push(key),
+                }
+                self.index.insert(key, Entry::Item(t, n));
+                changed.push(key);
+                let long = is_long(&out.items[n]);
+                if long != self.long[t][n] {
+                    self.long[t][n] = long;
+                    if long {
+                        self.longs += 1;
+                    } else {
+                        self.longs -= 1;
+                    }
+                }
+            }
+            for i in self.said_keys[t].len()..out.said.len() {
+                let s = &out.said[i];
+                let key = said_key(s);
+                self.said_keys[t].push(key);
+                self.said_ids[t].push(None);
+                self.index.insert(key, Entry::Said(t, i));
+                changed.push(key);
+                let mut highest = None;
+                for name in s.cites.iter().flatten() {
+                    self.cited[t].entry(name.clone()).or_default().push(i);
+                    if let Some(rank) = name
+                        .strip_prefix('T')
+                        .and_then(|d| d.parse::<usize>().ok())
+                        .and_then(|r| r.checked_sub(1))
+                    {
+                        highest = highest.max(Some(rank));
+                    }
+                }
+                if let Some(rank) = highest {
+                    self.naming.push((t, i, rank));
+                }
+            }
+            // A statement citing a call id by name finds what now answers it.
+            for id in std::mem::take(&mut out.new_ids) {
+                for &i in self.cited[t].get(&id).into_iter().flatten() {
+                    changed.push(self.said_keys[t][i]);
+                }
+            }
+            // A belief naming no valid_from starts at its trace's start.
+            if self.starts[t] != out.start {
+                self.starts[t] = out.start;
+                for (i, s) in out.said.iter().enumerate() {
+                    if s.valid_from.is_none() && !s.retract {
+                        changed.push(self.said_keys[t][i]);
+                    }
+                }
+            }
+        }
+        changed
+    }
+
+    /// Where the log changed first: the place of the earliest changed key,
+    /// moved back to the earliest statement before it that names by id an
+    /// item ranked after it (that name now finds another item).
+    fn first_changed(&self, changed: Vec<LogKey>) -> usize {
+        let mut keep = match changed.iter().min() {
+            Some(first) => self.log.partition_point(|k| k < first),
+            None => self.log.len(),
+        };
+        loop {
+            let ranked = self.evidence_before[keep];
+            let before = self
+                .naming
+                .iter()
+                .filter(|&&(_, _, rank)| rank >= ranked)
+                .map(|&(t, i, _)| self.said_keys[t][i])
+                .map(|k| self.log.partition_point(|l| *l < k))
+                .filter(|&at| at < keep)
+                .min();
+            match before {
+                Some(at) => keep = at,
+                None => return keep,
+            }
+        }
+    }
+
+    /// The sweep's state before place `keep` of the log — the last state
+    /// kept at or before it, taken on over the statements between — and
+    /// how many statements that was.
+    fn sweep_at(
+        &mut self,
+        traces: &[TraceOut],
+        keep: usize,
+        options: &Options,
+    ) -> (SaidSweep, usize) {
+        let from = self.kept.iter().rposition(|(at, _)| *at <= keep);
+        self.kept.truncate(from.map_or(0, |k| k + 1));
+        let (at, mut sweep) = match self.kept.last() {
+            Some((at, sweep)) => (*at, sweep.clone()),
+            None => (0, SaidSweep::default()),
+        };
+        self.skipped.truncate(sweep.skipped);
+        let mut skipped = std::mem::take(&mut self.skipped);
+        let mut taken = 0;
+        for key in &self.log[at..keep] {
+            if let Some(&Entry::Said(t, i)) = self.index.get(key) {
+                let _ = sweep.step(traces, self, (t, i), options, &mut skipped);
+                taken += 1;
+            }
+        }
+        self.skipped = skipped;
+        (sweep, taken)
+    }
+
+    /// The run's summary: what pass 1 read (`report`), what the traces
+    /// counted, what the sweep assumed and left out, the evaluations, the
+    /// model calls, the notes.
+    fn summary(
+        &self,
+        traces: &mut [TraceOut],
+        sweep: &SaidSweep,
+        report: &mut ImportReport,
+        options: &Options,
+        content: Content,
+    ) {
+        let mut by_first: Vec<usize> = (0..traces.len()).collect();
+        by_first.sort_by_key(|&t| traces[t].first);
+        summed(report, traces, &by_first, content);
+        report.evidence = self.by_rank.len();
+        if self.longs > 0 {
+            report.defaults.add(
+                &format!(
+                    "evidence longer than {} MiB: its first {} MiB kept whole",
+                    asof_core::dataset::MAX_CONTENT >> 20,
+                    asof_core::dataset::MAX_CONTENT >> 20
+                ),
+                self.longs,
+            );
+        }
+        for c in &sweep.defaults.0 {
+            report.defaults.add(&c.what, c.count);
+        }
+        for c in &sweep.by_source.0 {
+            report.assertions_by_source.add(&c.what, c.count);
+        }
+        report.skipped.extend(self.skipped.iter().cloned());
+        for (t, out) in traces.iter().enumerate() {
+            evaluations(t, out, self, &self.said_ids[t], report);
+        }
+        report.calls = self.model_calls(traces);
+        notes(options, report);
+    }
+
+    /// Pass 7: the header — the run named after the file and its first root
+    /// span, the agents (those of the model calls by their first call, then
+    /// those who said something) and the topics (as first said).
+    fn header(
+        &self,
+        first: &str,
+        traces: &[TraceOut],
+        sweep: &SaidSweep,
+        options: &Options,
+    ) -> RawHeader {
+        let mut first_call: Vec<((Micros, Micros, usize), &str)> = Vec::new();
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        for c in traces.iter().flat_map(|o| &o.calls) {
+            match at.get(c.agent.as_str()) {
+                Some(&k) if first_call[k].0 <= c.key => {}
+                Some(&k) => first_call[k].0 = c.key,
+                None => {
+                    at.insert(&c.agent, first_call.len());
+                    first_call.push((c.key, &c.agent));
+                }
+            }
+        }
+        first_call.sort_unstable();
+        let mut agents: Vec<String> = first_call.iter().map(|(_, a)| (*a).to_owned()).collect();
+        for a in &sweep.agents {
+            if !agents.contains(a) {
+                agents.push(a.clone());
+            }
+        }
+        if agents.is_empty() {
+            agents.push(options.agent.clone().unwrap_or_else(|| "agent".into()));
+        }
+        let root = traces
+            .iter()
+            .filter_map(|o| o.root.as_ref())
+            .min_by_key(|(start, at, _)| (*start, *at))
+            .map(|(_, _, name)| name.clone());
+        super::header(first, root, agents, sweep.topics.clone(), options)
     }
 }
 
@@ -174,61 +530,62 @@ fn summed(
     }
 }
 
-/// Pass 6d: each model call in order of its start, with the evidence first
-/// in front of the model at it (so the lists of a run partition the evidence
-/// that reached the model), what its output said, and its tool calls with the
-/// evidence their results became (`asof calls`, design.md §5).
-fn model_calls(
-    traces: &[TraceOut],
-    call_order: &[(usize, usize)],
-    numbered: &Numbered,
-    built: &Built,
-) -> Vec<asof_core::model::ModelCall> {
-    let mut seen: Vec<Vec<bool>> = traces.iter().map(|o| vec![false; o.items.len()]).collect();
-    let mut calls = Vec::with_capacity(call_order.len());
-    for (at, &(t, k)) in call_order.iter().enumerate() {
-        let out = &traces[t];
-        let call = &out.calls[k];
-        let mut read_new: Vec<usize> = out.in_front[k]
-            .iter()
-            .copied()
-            .filter(|&n| !std::mem::replace(&mut seen[t][n], true))
-            .collect();
-        read_new.sort_by_key(|&n| numbered.rank(t, n));
-        let said_here = out
-            .said
+impl Merged {
+    /// Pass 6d: each model call in order of its start across the traces,
+    /// with the evidence first in front of the model at it (so the lists of
+    /// a run partition the evidence that reached the model), what its output
+    /// said, and its tool calls with the evidence their results became
+    /// (`asof calls`, design.md §5).
+    fn model_calls(&self, traces: &[TraceOut]) -> Vec<asof_core::model::ModelCall> {
+        let mut order: Vec<(usize, usize)> = traces
             .iter()
             .enumerate()
-            .filter(|(_, x)| x.met.0 == 0 && x.call == Some(k))
-            .filter_map(|(i, _)| built.said_ids[t].get(i).cloned().flatten())
+            .flat_map(|(t, o)| (0..o.calls.len()).map(move |k| (t, k)))
             .collect();
-        let tool_calls = call
-            .tool_calls
-            .iter()
-            .map(|(id, name)| asof_core::model::ToolCallMade {
-                id: id.clone(),
-                name: name.clone(),
-                evidence: id
-                    .as_deref()
-                    .and_then(|id| out.by_call.get(id))
-                    .map(|&n| numbered.id(t, n).to_owned()),
-            })
-            .collect();
-        calls.push(asof_core::model::ModelCall {
-            n: at + 1,
-            agent: call.agent.clone(),
-            trace: call.trace.clone(),
-            span: call.span.clone(),
-            started: call.key.0,
-            ended: call.key.1,
-            model: call.model.clone(),
-            read_new: read_new
+        order.sort_by_key(|&(t, k)| traces[t].calls[k].key);
+        let mut seen: Vec<Vec<bool>> = traces.iter().map(|o| vec![false; o.items.len()]).collect();
+        let mut calls = Vec::with_capacity(order.len());
+        for (at, &(t, k)) in order.iter().enumerate() {
+            let out = &traces[t];
+            let call = &out.calls[k];
+            let mut read_new: Vec<usize> = out.in_front[k]
                 .iter()
-                .map(|&n| numbered.id(t, n).to_owned())
-                .collect(),
-            said: said_here,
-            tool_calls,
-        });
+                .copied()
+                .filter(|&n| !std::mem::replace(&mut seen[t][n], true))
+                .collect();
+            read_new.sort_by_key(|&n| self.rank(t, n));
+            let said = out
+                .said
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| x.met.0 == 0 && x.call == Some(k))
+                .filter_map(|(i, _)| self.said_ids[t].get(i).cloned().flatten())
+                .collect();
+            let tool_calls = call
+                .tool_calls
+                .iter()
+                .map(|(id, name)| asof_core::model::ToolCallMade {
+                    id: id.clone(),
+                    name: name.clone(),
+                    evidence: id
+                        .as_deref()
+                        .and_then(|id| out.by_call.get(id))
+                        .map(|&n| self.id(t, n)),
+                })
+                .collect();
+            calls.push(asof_core::model::ModelCall {
+                n: at + 1,
+                agent: call.agent.clone(),
+                trace: call.trace.clone(),
+                span: call.span.clone(),
+                started: call.key.0,
+                ended: call.key.1,
+                model: call.model.clone(),
+                read_new: read_new.iter().map(|&n| self.id(t, n)).collect(),
+                said,
+                tool_calls,
+            });
+        }
+        calls
     }
-    calls
 }

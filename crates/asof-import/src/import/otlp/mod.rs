@@ -29,8 +29,8 @@ mod said;
 mod trace;
 use asof_otlp as wire;
 
-use evidence::{Built, Numbered, evidence_events};
-use said::{EVALUATION, evaluations, fields, matches, said_events};
+use evidence::{evidence_event, is_long};
+use said::{EVALUATION, evaluations, fields, matches};
 use trace::TraceOut;
 
 use read::kind_of;
@@ -42,7 +42,7 @@ use asof_core::dataset::{DatasetErrors, Location};
 use asof_core::model::Cardinality;
 use asof_core::time::{self, Micros};
 use dialect::{MemoryOp, Msg, Part, Role};
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use rules::{Rule, Within};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -316,13 +316,20 @@ pub fn read_named(
         .collect();
     let joined: Vec<read::JoinCounts> = traces.iter().map(|o| o.joined).collect();
     read::summary(&report.input.clone(), &reader, &joined, lines, &mut report)?;
-    Ok(merge::merge(
+    let merged = merge::Merged::default().merge(
         first,
         &mut traces,
+        &[],
         report,
         options,
         merge::Content::Take,
-    ))
+    );
+    Ok(Draft {
+        header: merged.header,
+        events: merged.events,
+        origins: merged.origins,
+        report: merged.report,
+    })
 }
 
 /// An import that grows with its file: each call reads only the complete
@@ -346,6 +353,11 @@ pub struct Growing {
     converted: Vec<Option<TraceOut>>,
     /// Why traces were converted again from their start, and how often.
     again: Tally,
+    /// The merge of the traces as the last draft left it, and the log it
+    /// wrote.
+    merged: merge::Merged,
+    events: Vec<RawEvent>,
+    origins: Vec<Location>,
 }
 
 impl Growing {
@@ -364,6 +376,9 @@ impl Growing {
             requests: 0,
             converted: Vec::new(),
             again: Tally::default(),
+            merged: merge::Merged::default(),
+            events: Vec::new(),
+            origins: Vec::new(),
         }
     }
 
@@ -399,13 +414,20 @@ impl Growing {
     /// receiver's store holds before its first request, so that followers
     /// and queries can attach to it at once.
     pub fn nothing_yet(&self) -> Draft {
-        merge::merge(
+        let merged = merge::Merged::default().merge(
             &self.name,
             &mut [],
+            &[],
             self.report.clone(),
             &self.options,
             merge::Content::Keep,
-        )
+        );
+        Draft {
+            header: merged.header,
+            events: Vec::new(),
+            origins: Vec::new(),
+            report: merged.report,
+        }
     }
 
     /// The import of every line fed so far: the traces new lines fell into
@@ -426,9 +448,11 @@ impl Growing {
             self.again.bump(why);
             self.converted[t] = None;
         }
+        let mut fresh = vec![false; self.converted.len()];
         for (t, slot) in self.converted.iter_mut().enumerate() {
             if slot.is_none() {
                 *slot = Some(TraceOut::of(self.reader.joined(t), &self.options));
+                fresh[t] = true;
             }
         }
         let mut report = self.report.clone();
@@ -442,15 +466,25 @@ impl Growing {
             &mut report,
         )?;
         let mut traces: Vec<TraceOut> = self.converted.drain(..).flatten().collect();
-        let draft = merge::merge(
+        let merged = self.merged.merge(
             &self.name,
             &mut traces,
+            &fresh,
             report,
             &self.options,
             merge::Content::Keep,
         );
         self.converted = traces.into_iter().map(Some).collect();
-        Ok(draft)
+        self.events.truncate(merged.keep);
+        self.events.extend(merged.events);
+        self.origins.truncate(merged.keep);
+        self.origins.extend(merged.origins);
+        Ok(Draft {
+            header: merged.header,
+            events: self.events.clone(),
+            origins: self.origins.clone(),
+            report: merged.report,
+        })
     }
 
     /// How often a trace was converted again from its start because new
@@ -624,37 +658,41 @@ mod passes {
 
     #[test]
     fn evidence_is_numbered_in_recorded_order_and_each_call_sees_its_input() {
-        {
-            let traces = [converted(&genai_spans())];
-            let numbered = Numbered::of(&traces);
-            let recorded: Vec<Micros> = numbered
-                .order
-                .iter()
-                .map(|&(t, n)| traces[t].items[n].recorded)
-                .collect();
-            assert!(recorded.is_sorted());
-            let (t, n) = numbered.order[0];
-            assert_eq!(numbered.id(t, n), "T1");
-            assert_eq!(numbered.item("T1"), Some(numbered.order[0]));
-            let last = numbered.order.len();
-            assert_eq!(
-                numbered.item(&format!("T{last}")),
-                numbered.order.last().copied()
-            );
-            for unknown in [
-                "T0",
-                "T01",
-                "T+1",
-                "T",
-                "t1",
-                "T1x",
-                &format!("T{}", last + 1),
-            ] {
-                assert_eq!(numbered.item(unknown), None, "{unknown}");
-            }
-            assert_eq!(traces[0].in_front.len(), traces[0].calls.len());
-            assert!(traces[0].in_front.iter().any(|items| !items.is_empty()));
+        use said::Numbers;
+        let mut traces = [converted(&genai_spans())];
+        let mut merged = merge::Merged::default();
+        merged.merge(
+            "genai.jsonl",
+            &mut traces,
+            &[],
+            ImportReport::default(),
+            &Options::default(),
+            merge::Content::Keep,
+        );
+        let order = merged.ranked();
+        let recorded: Vec<Micros> = order
+            .iter()
+            .map(|&(t, n)| traces[t].items[n].recorded)
+            .collect();
+        assert!(recorded.is_sorted());
+        let (t, n) = order[0];
+        assert_eq!(merged.id(t, n), "T1");
+        assert_eq!(merged.item("T1"), Some(order[0]));
+        let last = order.len();
+        assert_eq!(merged.item(&format!("T{last}")), order.last().copied());
+        for unknown in [
+            "T0",
+            "T01",
+            "T+1",
+            "T",
+            "t1",
+            "T1x",
+            &format!("T{}", last + 1),
+        ] {
+            assert_eq!(merged.item(unknown), None, "{unknown}");
         }
+        assert_eq!(traces[0].in_front.len(), traces[0].calls.len());
+        assert!(traces[0].in_front.iter().any(|items| !items.is_empty()));
     }
 
     #[test]

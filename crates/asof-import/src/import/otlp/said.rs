@@ -10,6 +10,7 @@ use asof_core::model::Assumed;
 
 /// The latest assertion on an (agent, topic): when, from which model call,
 /// and the cut-off of the evidence that call's assertions cite.
+#[derive(Clone)]
 pub(super) struct Asserted {
     pub(super) at: Micros,
     /// (trace, its model call).
@@ -17,82 +18,102 @@ pub(super) struct Asserted {
     pub(super) since: Option<Micros>,
 }
 
-/// Pass 6b: a belief or retraction event per thing said, in recorded order
-/// across the run's traces, citing what it names (evidence ids or tool call
-/// ids of its trace) or, naming nothing, what was in front of the agent
-/// since its previous assertion on the topic. `call_agents` are the agents
-/// of the run's model calls in the order they started: the dataset lists
-/// them first.
-pub(super) fn said_events(
-    traces: &[TraceOut],
-    numbered: &Numbered,
-    call_agents: &[&str],
-    options: &Options,
-    built: &mut Built,
-    report: &mut ImportReport,
-) {
-    let mut order: Vec<(usize, usize)> = traces
-        .iter()
-        .enumerate()
-        .flat_map(|(t, out)| (0..out.said.len()).map(move |i| (t, i)))
-        .collect();
-    order.sort_by_key(|&(t, i)| {
-        let s = &traces[t].said[i];
-        (s.recorded, s.met)
-    });
-    // Per (agent, topic): the latest assertion's time, and the model call it
-    // came from with the cut-off that call's assertions share (design.md §7:
-    // one call, one set of new evidence).
-    let mut last_assertion: HashMap<(String, String), Asserted> = HashMap::new();
-    let (mut beliefs, mut retractions) = (0usize, 0usize);
-    let mut seen_topics: HashSet<String> = HashSet::new();
-    built.said_ids = traces
-        .iter()
-        .map(|out| vec![None; out.said.len()])
-        .collect();
-    for agent in call_agents {
-        if !built.agents.iter().any(|a| a == agent) {
-            built.agents.push((*agent).to_owned());
-        }
+/// The evidence's ids as the merge numbered them (`T1`, `T2` … in recorded
+/// order across the run's traces).
+pub(super) trait Numbers {
+    /// Item `n` of trace `t`'s rank from 0.
+    fn rank(&self, t: usize, n: usize) -> usize;
+    /// The item ranked `rank`.
+    fn at_rank(&self, rank: usize) -> Option<(usize, usize)>;
+    /// Its id.
+    fn id(&self, t: usize, n: usize) -> String {
+        format!("T{}", self.rank(t, n) + 1)
     }
-    for (t, i) in order {
+    /// The item numbered `id`: `T` and its rank from 1, written as [`Numbers::id`]
+    /// writes it (no sign, no leading zero).
+    fn item(&self, id: &str) -> Option<(usize, usize)> {
+        let digits = id.strip_prefix('T')?;
+        if digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let rank: usize = digits.parse().ok()?;
+        self.at_rank(rank.checked_sub(1)?)
+    }
+}
+
+/// Pass 6b as a sweep over what was said, in recorded order across the
+/// run's traces: its state at one place of the log, so a merge can take it
+/// up again from a place it kept (merge.rs).
+#[derive(Clone, Default)]
+pub(super) struct SaidSweep {
+    /// Per (agent, topic): the latest assertion's time, and the model call
+    /// it came from with the cut-off that call's assertions share
+    /// (design.md §7: one call, one set of new evidence).
+    last_assertion: HashMap<(String, String), Asserted>,
+    pub(super) beliefs: usize,
+    pub(super) retractions: usize,
+    /// Topics and agents in the order they were first said.
+    seen_topics: HashSet<String>,
+    pub(super) topics: Vec<String>,
+    pub(super) agents: Vec<String>,
+    /// What the sweep assumed and where its statements came from, and how
+    /// many entries it had added to the list of what was left out.
+    pub(super) defaults: Tally,
+    pub(super) by_source: Tally,
+    pub(super) skipped: usize,
+}
+
+impl SaidSweep {
+    /// The event statement `i` of trace `t` makes — a belief or a
+    /// retraction, citing what it names (evidence ids or tool call ids of
+    /// its trace) or, naming nothing, what was in front of the agent since
+    /// its previous assertion on the topic — and its id; what it left out is
+    /// added to `skipped`.
+    pub(super) fn step(
+        &mut self,
+        traces: &[TraceOut],
+        numbers: &impl Numbers,
+        (t, i): (usize, usize),
+        options: &Options,
+        skipped: &mut Vec<Skipped>,
+    ) -> (RawEvent, String) {
         let out = &traces[t];
         let evidence = &out.items;
-        let evidence_id = |n: usize| numbered.id(t, n);
         let s = &out.said[i];
         let key = (s.agent.clone(), s.topic.clone());
-        let before = last_assertion.get(&key);
+        let before = self.last_assertion.get(&key);
         let call = s.call.map(|k| (t, k));
         let since = match (before, call) {
             (Some(b), Some(k)) if b.call == Some(k) => b.since,
             (b, _) => b.map(|b| b.at),
         };
+        let skipped_before = skipped.len();
         // The belief named no evidence: asof cites what was in front of it.
         let cites_assumed = s.cites.is_none();
         let cites: Vec<String> = match &s.cites {
             Some(named) => {
-                let mut out_ids = Vec::new();
+                let mut ids = Vec::new();
                 for name in named {
-                    let found = match numbered.item(name) {
+                    let found = match numbers.item(name) {
                         Some((u, n)) => Some((u, n)),
                         None => out.by_call.get(name.as_str()).map(|&n| (t, n)),
                     };
                     match found {
                         Some((u, n)) if traces[u].items[n].recorded <= s.recorded => {
-                            let id = numbered.id(u, n);
-                            if !out_ids.iter().any(|x: &String| x == id) {
-                                out_ids.push(id.to_owned());
+                            let id = numbers.id(u, n);
+                            if !ids.contains(&id) {
+                                ids.push(id);
                             }
                         }
-                        Some((u, n)) => report.skipped.push(Skipped {
+                        Some((u, n)) => skipped.push(Skipped {
                             location: s.origin.clone(),
                             reason: format!(
                                 "cites {name} ({}), which reached the agent at {}, after this: citation dropped",
-                                numbered.id(u, n),
+                                numbers.id(u, n),
                                 instant(traces[u].items[n].recorded)
                             ),
                         }),
-                        None => report.skipped.push(Skipped {
+                        None => skipped.push(Skipped {
                             location: s.origin.clone(),
                             reason: format!(
                                 "cites {name}, which is no evidence id or tool call id of this trace: citation dropped"
@@ -100,7 +121,7 @@ pub(super) fn said_events(
                         }),
                     }
                 }
-                out_ids
+                ids
             }
             None => {
                 let cited: Vec<String> = match s.call {
@@ -113,15 +134,12 @@ pub(super) fn said_events(
                                     && since.is_none_or(|at| evidence[n].recorded > at)
                             })
                             .collect();
-                        items.sort_by_key(|&n| numbered.rank(t, n));
-                        items
-                            .into_iter()
-                            .map(|n| evidence_id(n).to_owned())
-                            .collect()
+                        items.sort_by_key(|&n| numbers.rank(t, n));
+                        items.into_iter().map(|n| numbers.id(t, n)).collect()
                     }
                     None => Vec::new(),
                 };
-                report.defaults.bump(if cited.is_empty() {
+                self.defaults.bump(if cited.is_empty() {
                     "beliefs and retractions naming no evidence, with no new evidence in front of the agent: they cite nothing"
                 } else {
                     "beliefs and retractions naming no evidence: the evidence in front of the agent cited"
@@ -129,41 +147,40 @@ pub(super) fn said_events(
                 cited
             }
         };
+        self.skipped += skipped.len() - skipped_before;
         let valid_from = match s.valid_from {
             Some(at) => at,
             None => match options.valid_from {
                 ValidFrom::TraceStart => {
-                    report
-                        .defaults
+                    self.defaults
                         .bump("beliefs without valid_from: the trace's start");
                     out.start
                 }
                 ValidFrom::At(at) => {
-                    report
-                        .defaults
+                    self.defaults
                         .bump("beliefs without valid_from: --valid-from");
                     at
                 }
             },
         };
         if !s.retract && s.confidence.is_none() {
-            report.defaults.bump("beliefs without confidence: 1");
+            self.defaults.bump("beliefs without confidence: 1");
         }
-        if seen_topics.insert(s.topic.clone()) {
-            built.topics.push(s.topic.clone());
+        if self.seen_topics.insert(s.topic.clone()) {
+            self.topics.push(s.topic.clone());
         }
-        if !built.agents.contains(&s.agent) {
-            built.agents.push(s.agent.clone());
+        if !self.agents.contains(&s.agent) {
+            self.agents.push(s.agent.clone());
         }
-        report.assertions_by_source.bump(s.source);
+        self.by_source.bump(s.source);
         let why = match &s.note {
             Some(note) => format!("{note} ({})", s.origin),
             None => s.origin.clone(),
         };
-        let id = if s.retract {
-            retractions += 1;
-            let id = format!("R{retractions}");
-            built.events.push(RawEvent::Retract(RawRetract {
+        if s.retract {
+            self.retractions += 1;
+            let id = format!("R{}", self.retractions);
+            let event = RawEvent::Retract(RawRetract {
                 id: Some(id.clone()),
                 agent: Some(s.agent.clone()),
                 topic: Some(s.topic.clone()),
@@ -174,11 +191,11 @@ pub(super) fn said_events(
                 recorded_at: RawTime::at(s.recorded),
                 because: cites,
                 reason: Some(why),
-            }));
-            id
+            });
+            (event, id)
         } else {
-            beliefs += 1;
-            last_assertion.insert(
+            self.beliefs += 1;
+            self.last_assertion.insert(
                 key,
                 Asserted {
                     at: s.recorded,
@@ -186,8 +203,8 @@ pub(super) fn said_events(
                     since,
                 },
             );
-            let id = format!("B{beliefs}");
-            built.events.push(RawEvent::Believe(RawBelieve {
+            let id = format!("B{}", self.beliefs);
+            let event = RawEvent::Believe(RawBelieve {
                 id: Some(id.clone()),
                 agent: s.agent.clone(),
                 topic: s.topic.clone(),
@@ -209,19 +226,9 @@ pub(super) fn said_events(
                 .filter(|&(yes, _)| yes)
                 .map(|(_, field)| field.as_str().to_owned())
                 .collect(),
-            }));
-            id
-        };
-        built.said_ids[t][i] = Some(id);
-        built
-            .origins
-            .push(Location::record("belief", beliefs + retractions));
-        built.recorded.push(s.recorded);
-    }
-    if built.agents.is_empty() {
-        built
-            .agents
-            .push(options.agent.clone().unwrap_or_else(|| "agent".into()));
+            });
+            (event, id)
+        }
     }
 }
 
@@ -235,7 +242,7 @@ pub(super) const EVALUATION: &str = "gen_ai.evaluation.result";
 pub(super) fn evaluations(
     t: usize,
     out: &TraceOut,
-    numbered: &Numbered,
+    numbers: &impl Numbers,
     said_ids: &[Option<String>],
     report: &mut ImportReport,
 ) {
@@ -284,7 +291,7 @@ pub(super) fn evaluations(
                     .iter()
                     .enumerate()
                     .filter(|(_, ev)| ev.locator.starts_with(prefix.as_str()))
-                    .map(|(n, _)| numbered.id(t, n).to_owned())
+                    .map(|(n, _)| numbers.id(t, n))
                     .collect(),
             };
             judged.dedup();

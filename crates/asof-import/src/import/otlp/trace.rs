@@ -60,6 +60,12 @@ pub(super) struct TraceOut {
     pub(super) skipped: Vec<(Met, Skipped)>,
     /// A memory delete retracted a belief its record gave.
     pub(super) deletes_retract: bool,
+    /// Items made or changed since the merge last took them (a result
+    /// first read by a later call is recorded then: merge.rs).
+    pub(super) touched: Vec<usize>,
+    /// Call ids a result was first found by since the merge last took them
+    /// (a statement citing one by name now finds it).
+    pub(super) new_ids: Vec<String>,
     sweep: Sweep,
 }
 
@@ -173,6 +179,8 @@ impl TraceOut {
             cases: Tally::default(),
             skipped: Vec::new(),
             deletes_retract: false,
+            touched: Vec::new(),
+            new_ids: Vec::new(),
             sweep: Sweep::default(),
         }
     }
@@ -555,8 +563,9 @@ impl TraceOut {
                 seen: false,
                 met: Met(0, s.end, 0, gidx[t], 0, 0),
             });
+            self.touched.push(n);
             if let Some(id) = call_id {
-                self.by_call.entry(id.clone()).or_insert(n);
+                self.found_by(id, n);
             }
             let key = (s.start, s.end, n);
             let queue = &mut self.sweep.unread;
@@ -596,6 +605,7 @@ impl TraceOut {
                     None => format!("{what} {j}"),
                 };
                 found.push(self.items.len());
+                self.touched.push(self.items.len());
                 self.items.push(Ev {
                     source: source.clone(),
                     kind: "other",
@@ -707,8 +717,10 @@ impl TraceOut {
                 {
                     let key = (m.role.clone(), text.clone());
                     let items = &mut self.items;
+                    let touched = &mut self.touched;
                     Some(*self.sweep.by_message.entry(key).or_insert_with(|| {
                         let n = items.len();
+                        touched.push(n);
                         items.push(Ev {
                             source: m.role.clone(),
                             kind: if m.role == "user" { "human" } else { "other" },
@@ -793,6 +805,7 @@ impl TraceOut {
             Some(n) => {
                 let e = &mut self.items[n];
                 if !e.seen {
+                    self.touched.push(n);
                     e.seen = true;
                     e.recorded = s.start;
                     if e.content.is_empty() {
@@ -806,6 +819,7 @@ impl TraceOut {
             }
             None => {
                 let n = self.items.len();
+                self.touched.push(n);
                 self.items.push(Ev {
                     source: tool_name.unwrap_or_else(|| "tool".to_owned()),
                     kind: "other",
@@ -821,14 +835,20 @@ impl TraceOut {
             }
         };
         match id {
-            Some(id) => {
-                self.by_call.entry(id.clone()).or_insert(n);
-            }
+            Some(id) => self.found_by(id, n),
             None => {
-                w.by_place.entry(place).or_insert(n);
+                self.sweep.by_place.entry(place).or_insert(n);
             }
         }
         Some(n)
+    }
+
+    /// Item `n` is found by call id `id`, unless an earlier one is.
+    fn found_by(&mut self, id: &str, n: usize) {
+        if !self.by_call.contains_key(id) {
+            self.by_call.insert(id.to_owned(), n);
+            self.new_ids.push(id.to_owned());
+        }
     }
 
     /// Pass 5a: what the agent said in the new model calls' outputs —

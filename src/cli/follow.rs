@@ -6,8 +6,9 @@
 
 use super::import::TraceArgs;
 use crate::dataset;
+use crate::dataset::raw::RawEvent;
 use crate::import::{self, otlp};
-use crate::store::follow::{self, Batch, Converted, Growth, Stop};
+use crate::store::follow::{self, Batch, Converted, Grown, Growth, Stop, Suffix};
 use std::path::Path;
 
 /// Follows `file` into `store` (see [`follow::follow`] and
@@ -89,6 +90,7 @@ fn follow_trace(
     let mut growing = Trace {
         growing: otlp::Growing::new(&name, options),
         name,
+        noops: Vec::new(),
     };
     follow::follow_whole(
         file,
@@ -105,6 +107,10 @@ fn follow_trace(
 struct Trace {
     name: String,
     growing: otlp::Growing,
+    /// The retractions the store leaves out (they find nothing to retract)
+    /// as the last whole conversion found them: each one's place in the
+    /// import's log, and what the summary says of it.
+    noops: Vec<(usize, import::Skipped)>,
 }
 
 impl Growth for Trace {
@@ -124,6 +130,49 @@ impl Growth for Trace {
         self.converted(draft)
     }
 
+    /// What the new lines changed: the import's log from the first event
+    /// they changed, each event checked on its own rules (the importer
+    /// made its references hold), with the summary `finish` would give.
+    fn grow(&mut self) -> Result<Grown, Stop> {
+        let advance = self.growing.advance()?;
+        let otlp::Advance {
+            keep,
+            events,
+            origins,
+            header,
+            mut report,
+            assertions,
+            retractions,
+        } = advance;
+        // Those after the first change are judged again as the store takes them.
+        let cut = self.noops.partition_point(|(at, _)| *at < keep);
+        self.noops.truncate(cut);
+        let header = dataset::from_raw(&self.name, header, Vec::new(), Vec::new())?
+            .dataset
+            .header;
+        let events = events
+            .into_iter()
+            .zip(origins)
+            .enumerate()
+            .map(|(j, (raw, origin))| {
+                dataset::validate::event_alone(&self.name, (keep + j, 0), raw, Some(origin))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        report.noops = self.noops.iter().map(|(_, s)| s.clone()).collect();
+        report.assertions = assertions;
+        report.retractions = retractions - cut;
+        report.agents = header.agents.len();
+        report.topics = header.topics.len();
+        let json = serde_json::to_string(&report).map_err(|e| Stop::File(e.to_string()))?;
+        Ok(Grown::From(Suffix {
+            keep,
+            header,
+            events,
+            meta: vec![("import_report", json)],
+            skipped: report.skipped.len(),
+        }))
+    }
+
     fn converted_again(&self) -> usize {
         self.growing
             .converted_again()
@@ -135,16 +184,35 @@ impl Growth for Trace {
 }
 
 impl Trace {
-    /// `draft` validated and replayed, with its import summary for the meta.
-    fn converted(&self, draft: crate::import::Draft) -> Result<Converted, Stop> {
+    /// `draft` validated and replayed, with its import summary for the meta
+    /// and the retractions it leaves out (found nothing to retract).
+    fn converted(&mut self, draft: crate::import::Draft) -> Result<Converted, Stop> {
+        let ids: Vec<Option<String>> = draft.events.iter().map(raw_id).collect();
         let (parsed, report, replay) = import::finish(&self.name, draft)?;
+        let kept: std::collections::HashSet<&str> =
+            parsed.dataset.events.iter().map(|e| e.id()).collect();
+        let dropped: Vec<usize> = (0..ids.len())
+            .filter(|&i| ids[i].as_deref().is_none_or(|id| !kept.contains(id)))
+            .collect();
+        self.noops = dropped.iter().copied().zip(report.noops.clone()).collect();
         let json = serde_json::to_string(&report).map_err(|e| Stop::File(e.to_string()))?;
         Ok(Converted {
             parsed,
             replay,
             meta: vec![("import_report", json)],
             skipped: report.skipped.len(),
+            dropped,
         })
+    }
+}
+
+/// An event's id as the importer wrote it.
+fn raw_id(event: &RawEvent) -> Option<String> {
+    match event {
+        RawEvent::Evidence(e) => Some(e.id.clone()),
+        RawEvent::Believe(b) => b.id.clone(),
+        RawEvent::Retract(r) => r.id.clone(),
+        RawEvent::Verify(v) => v.id.clone(),
     }
 }
 

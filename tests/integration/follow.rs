@@ -569,6 +569,73 @@ fn a_trace_follow_writes_again_only_what_new_spans_changed() {
     assert!(said.contains("the store written again whole"), "{said}");
 }
 
+/// One request of trace `a5…`: a model call from `at` s whose output
+/// calls `tool` with `args`.
+fn call_line(n: u64, at: i64, tool: &str, args: serde_json::Value) -> String {
+    let nanos = |s: i64| format!("{}", (1_776_000_000 + s) as i128 * 1_000_000_000);
+    let attr = |k: &str, v: &str| serde_json::json!({"key": k, "value": {"stringValue": v}});
+    let output = serde_json::json!([{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": format!("c{n}"), "name": tool, "arguments": args},
+    ]}]);
+    serde_json::json!({"resourceSpans": [{
+        "resource": {"attributes": [attr("service.name", "agent")]},
+        "scopeSpans": [{"scope": {"name": "t"}, "spans": [{
+            "traceId": format!("{:032x}", 0xa5), "spanId": format!("{n:016x}"),
+            "name": "chat m", "kind": 3,
+            "startTimeUnixNano": nanos(at), "endTimeUnixNano": nanos(at + 1),
+            "attributes": [
+                attr("gen_ai.operation.name", "chat"),
+                attr("gen_ai.output.messages", &output.to_string()),
+            ],
+        }]}],
+    }]})
+    .to_string()
+}
+
+/// Retractions that find nothing to retract are left out of the store, as
+/// `import otlp` leaves them out (and says so); the batches after them go
+/// on from the right place, and at every batch the store is the import.
+#[test]
+fn a_trace_follow_leaves_out_what_finds_nothing_to_retract_as_import_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("live.jsonl");
+    let db = dir.path().join("live.db");
+    let said = |claim: &str| serde_json::json!({"topic": "q", "claim": claim});
+    let lines = [
+        call_line(1, 10, "record_belief", said("a")),
+        call_line(2, 20, "retract_belief", said("zzz")),
+        call_line(3, 30, "record_belief", said("b")),
+        call_line(4, 40, "retract_belief", said("b")),
+        call_line(5, 50, "retract_belief", said("b")),
+        call_line(6, 60, "record_belief", said("c")),
+    ];
+    std::fs::write(&file, b"").unwrap();
+    let mut child = trace_follower(dir.path(), &[]);
+    let mut out = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    let mut all = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        all.extend_from_slice(line.as_bytes());
+        all.push(b'\n');
+        out.write_all(line.as_bytes()).unwrap();
+        out.write_all(b"\n").unwrap();
+        out.flush().unwrap();
+        wait_for(&db, all.len() as u64, &mut child);
+        assert_equals_import(&db, &all, &[], n);
+    }
+    stop_and_read(child);
+    let report = asof()
+        .args(["export"])
+        .arg(&db)
+        .args(["--format", "md"])
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&report.stdout);
+    assert!(md.contains("finds nothing held to retract"), "{md}");
+}
+
 #[test]
 fn a_trace_follow_goes_on_after_a_kill_with_the_options_given_now() {
     let dir = tempfile::tempdir().unwrap();
@@ -862,6 +929,7 @@ impl Growth for Script {
             replay,
             meta: Vec::new(),
             skipped: 0,
+            dropped: Vec::new(),
         })
     }
 }

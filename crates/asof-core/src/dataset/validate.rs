@@ -154,6 +154,47 @@ pub fn validate(
     })
 }
 
+/// One event checked on its own rules and typed, as event `index` (0-based)
+/// of `file` with sequence number `seq`: for a log whose references a
+/// writer made hold by construction (an importer's, taken up a batch at a
+/// time), not for a file a person wrote ([`Incremental`] checks those).
+/// `origin` places an error.
+pub fn event_alone(
+    file: &str,
+    (index, seq): (usize, u64),
+    raw: RawEvent,
+    origin: Option<Location>,
+) -> Result<Event, DatasetErrors> {
+    struct At(Option<Location>);
+    impl Positions for At {
+        fn event(&self, _: usize) -> Option<Location> {
+            self.0
+        }
+        fn field(&self, _: usize, _: &str, _: &str) -> Option<Location> {
+            self.0
+        }
+        fn header(&self, _: &str) -> Option<Location> {
+            None
+        }
+    }
+    let at = At(origin);
+    let mut c = Collector {
+        file,
+        pos: &at,
+        errors: Vec::new(),
+    };
+    let body = match raw {
+        RawEvent::Evidence(raw) => evidence(&mut c, index, raw).map(EventBody::Evidence),
+        RawEvent::Believe(raw) => believe(&mut c, index, seq, raw).map(EventBody::Believe),
+        RawEvent::Retract(raw) => retract(&mut c, index, seq, raw).map(EventBody::Retract),
+        RawEvent::Verify(raw) => verify(&mut c, index, seq, raw).map(EventBody::Verify),
+    };
+    match body {
+        Some(body) if c.errors.is_empty() => Ok(Event { seq, body }),
+        _ => Err(DatasetErrors(c.errors)),
+    }
+}
+
 /// Validates a dataset one event at a time, in file order, so a load can
 /// stream: each event's own rules at once, its references against the events
 /// before it, and references to events later in the file when the file ends.

@@ -89,6 +89,8 @@ pub(super) struct Merge {
     pub(super) origins: Vec<Location>,
     pub(super) header: RawHeader,
     pub(super) report: ImportReport,
+    /// Beliefs and retractions in the whole log.
+    pub(super) said: (usize, usize),
 }
 
 impl Merged {
@@ -195,6 +197,7 @@ impl Merged {
             origins,
             header,
             report,
+            said: (sweep.beliefs, sweep.retractions),
         }
     }
 

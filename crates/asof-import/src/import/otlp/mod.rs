@@ -332,6 +332,25 @@ pub fn read_named(
     })
 }
 
+/// What a growing import's new lines changed ([`Growing::advance`]).
+pub struct Advance {
+    /// The events of the import's log before the first that changed.
+    pub keep: usize,
+    /// The log from there on.
+    pub events: Vec<RawEvent>,
+    /// Where each of those events came from.
+    pub origins: Vec<Location>,
+    /// The header of the whole import.
+    pub header: RawHeader,
+    /// The summary of the whole import (what `finish` counts from the
+    /// dataset aside).
+    pub report: ImportReport,
+    /// Beliefs in the whole log.
+    pub assertions: usize,
+    /// Retractions in the whole log.
+    pub retractions: usize,
+}
+
 /// An import that grows with its file: each call reads only the complete
 /// lines appended since the last (a followed trace, `asof serve`'s
 /// archive) and gives the import of everything so far — what
@@ -431,8 +450,36 @@ impl Growing {
     }
 
     /// The import of every line fed so far: the traces new lines fell into
-    /// converted again, the others as they were, merged.
+    /// carried on or converted again, the others as they were, merged.
     pub fn draft(&mut self) -> Result<Draft, DatasetErrors> {
+        let merged = self.merged()?;
+        Ok(Draft {
+            header: merged.header,
+            events: self.events.clone(),
+            origins: self.origins.clone(),
+            report: merged.report,
+        })
+    }
+
+    /// What the lines fed since the last call changed: the import's log
+    /// from the first event they changed on (the events before it are as
+    /// the last call gave them), its header and summary.
+    pub fn advance(&mut self) -> Result<Advance, DatasetErrors> {
+        let merged = self.merged()?;
+        Ok(Advance {
+            keep: merged.keep,
+            events: self.events[merged.keep..].to_vec(),
+            origins: self.origins[merged.keep..].to_vec(),
+            header: merged.header,
+            report: merged.report,
+            assertions: merged.said.0,
+            retractions: merged.said.1,
+        })
+    }
+
+    /// The traces new lines fell into carried on (or converted again), and
+    /// merged; the log kept up to date.
+    fn merged(&mut self) -> Result<merge::Merge, DatasetErrors> {
         self.converted.resize_with(self.reader.traces(), || None);
         for t in self.reader.touched() {
             let Some(out) = self.converted[t].as_mut() else {
@@ -466,7 +513,7 @@ impl Growing {
             &mut report,
         )?;
         let mut traces: Vec<TraceOut> = self.converted.drain(..).flatten().collect();
-        let merged = self.merged.merge(
+        let mut merged = self.merged.merge(
             &self.name,
             &mut traces,
             &fresh,
@@ -476,15 +523,10 @@ impl Growing {
         );
         self.converted = traces.into_iter().map(Some).collect();
         self.events.truncate(merged.keep);
-        self.events.extend(merged.events);
+        self.events.append(&mut merged.events);
         self.origins.truncate(merged.keep);
-        self.origins.extend(merged.origins);
-        Ok(Draft {
-            header: merged.header,
-            events: self.events.clone(),
-            origins: self.origins.clone(),
-            report: merged.report,
-        })
+        self.origins.append(&mut merged.origins);
+        Ok(merged)
     }
 
     /// How often a trace was converted again from its start because new

@@ -36,7 +36,7 @@ mod replayed;
 mod rewind;
 mod trace;
 mod truths;
-pub use trace::{Converted, Growth, follow_whole};
+pub use trace::{Converted, Grown, Growth, Suffix, follow_whole};
 
 /// What one batch applied.
 #[derive(Debug, Clone, Default)]

@@ -49,6 +49,34 @@ pub struct Converted {
     pub meta: Vec<(&'static str, String)>,
     /// Records the conversion left out, for the batch's line.
     pub skipped: usize,
+    /// The places in the conversion's own log of the events the store
+    /// leaves out (retractions that find nothing to retract), in order.
+    pub dropped: Vec<usize>,
+}
+
+/// What converting the lines fed since the last conversion gave.
+pub enum Grown {
+    /// Everything, converted again.
+    Whole(Converted),
+    /// The log from a place on: the events before it are as the last
+    /// conversion gave them.
+    From(Suffix),
+}
+
+/// The end of a conversion's log, from the first event a batch changed.
+pub struct Suffix {
+    /// The events of the conversion's own log before it (those the store
+    /// leaves out included).
+    pub keep: usize,
+    /// The header of the whole log.
+    pub header: asof_core::model::Header,
+    /// The events from `keep` on, checked on their own rules (their seqs
+    /// are set as they are stored).
+    pub events: Vec<Event>,
+    /// Rows for the store's meta table (the import summary).
+    pub meta: Vec<(&'static str, String)>,
+    /// Records the conversion left out, for the batch's line.
+    pub skipped: usize,
 }
 
 /// A conversion that grows with the file it reads: fed each run of complete
@@ -58,6 +86,11 @@ pub trait Growth {
     fn feed(&mut self, lines: &[u8]) -> Result<(), Stop>;
     /// What every line fed so far converts to.
     fn convert(&mut self) -> Result<Converted, Stop>;
+    /// What the lines fed since the last conversion changed: by default,
+    /// everything converted again.
+    fn grow(&mut self) -> Result<Grown, Stop> {
+        Ok(Grown::Whole(self.convert()?))
+    }
     /// What a file with no line yet converts to, when the format gives
     /// something for it (a trace: its run with nothing in it), so the store
     /// exists before the first line; `None` waits for that line.
@@ -255,6 +288,11 @@ struct Rewriter<'a> {
     whole: bool,
     /// The growth's conversions made again from their start, so far.
     again: usize,
+    /// The places in the conversion's log of the events left out of the
+    /// store, and each claim the store holds (in code order) with the
+    /// place of the event that first made it.
+    dropped: Vec<usize>,
+    codes: Vec<(usize, String)>,
 }
 
 impl<'a> Rewriter<'a> {
@@ -278,6 +316,8 @@ impl<'a> Rewriter<'a> {
             rewritten: 0,
             whole: false,
             again: 0,
+            dropped: Vec::new(),
+            codes: Vec::new(),
         }
     }
 
@@ -287,6 +327,8 @@ impl<'a> Rewriter<'a> {
         let dataset = converted.parsed.dataset;
         let replayed = self.replayed(dataset.header.clone())?;
         self.skipped = converted.skipped;
+        self.dropped = converted.dropped;
+        self.codes = codes_of(&dataset.events);
         self.written = Some((dataset, replayed));
         Ok(())
     }
@@ -339,9 +381,90 @@ impl<'a> Rewriter<'a> {
                 self.written = Some((converted.parsed.dataset, replayed));
             }
         }
+        if let Some((dataset, _)) = &self.written {
+            self.codes = codes_of(&dataset.events);
+        }
+        self.dropped = converted.dropped;
         self.position = position;
         self.skipped = converted.skipped;
         Ok(())
+    }
+
+    /// Brings the store to `suffix` in one transaction: the events from its
+    /// first on written again, what the replay derives taken on from their
+    /// earliest instant, the position moved past `read`. Returns false,
+    /// writing nothing, when it cannot: the header changed, or a retraction
+    /// of the suffix finds nothing to retract (the conversion is then taken
+    /// whole, which leaves such retractions out and says so).
+    fn write_from(&mut self, suffix: Suffix, read: &[u8]) -> Result<bool, Stop> {
+        let Some((mut old, mut replayed)) = self.written.take() else {
+            return Ok(false);
+        };
+        let cut = self.dropped.partition_point(|&d| d < suffix.keep);
+        let kept = suffix.keep - cut;
+        if old.header != suffix.header || kept > old.events.len() {
+            self.written = Some((old, replayed));
+            return Ok(false);
+        }
+        // An event's seq is its place in the conversion's log (those left
+        // out leave gaps), as a fresh import numbers it.
+        let mut events = suffix.events;
+        for (j, e) in events.iter_mut().enumerate() {
+            e.seq = (suffix.keep + j + 1) as u64;
+        }
+        let claims_kept = self.codes.partition_point(|(at, _)| *at < kept);
+        for (_, claim) in &self.codes[claims_kept..] {
+            replayed.claims.remove(claim);
+        }
+        let last = old.events[..kept]
+            .iter()
+            .rev()
+            .find(|e| e.kind() != EventKind::Evidence)
+            .map(Event::recorded_at);
+        let mut position = self.position.clone();
+        position.read(read);
+        let mut meta = suffix.meta;
+        meta.extend(position.meta());
+        let tx = self.conn.transaction()?;
+        let change = Rewrite {
+            after: suffix.keep as u64,
+            claims_kept,
+            old: &old.events[kept..],
+            new: &events,
+            last,
+        };
+        let derived = rewrite_suffix(&tx, change, &mut replayed)?;
+        if !replayed.replay.unmatched().is_empty() {
+            // Rolled back; the replay's state is read again with the whole.
+            drop(tx);
+            return Ok(false);
+        }
+        let mut set = tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
+        for (key, value) in &meta {
+            set.execute(params![key, value])?;
+        }
+        drop(set);
+        tx.commit()?;
+        replayed.committed(derived);
+        (self.rewritten, self.whole) = (old.events.len() - kept, false);
+        self.dropped.truncate(cut);
+        self.codes.truncate(claims_kept);
+        let mut known: IdSet<&str> = self.codes.iter().map(|(_, c)| c.as_str()).collect();
+        let mut added = Vec::new();
+        for (j, e) in events.iter().enumerate() {
+            if let EventBody::Believe(a) = &e.body
+                && known.insert(a.claim.as_str())
+            {
+                added.push((kept + j, a.claim.clone()));
+            }
+        }
+        self.codes.extend(added);
+        old.events.truncate(kept);
+        old.events.extend(events);
+        self.written = Some((old, replayed));
+        self.position = position;
+        self.skipped = suffix.skipped;
+        Ok(true)
     }
 
     /// Reads what was written since the last poll; when it completed lines,
@@ -366,9 +489,17 @@ impl<'a> Rewriter<'a> {
         let lines = complete.iter().filter(|&&b| b == b'\n').count();
         let before = self.events();
         growth.feed(&complete)?;
-        let converted = growth.convert()?;
+        let grown = growth.grow()?;
         self.again = growth.converted_again();
-        self.write(converted, &complete)?;
+        match grown {
+            Grown::Whole(converted) => self.write(converted, &complete)?,
+            Grown::From(suffix) => {
+                if !self.write_from(suffix, &complete)? {
+                    let converted = growth.convert()?;
+                    self.write(converted, &complete)?;
+                }
+            }
+        }
         Ok(self.batch(self.events().saturating_sub(before), lines))
     }
 
@@ -410,8 +541,58 @@ fn rewrite_from_change(
         .zip(&new.events)
         .take_while(|(a, b)| a == b)
         .count();
-    let mut rewrote = None;
+    // A claim's code is its order of first appearance in the log.
+    let mut claims = IdSet::default();
+    for e in &new.events[..kept] {
+        if let EventBody::Believe(a) = &e.body
+            && !claims.contains(&a.claim)
+        {
+            claims.insert(a.claim.clone());
+        }
+    }
+    let claims_kept = claims.len();
     if kept < old.events.len() {
+        replayed.claims = claims;
+    }
+    let change = Rewrite {
+        after: kept.checked_sub(1).map_or(0, |k| new.events[k].seq),
+        claims_kept,
+        old: &old.events[kept..],
+        new: &new.events[kept..],
+        last: replayed_at(&new.events[..kept]).max(),
+    };
+    Ok((kept, rewrite_suffix(tx, change, replayed)?))
+}
+
+/// The end of a stored log written again: the seq after which events go
+/// (the last one kept; a log may skip seqs), the claims their codes keep,
+/// the events removed and those written, and the latest instant replayed
+/// among those kept.
+struct Rewrite<'a> {
+    after: u64,
+    claims_kept: usize,
+    old: &'a [Event],
+    new: &'a [Event],
+    last: Option<Micros>,
+}
+
+/// Removes the stored events after seq `after` (`old`), writes `new` after them,
+/// and derives what the replay gives from the earliest instant replayed
+/// among them (the claims of `replayed` are those kept).
+fn rewrite_suffix(
+    tx: &rusqlite::Transaction,
+    change: Rewrite,
+    replayed: &mut Replayed,
+) -> Result<super::replayed::Derived, Stop> {
+    let Rewrite {
+        after,
+        claims_kept,
+        old,
+        new,
+        last,
+    } = change;
+    let mut rewrote = None;
+    if !old.is_empty() {
         for table in [
             "outcomes",
             "reconfirmations",
@@ -422,43 +603,48 @@ fn rewrite_from_change(
         ] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE seq > ?1"),
-                [kept as i64],
+                [after as i64],
             )?;
         }
-        // A claim's code is its order of first appearance in the log.
-        let mut claims = IdSet::default();
-        for e in &new.events[..kept] {
-            if let EventBody::Believe(a) = &e.body
-                && !claims.contains(&a.claim)
-            {
-                claims.insert(a.claim.clone());
-            }
-        }
-        tx.execute("DELETE FROM claims WHERE code >= ?1", [claims.len() as i64])?;
-        let mut cited: Vec<String> = (old.events[kept..].iter().chain(&new.events[kept..]))
+        tx.execute("DELETE FROM claims WHERE code >= ?1", [claims_kept as i64])?;
+        let mut cited: Vec<String> = (old.iter().chain(new))
             .flat_map(|e| e.cites().iter().cloned())
             .collect();
         cited.sort_unstable();
         cited.dedup();
         rewrote = Some(Rewrote {
-            after: kept as u64,
-            claims_kept: claims.len(),
+            after,
+            claims_kept,
             cited,
         });
-        replayed.claims = claims;
     }
     let mut log = LogWriter::with_claims(tx, std::mem::take(&mut replayed.claims))?;
-    let written = new.events[kept..].iter().try_for_each(|e| log.write(e));
+    let written = new.iter().try_for_each(|e| log.write(e));
     replayed.claims = log.into_claims();
     written?;
-    let changed = || replayed_at(&old.events[kept..]).chain(replayed_at(&new.events[kept..]));
+    let changed = || replayed_at(old).chain(replayed_at(new));
     let change = Change {
         first: changed().min(),
         rewrote,
         whole: false,
-        last: replayed_at(&new.events).max(),
+        last: last.max(replayed_at(new).max()),
     };
-    Ok((kept, replayed.apply(tx, change)?))
+    Ok(replayed.apply(tx, change)?)
+}
+
+/// Each claim of `events` in the order it first appears (its code), with
+/// the place of the event that first made it.
+fn codes_of(events: &[Event]) -> Vec<(usize, String)> {
+    let mut known: IdSet<&str> = IdSet::default();
+    let mut codes = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        if let EventBody::Believe(a) = &e.body
+            && known.insert(a.claim.as_str())
+        {
+            codes.push((i, a.claim.clone()));
+        }
+    }
+    codes
 }
 
 /// The recorded instants of the events a replay replays (all but evidence).

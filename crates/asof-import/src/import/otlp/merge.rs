@@ -547,6 +547,19 @@ impl Merged {
             .collect();
         order.sort_by_key(|&(t, k)| traces[t].calls[k].key);
         let mut seen: Vec<Vec<bool>> = traces.iter().map(|o| vec![false; o.items.len()]).collect();
+        // Each trace's statements made in a call's own output, by call.
+        let said_in: Vec<Vec<Vec<usize>>> = traces
+            .iter()
+            .map(|o| {
+                let mut by_call = vec![Vec::new(); o.calls.len()];
+                for (i, x) in o.said.iter().enumerate() {
+                    if let (0, Some(k)) = (x.met.0, x.call) {
+                        by_call[k].push(i);
+                    }
+                }
+                by_call
+            })
+            .collect();
         let mut calls = Vec::with_capacity(order.len());
         for (at, &(t, k)) in order.iter().enumerate() {
             let out = &traces[t];
@@ -557,12 +570,9 @@ impl Merged {
                 .filter(|&n| !std::mem::replace(&mut seen[t][n], true))
                 .collect();
             read_new.sort_by_key(|&n| self.rank(t, n));
-            let said = out
-                .said
+            let said = said_in[t][k]
                 .iter()
-                .enumerate()
-                .filter(|(_, x)| x.met.0 == 0 && x.call == Some(k))
-                .filter_map(|(i, _)| self.said_ids[t].get(i).cloned().flatten())
+                .filter_map(|&i| self.said_ids[t].get(i).cloned().flatten())
                 .collect();
             let tool_calls = call
                 .tool_calls

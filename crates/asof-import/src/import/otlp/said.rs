@@ -246,6 +246,30 @@ pub(super) fn evaluations(
     said_ids: &[Option<String>],
     report: &mut ImportReport,
 ) {
+    if out.evaluated.is_empty() {
+        return;
+    }
+    // What the evaluated spans gave: items by their span, statements by
+    // their call (each read once, however many evaluations).
+    let wanted: HashSet<&str> = out
+        .evaluated
+        .iter()
+        .map(|s| span_part(&s.locator))
+        .collect();
+    let mut items_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (n, ev) in out.items.iter().enumerate() {
+        let span = span_part(&ev.locator);
+        if wanted.contains(span) {
+            items_of.entry(span).or_default().push(n);
+        }
+    }
+    let calls: HashSet<usize> = out.evaluated.iter().filter_map(|s| s.call).collect();
+    let mut said_of: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, x) in out.said.iter().enumerate() {
+        if let Some(k) = x.call.filter(|k| calls.contains(k)) {
+            said_of.entry(k).or_default().push(i);
+        }
+    }
     for s in &out.evaluated {
         for e in &s.events {
             let attr = |k: &str| {
@@ -276,22 +300,21 @@ pub(super) fn evaluations(
             });
             let prefix = &s.locator;
             let mut judged: Vec<String> = match s.call {
-                Some(k) => {
-                    // What the call's output said (not belief-tool spans
-                    // that only borrow the call as their latest).
-                    out.said
-                        .iter()
-                        .zip(said_ids)
-                        .filter(|(x, _)| x.call == Some(k) && x.origin.starts_with(prefix.as_str()))
-                        .filter_map(|(_, id)| id.clone())
-                        .collect()
-                }
-                None => out
-                    .items
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, ev)| ev.locator.starts_with(prefix.as_str()))
-                    .map(|(n, _)| numbers.id(t, n))
+                // What the call's output said (not belief-tool spans that
+                // only borrow the call as their latest).
+                Some(k) => said_of
+                    .get(&k)
+                    .into_iter()
+                    .flatten()
+                    .filter(|&&i| out.said[i].origin.starts_with(prefix.as_str()))
+                    .filter_map(|&i| said_ids.get(i).cloned().flatten())
+                    .collect(),
+                None => items_of
+                    .get(span_part(prefix))
+                    .into_iter()
+                    .flatten()
+                    .filter(|&&n| out.items[n].locator.starts_with(prefix.as_str()))
+                    .map(|&n| numbers.id(t, n))
                     .collect(),
             };
             judged.dedup();
@@ -310,6 +333,14 @@ pub(super) fn evaluations(
                     .push(value.clone());
             }
         }
+    }
+}
+
+/// The part of a locator that names its span: `trace T span S`.
+fn span_part(locator: &str) -> &str {
+    match locator.match_indices(' ').nth(3) {
+        Some((at, _)) => &locator[..at],
+        None => locator,
     }
 }
 

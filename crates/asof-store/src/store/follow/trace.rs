@@ -6,20 +6,25 @@
 //!
 //! ```text
 //!   file ──complete new lines──▶ Growth::feed (reads only them)
-//!                                     │ Growth::convert: the dataset of every line so far
-//!                                     ▼
-//!   store ◀── one transaction ── the log from its first changed event on, and what
-//!                                its replay derives from that event's instant on
-//!                                (replayed.rs); a changed header: every table again
+//!                                     │ Growth::grow: the log from the first event the
+//!                                     │ lines changed (Suffix), or every line converted
+//!                                     ▼ again (Converted)
+//!   store ◀── one transaction ── the events after those kept written again, and
+//!                                what the replay derives from their earliest instant
+//!                                on (replayed.rs); a changed header, or a retraction
+//!                                that finds nothing: the whole conversion, every
+//!                                event from the first that differs
 //! ```
 //!
 //! So the store is, at every commit, what importing the lines so far gives,
 //! and a reader (a TUI in WAL) sees the old store or the new one. A trace's
 //! log is in recorded order, so what new spans change is mostly the end of
-//! it: a batch costs the conversion and the events from the first one that
-//! changed, not a rewrite of the store. The store records its position
-//! (bytes, lines, the SHA-256 of those bytes, hashed as they are read) as a
-//! JSON Lines follow does, so a follow started again goes on, and a file
+//! it: a batch costs the events from the first one that changed, not a
+//! rewrite of the store. An event's seq is its place in the conversion's
+//! log, with gaps where a retraction that found nothing to retract was left
+//! out, as a fresh import numbers it. The store records its position (bytes,
+//! lines, the SHA-256 of those bytes, hashed as they are read) as a JSON
+//! Lines follow does, so a follow started again goes on, and a file
 //! truncated, replaced or rewritten before that position stops it.
 
 use super::replayed::{Change, Replayed};

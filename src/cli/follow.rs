@@ -163,12 +163,12 @@ impl Growth for Trace {
         report.retractions = retractions - cut;
         report.agents = header.agents.len();
         report.topics = header.topics.len();
-        let json = serde_json::to_string(&report).map_err(|e| Stop::File(e.to_string()))?;
+        let meta = report.meta_rows().map_err(|e| Stop::File(e.to_string()))?;
         Ok(Grown::From(Suffix {
             keep,
             header,
             events,
-            meta: vec![("import_report", json)],
+            meta,
             skipped: report.skipped.len(),
         }))
     }
@@ -195,11 +195,11 @@ impl Trace {
             .filter(|&i| ids[i].as_deref().is_none_or(|id| !kept.contains(id)))
             .collect();
         self.noops = dropped.iter().copied().zip(report.noops.clone()).collect();
-        let json = serde_json::to_string(&report).map_err(|e| Stop::File(e.to_string()))?;
+        let meta = report.meta_rows().map_err(|e| Stop::File(e.to_string()))?;
         Ok(Converted {
             parsed,
             replay,
-            meta: vec![("import_report", json)],
+            meta,
             skipped: report.skipped.len(),
             dropped,
         })

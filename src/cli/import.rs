@@ -281,12 +281,14 @@ pub fn store_reviewed(
         Some(path) => Some(super::review::ForLoad::read(path, &parsed.dataset)?),
         None => None,
     };
-    let json = serde_json::to_string(&report).map_err(|e| CliError::Runtime(e.to_string()))?;
+    let meta = report
+        .meta_rows()
+        .map_err(|e| CliError::Runtime(e.to_string()))?;
     let versions = Store::load_reviewed(
         &target.db,
         &parsed,
         target.force,
-        &[("import_report", json)],
+        &meta,
         review.as_ref().map(super::review::ForLoad::as_stored),
     )?
     .versions

@@ -99,12 +99,14 @@ pub fn trace_store(draft: import::Draft) -> Result<Store, CliError> {
     let (parsed, report, replay) = import::finish(&name, draft)?;
     // The import summary rides along, as in a store `import otlp` writes:
     // the evaluations the trace made are read from it.
-    let json = serde_json::to_string(&report).map_err(|e| CliError::Runtime(e.to_string()))?;
+    let meta = report
+        .meta_rows()
+        .map_err(|e| CliError::Runtime(e.to_string()))?;
     Ok(Store::in_memory_with(
         &parsed.file,
         &parsed.dataset,
         &replay,
-        vec![("import_report", json)],
+        meta,
     )?)
 }
 

@@ -133,6 +133,23 @@ pub struct ImportReport {
 }
 
 impl ImportReport {
+    /// The store's meta rows for this summary: `import_report`, and a
+    /// trace's model calls in a row of their own (`model_calls`), so that
+    /// what reads the summary — a following TUI at every change — does not
+    /// read every call with it.
+    pub fn meta_rows(&self) -> serde_json::Result<Vec<(&'static str, String)>> {
+        let calls = serde_json::to_string(&self.calls)?;
+        let summary = ImportReport {
+            calls: Vec::new(),
+            ..self.clone()
+        };
+        let mut rows = vec![("import_report", serde_json::to_string(&summary)?)];
+        if self.format == "otlp" {
+            rows.push(("model_calls", calls));
+        }
+        Ok(rows)
+    }
+
     /// What was skipped for not parsing, said on standard error when an
     /// input is read with `--skip-bad-lines` (`None` when nothing was).
     pub fn bad_lines_note(&self) -> Option<String> {
@@ -369,5 +386,43 @@ pub(crate) fn incident_id(file: &str, fallback: &str, suffixes: &[&str]) -> Stri
         fallback.to_owned()
     } else {
         id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A trace's model calls go in a row of their own, out of the summary
+    /// a follower reads at every change; other imports have none.
+    #[test]
+    fn a_traces_calls_are_kept_beside_its_summary() {
+        let call = asof_core::model::ModelCall {
+            n: 1,
+            agent: "a".into(),
+            trace: "t".into(),
+            span: "s".into(),
+            started: 0,
+            ended: 1,
+            model: None,
+            read_new: vec!["T1".into()],
+            said: Vec::new(),
+            tool_calls: Vec::new(),
+        };
+        let report = ImportReport {
+            format: "otlp".into(),
+            calls: vec![call],
+            ..ImportReport::default()
+        };
+        let rows = report.meta_rows().expect("rows");
+        assert_eq!(rows[0].0, "import_report");
+        assert!(!rows[0].1.contains("\"calls\""), "{}", rows[0].1);
+        assert_eq!(rows[1].0, "model_calls");
+        assert!(rows[1].1.contains("\"read_new\":[\"T1\"]"), "{}", rows[1].1);
+        let facts = ImportReport {
+            format: "facts".into(),
+            ..ImportReport::default()
+        };
+        assert_eq!(facts.meta_rows().expect("rows").len(), 1);
     }
 }

@@ -196,6 +196,10 @@ pub fn model_calls(
     if report.get("format").and_then(|f| f.as_str()) != Some("otlp") {
         return Ok(None);
     }
+    // In a row of their own; a store written before, inside the summary.
+    if let Some(calls) = store.meta("model_calls")? {
+        return Ok(Some(serde_json::from_str(&calls).unwrap_or_default()));
+    }
     Ok(Some(
         report
             .get("calls")

@@ -147,9 +147,10 @@ pub struct Timeline {
     /// Evaluations an imported trace made of its evidence and assertions
     /// (`gen_ai.evaluation.result`), by id, one line each; read once.
     pub evaluations: Arc<std::collections::BTreeMap<String, Vec<String>>>,
-    /// A trace's model calls in order (`asof calls`); `None` when the store
-    /// was not read from a trace. Read once.
-    pub calls: Arc<Option<Vec<asof_core::model::ModelCall>>>,
+    /// A trace's model calls in order (`asof calls`), read the first time
+    /// they are asked for ([`Timeline::calls`]): a following TUI reads its
+    /// store again at every change, and a long run makes many calls.
+    calls: Arc<std::sync::OnceLock<Option<Arc<Vec<asof_core::model::ModelCall>>>>>,
     /// A reviewer's findings (docs/review.md), kept apart from the log:
     /// shown beside what the agent knew, never read into it.
     pub review: Arc<asof_core::review::Review>,
@@ -257,13 +258,12 @@ impl Timeline {
         let ledger = super::quality::ledger(&store)?;
         let decoder = store.decoder(true);
         let evaluations = Arc::new(evaluations(&store)?);
-        let calls = Arc::new(super::model_calls(&store)?);
         Ok(Timeline {
             label: store.label().to_owned(),
             header,
             ledger,
             evaluations,
-            calls,
+            calls: Arc::default(),
             review: Arc::default(),
             index: Arc::new(index),
             lists: Arc::new(Lists {
@@ -314,6 +314,24 @@ impl Timeline {
     /// (the TUI shows it in its status line).
     pub fn take_error(&self) -> Option<String> {
         self.detail().error.take()
+    }
+
+    /// A trace's model calls in order (`asof calls`); `None` when the store
+    /// was not read from a trace (or could not be read: then
+    /// [`Timeline::take_error`] says why).
+    pub fn calls(&self) -> Option<Arc<Vec<asof_core::model::ModelCall>>> {
+        self.calls
+            .get_or_init(|| {
+                let mut detail = self.detail();
+                match super::model_calls(&detail.store) {
+                    Ok(calls) => calls.map(Arc::new),
+                    Err(e) => {
+                        detail.error.get_or_insert(e.to_string());
+                        None
+                    }
+                }
+            })
+            .clone()
     }
 
     /// Whether some event of the log has this id.

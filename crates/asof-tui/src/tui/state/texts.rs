@@ -529,7 +529,7 @@ fn findings<'a>(
 /// said and the tool calls it made. Calls after the cursor are dim. `None`
 /// when the store was not read from a trace.
 pub fn calls(timeline: &Timeline, cursor: Micros) -> Option<TextView> {
-    let calls = timeline.calls.as_ref().as_ref()?;
+    let calls = timeline.calls()?;
     let mut lines = vec![
         ViewLine::new(
             LineStyle::Heading,
@@ -548,7 +548,7 @@ pub fn calls(timeline: &Timeline, cursor: Micros) -> Option<TextView> {
             ids.join(",")
         }
     };
-    for c in calls {
+    for c in calls.iter() {
         let called: Vec<String> = c
             .tool_calls
             .iter()

@@ -20,9 +20,14 @@ fn made(draft: &asof_import::import::Draft) -> (String, String, String, String) 
 }
 
 /// Feeds `lines` to a growing import in batches cut after the given line
-/// counts and checks it against the whole read after each batch.
+/// counts and checks it against the whole read after each batch: the log
+/// it hands over (the events before the first changed as the last batch
+/// gave them, the rest new) as the whole draft would be, and its whole
+/// draft too.
 fn check_batches(name: &str, lines: &[String], cuts: &[usize], options: &Options) {
     let mut growing = Growing::new(name, options);
+    let mut log: Vec<String> = Vec::new();
+    let mut origins: Vec<String> = Vec::new();
     let mut fed = 0;
     for &cut in cuts.iter().chain(std::iter::once(&lines.len())) {
         let cut = cut.clamp(fed, lines.len());
@@ -33,13 +38,32 @@ fn check_batches(name: &str, lines: &[String], cuts: &[usize], options: &Options
         growing.feed(batch.as_bytes()).expect("the lines feed");
         fed = cut;
         let whole: String = lines[..fed].iter().map(|l| format!("{l}\n")).collect();
-        match (growing.draft(), otlp::read(name, &whole, options)) {
-            (Ok(g), Ok(w)) => {
-                let (g, w) = (made(&g), made(&w));
-                assert_eq!(g.0, w.0, "header after {fed} lines");
-                assert_eq!(g.1, w.1, "events after {fed} lines");
-                assert_eq!(g.2, w.2, "origins after {fed} lines");
-                assert_eq!(g.3, w.3, "summary after {fed} lines");
+        match (growing.advance(), otlp::read(name, &whole, options)) {
+            (Ok(a), Ok(w)) => {
+                assert!(a.keep <= log.len(), "keeps no more than it gave");
+                log.truncate(a.keep);
+                log.extend(a.events.iter().map(|e| format!("{e:#?}")));
+                origins.truncate(a.keep);
+                origins.extend(a.origins.iter().map(|o| format!("{o:?}")));
+                let w_events: Vec<String> = w.events.iter().map(|e| format!("{e:#?}")).collect();
+                let w_origins: Vec<String> = w.origins.iter().map(|o| format!("{o:?}")).collect();
+                assert_eq!(
+                    format!("{:?}", a.header),
+                    format!("{:?}", w.header),
+                    "header after {fed} lines"
+                );
+                assert_eq!(log, w_events, "events after {fed} lines");
+                assert_eq!(origins, w_origins, "origins after {fed} lines");
+                let summary = |r: &asof_import::import::ImportReport| {
+                    serde_json::to_string_pretty(r).expect("a summary is JSON")
+                };
+                assert_eq!(
+                    summary(&a.report),
+                    summary(&w.report),
+                    "summary after {fed} lines"
+                );
+                let d = growing.draft().expect("the whole draft");
+                assert_eq!(made(&d), made(&w), "the whole draft after {fed} lines");
             }
             (Err(g), Err(w)) => assert_eq!(g.to_string(), w.to_string()),
             (g, w) => panic!(

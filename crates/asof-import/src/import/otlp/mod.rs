@@ -372,11 +372,8 @@ pub struct Growing {
     converted: Vec<Option<TraceOut>>,
     /// Why traces were converted again from their start, and how often.
     again: Tally,
-    /// The merge of the traces as the last draft left it, and the log it
-    /// wrote.
+    /// The merge of the traces as the last draft left it.
     merged: merge::Merged,
-    events: Vec<RawEvent>,
-    origins: Vec<Location>,
 }
 
 impl Growing {
@@ -396,8 +393,6 @@ impl Growing {
             converted: Vec::new(),
             again: Tally::default(),
             merged: merge::Merged::default(),
-            events: Vec::new(),
-            origins: Vec::new(),
         }
     }
 
@@ -452,12 +447,34 @@ impl Growing {
     /// The import of every line fed so far: the traces new lines fell into
     /// carried on or converted again, the others as they were, merged.
     pub fn draft(&mut self) -> Result<Draft, DatasetErrors> {
-        let merged = self.merged()?;
+        self.merged()?;
+        // The whole log, merged afresh from the traces as they are (rare: a
+        // follow's first batch, or one the store takes whole).
+        let mut report = self.report.clone();
+        let joined: Vec<read::JoinCounts> =
+            self.converted.iter().flatten().map(|o| o.joined).collect();
+        read::summary(
+            &self.name,
+            &self.reader,
+            &joined,
+            self.requests,
+            &mut report,
+        )?;
+        let mut traces: Vec<TraceOut> = self.converted.drain(..).flatten().collect();
+        let whole = merge::Merged::default().merge(
+            &self.name,
+            &mut traces,
+            &[],
+            report,
+            &self.options,
+            merge::Content::Keep,
+        );
+        self.converted = traces.into_iter().map(Some).collect();
         Ok(Draft {
-            header: merged.header,
-            events: self.events.clone(),
-            origins: self.origins.clone(),
-            report: merged.report,
+            header: whole.header,
+            events: whole.events,
+            origins: whole.origins,
+            report: whole.report,
         })
     }
 
@@ -468,8 +485,8 @@ impl Growing {
         let merged = self.merged()?;
         Ok(Advance {
             keep: merged.keep,
-            events: self.events[merged.keep..].to_vec(),
-            origins: self.origins[merged.keep..].to_vec(),
+            events: merged.events,
+            origins: merged.origins,
             header: merged.header,
             report: merged.report,
             assertions: merged.said.0,
@@ -513,7 +530,7 @@ impl Growing {
             &mut report,
         )?;
         let mut traces: Vec<TraceOut> = self.converted.drain(..).flatten().collect();
-        let mut merged = self.merged.merge(
+        let merged = self.merged.merge(
             &self.name,
             &mut traces,
             &fresh,
@@ -522,10 +539,6 @@ impl Growing {
             merge::Content::Keep,
         );
         self.converted = traces.into_iter().map(Some).collect();
-        self.events.truncate(merged.keep);
-        self.events.append(&mut merged.events);
-        self.origins.truncate(merged.keep);
-        self.origins.append(&mut merged.origins);
         Ok(merged)
     }
 

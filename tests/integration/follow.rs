@@ -464,6 +464,19 @@ fn assert_equals_import(db: &Path, text: &[u8], args: &[&str], n: usize) {
     asof().arg("check").arg(db).assert().success();
 }
 
+/// An empty `live.jsonl` in `dir`, as an agent's exporter leaves it, a
+/// follow of it started, and the file opened to append to.
+fn following_empty(dir: &Path) -> (Child, std::fs::File) {
+    let file = dir.join("live.jsonl");
+    std::fs::write(&file, b"").unwrap();
+    let child = trace_follower(dir, &[]);
+    let out = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    (child, out)
+}
+
 /// Kills a follow and returns what it printed.
 fn stop_and_read(mut child: Child) -> String {
     child.kill().ok();
@@ -479,7 +492,6 @@ fn sre_trace() -> Vec<u8> {
 #[test]
 fn while_an_agent_exports_a_trace_the_store_is_an_import_of_the_lines_so_far() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("live.jsonl");
     let db = dir.path().join("live.db");
     let all = sre_trace();
     let ends: Vec<usize> = all
@@ -490,12 +502,7 @@ fn while_an_agent_exports_a_trace_the_store_is_an_import_of_the_lines_so_far() {
         .collect();
     assert!(ends.len() >= 3, "the trace has several export batches");
     // The follow starts on an empty file, as an agent's exporter leaves it.
-    std::fs::write(&file, b"").unwrap();
-    let mut child = trace_follower(dir.path(), &[]);
-    let mut out = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&file)
-        .unwrap();
+    let (mut child, mut out) = following_empty(dir.path());
     let mut written = 0;
     for (n, &end) in ends.iter().enumerate() {
         // Half a line first: nothing changes until the line is complete.
@@ -534,7 +541,6 @@ fn while_an_agent_exports_a_trace_the_store_is_an_import_of_the_lines_so_far() {
 #[test]
 fn a_trace_follow_writes_again_only_what_new_spans_changed() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("live.jsonl");
     let db = dir.path().join("live.db");
     // Three agents, a trace each, their spans interleaved in time and each
     // agent's root span last; requests of 30 spans, as a batch exporter sends.
@@ -546,12 +552,7 @@ fn a_trace_follow_writes_again_only_what_new_spans_changed() {
     };
     let requests = asof::synth::otlp_requests(config, 30);
     assert!(requests.len() >= 30, "{}", requests.len());
-    std::fs::write(&file, b"").unwrap();
-    let mut child = trace_follower(dir.path(), &[]);
-    let mut out = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&file)
-        .unwrap();
+    let (mut child, mut out) = following_empty(dir.path());
     let mut all = Vec::new();
     for (n, batch) in requests.chunks(3).enumerate() {
         for request in batch {
@@ -598,7 +599,6 @@ fn call_line(n: u64, at: i64, tool: &str, args: serde_json::Value) -> String {
 #[test]
 fn a_trace_follow_leaves_out_what_finds_nothing_to_retract_as_import_does() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("live.jsonl");
     let db = dir.path().join("live.db");
     let said = |claim: &str| serde_json::json!({"topic": "q", "claim": claim});
     let lines = [
@@ -609,12 +609,7 @@ fn a_trace_follow_leaves_out_what_finds_nothing_to_retract_as_import_does() {
         call_line(5, 50, "retract_belief", said("b")),
         call_line(6, 60, "record_belief", said("c")),
     ];
-    std::fs::write(&file, b"").unwrap();
-    let mut child = trace_follower(dir.path(), &[]);
-    let mut out = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&file)
-        .unwrap();
+    let (mut child, mut out) = following_empty(dir.path());
     let mut all = Vec::new();
     for (n, line) in lines.iter().enumerate() {
         all.extend_from_slice(line.as_bytes());

@@ -450,26 +450,7 @@ impl Growing {
         self.merged()?;
         // The whole log, merged afresh from the traces as they are (rare: a
         // follow's first batch, or one the store takes whole).
-        let mut report = self.report.clone();
-        let joined: Vec<read::JoinCounts> =
-            self.converted.iter().flatten().map(|o| o.joined).collect();
-        read::summary(
-            &self.name,
-            &self.reader,
-            &joined,
-            self.requests,
-            &mut report,
-        )?;
-        let mut traces: Vec<TraceOut> = self.converted.drain(..).flatten().collect();
-        let whole = merge::Merged::default().merge(
-            &self.name,
-            &mut traces,
-            &[],
-            report,
-            &self.options,
-            merge::Content::Keep,
-        );
-        self.converted = traces.into_iter().map(Some).collect();
+        let whole = self.merge_into(&mut merge::Merged::default(), &[])?;
         Ok(Draft {
             header: whole.header,
             events: whole.events,
@@ -519,6 +500,20 @@ impl Growing {
                 fresh[t] = true;
             }
         }
+        let mut merged = std::mem::take(&mut self.merged);
+        let result = self.merge_into(&mut merged, &fresh);
+        self.merged = merged;
+        result
+    }
+
+    /// The traces as they are merged by `into` (`fresh[t]`: trace `t` was
+    /// converted from its start since `into` last merged it), with the
+    /// summary of what was read.
+    fn merge_into(
+        &mut self,
+        into: &mut merge::Merged,
+        fresh: &[bool],
+    ) -> Result<merge::Merge, DatasetErrors> {
         let mut report = self.report.clone();
         let joined: Vec<read::JoinCounts> =
             self.converted.iter().flatten().map(|o| o.joined).collect();
@@ -530,10 +525,10 @@ impl Growing {
             &mut report,
         )?;
         let mut traces: Vec<TraceOut> = self.converted.drain(..).flatten().collect();
-        let merged = self.merged.merge(
+        let merged = into.merge(
             &self.name,
             &mut traces,
-            &fresh,
+            fresh,
             report,
             &self.options,
             merge::Content::Keep,

@@ -19,6 +19,13 @@
 //!     cargo bench --bench serve -- --seconds 10 --spans-per-request 100 --prefill 0
 //!     cargo bench --bench serve -- --rate 2000
 //!
+//! `--restart` then stops serve cleanly (SIGTERM), starts it again on the
+//! same store and archive, and sends one more request: `restart_s` is the
+//! time from the start until that request is in the store (what taking up
+//! the archive costs), with the restarted process's peak memory.
+//!
+//!     cargo bench --bench serve -- --prefill 1000000 --seconds 5 --rate 2000 --restart
+//!
 //! Prints one JSON object; nothing is asserted.
 
 mod common;
@@ -132,6 +139,7 @@ fn main() {
     let per = arg("--spans-per-request", 200) as usize;
     let prefill = arg("--prefill", 100_000);
     let rate = arg("--rate", 0);
+    let restart = std::env::args().any(|a| a == "--restart");
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("serve.db");
     let all = Arc::new(requests(prefill + 30_000 * seconds, per));
@@ -145,25 +153,7 @@ fn main() {
             })
             .count()
     };
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_asof"))
-        .arg("serve")
-        .arg("--db")
-        .arg(&db)
-        .args(["--listen", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start asof serve");
-    let mut first = String::new();
-    let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-    lines.read_line(&mut first).expect("its address");
-    std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
-    let addr = first
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split_whitespace().next())
-        .expect("an address")
-        .to_owned();
+    let (mut child, addr) = start_serve(&db);
     let status_file = format!("/proc/{}/status", child.id());
     let peak = Arc::new(AtomicU64::new(0));
     let memory = {
@@ -251,6 +241,10 @@ fn main() {
     });
     watching.store(false, Ordering::Relaxed);
     let shown = screen.join().expect("the screen watcher");
+    let restarted = match restart {
+        true => Some(restart_serve(&mut child, &db, &all)),
+        false => None,
+    };
     let _ = child.kill();
     let _ = child.wait();
     let _ = memory.join();
@@ -275,10 +269,82 @@ fn main() {
             "received_to_store_ms": summary(&to_store, acked.len()),
             "received_to_screen_ms": summary(&to_screen, acked.len()),
             "peak_rss_mb": peak_kb / 1024,
-            "targets": {"spans_per_s": ">= 20000", "received_to_screen_p99_ms": "<= 1000"},
+            "restart": restarted,
+            "targets": {"spans_per_s": ">= 20000", "received_to_screen_p99_ms": "<= 1000", "restart_s": "<= 10 (1,000,000 spans archived)"},
         }))
         .expect("json")
     );
+}
+
+/// Starts `asof serve` on `db` at a free port; the process and its address.
+fn start_serve(db: &std::path::Path) -> (std::process::Child, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_asof"))
+        .arg("serve")
+        .arg("--db")
+        .arg(db)
+        .args(["--listen", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start asof serve");
+    let mut first = String::new();
+    let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    lines.read_line(&mut first).expect("its address");
+    std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
+    let addr = first
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("an address")
+        .to_owned();
+    (child, addr)
+}
+
+/// Stops `child` cleanly, starts serve again on `db` and sends it the last
+/// request of `all`: the seconds until that request is in the store, and
+/// the restarted process's peak memory. `child` becomes the new process.
+fn restart_serve(
+    child: &mut std::process::Child,
+    db: &std::path::Path,
+    all: &[(Vec<u8>, usize)],
+) -> serde_json::Value {
+    let stop = Instant::now();
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+    let stopped = stop.elapsed();
+    let before = common::serve::applied_lines(db).unwrap_or(0);
+    let started = Instant::now();
+    let (next, addr) = start_serve(db);
+    *child = next;
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut stream =
+        std::io::BufReader::new(TcpStream::connect(&addr).expect("connect after the restart"));
+    let answer = all
+        .last()
+        .and_then(|(body, _)| send(&mut stream, &addr, body));
+    let mut peak_kb = 0u64;
+    while common::serve::applied_lines(db).unwrap_or(0) <= before
+        && started.elapsed() < Duration::from_secs(600)
+    {
+        if let Ok(status) = std::fs::read_to_string(&status_file)
+            && let Some(kb) = status
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        {
+            peak_kb = peak_kb.max(kb);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    json!({
+        "stop_s": stopped.as_secs_f64(),
+        "restart_s": started.elapsed().as_secs_f64(),
+        "answered": answer,
+        "lines_archived": before,
+        "peak_rss_mb": peak_kb / 1024,
+    })
 }
 
 /// For each acknowledged request (the k-th is at most archive line

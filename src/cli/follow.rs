@@ -163,13 +163,21 @@ impl Growth for Trace {
         report.retractions = retractions - cut;
         report.agents = header.agents.len();
         report.topics = header.topics.len();
-        let meta = report.meta_rows().map_err(|e| Stop::File(e.to_string()))?;
+        // The calls go as they are: the store writes again those that changed.
+        let calls = std::mem::take(&mut report.calls);
+        let meta = report
+            .meta_rows()
+            .map_err(|e| Stop::File(e.to_string()))?
+            .into_iter()
+            .filter(|(key, _)| *key == "import_report")
+            .collect();
         Ok(Grown::From(Suffix {
             keep,
             header,
             events,
             meta,
             skipped: report.skipped.len(),
+            calls,
         }))
     }
 
@@ -202,6 +210,7 @@ impl Trace {
             meta,
             skipped: report.skipped.len(),
             dropped,
+            calls: report.calls,
         })
     }
 }

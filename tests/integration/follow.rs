@@ -925,6 +925,7 @@ impl Growth for Script {
             meta: Vec::new(),
             skipped: 0,
             dropped: Vec::new(),
+            calls: Vec::new(),
         })
     }
 }

@@ -196,9 +196,9 @@ pub fn model_calls(
     if report.get("format").and_then(|f| f.as_str()) != Some("otlp") {
         return Ok(None);
     }
-    // In a row of their own; a store written before, inside the summary.
-    if let Some(calls) = store.meta("model_calls")? {
-        return Ok(Some(serde_json::from_str(&calls).unwrap_or_default()));
+    // A row each in their table; a store written before, inside the summary.
+    if let Some(calls) = store.model_call_rows()? {
+        return Ok(Some(calls));
     }
     Ok(Some(
         report

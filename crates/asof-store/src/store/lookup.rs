@@ -371,6 +371,36 @@ fn evidence_where(
 }
 
 impl Store {
+    /// A trace's model calls from the `model_calls` table, in order; `None`
+    /// when the store has none there (a store made before the table, or not
+    /// from a trace).
+    pub(crate) fn model_call_rows(
+        &self,
+    ) -> super::Result<Option<Vec<asof_core::model::ModelCall>>> {
+        let conn = self.connection();
+        let table: i64 = conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'model_calls'",
+            [],
+            |r| r.get(0),
+        )?;
+        if table == 0 {
+            return Ok(None);
+        }
+        let mut stmt = conn.prepare("SELECT call FROM model_calls ORDER BY n")?;
+        let calls: Vec<String> = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        if calls.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(
+            calls
+                .iter()
+                .filter_map(|c| serde_json::from_str(c).ok())
+                .collect(),
+        ))
+    }
+
     /// The beliefs held at recorded time `at` (and, with `about`, valid then)
     /// that `filter` admits, in reading order: one topic's from its covering
     /// index, all topics' from the version pages (a short run of them per

@@ -159,6 +159,13 @@ CREATE TABLE versions (
     CHECK (valid_from < valid_to)
 ) WITHOUT ROWID;
 
+-- An imported trace's model calls in order (`asof calls`): call n as JSON. Kept as rows, not in
+-- the import summary, so a follow writes again only the calls a batch changed.
+CREATE TABLE model_calls (
+    n    INTEGER PRIMARY KEY,
+    call TEXT NOT NULL
+);
+
 -- Derived: the distinct claims of the versions, coded in the order first written.
 CREATE TABLE claims (
     code INTEGER PRIMARY KEY,

@@ -67,6 +67,44 @@ pub(super) fn write_review(
     Ok(())
 }
 
+/// The `meta` key under which an import hands over a trace's model calls
+/// (a JSON array, one element per call, in order): written to the
+/// `model_calls` table, a row each, not to `meta`.
+pub const MODEL_CALLS: &str = "model_calls";
+
+/// Writes the calls of `json` (a JSON array) as rows 1, 2, … of
+/// `model_calls`, each written as [`write_calls`] writes it.
+fn write_calls_json(tx: &Transaction, json: &str) -> rusqlite::Result<()> {
+    let calls: Vec<asof_core::model::ModelCall> = serde_json::from_str(json)
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    write_calls(tx, &[], &calls)
+}
+
+/// Brings `model_calls` from `old` to `new` (each call in order): the calls
+/// from the first that differs written again, those after `new` removed.
+/// A store made before the table existed gets it.
+pub(super) fn write_calls(
+    tx: &Transaction,
+    old: &[asof_core::model::ModelCall],
+    new: &[asof_core::model::ModelCall],
+) -> rusqlite::Result<()> {
+    let kept = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    if kept == old.len() && kept == new.len() {
+        return Ok(());
+    }
+    tx.execute_batch(
+        "CREATE TABLE IF NOT EXISTS model_calls (n INTEGER PRIMARY KEY, call TEXT NOT NULL);",
+    )?;
+    tx.execute("DELETE FROM model_calls WHERE n > ?1", [kept as i64])?;
+    let mut row = tx.prepare("INSERT INTO model_calls (n, call) VALUES (?1, ?2)")?;
+    for (i, call) in new.iter().enumerate().skip(kept) {
+        let json = serde_json::to_string(call)
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        row.execute(params![(i + 1) as i64, json])?;
+    }
+    Ok(())
+}
+
 /// Schema, meta and header rows: everything before the log.
 pub(super) fn write_head(
     tx: &Transaction,
@@ -89,6 +127,11 @@ pub(super) fn write_head(
     ])?;
     meta.execute(params!["asof_version", env!("CARGO_PKG_VERSION")])?;
     for (key, value) in extra_meta {
+        // A trace's model calls (a JSON array) go to their table, a row each.
+        if *key == MODEL_CALLS {
+            write_calls_json(tx, value)?;
+            continue;
+        }
         meta.execute(params![key, value])?;
     }
     let mut agent = tx.prepare("INSERT INTO agents (idx, id, name) VALUES (?1, ?2, ?3)")?;
@@ -663,5 +706,50 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The model calls' rows follow the calls: those from the first that
+    /// changed written again, the rest kept, those past the end removed.
+    #[test]
+    fn model_call_rows_are_written_from_the_first_changed_call() {
+        let call = |n: usize, model: &str| asof_core::model::ModelCall {
+            n,
+            agent: "a".into(),
+            trace: "t".into(),
+            span: format!("s{n}"),
+            started: n as i64,
+            ended: n as i64 + 1,
+            model: Some(model.into()),
+            read_new: Vec::new(),
+            said: Vec::new(),
+            tool_calls: Vec::new(),
+        };
+        let mut conn = Connection::open_in_memory().expect("memory");
+        let rows = |conn: &Connection| -> Vec<(i64, String)> {
+            conn.prepare("SELECT n, call FROM model_calls ORDER BY n")
+                .and_then(|mut s| {
+                    s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                        .collect::<rusqlite::Result<_>>()
+                })
+                .expect("rows")
+        };
+        let first = vec![call(1, "m"), call(2, "m"), call(3, "m")];
+        let tx = conn.transaction().expect("tx");
+        write_calls(&tx, &[], &first).expect("written");
+        tx.commit().expect("commit");
+        assert_eq!(rows(&conn).len(), 3);
+        let kept = rows(&conn)[0].clone();
+        let second = vec![call(1, "m"), call(2, "other"), call(3, "m"), call(4, "m")];
+        let tx = conn.transaction().expect("tx");
+        write_calls(&tx, &first, &second).expect("written");
+        tx.commit().expect("commit");
+        let now = rows(&conn);
+        assert_eq!(now.len(), 4);
+        assert_eq!(now[0], kept);
+        assert!(now[1].1.contains("\"other\""), "{:?}", now[1]);
+        let tx = conn.transaction().expect("tx");
+        write_calls(&tx, &second, &second[..1]).expect("written");
+        tx.commit().expect("commit");
+        assert_eq!(rows(&conn), vec![kept]);
     }
 }

@@ -57,6 +57,9 @@ pub struct Converted {
     /// The places in the conversion's own log of the events the store
     /// leaves out (retractions that find nothing to retract), in order.
     pub dropped: Vec<usize>,
+    /// A trace's model calls in order (also in `meta` as `model_calls`, for
+    /// a store written whole).
+    pub calls: Vec<asof_core::model::ModelCall>,
 }
 
 /// What converting the lines fed since the last conversion gave.
@@ -82,6 +85,9 @@ pub struct Suffix {
     pub meta: Vec<(&'static str, String)>,
     /// Records the conversion left out, for the batch's line.
     pub skipped: usize,
+    /// A trace's model calls in order: the store writes again those from
+    /// the first that changed.
+    pub calls: Vec<asof_core::model::ModelCall>,
 }
 
 /// A conversion that grows with the file it reads: fed each run of complete
@@ -298,6 +304,8 @@ struct Rewriter<'a> {
     /// place of the event that first made it.
     dropped: Vec<usize>,
     codes: Vec<(usize, String)>,
+    /// The model calls the store holds.
+    calls: Vec<asof_core::model::ModelCall>,
 }
 
 impl<'a> Rewriter<'a> {
@@ -323,6 +331,7 @@ impl<'a> Rewriter<'a> {
             again: 0,
             dropped: Vec::new(),
             codes: Vec::new(),
+            calls: Vec::new(),
         }
     }
 
@@ -333,6 +342,7 @@ impl<'a> Rewriter<'a> {
         let replayed = self.replayed(dataset.header.clone())?;
         self.skipped = converted.skipped;
         self.dropped = converted.dropped;
+        self.calls = converted.calls;
         self.codes = codes_of(&dataset.events);
         self.written = Some((dataset, replayed));
         Ok(())
@@ -363,12 +373,8 @@ impl<'a> Rewriter<'a> {
                 let tx = self.conn.transaction()?;
                 let (kept, derived) = rewrite_from_change(&tx, &old, new, &mut replayed)?;
                 (self.rewritten, self.whole) = (old.events.len() - kept, false);
-                let mut set =
-                    tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
-                for (key, value) in &meta {
-                    set.execute(params![key, value])?;
-                }
-                drop(set);
+                write_meta(&tx, &meta)?;
+                write::write_calls(&tx, &self.calls, &converted.calls)?;
                 tx.commit()?;
                 replayed.committed(derived);
                 self.written = Some((converted.parsed.dataset, replayed));
@@ -390,6 +396,7 @@ impl<'a> Rewriter<'a> {
             self.codes = codes_of(&dataset.events);
         }
         self.dropped = converted.dropped;
+        self.calls = converted.calls;
         self.position = position;
         self.skipped = converted.skipped;
         Ok(())
@@ -444,13 +451,11 @@ impl<'a> Rewriter<'a> {
             drop(tx);
             return Ok(false);
         }
-        let mut set = tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
-        for (key, value) in &meta {
-            set.execute(params![key, value])?;
-        }
-        drop(set);
+        write_meta(&tx, &meta)?;
+        write::write_calls(&tx, &self.calls, &suffix.calls)?;
         tx.commit()?;
         replayed.committed(derived);
+        self.calls = suffix.calls;
         (self.rewritten, self.whole) = (old.events.len() - kept, false);
         self.dropped.truncate(cut);
         self.codes.truncate(claims_kept);
@@ -635,6 +640,16 @@ fn rewrite_suffix(
         last: last.max(replayed_at(new).max()),
     };
     Ok(replayed.apply(tx, change)?)
+}
+
+/// Sets `meta` rows; a trace's model calls handed over as a meta row are
+/// written by [`write::write_calls`] instead.
+fn write_meta(tx: &rusqlite::Transaction, meta: &[(&'static str, String)]) -> rusqlite::Result<()> {
+    let mut set = tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
+    for (key, value) in meta.iter().filter(|(k, _)| *k != write::MODEL_CALLS) {
+        set.execute(params![key, value])?;
+    }
+    Ok(())
 }
 
 /// Each claim of `events` in the order it first appears (its code), with

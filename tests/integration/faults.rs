@@ -475,6 +475,35 @@ fn a_damaged_version_page_is_found_and_rebuild_recovers_it() {
     );
 }
 
+/// A trace's store whose derived pages are damaged keeps its model calls
+/// when `rebuild` writes it again from its log: they are not derived from it.
+#[test]
+fn a_rebuilt_trace_store_keeps_its_model_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sre.db");
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/sre-agent.otlp.jsonl");
+    common::asof()
+        .args(["import", "otlp"])
+        .arg(&trace)
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success();
+    let calls = || {
+        let out = common::asof()
+            .arg("calls")
+            .arg(&db)
+            .args(["--format", "json"])
+            .assert();
+        String::from_utf8_lossy(&out.success().get_output().stdout).into_owned()
+    };
+    let before = calls();
+    assert!(before.contains("read_new"), "{before}");
+    flip_page_type(&db, "versions");
+    run_the_way_out(&db, "`asof rebuild");
+    assert_eq!(calls(), before);
+}
+
 /// A byte changed in a page of the log, and one inside an event row: the log
 /// is damaged, `check` says so and names the load that recovers the store.
 #[test]

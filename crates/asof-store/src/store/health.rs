@@ -173,8 +173,9 @@ fn made_from(conn: &Connection) -> Option<(String, String)> {
 }
 
 /// Writes the store at `path` again from its log, into a new file that
-/// replaces it (a damaged file's derived rows may not even delete): the log
-/// and meta as they are, everything else derived afresh. Refused when the
+/// replaces it (a damaged file's derived rows may not even delete): the log,
+/// the meta and a trace's model calls as they are, everything else derived
+/// afresh. Refused when the
 /// log itself is damaged. Returns the number of versions derived.
 pub fn salvage(path: &Path, diagnosis: &Diagnosis) -> Result<usize, StoreError> {
     if !diagnosis.log.is_empty() {
@@ -198,6 +199,7 @@ pub fn salvage(path: &Path, diagnosis: &Diagnosis) -> Result<usize, StoreError> 
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     drop(stmt);
+    let calls = read::model_call_rows(&conn)?;
     drop(conn);
     let source = meta
         .iter()
@@ -221,6 +223,12 @@ pub fn salvage(path: &Path, diagnosis: &Diagnosis) -> Result<usize, StoreError> 
         let mut put = conn.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
         for (key, value) in &meta {
             put.execute([key, value])?;
+        }
+        drop(put);
+        // A trace's model calls, as they were (not derived from the log).
+        let mut put = conn.prepare("INSERT INTO model_calls (n, call) VALUES (?1, ?2)")?;
+        for (n, call) in &calls {
+            put.execute(rusqlite::params![n, call])?;
         }
         drop(put);
         conn.close().map_err(|(_, e)| e)?;

@@ -377,28 +377,24 @@ impl Store {
     pub(crate) fn model_call_rows(
         &self,
     ) -> super::Result<Option<Vec<asof_core::model::ModelCall>>> {
-        let conn = self.connection();
-        let table: i64 = conn.query_row(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'model_calls'",
-            [],
-            |r| r.get(0),
-        )?;
-        if table == 0 {
-            return Ok(None);
-        }
-        let mut stmt = conn.prepare("SELECT call FROM model_calls ORDER BY n")?;
-        let calls: Vec<String> = stmt
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+        let calls = super::read::model_call_rows(self.connection())?;
         if calls.is_empty() {
             return Ok(None);
         }
-        Ok(Some(
-            calls
-                .iter()
-                .filter_map(|c| serde_json::from_str(c).ok())
-                .collect(),
-        ))
+        // A row that does not read is damage, said, never a call left out.
+        let calls = calls
+            .iter()
+            .map(|(_, c)| {
+                serde_json::from_str(c).map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        1,
+                        rusqlite::types::Type::Text,
+                        Box::new(e),
+                    )
+                })
+            })
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(Some(calls))
     }
 
     /// The beliefs held at recorded time `at` (and, with `about`, valid then)

@@ -713,6 +713,23 @@ pub(crate) fn truths(
     rows.collect()
 }
 
+/// A trace's model calls as stored, `(n, the call as JSON)` in order; none
+/// when the store has no `model_calls` table (made before it, or a store
+/// that only read them from its summary).
+pub(crate) fn model_call_rows(conn: &Connection) -> rusqlite::Result<Vec<(i64, String)>> {
+    let table: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'model_calls'",
+        [],
+        |r| r.get(0),
+    )?;
+    if table == 0 {
+        return Ok(Vec::new());
+    }
+    conn.prepare("SELECT n, call FROM model_calls ORDER BY n")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -307,12 +307,11 @@ impl TraceOut {
     fn latest_call(&mut self, spans: &[SpanRec], agent: &str, at: Micros) -> Option<usize> {
         let w = &mut self.sweep;
         w.horizon = Some(w.horizon.map_or(at, |h| h.max(at)));
-        w.call_spans
-            .iter()
-            .enumerate()
-            .filter(|&(_, &c)| &*w.agents[c] == agent && spans[c].start <= at)
-            .map(|(k, _)| k)
-            .next_back()
+        // The calls are in order of start: those started by `at` come first.
+        let started = w.call_spans.partition_point(|&c| spans[c].start <= at);
+        (0..started)
+            .rev()
+            .find(|&k| &*w.agents[w.call_spans[k]] == agent)
     }
 
     fn skip(&mut self, met: Met, span: &str, reason: String) {

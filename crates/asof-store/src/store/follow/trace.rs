@@ -433,6 +433,21 @@ impl<'a> Rewriter<'a> {
             .rev()
             .find(|e| e.kind() != EventKind::Evidence)
             .map(Event::recorded_at);
+        // The claims the suffix makes first (the claims kept are those
+        // `replayed` holds now), with the place of the event that does.
+        let mut fresh: IdSet<&str> = IdSet::default();
+        let added: Vec<(usize, String)> = events
+            .iter()
+            .enumerate()
+            .filter_map(|(j, e)| match &e.body {
+                EventBody::Believe(a)
+                    if !replayed.claims.contains(&a.claim) && fresh.insert(a.claim.as_str()) =>
+                {
+                    Some((kept + j, a.claim.clone()))
+                }
+                _ => None,
+            })
+            .collect();
         let mut position = self.position.clone();
         position.read(read);
         let mut meta = suffix.meta;
@@ -459,15 +474,6 @@ impl<'a> Rewriter<'a> {
         (self.rewritten, self.whole) = (old.events.len() - kept, false);
         self.dropped.truncate(cut);
         self.codes.truncate(claims_kept);
-        let mut known: IdSet<&str> = self.codes.iter().map(|(_, c)| c.as_str()).collect();
-        let mut added = Vec::new();
-        for (j, e) in events.iter().enumerate() {
-            if let EventBody::Believe(a) = &e.body
-                && known.insert(a.claim.as_str())
-            {
-                added.push((kept + j, a.claim.clone()));
-            }
-        }
         self.codes.extend(added);
         old.events.truncate(kept);
         old.events.extend(events);

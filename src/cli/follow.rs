@@ -43,7 +43,8 @@ pub fn run(
     if !archive {
         return follow_any(file, store, force, poll, trace, &options, go_on);
     }
-    follow_trace(file, store, force, poll, &options, go_on)
+    // The archive grows for as long as serve runs, in segments: no limit.
+    follow_trace(file, store, force, poll, &options, u64::MAX, go_on)
 }
 
 /// A followed file that may be a dataset or a trace: which, its first line
@@ -73,17 +74,19 @@ fn follow_any(
         return follow::follow(file, store, force, poll, go_on);
     }
     one_request_a_line(file)?;
-    follow_trace(file, store, force, poll, options, go_on)
+    follow_trace(file, store, force, poll, options, otlp::MAX_BYTES, go_on)
 }
 
-/// A trace followed into its store: each batch reads only the lines
-/// appended since the last one.
+/// A trace followed into its store, up to `max` bytes: each batch reads
+/// only the lines appended since the last one (in the file's next segments
+/// too, when it has them: serve's archive).
 fn follow_trace(
     file: &Path,
     store: &Path,
     force: bool,
     poll: std::time::Duration,
     options: &otlp::Options,
+    max: u64,
     go_on: impl FnMut(&Batch) -> bool,
 ) -> Result<(), Stop> {
     let name = file.display().to_string();
@@ -92,15 +95,7 @@ fn follow_trace(
         name,
         noops: Vec::new(),
     };
-    follow::follow_whole(
-        file,
-        store,
-        force,
-        poll,
-        otlp::MAX_BYTES,
-        &mut growing,
-        go_on,
-    )
+    follow::follow_whole(file, store, force, poll, max, &mut growing, go_on)
 }
 
 /// A trace's import growing with its file.

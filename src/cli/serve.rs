@@ -33,6 +33,10 @@ pub struct ServeArgs {
     /// Connections open at once; one more is answered 503 (retry) and closed.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u16).range(1..=4096))]
     pub max_connections: u16,
+    /// The archive is written in segments of about this many MiB
+    /// (STORE.otlp.jsonl, then STORE.otlp.jsonl.000002, …), read as one.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
+    pub segment_mib: u32,
     #[command(flatten)]
     pub trace: TraceOptions,
 }
@@ -58,7 +62,7 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
             archive_path.display()
         )));
     }
-    let archive = Archive::open(&archive_path).map_err(|e| {
+    let archive = Archive::open(&archive_path, u64::from(args.segment_mib) << 20).map_err(|e| {
         CliError::Runtime(format!(
             "{}: cannot open the archive: {e}",
             archive_path.display()

@@ -124,10 +124,7 @@ fn caught_up(db: &Path, lines: usize) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let out = asof().arg("check").arg(db).output().expect("check");
-        let archive = asof_serve::archive::path_for(db);
-        let have = std::fs::read_to_string(&archive)
-            .map(|t| t.lines().count())
-            .unwrap_or(0);
+        let have = archived(db).lines().count();
         let applied = applied_lines(db);
         if out.status.success() && have == lines && applied == Some(lines as u64) {
             return;
@@ -139,6 +136,19 @@ fn caught_up(db: &Path, lines: usize) {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// The archive of `db`, every segment in order, as one text.
+fn archived(db: &Path) -> String {
+    segments(db)
+        .iter()
+        .map(|p| std::fs::read_to_string(p).expect("a segment"))
+        .collect()
+}
+
+/// The segments of `db`'s archive.
+fn segments(db: &Path) -> Vec<PathBuf> {
+    asof_core::segments::existing(&asof_serve::archive::path_for(db))
 }
 
 /// `asof import otlp TRACE --db DB EXTRA…`, which must succeed.
@@ -340,8 +350,8 @@ fn small_requests(events: u64) -> Vec<String> {
 }
 
 /// Four exporters send while serve is killed (SIGKILL) at arbitrary
-/// instants and started again: every request answered 200 is in the
-/// archive, the store follows it, `asof check` passes, and the archive
+/// instants and started again, its archive in segments of 1 MiB: every
+/// request answered 200 is in the archive, the store follows it, `asof check` passes, and the archive
 /// re-imports to the same store. Unanswered requests are sent again, as an
 /// exporter retries them.
 #[test]
@@ -356,7 +366,7 @@ fn a_kill_at_any_instant_loses_nothing_acknowledged() {
     let mut state = 11u64;
     let mut interrupted = 0;
     for round in 0..4 {
-        let mut server = serve(&db, &[]);
+        let mut server = serve(&db, &["--segment-mib", "1"]);
         let addr = server.addr.clone();
         let senders: Vec<_> = (0..4)
             .map(|_| {
@@ -413,7 +423,9 @@ fn a_kill_at_any_instant_loses_nothing_acknowledged() {
         interrupted > 0,
         "a kill came while requests were being sent"
     );
-    let archive = std::fs::read_to_string(asof_serve::archive::path_for(&db)).unwrap();
+    // Killed while it wrote segments of 1 MiB, the archive is still whole.
+    assert!(segments(&db).len() >= 2, "{:?}", segments(&db));
+    let archive = archived(&db);
     // Every request answered 200 is in the archive, line for line.
     let lines: std::collections::HashSet<&str> = archive.lines().collect();
     for &i in acked.lock().unwrap().iter() {
@@ -426,13 +438,110 @@ fn a_kill_at_any_instant_loses_nothing_acknowledged() {
         );
     }
     // The store follows the archive once serve runs again, and equals its import.
-    let server = serve(&db, &[]);
+    let server = serve(&db, &["--segment-mib", "1"]);
     caught_up(&db, archive.lines().count());
     drop(server);
     asof().arg("check").arg(&db).assert().success();
     let imported = dir.path().join("imported.db");
-    import_to(&asof_serve::archive::path_for(&db), &imported, &[]);
+    asof()
+        .args(["import", "otlp"])
+        .args(segments(&db))
+        .arg("--db")
+        .arg(&imported)
+        .assert()
+        .success();
     assert_eq!(rows(&db, &[], &[]), rows(&imported, &[], &[]));
+}
+
+/// A receiver runs for days: its archive goes on in segments (here of
+/// 1 MiB, where the default is 256), none of them ever refused for its
+/// size. Every request answered 200 is in one; a kill while the store is
+/// behind loses nothing, and serve started again takes in what the store
+/// lacks, across the segments; `asof check` says how far behind it was
+/// until then; the segments import, as one, to the same store.
+#[test]
+fn the_archive_goes_on_in_segments_and_a_restart_takes_in_what_the_store_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("seg.db");
+    let requests = small_requests(6000);
+    let total: usize = requests.iter().map(|r| r.len() + 1).sum();
+    assert!(
+        total > 2 << 20,
+        "the requests fill more than two segments ({total} bytes)"
+    );
+    let half = requests.len() / 2;
+    let server = serve(&db, &["--segment-mib", "1"]);
+    for (i, r) in requests[..half].iter().enumerate() {
+        assert_eq!(json(&server.addr, r).0, 200, "request {i}");
+    }
+    caught_up(&db, half);
+    assert!(segments(&db).len() >= 2, "{:?}", segments(&db));
+    // The rest, then a kill before the store can have taken them in.
+    for (i, r) in requests[half..].iter().enumerate() {
+        assert_eq!(json(&server.addr, r).0, 200, "request {}", half + i);
+    }
+    drop(server);
+    let parts = segments(&db);
+    assert!(parts.len() >= 3, "{parts:?}");
+    for part in &parts {
+        let len = std::fs::metadata(part).unwrap().len();
+        // A segment passes its size by one batch of lines at most.
+        assert!(
+            len <= (1 << 20) + 64 * 1024,
+            "{}: {len} bytes",
+            part.display()
+        );
+        assert!(std::fs::read(part).unwrap().ends_with(b"\n"));
+    }
+    let text = archived(&db);
+    let lines: std::collections::HashSet<&str> = text.lines().collect();
+    assert_eq!(text.lines().count(), requests.len());
+    for (i, r) in requests.iter().enumerate() {
+        let normal = serde_json::from_str::<serde_json::Value>(r)
+            .unwrap()
+            .to_string();
+        assert!(
+            lines.contains(normal.as_str()),
+            "request {i} is not archived"
+        );
+    }
+    // Whatever the kill left, `asof check` says how far behind it is.
+    let applied = applied_lines(&db).expect("the store's position");
+    let check = asof().arg("check").arg(&db).output().unwrap();
+    assert!(check.status.success());
+    let said = String::from_utf8_lossy(&check.stdout);
+    let behind = requests.len() as u64 - applied;
+    match behind {
+        0 => assert!(!said.contains("behind"), "{said}"),
+        1 => assert!(
+            said.contains("behind") && said.contains(": 1 complete line ("),
+            "{said}"
+        ),
+        n => assert!(
+            said.contains(&format!(
+                "behind {}: {n} complete lines (",
+                parts[0].display()
+            )),
+            "{said}"
+        ),
+    }
+    // Started again, serve takes in what the store lacks, across segments.
+    let server = serve(&db, &["--segment-mib", "1"]);
+    caught_up(&db, requests.len());
+    drop(server);
+    let imported = dir.path().join("imported.db");
+    asof()
+        .args(["import", "otlp"])
+        .args(&parts)
+        .arg("--db")
+        .arg(&imported)
+        .assert()
+        .success();
+    assert_eq!(rows(&db, &[], &[]), rows(&imported, &[], &[]));
+    // The shell lists the segments in their order.
+    let mut listed = parts.clone();
+    listed.sort();
+    assert_eq!(listed, parts);
 }
 
 /// The store exists, empty and valid, from the moment serve answers: a

@@ -15,5 +15,6 @@ pub mod model;
 pub mod pool;
 pub mod redact;
 pub mod review;
+pub mod segments;
 pub mod text;
 pub mod time;

@@ -34,8 +34,10 @@ use std::path::Path;
 
 mod replayed;
 mod rewind;
+mod series;
 mod trace;
 mod truths;
+pub use series::unread;
 pub use trace::{Converted, Grown, Growth, Suffix, follow_whole};
 
 /// What one batch applied.
@@ -134,7 +136,7 @@ pub fn behind(store: &Store, path: &Path, verify: bool) -> crate::store::Result<
     };
     if verify {
         let recorded = store.meta(SHA256)?;
-        let read = match Position::of_start(&file, applied) {
+        let read = match Position::of_series(&file, applied) {
             Ok(read) => read,
             Err(Stop::Store(e)) => return Err(e),
             Err(_) => return Ok(None),
@@ -148,29 +150,6 @@ pub fn behind(store: &Store, path: &Path, verify: bool) -> crate::store::Result<
         source,
     })?;
     Ok(Some(Behind { file, bytes, lines }))
-}
-
-/// What `file` holds past `offset`: its bytes, and the complete lines among
-/// them (what a follow has yet to take in; a line still being written is
-/// not counted).
-pub fn unread(file: &Path, offset: u64) -> std::io::Result<(u64, u64)> {
-    use std::io::{Read, Seek};
-    let mut f = std::fs::File::open(file)?;
-    let len = f.metadata()?.len();
-    if len <= offset {
-        return Ok((0, 0));
-    }
-    f.seek(std::io::SeekFrom::Start(offset))?;
-    let (mut lines, mut buf) = (0u64, vec![0u8; 1 << 16]);
-    loop {
-        match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok((len - offset, lines))
 }
 
 /// Folds a followed store's write-ahead log into the store's file and
@@ -328,6 +307,18 @@ impl Position {
             }
             position.read(&buf[..n]);
         }
+    }
+
+    /// The first `len` bytes of the series of segments at `first`
+    /// (series.rs), read.
+    fn of_series(first: &Path, len: u64) -> Result<Position, Stop> {
+        let mut series = series::Series::open(&first.display().to_string(), first)?;
+        let mut position = Position::new();
+        series.read(0, Some(len), |bytes| {
+            position.read(bytes);
+            Ok(())
+        })?;
+        Ok(position)
     }
 
     /// Moves on past `bytes`.

@@ -28,10 +28,8 @@
 //! truncated, replaced or rewritten before that position stops it.
 
 use super::replayed::{Change, Replayed};
-use super::{
-    Batch, Position, Stop, complete_len, identity, io, not_followed, open_writer, read_on,
-    recorded, replaced, wait_for_a_line,
-};
+use super::series::Series;
+use super::{Batch, Position, Stop, not_followed, open_writer, recorded};
 use crate::store::scrub::Rewrote;
 use crate::store::write::{self, LogWriter};
 use crate::store::{Contents, Store};
@@ -41,7 +39,6 @@ use asof_core::model::{Dataset, Event, EventBody, EventKind, IdSet};
 use asof_core::time::Micros;
 use rusqlite::{Connection, params};
 
-use std::io::Read;
 use std::path::Path;
 
 /// What converting the complete lines so far gave.
@@ -131,14 +128,14 @@ pub fn follow_whole(
     growth: &mut impl Growth,
     mut go_on: impl FnMut(&Batch) -> bool,
 ) -> Result<(), Stop> {
-    let started = identity(&std::fs::metadata(dataset).map_err(|e| io(dataset, e))?);
     let name = dataset.display().to_string();
+    let mut series = Series::open(&name, dataset)?;
     // Every batch converts the whole trace again: what one frees the next
     // allocates, so the memory stays committed while the follow runs.
     let _kept = crate::store::bulk_load_guard();
     // A new store holding `converted`, the file read up to `read`, and the
     // rewriter that carries it on.
-    let create = |converted: Converted, read: Position| -> Result<Rewriter, Stop> {
+    let create = |converted: Converted, read: Position, series| -> Result<Rewriter, Stop> {
         let mut meta = converted.meta.clone();
         meta.extend(read.meta());
         Store::create_with(
@@ -151,7 +148,7 @@ pub fn follow_whole(
             },
             force,
         )?;
-        let mut f = Rewriter::new(&name, dataset, started, max, open_writer(store)?, read);
+        let mut f = Rewriter::new(&name, series, max, open_writer(store)?, read);
         f.took(converted)?;
         Ok(f)
     };
@@ -159,7 +156,7 @@ pub fn follow_whole(
     // (a file with none yet, when the format gives something for it) an
     // empty store a follower or a query started early attaches to.
     let ready = match !store.exists() || force {
-        true => Some(complete_len(dataset)?),
+        true => Some(series.complete_len()?),
         false => None,
     };
     let empty = match ready {
@@ -167,19 +164,24 @@ pub fn follow_whole(
         _ => None,
     };
     let mut f = if let Some(empty) = empty {
-        create(empty?, Position::new())?
+        create(empty?, Position::new(), series)?
     } else if let Some(ready) = ready {
         let len = match ready {
             Some(len) => len,
-            None => match wait_for_a_line(dataset, poll, &mut go_on)? {
-                Some(len) => len,
-                None => return Ok(()),
+            None => loop {
+                if let Some(len) = series.complete_len()? {
+                    break len;
+                }
+                if !go_on(&Batch::default()) {
+                    return Ok(());
+                }
+                std::thread::sleep(poll);
             },
         };
-        let read = feed_start(&name, dataset, started, len, max, growth)?;
+        let read = feed_start(&name, &mut series, len, max, growth)?;
         let converted = growth.convert()?;
         converted.parsed.check_replay(&converted.replay)?;
-        create(converted, read)?
+        create(converted, read, series)?
     } else {
         let conn = open_writer(store)?;
         let (offset, sha) = recorded(&conn, store, &name)?;
@@ -189,10 +191,10 @@ pub fn follow_whole(
         // The applied bytes are read once, fed and hashed together; a file
         // that is not the one followed is said so even when feeding it
         // failed first (then its hash is read on its own).
-        let read = match feed_start(&name, dataset, started, offset, max, growth) {
+        let read = match feed_start(&name, &mut series, offset, max, growth) {
             Ok(read) => read,
             Err(stop) => {
-                if Position::of_start(dataset, offset)?.sha256() != sha {
+                if Position::of_series(dataset, offset)?.sha256() != sha {
                     return Err(not_followed(&name, store, offset));
                 }
                 return Err(stop);
@@ -202,7 +204,7 @@ pub fn follow_whole(
             return Err(not_followed(&name, store, offset));
         }
         let nothing_read = read.offset == 0;
-        let mut f = Rewriter::new(&name, dataset, started, max, conn, read);
+        let mut f = Rewriter::new(&name, series, max, conn, read);
         // Converted again, so the options given now are the ones it holds.
         let empty = if nothing_read {
             growth.nothing_yet()
@@ -236,13 +238,12 @@ pub fn follow_whole(
 /// How much of the file's start is fed at a time.
 const CHUNK: usize = 8 << 20;
 
-/// Feeds the first `len` bytes of the file being followed (complete lines),
-/// read from the file that was at the path when the follow started, a few
-/// megabytes at a time: the file is never held whole.
+/// Feeds the first `len` bytes of the file being followed (complete lines,
+/// across its segments), a few megabytes at a time: the file is never held
+/// whole.
 fn feed_start(
     name: &str,
-    path: &Path,
-    started: (u64, u64),
+    series: &mut Series,
     len: u64,
     max: u64,
     growth: &mut impl Growth,
@@ -250,26 +251,25 @@ fn feed_start(
     if len > max {
         return Err(over(name, len, max));
     }
-    let file = std::fs::File::open(path).map_err(|e| io(path, e))?;
-    if identity(&file.metadata().map_err(|e| io(path, e))?) != started {
-        return Err(replaced(name));
-    }
-    let mut input = file.take(len);
     let mut position = Position::new();
-    let mut pending: Vec<u8> = Vec::new();
-    let mut buf = vec![0u8; CHUNK];
-    loop {
-        let n = input.read(&mut buf).map_err(|e| io(path, e))?;
-        if n == 0 {
-            break;
+    let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + (1 << 20));
+    series.read(0, Some(len), |bytes| {
+        pending.extend_from_slice(bytes);
+        if pending.len() < CHUNK {
+            return Ok(());
         }
-        pending.extend_from_slice(&buf[..n]);
         if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
             let rest = pending.split_off(end + 1);
             growth.feed(&pending)?;
             position.read(&pending);
             pending = rest;
         }
+        Ok(())
+    })?;
+    if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
+        pending.truncate(end + 1);
+        growth.feed(&pending)?;
+        position.read(&pending);
     }
     Ok(position)
 }
@@ -283,9 +283,8 @@ fn over(name: &str, len: u64, max: u64) -> Stop {
 /// The state a whole-file follow carries between batches.
 struct Rewriter<'a> {
     name: &'a str,
-    path: &'a Path,
-    /// The device and inode of the file followed.
-    identity: (u64, u64),
+    /// The file followed, in its segments.
+    series: Series,
     max: u64,
     conn: Connection,
     position: Position,
@@ -311,16 +310,14 @@ struct Rewriter<'a> {
 impl<'a> Rewriter<'a> {
     fn new(
         name: &'a str,
-        path: &'a Path,
-        identity: (u64, u64),
+        series: Series,
         max: u64,
         conn: Connection,
         position: Position,
     ) -> Rewriter<'a> {
         Rewriter {
             name,
-            path,
-            identity,
+            series,
             max,
             conn,
             position,
@@ -487,13 +484,7 @@ impl<'a> Rewriter<'a> {
     /// feeds and converts them and brings the store to the result.
     fn poll(&mut self, growth: &mut impl Growth) -> Result<Batch, Stop> {
         let offset = self.position.offset;
-        let (complete, pending) = read_on(
-            self.name,
-            self.path,
-            self.identity,
-            offset,
-            &self.position.tail,
-        )?;
+        let (complete, pending) = self.series.read_on(offset, &self.position.tail)?;
         let whole = offset + complete.len() as u64;
         if whole + pending as u64 > self.max {
             return Err(over(self.name, whole + pending as u64, self.max));

@@ -1,0 +1,63 @@
+//! A file written in segments: `asof serve`'s archive grows for as long as
+//! the receiver runs, so it is written as a series of files, each closed
+//! once it holds enough, and read as one. The first segment is the file's
+//! own name (`run.db.otlp.jsonl`); the next ones add their number, six
+//! digits, so that a shell's `run.db.otlp.jsonl*` lists them in order
+//! (`run.db.otlp.jsonl.000002`, `….000003`, …). A segment ends with a whole
+//! line, and once the next one exists nothing is written to it again.
+
+use std::path::{Path, PathBuf};
+
+/// The `n`th segment (from 1) of the series that starts at `first`.
+pub fn nth(first: &Path, n: u32) -> PathBuf {
+    if n <= 1 {
+        return first.to_owned();
+    }
+    let mut name = first.as_os_str().to_owned();
+    name.push(format!(".{n:06}"));
+    PathBuf::from(name)
+}
+
+/// The segments of the series at `first` that exist, in order: `first`
+/// (when it exists), then each next one for as long as it exists.
+pub fn existing(first: &Path) -> Vec<PathBuf> {
+    (1..)
+        .map(|n| nth(first, n))
+        .take_while(|p| p.is_file())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_are_named_in_the_order_a_shell_lists_them() {
+        let first = Path::new("/srv/run.db.otlp.jsonl");
+        assert_eq!(nth(first, 1), first);
+        assert_eq!(nth(first, 2), Path::new("/srv/run.db.otlp.jsonl.000002"));
+        let mut names: Vec<String> = [12, 1, 3, 2, 100]
+            .iter()
+            .map(|&n| nth(first, n).display().to_string())
+            .collect();
+        names.sort();
+        let order: Vec<String> = [1, 2, 3, 12, 100]
+            .iter()
+            .map(|&n| nth(first, n).display().to_string())
+            .collect();
+        assert_eq!(names, order);
+    }
+
+    #[test]
+    fn the_series_is_the_segments_that_exist_without_a_gap() {
+        let dir = std::env::temp_dir().join(format!("asof-segments-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let first = dir.join("a.jsonl");
+        assert!(existing(&first).is_empty());
+        for n in [1, 2, 4] {
+            std::fs::write(nth(&first, n), "{}\n").unwrap();
+        }
+        assert_eq!(existing(&first), vec![nth(&first, 1), nth(&first, 2)]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

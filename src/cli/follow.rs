@@ -136,6 +136,7 @@ impl Growth for Trace {
             origins,
             header,
             mut report,
+            calls_from,
             assertions,
             retractions,
         } = advance;
@@ -158,7 +159,7 @@ impl Growth for Trace {
         report.retractions = retractions - cut;
         report.agents = header.agents.len();
         report.topics = header.topics.len();
-        // The calls go as they are: the store writes again those that changed.
+        // The calls from the first the lines changed: the store writes them again.
         let calls = std::mem::take(&mut report.calls);
         let meta = report
             .meta_rows()
@@ -172,6 +173,7 @@ impl Growth for Trace {
             events,
             meta,
             skipped: report.skipped.len(),
+            calls_from,
             calls,
         }))
     }

@@ -28,6 +28,7 @@ fn check_batches(name: &str, lines: &[String], cuts: &[usize], options: &Options
     let mut growing = Growing::new(name, options);
     let mut log: Vec<String> = Vec::new();
     let mut origins: Vec<String> = Vec::new();
+    let mut calls: Vec<asof_core::model::ModelCall> = Vec::new();
     let mut fed = 0;
     for &cut in cuts.iter().chain(std::iter::once(&lines.len())) {
         let cut = cut.clamp(fed, lines.len());
@@ -39,8 +40,16 @@ fn check_batches(name: &str, lines: &[String], cuts: &[usize], options: &Options
         fed = cut;
         let whole: String = lines[..fed].iter().map(|l| format!("{l}\n")).collect();
         match (growing.advance(), otlp::read(name, &whole, options)) {
-            (Ok(a), Ok(w)) => {
+            (Ok(mut a), Ok(w)) => {
                 assert!(a.keep <= log.len(), "keeps no more than it gave");
+                // The model calls, like the log, from the first changed.
+                assert!(
+                    a.calls_from <= calls.len(),
+                    "keeps no more calls than it gave"
+                );
+                calls.truncate(a.calls_from);
+                calls.append(&mut a.report.calls);
+                a.report.calls = calls.clone();
                 log.truncate(a.keep);
                 log.extend(a.events.iter().map(|e| format!("{e:#?}")));
                 origins.truncate(a.keep);

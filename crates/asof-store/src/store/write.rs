@@ -77,30 +77,26 @@ pub const MODEL_CALLS: &str = "model_calls";
 fn write_calls_json(tx: &Transaction, json: &str) -> rusqlite::Result<()> {
     let calls: Vec<asof_core::model::ModelCall> = serde_json::from_str(json)
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-    write_calls(tx, &[], &calls)
+    write_calls(tx, 0, &calls)
 }
 
-/// Brings `model_calls` from `old` to `new` (each call in order): the calls
-/// from the first that differs written again, those after `new` removed.
-/// A store made before the table existed gets it.
+/// Brings `model_calls` to its first `kept` rows followed by `new` (each
+/// call in order): the rows after `kept` written again, those after `new`
+/// removed. A store made before the table existed gets it.
 pub(super) fn write_calls(
     tx: &Transaction,
-    old: &[asof_core::model::ModelCall],
+    kept: usize,
     new: &[asof_core::model::ModelCall],
 ) -> rusqlite::Result<()> {
-    let kept = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    if kept == old.len() && kept == new.len() {
-        return Ok(());
-    }
     tx.execute_batch(
         "CREATE TABLE IF NOT EXISTS model_calls (n INTEGER PRIMARY KEY, call TEXT NOT NULL);",
     )?;
     tx.execute("DELETE FROM model_calls WHERE n > ?1", [kept as i64])?;
     let mut row = tx.prepare("INSERT INTO model_calls (n, call) VALUES (?1, ?2)")?;
-    for (i, call) in new.iter().enumerate().skip(kept) {
+    for (i, call) in new.iter().enumerate() {
         let json = serde_json::to_string(call)
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-        row.execute(params![(i + 1) as i64, json])?;
+        row.execute(params![(kept + i + 1) as i64, json])?;
     }
     Ok(())
 }
@@ -708,8 +704,8 @@ mod tests {
         }
     }
 
-    /// The model calls' rows follow the calls: those from the first that
-    /// changed written again, the rest kept, those past the end removed.
+    /// The model calls' rows follow the calls: those after the rows kept
+    /// written again, those past the end removed, the rest left as they are.
     #[test]
     fn model_call_rows_are_written_from_the_first_changed_call() {
         let call = |n: usize, model: &str| asof_core::model::ModelCall {
@@ -735,20 +731,20 @@ mod tests {
         };
         let first = vec![call(1, "m"), call(2, "m"), call(3, "m")];
         let tx = conn.transaction().expect("tx");
-        write_calls(&tx, &[], &first).expect("written");
+        write_calls(&tx, 0, &first).expect("written");
         tx.commit().expect("commit");
         assert_eq!(rows(&conn).len(), 3);
         let kept = rows(&conn)[0].clone();
-        let second = vec![call(1, "m"), call(2, "other"), call(3, "m"), call(4, "m")];
+        let second = [call(1, "m"), call(2, "other"), call(3, "m"), call(4, "m")];
         let tx = conn.transaction().expect("tx");
-        write_calls(&tx, &first, &second).expect("written");
+        write_calls(&tx, 1, &second[1..]).expect("written");
         tx.commit().expect("commit");
         let now = rows(&conn);
         assert_eq!(now.len(), 4);
         assert_eq!(now[0], kept);
         assert!(now[1].1.contains("\"other\""), "{:?}", now[1]);
         let tx = conn.transaction().expect("tx");
-        write_calls(&tx, &second, &second[..1]).expect("written");
+        write_calls(&tx, 1, &[]).expect("written");
         tx.commit().expect("commit");
         assert_eq!(rows(&conn), vec![kept]);
     }

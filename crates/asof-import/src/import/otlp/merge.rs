@@ -31,7 +31,7 @@ const EVERY: usize = if cfg!(debug_assertions) { 3 } else { 256 };
 /// what was said at one instant, evidence by when it was observed, then
 /// where the passes met it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct LogKey(Micros, bool, Micros, Met);
+pub(super) struct LogKey(Micros, bool, Micros, Met);
 
 /// An entry of the log: an item of evidence or a statement of a trace.
 #[derive(Clone, Copy, Debug)]
@@ -79,6 +79,8 @@ pub(super) struct Merged {
     /// Items kept cut at the dataset's limit, each trace's flags and in all.
     long: Vec<Vec<bool>>,
     longs: usize,
+    /// The model calls as last listed.
+    listed: super::calls::Listed,
 }
 
 /// What a batch merged: the log from `keep` on (the events before it are
@@ -91,9 +93,27 @@ pub(super) struct Merge {
     pub(super) report: ImportReport,
     /// Beliefs and retractions in the whole log.
     pub(super) said: (usize, usize),
+    /// The model calls before those in `report.calls` (which lists the
+    /// rest): as the last batch listed them.
+    pub(super) calls_from: usize,
 }
 
 impl Merged {
+    /// The log key of item `n` of trace `t`, as indexed.
+    pub(super) fn item_key(&self, t: usize, n: usize) -> Option<LogKey> {
+        self.item_keys[t].get(n).copied()
+    }
+
+    /// The log key of statement `i` of trace `t`, as indexed.
+    pub(super) fn said_key(&self, t: usize, i: usize) -> Option<LogKey> {
+        self.said_keys[t].get(i).copied()
+    }
+
+    /// The event id statement `i` of trace `t` was given, if it made one.
+    pub(super) fn said_id(&self, t: usize, i: usize) -> Option<String> {
+        self.said_ids[t].get(i).cloned().flatten()
+    }
+
     /// The items in the order they are numbered: (trace, item).
     #[cfg(test)]
     pub(super) fn ranked(&self) -> &[(usize, usize)] {
@@ -189,7 +209,12 @@ impl Merged {
             }
             self.evidence_before.push(evidence);
         }
+        let mut listed = std::mem::take(&mut self.listed);
+        let (calls_from, calls) =
+            listed.list(traces, fresh, self, from_key, content == Content::Take);
+        self.listed = listed;
         self.summary(traces, &sweep, &mut report, options, content);
+        report.calls = calls;
         let header = self.header(first, traces, &sweep, options);
         Merge {
             keep,
@@ -198,6 +223,7 @@ impl Merged {
             header,
             report,
             said: (sweep.beliefs, sweep.retractions),
+            calls_from,
         }
     }
 
@@ -391,7 +417,6 @@ impl Merged {
         for (t, out) in traces.iter().enumerate() {
             evaluations(t, out, self, &self.said_ids[t], report);
         }
-        report.calls = self.model_calls(traces);
         notes(options, report);
     }
 
@@ -530,75 +555,5 @@ fn summed(
         report
             .notes
             .push("a delete_memory of a record that gave a belief retracts that belief".to_owned());
-    }
-}
-
-impl Merged {
-    /// Pass 6d: each model call in order of its start across the traces,
-    /// with the evidence first in front of the model at it (so the lists of
-    /// a run partition the evidence that reached the model), what its output
-    /// said, and its tool calls with the evidence their results became
-    /// (`asof calls`, design.md §5).
-    fn model_calls(&self, traces: &[TraceOut]) -> Vec<asof_core::model::ModelCall> {
-        let mut order: Vec<(usize, usize)> = traces
-            .iter()
-            .enumerate()
-            .flat_map(|(t, o)| (0..o.calls.len()).map(move |k| (t, k)))
-            .collect();
-        order.sort_by_key(|&(t, k)| traces[t].calls[k].key);
-        let mut seen: Vec<Vec<bool>> = traces.iter().map(|o| vec![false; o.items.len()]).collect();
-        // Each trace's statements made in a call's own output, by call.
-        let said_in: Vec<Vec<Vec<usize>>> = traces
-            .iter()
-            .map(|o| {
-                let mut by_call = vec![Vec::new(); o.calls.len()];
-                for (i, x) in o.said.iter().enumerate() {
-                    if let (0, Some(k)) = (x.met.0, x.call) {
-                        by_call[k].push(i);
-                    }
-                }
-                by_call
-            })
-            .collect();
-        let mut calls = Vec::with_capacity(order.len());
-        for (at, &(t, k)) in order.iter().enumerate() {
-            let out = &traces[t];
-            let call = &out.calls[k];
-            let mut read_new: Vec<usize> = out.in_front[k]
-                .iter()
-                .copied()
-                .filter(|&n| !std::mem::replace(&mut seen[t][n], true))
-                .collect();
-            read_new.sort_by_key(|&n| self.rank(t, n));
-            let said = said_in[t][k]
-                .iter()
-                .filter_map(|&i| self.said_ids[t].get(i).cloned().flatten())
-                .collect();
-            let tool_calls = call
-                .tool_calls
-                .iter()
-                .map(|(id, name)| asof_core::model::ToolCallMade {
-                    id: id.clone(),
-                    name: name.clone(),
-                    evidence: id
-                        .as_deref()
-                        .and_then(|id| out.by_call.get(id))
-                        .map(|&n| self.id(t, n)),
-                })
-                .collect();
-            calls.push(asof_core::model::ModelCall {
-                n: at + 1,
-                agent: call.agent.clone(),
-                trace: call.trace.clone(),
-                span: call.span.clone(),
-                started: call.key.0,
-                ended: call.key.1,
-                model: call.model.clone(),
-                read_new: read_new.iter().map(|&n| self.id(t, n)).collect(),
-                said,
-                tool_calls,
-            });
-        }
-        calls
     }
 }

@@ -20,6 +20,7 @@
 //! Every default used, every span or message that could not be read and every
 //! citation dropped is counted in the import summary.
 
+mod calls;
 pub mod dialect;
 mod evidence;
 mod merge;
@@ -343,8 +344,11 @@ pub struct Advance {
     /// The header of the whole import.
     pub header: RawHeader,
     /// The summary of the whole import (what `finish` counts from the
-    /// dataset aside).
+    /// dataset aside); its `calls` are the model calls from `calls_from` on.
     pub report: ImportReport,
+    /// The model calls before those in `report.calls`: as the last call
+    /// gave them.
+    pub calls_from: usize,
     /// Beliefs in the whole log.
     pub assertions: usize,
     /// Retractions in the whole log.
@@ -470,6 +474,7 @@ impl Growing {
             origins: merged.origins,
             header: merged.header,
             report: merged.report,
+            calls_from: merged.calls_from,
             assertions: merged.said.0,
             retractions: merged.said.1,
         })

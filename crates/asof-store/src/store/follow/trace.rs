@@ -82,8 +82,10 @@ pub struct Suffix {
     pub meta: Vec<(&'static str, String)>,
     /// Records the conversion left out, for the batch's line.
     pub skipped: usize,
-    /// A trace's model calls in order: the store writes again those from
-    /// the first that changed.
+    /// The model calls before `calls`, as the store holds them.
+    pub calls_from: usize,
+    /// A trace's model calls from `calls_from` on, in order: the store
+    /// writes them again.
     pub calls: Vec<asof_core::model::ModelCall>,
 }
 
@@ -303,8 +305,6 @@ struct Rewriter<'a> {
     /// place of the event that first made it.
     dropped: Vec<usize>,
     codes: Vec<(usize, String)>,
-    /// The model calls the store holds.
-    calls: Vec<asof_core::model::ModelCall>,
 }
 
 impl<'a> Rewriter<'a> {
@@ -328,7 +328,6 @@ impl<'a> Rewriter<'a> {
             again: 0,
             dropped: Vec::new(),
             codes: Vec::new(),
-            calls: Vec::new(),
         }
     }
 
@@ -339,7 +338,6 @@ impl<'a> Rewriter<'a> {
         let replayed = self.replayed(dataset.header.clone())?;
         self.skipped = converted.skipped;
         self.dropped = converted.dropped;
-        self.calls = converted.calls;
         self.codes = codes_of(&dataset.events);
         self.written = Some((dataset, replayed));
         Ok(())
@@ -371,7 +369,7 @@ impl<'a> Rewriter<'a> {
                 let (kept, derived) = rewrite_from_change(&tx, &old, new, &mut replayed)?;
                 (self.rewritten, self.whole) = (old.events.len() - kept, false);
                 write_meta(&tx, &meta)?;
-                write::write_calls(&tx, &self.calls, &converted.calls)?;
+                write::write_calls(&tx, 0, &converted.calls)?;
                 tx.commit()?;
                 replayed.committed(derived);
                 self.written = Some((converted.parsed.dataset, replayed));
@@ -393,7 +391,6 @@ impl<'a> Rewriter<'a> {
             self.codes = codes_of(&dataset.events);
         }
         self.dropped = converted.dropped;
-        self.calls = converted.calls;
         self.position = position;
         self.skipped = converted.skipped;
         Ok(())
@@ -464,10 +461,9 @@ impl<'a> Rewriter<'a> {
             return Ok(false);
         }
         write_meta(&tx, &meta)?;
-        write::write_calls(&tx, &self.calls, &suffix.calls)?;
+        write::write_calls(&tx, suffix.calls_from, &suffix.calls)?;
         tx.commit()?;
         replayed.committed(derived);
-        self.calls = suffix.calls;
         (self.rewritten, self.whole) = (old.events.len() - kept, false);
         self.dropped.truncate(cut);
         self.codes.truncate(claims_kept);

@@ -1,0 +1,232 @@
+//! Pass 6d, kept between batches: each model call in order of its start
+//! across the traces, with the evidence first in front of the model at it
+//! (so the lists of a run partition the evidence that reached the model),
+//! what its output said, and its tool calls with the evidence their results
+//! became (`asof calls`, design.md §5).
+//!
+//! A growing import lists again only the calls from the first one a batch
+//! changed, so a batch costs the calls it touches, not the run's. A call's
+//! row changes when
+//! * a call starts before it (its number moves), or it is new, or its trace
+//!   was converted again;
+//! * its output says something new (a statement read from it later);
+//! * a tool call of its gets its result (found by the call id);
+//! * what it names is numbered again: an item or statement at or after the
+//!   first log entry the batch changed. Each row keeps the latest log key it
+//!   names, and the rows the largest such key up to each, so the first row
+//!   to list again is a binary search.
+
+use super::merge::{LogKey, Merged};
+use super::said::Numbers;
+use super::trace::TraceOut;
+use asof_core::model::{ModelCall, ToolCallMade};
+use asof_core::time::Micros;
+
+/// A call's place in the order of the run's calls: (start, end, place in
+/// the input).
+type Key = (Micros, Micros, usize);
+
+/// The calls as last listed, and what listing the next batch's needs.
+#[derive(Default)]
+pub(super) struct Listed {
+    /// Each call in order: its key, its trace and its index there.
+    order: Vec<(Key, usize, usize)>,
+    rows: Vec<ModelCall>,
+    /// The latest log key each row names, and the latest up to each row.
+    names: Vec<Option<LogKey>>,
+    reach: Vec<Option<LogKey>>,
+    /// Rows with a tool call whose result is not found yet, by place.
+    pending: Vec<usize>,
+    /// Per trace: its calls and statements taken so far, the call (its
+    /// index in the trace) that first had each item in front of the model,
+    /// the statements each call's own output made.
+    calls_taken: Vec<usize>,
+    said_taken: Vec<usize>,
+    first: Vec<Vec<usize>>,
+    said_in: Vec<Vec<Vec<usize>>>,
+    /// Per trace: the key of its first call as listed (its calls are in
+    /// order of key, so its rows start at that key's place).
+    first_key: Vec<Option<Key>>,
+}
+
+impl Listed {
+    /// Brings the list up to `traces` (`fresh[t]`: trace `t` was converted
+    /// from its start since, or is new), the log's entries up to `kept`
+    /// numbered as before (`None`: none). Returns the place of the first
+    /// row listed again and the rows from there on; with `take`, the list
+    /// gives its rows away (an import read once).
+    pub(super) fn list(
+        &mut self,
+        traces: &[TraceOut],
+        fresh: &[bool],
+        merged: &Merged,
+        kept: Option<LogKey>,
+        take: bool,
+    ) -> (usize, Vec<ModelCall>) {
+        let count = traces.len();
+        self.calls_taken.resize(count, 0);
+        self.said_taken.resize(count, 0);
+        self.first.resize_with(count, Vec::new);
+        self.said_in.resize_with(count, Vec::new);
+        self.first_key.resize(count, None);
+        let mut cut = self.rows.len();
+        let at = |order: &[(Key, usize, usize)], key: Key| order.partition_point(|o| o.0 < key);
+        // What each trace adds: new calls from where it was taken (from its
+        // start when converted again), their statements.
+        let mut added: Vec<(Key, usize, usize)> = Vec::new();
+        let mut again = vec![false; count];
+        for (t, out) in traces.iter().enumerate() {
+            if fresh.get(t).copied().unwrap_or(true) {
+                again[t] = true;
+                if let Some(key) = self.first_key[t] {
+                    cut = cut.min(at(&self.order, key));
+                }
+                self.calls_taken[t] = 0;
+                self.said_taken[t] = 0;
+                self.first[t].clear();
+                self.said_in[t].clear();
+            }
+            let from = self.calls_taken[t];
+            if let Some(call) = out.calls.get(from) {
+                cut = cut.min(at(&self.order, call.key));
+            }
+            let first = &mut self.first[t];
+            first.resize(out.items.len(), usize::MAX);
+            for k in from..out.calls.len() {
+                added.push((out.calls[k].key, t, k));
+                for &n in &out.in_front[k] {
+                    if first[n] == usize::MAX {
+                        first[n] = k;
+                    }
+                }
+            }
+            self.said_in[t].resize_with(out.calls.len(), Vec::new);
+            for i in self.said_taken[t]..out.said.len() {
+                let x = &out.said[i];
+                if let (0, Some(k)) = (x.met.0, x.call) {
+                    self.said_in[t][k].push(i);
+                    // A call's output is read with the call, so what it says
+                    // comes with it; listed again all the same if not.
+                    debug_assert!(k >= from, "a statement of call {k} came after it");
+                    if k < from {
+                        cut = cut.min(at(&self.order, out.calls[k].key));
+                    }
+                }
+            }
+            self.calls_taken[t] = out.calls.len();
+            self.said_taken[t] = out.said.len();
+            self.first_key[t] = out.calls.first().map(|c| c.key);
+        }
+        // A tool call whose result is found now (a trace carried on never
+        // loses or changes a result it found).
+        let before = cut;
+        for &p in self.pending.iter().filter(|&&p| p < before) {
+            let out = &traces[self.order[p].1];
+            let found = self.rows[p].tool_calls.iter().any(|c| {
+                c.evidence.is_none()
+                    && c.id
+                        .as_deref()
+                        .is_some_and(|id| out.by_call.contains_key(id))
+            });
+            if found {
+                cut = cut.min(p);
+            }
+        }
+        // What is numbered again from the first entry the batch changed.
+        let renumbered = match kept {
+            Some(kept) => self.reach.partition_point(|r| r.is_none_or(|r| r <= kept)),
+            None => 0,
+        };
+        cut = cut.min(renumbered);
+        // The rows from `cut` listed again, in order.
+        let mut tail: Vec<(Key, usize, usize)> = self
+            .order
+            .drain(cut..)
+            .filter(|&(_, t, _)| !again[t])
+            .collect();
+        tail.extend(added);
+        tail.sort_unstable_by_key(|o| o.0);
+        self.rows.truncate(cut);
+        self.names.truncate(cut);
+        self.reach.truncate(cut);
+        self.pending.retain(|&p| p < cut);
+        for (j, &(_, t, k)) in tail.iter().enumerate() {
+            let p = cut + j;
+            let (row, names, pending) = self.row(traces, merged, p, t, k);
+            let reach = self.reach.last().copied().flatten().max(names);
+            self.rows.push(row);
+            self.names.push(names);
+            self.reach.push(reach);
+            if pending {
+                self.pending.push(p);
+            }
+        }
+        self.order.extend(tail);
+        let rows = match take {
+            true => self.rows.split_off(cut),
+            false => self.rows[cut..].to_vec(),
+        };
+        (cut, rows)
+    }
+
+    /// The row of call `k` of trace `t` at place `p`, the latest log key it
+    /// names, and whether a tool call of it has no result yet.
+    fn row(
+        &self,
+        traces: &[TraceOut],
+        merged: &Merged,
+        p: usize,
+        t: usize,
+        k: usize,
+    ) -> (ModelCall, Option<LogKey>, bool) {
+        let out = &traces[t];
+        let call = &out.calls[k];
+        let mut names: Option<LogKey> = None;
+        let mut read_new: Vec<usize> = out.in_front[k]
+            .iter()
+            .copied()
+            .filter(|&n| self.first[t][n] == k)
+            .collect();
+        read_new.sort_by_key(|&n| merged.rank(t, n));
+        for &n in &read_new {
+            names = names.max(merged.item_key(t, n));
+        }
+        let said = self.said_in[t][k]
+            .iter()
+            .filter_map(|&i| {
+                names = names.max(merged.said_key(t, i));
+                merged.said_id(t, i)
+            })
+            .collect();
+        let mut pending = false;
+        let tool_calls = call
+            .tool_calls
+            .iter()
+            .map(|(id, name)| {
+                let result = id.as_deref().and_then(|id| out.by_call.get(id).copied());
+                pending |= id.is_some() && result.is_none();
+                if let Some(n) = result {
+                    names = names.max(merged.item_key(t, n));
+                }
+                ToolCallMade {
+                    id: id.clone(),
+                    name: name.clone(),
+                    evidence: result.map(|n| merged.id(t, n)),
+                }
+            })
+            .collect();
+        let row = ModelCall {
+            n: p + 1,
+            agent: call.agent.clone(),
+            trace: call.trace.clone(),
+            span: call.span.clone(),
+            started: call.key.0,
+            ended: call.key.1,
+            model: call.model.clone(),
+            read_new: read_new.iter().map(|&n| merged.id(t, n)).collect(),
+            said,
+            tool_calls,
+        };
+        (row, names, pending)
+    }
+}

@@ -343,17 +343,29 @@ impl Growing {
             .unwrap_or(i64::MIN);
         // Every seq after `after`, as it was and as it is; and the events
         // before it replayed again since `from` (evidence is not replayed).
-        let mut again: Vec<u64> = (self.index.marks.iter())
-            .filter(|m| {
-                m.seq as i64 > after
-                    || from
-                        .is_some_and(|from| m.recorded_at >= from && m.kind != MarkKind::Evidence)
-            })
+        let replaced = |m: &MarkKey| {
+            m.seq as i64 > after
+                || from.is_some_and(|from| m.recorded_at >= from && m.kind != MarkKind::Evidence)
+        };
+        // The marks before the first replaced stay where they are.
+        let first = self.index.marks.iter().position(replaced);
+        let mut again: Vec<u64> = (self.index.marks[first.unwrap_or(self.index.marks.len())..])
+            .iter()
+            .filter(|m| replaced(m))
             .map(|m| m.seq)
             .collect();
         again.extend((after + 1..=last).map(|seq| seq as u64));
+        again.sort_unstable();
+        again.dedup();
         let cited: Vec<&str> = rewrote.cited.iter().map(String::as_str).collect();
-        self.index.replace_marks(conn, header, &again, &cited)?;
+        let fresh = fresh_marks(conn, header, &again, &cited)?;
+        let first = first.unwrap_or(self.index.marks.len());
+        self.replace_marks_from(&fresh, first);
+        debug_assert_eq!(
+            self.evidence_at,
+            evidence_positions(&self.index),
+            "the evidence positions kept up are those of the marks"
+        );
         self.evidence_seq.retain(|_, &mut seq| seq <= after);
         let mut stmt =
             conn.prepare_cached("SELECT id, seq FROM events WHERE kind = 'evidence' AND seq > ?1")?;
@@ -361,9 +373,77 @@ impl Growing {
         while let Some(r) = q.next()? {
             self.evidence_seq.insert(r.get(0)?, r.get(1)?);
         }
-        self.evidence_at = evidence_positions(&self.index);
         self.last_seq = last;
         Ok(Ok(()))
+    }
+
+    /// [`ScrubIndex::apply_marks`] for a batch that replaced marks from
+    /// place `first` on only: the marks before it stay in place (only the
+    /// widths of the evidence `fresh` names change among them), those from
+    /// it on are merged with `fresh.again`, and the evidence positions
+    /// follow — the work of the tail, not of the index. A new mark that
+    /// would go before `first` makes it the whole merge.
+    fn replace_marks_from(&mut self, fresh: &FreshMarks, first: usize) {
+        let key = |m: &MarkKey| (m.recorded_at, m.seq);
+        let index = &mut self.index;
+        let before = |first: usize| {
+            first > 0
+                && fresh
+                    .again
+                    .first()
+                    .is_some_and(|a| key(a) < key(&index.marks[first - 1]))
+        };
+        let first = if before(first) { 0 } else { first };
+        let tail = index.marks.split_off(first);
+        // The evidence before `first`: its count is the place of the tail's
+        // first evidence item.
+        let kept = match tail.iter().find(|m| m.kind == MarkKind::Evidence) {
+            Some(m) => self.evidence_at.get(&(m.seq as i64)).copied(),
+            None => Some(index.evidence.len()),
+        };
+        let Some(kept) = kept.filter(|&k| k <= index.evidence.len()) else {
+            // Positions that do not hold: every mark merged again.
+            index.marks.extend(tail);
+            index.apply_marks(fresh);
+            self.evidence_at = evidence_positions(index);
+            return;
+        };
+        let old_widths = index.evidence.split_off(kept);
+        for m in tail.iter().filter(|m| m.kind == MarkKind::Evidence) {
+            self.evidence_at.remove(&(m.seq as i64));
+        }
+        // Citations changed the widths of evidence kept in place.
+        for (&seq, &w) in &fresh.widths {
+            if let Some(&at) = self.evidence_at.get(&(seq as i64))
+                && at < kept
+            {
+                index.evidence[at] = w;
+            }
+        }
+        let mut old_widths = old_widths.into_iter();
+        let mut again = fresh.again.iter().peekable();
+        let evidence_at = &mut self.evidence_at;
+        let mut push = |m: MarkKey, was: Option<EvidenceWidths>| {
+            if m.kind == MarkKind::Evidence {
+                let w = fresh.widths.get(&m.seq).copied().or(was);
+                evidence_at.insert(m.seq as i64, index.evidence.len());
+                index.evidence.push(w.unwrap_or_default());
+            }
+            index.marks.push(m);
+        };
+        for m in tail {
+            let was = (m.kind == MarkKind::Evidence)
+                .then(|| old_widths.next())
+                .flatten();
+            if fresh.events.binary_search(&m.seq).is_ok() {
+                continue;
+            }
+            while let Some(a) = again.next_if(|a| key(a) < key(&m)) {
+                push(*a, None);
+            }
+            push(m, was);
+        }
+        again.for_each(|a| push(*a, None));
     }
 
     fn rewind(

@@ -106,12 +106,12 @@ pub(crate) fn versions_of_pairs(
 /// needs no connection ([`ScrubIndex::apply_marks`]).
 pub(crate) struct FreshMarks {
     /// The replaced events' seqs, sorted.
-    events: Vec<u64>,
+    pub(crate) events: Vec<u64>,
     /// The marks of those still stored, in (recorded_at, seq) order.
-    again: Vec<MarkKey>,
+    pub(crate) again: Vec<MarkKey>,
     /// By seq, the widths of the evidence items whose citations may have
     /// changed: those named, and those among the events.
-    widths: HashMap<u64, EvidenceWidths, ShortKeys>,
+    pub(crate) widths: HashMap<u64, EvidenceWidths, ShortKeys>,
 }
 
 /// The marks of `events` as stored now, and the widths of the evidence
@@ -276,7 +276,7 @@ impl ScrubIndex {
 
     /// Drops the marks of `fresh.events`, adds `fresh.again` in their
     /// places, and takes the evidence widths `fresh.widths` gives.
-    fn apply_marks(&mut self, fresh: &FreshMarks) {
+    pub(crate) fn apply_marks(&mut self, fresh: &FreshMarks) {
         let old = std::mem::take(&mut self.marks);
         let mut old_widths = std::mem::take(&mut self.evidence).into_iter();
         let mut marks = Vec::with_capacity(old.len() + fresh.again.len());

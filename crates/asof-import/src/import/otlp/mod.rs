@@ -454,7 +454,7 @@ impl Growing {
         self.merged()?;
         // The whole log, merged afresh from the traces as they are (rare: a
         // follow's first batch, or one the store takes whole).
-        let whole = self.merge_into(&mut merge::Merged::default(), &[])?;
+        let whole = self.merge_into(&mut merge::Merged::once(), &[])?;
         Ok(Draft {
             header: whole.header,
             events: whole.events,

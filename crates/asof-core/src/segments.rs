@@ -6,6 +6,8 @@
 //! (`run.db.otlp.jsonl.000002`, `….000003`, …). A segment ends with a whole
 //! line, and once the next one exists nothing is written to it again.
 
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// The `n`th segment (from 1) of the series that starts at `first`.
@@ -25,6 +27,25 @@ pub fn existing(first: &Path) -> Vec<PathBuf> {
         .map(|n| nth(first, n))
         .take_while(|p| p.is_file())
         .collect()
+}
+
+/// The length of `file`'s whole lines (of its first `len` bytes): up to
+/// and including its last newline; a segment being written may end inside
+/// a line.
+pub fn whole_lines(file: &mut File, len: u64) -> std::io::Result<u64> {
+    let mut end = len;
+    let mut chunk = vec![0u8; 64 << 10];
+    while end > 0 {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let n = (end - start) as usize;
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut chunk[..n])?;
+        if let Some(at) = chunk[..n].iter().rposition(|&b| b == b'\n') {
+            return Ok(start + at as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 
 use asof_core::segments;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// The archive of `store`: its file name with `.otlp.jsonl` added (its first
@@ -58,7 +58,7 @@ impl Archive {
             .create(true)
             .open(segments::nth(path, n))?;
         let len = file.metadata()?.len();
-        let whole = whole_lines(&mut file, len)?;
+        let whole = segments::whole_lines(&mut file, len)?;
         if whole < len {
             file.set_len(whole)?;
             file.sync_data()?;
@@ -138,23 +138,6 @@ impl Archive {
         self.in_segment = 0;
         Ok(())
     }
-}
-
-/// The length of `file`'s whole lines: up to and including its last newline.
-fn whole_lines(file: &mut File, len: u64) -> io::Result<u64> {
-    let mut end = len;
-    let mut chunk = vec![0u8; 64 << 10];
-    while end > 0 {
-        let start = end.saturating_sub(chunk.len() as u64);
-        let n = (end - start) as usize;
-        file.seek(SeekFrom::Start(start))?;
-        file.read_exact(&mut chunk[..n])?;
-        if let Some(at) = chunk[..n].iter().rposition(|&b| b == b'\n') {
-            return Ok(start + at as u64 + 1);
-        }
-        end = start;
-    }
-    Ok(0)
 }
 
 #[cfg(test)]

@@ -437,6 +437,18 @@ fn read_on(
     file.take(meta.len() - from)
         .read_to_end(&mut bytes)
         .map_err(|e| io(path, e))?;
+    complete_after(name, bytes, tail, offset)
+}
+
+/// `bytes`, read from just before byte `offset` (where `tail` must still
+/// be), split after `tail`: the complete lines that follow it (none when no
+/// line was completed) and the length of the incomplete line after them.
+fn complete_after(
+    name: &str,
+    mut bytes: Vec<u8>,
+    tail: &[u8],
+    offset: u64,
+) -> Result<(Vec<u8>, usize), Stop> {
     if !bytes.starts_with(tail) {
         return Err(Stop::File(format!(
             "{name}: was rewritten before byte {offset}"

@@ -11,7 +11,7 @@
 //! there (a replaced segment stops the follow), and a closed one to keep its
 //! length and to end with a whole line.
 
-use super::{Stop, identity, io, replaced, truncated};
+use super::{Stop, complete_after, identity, io, replaced, truncated};
 use asof_core::segments;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -178,7 +178,8 @@ impl Series {
             i += 1;
         }
         let (mut file, len) = self.open_segment(i)?;
-        let whole = whole_lines(&mut file, len).map_err(|e| io(&self.segments[i].path, e))?;
+        let whole =
+            segments::whole_lines(&mut file, len).map_err(|e| io(&self.segments[i].path, e))?;
         let total = self.segments[i].start + whole;
         Ok((total > 0).then_some(total))
     }
@@ -198,21 +199,7 @@ impl Series {
         if end < offset {
             return Err(truncated(&self.name, end, offset));
         }
-        if !bytes.starts_with(tail) {
-            return Err(Stop::File(format!(
-                "{}: was rewritten before byte {offset}",
-                self.name
-            )));
-        }
-        let mut new = bytes.split_off(tail.len());
-        match new.iter().rposition(|&b| b == b'\n') {
-            Some(end) => {
-                let pending = new.len() - end - 1;
-                new.truncate(end + 1);
-                Ok((new, pending))
-            }
-            None => Ok((Vec::new(), new.len())),
-        }
+        complete_after(&self.name, bytes, tail, offset)
     }
 }
 
@@ -247,23 +234,6 @@ pub fn unread(first: &Path, offset: u64) -> std::io::Result<(u64, u64)> {
         start = end;
     }
     Ok((bytes, lines))
-}
-
-/// The length of `file`'s whole lines: up to and including its last newline.
-fn whole_lines(file: &mut File, len: u64) -> std::io::Result<u64> {
-    let mut end = len;
-    let mut chunk = vec![0u8; 64 << 10];
-    while end > 0 {
-        let start = end.saturating_sub(chunk.len() as u64);
-        let n = (end - start) as usize;
-        file.seek(SeekFrom::Start(start))?;
-        file.read_exact(&mut chunk[..n])?;
-        if let Some(at) = chunk[..n].iter().rposition(|&b| b == b'\n') {
-            return Ok(start + at as u64 + 1);
-        }
-        end = start;
-    }
-    Ok(0)
 }
 
 #[cfg(test)]

@@ -420,8 +420,6 @@ impl Growing {
                 index.evidence[at] = w;
             }
         }
-        let mut old_widths = old_widths.into_iter();
-        let mut again = fresh.again.iter().peekable();
         let evidence_at = &mut self.evidence_at;
         let mut push = |m: MarkKey, was: Option<EvidenceWidths>| {
             if m.kind == MarkKind::Evidence {
@@ -431,19 +429,7 @@ impl Growing {
             }
             index.marks.push(m);
         };
-        for m in tail {
-            let was = (m.kind == MarkKind::Evidence)
-                .then(|| old_widths.next())
-                .flatten();
-            if fresh.events.binary_search(&m.seq).is_ok() {
-                continue;
-            }
-            while let Some(a) = again.next_if(|a| key(a) < key(&m)) {
-                push(*a, None);
-            }
-            push(m, was);
-        }
-        again.for_each(|a| push(*a, None));
+        merge_marks(tail, &mut old_widths.into_iter(), fresh, &mut push);
     }
 
     fn rewind(

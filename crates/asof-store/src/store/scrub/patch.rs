@@ -101,6 +101,33 @@ pub(crate) fn versions_of_pairs(
     Ok(new)
 }
 
+/// Merges `old` (less the marks of `fresh.events`) with `fresh.again` by
+/// (recorded_at, seq), handing `push` each mark in order with, for an
+/// evidence mark of `old`, its widths as they were (`old_widths` follows the
+/// evidence marks of `old`).
+pub(crate) fn merge_marks(
+    old: Vec<MarkKey>,
+    old_widths: &mut impl Iterator<Item = EvidenceWidths>,
+    fresh: &FreshMarks,
+    push: &mut impl FnMut(MarkKey, Option<EvidenceWidths>),
+) {
+    let key = |m: &MarkKey| (m.recorded_at, m.seq);
+    let mut again = fresh.again.iter().peekable();
+    for m in old {
+        let was = (m.kind == MarkKind::Evidence)
+            .then(|| old_widths.next())
+            .flatten();
+        if fresh.events.binary_search(&m.seq).is_ok() {
+            continue;
+        }
+        while let Some(a) = again.next_if(|a| key(a) < key(&m)) {
+            push(*a, None);
+        }
+        push(m, was);
+    }
+    again.for_each(|a| push(*a, None));
+}
+
 /// What the store now holds of the events a change replaced (deleted or
 /// written again), read before the index changes so that the change itself
 /// needs no connection ([`ScrubIndex::apply_marks`]).
@@ -288,21 +315,7 @@ impl ScrubIndex {
             }
             marks.push(m);
         };
-        let key = |m: &MarkKey| (m.recorded_at, m.seq);
-        let mut again = fresh.again.iter().peekable();
-        for m in old {
-            let was = (m.kind == MarkKind::Evidence)
-                .then(|| old_widths.next())
-                .flatten();
-            if fresh.events.binary_search(&m.seq).is_ok() {
-                continue;
-            }
-            while let Some(a) = again.next_if(|a| key(a) < key(&m)) {
-                push(*a, None);
-            }
-            push(m, was);
-        }
-        again.for_each(|a| push(*a, None));
+        merge_marks(old, &mut old_widths, fresh, &mut push);
         self.marks = marks;
         self.evidence = evidence;
     }

@@ -259,7 +259,21 @@ pub fn otlp_draft(paths: &[&Path], trace: &TraceArgs) -> Result<import::Draft, C
     );
     let draft = otlp::read_files(&files, &options, &mut |done, total| bar.show(done, total));
     bar.clear();
-    Ok(draft?)
+    let mut draft = draft?;
+    // An archive of `asof serve` goes on in segments: one read without the
+    // next is said, not left to look whole.
+    for path in &all {
+        let next = asof_core::segments::nth(path, 2);
+        if next.is_file() && !all.contains(&next.as_path()) {
+            draft.report.notes.push(format!(
+                "{} goes on in {} (asof serve's archive, in segments), not read: import {}* to read them all",
+                path.display(),
+                next.display(),
+                path.display()
+            ));
+        }
+    }
+    Ok(draft)
 }
 
 /// Validates and replays an importer's draft, writes the store and prints the summary.

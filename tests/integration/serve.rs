@@ -538,6 +538,23 @@ fn the_archive_goes_on_in_segments_and_a_restart_takes_in_what_the_store_lacks()
         .assert()
         .success();
     assert_eq!(rows(&db, &[], &[]), rows(&imported, &[], &[]));
+    // The first segment read alone says what it lacks.
+    let alone = asof()
+        .args(["import", "otlp"])
+        .arg(&parts[0])
+        .arg("--db")
+        .arg(dir.path().join("alone.db"))
+        .output()
+        .unwrap();
+    assert!(alone.status.success());
+    let said = String::from_utf8_lossy(&alone.stdout);
+    assert!(
+        said.contains(&format!(
+            "goes on in {} (asof serve's archive, in segments), not read",
+            parts[1].display()
+        )),
+        "{said}"
+    );
     // The shell lists the segments in their order.
     let mut listed = parts.clone();
     listed.sort();

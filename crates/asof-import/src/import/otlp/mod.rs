@@ -451,10 +451,15 @@ impl Growing {
     /// The import of every line fed so far: the traces new lines fell into
     /// carried on or converted again, the others as they were, merged.
     pub fn draft(&mut self) -> Result<Draft, DatasetErrors> {
-        self.merged()?;
-        // The whole log, merged afresh from the traces as they are (rare: a
-        // follow's first batch, or one the store takes whole).
-        let whole = self.merge_into(&mut merge::Merged::once(), &[])?;
+        let merged = self.merged()?;
+        // A merge from nothing (a follow's first batch, a restart) is the
+        // whole log already.
+        let whole = match (merged.keep, merged.calls_from) {
+            (0, 0) => merged,
+            // The whole log, merged afresh from the traces as they are
+            // (rare: a batch the store takes whole).
+            _ => self.merge_into(&mut merge::Merged::once(), &[])?,
+        };
         Ok(Draft {
             header: whole.header,
             events: whole.events,

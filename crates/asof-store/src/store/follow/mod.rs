@@ -241,11 +241,14 @@ pub fn follow(
 
 /// The length of `dataset`'s complete lines now, if it holds one.
 pub(crate) fn complete_len(dataset: &Path) -> Result<Option<u64>, Stop> {
-    let bytes = std::fs::read(dataset).map_err(|e| io(dataset, e))?;
-    Ok(bytes
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map(|end| end as u64 + 1))
+    // Read back from its end: a file is not read whole to find its last line.
+    let whole = std::fs::File::open(dataset)
+        .and_then(|mut f| {
+            let len = f.metadata()?.len();
+            asof_core::segments::whole_lines(&mut f, len)
+        })
+        .map_err(|e| io(dataset, e))?;
+    Ok((whole > 0).then_some(whole))
 }
 
 /// Waits until `dataset` holds a complete first line; returns the length of
@@ -255,8 +258,18 @@ pub fn wait_for_a_line(
     poll: std::time::Duration,
     go_on: &mut impl FnMut(&Batch) -> bool,
 ) -> Result<Option<u64>, Stop> {
+    wait_for(|| complete_len(dataset), poll, go_on)
+}
+
+/// Waits until `complete` gives the length of a complete first line (of a
+/// file, or of a series of segments); `None` when `go_on` said stop first.
+pub(crate) fn wait_for(
+    mut complete: impl FnMut() -> Result<Option<u64>, Stop>,
+    poll: std::time::Duration,
+    go_on: &mut impl FnMut(&Batch) -> bool,
+) -> Result<Option<u64>, Stop> {
     loop {
-        if let Some(len) = complete_len(dataset)? {
+        if let Some(len) = complete()? {
             return Ok(Some(len));
         }
         if !go_on(&Batch::default()) {

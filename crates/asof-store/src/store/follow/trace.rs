@@ -29,7 +29,7 @@
 
 use super::replayed::{Change, Replayed};
 use super::series::Series;
-use super::{Batch, Position, Stop, not_followed, open_writer, recorded};
+use super::{Batch, Position, Stop, not_followed, open_writer, recorded, wait_for};
 use crate::store::scrub::Rewrote;
 use crate::store::write::{self, LogWriter};
 use crate::store::{Contents, Store};
@@ -170,14 +170,9 @@ pub fn follow_whole(
     } else if let Some(ready) = ready {
         let len = match ready {
             Some(len) => len,
-            None => loop {
-                if let Some(len) = series.complete_len()? {
-                    break len;
-                }
-                if !go_on(&Batch::default()) {
-                    return Ok(());
-                }
-                std::thread::sleep(poll);
+            None => match wait_for(|| series.complete_len(), poll, &mut go_on)? {
+                Some(len) => len,
+                None => return Ok(()),
             },
         };
         let read = feed_start(&name, &mut series, len, max, growth)?;

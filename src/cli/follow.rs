@@ -8,7 +8,7 @@ use super::import::TraceArgs;
 use crate::dataset;
 use crate::dataset::raw::RawEvent;
 use crate::import::{self, otlp};
-use crate::store::follow::{self, Batch, Converted, Grown, Growth, Stop, Suffix};
+use crate::store::follow::{self, Again, Batch, Converted, Grown, Growth, Stop, Suffix};
 use std::path::Path;
 
 /// Follows `file` into `store` (see [`follow::follow`] and
@@ -178,13 +178,12 @@ impl Growth for Trace {
         }))
     }
 
-    fn converted_again(&self) -> usize {
-        self.growing
-            .converted_again()
-            .0
-            .iter()
-            .map(|c| c.count)
-            .sum()
+    fn converted_again(&self) -> Again {
+        let sum = |t: &import::Tally| t.0.iter().map(|c| c.count).sum();
+        Again {
+            from_checkpoint: sum(self.growing.taken_up()),
+            from_start: sum(self.growing.converted_again()),
+        }
     }
 }
 

@@ -4,6 +4,7 @@ use super::CliError;
 use crate::dataset;
 use crate::engine;
 use crate::store::Store;
+use crate::store::follow::Again;
 use crate::store::stream::Loaded;
 use clap::Args;
 use std::io::Write;
@@ -127,8 +128,8 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
     // Started: the store holds the file's first lines (line 0 is still waiting).
     let mut started = false;
     let mut waiting = false;
-    // Traces converted again from their start, as the last batch said.
-    let mut again_before = 0;
+    // Traces converted again, as the last batch said.
+    let mut again_before = Again::default();
     let mut applied = 0;
     let mut failed = None;
     let followed = super::follow::run(
@@ -181,16 +182,20 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
                 } else {
                     String::new()
                 };
-                let again = match batch.converted_again
-                    - std::mem::replace(&mut again_before, batch.converted_again)
-                {
-                    0 => again,
-                    n => format!(
-                        "{again}; {n} trace{} converted again from {} start ({} so far): later spans changed what earlier ones meant",
-                        if n == 1 { "" } else { "s" },
-                        if n == 1 { "its" } else { "their" },
-                        batch.converted_again
+                let now = batch.converted_again;
+                let before = std::mem::replace(&mut again_before, now);
+                let new = Again {
+                    from_checkpoint: now.from_checkpoint - before.from_checkpoint,
+                    from_start: now.from_start - before.from_start,
+                };
+                let again = match (new.describe(), now.describe()) {
+                    (Some(new), Some(so_far)) if new != so_far => format!(
+                        "{again}; {new} ({so_far} so far): later spans changed what earlier ones meant"
                     ),
+                    (Some(new), _) => {
+                        format!("{again}; {new}: later spans changed what earlier ones meant")
+                    }
+                    (None, _) => again,
                 };
                 format!(
                     "+{} events (line {}, {} in all{again}{left_out})",

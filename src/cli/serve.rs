@@ -6,6 +6,7 @@
 
 use super::CliError;
 use super::import::{TraceArgs, TraceOptions};
+use crate::store::follow::Again;
 use asof_serve::archive::{self, Archive};
 use asof_serve::server::{self, Config};
 use clap::Args;
@@ -109,7 +110,7 @@ pub fn run(args: ServeArgs, out: &mut impl Write) -> Result<(), CliError> {
     // The store follows the archive, on a thread of its own.
     // The store's events, the archive bytes it applied and the traces
     // converted again from their start, after each batch.
-    let store_state: Arc<Mutex<Option<(usize, u64, usize)>>> = Arc::new(Mutex::new(None));
+    let store_state: Arc<Mutex<Option<(usize, u64, Again)>>> = Arc::new(Mutex::new(None));
     let stopping = Arc::new(AtomicBool::new(false));
     let follower = {
         let trace = TraceArgs {
@@ -242,8 +243,8 @@ struct Status {
     refused: u64,
     archive_bytes: u64,
     /// The store's events, the archive bytes it has applied and the traces
-    /// converted again from their start (`None`: nothing applied yet).
-    store: Option<(usize, u64, usize)>,
+    /// converted again (`None`: nothing applied yet).
+    store: Option<(usize, u64, Again)>,
 }
 
 impl Status {
@@ -268,13 +269,11 @@ impl Status {
             }
         };
         // How often spans that arrived late (an agent span after the spans
-        // under it, say) made a trace be converted again from its start.
-        let store = match self.store {
-            Some((_, _, again)) if again > 0 => format!(
-                "{store} ({again} trace{} converted again)",
-                if again == 1 { "" } else { "s" }
-            ),
-            _ => store,
+        // under it, a request overtaken by the next) made a trace be
+        // converted again, from a checkpoint or from its start.
+        let store = match self.store.and_then(|(_, _, again)| again.describe()) {
+            Some(again) => format!("{store} ({again})"),
+            None => store,
         };
         format!(
             "{store} · {} requests · {} spans and records · {} rejected · {} refused · archive {:.1} MB",
@@ -302,9 +301,9 @@ fn address(text: &str) -> Result<SocketAddr, CliError> {
 
 #[cfg(test)]
 mod tests {
-    use super::Status;
+    use super::{Again, Status};
 
-    fn status(archive_bytes: u64, store: Option<(usize, u64, usize)>) -> String {
+    fn status(archive_bytes: u64, store: Option<(usize, u64, Again)>) -> String {
         Status {
             requests: 12,
             items: 2400,
@@ -325,25 +324,39 @@ mod tests {
             "store: waiting for the first request · 12 requests · 2400 spans and records · 3 rejected · 1 refused · archive 5.0 MB"
         );
         assert_eq!(
-            status(5_000_000, Some((900, 3_700_000, 0))),
+            status(5_000_000, Some((900, 3_700_000, Again::default()))),
             "store: 900 events, 1.3 MB of the archive behind · 12 requests · 2400 spans and records · 3 rejected · 1 refused · archive 5.0 MB"
         );
         assert!(
-            status(5_000_000, Some((900, 4_999_990, 0)))
+            status(5_000_000, Some((900, 4_999_990, Again::default())))
                 .starts_with("store: 900 events, 1 kB of the archive behind · ")
         );
         assert!(
-            status(5_000_000, Some((1200, 5_000_000, 0)))
+            status(5_000_000, Some((1200, 5_000_000, Again::default())))
                 .starts_with("store: 1200 events, up to date · ")
         );
-        // Traces converted again from their start are counted.
+        // Traces converted again are counted, from a checkpoint and from
+        // their start.
+        let again = |from_checkpoint, from_start| Again {
+            from_checkpoint,
+            from_start,
+        };
         assert!(
-            status(5_000_000, Some((1200, 5_000_000, 3)))
-                .starts_with("store: 1200 events, up to date (3 traces converted again) · ")
+            status(5_000_000, Some((1200, 5_000_000, again(0, 3)))).starts_with(
+                "store: 1200 events, up to date (3 traces converted again from the start) · "
+            )
+        );
+        assert!(
+            status(5_000_000, Some((1200, 5_000_000, again(12, 1)))).starts_with(
+                "store: 1200 events, up to date (12 traces taken up from a checkpoint, 1 converted again from the start) · "
+            )
         );
         // Cut to a narrow terminal, the store's part stays, and no number
         // is cut into another.
-        let cut = crate::text::cut(&status(5_000_000, Some((900, 3_700_000, 0))), 79);
+        let cut = crate::text::cut(
+            &status(5_000_000, Some((900, 3_700_000, Again::default()))),
+            79,
+        );
         assert!(
             cut.starts_with("store: 900 events, 1.3 MB of the archive behind · "),
             "{cut}"

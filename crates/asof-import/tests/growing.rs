@@ -24,7 +24,7 @@ fn made(draft: &asof_import::import::Draft) -> (String, String, String, String) 
 /// it hands over (the events before the first changed as the last batch
 /// gave them, the rest new) as the whole draft would be, and its whole
 /// draft too.
-fn check_batches(name: &str, lines: &[String], cuts: &[usize], options: &Options) {
+fn check_batches(name: &str, lines: &[String], cuts: &[usize], options: &Options) -> Growing {
     let mut growing = Growing::new(name, options);
     let mut log: Vec<String> = Vec::new();
     let mut origins: Vec<String> = Vec::new();
@@ -82,6 +82,7 @@ fn check_batches(name: &str, lines: &[String], cuts: &[usize], options: &Options
             ),
         }
     }
+    growing
 }
 
 fn attr(key: &str, value: &str) -> Value {
@@ -340,6 +341,99 @@ proptest! {
         cuts.sort_unstable();
         check_batches("run.otlp.jsonl", &lines, &cuts, &options(rules));
     }
+
+    /// Longer runs, their spans exported as they end, the requests
+    /// overtaking each other a little (exporters racing to one receiver),
+    /// a batch every request or two: a trace is taken up from a checkpoint
+    /// a batch or two back, and the import is still the whole read.
+    #[test]
+    fn racing_requests_are_the_whole_import_after_every_batch(
+        steps in prop::collection::vec(step(), 8..40),
+        gaps in prop::collection::vec(0i64..3, 40),
+        agent_spans in any::<[bool; 3]>(),
+        overtakes in prop::collection::vec((any::<prop::sample::Index>(), 1usize..3), 0..6),
+        sizes in prop::collection::vec(1usize..4, 1..6),
+        per_batch in 1usize..3,
+        rules in any::<bool>(),
+    ) {
+        let mut lines = as_they_end(in_time(steps, &gaps), agent_spans, &sizes);
+        let len = lines.len();
+        let overtakes: Vec<(usize, usize)> =
+            overtakes.iter().map(|(at, by)| (at.index(len), *by)).collect();
+        overtake(&mut lines, &overtakes);
+        let cuts: Vec<usize> = (per_batch..lines.len()).step_by(per_batch).collect();
+        check_batches("run.otlp.jsonl", &lines, &cuts, &options(rules));
+    }
+}
+
+/// The steps one after another: each starts `gaps` after the one before
+/// it ended (its call and its tool).
+fn in_time(mut steps: Vec<Step>, gaps: &[i64]) -> Vec<Step> {
+    let mut at = 0;
+    for (st, gap) in steps
+        .iter_mut()
+        .zip(gaps.iter().chain(std::iter::repeat(&0)))
+    {
+        st.at = at + gap;
+        at = st.at + st.call_len + st.tool_len;
+    }
+    steps
+}
+
+/// The requests of a run whose spans are exported as they end, cut by
+/// `sizes`.
+fn as_they_end(steps: Vec<Step>, agent_spans: [bool; 3], sizes: &[usize]) -> Vec<String> {
+    let mut spans = spans_of(&steps, agent_spans);
+    let end = |s: &Value| -> i128 {
+        s["endTimeUnixNano"]
+            .as_str()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0)
+    };
+    spans.sort_by_key(end);
+    requests(&spans, sizes)
+}
+
+/// Each `(at, by)` moves request `at` ahead of the `by` before it.
+fn overtake(lines: &mut Vec<String>, overtakes: &[(usize, usize)]) {
+    for &(at, by) in overtakes {
+        let line = lines.remove(at);
+        lines.insert(at.saturating_sub(by), line);
+    }
+}
+
+/// A request that overtakes the one before it makes the trace be taken up
+/// from the checkpoint before that one, not converted from its start (what
+/// the status lines count), and the import is still the whole read.
+#[test]
+fn a_request_overtaking_another_takes_the_trace_up_from_a_checkpoint() {
+    let steps: Vec<Step> = (0..12)
+        .map(|n| Step {
+            trace: 0,
+            at: 0,
+            call_len: 1,
+            tool_len: 1,
+            with_id: true,
+            what: if n % 3 == 2 { 1 } else { 0 },
+            topic: (n % 2) as u8,
+            claim: (n % 3) as u8,
+            tool_span: true,
+            event: false,
+            cites: 0,
+        })
+        .collect();
+    let mut lines = as_they_end(in_time(steps, &[1; 12]), [false; 3], &[2]);
+    assert_eq!(lines.len(), 12);
+    overtake(&mut lines, &[(9, 1)]);
+    let cuts: Vec<usize> = (1..lines.len()).collect();
+    let growing = check_batches("run.otlp.jsonl", &lines, &cuts, &options(true));
+    let count = |t: &asof_import::import::Tally| t.0.iter().map(|c| c.count).sum::<usize>();
+    assert_eq!(count(growing.converted_again()), 0, "never from its start");
+    assert!(
+        count(growing.taken_up()) >= 1,
+        "taken up from a checkpoint: {:?}",
+        growing.taken_up()
+    );
 }
 
 /// Each span and each log record of the requests in `text` as a request of

@@ -18,7 +18,7 @@
 
 use super::merge::{LogKey, Merged};
 use super::said::Numbers;
-use super::trace::TraceOut;
+use super::trace::{Rewind, TraceOut};
 use asof_core::model::{ModelCall, ToolCallMade};
 use asof_core::time::Micros;
 
@@ -44,21 +44,23 @@ pub(super) struct Listed {
     said_taken: Vec<usize>,
     first: Vec<Vec<usize>>,
     said_in: Vec<Vec<Vec<usize>>>,
-    /// Per trace: the key of its first call as listed (its calls are in
-    /// order of key, so its rows start at that key's place).
-    first_key: Vec<Option<Key>>,
+    /// Per trace: the keys of its calls as listed (in order: a trace's
+    /// calls are in order of start, so its row for call `k` is at the place
+    /// of its `k`-th key).
+    keys: Vec<Vec<Key>>,
 }
 
 impl Listed {
-    /// Brings the list up to `traces` (`fresh[t]`: trace `t` was converted
-    /// from its start since, or is new), the log's entries up to `kept`
-    /// numbered as before (`None`: none). Returns the place of the first
-    /// row listed again and the rows from there on; with `take`, the list
-    /// gives its rows away (an import read once).
+    /// Brings the list up to `traces` (`rewound[t]`: where trace `t` was
+    /// taken up from since — its start when converted again or new), the
+    /// log's entries up to `kept` numbered as before (`None`: none).
+    /// Returns the place of the first row listed again and the rows from
+    /// there on; with `take`, the list gives its rows away (an import read
+    /// once).
     pub(super) fn list(
         &mut self,
         traces: &[TraceOut],
-        fresh: &[bool],
+        rewound: &[Option<Rewind>],
         merged: &Merged,
         kept: Option<LogKey>,
         take: bool,
@@ -68,23 +70,30 @@ impl Listed {
         self.said_taken.resize(count, 0);
         self.first.resize_with(count, Vec::new);
         self.said_in.resize_with(count, Vec::new);
-        self.first_key.resize(count, None);
+        self.keys.resize_with(count, Vec::new);
         let mut cut = self.rows.len();
         let at = |order: &[(Key, usize, usize)], key: Key| order.partition_point(|o| o.0 < key);
-        // What each trace adds: new calls from where it was taken (from its
-        // start when converted again), their statements.
+        // What each trace adds: new calls from where it was taken (from
+        // where it was taken up from, when it was), their statements.
         let mut added: Vec<(Key, usize, usize)> = Vec::new();
-        let mut again = vec![false; count];
+        let mut again = vec![usize::MAX; count];
         for (t, out) in traces.iter().enumerate() {
-            if fresh.get(t).copied().unwrap_or(true) {
-                again[t] = true;
-                if let Some(key) = self.first_key[t] {
+            if let Some(r) = rewound[t] {
+                again[t] = r.calls;
+                if let Some(&key) = self.keys[t].get(r.calls) {
                     cut = cut.min(at(&self.order, key));
                 }
-                self.calls_taken[t] = 0;
-                self.said_taken[t] = 0;
-                self.first[t].clear();
-                self.said_in[t].clear();
+                self.keys[t].truncate(r.calls);
+                self.calls_taken[t] = self.calls_taken[t].min(r.calls);
+                self.said_taken[t] = self.said_taken[t].min(r.said);
+                self.first[t].truncate(r.items);
+                for k in self.first[t].iter_mut().filter(|k| **k >= r.calls) {
+                    *k = usize::MAX;
+                }
+                self.said_in[t].truncate(r.calls);
+                for said in &mut self.said_in[t] {
+                    said.retain(|&i| i < r.said);
+                }
             }
             let from = self.calls_taken[t];
             if let Some(call) = out.calls.get(from) {
@@ -113,9 +122,9 @@ impl Listed {
                     }
                 }
             }
+            self.keys[t].extend(out.calls[from..].iter().map(|c| c.key));
             self.calls_taken[t] = out.calls.len();
             self.said_taken[t] = out.said.len();
-            self.first_key[t] = out.calls.first().map(|c| c.key);
         }
         // A tool call whose result is found now (a trace carried on never
         // loses or changes a result it found).
@@ -142,7 +151,7 @@ impl Listed {
         let mut tail: Vec<(Key, usize, usize)> = self
             .order
             .drain(cut..)
-            .filter(|&(_, t, _)| !again[t])
+            .filter(|&(_, t, k)| k < again[t])
             .collect();
         tail.extend(added);
         tail.sort_unstable_by_key(|o| o.0);

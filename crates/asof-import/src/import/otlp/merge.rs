@@ -20,7 +20,7 @@
 use super::*;
 use said::{Numbers, SaidSweep};
 use std::collections::BTreeMap;
-use trace::Counts;
+use trace::{Counts, Rewind};
 
 /// How many statements apart the sweep's state is kept (in a debug build,
 /// as the tests run, a few: so that taking the sweep up from a kept state
@@ -151,19 +151,24 @@ pub(super) enum Content {
 }
 
 impl Merged {
-    /// Merges `traces` (`fresh[t]`: trace `t` was converted from its start
-    /// since the last merge, or is new): the log from the earliest entry
-    /// the batch changed, `report` (what pass 1 read) completed.
+    /// Merges `traces` (`rewound[t]`: where trace `t` was taken up from
+    /// since the last merge — its start when converted again or new, and
+    /// for a trace past the end of `rewound` — or `None`, carried on): the
+    /// log from the earliest entry the batch changed, `report` (what pass 1
+    /// read) completed.
     pub(super) fn merge(
         &mut self,
         first: &str,
         traces: &mut [TraceOut],
-        fresh: &[bool],
+        rewound: &[Option<Rewind>],
         mut report: ImportReport,
         options: &Options,
         content: Content,
     ) -> Merge {
-        let changed = self.take_changes(traces, fresh);
+        let rewound: Vec<Option<Rewind>> = (0..traces.len())
+            .map(|t| rewound.get(t).copied().unwrap_or(Some(Rewind::default())))
+            .collect();
+        let changed = self.take_changes(traces, &rewound);
         let keep = self.first_changed(changed);
         let events_from = self.evidence_before[keep];
         self.log.truncate(keep);
@@ -223,7 +228,7 @@ impl Merged {
         let mut listed = std::mem::take(&mut self.listed);
         let (calls_from, calls) = listed.list(
             traces,
-            fresh,
+            &rewound,
             self,
             from_key,
             content == Content::Take || self.once,
@@ -245,7 +250,7 @@ impl Merged {
 
     /// Takes what each trace changed since the last merge into the index;
     /// returns the keys, old and new, of every entry that changed.
-    fn take_changes(&mut self, traces: &mut [TraceOut], fresh: &[bool]) -> Vec<LogKey> {
+    fn take_changes(&mut self, traces: &mut [TraceOut], rewound: &[Option<Rewind>]) -> Vec<LogKey> {
         let count = traces.len();
         if self.evidence_before.is_empty() {
             self.evidence_before.push(0);
@@ -259,23 +264,33 @@ impl Merged {
         self.long.resize_with(count, Vec::new);
         let mut changed = Vec::new();
         for (t, out) in traces.iter_mut().enumerate() {
-            if fresh.get(t).copied().unwrap_or(true) {
+            if let Some(r) = rewound[t] {
+                // What follows where the trace was taken up from is taken
+                // again: its items (and those it changed back) as touched.
+                let items = r.items.min(self.item_keys[t].len());
+                let said = r.said.min(self.said_keys[t].len());
                 for k in self.item_keys[t]
-                    .drain(..)
-                    .chain(self.said_keys[t].drain(..))
+                    .drain(items..)
+                    .chain(self.said_keys[t].drain(said..))
                 {
                     self.index.remove(&k);
                     changed.push(k);
                 }
-                self.ranks[t].clear();
-                self.said_ids[t].clear();
-                self.cited[t].clear();
-                self.naming.retain(|&(u, _, _)| u != t);
-                self.longs -= self.long[t].iter().filter(|&&l| l).count();
-                self.long[t].clear();
-                out.touched = (0..out.items.len()).collect();
-                out.new_ids.clear();
-                self.starts[t] = out.start;
+                self.ranks[t].truncate(items);
+                self.said_ids[t].truncate(said);
+                for statements in self.cited[t].values_mut() {
+                    statements.retain(|&i| i < said);
+                }
+                self.naming.retain(|&(u, i, _)| u != t || i < said);
+                self.longs -= self.long[t][items..].iter().filter(|&&l| l).count();
+                self.long[t].truncate(items);
+                out.touched.extend(items..out.items.len());
+                if items == 0 && said == 0 {
+                    // Nothing of it kept: its start is taken as it is.
+                    self.cited[t].clear();
+                    out.new_ids.clear();
+                    self.starts[t] = out.start;
+                }
             }
             let mut touched = std::mem::take(&mut out.touched);
             touched.sort_unstable();

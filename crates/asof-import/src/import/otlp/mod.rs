@@ -28,6 +28,7 @@ mod read;
 pub mod rules;
 mod said;
 mod trace;
+mod undo;
 use asof_otlp as wire;
 
 use evidence::{evidence_event, is_long};
@@ -376,6 +377,9 @@ pub struct Growing {
     converted: Vec<Option<TraceOut>>,
     /// Why traces were converted again from their start, and how often.
     again: Tally,
+    /// Why traces were taken up from a checkpoint before the batch that
+    /// came last, and how often.
+    taken_up: Tally,
     /// The merge of the traces as the last draft left it.
     merged: merge::Merged,
 }
@@ -396,6 +400,7 @@ impl Growing {
             requests: 0,
             converted: Vec::new(),
             again: Tally::default(),
+            taken_up: Tally::default(),
             merged: merge::Merged::default(),
         }
     }
@@ -495,7 +500,11 @@ impl Growing {
             };
             let why = match self.reader.unjoined(t) {
                 Some((spans, gidx)) => match out.extend(spans, gidx, &self.options) {
-                    Ok(()) => continue,
+                    Ok(None) => continue,
+                    Ok(Some(why)) => {
+                        self.taken_up.bump(why);
+                        continue;
+                    }
                     Err(why) => why,
                 },
                 None => "log records name the trace",
@@ -503,26 +512,29 @@ impl Growing {
             self.again.bump(why);
             self.converted[t] = None;
         }
-        let mut fresh = vec![false; self.converted.len()];
         for (t, slot) in self.converted.iter_mut().enumerate() {
             if slot.is_none() {
                 *slot = Some(TraceOut::of(self.reader.joined(t), &self.options));
-                fresh[t] = true;
             }
         }
+        let rewound: Vec<_> = self
+            .converted
+            .iter_mut()
+            .map(|slot| slot.as_mut().and_then(|out| out.rewound.take()))
+            .collect();
         let mut merged = std::mem::take(&mut self.merged);
-        let result = self.merge_into(&mut merged, &fresh);
+        let result = self.merge_into(&mut merged, &rewound);
         self.merged = merged;
         result
     }
 
-    /// The traces as they are merged by `into` (`fresh[t]`: trace `t` was
-    /// converted from its start since `into` last merged it), with the
-    /// summary of what was read.
+    /// The traces as they are merged by `into` (`rewound[t]`: where trace
+    /// `t` was taken up from since `into` last merged it; from its start
+    /// past the end of `rewound`), with the summary of what was read.
     fn merge_into(
         &mut self,
         into: &mut merge::Merged,
-        fresh: &[bool],
+        rewound: &[Option<trace::Rewind>],
     ) -> Result<merge::Merge, DatasetErrors> {
         let mut report = self.report.clone();
         let joined: Vec<read::JoinCounts> =
@@ -538,7 +550,7 @@ impl Growing {
         let merged = into.merge(
             &self.name,
             &mut traces,
-            fresh,
+            rewound,
             report,
             &self.options,
             merge::Content::Keep,
@@ -551,6 +563,13 @@ impl Growing {
     /// lines changed what its earlier spans meant, by why.
     pub fn converted_again(&self) -> &Tally {
         &self.again
+    }
+
+    /// How often a trace was taken up from a checkpoint before the batch
+    /// that came last (not from its start) because new lines changed what
+    /// the spans after that checkpoint meant, by why.
+    pub fn taken_up(&self) -> &Tally {
+        &self.taken_up
     }
 }
 
@@ -944,11 +963,20 @@ mod passes {
         assert!(gathered.items[0].locator.ends_with("mcp session sess-7"));
     }
 
-    /// `spans[..split]` converted, then carried on by `spans[split..]`.
+    /// `spans[..split]` converted, then carried on by `spans[split..]`:
+    /// `Err(why)` when they change what the earlier spans meant (and the
+    /// trace is taken up from its start, its only checkpoint).
     fn carried(spans: &[SpanRec], split: usize) -> Result<(), &'static str> {
         let mut out = converted(&spans[..split]);
         let gidx: Vec<usize> = (0..spans.len()).collect();
-        out.extend(spans, &gidx, &Options::default())
+        match out.extend(spans, &gidx, &Options::default()) {
+            Ok(None) => Ok(()),
+            Ok(Some(why)) => {
+                assert_eq!(out.rewound, Some(trace::Rewind::default()));
+                Err(why)
+            }
+            Err(why) => panic!("the start is a checkpoint, yet: {why}"),
+        }
     }
 
     /// A model call at `at` whose output is `parts` and whose input is `input`.
@@ -973,8 +1001,8 @@ mod passes {
     }
 
     /// Spans that arrive after what they change the meaning of make the trace
-    /// be converted again from its start, each saying why; in the order they
-    /// happened, they carry it on.
+    /// be taken up from a checkpoint before them, each saying why; in the
+    /// order they happened, they carry it on.
     #[test]
     fn a_batch_that_changes_what_earlier_spans_meant_is_refused() {
         let result = |id: Option<&str>| Part::ToolResult {

@@ -23,6 +23,7 @@
 //! A trace whose log records carry its messages is converted again whole at
 //! each batch: a record can fill in a span read before.
 
+use super::undo::{Epoch, Journaled, JournaledSet, Trail};
 use super::*;
 use crate::import::Tally;
 use std::collections::VecDeque;
@@ -43,7 +44,7 @@ pub(super) struct TraceOut {
     pub(super) items: Vec<Ev>,
     pub(super) in_front: Vec<Vec<usize>>,
     /// Tool results by call id.
-    pub(super) by_call: HashMap<String, usize>,
+    pub(super) by_call: Journaled<String, usize>,
     /// Its model calls, in order of start.
     pub(super) calls: Vec<Call>,
     /// What its agents said (pass 5).
@@ -64,9 +65,87 @@ pub(super) struct TraceOut {
     /// first read by a later call is recorded then: merge.rs).
     pub(super) touched: Vec<usize>,
     /// Call ids a result was first found by since the merge last took them
-    /// (a statement citing one by name now finds it).
+    /// (a statement citing one by name now finds it), or no longer found by.
     pub(super) new_ids: Vec<String>,
+    /// What the merge is to take again since it last took the trace: the
+    /// items, statements and calls from these on (a trace taken up from a
+    /// checkpoint; all of them when converted from its start).
+    pub(super) rewound: Option<Rewind>,
     sweep: Sweep,
+    /// The batch being converted, and the state before each of the last
+    /// batches (at most [`CHECKPOINTS`]), oldest first.
+    epoch: Epoch,
+    checkpoints: VecDeque<Checkpoint>,
+}
+
+/// How many batches back a trace can be taken up from (in a debug build,
+/// as the tests run, two: so that running out of checkpoints, and
+/// converting the trace from its start, is what tests do too).
+const CHECKPOINTS: usize = if cfg!(debug_assertions) { 2 } else { 32 };
+
+/// Where a trace was taken up from: the merge takes its items, statements
+/// and model calls from these on again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Rewind {
+    pub(super) items: usize,
+    pub(super) said: usize,
+    pub(super) calls: usize,
+}
+
+impl Rewind {
+    fn min(self, other: Rewind) -> Rewind {
+        Rewind {
+            items: self.items.min(other.items),
+            said: self.said.min(other.said),
+            calls: self.calls.min(other.calls),
+        }
+    }
+}
+
+/// The state before a batch, as far as truncating and undoing do not give
+/// it back: what only grows, by length; what is set, by value.
+struct Checkpoint {
+    epoch: Epoch,
+    taken: usize,
+    first: usize,
+    spans: usize,
+    start: Micros,
+    items: usize,
+    calls: usize,
+    said: usize,
+    evaluated: usize,
+    skipped: usize,
+    listed: usize,
+    root: Option<(Micros, usize, String)>,
+    counts: Counts,
+    cases: Tally,
+    deletes_retract: bool,
+    horizon: Option<Micros>,
+    memory_end: Option<(Micros, usize)>,
+}
+
+/// A change in place, undone by going back to a checkpoint before it.
+enum Change {
+    /// Item `n` was first seen in a model call's input: what it was before.
+    Seen {
+        n: usize,
+        recorded: Micros,
+        no_content: bool,
+        no_call_id: bool,
+    },
+    /// `listed[n]` was `old`.
+    Listed {
+        n: usize,
+        old: usize,
+    },
+    /// A tool result was queued unread at this place, or taken off the
+    /// front.
+    UnreadIn(usize),
+    UnreadOut((Micros, Micros, usize)),
+    /// A search began to wait for a model call, or stopped waiting (it was
+    /// at this place).
+    WaitingIn,
+    WaitingOut(usize, (usize, Vec<usize>)),
 }
 
 /// What reading a trace counted, summed over the traces into the summary.
@@ -121,43 +200,45 @@ struct Sweep {
     agents: Vec<Arc<str>>,
     agent_assumed: Vec<bool>,
     /// Each span by id.
-    span_at: HashMap<String, usize>,
+    span_at: Journaled<String, usize>,
     /// Parent ids named by a span and not read.
-    missing: HashSet<String>,
+    missing: JournaledSet<String>,
     /// Each model call's span, in order of start, and each call by its span.
     call_spans: Vec<usize>,
-    call_of: HashMap<usize, usize>,
+    call_of: Journaled<usize, usize>,
     /// The tool calls the model emitted, by call id: (tool, call).
-    emitted: HashMap<String, (String, usize)>,
+    emitted: Journaled<String, (String, usize)>,
     /// Tool-result ids an input showed.
-    shown: HashSet<String>,
+    shown: JournaledSet<String>,
     /// The latest instant at which a statement looked for its agent's
     /// latest model call.
     horizon: Option<Micros>,
     /// An id-less tool result, by (agent, input message, part).
-    by_place: HashMap<(Arc<str>, usize, usize), usize>,
+    by_place: Journaled<(Arc<str>, usize, usize), usize>,
     /// Tool results not yet read by a model call, in the order the tools
     /// started: (start, end, item).
     unread: VecDeque<(Micros, Micros, usize)>,
     /// A user or system message, by (role, text).
-    by_message: HashMap<(String, String), usize>,
+    by_message: Journaled<(String, String), usize>,
     /// (agent, place in the history) → the message read there and its items.
-    read_before: HashMap<(usize, usize), (Arc<Msg>, Vec<usize>)>,
+    read_before: Journaled<(usize, usize), (Arc<Msg>, Vec<usize>)>,
     /// Each agent's number, in order of first model call.
-    ix: HashMap<Arc<str>, usize>,
+    ix: Journaled<Arc<str>, usize>,
     /// The call (k + 1) whose input last listed each item.
     listed: Vec<usize>,
     /// Memory searches and retrievals no model call has come after yet:
     /// (span, the items they fetched).
     waiting: Vec<(usize, Vec<usize>)>,
     /// Belief-tool calls shown in an output: their ids and arguments.
-    from_output: HashSet<String>,
+    from_output: JournaledSet<String>,
     /// Ids and arguments of belief-tool spans read alone.
-    alone: HashSet<String>,
+    alone: JournaledSet<String>,
     /// The last memory write read: (end, place in the input).
     memory_end: Option<(Micros, usize)>,
     /// A memory record (store, record id) → the (topic, claim)s its write gave.
-    gave: HashMap<Record, Vec<(String, String)>>,
+    gave: Journaled<Record, Vec<(String, String)>>,
+    /// The changes in place above (the maps keep their own).
+    changes: Trail<Change>,
 }
 
 impl TraceOut {
@@ -170,7 +251,7 @@ impl TraceOut {
             start: Micros::MAX,
             items: Vec::new(),
             in_front: Vec::new(),
-            by_call: HashMap::new(),
+            by_call: Journaled::default(),
             calls: Vec::new(),
             said: Vec::new(),
             evaluated: Vec::new(),
@@ -181,7 +262,10 @@ impl TraceOut {
             deletes_retract: false,
             touched: Vec::new(),
             new_ids: Vec::new(),
+            rewound: Some(Rewind::default()),
             sweep: Sweep::default(),
+            epoch: 0,
+            checkpoints: VecDeque::new(),
         }
     }
 
@@ -197,21 +281,31 @@ impl TraceOut {
 
     /// Converts `spans[taken..]`, the spans a batch added to the trace
     /// (`gidx`: each span's place in the input), from the state the earlier
-    /// batches left; refuses, saying why and changing nothing, when they
-    /// could change what an earlier span meant.
+    /// batches left. When they could change what an earlier span meant, it
+    /// is taken up from the latest checkpoint before which they could not,
+    /// and says why (`Ok(Some(why))`); when none is left, it refuses, saying
+    /// why, and is to be converted from its start.
     pub(super) fn extend(
         &mut self,
         spans: &[SpanRec],
         gidx: &[usize],
         options: &Options,
-    ) -> Result<(), &'static str> {
+    ) -> Result<Option<&'static str>, &'static str> {
+        if self.sweep.taken >= spans.len() {
+            return Ok(None);
+        }
+        let mut fell_back = None;
+        if self.sweep.taken > 0
+            && let Err(why) = self.check(spans, options)
+        {
+            if !self.take_up(spans, options) {
+                return Err(why);
+            }
+            fell_back = Some(why);
+        }
+        self.keep_checkpoint();
+        self.epoch += 1;
         let from = self.sweep.taken;
-        if from >= spans.len() {
-            return Ok(());
-        }
-        if from > 0 {
-            self.check(spans, options)?;
-        }
         self.joined.spans = spans.len();
         let new = Batch::shape(self, spans, gidx, options);
         self.tool_spans(spans, gidx, &new, options);
@@ -222,7 +316,156 @@ impl TraceOut {
         self.span_events(spans, gidx, from);
         self.memory(spans, gidx, &new, options);
         self.sweep.taken = spans.len();
-        Ok(())
+        Ok(fell_back)
+    }
+
+    /// Keeps the state before the batch about to be converted as a
+    /// checkpoint, forgetting what only the oldest needed.
+    fn keep_checkpoint(&mut self) {
+        let w = &self.sweep;
+        self.checkpoints.push_back(Checkpoint {
+            epoch: self.epoch,
+            taken: w.taken,
+            first: self.first,
+            spans: self.joined.spans,
+            start: self.start,
+            items: self.items.len(),
+            calls: self.calls.len(),
+            said: self.said.len(),
+            evaluated: self.evaluated.len(),
+            skipped: self.skipped.len(),
+            listed: w.listed.len(),
+            root: self.root.clone(),
+            counts: self.counts,
+            cases: self.cases.clone(),
+            deletes_retract: self.deletes_retract,
+            horizon: w.horizon,
+            memory_end: w.memory_end,
+        });
+        if self.checkpoints.len() > CHECKPOINTS {
+            self.checkpoints.pop_front();
+            if let Some(oldest) = self.checkpoints.front() {
+                self.forget(oldest.epoch);
+            }
+        }
+    }
+
+    /// Goes back checkpoint by checkpoint, newest first, to the first
+    /// from which `spans[taken..]` change nothing an earlier span meant;
+    /// false when none is left (the state is then of no use).
+    fn take_up(&mut self, spans: &[SpanRec], options: &Options) -> bool {
+        while let Some(checkpoint) = self.checkpoints.pop_back() {
+            self.restore(checkpoint);
+            if self.sweep.taken == 0 || self.check(spans, options).is_ok() {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The state `checkpoint` kept: what later batches changed in place
+    /// undone, newest first, what they added cut off. The merge is told to
+    /// take what follows it again, and the items changed back.
+    fn restore(&mut self, checkpoint: Checkpoint) {
+        let to = checkpoint.epoch;
+        let w = &mut self.sweep;
+        while let Some(change) = w.changes.pop_after(to) {
+            match change {
+                Change::Seen {
+                    n,
+                    recorded,
+                    no_content,
+                    no_call_id,
+                } => {
+                    if let Some(e) = self.items.get_mut(n) {
+                        e.seen = false;
+                        e.recorded = recorded;
+                        if no_content {
+                            e.content.clear();
+                        }
+                        if no_call_id {
+                            e.call_id = None;
+                        }
+                    }
+                    self.touched.push(n);
+                }
+                Change::Listed { n, old } => {
+                    if let Some(l) = w.listed.get_mut(n) {
+                        *l = old;
+                    }
+                }
+                Change::UnreadIn(at) => {
+                    w.unread.remove(at);
+                }
+                Change::UnreadOut(q) => w.unread.push_front(q),
+                Change::WaitingIn => {
+                    w.waiting.pop();
+                }
+                Change::WaitingOut(at, waiting) => w.waiting.insert(at, waiting),
+            }
+        }
+        let new_ids = &mut self.new_ids;
+        self.by_call.undo(to, |id| new_ids.push(id.clone()));
+        w.span_at.undo(to, |_| {});
+        w.missing.undo(to);
+        w.call_of.undo(to, |_| {});
+        w.emitted.undo(to, |_| {});
+        w.shown.undo(to);
+        w.by_place.undo(to, |_| {});
+        w.by_message.undo(to, |_| {});
+        w.read_before.undo(to, |_| {});
+        w.ix.undo(to, |_| {});
+        w.from_output.undo(to);
+        w.alone.undo(to);
+        w.gave.undo(to, |_| {});
+        let c = checkpoint;
+        w.taken = c.taken;
+        w.agents.truncate(c.taken);
+        w.agent_assumed.truncate(c.taken);
+        w.call_spans.truncate(c.calls);
+        w.listed.truncate(c.listed);
+        w.horizon = c.horizon;
+        w.memory_end = c.memory_end;
+        self.items.truncate(c.items);
+        self.in_front.truncate(c.calls);
+        self.calls.truncate(c.calls);
+        self.said.truncate(c.said);
+        self.evaluated.truncate(c.evaluated);
+        self.skipped.truncate(c.skipped);
+        self.first = c.first;
+        self.joined.spans = c.spans;
+        self.start = c.start;
+        self.root = c.root;
+        self.counts = c.counts;
+        self.cases = c.cases;
+        self.deletes_retract = c.deletes_retract;
+        self.touched.retain(|&n| n < c.items);
+        let back = Rewind {
+            items: c.items,
+            said: c.said,
+            calls: c.calls,
+        };
+        self.rewound = Some(self.rewound.map_or(back, |r| r.min(back)));
+        self.epoch = to;
+    }
+
+    /// Forgets what going back to before epoch `to` would need.
+    fn forget(&mut self, to: Epoch) {
+        let w = &mut self.sweep;
+        w.changes.forget(to);
+        self.by_call.forget(to);
+        w.span_at.forget(to);
+        w.missing.forget(to);
+        w.call_of.forget(to);
+        w.emitted.forget(to);
+        w.shown.forget(to);
+        w.by_place.forget(to);
+        w.by_message.forget(to);
+        w.read_before.forget(to);
+        w.ix.forget(to);
+        w.from_output.forget(to);
+        w.alone.forget(to);
+        w.gave.forget(to);
     }
 
     /// Whether `spans[taken..]` leave what the earlier spans meant as it
@@ -330,7 +573,7 @@ impl TraceOut {
 fn names_an_agent(
     spans: &[SpanRec],
     s: &SpanRec,
-    old: &HashMap<String, usize>,
+    old: &Journaled<String, usize>,
     new: &HashMap<&str, usize>,
 ) -> bool {
     let mut at = Some(s);
@@ -364,22 +607,23 @@ struct Batch {
 impl Batch {
     fn shape(out: &mut TraceOut, spans: &[SpanRec], gidx: &[usize], options: &Options) -> Batch {
         let from = out.sweep.taken;
+        let e = out.epoch;
         let range = from..spans.len();
         for i in range.clone() {
             let s = &spans[i];
             out.start = out.start.min(s.start);
-            out.sweep.span_at.entry(s.id.clone()).or_insert(i);
+            out.sweep.span_at.get_or_insert_with(e, s.id.clone(), || i);
             out.first = out.first.min(gidx[i]);
         }
         let w = &mut out.sweep;
         for i in range.clone() {
-            w.missing.remove(&spans[i].id);
+            w.missing.remove(e, &spans[i].id);
         }
         for i in range.clone() {
             if let Some(p) = &spans[i].parent
                 && !w.span_at.contains_key(p)
             {
-                w.missing.insert(p.clone());
+                w.missing.insert(e, p.clone());
             }
         }
         for i in range.clone() {
@@ -431,7 +675,7 @@ impl Batch {
             let s = &spans[i];
             let k = out.sweep.call_spans.len();
             out.sweep.call_spans.push(i);
-            out.sweep.call_of.insert(i, k);
+            out.sweep.call_of.insert(e, i, k);
             out.in_front.push(Vec::new());
             let Role::Call {
                 dialect, output, ..
@@ -446,8 +690,7 @@ impl Batch {
                     if let Some(id) = id {
                         out.sweep
                             .emitted
-                            .entry(id.clone())
-                            .or_insert((name.clone(), k));
+                            .get_or_insert_with(e, id.clone(), || (name.clone(), k));
                     }
                     tool_calls.push((id.clone(), name.clone()));
                 }
@@ -499,7 +742,7 @@ impl Batch {
 fn agent_of<'s>(
     spans: &'s [SpanRec],
     i: usize,
-    span_at: &HashMap<String, usize>,
+    span_at: &Journaled<String, usize>,
     options: &'s Options,
 ) -> (Option<&'s str>, bool) {
     if let Some(a) = &options.agent {
@@ -570,6 +813,7 @@ impl TraceOut {
             let queue = &mut self.sweep.unread;
             let at = queue.partition_point(|&q| q < key);
             queue.insert(at, key);
+            self.sweep.changes.push(self.epoch, Change::UnreadIn(at));
         }
     }
 
@@ -618,13 +862,14 @@ impl TraceOut {
                 });
             }
             self.sweep.waiting.push((i, found));
+            self.sweep.changes.push(self.epoch, Change::WaitingIn);
         }
         // Each waiting search's next call: the first (by start) of its agent
         // that starts once it has ended, among the calls added now.
         let calls_from = new.calls_from;
         let w = &mut self.sweep;
-        let in_front = &mut self.in_front;
-        w.waiting.retain(|(i, found)| {
+        let mut at = 0;
+        while let Some((i, found)) = w.waiting.get(at) {
             let s = &spans[*i];
             let next = (calls_from..w.call_spans.len()).find(|&k| {
                 let c = w.call_spans[k];
@@ -632,12 +877,13 @@ impl TraceOut {
             });
             match next {
                 Some(k) => {
-                    in_front[k].extend_from_slice(found);
-                    false
+                    self.in_front[k].extend_from_slice(found);
+                    let waited = w.waiting.remove(at);
+                    w.changes.push(self.epoch, Change::WaitingOut(at, waited));
                 }
-                None => true,
+                None => at += 1,
             }
-        });
+        }
     }
 
     /// Pass 3c: each new model call's input messages. Each call repeats the
@@ -653,7 +899,7 @@ impl TraceOut {
             };
             let next = self.sweep.ix.len();
             let agent = self.sweep.agents[c].clone();
-            let ag = *self.sweep.ix.entry(agent).or_insert(next);
+            let ag = *self.sweep.ix.get_or_insert_with(self.epoch, agent, || next);
             for (i, m) in input.iter().enumerate() {
                 let found_before = self
                     .sweep
@@ -665,9 +911,11 @@ impl TraceOut {
                     Some(found) => found,
                     None => {
                         let found = self.message(spans, gidx, (c, i), m, options);
-                        self.sweep
-                            .read_before
-                            .insert((ag, i), (m.clone(), found.clone()));
+                        self.sweep.read_before.insert(
+                            self.epoch,
+                            (ag, i),
+                            (m.clone(), found.clone()),
+                        );
                         found
                     }
                 };
@@ -677,7 +925,10 @@ impl TraceOut {
                         listed.resize(n + 1, 0);
                     }
                     if listed[n] != k + 1 {
-                        listed[n] = k + 1;
+                        let old = std::mem::replace(&mut listed[n], k + 1);
+                        self.sweep
+                            .changes
+                            .push(self.epoch, Change::Listed { n, old });
                         self.in_front[k].push(n);
                     }
                 }
@@ -717,22 +968,27 @@ impl TraceOut {
                     let key = (m.role.clone(), text.clone());
                     let items = &mut self.items;
                     let touched = &mut self.touched;
-                    Some(*self.sweep.by_message.entry(key).or_insert_with(|| {
-                        let n = items.len();
-                        touched.push(n);
-                        items.push(Ev {
-                            source: m.role.clone(),
-                            kind: if m.role == "user" { "human" } else { "other" },
-                            content: text.clone(),
-                            observed: s.start,
-                            recorded: s.start,
-                            locator: locator(),
-                            call_id: None,
-                            seen: true,
-                            met,
-                        });
-                        n
-                    }))
+                    Some(
+                        *self
+                            .sweep
+                            .by_message
+                            .get_or_insert_with(self.epoch, key, || {
+                                let n = items.len();
+                                touched.push(n);
+                                items.push(Ev {
+                                    source: m.role.clone(),
+                                    kind: if m.role == "user" { "human" } else { "other" },
+                                    content: text.clone(),
+                                    observed: s.start,
+                                    recorded: s.start,
+                                    locator: locator(),
+                                    call_id: None,
+                                    seen: true,
+                                    met,
+                                });
+                                n
+                            }),
+                    )
                 }
                 Part::ToolResult { id, content } => {
                     self.tool_result(spans, c, (i, j, met), m, id, content, locator, options)
@@ -766,9 +1022,10 @@ impl TraceOut {
         options: &Options,
     ) -> Option<usize> {
         let s = &spans[c];
+        let epoch = self.epoch;
         let w = &mut self.sweep;
         if let Some(id) = id {
-            w.shown.insert(id.clone());
+            w.shown.insert(epoch, id.clone());
         }
         let tool_name = id
             .as_ref()
@@ -787,8 +1044,9 @@ impl TraceOut {
         .or_else(|| {
             let items = &self.items;
             let queue = &mut w.unread;
-            while queue.front().is_some_and(|&(_, _, n)| items[n].seen) {
+            while let Some(&q) = queue.front().filter(|&&(_, _, n)| items[n].seen) {
                 queue.pop_front();
+                w.changes.push(epoch, Change::UnreadOut(q));
             }
             queue.iter().map(|&(_, _, n)| n).find(|&n| {
                 let e = &items[n];
@@ -805,6 +1063,15 @@ impl TraceOut {
                 let e = &mut self.items[n];
                 if !e.seen {
                     self.touched.push(n);
+                    self.sweep.changes.push(
+                        epoch,
+                        Change::Seen {
+                            n,
+                            recorded: e.recorded,
+                            no_content: e.content.is_empty(),
+                            no_call_id: e.call_id.is_none(),
+                        },
+                    );
                     e.seen = true;
                     e.recorded = s.start;
                     if e.content.is_empty() {
@@ -836,7 +1103,7 @@ impl TraceOut {
         match id {
             Some(id) => self.found_by(id, n),
             None => {
-                self.sweep.by_place.entry(place).or_insert(n);
+                self.sweep.by_place.get_or_insert_with(epoch, place, || n);
             }
         }
         Some(n)
@@ -845,7 +1112,7 @@ impl TraceOut {
     /// Item `n` is found by call id `id`, unless an earlier one is.
     fn found_by(&mut self, id: &str, n: usize) {
         if !self.by_call.contains_key(id) {
-            self.by_call.insert(id.to_owned(), n);
+            self.by_call.insert(self.epoch, id.to_owned(), n);
             self.new_ids.push(id.to_owned());
         }
     }
@@ -873,9 +1140,11 @@ impl TraceOut {
                         continue;
                     }
                     if let Some(id) = id {
-                        self.sweep.from_output.insert(id.clone());
+                        self.sweep.from_output.insert(self.epoch, id.clone());
                     }
-                    self.sweep.from_output.insert(dialect::canonical(args));
+                    self.sweep
+                        .from_output
+                        .insert(self.epoch, dialect::canonical(args));
                     let origin = format!("{} output message {i} part {j}", s.locator());
                     let retract = *name == options.retract_tool;
                     let reason = match serde_json::from_str::<Value>(args) {
@@ -936,8 +1205,9 @@ impl TraceOut {
                 continue;
             }
             // A model call's output shown later would have covered it.
-            self.sweep.alone.extend(call_id.iter().cloned());
-            self.sweep.alone.extend(canonical);
+            for key in call_id.iter().cloned().chain(canonical) {
+                self.sweep.alone.insert(self.epoch, key);
+            }
             let met = Met(2, s.end, 0, gidx[t], 0, 0);
             let retract = *name == options.retract_tool;
             let parsed = args
@@ -1058,7 +1328,7 @@ impl TraceOut {
             if *op == MemoryOp::Delete {
                 if let Some(id) = record_id {
                     let key = (store.clone(), id.clone());
-                    let gave = self.sweep.gave.remove(&key).unwrap_or_default();
+                    let gave = self.sweep.gave.remove(self.epoch, &key).unwrap_or_default();
                     let call = match gave.is_empty() {
                         true => None,
                         false => self.latest_call(spans, &agent, s.start),
@@ -1102,11 +1372,12 @@ impl TraceOut {
                                 continue;
                             }
                             if let Some(id) = &id {
-                                self.sweep
-                                    .gave
-                                    .entry((store.clone(), id.clone()))
-                                    .or_default()
-                                    .push((rule.topic.clone(), claim.to_owned()));
+                                self.sweep.gave.update(
+                                    self.epoch,
+                                    (store.clone(), id.clone()),
+                                    Vec::new,
+                                    |gave| gave.push((rule.topic.clone(), claim.to_owned())),
+                                );
                             }
                             let call = self.latest_call(spans, &agent, s.start);
                             self.said.push(Said {

@@ -65,10 +65,38 @@ pub struct Batch {
     /// The store was written again whole (a trace whose header changed: a
     /// new topic or agent, or an agent span naming who made earlier calls).
     pub whole: bool,
-    /// Traces converted again from their start since the follow started,
-    /// because spans read later changed what their earlier spans meant
-    /// (an OTLP trace; 0 for a dataset).
-    pub converted_again: usize,
+    /// Traces converted again since the follow started, because spans read
+    /// later changed what their earlier spans meant (an OTLP trace; none
+    /// for a dataset).
+    pub converted_again: Again,
+}
+
+/// How often, since a follow started, a trace was converted again because
+/// spans read later changed what earlier ones meant: from a checkpoint a
+/// few batches back, or (none was early enough) from its start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Again {
+    /// Taken up from the state before one of its last batches.
+    pub from_checkpoint: usize,
+    /// Converted again from its first span.
+    pub from_start: usize,
+}
+
+impl Again {
+    /// What the status lines add: `12 traces taken up from a checkpoint,
+    /// 1 converted again from its start`, or nothing when neither happened.
+    pub fn describe(&self) -> Option<String> {
+        let traces = |n: usize| if n == 1 { "trace" } else { "traces" };
+        match (self.from_checkpoint, self.from_start) {
+            (0, 0) => None,
+            (c, 0) => Some(format!("{c} {} taken up from a checkpoint", traces(c))),
+            (0, s) => Some(format!("{s} {} converted again from the start", traces(s))),
+            (c, s) => Some(format!(
+                "{c} {} taken up from a checkpoint, {s} converted again from the start",
+                traces(c)
+            )),
+        }
+    }
 }
 
 /// Why a follow stopped. Everything committed before stays in the store.

@@ -29,7 +29,7 @@
 
 use super::replayed::{Change, Replayed};
 use super::series::Series;
-use super::{Batch, Position, Stop, not_followed, open_writer, recorded, wait_for};
+use super::{Again, Batch, Position, Stop, not_followed, open_writer, recorded, wait_for};
 use crate::store::scrub::Rewrote;
 use crate::store::write::{self, LogWriter};
 use crate::store::{Contents, Store};
@@ -108,10 +108,10 @@ pub trait Growth {
         None
     }
     /// How often, since it started, a part of what it converts was
-    /// converted again from its start because lines read later changed
-    /// what earlier ones meant.
-    fn converted_again(&self) -> usize {
-        0
+    /// converted again (from a checkpoint, or from its start) because lines
+    /// read later changed what earlier ones meant.
+    fn converted_again(&self) -> Again {
+        Again::default()
     }
 }
 
@@ -293,8 +293,8 @@ struct Rewriter<'a> {
     /// What the last write did to the events already stored.
     rewritten: usize,
     whole: bool,
-    /// The growth's conversions made again from their start, so far.
-    again: usize,
+    /// The growth's conversions made again, so far.
+    again: Again,
     /// The places in the conversion's log of the events left out of the
     /// store, and each claim the store holds (in code order) with the
     /// place of the event that first made it.
@@ -320,7 +320,7 @@ impl<'a> Rewriter<'a> {
             skipped: 0,
             rewritten: 0,
             whole: false,
-            again: 0,
+            again: Again::default(),
             dropped: Vec::new(),
             codes: Vec::new(),
         }

@@ -7,7 +7,7 @@
 use crate::common;
 
 use asof::dataset::{Format, read_str};
-use asof::store::follow::{Converted, Growth, Stop, follow_whole};
+use asof::store::follow::{Converted, Grown, Growth, Stop, Suffix, follow_whole};
 use asof::store::{Contents, Store};
 use common::{asof, generated};
 use rusqlite::Connection;
@@ -905,16 +905,42 @@ fn batches_that_split_one_instant_equal_a_fresh_load() {
 
 // ---- a whole-file follow's writes by difference, on scripted conversions ----
 
-/// A conversion that gives, for the n-th line fed, the n-th dataset.
+/// A conversion that gives, for the n-th line fed, the n-th dataset; with
+/// `grows`, as the log from its first event that differs from the last
+/// dataset's (as a trace's growing import hands it over).
 struct Script {
     datasets: Vec<String>,
     fed: usize,
+    grows: bool,
+    last: Option<asof::model::Dataset>,
 }
 
 impl Growth for Script {
     fn feed(&mut self, lines: &[u8]) -> Result<(), Stop> {
         self.fed += lines.iter().filter(|&&b| b == b'\n').count();
         Ok(())
+    }
+    fn grow(&mut self) -> Result<Grown, Stop> {
+        let converted = self.convert()?;
+        let new = converted.parsed.dataset.clone();
+        let last = self.last.replace(new.clone());
+        match last {
+            Some(last) if self.grows && last.header == new.header => {
+                let keep = (last.events.iter().zip(&new.events))
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                Ok(Grown::From(Suffix {
+                    keep,
+                    header: new.header,
+                    events: new.events[keep..].to_vec(),
+                    meta: Vec::new(),
+                    skipped: 0,
+                    calls_from: 0,
+                    calls: Vec::new(),
+                }))
+            }
+            _ => Ok(Grown::Whole(converted)),
+        }
     }
     fn convert(&mut self) -> Result<Converted, Stop> {
         let parsed = read_str("script", Format::Jsonl, &self.datasets[self.fed - 1])?;
@@ -963,12 +989,26 @@ fn each_step_of_a_whole_file_follow_equals_a_fresh_write_of_its_dataset() {
         .iter()
         .map(|events| format!("{HEADER}\n{}\n", events.join("\n")))
         .collect();
+    let seen = follow_script(&datasets, false);
+    assert_eq!(
+        seen,
+        [(0, false), (1, false), (0, false), (3, false)],
+        "what each step wrote again"
+    );
+}
+
+/// Follows `datasets`, one a line (see [`Script`]), checking after each
+/// step that the store is a fresh write of its dataset, row for row; what
+/// each step wrote again.
+fn follow_script(datasets: &[String], grows: bool) -> Vec<(usize, bool)> {
     let dir = tempfile::tempdir().expect("a directory");
     let (file, store) = (dir.path().join("live"), dir.path().join("live.db"));
     std::fs::write(&file, "1\n").expect("written");
     let mut growth = Script {
-        datasets: datasets.clone(),
+        datasets: datasets.to_vec(),
         fed: 0,
+        grows,
+        last: None,
     };
     let mut seen = Vec::new();
     follow_whole(
@@ -1012,9 +1052,48 @@ fn each_step_of_a_whole_file_follow_equals_a_fresh_write_of_its_dataset() {
         },
     )
     .expect("followed");
+    seen
+}
+
+/// A suffix handed over by a growing conversion that drops stored events
+/// (an assertion, and the evidence it alone cited no longer cited) and
+/// writes the rest again later: the store, replayed from the earliest
+/// instant among those removed, is a fresh write of each step.
+#[test]
+fn a_suffix_that_removes_stored_events_equals_a_fresh_write() {
+    let evidence = |id: &str, at: &str| {
+        format!(
+            r#"{{"evidence":{{"id":"{id}","kind":"trace","source":"s","locator":"l","observed_at":"2026-01-01T00:00:{at}Z","recorded_at":"2026-01-01T00:00:{at}Z","summary":"e"}}}}"#
+        )
+    };
+    let cites = |event: String, id: &str| event.replace(r#"["E1"]"#, &format!(r#"["{id}"]"#));
+    let steps: Vec<Vec<String>> = vec![
+        vec![
+            evidence("E1", "01"),
+            evidence("E2", "02"),
+            cites(believe("B1", "x", "10"), "E2"),
+            believe("B2", "y", "20"),
+        ],
+        vec![
+            evidence("E1", "01"),
+            evidence("E2", "02"),
+            believe("B2", "y", "20"),
+        ],
+        vec![
+            evidence("E1", "01"),
+            evidence("E2", "02"),
+            believe("B2", "y", "20"),
+            cites(believe("B3", "x", "30"), "E2"),
+        ],
+    ];
+    let datasets: Vec<String> = steps
+        .iter()
+        .map(|events| format!("{HEADER}\n{}\n", events.join("\n")))
+        .collect();
+    let seen = follow_script(&datasets, true);
     assert_eq!(
         seen,
-        [(0, false), (1, false), (0, false), (3, false)],
+        [(0, false), (2, false), (0, false)],
         "what each step wrote again"
     );
 }

@@ -285,9 +285,9 @@ struct Rewriter<'a> {
     max: u64,
     conn: Connection,
     position: Position,
-    /// The dataset the store holds, and its replay's state (`None` until
-    /// the first write, and after a batch that failed).
-    written: Option<(Dataset, Replayed)>,
+    /// What the store holds, as a batch needs it, and its replay's state
+    /// (`None` until the first write, and after a batch that failed).
+    written: Option<(Written, Replayed)>,
     /// Records the last conversion left out.
     skipped: usize,
     /// What the last write did to the events already stored.
@@ -334,7 +334,7 @@ impl<'a> Rewriter<'a> {
         self.skipped = converted.skipped;
         self.dropped = converted.dropped;
         self.codes = codes_of(&dataset.events);
-        self.written = Some((dataset, replayed));
+        self.written = Some((Written::of(dataset), replayed));
         Ok(())
     }
 
@@ -358,19 +358,23 @@ impl<'a> Rewriter<'a> {
         let mut meta = converted.meta.clone();
         meta.extend(position.meta());
         let new = &converted.parsed.dataset;
+        let codes = codes_of(&new.events);
         match self.written.take() {
             Some((old, mut replayed)) if old.header == new.header => {
                 let tx = self.conn.transaction()?;
-                let (kept, derived) = rewrite_from_change(&tx, &old, new, &mut replayed)?;
-                (self.rewritten, self.whole) = (old.events.len() - kept, false);
+                // The stored log, read back to be compared whole (a rare
+                // batch: the conversion was taken whole).
+                let stored = crate::store::read::events(&tx)?;
+                let (kept, derived) = rewrite_from_change(&tx, &stored, new, &mut replayed)?;
+                (self.rewritten, self.whole) = (old.len() - kept, false);
                 write_meta(&tx, &meta)?;
                 write::write_calls(&tx, 0, &converted.calls)?;
                 tx.commit()?;
                 replayed.committed(derived);
-                self.written = Some((converted.parsed.dataset, replayed));
+                self.written = Some((Written::of(converted.parsed.dataset), replayed));
             }
             old => {
-                (self.rewritten, self.whole) = (old.map_or(0, |(d, _)| d.events.len()), true);
+                (self.rewritten, self.whole) = (old.map_or(0, |(w, _)| w.len()), true);
                 write::rewrite(
                     &mut self.conn,
                     new,
@@ -379,12 +383,10 @@ impl<'a> Rewriter<'a> {
                     &meta,
                 )?;
                 let replayed = self.replayed(new.header.clone())?;
-                self.written = Some((converted.parsed.dataset, replayed));
+                self.written = Some((Written::of(converted.parsed.dataset), replayed));
             }
         }
-        if let Some((dataset, _)) = &self.written {
-            self.codes = codes_of(&dataset.events);
-        }
+        self.codes = codes;
         self.dropped = converted.dropped;
         self.position = position;
         self.skipped = converted.skipped;
@@ -403,7 +405,7 @@ impl<'a> Rewriter<'a> {
         };
         let cut = self.dropped.partition_point(|&d| d < suffix.keep);
         let kept = suffix.keep - cut;
-        if old.header != suffix.header || kept > old.events.len() {
+        if old.header != suffix.header || kept > old.len() {
             self.written = Some((old, replayed));
             return Ok(false);
         }
@@ -417,11 +419,7 @@ impl<'a> Rewriter<'a> {
         for (_, claim) in &self.codes[claims_kept..] {
             replayed.claims.remove(claim);
         }
-        let last = old.events[..kept]
-            .iter()
-            .rev()
-            .find(|e| e.kind() != EventKind::Evidence)
-            .map(Event::recorded_at);
+        let last = old.replayed_by(kept);
         // The claims the suffix makes first (the claims kept are those
         // `replayed` holds now), with the place of the event that does.
         let mut fresh: IdSet<&str> = IdSet::default();
@@ -442,10 +440,11 @@ impl<'a> Rewriter<'a> {
         let mut meta = suffix.meta;
         meta.extend(position.meta());
         let tx = self.conn.transaction()?;
+        let removed = Removed::stored_after(&tx, suffix.keep as u64, old.len() - kept)?;
         let change = Rewrite {
             after: suffix.keep as u64,
             claims_kept,
-            old: &old.events[kept..],
+            removed,
             new: &events,
             last,
         };
@@ -459,12 +458,12 @@ impl<'a> Rewriter<'a> {
         write::write_calls(&tx, suffix.calls_from, &suffix.calls)?;
         tx.commit()?;
         replayed.committed(derived);
-        (self.rewritten, self.whole) = (old.events.len() - kept, false);
+        (self.rewritten, self.whole) = (old.len() - kept, false);
         self.dropped.truncate(cut);
         self.codes.truncate(claims_kept);
         self.codes.extend(added);
-        old.events.truncate(kept);
-        old.events.extend(events);
+        old.truncate(kept);
+        old.extend(&events);
         self.written = Some((old, replayed));
         self.position = position;
         self.skipped = suffix.skipped;
@@ -503,7 +502,7 @@ impl<'a> Rewriter<'a> {
 
     /// Events in the store now.
     fn events(&self) -> usize {
-        self.written.as_ref().map_or(0, |(d, _)| d.events.len())
+        self.written.as_ref().map_or(0, |(w, _)| w.len())
     }
 
     fn batch(&self, events: usize, lines: usize) -> Batch {
@@ -529,12 +528,11 @@ impl<'a> Rewriter<'a> {
 /// events were kept.
 fn rewrite_from_change(
     tx: &rusqlite::Transaction,
-    old: &Dataset,
+    old: &[Event],
     new: &Dataset,
     replayed: &mut Replayed,
 ) -> Result<(usize, super::replayed::Derived), Stop> {
     let kept = old
-        .events
         .iter()
         .zip(&new.events)
         .take_while(|(a, b)| a == b)
@@ -549,17 +547,112 @@ fn rewrite_from_change(
         }
     }
     let claims_kept = claims.len();
-    if kept < old.events.len() {
+    if kept < old.len() {
         replayed.claims = claims;
     }
     let change = Rewrite {
         after: kept.checked_sub(1).map_or(0, |k| new.events[k].seq),
         claims_kept,
-        old: &old.events[kept..],
+        removed: Removed::of(&old[kept..]),
         new: &new.events[kept..],
         last: replayed_at(&new.events[..kept]).max(),
     };
     Ok((kept, rewrite_suffix(tx, change, replayed)?))
+}
+
+/// What the store holds, as a batch needs it — not the events themselves
+/// (a follow's memory would grow with them): the header, and for each
+/// stored event, in log order, the latest instant replayed up to it.
+struct Written {
+    header: asof_core::model::Header,
+    replayed_by: Vec<Option<Micros>>,
+}
+
+impl Written {
+    fn of(dataset: Dataset) -> Written {
+        let mut written = Written {
+            header: dataset.header,
+            replayed_by: Vec::with_capacity(dataset.events.len()),
+        };
+        written.extend(&dataset.events);
+        written
+    }
+
+    /// Events stored.
+    fn len(&self) -> usize {
+        self.replayed_by.len()
+    }
+
+    /// The latest instant replayed among the first `kept` events.
+    fn replayed_by(&self, kept: usize) -> Option<Micros> {
+        kept.checked_sub(1)
+            .and_then(|k| self.replayed_by.get(k).copied().flatten())
+    }
+
+    fn truncate(&mut self, kept: usize) {
+        self.replayed_by.truncate(kept);
+    }
+
+    fn extend(&mut self, events: &[Event]) {
+        let mut last = self.replayed_by(self.len());
+        for e in events {
+            if e.kind() != EventKind::Evidence {
+                last = last.max(Some(e.recorded_at()));
+            }
+            self.replayed_by.push(last);
+        }
+    }
+}
+
+/// The stored events a rewrite removes, as it needs them: how many, the
+/// evidence they cite, and the earliest instant replayed among them.
+struct Removed {
+    count: usize,
+    cited: Vec<String>,
+    first: Option<Micros>,
+}
+
+impl Removed {
+    fn of(events: &[Event]) -> Removed {
+        Removed {
+            count: events.len(),
+            cited: events
+                .iter()
+                .flat_map(|e| e.cites().iter().cloned())
+                .collect(),
+            first: replayed_at(events).min(),
+        }
+    }
+
+    /// The `count` stored events after seq `after`, read from the store.
+    fn stored_after(
+        tx: &rusqlite::Transaction,
+        after: u64,
+        count: usize,
+    ) -> rusqlite::Result<Removed> {
+        if count == 0 {
+            return Ok(Removed {
+                count,
+                cited: Vec::new(),
+                first: None,
+            });
+        }
+        let after = after as i64;
+        let first = tx.query_row(
+            "SELECT min(recorded_at) FROM events WHERE seq > ?1 AND kind <> 'evidence'",
+            [after],
+            |r| r.get(0),
+        )?;
+        let cited = tx
+            .prepare("SELECT DISTINCT evidence FROM citations WHERE seq > ?1")?
+            .query_map([after], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?;
+        Ok(Removed {
+            count,
+            cited,
+            first,
+        })
+    }
 }
 
 /// The end of a stored log written again: the seq after which events go
@@ -569,7 +662,7 @@ fn rewrite_from_change(
 struct Rewrite<'a> {
     after: u64,
     claims_kept: usize,
-    old: &'a [Event],
+    removed: Removed,
     new: &'a [Event],
     last: Option<Micros>,
 }
@@ -585,12 +678,12 @@ fn rewrite_suffix(
     let Rewrite {
         after,
         claims_kept,
-        old,
+        removed,
         new,
         last,
     } = change;
     let mut rewrote = None;
-    if !old.is_empty() {
+    if removed.count > 0 {
         for table in [
             "outcomes",
             "reconfirmations",
@@ -605,8 +698,8 @@ fn rewrite_suffix(
             )?;
         }
         tx.execute("DELETE FROM claims WHERE code >= ?1", [claims_kept as i64])?;
-        let mut cited: Vec<String> = (old.iter().chain(new))
-            .flat_map(|e| e.cites().iter().cloned())
+        let mut cited: Vec<String> = (removed.cited.iter().cloned())
+            .chain(new.iter().flat_map(|e| e.cites().iter().cloned()))
             .collect();
         cited.sort_unstable();
         cited.dedup();
@@ -620,9 +713,11 @@ fn rewrite_suffix(
     let written = new.iter().try_for_each(|e| log.write(e));
     replayed.claims = log.into_claims();
     written?;
-    let changed = || replayed_at(old).chain(replayed_at(new));
     let change = Change {
-        first: changed().min(),
+        first: [removed.first, replayed_at(new).min()]
+            .into_iter()
+            .flatten()
+            .min(),
         rewrote,
         whole: false,
         last: last.max(replayed_at(new).max()),
@@ -661,4 +756,47 @@ fn replayed_at(events: &[Event]) -> impl Iterator<Item = Micros> + '_ {
         .iter()
         .filter(|e| e.kind() != EventKind::Evidence)
         .map(Event::recorded_at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a rewrite removes, read from the store after a seq, is what the
+    /// events themselves give: their count, the evidence they cite and the
+    /// earliest instant replayed among them.
+    #[test]
+    fn the_events_removed_read_from_the_store_are_those_of_the_log() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let (file, store) = (dir.path().join("live.jsonl"), dir.path().join("live.db"));
+        let mut text = Vec::new();
+        let config = asof_synth::GenConfig {
+            events: 300,
+            topics: 5,
+            agents: 2,
+            seed: 11,
+        };
+        asof_synth::generate(config, &mut text).expect("generated");
+        std::fs::write(&file, &text).expect("written");
+        super::super::follow(&file, &store, false, std::time::Duration::ZERO, |_| false)
+            .expect("followed");
+        let mut conn = Connection::open(&store).expect("opens");
+        let tx = conn.transaction().expect("a transaction");
+        let events = crate::store::read::events(&tx).expect("the log");
+        assert!(events.iter().any(|e| !e.cites().is_empty()), "citations");
+        let sorted = |mut r: Removed| {
+            r.cited.sort_unstable();
+            r.cited.dedup();
+            (r.count, r.cited, r.first)
+        };
+        for k in [0usize, 1, 150, 299, 300] {
+            let after = k.checked_sub(1).map_or(0, |k| events[k].seq);
+            let stored = Removed::stored_after(&tx, after, events.len() - k).expect("read");
+            assert_eq!(
+                sorted(stored),
+                sorted(Removed::of(&events[k..])),
+                "after {k} events"
+            );
+        }
+    }
 }

@@ -638,11 +638,14 @@ impl Removed {
             });
         }
         let after = after as i64;
-        let first = tx.query_row(
-            "SELECT min(recorded_at) FROM events WHERE seq > ?1 AND kind <> 'evidence'",
-            [after],
-            |r| r.get(0),
-        )?;
+        // The instants read over the seqs (a `min()` here would walk an
+        // index of instants from the log's start instead).
+        let first = tx
+            .prepare("SELECT recorded_at FROM events WHERE seq > ?1 AND kind <> 'evidence'")?
+            .query_map([after], |r| r.get::<_, Micros>(0))?
+            .try_fold(None, |first: Option<Micros>, at| {
+                at.map(|at| Some(first.map_or(at, |f| f.min(at))))
+            })?;
         let cited = tx
             .prepare("SELECT DISTINCT evidence FROM citations WHERE seq > ?1")?
             .query_map([after], |r| r.get(0))?

@@ -78,9 +78,10 @@ pub(super) struct TraceOut {
     checkpoints: VecDeque<Checkpoint>,
 }
 
-/// How many batches back a trace can be taken up from (in a debug build,
-/// as the tests run, two: so that running out of checkpoints, and
-/// converting the trace from its start, is what tests do too).
+/// How many batches back a trace can be taken up from, its first batch (the
+/// one from nothing) excluded: before it is its start (in a debug build, as
+/// the tests run, two: so that running out of checkpoints, and converting
+/// the trace from its start, is what tests do too).
 const CHECKPOINTS: usize = if cfg!(debug_assertions) { 2 } else { 32 };
 
 /// Where a trace was taken up from: the merge takes its items, statements
@@ -303,8 +304,12 @@ impl TraceOut {
             }
             fell_back = Some(why);
         }
-        self.keep_checkpoint();
-        self.epoch += 1;
+        // From nothing, the batch runs at epoch 0 and is not remembered:
+        // going back before it is converting the trace again.
+        if self.sweep.taken > 0 {
+            self.keep_checkpoint();
+            self.epoch += 1;
+        }
         let from = self.sweep.taken;
         self.joined.spans = spans.len();
         let new = Batch::shape(self, spans, gidx, options);
@@ -352,11 +357,12 @@ impl TraceOut {
 
     /// Goes back checkpoint by checkpoint, newest first, to the first
     /// from which `spans[taken..]` change nothing an earlier span meant;
-    /// false when none is left (the state is then of no use).
+    /// false when none is left (the state is then of no use: the trace is
+    /// converted from its start).
     fn take_up(&mut self, spans: &[SpanRec], options: &Options) -> bool {
         while let Some(checkpoint) = self.checkpoints.pop_back() {
             self.restore(checkpoint);
-            if self.sweep.taken == 0 || self.check(spans, options).is_ok() {
+            if self.check(spans, options).is_ok() {
                 return true;
             }
         }

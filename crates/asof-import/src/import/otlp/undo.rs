@@ -3,7 +3,8 @@
 //! that made it, so that the state as a checkpoint left it comes back by
 //! undoing, newest first, what later batches did — a cost of what they did,
 //! not of the trace. What lies before the oldest checkpoint kept is
-//! forgotten.
+//! forgotten, and epoch 0, a batch from nothing, is never remembered: going
+//! back before it is converting the trace again from its start.
 
 use foldhash::HashMap;
 use std::borrow::Borrow;
@@ -11,7 +12,7 @@ use std::collections::VecDeque;
 use std::hash::Hash;
 
 /// A batch's number: what it changed is undone by going back to an
-/// earlier one.
+/// earlier one (0: the batch from nothing, not remembered).
 pub(super) type Epoch = u64;
 
 /// Changes, each with the epoch that made it, oldest first.
@@ -25,7 +26,9 @@ impl<T> Default for Trail<T> {
 
 impl<T> Trail<T> {
     pub(super) fn push(&mut self, at: Epoch, change: T) {
-        self.0.push_back((at, change));
+        if at > 0 {
+            self.0.push_back((at, change));
+        }
     }
 
     /// The newest change made after epoch `to`, taken off the trail.
@@ -41,6 +44,10 @@ impl<T> Trail<T> {
     pub(super) fn forget(&mut self, to: Epoch) {
         while self.0.front().is_some_and(|&(at, _)| at <= to) {
             self.0.pop_front();
+        }
+        // A long batch's changes once forgotten, their room is given back.
+        if self.0.capacity() > 4 * self.0.len() + 1024 {
+            self.0.shrink_to_fit();
         }
     }
 }
@@ -206,6 +213,16 @@ mod tests {
         assert_eq!((m.get(&"a"), m.get(&"b")), (Some(&1), None));
         m.undo(0, |_| {});
         assert_eq!(m.get(&"a"), None);
+    }
+
+    #[test]
+    fn a_batch_from_nothing_is_not_remembered() {
+        let mut m: Journaled<&str, u32> = Journaled::default();
+        m.insert(0, "a", 1);
+        m.insert(1, "a", 2);
+        m.undo(0, |_| {});
+        assert_eq!(m.get(&"a"), Some(&1));
+        assert!(m.trail.0.is_empty());
     }
 
     #[test]

@@ -20,7 +20,7 @@ use common::arg;
 use serde_json::json;
 use std::io::Write;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 fn main() {
@@ -65,22 +65,7 @@ fn main() {
         .spawn()
         .expect("start asof load --follow");
     let pid = child.id();
-    let peak = Arc::new(AtomicU64::new(0));
-    let memory = {
-        let peak = peak.clone();
-        std::thread::spawn(move || {
-            while let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
-                if let Some(kb) = status
-                    .lines()
-                    .find(|l| l.starts_with("VmHWM:"))
-                    .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-                {
-                    peak.fetch_max(kb, Ordering::Relaxed);
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        })
-    };
+    let memory = common::memory::watch_peak(pid);
     let applied = || common::serve::applied_lines(&db).unwrap_or(0);
     let waited = Instant::now();
     while applied() < 1 && waited.elapsed() < Duration::from_secs(60) {
@@ -134,7 +119,7 @@ fn main() {
         .args(["-INT", &pid.to_string()])
         .status();
     let _ = child.wait();
-    let _ = memory.join();
+    let peak_kb = memory.join().unwrap_or(0);
     let check = asof::store::Store::open(&db)
         .and_then(|s| s.check())
         .map(|r| match r.differences.first() {
@@ -170,7 +155,7 @@ fn main() {
             "followed_s": followed_s,
             "written_to_store_ms": {"p50": pct(0.5), "p99": pct(0.99), "max": lags.last(), "n": lags.len(), "of": lines.len() - 1},
             "follow_cpu_s": cpu,
-            "peak_rss_mb": peak.load(Ordering::Relaxed) / 1024,
+            "peak_rss_mb": peak_kb / 1024,
             "check": check,
         }))
         .expect("json")

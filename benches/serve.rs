@@ -154,23 +154,7 @@ fn main() {
             .count()
     };
     let (mut child, addr) = start_serve(&db);
-    let status_file = format!("/proc/{}/status", child.id());
-    let peak = Arc::new(AtomicU64::new(0));
-    let memory = {
-        let (peak, status_file) = (peak.clone(), status_file.clone());
-        std::thread::spawn(move || {
-            while let Ok(status) = std::fs::read_to_string(&status_file) {
-                if let Some(kb) = status
-                    .lines()
-                    .find(|l| l.starts_with("VmHWM:"))
-                    .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-                {
-                    peak.fetch_max(kb, Ordering::Relaxed);
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        })
-    };
+    let memory = common::memory::watch_peak(child.id());
     let applied_lines = || common::serve::applied_lines(&db).unwrap_or(0);
     // The prefill: sent, then applied.
     let (prefilled, _, _) = send_all(&all, 0..prefill_requests, &addr, None, None);
@@ -247,8 +231,7 @@ fn main() {
     };
     let _ = child.kill();
     let _ = child.wait();
-    let _ = memory.join();
-    let peak_kb = peak.load(Ordering::Relaxed);
+    let peak_kb = memory.join().unwrap_or(0);
     // Archive lines are written in acknowledgement order per batch; the k-th
     // acknowledged request is at most line k (one line a request).
     let mut acked = acked;
@@ -318,7 +301,7 @@ fn restart_serve(
     let started = Instant::now();
     let (next, addr) = start_serve(db);
     *child = next;
-    let status_file = format!("/proc/{}/status", child.id());
+    let pid = child.id();
     let mut stream =
         std::io::BufReader::new(TcpStream::connect(&addr).expect("connect after the restart"));
     let answer = all
@@ -328,14 +311,7 @@ fn restart_serve(
     while common::serve::applied_lines(db).unwrap_or(0) <= before
         && started.elapsed() < Duration::from_secs(600)
     {
-        if let Ok(status) = std::fs::read_to_string(&status_file)
-            && let Some(kb) = status
-                .lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        {
-            peak_kb = peak_kb.max(kb);
-        }
+        peak_kb = peak_kb.max(common::memory::peak_kb(pid).unwrap_or(0));
         std::thread::sleep(Duration::from_millis(20));
     }
     json!({

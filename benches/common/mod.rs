@@ -13,3 +13,30 @@ pub fn arg(name: &str, default: u64) -> u64 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
 }
+
+/// A process's memory, for the benchmarks that run the binary (not all do).
+#[allow(dead_code)]
+pub mod memory {
+    /// The peak resident memory (VmHWM, in kB) of process `pid` now; `None`
+    /// once it is gone.
+    pub fn peak_kb(pid: u32) -> Option<u64> {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()?
+            .lines()
+            .find(|l| l.starts_with("VmHWM:"))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+    }
+
+    /// A thread that reads process `pid`'s peak memory every 20 ms until it is
+    /// gone; joined, the last peak read, in kB.
+    pub fn watch_peak(pid: u32) -> std::thread::JoinHandle<u64> {
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while let Some(kb) = peak_kb(pid) {
+                peak = kb.max(peak);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            peak
+        })
+    }
+}

@@ -285,12 +285,6 @@ impl Merged {
                 self.longs -= self.long[t][items..].iter().filter(|&&l| l).count();
                 self.long[t].truncate(items);
                 out.touched.extend(items..out.items.len());
-                if items == 0 && said == 0 {
-                    // Nothing of it kept: its start is taken as it is.
-                    self.cited[t].clear();
-                    out.new_ids.clear();
-                    self.starts[t] = out.start;
-                }
             }
             let mut touched = std::mem::take(&mut out.touched);
             touched.sort_unstable();

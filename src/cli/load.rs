@@ -190,7 +190,7 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
                 };
                 let again = match (new.describe(), now.describe()) {
                     (Some(new), Some(so_far)) if new != so_far => format!(
-                        "{again}; {new} ({so_far} so far): later spans changed what earlier ones meant"
+                        "{again}; {new}, later spans having changed what earlier ones meant (since the follow started: {so_far})"
                     ),
                     (Some(new), _) => {
                         format!("{again}; {new}: later spans changed what earlier ones meant")

@@ -343,12 +343,12 @@ mod tests {
         };
         assert!(
             status(5_000_000, Some((1200, 5_000_000, again(0, 3)))).starts_with(
-                "store: 1200 events, up to date (3 traces converted again from the start) · "
+                "store: 1200 events, up to date (traces converted again from the start 3 times) · "
             )
         );
         assert!(
             status(5_000_000, Some((1200, 5_000_000, again(12, 1)))).starts_with(
-                "store: 1200 events, up to date (12 traces taken up from a checkpoint, 1 converted again from the start) · "
+                "store: 1200 events, up to date (traces taken up from a checkpoint 12 times, converted again from the start once) · "
             )
         );
         // Cut to a narrow terminal, the store's part stays, and no number

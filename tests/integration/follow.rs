@@ -1057,8 +1057,10 @@ fn follow_script(datasets: &[String], grows: bool) -> Vec<(usize, bool)> {
 
 /// A suffix handed over by a growing conversion that drops stored events
 /// (an assertion, and the evidence it alone cited no longer cited) and
-/// writes the rest again later: the store, replayed from the earliest
-/// instant among those removed, is a fresh write of each step.
+/// writes the rest again later: the store is a fresh write of each step.
+/// (At this size the replay is taken up from the log's start whatever the
+/// earliest instant removed; that what a rewrite removes is read right from
+/// the store is the unit test's, in `follow/trace.rs`.)
 #[test]
 fn a_suffix_that_removes_stored_events_equals_a_fresh_write() {
     let evidence = |id: &str, at: &str| {

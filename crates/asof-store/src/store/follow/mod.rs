@@ -83,19 +83,27 @@ pub struct Again {
 }
 
 impl Again {
-    /// What the status lines add: `12 traces taken up from a checkpoint,
-    /// 1 converted again from its start`, or nothing when neither happened.
+    /// What the status lines add: `traces taken up from a checkpoint 12
+    /// times, converted again from the start once`, or nothing when neither
+    /// happened. A count of times, not of traces: one trace may be taken up
+    /// at many batches.
     pub fn describe(&self) -> Option<String> {
-        let traces = |n: usize| if n == 1 { "trace" } else { "traces" };
-        match (self.from_checkpoint, self.from_start) {
-            (0, 0) => None,
-            (c, 0) => Some(format!("{c} {} taken up from a checkpoint", traces(c))),
-            (0, s) => Some(format!("{s} {} converted again from the start", traces(s))),
-            (c, s) => Some(format!(
-                "{c} {} taken up from a checkpoint, {s} converted again from the start",
-                traces(c)
-            )),
-        }
+        let times = |n: usize| match n {
+            1 => "once".to_owned(),
+            n => format!("{n} times"),
+        };
+        let (c, s) = (self.from_checkpoint, self.from_start);
+        let said = match (c, s) {
+            (0, 0) => return None,
+            (c, 0) => format!("taken up from a checkpoint {}", times(c)),
+            (0, s) => format!("converted again from the start {}", times(s)),
+            (c, s) => format!(
+                "taken up from a checkpoint {}, converted again from the start {}",
+                times(c),
+                times(s)
+            ),
+        };
+        Some(format!("traces {said}"))
     }
 }
 

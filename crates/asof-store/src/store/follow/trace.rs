@@ -640,12 +640,10 @@ impl Removed {
         let after = after as i64;
         // The instants read over the seqs (a `min()` here would walk an
         // index of instants from the log's start instead).
-        let first = tx
+        let instants = tx
             .prepare("SELECT recorded_at FROM events WHERE seq > ?1 AND kind <> 'evidence'")?
-            .query_map([after], |r| r.get::<_, Micros>(0))?
-            .try_fold(None, |first: Option<Micros>, at| {
-                at.map(|at| Some(first.map_or(at, |f| f.min(at))))
-            })?;
+            .query_map([after], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<Micros>>>()?;
         let cited = tx
             .prepare("SELECT DISTINCT evidence FROM citations WHERE seq > ?1")?
             .query_map([after], |r| r.get(0))?
@@ -653,7 +651,7 @@ impl Removed {
         Ok(Removed {
             count,
             cited,
-            first,
+            first: instants.into_iter().min(),
         })
     }
 }

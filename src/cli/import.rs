@@ -263,7 +263,7 @@ pub fn otlp_draft(paths: &[&Path], trace: &TraceArgs) -> Result<import::Draft, C
     // An archive of `asof serve` goes on in segments: one read without the
     // next is said, not left to look whole.
     for path in &all {
-        let next = asof_core::segments::nth(path, 2);
+        let next = asof_core::segments::after(path);
         if next.is_file() && !all.contains(&next.as_path()) {
             draft.report.notes.push(format!(
                 "{} goes on in {} (asof serve's archive, in segments), not read: import {}* to read them all",

@@ -555,6 +555,22 @@ fn the_archive_goes_on_in_segments_and_a_restart_takes_in_what_the_store_lacks()
         )),
         "{said}"
     );
+    // So does a later one read without the one after it.
+    let second = asof()
+        .args(["import", "otlp"])
+        .arg(&parts[1])
+        .arg("--db")
+        .arg(dir.path().join("second.db"))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&second.stdout).contains(&format!(
+            "goes on in {} (asof serve's archive, in segments), not read",
+            parts[2].display()
+        )),
+        "{}",
+        String::from_utf8_lossy(&second.stdout)
+    );
     // The shell lists the segments in their order.
     let mut listed = parts.clone();
     listed.sort();

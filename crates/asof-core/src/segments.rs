@@ -20,6 +20,20 @@ pub fn nth(first: &Path, n: u32) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The segment after `segment`, whichever of its series it is: the first's
+/// second, or the one whose six-digit number follows.
+pub fn after(segment: &Path) -> PathBuf {
+    let name = segment.as_os_str().to_string_lossy();
+    let numbered = name
+        .rsplit_once('.')
+        .filter(|(_, n)| n.len() == 6 && n.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|(first, n)| Some((first, n.parse::<u32>().ok()?)));
+    match numbered {
+        Some((first, n)) if n >= 2 => nth(Path::new(first), n + 1),
+        _ => nth(segment, 2),
+    }
+}
+
 /// The segments of the series at `first` that exist, in order: `first`
 /// (when it exists), then each next one for as long as it exists.
 pub fn existing(first: &Path) -> Vec<PathBuf> {
@@ -67,6 +81,17 @@ mod tests {
             .map(|&n| nth(first, n).display().to_string())
             .collect();
         assert_eq!(names, order);
+    }
+
+    #[test]
+    fn the_segment_after_one_is_the_next_of_its_series() {
+        let first = Path::new("/srv/run.db.otlp.jsonl");
+        assert_eq!(after(first), nth(first, 2));
+        assert_eq!(after(&nth(first, 2)), nth(first, 3));
+        assert_eq!(after(&nth(first, 999_999)), nth(first, 1_000_000));
+        // A name that only looks numbered is a first segment.
+        let dated = Path::new("/srv/trace.20261206");
+        assert_eq!(after(dated), nth(dated, 2));
     }
 
     #[test]

@@ -260,8 +260,8 @@ pub fn otlp_draft(paths: &[&Path], trace: &TraceArgs) -> Result<import::Draft, C
     let draft = otlp::read_files(&files, &options, &mut |done, total| bar.show(done, total));
     bar.clear();
     let mut draft = draft?;
-    // An archive of `asof serve` goes on in segments: one read without the
-    // next is said, not left to look whole.
+    // An archive of `asof serve` is in segments: one read without the one
+    // after or before it is said, not left to look whole.
     for path in &all {
         let next = asof_core::segments::after(path);
         if next.is_file() && !all.contains(&next.as_path()) {
@@ -270,6 +270,16 @@ pub fn otlp_draft(paths: &[&Path], trace: &TraceArgs) -> Result<import::Draft, C
                 path.display(),
                 next.display(),
                 path.display()
+            ));
+        }
+        if let Some(earlier) = asof_core::segments::before(path)
+            && earlier.is_file()
+            && !all.contains(&earlier.as_path())
+        {
+            draft.report.notes.push(format!(
+                "{} follows {} (asof serve's archive, in segments), not read: what the agent did before it is missing",
+                path.display(),
+                earlier.display()
             ));
         }
     }

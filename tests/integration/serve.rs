@@ -563,14 +563,16 @@ fn the_archive_goes_on_in_segments_and_a_restart_takes_in_what_the_store_lacks()
         .arg(dir.path().join("second.db"))
         .output()
         .unwrap();
-    assert!(
-        String::from_utf8_lossy(&second.stdout).contains(&format!(
-            "goes on in {} (asof serve's archive, in segments), not read",
-            parts[2].display()
-        )),
-        "{}",
-        String::from_utf8_lossy(&second.stdout)
-    );
+    let said = String::from_utf8_lossy(&second.stdout);
+    for (what, other) in [("goes on in", &parts[2]), ("follows", &parts[0])] {
+        assert!(
+            said.contains(&format!(
+                "{what} {} (asof serve's archive, in segments), not read",
+                other.display()
+            )),
+            "{said}"
+        );
+    }
     // The shell lists the segments in their order.
     let mut listed = parts.clone();
     listed.sort();

@@ -20,18 +20,31 @@ pub fn nth(first: &Path, n: u32) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// The segment after `segment`, whichever of its series it is: the first's
-/// second, or the one whose six-digit number follows.
-pub fn after(segment: &Path) -> PathBuf {
+/// Where `segment` stands in its series: the series' first segment and its
+/// number (1 for a name that ends in no six-digit number from 2 on).
+fn place(segment: &Path) -> (PathBuf, u32) {
     let name = segment.as_os_str().to_string_lossy();
     let numbered = name
         .rsplit_once('.')
         .filter(|(_, n)| n.len() == 6 && n.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|(first, n)| Some((first, n.parse::<u32>().ok()?)));
+        .and_then(|(first, n)| Some((first, n.parse::<u32>().ok()?)))
+        .filter(|&(_, n)| n >= 2);
     match numbered {
-        Some((first, n)) if n >= 2 => nth(Path::new(first), n + 1),
-        _ => nth(segment, 2),
+        Some((first, n)) => (PathBuf::from(first), n),
+        None => (segment.to_owned(), 1),
     }
+}
+
+/// The segment after `segment`, whichever of its series it is.
+pub fn after(segment: &Path) -> PathBuf {
+    let (first, n) = place(segment);
+    nth(&first, n + 1)
+}
+
+/// The segment before `segment` (none before a first one).
+pub fn before(segment: &Path) -> Option<PathBuf> {
+    let (first, n) = place(segment);
+    (n > 1).then(|| nth(&first, n - 1))
 }
 
 /// The segments of the series at `first` that exist, in order: `first`
@@ -92,6 +105,10 @@ mod tests {
         // A name that only looks numbered is a first segment.
         let dated = Path::new("/srv/trace.20261206");
         assert_eq!(after(dated), nth(dated, 2));
+        assert_eq!(before(first), None);
+        assert_eq!(before(dated), None);
+        assert_eq!(before(&nth(first, 2)), Some(first.to_owned()));
+        assert_eq!(before(&nth(first, 3)), Some(nth(first, 2)));
     }
 
     #[test]

@@ -109,7 +109,6 @@ struct Checkpoint {
     epoch: Epoch,
     taken: usize,
     first: usize,
-    spans: usize,
     start: Micros,
     items: usize,
     calls: usize,
@@ -332,7 +331,6 @@ impl TraceOut {
             epoch: self.epoch,
             taken: w.taken,
             first: self.first,
-            spans: self.joined.spans,
             start: self.start,
             items: self.items.len(),
             calls: self.calls.len(),
@@ -439,7 +437,8 @@ impl TraceOut {
         self.evaluated.truncate(c.evaluated);
         self.skipped.truncate(c.skipped);
         self.first = c.first;
-        self.joined.spans = c.spans;
+        // A batch reads the trace to its end: the spans joined are those taken.
+        self.joined.spans = c.taken;
         self.start = c.start;
         self.root = c.root;
         self.counts = c.counts;

@@ -159,8 +159,20 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
                 )
             } else if !started {
                 started = true;
+                // A store taken up again: what converting its lines now
+                // changed in it (a follow of a dataset replays it instead).
+                let again = if batch.whole {
+                    "; the store written again whole".to_owned()
+                } else if batch.rewritten > 0 {
+                    format!(
+                        "; {} of the events it held written again, as the options given now convert them",
+                        batch.rewritten
+                    )
+                } else {
+                    String::new()
+                };
                 format!(
-                    "following {} into {}: {} events (line {}{left_out}); Ctrl-C stops",
+                    "following {} into {}: {} events (line {}{again}{left_out}); Ctrl-C stops",
                     args.dataset.display(),
                     args.db.display(),
                     batch.total,

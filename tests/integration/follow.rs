@@ -673,9 +673,58 @@ fn a_trace_follow_goes_on_after_a_kill_with_the_options_given_now() {
         .write_all(&all[first..])
         .unwrap();
     wait_for(&db, all.len() as u64, &mut child);
+    let said = stop_and_read(child);
+    assert!(said.contains("the store written again whole"), "{said}");
+    assert_equals_import(&db, &all, &args, 2);
+}
+
+/// The first line a follow prints (once it has taken up its store).
+fn first_line(child: &mut Child) -> String {
+    use std::io::BufRead;
+    let mut line = String::new();
+    if let Some(out) = child.stdout.as_mut() {
+        std::io::BufReader::new(out).read_line(&mut line).unwrap();
+    }
+    line
+}
+
+/// A follow started again with the options that wrote its store compares
+/// what its lines convert to with what the store holds, and writes nothing
+/// again; then it reads on.
+#[test]
+fn a_trace_follow_started_again_writes_nothing_its_store_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("live.db");
+    let config = asof::synth::GenConfig {
+        events: 600,
+        topics: 4,
+        agents: 3,
+        seed: 5,
+    };
+    let lines: Vec<String> = asof::synth::otlp_requests(config, 40)
+        .into_iter()
+        .map(|l| l + "\n")
+        .collect();
+    let half = lines.len() / 2;
+    let (mut child, mut out) = following_empty(dir.path());
+    out.write_all(lines[..half].concat().as_bytes()).unwrap();
+    let mut all = lines[..half].concat().into_bytes();
+    wait_for(&db, all.len() as u64, &mut child);
     child.kill().ok();
     child.wait().ok();
-    assert_equals_import(&db, &all, &args, 2);
+    let mut child = trace_follower(dir.path(), &[]);
+    let first = first_line(&mut child);
+    assert!(first.starts_with("following live.jsonl"), "{first}");
+    assert!(!first.contains("written again"), "{first}");
+    assert_equals_import(&db, &all, &[], 0);
+    for (n, line) in lines[half..].iter().enumerate() {
+        out.write_all(line.as_bytes()).unwrap();
+        all.extend_from_slice(line.as_bytes());
+        wait_for(&db, all.len() as u64, &mut child);
+        assert_equals_import(&db, &all, &[], n + 1);
+    }
+    child.kill().ok();
+    child.wait().ok();
 }
 
 /// A trace follow taken up again on another file in the followed one's

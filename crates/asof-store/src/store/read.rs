@@ -136,28 +136,8 @@ pub(super) fn header_from_rows(conn: &Connection) -> rusqlite::Result<Header> {
     })
 }
 
-/// Every event's citations (`supported_by` / `because`), in order, by seq.
-pub(crate) fn citations(
-    conn: &Connection,
-) -> rusqlite::Result<std::collections::HashMap<i64, Vec<String>>> {
-    let mut cites: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
-    let mut stmt = conn.prepare("SELECT seq, evidence FROM citations ORDER BY seq, pos")?;
-    let mut rows = stmt.query([])?;
-    while let Some(r) = rows.next()? {
-        cites.entry(r.get(0)?).or_default().push(r.get(1)?);
-    }
-    Ok(cites)
-}
-
-/// Every assertion's assumed fields (design.md §7), by seq, in seq order.
-pub(crate) fn assumptions(conn: &Connection) -> rusqlite::Result<Vec<(i64, Vec<Assumed>)>> {
-    assumed_rows(
-        conn,
-        "SELECT seq, field FROM assumptions ORDER BY seq, field",
-    )
-}
-
-/// [`assumptions`] by the assertion's id (what the ledger looks up).
+/// Every assertion's assumed fields (design.md §7) by its id, in log order
+/// (what the ledger looks up).
 pub(crate) fn assumptions_by_id(
     conn: &Connection,
 ) -> rusqlite::Result<Vec<(String, Vec<Assumed>)>> {
@@ -199,41 +179,100 @@ fn assumed_rows<K: rusqlite::types::FromSql + PartialEq>(
 
 /// The whole log in file order, citations included.
 pub(super) fn events(conn: &Connection) -> rusqlite::Result<Vec<Event>> {
-    let mut cites = citations(conn)?;
-    let mut stmt = conn.prepare(&format!("SELECT {EVENT_COLUMNS} FROM events ORDER BY seq"))?;
-    let rows = stmt.query_map([], |r| {
-        let cited = cites.remove(&r.get(0)?).unwrap_or_default();
-        event(r, cited)
+    let mut events = Vec::new();
+    each_event(conn, |e| {
+        events.push(e);
+        true
     })?;
-    let mut events: Vec<Event> = rows.collect::<rusqlite::Result<_>>()?;
-    for (seq, assumed) in assumptions(conn)? {
-        let at = events.partition_point(|e| (e.seq as i64) < seq);
-        if let Some(Event {
-            body: EventBody::Believe(a),
-            seq: found,
-        }) = events.get_mut(at)
-            && *found as i64 == seq
-        {
-            a.assumed = assumed;
-        }
-    }
+    Ok(events)
+}
+
+/// The log in file order, each event whole (its citations, assumed fields
+/// and content), handed to `each` one at a time until it returns false: a
+/// log read without holding it.
+pub(super) fn each_event(
+    conn: &Connection,
+    mut each: impl FnMut(Event) -> bool,
+) -> rusqlite::Result<()> {
+    let mut cites = conn.prepare("SELECT seq, evidence FROM citations ORDER BY seq, pos")?;
+    let mut cites = BySeq::new(&mut cites, |r| r.get(1))?;
+    let mut assumed = conn.prepare("SELECT seq, field FROM assumptions ORDER BY seq")?;
+    let mut assumed = BySeq::new(&mut assumed, |r| {
+        let field: String = r.get(1)?;
+        Assumed::parse(&field).ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                1,
+                rusqlite::types::Type::Text,
+                format!("unknown assumed field `{field}`").into(),
+            )
+        })
+    })?;
     let mut contents = conn.prepare("SELECT seq, text FROM contents ORDER BY seq")?;
-    let mut rows = contents.query([])?;
+    let mut contents = BySeq::new(&mut contents, |r| r.get(1))?;
+    let mut stmt = conn.prepare(&format!("SELECT {EVENT_COLUMNS} FROM events ORDER BY seq"))?;
+    let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
         let seq: i64 = r.get(0)?;
-        // The log is in seq order with seq its 1-based position.
-        let at = events.partition_point(|e| (e.seq as i64) < seq);
-        if let Some(Event {
-            body: EventBody::Evidence(e),
-            seq: found,
-            ..
-        }) = events.get_mut(at)
-            && *found as i64 == seq
-        {
-            e.content = Some(r.get(1)?);
+        let mut e = event(r, cites.of(seq)?)?;
+        match &mut e.body {
+            EventBody::Believe(a) => {
+                a.assumed = assumed.of(seq)?;
+                a.assumed.sort_unstable();
+            }
+            EventBody::Evidence(ev) => ev.content = contents.of(seq)?.pop(),
+            _ => {}
+        }
+        if !each(e) {
+            break;
         }
     }
-    Ok(events)
+    Ok(())
+}
+
+/// The rows of a table attached to events (`SELECT seq, …` in seq order),
+/// read alongside the log: what each seq has, in the order selected.
+struct BySeq<'s, T> {
+    rows: rusqlite::Rows<'s>,
+    read: fn(&Row) -> rusqlite::Result<T>,
+    head: Option<(i64, T)>,
+}
+
+impl<'s, T> BySeq<'s, T> {
+    fn new(
+        stmt: &'s mut rusqlite::Statement,
+        read: fn(&Row) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<BySeq<'s, T>> {
+        let mut by = BySeq {
+            rows: stmt.query([])?,
+            read,
+            head: None,
+        };
+        by.head = by.next()?;
+        Ok(by)
+    }
+
+    fn next(&mut self) -> rusqlite::Result<Option<(i64, T)>> {
+        match self.rows.next()? {
+            Some(r) => Ok(Some((r.get(0)?, (self.read)(r)?))),
+            None => Ok(None),
+        }
+    }
+
+    /// The rows of `seq` (those of seqs before it, no event's, passed over).
+    fn of(&mut self, seq: i64) -> rusqlite::Result<Vec<T>> {
+        let mut found = Vec::new();
+        while let Some((at, value)) = self.head.take() {
+            if at > seq {
+                self.head = Some((at, value));
+                break;
+            }
+            if at == seq {
+                found.push(value);
+            }
+            self.head = self.next()?;
+        }
+        Ok(found)
+    }
 }
 
 /// The columns [`event`] reads, in its order.

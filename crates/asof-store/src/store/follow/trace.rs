@@ -203,16 +203,10 @@ pub fn follow_whole(
         let nothing_read = read.offset == 0;
         let mut f = Rewriter::new(&name, series, max, conn, read);
         // Converted again, so the options given now are the ones it holds.
-        let empty = if nothing_read {
-            growth.nothing_yet()
-        } else {
-            None
-        };
-        let converted = match empty {
-            Some(empty) => empty?,
-            None => growth.convert()?,
-        };
-        f.write(converted, &[])?;
+        match nothing_read.then(|| growth.nothing_yet()).flatten() {
+            Some(empty) => f.write(empty?, &[])?,
+            None => f.take_up(growth)?,
+        }
         f
     };
     // A store and its format are checked as every command checks them.
@@ -390,6 +384,82 @@ impl<'a> Rewriter<'a> {
         self.dropped = converted.dropped;
         self.position = position;
         self.skipped = converted.skipped;
+        Ok(())
+    }
+
+    /// Takes up the store an earlier follow left, the lines it applied fed
+    /// again: what they convert to now is compared with what it holds, an
+    /// event at a time, and only what differs is written (nothing, when the
+    /// options and the importer are those that wrote it) — not every table
+    /// again.
+    fn take_up(&mut self, growth: &mut impl Growth) -> Result<(), Stop> {
+        let mut suffix = match growth.grow()? {
+            Grown::From(suffix) if suffix.keep == 0 => suffix,
+            Grown::From(_) => return self.write(growth.convert()?, &[]),
+            Grown::Whole(converted) => return self.write(converted, &[]),
+        };
+        for (j, e) in suffix.events.iter_mut().enumerate() {
+            e.seq = (j + 1) as u64;
+        }
+        let tx = self.conn.unchecked_transaction()?;
+        let header = crate::store::read::header(&tx)?;
+        let stored: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
+        let stored = stored as usize;
+        // The events stored as the conversion gives them (a seq left out
+        // by a retraction that found nothing is a difference too), and the
+        // claims they make first.
+        let mut written = Written {
+            header,
+            replayed_by: Vec::with_capacity(stored),
+        };
+        let mut first: Vec<usize> = Vec::new();
+        let mut known: IdSet<String> = IdSet::default();
+        crate::store::read::each_event(&tx, |e| {
+            let kept = written.len();
+            if suffix.events.get(kept) != Some(&e) {
+                return false;
+            }
+            written.extend(std::slice::from_ref(&e));
+            if let EventBody::Believe(a) = e.body
+                && known.insert(a.claim)
+            {
+                first.push(kept);
+            }
+            true
+        })?;
+        let kept = written.len();
+        // The claims are coded in the order the log first makes them: those
+        // of the events kept come first; the others go with the events after.
+        let claims: Vec<String> = tx
+            .prepare("SELECT text FROM claims ORDER BY code")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        self.codes = claims
+            .into_iter()
+            .enumerate()
+            .map(|(code, claim)| (first.get(code).copied().unwrap_or(kept), claim))
+            .collect();
+        // What the events after those kept are does not matter: they are
+        // removed.
+        let last = written.replayed_by(kept);
+        written.replayed_by.resize(stored, last);
+        // The model calls stored as the conversion lists them.
+        let calls_kept = crate::store::read::model_call_rows(&tx)?
+            .iter()
+            .zip(&suffix.calls)
+            .take_while(|((_, json), call)| serde_json::to_string(call).ok().as_ref() == Some(json))
+            .count();
+        suffix.calls.drain(..calls_kept);
+        suffix.calls_from = calls_kept;
+        suffix.events.drain(..kept);
+        suffix.keep = kept;
+        let replayed = Replayed::read(&tx, written.header.clone())?;
+        tx.finish()?;
+        self.dropped = Vec::new();
+        self.written = Some((written, replayed));
+        if !self.write_from(suffix, &[])? {
+            self.write(growth.convert()?, &[])?;
+        }
         Ok(())
     }
 

@@ -504,6 +504,53 @@ fn a_rebuilt_trace_store_keeps_its_model_calls() {
     assert_eq!(calls(), before);
 }
 
+/// A store loaded with a review keeps its findings when `rebuild` writes it
+/// again from its log: a review is a record of its own, never derived.
+#[test]
+fn a_rebuilt_store_keeps_its_review() {
+    let dir = tempfile::tempdir().unwrap();
+    let review = dir.path().join("ana.review.jsonl");
+    std::fs::write(
+        &review,
+        concat!(
+            r#"{"id":"F1","target":{"kind":"evidence","id":"E15"},"verdict":"rejected","note":"a traffic lull, not the rollback","reviewer":"ana","made_at":"2026-12-06T09:12:00Z","about":"2026-03-03T12:10:00Z"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let db = dir.path().join("reviewed.db");
+    common::asof()
+        .args(["load", "datasets/payment-outage.yaml", "--db"])
+        .arg(&db)
+        .arg("--review")
+        .arg(&review)
+        .assert()
+        .success();
+    let rows = || -> Vec<(i64, String, String)> {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT pos, id, line FROM review ORDER BY pos")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    };
+    let before = rows();
+    assert_eq!(before.len(), 1);
+    flip_page_type(&db, "versions");
+    run_the_way_out(&db, "`asof rebuild");
+    assert_eq!(rows(), before);
+    let report = common::asof()
+        .arg("export")
+        .arg(&db)
+        .args(["--format", "md"])
+        .assert()
+        .success();
+    let md = String::from_utf8_lossy(&report.get_output().stdout).into_owned();
+    assert!(md.contains("a traffic lull, not the rollback"), "{md}");
+}
+
 /// A byte changed in a page of the log, and one inside an event row: the log
 /// is damaged, `check` says so and names the load that recovers the store.
 #[test]

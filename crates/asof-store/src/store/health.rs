@@ -174,9 +174,9 @@ fn made_from(conn: &Connection) -> Option<(String, String)> {
 
 /// Writes the store at `path` again from its log, into a new file that
 /// replaces it (a damaged file's derived rows may not even delete): the log,
-/// the meta and a trace's model calls as they are, everything else derived
-/// afresh. Refused when the
-/// log itself is damaged. Returns the number of versions derived.
+/// the meta, a review's findings and a trace's model calls as they are,
+/// everything else derived afresh. Refused when the log itself is damaged,
+/// or the review cannot be read. Returns the number of versions derived.
 pub fn salvage(path: &Path, diagnosis: &Diagnosis) -> Result<usize, StoreError> {
     if !diagnosis.log.is_empty() {
         return Err(StoreError::Damaged {
@@ -200,6 +200,17 @@ pub fn salvage(path: &Path, diagnosis: &Diagnosis) -> Result<usize, StoreError> 
         .collect::<rusqlite::Result<_>>()?;
     drop(stmt);
     let calls = read::model_call_rows(&conn)?;
+    // A review's findings are not derived from the log: a damaged review
+    // table is said, not dropped.
+    let review = match meta.iter().any(|(k, _)| k == "review_file") {
+        true => read::review_rows(&conn).map_err(|e| StoreError::Damaged {
+            path: path.to_owned(),
+            reason: format!(
+                "its review table cannot be read ({e}), and a review is not derived from the log: load the store again with its review file (`--review`)"
+            ),
+        })?,
+        false => Vec::new(),
+    };
     drop(conn);
     let source = meta
         .iter()
@@ -223,6 +234,12 @@ pub fn salvage(path: &Path, diagnosis: &Diagnosis) -> Result<usize, StoreError> 
         let mut put = conn.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
         for (key, value) in &meta {
             put.execute([key, value])?;
+        }
+        drop(put);
+        // A review's findings, as they were (never part of the log).
+        let mut put = conn.prepare("INSERT INTO review (pos, id, line) VALUES (?1, ?2, ?3)")?;
+        for (pos, id, line) in &review {
+            put.execute(rusqlite::params![pos, id, line])?;
         }
         drop(put);
         // A trace's model calls, as they were (not derived from the log).

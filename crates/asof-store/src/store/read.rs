@@ -20,6 +20,13 @@ pub(crate) fn review_lines(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     stmt.query_map([], |r| r.get(0))?.collect()
 }
 
+/// The review table's rows as stored: (pos, id, line), in order.
+pub(crate) fn review_rows(conn: &Connection) -> rusqlite::Result<Vec<(i64, String, String)>> {
+    let mut stmt = conn.prepare("SELECT pos, id, line FROM review ORDER BY pos")?;
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect()
+}
+
 /// What findings may name: the evidence items and assertions with ids
 /// `only` (every one when `None`), each with when it was recorded (and an
 /// assertion's agent and topic), and the header's ids. Named ids are looked

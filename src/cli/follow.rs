@@ -43,7 +43,8 @@ pub fn run(
     if !archive {
         return follow_any(file, store, force, poll, trace, &options, go_on);
     }
-    // The archive grows for as long as serve runs, in segments: no limit.
+    // The archive grows for as long as serve runs, in segments, its lines
+    // no longer than serve's body limit: no limit here.
     follow_trace(file, store, force, poll, &options, u64::MAX, go_on)
 }
 
@@ -74,10 +75,12 @@ fn follow_any(
         return follow::follow(file, store, force, poll, go_on);
     }
     one_request_a_line(file)?;
+    // As `import otlp` reads it: no limit to the file, each request at most
+    // what a request read whole may be.
     follow_trace(file, store, force, poll, options, otlp::MAX_BYTES, go_on)
 }
 
-/// A trace followed into its store, up to `max` bytes: each batch reads
+/// A trace followed into its store, each line at most `max` bytes: each batch reads
 /// only the lines appended since the last one (in the file's next segments
 /// too, when it has them: serve's archive).
 fn follow_trace(

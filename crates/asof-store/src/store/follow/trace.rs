@@ -120,7 +120,8 @@ pub trait Growth {
 /// and continued): every batch of complete new lines is fed to `growth`,
 /// converted, and the store brought to what it converted to in one
 /// transaction, until `go_on` returns false (`Ok`) or the file stops the
-/// follow (`Err`). Complete lines over `max` bytes stop it too.
+/// follow (`Err`). A line over `max` bytes (one request: a file of them
+/// has no limit of its own) stops it too.
 pub fn follow_whole(
     dataset: &Path,
     store: &Path,
@@ -182,9 +183,6 @@ pub fn follow_whole(
     } else {
         let conn = open_writer(store)?;
         let (offset, sha) = recorded(&conn, store, &name)?;
-        if offset > max {
-            return Err(not_followed(&name, store, offset));
-        }
         // The applied bytes are read once, fed and hashed together; a file
         // that is not the one followed is said so even when feeding it
         // failed first (then its hash is read on its own).
@@ -239,9 +237,6 @@ fn feed_start(
     max: u64,
     growth: &mut impl Growth,
 ) -> Result<Position, Stop> {
-    if len > max {
-        return Err(over(name, len, max));
-    }
     let mut position = Position::new();
     let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + (1 << 20));
     series.read(0, Some(len), |bytes| {
@@ -249,25 +244,55 @@ fn feed_start(
         if pending.len() < CHUNK {
             return Ok(());
         }
-        if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
-            let rest = pending.split_off(end + 1);
-            growth.feed(&pending)?;
-            position.read(&pending);
-            pending = rest;
+        match pending.iter().rposition(|&b| b == b'\n') {
+            Some(end) => {
+                let rest = pending.split_off(end + 1);
+                within(name, &pending, position.line, 0, max)?;
+                growth.feed(&pending)?;
+                position.read(&pending);
+                pending = rest;
+            }
+            // A line still going on: it may not pass the limit either.
+            None => within(name, &[], position.line, pending.len(), max)?,
         }
         Ok(())
     })?;
     if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
         pending.truncate(end + 1);
+        within(name, &pending, position.line, 0, max)?;
         growth.feed(&pending)?;
         position.read(&pending);
     }
     Ok(position)
 }
 
-fn over(name: &str, len: u64, max: u64) -> Stop {
+/// Whether the complete lines `lines` (after line `before`) and a line of
+/// `pending` bytes still being written are each at most `max` bytes long;
+/// else the stop that says which is not.
+fn within(name: &str, lines: &[u8], before: usize, pending: usize, max: u64) -> Result<(), Stop> {
+    let mut start = 0;
+    for (n, end) in lines
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| i)
+        .enumerate()
+    {
+        if (end - start) as u64 > max {
+            return Err(over(name, before + n + 1, (end - start) as u64, max));
+        }
+        start = end + 1;
+    }
+    let n = lines.iter().filter(|&&b| b == b'\n').count();
+    match pending as u64 > max {
+        true => Err(over(name, before + n + 1, pending as u64, max)),
+        false => Ok(()),
+    }
+}
+
+fn over(name: &str, line: usize, len: u64, max: u64) -> Stop {
     Stop::File(format!(
-        "{name}: its complete lines are {len} bytes, over the {max}-byte limit of a trace"
+        "{name}:{line}: the line is {len} bytes or more, over the {max}-byte limit of one request"
     ))
 }
 
@@ -545,10 +570,7 @@ impl<'a> Rewriter<'a> {
     fn poll(&mut self, growth: &mut impl Growth) -> Result<Batch, Stop> {
         let offset = self.position.offset;
         let (complete, pending) = self.series.read_on(offset, &self.position.tail)?;
-        let whole = offset + complete.len() as u64;
-        if whole + pending as u64 > self.max {
-            return Err(over(self.name, whole + pending as u64, self.max));
-        }
+        within(self.name, &complete, self.position.line, pending, self.max)?;
         if complete.is_empty() {
             (self.rewritten, self.whole) = (0, false);
             return Ok(self.batch(0, 0));
@@ -832,6 +854,26 @@ fn replayed_at(events: &[Event]) -> impl Iterator<Item = Micros> + '_ {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A followed file has no limit of its own: each of its lines (one
+    /// request) has, the one still being written too, and the stop names it.
+    #[test]
+    fn each_line_is_held_to_the_limit_not_the_file() {
+        let said = |r: Result<(), Stop>| match r {
+            Err(Stop::File(why)) => why,
+            other => format!("{other:?}"),
+        };
+        assert!(within("t.jsonl", b"abc\nde\n", 10, 2, 3).is_ok());
+        assert!(within("t.jsonl", &b"ab\n".repeat(1000), 0, 0, 2).is_ok());
+        assert_eq!(
+            said(within("t.jsonl", b"abc\ndefgh\ni\n", 10, 0, 4)),
+            "t.jsonl:12: the line is 5 bytes or more, over the 4-byte limit of one request"
+        );
+        assert_eq!(
+            said(within("t.jsonl", b"abc\n", 10, 9, 4)),
+            "t.jsonl:12: the line is 9 bytes or more, over the 4-byte limit of one request"
+        );
+    }
 
     /// What a rewrite removes, read from the store after a seq, is what the
     /// events themselves give: their count, the evidence they cite and the

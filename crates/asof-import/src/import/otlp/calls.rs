@@ -227,7 +227,7 @@ impl Listed {
         let row = ModelCall {
             n: p + 1,
             agent: call.agent.clone(),
-            trace: call.trace.clone(),
+            trace: call.trace.to_string(),
             span: call.span.clone(),
             started: call.key.0,
             ended: call.key.1,

@@ -172,7 +172,7 @@ impl SaidBy {
 /// One span, its ids and times read.
 #[derive(Clone)]
 struct SpanRec {
-    trace: String,
+    trace: Arc<str>,
     id: String,
     parent: Option<String>,
     name: String,

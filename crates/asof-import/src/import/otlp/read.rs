@@ -332,9 +332,10 @@ pub(super) struct Reader {
     /// Log records read, and those naming no span.
     records: usize,
     unplaced: usize,
-    /// Each span read, by (trace, span id): a copy exported again is left
-    /// out as it is read, and its id kept to be said.
-    seen: HashSet<(String, String)>,
+    /// Each span read, by its trace's number and its id (16 hex digits, as
+    /// `wire::id` writes it, held as the number they write): a copy exported
+    /// again is left out as it is read, and its id kept to be said.
+    seen: HashSet<SpanKey>,
     copies: Vec<String>,
     /// The calls' inputs so far, and every distinct message once.
     histories: Histories,
@@ -345,7 +346,7 @@ pub(super) struct Reader {
 /// One trace as read: its spans, each span's place in the input, and the
 /// log records naming it, each with its place among the records.
 struct Trace {
-    id: String,
+    id: Arc<str>,
     spans: Vec<SpanRec>,
     gidx: Vec<usize>,
     logs: Vec<(usize, Log)>,
@@ -439,6 +440,24 @@ impl Joined {
     }
 }
 
+/// A span's key among the spans read: its trace's number and its id, the
+/// number its 16 hex digits write (`wire::id` gives no other form; any other
+/// is kept as written).
+#[derive(PartialEq, Eq, Hash)]
+enum SpanKey {
+    Hex(usize, u64),
+    Other(usize, String),
+}
+
+impl SpanKey {
+    fn of(t: usize, id: &str) -> SpanKey {
+        match (id.len(), u64::from_str_radix(id, 16)) {
+            (16, Ok(n)) if !id.starts_with('+') => SpanKey::Hex(t, n),
+            _ => SpanKey::Other(t, id.to_owned()),
+        }
+    }
+}
+
 fn hash_of(what: &impl Hash) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     what.hash(&mut h);
@@ -455,13 +474,15 @@ impl Reader {
                     if let Some(mut rec) =
                         span_rec(service.clone(), span, report, &mut self.histories)
                     {
-                        if !self.seen.insert((rec.trace.clone(), rec.id.clone())) {
+                        let t = self.trace_of(&rec.trace);
+                        if !self.seen.insert(SpanKey::of(t, &rec.id)) {
                             self.copies.push(rec.id);
                             continue;
                         }
                         rec.role = self.histories.interner.role(rec.role);
-                        let t = self.trace_of(&rec.trace);
                         let trace = &mut self.traces[t];
+                        // One copy of the trace's id, shared by its spans.
+                        rec.trace = trace.id.clone();
                         trace.spans.push(rec);
                         trace.gidx.push(self.spans);
                         self.spans += 1;
@@ -536,7 +557,7 @@ impl Reader {
                 let t = self.traces.len();
                 self.trace_at.insert(id.to_owned(), t);
                 self.traces.push(Trace {
-                    id: id.to_owned(),
+                    id: Arc::from(id),
                     spans: Vec::new(),
                     gidx: Vec::new(),
                     logs: Vec::new(),
@@ -1023,7 +1044,7 @@ fn span_rec(
         .filter(|s| s.is_error())
         .map(|s| s.message.clone());
     Some(SpanRec {
-        trace,
+        trace: trace.into(),
         id,
         parent,
         name: span.name,

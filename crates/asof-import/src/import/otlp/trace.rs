@@ -172,7 +172,7 @@ pub(super) struct Call {
     /// (start, end, place in the input): the order calls are numbered in.
     pub(super) key: (Micros, Micros, usize),
     pub(super) agent: String,
-    pub(super) trace: String,
+    pub(super) trace: Arc<str>,
     pub(super) span: String,
     pub(super) model: Option<String>,
     /// The tool calls its output made: (call id, tool name).

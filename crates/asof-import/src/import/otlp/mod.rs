@@ -47,7 +47,7 @@ use dialect::{MemoryOp, Msg, Part, Role};
 use foldhash::{HashMap, HashMapExt, HashSet};
 use rules::{Rule, Within};
 use serde_json::{Map, Value};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Inputs read whole above this size are refused: a single request over many
 /// lines, or text handed over in memory. JSON Lines files stream, whatever
@@ -313,9 +313,8 @@ pub fn read_named(
         ..ImportReport::default()
     };
     let (reader, lines) = read::read_spans(inputs, options.skip_bad_lines, &mut report, progress)?;
-    let mut traces: Vec<TraceOut> = (0..reader.traces())
-        .map(|t| TraceOut::of(reader.joined(t), options))
-        .collect();
+    let mut traces: Vec<TraceOut> =
+        per_trace(reader.traces(), |t| TraceOut::of(reader.joined(t), options));
     let joined: Vec<read::JoinCounts> = traces.iter().map(|o| o.joined).collect();
     read::summary(&report.input.clone(), &reader, &joined, lines, &mut report)?;
     let merged = merge::Merged::default().merge(
@@ -494,28 +493,43 @@ impl Growing {
     /// merged; the log kept up to date.
     fn merged(&mut self) -> Result<merge::Merge, DatasetErrors> {
         self.converted.resize_with(self.reader.traces(), || None);
-        for t in self.reader.touched() {
-            let Some(out) = self.converted[t].as_mut() else {
-                continue;
-            };
-            let why = match self.reader.unjoined(t) {
-                Some((spans, gidx)) => match out.extend(spans, gidx, &self.options) {
-                    Ok(None) => continue,
-                    Ok(Some(why)) => {
-                        self.taken_up.bump(why);
-                        continue;
-                    }
-                    Err(why) => why,
-                },
-                None => "log records name the trace",
-            };
-            self.again.bump(why);
-            self.converted[t] = None;
-        }
-        for (t, slot) in self.converted.iter_mut().enumerate() {
-            if slot.is_none() {
-                *slot = Some(TraceOut::of(self.reader.joined(t), &self.options));
+        // The traces carried on, each on its own (the merge is what crosses
+        // them), on the machine's cores.
+        let touched: Vec<usize> = (self.reader.touched().into_iter())
+            .filter(|&t| self.converted[t].is_some())
+            .collect();
+        let carried: Vec<Mutex<Option<TraceOut>>> = (touched.iter())
+            .map(|&t| Mutex::new(self.converted[t].take()))
+            .collect();
+        let (reader, options) = (&self.reader, &self.options);
+        let carried_on = per_trace(touched.len(), |i| {
+            let mut slot = carried[i].lock().unwrap_or_else(|e| e.into_inner());
+            match (slot.as_mut(), reader.unjoined(touched[i])) {
+                (Some(out), Some((spans, gidx))) => out.extend(spans, gidx, options),
+                (_, _) => Err("log records name the trace"),
             }
+        });
+        for ((t, out), carried_on) in touched.into_iter().zip(carried).zip(carried_on) {
+            match carried_on {
+                Ok(why) => {
+                    if let Some(why) = why {
+                        self.taken_up.bump(why);
+                    }
+                    self.converted[t] = out.into_inner().unwrap_or_else(|e| e.into_inner());
+                }
+                Err(why) => self.again.bump(why),
+            }
+        }
+        // Those converted from their start (new, or changed before every
+        // checkpoint they keep).
+        let fresh: Vec<usize> = (0..self.converted.len())
+            .filter(|&t| self.converted[t].is_none())
+            .collect();
+        let converted = per_trace(fresh.len(), |i| {
+            TraceOut::of(reader.joined(fresh[i]), options)
+        });
+        for (t, out) in fresh.into_iter().zip(converted) {
+            self.converted[t] = Some(out);
         }
         let rewound: Vec<_> = self
             .converted
@@ -571,6 +585,31 @@ impl Growing {
     pub fn taken_up(&self) -> &Tally {
         &self.taken_up
     }
+}
+
+/// `work(i)` for each `i` of `0..n` — a trace each: each is converted on its
+/// own (trace.rs) — on the machine's cores when there are several; the
+/// results in order.
+fn per_trace<R: Send>(n: usize, work: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if n <= 1 || cores <= 1 {
+        return (0..n).map(work).collect();
+    }
+    let done = asof_core::pool::map(
+        n,
+        cores,
+        |i| Ok::<R, std::convert::Infallible>(work(i)),
+        |_, _| {},
+    );
+    // A work that cannot fail: every index is started, and so done.
+    debug_assert!(done.iter().all(Option::is_some));
+    done.into_iter()
+        .flatten()
+        .map(|r| match r {
+            Ok(r) => r,
+            Err(never) => match never {},
+        })
+        .collect()
 }
 
 /// Whether `name` is the tool through which the agent states or drops a belief.

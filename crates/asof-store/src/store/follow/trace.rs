@@ -270,22 +270,20 @@ fn feed_start(
 /// `pending` bytes still being written are each at most `max` bytes long;
 /// else the stop that says which is not.
 fn within(name: &str, lines: &[u8], before: usize, pending: usize, max: u64) -> Result<(), Stop> {
-    let mut start = 0;
-    for (n, end) in lines
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| **b == b'\n')
-        .map(|(i, _)| i)
-        .enumerate()
-    {
-        if (end - start) as u64 > max {
-            return Err(over(name, before + n + 1, (end - start) as u64, max));
-        }
-        start = end + 1;
+    // No line is longer than the bytes read: nothing to look for.
+    if (lines.len().max(pending) as u64) <= max {
+        return Ok(());
     }
-    let n = lines.iter().filter(|&&b| b == b'\n').count();
+    let mut n = 0;
+    for line in lines.split(|&b| b == b'\n') {
+        if line.len() as u64 > max {
+            return Err(over(name, before + n + 1, line.len() as u64, max));
+        }
+        n += 1;
+    }
+    // The split's last piece is what follows the last newline: nothing.
     match pending as u64 > max {
-        true => Err(over(name, before + n + 1, pending as u64, max)),
+        true => Err(over(name, before + n.max(1), pending as u64, max)),
         false => Ok(()),
     }
 }

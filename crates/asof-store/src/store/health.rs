@@ -237,11 +237,7 @@ pub fn salvage(path: &Path, diagnosis: &Diagnosis) -> Result<usize, StoreError> 
         }
         drop(put);
         // A review's findings, as they were (never part of the log).
-        let mut put = conn.prepare("INSERT INTO review (pos, id, line) VALUES (?1, ?2, ?3)")?;
-        for (pos, id, line) in &review {
-            put.execute(rusqlite::params![pos, id, line])?;
-        }
-        drop(put);
+        super::write::write_review_rows(&conn, &review)?;
         // A trace's model calls, as they were (not derived from the log).
         let mut put = conn.prepare("INSERT INTO model_calls (n, call) VALUES (?1, ?2)")?;
         for (n, call) in &calls {

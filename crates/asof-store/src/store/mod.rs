@@ -429,7 +429,8 @@ impl Store {
             return Ok(None);
         };
         let sha256 = self.meta("review_sha256")?.unwrap_or_default();
-        let lines = read::review_lines(&self.conn)?;
+        let rows = read::review_rows(&self.conn)?;
+        let lines: Vec<&str> = rows.iter().map(|(_, _, line)| line.as_str()).collect();
         let text = lines.join("\n");
         let findings =
             asof_core::review::parse_lines(&format!("{}'s review table", self.label), &text)

@@ -14,13 +14,7 @@ pub(crate) fn meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<Stri
         .optional()
 }
 
-/// The review table's lines, in order.
-pub(crate) fn review_lines(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut stmt = conn.prepare("SELECT line FROM review ORDER BY pos")?;
-    stmt.query_map([], |r| r.get(0))?.collect()
-}
-
-/// The review table's rows as stored: (pos, id, line), in order.
+/// The review table's rows as stored, in order: (pos, id, line).
 pub(crate) fn review_rows(conn: &Connection) -> rusqlite::Result<Vec<(i64, String, String)>> {
     let mut stmt = conn.prepare("SELECT pos, id, line FROM review ORDER BY pos")?;
     stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?

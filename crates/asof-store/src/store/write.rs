@@ -60,9 +60,23 @@ pub(super) fn write_review(
     let mut meta = tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
     meta.execute(params!["review_file", file])?;
     meta.execute(params!["review_sha256", sha256])?;
-    let mut row = tx.prepare("INSERT INTO review (pos, id, line) VALUES (?1, ?2, ?3)")?;
-    for (pos, f) in findings.iter().enumerate() {
-        row.execute(params![pos as i64, f.id, f.line()])?;
+    let rows: Vec<(i64, String, String)> = (findings.iter().enumerate())
+        .map(|(pos, f)| (pos as i64, f.id.clone(), f.line()))
+        .collect();
+    write_review_rows(tx, &rows)
+}
+
+/// Rows of the review table, (pos, id, line) each, as [`read::review_rows`]
+/// gives them back.
+///
+/// [`read::review_rows`]: super::read::review_rows
+pub(super) fn write_review_rows(
+    conn: &rusqlite::Connection,
+    rows: &[(i64, String, String)],
+) -> rusqlite::Result<()> {
+    let mut row = conn.prepare("INSERT INTO review (pos, id, line) VALUES (?1, ?2, ?3)")?;
+    for (pos, id, line) in rows {
+        row.execute(params![pos, id, line])?;
     }
     Ok(())
 }
@@ -94,11 +108,14 @@ pub(super) fn write_calls(
     tx.execute("DELETE FROM model_calls WHERE n > ?1", [kept as i64])?;
     let mut row = tx.prepare("INSERT INTO model_calls (n, call) VALUES (?1, ?2)")?;
     for (i, call) in new.iter().enumerate() {
-        let json = serde_json::to_string(call)
-            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-        row.execute(params![(kept + i + 1) as i64, json])?;
+        row.execute(params![(kept + i + 1) as i64, call_row(call)?])?;
     }
     Ok(())
+}
+
+/// A model call as its `model_calls` row holds it.
+pub(super) fn call_row(call: &asof_core::model::ModelCall) -> rusqlite::Result<String> {
+    serde_json::to_string(call).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
 }
 
 /// Schema, meta and header rows: everything before the log.

@@ -451,8 +451,9 @@ enum SpanKey {
 
 impl SpanKey {
     fn of(t: usize, id: &str) -> SpanKey {
-        match (id.len(), u64::from_str_radix(id, 16)) {
-            (16, Ok(n)) if !id.starts_with('+') => SpanKey::Hex(t, n),
+        let hex = id.len() == 16 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        match u64::from_str_radix(id, 16) {
+            Ok(n) if hex => SpanKey::Hex(t, n),
             _ => SpanKey::Other(t, id.to_owned()),
         }
     }

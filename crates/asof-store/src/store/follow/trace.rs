@@ -470,7 +470,7 @@ impl<'a> Rewriter<'a> {
         let calls_kept = crate::store::read::model_call_rows(&tx)?
             .iter()
             .zip(&suffix.calls)
-            .take_while(|((_, json), call)| serde_json::to_string(call).ok().as_ref() == Some(json))
+            .take_while(|((_, row), call)| write::call_row(call).ok().as_ref() == Some(row))
             .count();
         suffix.calls.drain(..calls_kept);
         suffix.calls_from = calls_kept;

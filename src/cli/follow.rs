@@ -93,8 +93,11 @@ fn follow_trace(
     go_on: impl FnMut(&Batch) -> bool,
 ) -> Result<(), Stop> {
     let name = file.display().to_string();
+    // The file's lines can be read again, so spans no checkpoint converts
+    // again keep only what later spans consult of them.
+    let again = follow::read_again(&name, file)?;
     let mut growing = Trace {
-        growing: otlp::Growing::new(&name, options),
+        growing: otlp::Growing::new(&name, options).reading_again(Box::new(again)),
         name,
         noops: Vec::new(),
     };

@@ -7,6 +7,7 @@
 use asof_import::import::otlp::{self, Growing, Options, rules};
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
 
 /// What an import made, as comparable text: its header, events and their
 /// origins (each in full), and its summary.
@@ -24,8 +25,20 @@ fn made(draft: &asof_import::import::Draft) -> (String, String, String, String) 
 /// it hands over (the events before the first changed as the last batch
 /// gave them, the rest new) as the whole draft would be, and its whole
 /// draft too.
+/// The import reads its lines again from what was fed (as a follow reads
+/// its file again), so spans let their bodies go as they do live.
 fn check_batches(name: &str, lines: &[String], cuts: &[usize], options: &Options) -> Growing {
-    let mut growing = Growing::new(name, options);
+    let file: Arc<Mutex<Vec<u8>>> = Arc::default();
+    let again = file.clone();
+    let mut growing =
+        Growing::new(name, options).reading_again(Box::new(move |from: u64, len: u64| {
+            let bytes = again.lock().map_err(|e| e.to_string())?;
+            let (from, to) = (from as usize, (from + len) as usize);
+            bytes
+                .get(from..to)
+                .map(<[u8]>::to_vec)
+                .ok_or_else(|| format!("bytes {from}..{to} of {} fed", bytes.len()))
+        }));
     let mut log: Vec<String> = Vec::new();
     let mut origins: Vec<String> = Vec::new();
     let mut calls: Vec<asof_core::model::ModelCall> = Vec::new();
@@ -36,6 +49,9 @@ fn check_batches(name: &str, lines: &[String], cuts: &[usize], options: &Options
             continue;
         }
         let batch: String = lines[fed..cut].iter().map(|l| format!("{l}\n")).collect();
+        file.lock()
+            .expect("the file")
+            .extend_from_slice(batch.as_bytes());
         growing.feed(batch.as_bytes()).expect("the lines feed");
         fed = cut;
         let whole: String = lines[..fed].iter().map(|l| format!("{l}\n")).collect();
@@ -552,6 +568,7 @@ fn real_traces_cut_at_every_line_equal_the_whole_read() {
         }),
     )
     .collect();
+    let mut read_again = 0;
     for (name, text, options) in cases {
         let lines = one_per_line(&text);
         assert!(
@@ -560,8 +577,12 @@ fn real_traces_cut_at_every_line_equal_the_whole_read() {
             lines.len()
         );
         let every: Vec<usize> = (1..lines.len()).collect();
-        check_batches(&format!("{name}.jsonl"), &lines, &every, &options);
+        let growing = check_batches(&format!("{name}.jsonl"), &lines, &every, &options);
+        read_again += growing.read_again();
     }
+    // Agent spans come last: their traces were converted from the start,
+    // the spans' bodies read again from the lines fed.
+    assert!(read_again > 0, "no trace's spans were read again");
 }
 
 /// A model call of trace `a5…` from `at` to `end` (s) whose output calls
@@ -635,4 +656,33 @@ fn late_spans_change_what_was_said_before_them() {
             &Options::default(),
         );
     }
+}
+
+/// A trace converted from its start after its spans let their bodies go
+/// reads them again from the file; a file that cannot give them back stops
+/// the import with the line it could not read, never a conversion of spans
+/// without their bodies.
+#[test]
+fn spans_that_cannot_be_read_again_stop_the_import() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let text = std::fs::read_to_string(format!("{root}/datasets/sre-agent.otlp.jsonl"))
+        .expect("the bundled trace");
+    let lines = one_per_line(&text);
+    let mut growing = Growing::new("run.jsonl", &Options::default())
+        .reading_again(Box::new(|_, _| Err("the file is gone".to_owned())));
+    let mut stopped = None;
+    for line in &lines {
+        growing
+            .feed(format!("{line}\n").as_bytes())
+            .expect("the line feeds");
+        if let Err(e) = growing.advance() {
+            stopped = Some(e.to_string());
+            break;
+        }
+    }
+    let stopped = stopped.expect("the agent span, last, converts the trace from its start");
+    assert!(
+        stopped.starts_with("run.jsonl:1: read again: the file is gone"),
+        "{stopped}"
+    );
 }

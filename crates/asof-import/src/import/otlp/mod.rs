@@ -169,16 +169,29 @@ impl SaidBy {
     }
 }
 
-/// One span, its ids and times read.
+/// One span, its ids and times read: what later spans consult of it (its
+/// ids, times, service and the agent an agent span names) and, while it may
+/// be converted again, its body ([`Body`]). A growing import lets the body
+/// of a span go once no checkpoint can convert it again, and reads it again
+/// from the file should the trace be converted from its start (design.md
+/// §7, "What a growing import holds").
 #[derive(Clone)]
 struct SpanRec {
     trace: Arc<str>,
     id: String,
     parent: Option<String>,
-    name: String,
     start: Micros,
     end: Micros,
-    service: Option<String>,
+    service: Option<Arc<str>>,
+    /// The agent an agent span names (its body's `Role::Agent`).
+    agent: Option<Box<str>>,
+    body: Option<Box<Body>>,
+}
+
+/// What only converting a span reads of it.
+#[derive(Clone)]
+struct Body {
+    name: String,
     role: Role,
     events: Vec<wire::SpanEvent>,
     /// The status message of a span that ended in error.
@@ -190,7 +203,54 @@ struct SpanRec {
     model: Option<String>,
 }
 
+/// The body of a span let go: what reading one looks like. Never read by a
+/// conversion (the span is read again first); a debug build says so.
+static GONE: Body = Body {
+    name: String::new(),
+    role: Role::Other,
+    events: Vec::new(),
+    error: None,
+    mcp_session: None,
+    model: None,
+};
+
+impl std::ops::Deref for SpanRec {
+    type Target = Body;
+
+    /// The span's body: what converting it reads.
+    fn deref(&self) -> &Body {
+        debug_assert!(self.body.is_some(), "span {}: its body was let go", self.id);
+        self.body.as_deref().unwrap_or(&GONE)
+    }
+}
+
 impl SpanRec {
+    /// A span read whole: its facts and its body.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        trace: Arc<str>,
+        id: String,
+        parent: Option<String>,
+        (start, end): (Micros, Micros),
+        service: Option<Arc<str>>,
+        body: Body,
+    ) -> SpanRec {
+        let agent = match &body.role {
+            Role::Agent { name: Some(name) } => Some(name.as_str().into()),
+            _ => None,
+        };
+        SpanRec {
+            trace,
+            id,
+            parent,
+            start,
+            end,
+            service,
+            agent,
+            body: Some(Box::new(body)),
+        }
+    }
+
     fn locator(&self) -> String {
         match &self.mcp_session {
             Some(session) => format!(
@@ -381,7 +441,21 @@ pub struct Growing {
     taken_up: Tally,
     /// The merge of the traces as the last draft left it.
     merged: merge::Merged,
+    /// Bytes fed, and where each line fed starts among them (line `n` at
+    /// `[n - 1]`).
+    bytes: u64,
+    line_at: Vec<u64>,
+    /// Reads the file's bytes again (from, length): given, spans let their
+    /// bodies go once no checkpoint can convert them again, and are read
+    /// again from their lines should their trace be converted from its start.
+    file: Option<ReadAgain>,
+    /// How many times a trace's spans were read again.
+    read_again: usize,
 }
+
+/// Reads `len` bytes of a followed file from byte `from` (its lines read
+/// before, read again); why not, in a sentence.
+pub type ReadAgain = Box<dyn FnMut(u64, u64) -> Result<Vec<u8>, String> + Send>;
 
 impl Growing {
     /// An import of the input `name`, read with `options`, with nothing read yet.
@@ -401,7 +475,20 @@ impl Growing {
             again: Tally::default(),
             taken_up: Tally::default(),
             merged: merge::Merged::default(),
+            bytes: 0,
+            line_at: Vec::new(),
+            file: None,
+            read_again: 0,
         }
+    }
+
+    /// The same import, able to read the file's lines again (`file`): what
+    /// only converting a span reads of it is then let go once no checkpoint
+    /// can convert the span again, and read again from the file when its
+    /// trace is converted from its start (design.md §7).
+    pub fn reading_again(mut self, file: ReadAgain) -> Growing {
+        self.file = Some(file);
+        self
     }
 
     /// Reads `lines`, complete lines appended to the file after those
@@ -428,6 +515,12 @@ impl Growing {
         self.requests +=
             read::read_lines(&mut self.reader, new, (self.lines, how), &mut self.report)?;
         self.lines += new.lines().count();
+        if self.file.is_some() {
+            for line in new.split_inclusive('\n') {
+                self.line_at.push(self.bytes);
+                self.bytes += line.len() as u64;
+            }
+        }
         Ok(())
     }
 
@@ -502,6 +595,7 @@ impl Growing {
             .map(|&t| Mutex::new(self.converted[t].take()))
             .collect();
         let (reader, options) = (&self.reader, &self.options);
+        let extended = touched.clone();
         let carried_on = per_trace(touched.len(), |i| {
             let mut slot = carried[i].lock().unwrap_or_else(|e| e.into_inner());
             match (slot.as_mut(), reader.unjoined(touched[i])) {
@@ -521,15 +615,29 @@ impl Growing {
             }
         }
         // Those converted from their start (new, or changed before every
-        // checkpoint they keep).
+        // checkpoint they keep), their spans' bodies read again first.
         let fresh: Vec<usize> = (0..self.converted.len())
             .filter(|&t| self.converted[t].is_none())
             .collect();
+        for &t in &fresh {
+            if self.reader.let_go(t) {
+                self.read_spans_again(t)?;
+            }
+        }
+        let (reader, options) = (&self.reader, &self.options);
         let converted = per_trace(fresh.len(), |i| {
             TraceOut::of(reader.joined(fresh[i]), options)
         });
-        for (t, out) in fresh.into_iter().zip(converted) {
-            self.converted[t] = Some(out);
+        for (t, out) in fresh.iter().zip(converted) {
+            self.converted[*t] = Some(out);
+        }
+        // What no checkpoint can convert again lets its bodies go.
+        if self.file.is_some() {
+            for t in extended.into_iter().chain(fresh) {
+                if let Some(out) = &self.converted[t] {
+                    self.reader.let_go_before(t, out.converted_again_from());
+                }
+            }
         }
         let rewound: Vec<_> = self
             .converted
@@ -571,6 +679,56 @@ impl Growing {
         );
         self.converted = traces.into_iter().map(Some).collect();
         Ok(merged)
+    }
+
+    /// Trace `t`'s spans read again from the lines they came in, their
+    /// bodies given back: its conversion from its start reads them.
+    fn read_spans_again(&mut self, t: usize) -> Result<(), DatasetErrors> {
+        let (id, lines) = self.reader.lines_of(t);
+        let lines = lines.to_vec();
+        let stop = |line: usize, why: String| {
+            DatasetErrors(vec![super::error(
+                &self.name,
+                Some(Location::line(line)),
+                format!("read again: {why}"),
+            )])
+        };
+        let Some(file) = self.file.as_mut() else {
+            return Err(stop(
+                lines.first().copied().unwrap_or(1),
+                "the file cannot be read again".into(),
+            ));
+        };
+        let mut again = read::Reader::only(id);
+        let mut report = ImportReport::default();
+        let how = read::Lines {
+            file: &self.name,
+            label: "line",
+            skip_bad: self.options.skip_bad_lines,
+        };
+        for line in lines {
+            let (Some(&from), end) = (
+                self.line_at.get(line.wrapping_sub(1)),
+                self.line_at.get(line),
+            ) else {
+                return Err(stop(line, "the line was not fed".into()));
+            };
+            let to = end.copied().unwrap_or(self.bytes);
+            let bytes = file(from, to - from).map_err(|why| stop(line, why))?;
+            let text =
+                std::str::from_utf8(&bytes).map_err(|_| stop(line, "not valid UTF-8".into()))?;
+            read::read_lines(&mut again, text, (line - 1, how), &mut report)?;
+        }
+        self.read_again += 1;
+        self.reader
+            .bodies_from(t, again)
+            .map_err(|why| stop(self.lines, why))
+    }
+
+    /// How many times a trace's spans were read again from the file (it was
+    /// converted from its start after its spans had let their bodies go).
+    pub fn read_again(&self) -> usize {
+        self.read_again
     }
 
     /// How often a trace was converted again from its start because new
@@ -843,20 +1001,22 @@ mod passes {
 
     /// A span of trace `t`, started and ended at `start`/`end` seconds.
     fn span(id: &str, start: i64, end: i64, role: Role) -> SpanRec {
-        SpanRec {
-            trace: "t".into(),
-            id: id.into(),
-            parent: None,
+        let body = Body {
             name: id.into(),
-            start: start * 1_000_000,
-            end: end * 1_000_000,
-            service: None,
             role,
             events: Vec::new(),
             error: None,
             mcp_session: None,
             model: None,
-        }
+        };
+        SpanRec::new(
+            "t".into(),
+            id.into(),
+            None,
+            (start * 1_000_000, end * 1_000_000),
+            None,
+            body,
+        )
     }
 
     fn tool(id: &str, at: i64, call_id: Option<&str>, output: &str) -> SpanRec {
@@ -937,7 +1097,11 @@ mod passes {
         );
         let fast = tool("fast", 11, None, "node-6: Ready");
         let mut call = reading(30, [Some("c1"), Some("c2")], "");
-        if let Role::Call { input, .. } = &mut call.role {
+        if let Some(Body {
+            role: Role::Call { input, .. },
+            ..
+        }) = call.body.as_deref_mut()
+        {
             for (m, content) in input.iter_mut().zip(["node-5: NotReady", "node-6: Ready"]) {
                 Arc::make_mut(m).parts = vec![Part::ToolResult {
                     id: None,
@@ -995,7 +1159,9 @@ mod passes {
     #[test]
     fn an_mcp_tool_calls_session_is_in_its_locator() {
         let mut call = tool("m", 10, Some("c1"), "ok");
-        call.mcp_session = Some("sess-7".into());
+        if let Some(body) = call.body.as_deref_mut() {
+            body.mcp_session = Some("sess-7".into());
+        }
         assert_eq!(call.locator(), "trace t span m mcp session sess-7");
         let spans = vec![call];
         let gathered = converted(&spans);

@@ -8,7 +8,7 @@
 //! with what was said.
 
 use super::dialect::{self, Msg, Msgs, Role};
-use super::{EVALUATION, MAX_BYTES, SpanRec};
+use super::{Body, EVALUATION, MAX_BYTES, SpanRec};
 use crate::import::{ImportReport, Skipped, error};
 use asof_core::dataset::{DatasetErrors, Location};
 use asof_core::time;
@@ -40,16 +40,26 @@ pub struct Named<'a> {
 }
 
 /// Each distinct message once: a later call's history shares the messages
-/// an earlier call read.
+/// an earlier call read. A message nothing else holds any longer (the spans
+/// that read it let their bodies go) is let go too, every time the set has
+/// doubled since it was last looked over.
 #[derive(Default)]
-pub(super) struct Interner(HashSet<Arc<Msg>>);
+pub(super) struct Interner {
+    known: HashSet<Arc<Msg>>,
+    /// How many it held when last looked over.
+    looked: usize,
+}
 
 impl Interner {
     fn one(&mut self, m: Arc<Msg>) -> Arc<Msg> {
-        if let Some(known) = self.0.get(&*m) {
+        if let Some(known) = self.known.get(&*m) {
             return known.clone();
         }
-        self.0.insert(m.clone());
+        self.known.insert(m.clone());
+        if self.known.len() >= 2 * self.looked.max(1 << 12) {
+            self.known.retain(|m| Arc::strong_count(m) > 1);
+            self.looked = self.known.len();
+        }
         m
     }
 
@@ -188,8 +198,10 @@ pub(super) fn read_lines(
     (before, how): (usize, Lines),
     report: &mut ImportReport,
 ) -> Result<usize, DatasetErrors> {
-    let mut each =
-        |_: usize, request: wire::Request, report: &mut ImportReport| reader.add(request, report);
+    let mut each = |n: usize, request: wire::Request, report: &mut ImportReport| {
+        reader.line = n;
+        reader.add(request, report)
+    };
     Ok(json_lines(text, before, how, report, &mut each)?.0)
 }
 
@@ -341,6 +353,10 @@ pub(super) struct Reader {
     histories: Histories,
     /// Whether a span or a record fell into each trace since [`Reader::touched`].
     touched: Vec<bool>,
+    /// The line being read (a growing import's: 1 for its first).
+    line: usize,
+    /// The one trace read (its spans read again), when not every one.
+    only: Option<Arc<str>>,
 }
 
 /// One trace as read: its spans, each span's place in the input, and the
@@ -350,6 +366,10 @@ struct Trace {
     spans: Vec<SpanRec>,
     gidx: Vec<usize>,
     logs: Vec<(usize, Log)>,
+    /// The lines its spans were read from, in order (a growing import's).
+    lines: Vec<usize>,
+    /// Its spans before this one have let their bodies go.
+    let_go: usize,
 }
 
 /// A log record, read as what it says.
@@ -468,30 +488,45 @@ fn hash_of(what: &impl Hash) -> u64 {
 impl Reader {
     fn add(&mut self, request: wire::Request, report: &mut ImportReport) {
         for rs in request.resource_spans.into_iter().flatten() {
-            let service = service_of(rs.resource);
+            let service: Option<Arc<str>> = service_of(rs.resource).map(Arc::from);
             for scope in rs.scope_spans.into_iter().chain(rs.library_spans) {
                 for span in scope.spans {
                     report.records += 1;
                     if let Some(mut rec) =
                         span_rec(service.clone(), span, report, &mut self.histories)
                     {
+                        if self.only.as_ref().is_some_and(|only| *only != rec.trace) {
+                            continue;
+                        }
                         let t = self.trace_of(&rec.trace);
                         if !self.seen.insert(SpanKey::of(t, &rec.id)) {
                             self.copies.push(rec.id);
                             continue;
                         }
-                        rec.role = self.histories.interner.role(rec.role);
+                        if let Some(body) = rec.body.as_deref_mut() {
+                            let role = std::mem::replace(&mut body.role, Role::Other);
+                            body.role = self.histories.interner.role(role);
+                        }
                         let trace = &mut self.traces[t];
                         // One copy of the trace's id, shared by its spans.
                         rec.trace = trace.id.clone();
                         trace.spans.push(rec);
                         trace.gidx.push(self.spans);
+                        if trace.lines.last() != Some(&self.line) {
+                            trace.lines.push(self.line);
+                        }
                         self.spans += 1;
                     }
                 }
             }
         }
-        for rl in request.resource_logs.into_iter().flatten() {
+        // Spans read again are read without their log records: a trace
+        // that records name keeps its spans' bodies.
+        let logs = match self.only {
+            Some(_) => None,
+            None => request.resource_logs,
+        };
+        for rl in logs.into_iter().flatten() {
             let service = service_of(rl.resource);
             for scope in rl.scope_logs {
                 for record in scope.log_records {
@@ -562,6 +597,8 @@ impl Reader {
                     spans: Vec::new(),
                     gidx: Vec::new(),
                     logs: Vec::new(),
+                    lines: Vec::new(),
+                    let_go: 0,
                 });
                 self.touched.push(false);
                 t
@@ -574,6 +611,68 @@ impl Reader {
     /// How many traces have been read.
     pub(super) fn traces(&self) -> usize {
         self.traces.len()
+    }
+
+    /// A reader of trace `id`'s spans alone (read again, their bodies
+    /// wanted back).
+    pub(super) fn only(id: Arc<str>) -> Reader {
+        Reader {
+            only: Some(id),
+            ..Reader::default()
+        }
+    }
+
+    /// Trace `t`'s id, and the lines its spans were read from.
+    pub(super) fn lines_of(&self, t: usize) -> (Arc<str>, &[usize]) {
+        let trace = &self.traces[t];
+        (trace.id.clone(), &trace.lines)
+    }
+
+    /// Whether some of trace `t`'s spans have let their bodies go.
+    pub(super) fn let_go(&self, t: usize) -> bool {
+        self.traces[t].let_go > 0
+    }
+
+    /// Lets the bodies of trace `t`'s spans before `upto` go, unless log
+    /// records name the trace (a record can fill a span in later).
+    pub(super) fn let_go_before(&mut self, t: usize, upto: usize) {
+        let trace = &mut self.traces[t];
+        if !trace.logs.is_empty() {
+            return;
+        }
+        let upto = upto.min(trace.spans.len());
+        for s in trace.spans.iter_mut().take(upto).skip(trace.let_go) {
+            s.body = None;
+        }
+        trace.let_go = trace.let_go.max(upto);
+    }
+
+    /// Gives trace `t`'s spans back the bodies `again` read (its spans read
+    /// again from the same lines); an error when they are not the same spans.
+    pub(super) fn bodies_from(&mut self, t: usize, again: Reader) -> Result<(), String> {
+        let trace = &mut self.traces[t];
+        let found = again
+            .traces
+            .into_iter()
+            .find(|a| a.id == trace.id)
+            .map_or_else(Vec::new, |a| a.spans);
+        let same = found.len() == trace.spans.len()
+            && found.iter().zip(&trace.spans).all(|(a, s)| a.id == s.id);
+        if !same {
+            return Err(format!(
+                "trace {}: its spans read again are not those read before ({} then, {} now): the file changed under the follow",
+                trace.id,
+                trace.spans.len(),
+                found.len()
+            ));
+        }
+        for (s, a) in trace.spans.iter_mut().zip(found) {
+            if s.body.is_none() {
+                s.body = a.body;
+            }
+        }
+        trace.let_go = 0;
+        Ok(())
     }
 
     /// The traces a span or a record fell into since the last call.
@@ -648,8 +747,13 @@ impl Reader {
                 continue;
             };
             let span = &mut spans[i];
-            span.events.append(&mut j.kept);
-            let bare = match &span.role {
+            // A trace that log records name keeps its spans' bodies.
+            let Some(body) = span.body.as_deref_mut() else {
+                debug_assert!(false, "span {}: its body was let go", span.id);
+                continue;
+            };
+            body.events.append(&mut j.kept);
+            let bare = match &body.role {
                 Role::Other => true,
                 Role::Call { input, output, .. } => input.is_empty() && output.is_empty(),
                 _ => false,
@@ -665,7 +769,7 @@ impl Reader {
                 continue;
             }
             if let Some(role) = j.role() {
-                span.role = role;
+                body.role = role;
             }
         }
         for (id, first, mut j) in orphans {
@@ -691,20 +795,22 @@ impl Reader {
             let Some(role) = j.role() else {
                 continue;
             };
-            spans.push(SpanRec {
-                trace: trace.id.clone(),
-                id: id.to_owned(),
-                parent: None,
+            let body = Body {
                 name: "chat (from its log records)".into(),
-                start,
-                end,
-                service,
                 role,
                 events,
                 error: None,
                 mcp_session: None,
                 model: None,
-            });
+            };
+            spans.push(SpanRec::new(
+                trace.id.clone(),
+                id.to_owned(),
+                None,
+                (start, end),
+                service.map(Arc::from),
+                body,
+            ));
             gidx.push(FROM_RECORDS + first);
         }
         JoinedTrace {
@@ -981,7 +1087,7 @@ fn event_of(record: wire::LogRecord) -> wire::SpanEvent {
 /// One span with its ids, times and role read; `None` (and said in the
 /// report) when its ids or times cannot be read.
 fn span_rec(
-    service: Option<String>,
+    service: Option<Arc<str>>,
     span: wire::Span,
     report: &mut ImportReport,
     histories: &mut Histories,
@@ -1044,14 +1150,8 @@ fn span_rec(
         .as_ref()
         .filter(|s| s.is_error())
         .map(|s| s.message.clone());
-    Some(SpanRec {
-        trace: trace.into(),
-        id,
-        parent,
+    let body = Body {
         name: span.name,
-        start,
-        end: end.max(start),
-        service,
         role,
         events: span
             .events
@@ -1061,7 +1161,15 @@ fn span_rec(
         error,
         mcp_session,
         model,
-    })
+    };
+    Some(SpanRec::new(
+        trace.into(),
+        id,
+        parent,
+        (start, end.max(start)),
+        service,
+        body,
+    ))
 }
 
 /// Why `text` is not an OTLP request, in a sentence that says what it is

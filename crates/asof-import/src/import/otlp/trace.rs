@@ -274,8 +274,10 @@ impl TraceOut {
         let mut out = TraceOut::new();
         out.joined = trace.counts();
         out.joined_report = trace.report;
-        // From nothing, no span can change what an earlier one meant.
-        let _ = out.extend(&trace.spans, &trace.gidx, options);
+        // From nothing, no span can change what an earlier one meant (and
+        // every span has its body: a growing import reads them again first).
+        let whole = out.extend(&trace.spans, &trace.gidx, options);
+        debug_assert!(whole.is_ok(), "{whole:?}");
         out
     }
 
@@ -303,6 +305,12 @@ impl TraceOut {
             }
             fell_back = Some(why);
         }
+        // A checkpoint converts again only spans that kept their bodies
+        // (the growing import lets go only those before every checkpoint);
+        // should one not have, the trace is read again from its start.
+        if spans[self.sweep.taken..].iter().any(|s| s.body.is_none()) {
+            return Err("a span to convert again had let its body go");
+        }
         // From nothing, the batch runs at epoch 0 and is not remembered:
         // going back before it is converting the trace again.
         if self.sweep.taken > 0 {
@@ -321,6 +329,14 @@ impl TraceOut {
         self.memory(spans, gidx, &new, options);
         self.sweep.taken = spans.len();
         Ok(fell_back)
+    }
+
+    /// The first span any checkpoint kept converts again: those before it
+    /// are read again only when the trace is converted from its start.
+    pub(super) fn converted_again_from(&self) -> usize {
+        self.checkpoints
+            .front()
+            .map_or(self.sweep.taken, |oldest| oldest.taken)
     }
 
     /// Keeps the state before the batch about to be converted as a
@@ -584,7 +600,7 @@ fn names_an_agent(
     let mut at = Some(s);
     let mut steps = 0;
     while let Some(span) = at {
-        if matches!(&span.role, Role::Agent { name: Some(_) }) {
+        if span.agent.is_some() {
             return true;
         }
         steps += 1;
@@ -757,8 +773,8 @@ fn agent_of<'s>(
     let mut steps = 0;
     while let Some(k) = at {
         let span = &spans[k];
-        if let Role::Agent { name: Some(name) } = &span.role {
-            return (Some(name.as_str()), false);
+        if let Some(name) = &span.agent {
+            return (Some(name), false);
         }
         steps += 1;
         if steps > spans.len() {

@@ -37,7 +37,7 @@ mod rewind;
 mod series;
 mod trace;
 mod truths;
-pub use series::unread;
+pub use series::{read_again, unread};
 pub use trace::{Converted, Grown, Growth, Suffix, follow_whole};
 
 /// What one batch applied.

@@ -203,6 +203,33 @@ impl Series {
     }
 }
 
+/// Reads a followed file's bytes again, across its segments: `len` bytes
+/// from byte `from` (lines a growing import read before and wants again:
+/// `asof_import::import::otlp::Growing::reading_again`). Each segment is
+/// checked to be the file first found there, as the follow checks it.
+pub fn read_again(
+    name: &str,
+    first: &Path,
+) -> Result<impl FnMut(u64, u64) -> Result<Vec<u8>, String> + Send + use<>, Stop> {
+    let mut series = Series::open(name, first)?;
+    let name = name.to_owned();
+    Ok(move |from: u64, len: u64| {
+        let mut bytes = Vec::with_capacity(len as usize);
+        let end = series
+            .read(from, Some(from + len), |b| {
+                bytes.extend_from_slice(b);
+                Ok(())
+            })
+            .map_err(|stop| stop.to_string())?;
+        if end < from + len {
+            return Err(format!(
+                "{name}: ends at byte {end}, before the line read at byte {from}"
+            ));
+        }
+        Ok(bytes)
+    })
+}
+
 /// What the series at `first` holds past `offset`: its bytes, and the
 /// complete lines among them (what a follow has yet to take in; a line
 /// still being written is not counted).

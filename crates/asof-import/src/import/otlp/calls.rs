@@ -26,17 +26,19 @@ use asof_core::time::Micros;
 /// the input).
 type Key = (Micros, Micros, usize);
 
-/// The calls as last listed, and what listing the next batch's needs.
+/// The calls as last listed, and what listing the next batch's needs (not
+/// the rows: those listed are handed over, and a row listed again is made
+/// again).
 #[derive(Default)]
 pub(super) struct Listed {
     /// Each call in order: its key, its trace and its index there.
     order: Vec<(Key, usize, usize)>,
-    rows: Vec<ModelCall>,
     /// The latest log key each row names, and the latest up to each row.
     names: Vec<Option<LogKey>>,
     reach: Vec<Option<LogKey>>,
-    /// Rows with a tool call whose result is not found yet, by place.
-    pending: Vec<usize>,
+    /// Rows with a tool call whose result is not found yet, by place, with
+    /// those calls' ids.
+    pending: Vec<(usize, Vec<String>)>,
     /// Per trace: its calls and statements taken so far, the call (its
     /// index in the trace) that first had each item in front of the model,
     /// the statements each call's own output made.
@@ -55,15 +57,13 @@ impl Listed {
     /// taken up from since — its start when converted again or new), the
     /// log's entries up to `kept` numbered as before (`None`: none).
     /// Returns the place of the first row listed again and the rows from
-    /// there on; with `take`, the list gives its rows away (an import read
-    /// once).
+    /// there on.
     pub(super) fn list(
         &mut self,
         traces: &[TraceOut],
         rewound: &[Option<Rewind>],
         merged: &Merged,
         kept: Option<LogKey>,
-        take: bool,
     ) -> (usize, Vec<ModelCall>) {
         let count = traces.len();
         self.calls_taken.resize(count, 0);
@@ -71,7 +71,7 @@ impl Listed {
         self.first.resize_with(count, Vec::new);
         self.said_in.resize_with(count, Vec::new);
         self.keys.resize_with(count, Vec::new);
-        let mut cut = self.rows.len();
+        let mut cut = self.order.len();
         let at = |order: &[(Key, usize, usize)], key: Key| order.partition_point(|o| o.0 < key);
         // What each trace adds: new calls from where it was taken (from
         // where it was taken up from, when it was), their statements.
@@ -129,16 +129,10 @@ impl Listed {
         // A tool call whose result is found now (a trace carried on never
         // loses or changes a result it found).
         let before = cut;
-        for &p in self.pending.iter().filter(|&&p| p < before) {
-            let out = &traces[self.order[p].1];
-            let found = self.rows[p].tool_calls.iter().any(|c| {
-                c.evidence.is_none()
-                    && c.id
-                        .as_deref()
-                        .is_some_and(|id| out.by_call.contains_key(id))
-            });
-            if found {
-                cut = cut.min(p);
+        for (p, ids) in self.pending.iter().filter(|(p, _)| *p < before) {
+            let out = &traces[self.order[*p].1];
+            if ids.iter().any(|id| out.by_call.contains_key(id)) {
+                cut = cut.min(*p);
             }
         }
         // What is numbered again from the first entry the batch changed.
@@ -155,31 +149,27 @@ impl Listed {
             .collect();
         tail.extend(added);
         tail.sort_unstable_by_key(|o| o.0);
-        self.rows.truncate(cut);
         self.names.truncate(cut);
         self.reach.truncate(cut);
-        self.pending.retain(|&p| p < cut);
+        self.pending.retain(|(p, _)| *p < cut);
+        let mut rows = Vec::with_capacity(tail.len());
         for (j, &(_, t, k)) in tail.iter().enumerate() {
             let p = cut + j;
             let (row, names, pending) = self.row(traces, merged, p, t, k);
             let reach = self.reach.last().copied().flatten().max(names);
-            self.rows.push(row);
+            rows.push(row);
             self.names.push(names);
             self.reach.push(reach);
-            if pending {
-                self.pending.push(p);
+            if !pending.is_empty() {
+                self.pending.push((p, pending));
             }
         }
         self.order.extend(tail);
-        let rows = match take {
-            true => self.rows.split_off(cut),
-            false => self.rows[cut..].to_vec(),
-        };
         (cut, rows)
     }
 
     /// The row of call `k` of trace `t` at place `p`, the latest log key it
-    /// names, and whether a tool call of it has no result yet.
+    /// names, and the ids of its tool calls that have no result yet.
     fn row(
         &self,
         traces: &[TraceOut],
@@ -187,7 +177,7 @@ impl Listed {
         p: usize,
         t: usize,
         k: usize,
-    ) -> (ModelCall, Option<LogKey>, bool) {
+    ) -> (ModelCall, Option<LogKey>, Vec<String>) {
         let out = &traces[t];
         let call = &out.calls[k];
         let mut names: Option<LogKey> = None;
@@ -207,13 +197,15 @@ impl Listed {
                 merged.said_id(t, i)
             })
             .collect();
-        let mut pending = false;
+        let mut pending = Vec::new();
         let tool_calls = call
             .tool_calls
             .iter()
             .map(|(id, name)| {
                 let result = id.as_deref().and_then(|id| out.by_call.get(id).copied());
-                pending |= id.is_some() && result.is_none();
+                if let (Some(id), None) = (id, result) {
+                    pending.push(id.clone());
+                }
                 if let Some(n) = result {
                     names = names.max(merged.item_key(t, n));
                 }

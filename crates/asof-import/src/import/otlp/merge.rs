@@ -81,8 +81,6 @@ pub(super) struct Merged {
     longs: usize,
     /// The model calls as last listed.
     listed: super::calls::Listed,
-    /// Merged once and dropped (a whole draft): its lists are given away.
-    once: bool,
 }
 
 /// What a batch merged: the log from `keep` on (the events before it are
@@ -101,15 +99,6 @@ pub(super) struct Merge {
 }
 
 impl Merged {
-    /// A merge made once and dropped after (a growing import's whole
-    /// draft): what it lists it gives away instead of keeping a copy.
-    pub(super) fn once() -> Merged {
-        Merged {
-            once: true,
-            ..Merged::default()
-        }
-    }
-
     /// The log key of item `n` of trace `t`, as indexed.
     pub(super) fn item_key(&self, t: usize, n: usize) -> Option<LogKey> {
         self.item_keys[t].get(n).copied()
@@ -226,13 +215,7 @@ impl Merged {
             self.evidence_before.push(evidence);
         }
         let mut listed = std::mem::take(&mut self.listed);
-        let (calls_from, calls) = listed.list(
-            traces,
-            &rewound,
-            self,
-            from_key,
-            content == Content::Take || self.once,
-        );
+        let (calls_from, calls) = listed.list(traces, &rewound, self, from_key);
         self.listed = listed;
         self.summary(traces, &sweep, &mut report, options, content);
         report.calls = calls;

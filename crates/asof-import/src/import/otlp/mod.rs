@@ -555,7 +555,7 @@ impl Growing {
             (0, 0) => merged,
             // The whole log, merged afresh from the traces as they are
             // (rare: a batch the store takes whole).
-            _ => self.merge_into(&mut merge::Merged::once(), &[])?,
+            _ => self.merge_into(&mut merge::Merged::default(), &[])?,
         };
         Ok(Draft {
             header: whole.header,

@@ -41,8 +41,9 @@ pub struct Named<'a> {
 
 /// Each distinct message once: a later call's history shares the messages
 /// an earlier call read. A message nothing else holds any longer (the spans
-/// that read it let their bodies go) is let go too, every time the set has
-/// doubled since it was last looked over.
+/// that read it let their bodies go) is let go too, whenever the set has
+/// doubled since it was last looked over or spans as many as a quarter of
+/// the messages it holds have let their bodies go.
 #[derive(Default)]
 pub(super) struct Interner {
     known: HashSet<Arc<Msg>>,
@@ -57,10 +58,15 @@ impl Interner {
         }
         self.known.insert(m.clone());
         if self.known.len() >= 2 * self.looked.max(1 << 12) {
-            self.known.retain(|m| Arc::strong_count(m) > 1);
-            self.looked = self.known.len();
+            self.look_over();
         }
         m
+    }
+
+    /// Lets go the messages nothing else holds.
+    fn look_over(&mut self) {
+        self.known.retain(|m| Arc::strong_count(m) > 1);
+        self.looked = self.known.len();
     }
 
     fn all(&mut self, messages: Msgs) -> Msgs {
@@ -357,6 +363,8 @@ pub(super) struct Reader {
     line: usize,
     /// The one trace read (its spans read again), when not every one.
     only: Option<Arc<str>>,
+    /// Spans that let their bodies go since the messages were looked over.
+    let_go_since: usize,
 }
 
 /// One trace as read: its spans, each span's place in the input, and the
@@ -644,7 +652,13 @@ impl Reader {
         for s in trace.spans.iter_mut().take(upto).skip(trace.let_go) {
             s.body = None;
         }
+        self.let_go_since += upto.saturating_sub(trace.let_go);
         trace.let_go = trace.let_go.max(upto);
+        let interner = &mut self.histories.interner;
+        if self.let_go_since >= (interner.known.len() / 4).max(1 << 12) {
+            interner.look_over();
+            self.let_go_since = 0;
+        }
     }
 
     /// Gives trace `t`'s spans back the bodies `again` read (its spans read

@@ -33,8 +33,7 @@ type Key = (Micros, Micros, usize);
 pub(super) struct Listed {
     /// Each call in order: its key, its trace and its index there.
     order: Vec<(Key, usize, usize)>,
-    /// The latest log key each row names, and the latest up to each row.
-    names: Vec<Option<LogKey>>,
+    /// The latest log key the rows up to each name.
     reach: Vec<Option<LogKey>>,
     /// Rows with a tool call whose result is not found yet, by place, with
     /// those calls' ids.
@@ -149,7 +148,6 @@ impl Listed {
             .collect();
         tail.extend(added);
         tail.sort_unstable_by_key(|o| o.0);
-        self.names.truncate(cut);
         self.reach.truncate(cut);
         self.pending.retain(|(p, _)| *p < cut);
         let mut rows = Vec::with_capacity(tail.len());
@@ -158,7 +156,6 @@ impl Listed {
             let (row, names, pending) = self.row(traces, merged, p, t, k);
             let reach = self.reach.last().copied().flatten().max(names);
             rows.push(row);
-            self.names.push(names);
             self.reach.push(reach);
             if !pending.is_empty() {
                 self.pending.push((p, pending));
@@ -218,7 +215,7 @@ impl Listed {
             .collect();
         let row = ModelCall {
             n: p + 1,
-            agent: call.agent.clone(),
+            agent: call.agent.to_string(),
             trace: call.trace.to_string(),
             span: call.span.clone(),
             started: call.key.0,

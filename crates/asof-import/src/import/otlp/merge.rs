@@ -441,7 +441,7 @@ impl Merged {
         let mut first_call: Vec<((Micros, Micros, usize), &str)> = Vec::new();
         let mut at: HashMap<&str, usize> = HashMap::new();
         for c in traces.iter().flat_map(|o| &o.calls) {
-            match at.get(c.agent.as_str()) {
+            match at.get(&*c.agent) {
                 Some(&k) if first_call[k].0 <= c.key => {}
                 Some(&k) => first_call[k].0 = c.key,
                 None => {

@@ -171,7 +171,7 @@ pub(super) struct Counts {
 pub(super) struct Call {
     /// (start, end, place in the input): the order calls are numbered in.
     pub(super) key: (Micros, Micros, usize),
-    pub(super) agent: String,
+    pub(super) agent: Arc<str>,
     pub(super) trace: Arc<str>,
     pub(super) span: String,
     pub(super) model: Option<String>,
@@ -186,6 +186,23 @@ pub(super) struct Evaluated {
     /// The model call it is (its index among the trace's calls).
     pub(super) call: Option<usize>,
     pub(super) events: Vec<wire::SpanEvent>,
+}
+
+/// A user or system message as a trace knows it once it has read it: the
+/// first 128 bits of the SHA-256 of its role and text (a hash no input can
+/// be made to collide), not a copy of the text.
+type MessageKey = [u8; 16];
+
+fn message_key(role: &str, text: &str) -> MessageKey {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update((role.len() as u64).to_le_bytes());
+    h.update(role.as_bytes());
+    h.update(text.as_bytes());
+    let digest = h.finalize();
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&digest[..16]);
+    key
 }
 
 /// A memory record: its store (when named) and its id.
@@ -218,8 +235,8 @@ struct Sweep {
     /// Tool results not yet read by a model call, in the order the tools
     /// started: (start, end, item).
     unread: VecDeque<(Micros, Micros, usize)>,
-    /// A user or system message, by (role, text).
-    by_message: Journaled<(String, String), usize>,
+    /// A user or system message, by [`message_key`] of its role and text.
+    by_message: Journaled<MessageKey, usize>,
     /// (agent, place in the history) → the message read there and its items.
     read_before: Journaled<(usize, usize), (Arc<Msg>, Vec<usize>)>,
     /// Each agent's number, in order of first model call.
@@ -718,7 +735,7 @@ impl Batch {
             }
             out.calls.push(Call {
                 key: (s.start, s.end, gidx[i]),
-                agent: out.sweep.agents[i].to_string(),
+                agent: out.sweep.agents[i].clone(),
                 trace: s.trace.clone(),
                 span: s.id.clone(),
                 model: s.model.clone(),
@@ -986,7 +1003,7 @@ impl TraceOut {
                         || ((m.role == "user" || m.role == "system")
                             && !text.trim().is_empty()) =>
                 {
-                    let key = (m.role.clone(), text.clone());
+                    let key = message_key(&m.role, text);
                     let items = &mut self.items;
                     let touched = &mut self.touched;
                     Some(

@@ -440,13 +440,18 @@ impl Merged {
     ) -> RawHeader {
         let mut first_call: Vec<((Micros, Micros, usize), &str)> = Vec::new();
         let mut at: HashMap<&str, usize> = HashMap::new();
-        for c in traces.iter().flat_map(|o| &o.calls) {
-            match at.get(&*c.agent) {
-                Some(&k) if first_call[k].0 <= c.key => {}
-                Some(&k) => first_call[k].0 = c.key,
+        let firsts = traces.iter().flat_map(|o| {
+            o.first_calls
+                .iter()
+                .map(|(k, agent)| (o.calls[*k].key, agent))
+        });
+        for (key, agent) in firsts {
+            match at.get(&**agent) {
+                Some(&k) if first_call[k].0 <= key => {}
+                Some(&k) => first_call[k].0 = key,
                 None => {
-                    at.insert(&c.agent, first_call.len());
-                    first_call.push((c.key, &c.agent));
+                    at.insert(agent, first_call.len());
+                    first_call.push((key, agent));
                 }
             }
         }

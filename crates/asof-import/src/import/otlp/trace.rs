@@ -47,6 +47,10 @@ pub(super) struct TraceOut {
     pub(super) by_call: Journaled<String, usize>,
     /// Its model calls, in order of start.
     pub(super) calls: Vec<Call>,
+    /// Each agent's first model call as it became so, in the order they did:
+    /// (index into `calls`, agent) — the header's agents, without a pass over
+    /// every call at each batch.
+    pub(super) first_calls: Vec<(usize, Arc<str>)>,
     /// What its agents said (pass 5).
     pub(super) said: Vec<Said>,
     /// Its spans that carry evaluations, in the order they were read.
@@ -270,6 +274,7 @@ impl TraceOut {
             in_front: Vec::new(),
             by_call: Journaled::default(),
             calls: Vec::new(),
+            first_calls: Vec::new(),
             said: Vec::new(),
             evaluated: Vec::new(),
             root: None,
@@ -466,6 +471,7 @@ impl TraceOut {
         self.items.truncate(c.items);
         self.in_front.truncate(c.calls);
         self.calls.truncate(c.calls);
+        self.first_calls.retain(|&(k, _)| k < c.calls);
         self.said.truncate(c.said);
         self.evaluated.truncate(c.evaluated);
         self.skipped.truncate(c.skipped);
@@ -733,8 +739,17 @@ impl Batch {
                     tool_calls.push((id.clone(), name.clone()));
                 }
             }
+            let key = (s.start, s.end, gidx[i]);
+            let agent = &out.sweep.agents[i];
+            let first = (out.first_calls.iter())
+                .filter(|(_, a)| a == agent)
+                .map(|&(c, _)| out.calls[c].key)
+                .min();
+            if first.is_none_or(|first| key < first) {
+                out.first_calls.push((out.calls.len(), agent.clone()));
+            }
             out.calls.push(Call {
-                key: (s.start, s.end, gidx[i]),
+                key,
                 agent: out.sweep.agents[i].clone(),
                 trace: s.trace.clone(),
                 span: s.id.clone(),

@@ -686,3 +686,42 @@ fn spans_that_cannot_be_read_again_stop_the_import() {
         "{stopped}"
     );
 }
+
+/// A text of several megabytes is parsed on the machine's cores (a restart
+/// feeds its whole archive): what it reads, and the first bad line it
+/// names, are what reading the same lines one at a time from a file gives.
+#[test]
+fn a_text_parsed_on_the_cores_reads_as_its_lines_one_at_a_time() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let one = std::fs::read_to_string(format!("{root}/datasets/sre-agent.otlp.jsonl"))
+        .expect("the bundled trace");
+    let id = "0000005e5a1700000000000000000001";
+    let mut text = String::new();
+    let mut copy = 0u32;
+    while text.len() <= 5 << 20 {
+        copy += 1;
+        text.push_str(&one.replace(id, &format!("0000005e5a17{copy:020x}")));
+        if copy == 20 {
+            text.push_str("{\"resourceSpans\": [\n");
+        }
+    }
+    let dir = tempfile::tempdir().expect("a directory");
+    let path = dir.path().join("big.jsonl");
+    std::fs::write(&path, &text).expect("the file");
+    let skip = Options {
+        skip_bad_lines: true,
+        ..Options::default()
+    };
+    for options in [Options::default(), skip] {
+        let parallel = otlp::read("big.jsonl", &text, &options);
+        let alone = otlp::read_files(&[("big.jsonl", &path)], &options, &mut |_, _| {});
+        match (parallel, alone) {
+            (Ok(p), Ok(a)) => assert_eq!(made(&p), made(&a)),
+            (Err(p), Err(a)) => {
+                assert_eq!(p.to_string(), a.to_string());
+                assert!(p.to_string().contains("big.jsonl:"), "{p}");
+            }
+            (p, a) => panic!("parallel {:?}, alone {:?}", p.is_ok(), a.is_ok()),
+        }
+    }
+}

@@ -222,20 +222,65 @@ fn json_lines(
     each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
 ) -> Result<(usize, Option<String>), DatasetErrors> {
     let (mut requests, mut first_error) = (0usize, None);
-    for (i, line) in text.lines().enumerate() {
-        if !line.trim().is_empty() {
-            one_line(
-                before + i + 1,
-                line,
-                how,
-                report,
-                each,
-                &mut requests,
-                &mut first_error,
-            )?;
+    let lines: Vec<(usize, &str)> = (text.lines().enumerate())
+        .filter(|(_, line)| !line.trim().is_empty())
+        .collect();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut take = |(i, line): (usize, &str), parsed| {
+        let n = before + i + 1;
+        one_line(
+            n,
+            line,
+            parsed,
+            how,
+            report,
+            each,
+            &mut requests,
+            &mut first_error,
+        )
+    };
+    if text.len() < ON_CORES || cores <= 1 {
+        for &(i, line) in &lines {
+            take((i, line), parse(line))?;
+        }
+        return Ok((requests, first_error));
+    }
+    // Parsed on the machine's cores a group of lines at a time (a restart
+    // feeds its whole archive), taken in order.
+    let groups: Vec<&[(usize, &str)]> = lines.chunks(GROUP).collect();
+    let parsed = asof_core::pool::map(
+        groups.len(),
+        cores,
+        |g| {
+            Ok::<_, ()>(
+                groups[g]
+                    .iter()
+                    .map(|(_, line)| parse(line))
+                    .collect::<Vec<_>>(),
+            )
+        },
+        |_, _| {},
+    );
+    for (group, parsed) in groups.iter().zip(parsed) {
+        let parsed = match parsed {
+            Some(Ok(parsed)) => parsed,
+            _ => group.iter().map(|(_, line)| parse(line)).collect(),
+        };
+        for (&(i, line), parsed) in group.iter().zip(parsed) {
+            take((i, line), parsed)?;
         }
     }
     Ok((requests, first_error))
+}
+
+/// How many bytes of lines are parsed on the machine's cores rather than
+/// one after the other, and how many lines each core takes at a time.
+const ON_CORES: usize = 4 << 20;
+const GROUP: usize = 16;
+
+/// A line's request, or why it is not one.
+fn parse(line: &str) -> Result<wire::Request, String> {
+    serde_json::from_str::<wire::Request>(line).map_err(|e| describe(line, &e))
 }
 
 /// Where a span known only from its log records is placed among the spans
@@ -901,7 +946,16 @@ fn file_requests(
                 return text_requests(how, &all, report, each);
             }
         }
-        one_line(n, line, how, report, each, &mut requests, &mut first_error)?;
+        one_line(
+            n,
+            line,
+            parse(line),
+            how,
+            report,
+            each,
+            &mut requests,
+            &mut first_error,
+        )?;
         read(offset);
     }
     if lines_mode.is_none() {
@@ -915,7 +969,6 @@ fn file_requests(
     Ok(requests)
 }
 
-/// One line of JSON Lines: a request handed to `each`, or skipped and said.
 /// How the lines of one input are read: its name (for errors), how a line is
 /// labelled (`line`, or `FILE line` among several inputs), and whether a line
 /// that does not parse is skipped (counted) or refuses the input.
@@ -926,21 +979,21 @@ pub(super) struct Lines<'a> {
     pub skip_bad: bool,
 }
 
-/// One line of JSON Lines: a request handed to `each`; a line that is not
-/// one refuses the input (naming the file and line), or with `skip_bad` is
-/// skipped, said and counted.
+/// One line of JSON Lines, `parsed`: a request handed to `each`; a line
+/// that is not one refuses the input (naming the file and line), or with
+/// `skip_bad` is skipped, said and counted.
+#[allow(clippy::too_many_arguments)]
 fn one_line(
     n: usize,
     line: &str,
+    parsed: Result<wire::Request, String>,
     how: Lines,
     report: &mut ImportReport,
     each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
     requests: &mut usize,
     first_error: &mut Option<String>,
 ) -> Result<(), DatasetErrors> {
-    let (reason, parsed) = match serde_json::from_str::<wire::Request>(line)
-        .map_err(|e| describe(line, &e))
-    {
+    let (reason, parsed) = match parsed {
         Ok(r) if r.is_otlp() => {
             // A first line that was no request, in a file of requests:
             // a damaged trace after all.

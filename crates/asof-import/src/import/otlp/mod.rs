@@ -453,6 +453,9 @@ pub struct Growing {
     read_again: usize,
 }
 
+/// How many bytes of consecutive lines are read again at once.
+const RUN: u64 = 8 << 20;
+
 /// Reads `len` bytes of a followed file from byte `from` (its lines read
 /// before, read again); why not, in a sentence.
 pub type ReadAgain = Box<dyn FnMut(u64, u64) -> Result<Vec<u8>, String> + Send>;
@@ -619,14 +622,15 @@ impl Growing {
         let fresh: Vec<usize> = (0..self.converted.len())
             .filter(|&t| self.converted[t].is_none())
             .collect();
-        for &t in &fresh {
-            if self.reader.let_go(t) {
-                self.read_spans_again(t)?;
-            }
+        let let_go: Vec<usize> = (fresh.iter().copied())
+            .filter(|&t| self.reader.let_go(t))
+            .collect();
+        if !let_go.is_empty() {
+            self.read_spans_again(&let_go)?;
         }
         let (reader, options) = (&self.reader, &self.options);
         let converted = per_trace(fresh.len(), |i| {
-            TraceOut::of(reader.joined(fresh[i]), options)
+            TraceOut::of_growing(reader.joined(fresh[i]), options)
         });
         for (t, out) in fresh.iter().zip(converted) {
             self.converted[*t] = Some(out);
@@ -681,11 +685,20 @@ impl Growing {
         Ok(merged)
     }
 
-    /// Trace `t`'s spans read again from the lines they came in, their
-    /// bodies given back: its conversion from its start reads them.
-    fn read_spans_again(&mut self, t: usize) -> Result<(), DatasetErrors> {
-        let (id, lines) = self.reader.lines_of(t);
-        let lines = lines.to_vec();
+    /// The spans of traces `ts` read again from the lines they came in, in
+    /// one pass over those lines (a run of lines read at once, a few
+    /// megabytes at a time, so that they are parsed on the machine's cores),
+    /// their bodies given back: their conversions from their start read them.
+    fn read_spans_again(&mut self, ts: &[usize]) -> Result<(), DatasetErrors> {
+        let mut lines: Vec<usize> = Vec::new();
+        let mut ids = Vec::new();
+        for &t in ts {
+            let (id, of) = self.reader.lines_of(t);
+            ids.push(id);
+            lines.extend_from_slice(of);
+        }
+        lines.sort_unstable();
+        lines.dedup();
         let stop = |line: usize, why: String| {
             DatasetErrors(vec![super::error(
                 &self.name,
@@ -699,30 +712,45 @@ impl Growing {
                 "the file cannot be read again".into(),
             ));
         };
-        let mut again = read::Reader::only(id);
+        let mut again = read::Reader::only(ids);
         let mut report = ImportReport::default();
         let how = read::Lines {
             file: &self.name,
             label: "line",
             skip_bad: self.options.skip_bad_lines,
         };
-        for line in lines {
-            let (Some(&from), end) = (
-                self.line_at.get(line.wrapping_sub(1)),
-                self.line_at.get(line),
-            ) else {
-                return Err(stop(line, "the line was not fed".into()));
+        let (line_at, bytes) = (&self.line_at, self.bytes);
+        let span = |line: usize| -> Option<(u64, u64)> {
+            let from = *line_at.get(line.checked_sub(1)?)?;
+            Some((from, line_at.get(line).copied().unwrap_or(bytes)))
+        };
+        let mut k = 0;
+        while k < lines.len() {
+            // A run of consecutive lines, up to a few megabytes.
+            let first = lines[k];
+            let Some((from, mut to)) = span(first) else {
+                return Err(stop(first, "the line was not fed".into()));
             };
-            let to = end.copied().unwrap_or(self.bytes);
-            let bytes = file(from, to - from).map_err(|why| stop(line, why))?;
+            k += 1;
+            while k < lines.len() && lines[k] == lines[k - 1] + 1 && to - from < RUN {
+                let Some((_, end)) = span(lines[k]) else {
+                    return Err(stop(lines[k], "the line was not fed".into()));
+                };
+                to = end;
+                k += 1;
+            }
+            let bytes = file(from, to - from).map_err(|why| stop(first, why))?;
             let text =
-                std::str::from_utf8(&bytes).map_err(|_| stop(line, "not valid UTF-8".into()))?;
-            read::read_lines(&mut again, text, (line - 1, how), &mut report)?;
+                std::str::from_utf8(&bytes).map_err(|_| stop(first, "not valid UTF-8".into()))?;
+            read::read_lines(&mut again, text, (first - 1, how), &mut report)?;
         }
-        self.read_again += 1;
-        self.reader
-            .bodies_from(t, again)
-            .map_err(|why| stop(self.lines, why))
+        for &t in ts {
+            self.reader
+                .bodies_from(t, &mut again)
+                .map_err(|why| stop(self.lines, why))?;
+        }
+        self.read_again += ts.len();
+        Ok(())
     }
 
     /// How many times a trace's spans were read again from the file (it was

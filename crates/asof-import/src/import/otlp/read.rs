@@ -406,8 +406,8 @@ pub(super) struct Reader {
     touched: Vec<bool>,
     /// The line being read (a growing import's: 1 for its first).
     line: usize,
-    /// The one trace read (its spans read again), when not every one.
-    only: Option<Arc<str>>,
+    /// The traces read (their spans read again), when not every one.
+    only: Option<HashSet<Arc<str>>>,
     /// Spans that let their bodies go since the messages were looked over.
     let_go_since: usize,
 }
@@ -548,7 +548,11 @@ impl Reader {
                     if let Some(mut rec) =
                         span_rec(service.clone(), span, report, &mut self.histories)
                     {
-                        if self.only.as_ref().is_some_and(|only| *only != rec.trace) {
+                        if self
+                            .only
+                            .as_ref()
+                            .is_some_and(|only| !only.contains(&rec.trace))
+                        {
                             continue;
                         }
                         let t = self.trace_of(&rec.trace);
@@ -666,11 +670,11 @@ impl Reader {
         self.traces.len()
     }
 
-    /// A reader of trace `id`'s spans alone (read again, their bodies
-    /// wanted back).
-    pub(super) fn only(id: Arc<str>) -> Reader {
+    /// A reader of the spans of the traces `ids` alone (read again, their
+    /// bodies wanted back).
+    pub(super) fn only(ids: impl IntoIterator<Item = Arc<str>>) -> Reader {
         Reader {
-            only: Some(id),
+            only: Some(ids.into_iter().collect()),
             ..Reader::default()
         }
     }
@@ -708,13 +712,12 @@ impl Reader {
 
     /// Gives trace `t`'s spans back the bodies `again` read (its spans read
     /// again from the same lines); an error when they are not the same spans.
-    pub(super) fn bodies_from(&mut self, t: usize, again: Reader) -> Result<(), String> {
+    pub(super) fn bodies_from(&mut self, t: usize, again: &mut Reader) -> Result<(), String> {
         let trace = &mut self.traces[t];
-        let found = again
-            .traces
-            .into_iter()
-            .find(|a| a.id == trace.id)
-            .map_or_else(Vec::new, |a| a.spans);
+        let found = match again.trace_at.get(&*trace.id) {
+            Some(&a) => std::mem::take(&mut again.traces[a].spans),
+            None => Vec::new(),
+        };
         let same = found.len() == trace.spans.len()
             && found.iter().zip(&trace.spans).all(|(a, s)| a.id == s.id);
         if !same {

@@ -88,6 +88,11 @@ pub(super) struct TraceOut {
 /// the trace from its start, is what tests do too).
 const CHECKPOINTS: usize = if cfg!(debug_assertions) { 2 } else { 32 };
 
+/// How many of a trace's last spans a growing import converts as a batch of
+/// their own when it converts the trace from its start (in a debug build, a
+/// few: so that the tests take traces up from that checkpoint too).
+const TAIL: usize = if cfg!(debug_assertions) { 3 } else { 4096 };
+
 /// Where a trace was taken up from: the merge takes its items, statements
 /// and model calls from these on again.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -301,6 +306,28 @@ impl TraceOut {
         let whole = out.extend(&trace.spans, &trace.gidx, options);
         debug_assert!(whole.is_ok(), "{whole:?}");
         out
+    }
+
+    /// One trace converted whole as a growing import converts it from its
+    /// start: its last spans (about [`TAIL`], from a place where every span
+    /// read before has ended before any read after starts) as a batch of
+    /// their own, so that a checkpoint stands before them (the spans of the
+    /// next requests, which may overtake those, take the trace up from
+    /// there, not from its start again); whole when there is no such place,
+    /// or the last spans change what the spans before them meant.
+    pub(super) fn of_growing(trace: read::JoinedTrace, options: &Options) -> TraceOut {
+        let Some(cut) = clean_cut(&trace.spans) else {
+            return TraceOut::of(trace, options);
+        };
+        let mut out = TraceOut::new();
+        out.joined = trace.counts();
+        out.joined_report = trace.report.clone();
+        let first = out.extend(&trace.spans[..cut], &trace.gidx[..cut], options);
+        debug_assert!(first.is_ok(), "{first:?}");
+        match out.extend(&trace.spans, &trace.gidx, options) {
+            Ok(None) => out,
+            _ => TraceOut::of(trace, options),
+        }
     }
 
     /// Converts `spans[taken..]`, the spans a batch added to the trace
@@ -610,6 +637,31 @@ impl TraceOut {
             },
         ));
     }
+}
+
+/// The latest place, at least [`TAIL`] spans from the end and no further
+/// back than half the spans, before which every span has ended before any
+/// span from it on starts: where a trace read in order can be cut in two
+/// batches that change nothing of each other's (an agent span exported last,
+/// which started first, leaves none).
+fn clean_cut(spans: &[SpanRec]) -> Option<usize> {
+    let n = spans.len();
+    if n <= 2 * TAIL {
+        return None;
+    }
+    let mut starts_from = vec![Micros::MAX; n + 1];
+    for i in (n / 2..n).rev() {
+        starts_from[i] = starts_from[i + 1].min(spans[i].start);
+    }
+    let mut ended = spans[..n / 2].iter().map(|s| s.end).max()?;
+    let mut cut = None;
+    for i in n / 2..=n - TAIL {
+        if ended <= starts_from[i] {
+            cut = Some(i);
+        }
+        ended = ended.max(spans[i].end);
+    }
+    cut
 }
 
 /// Whether span `s`, read after spans under it, is or stands under an agent
@@ -1462,5 +1514,47 @@ impl TraceOut {
                 x.met = Met(3, s.end, 0, gidx[i], seq, 0);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A span from `start` to `end`.
+    fn at(start: Micros, end: Micros) -> SpanRec {
+        let body = Body {
+            name: String::new(),
+            role: Role::Other,
+            events: Vec::new(),
+            error: None,
+            mcp_session: None,
+            model: None,
+        };
+        SpanRec::new(
+            "t".into(),
+            format!("{start}-{end}"),
+            None,
+            (start, end),
+            None,
+            body,
+        )
+    }
+
+    /// A trace converted from its start is cut where nothing read after
+    /// started before what was read before ended; a span overtaken moves the
+    /// cut back; an agent span read last, which started first, leaves none.
+    #[test]
+    fn a_trace_is_cut_where_nothing_after_started_before_what_came_before_ended() {
+        let n = 4 * TAIL;
+        let spans: Vec<SpanRec> = (0..n as Micros).map(|i| at(i * 10, i * 10 + 5)).collect();
+        assert_eq!(clean_cut(&spans), Some(n - TAIL));
+        let mut racing = spans.clone();
+        racing.swap(n - TAIL - 1, n - TAIL);
+        assert_eq!(clean_cut(&racing), Some(n - TAIL - 1));
+        let mut agent = spans.clone();
+        agent.push(at(0, n as Micros * 10 + 100));
+        assert_eq!(clean_cut(&agent), None);
+        assert_eq!(clean_cut(&spans[..2 * TAIL]), None, "too short to cut");
     }
 }

@@ -205,14 +205,21 @@ struct Body {
 
 /// The body of a span let go: what reading one looks like. Never read by a
 /// conversion (the span is read again first); a debug build says so.
-static GONE: Body = Body {
-    name: String::new(),
-    role: Role::Other,
-    events: Vec::new(),
-    error: None,
-    mcp_session: None,
-    model: None,
-};
+static GONE: Body = Body::bare(String::new(), Role::Other);
+
+impl Body {
+    /// A body of `name` and `role` alone: no events, error, session or model.
+    const fn bare(name: String, role: Role) -> Body {
+        Body {
+            name,
+            role,
+            events: Vec::new(),
+            error: None,
+            mcp_session: None,
+            model: None,
+        }
+    }
+}
 
 impl std::ops::Deref for SpanRec {
     type Target = Body;
@@ -1029,14 +1036,7 @@ mod passes {
 
     /// A span of trace `t`, started and ended at `start`/`end` seconds.
     fn span(id: &str, start: i64, end: i64, role: Role) -> SpanRec {
-        let body = Body {
-            name: id.into(),
-            role,
-            events: Vec::new(),
-            error: None,
-            mcp_session: None,
-            model: None,
-        };
+        let body = Body::bare(id.into(), role);
         SpanRec::new(
             "t".into(),
             id.into(),

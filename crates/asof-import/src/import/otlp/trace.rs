@@ -1523,14 +1523,7 @@ mod tests {
 
     /// A span from `start` to `end`.
     fn at(start: Micros, end: Micros) -> SpanRec {
-        let body = Body {
-            name: String::new(),
-            role: Role::Other,
-            events: Vec::new(),
-            error: None,
-            mcp_session: None,
-            model: None,
-        };
+        let body = Body::bare(String::new(), Role::Other);
         SpanRec::new(
             "t".into(),
             format!("{start}-{end}"),

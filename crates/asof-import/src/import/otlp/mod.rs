@@ -233,7 +233,6 @@ impl std::ops::Deref for SpanRec {
 
 impl SpanRec {
     /// A span read whole: its facts and its body.
-    #[allow(clippy::too_many_arguments)]
     fn new(
         trace: Arc<str>,
         id: String,

@@ -25,6 +25,7 @@ fn made(draft: &asof_import::import::Draft) -> (String, String, String, String) 
 /// it hands over (the events before the first changed as the last batch
 /// gave them, the rest new) as the whole draft would be, and its whole
 /// draft too.
+///
 /// The import reads its lines again from what was fed (as a follow reads
 /// its file again), so spans let their bodies go as they do live.
 fn check_batches(name: &str, lines: &[String], cuts: &[usize], options: &Options) -> Growing {
@@ -724,4 +725,47 @@ fn a_text_parsed_on_the_cores_reads_as_its_lines_one_at_a_time() {
             (p, a) => panic!("parallel {:?}, alone {:?}", p.is_ok(), a.is_ok()),
         }
     }
+}
+
+/// Lines read again that no longer hold the spans read from them (the file
+/// changed under the follow) stop the import, saying so, rather than give a
+/// trace other spans' bodies.
+#[test]
+fn spans_read_again_that_differ_stop_the_import() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let text = std::fs::read_to_string(format!("{root}/datasets/sre-agent.otlp.jsonl"))
+        .expect("the bundled trace");
+    let lines = one_per_line(&text);
+    let file: Arc<Mutex<Vec<u8>>> = Arc::default();
+    let again = file.clone();
+    // What is read again is the file with the trace's id changed.
+    let mut growing = Growing::new("run.jsonl", &Options::default()).reading_again(Box::new(
+        move |from: u64, len: u64| {
+            let bytes = again.lock().map_err(|e| e.to_string())?;
+            let text = String::from_utf8_lossy(&bytes[from as usize..(from + len) as usize])
+                .replace(
+                    "0000005e5a1700000000000000000001",
+                    "0000005e5a1700000000000000000002",
+                );
+            Ok(text.into_bytes())
+        },
+    ));
+    let mut stopped = None;
+    for line in &lines {
+        let line = format!("{line}\n");
+        file.lock()
+            .expect("the file")
+            .extend_from_slice(line.as_bytes());
+        growing.feed(line.as_bytes()).expect("the line feeds");
+        if let Err(e) = growing.advance() {
+            stopped = Some(e.to_string());
+            break;
+        }
+    }
+    let stopped = stopped.expect("the agent span, last, converts the trace from its start");
+    assert!(
+        stopped.contains("read again: trace 0000005e5a1700000000000000000001: its spans read again are not those read before")
+            && stopped.contains("the file changed under the follow"),
+        "{stopped}"
+    );
 }

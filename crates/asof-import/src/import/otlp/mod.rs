@@ -380,7 +380,7 @@ pub fn read_named(
     };
     let (reader, lines) = read::read_spans(inputs, options.skip_bad_lines, &mut report, progress)?;
     let mut traces: Vec<TraceOut> =
-        per_trace(reader.traces(), |t| TraceOut::of(reader.joined(t), options));
+        on_cores(reader.traces(), |t| TraceOut::of(reader.joined(t), options));
     let joined: Vec<read::JoinCounts> = traces.iter().map(|o| o.joined).collect();
     read::summary(&report.input.clone(), &reader, &joined, lines, &mut report)?;
     let merged = merge::Merged::default().merge(
@@ -605,7 +605,7 @@ impl Growing {
             .collect();
         let (reader, options) = (&self.reader, &self.options);
         let extended = touched.clone();
-        let carried_on = per_trace(touched.len(), |i| {
+        let carried_on = on_cores(touched.len(), |i| {
             let mut slot = carried[i].lock().unwrap_or_else(|e| e.into_inner());
             match (slot.as_mut(), reader.unjoined(touched[i])) {
                 (Some(out), Some((spans, gidx))) => out.extend(spans, gidx, options),
@@ -635,7 +635,7 @@ impl Growing {
             self.read_spans_again(&let_go)?;
         }
         let (reader, options) = (&self.reader, &self.options);
-        let converted = per_trace(fresh.len(), |i| {
+        let converted = on_cores(fresh.len(), |i| {
             TraceOut::of_growing(reader.joined(fresh[i]), options)
         });
         for (t, out) in fresh.iter().zip(converted) {
@@ -779,10 +779,11 @@ impl Growing {
     }
 }
 
-/// `work(i)` for each `i` of `0..n` — a trace each: each is converted on its
-/// own (trace.rs) — on the machine's cores when there are several; the
-/// results in order.
-fn per_trace<R: Send>(n: usize, work: impl Fn(usize) -> R + Sync) -> Vec<R> {
+/// `work(i)` for each `i` of `0..n` — a trace each (each is converted on its
+/// own: trace.rs), or a group of lines each (each parsed on its own:
+/// read.rs) — on the machine's cores when there are several; the results in
+/// order.
+fn on_cores<R: Send>(n: usize, work: impl Fn(usize) -> R + Sync) -> Vec<R> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     if n <= 1 || cores <= 1 {
         return (0..n).map(work).collect();

@@ -225,7 +225,6 @@ fn json_lines(
     let lines: Vec<(usize, &str)> = (text.lines().enumerate())
         .filter(|(_, line)| !line.trim().is_empty())
         .collect();
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let mut take = |(i, line): (usize, &str), parsed| {
         let n = before + i + 1;
         one_line(
@@ -239,7 +238,7 @@ fn json_lines(
             &mut first_error,
         )
     };
-    if text.len() < ON_CORES || cores <= 1 {
+    if text.len() < ON_CORES {
         for &(i, line) in &lines {
             take((i, line), parse(line))?;
         }
@@ -248,24 +247,13 @@ fn json_lines(
     // Parsed on the machine's cores a group of lines at a time (a restart
     // feeds its whole archive), taken in order.
     let groups: Vec<&[(usize, &str)]> = lines.chunks(GROUP).collect();
-    let parsed = asof_core::pool::map(
-        groups.len(),
-        cores,
-        |g| {
-            Ok::<_, ()>(
-                groups[g]
-                    .iter()
-                    .map(|(_, line)| parse(line))
-                    .collect::<Vec<_>>(),
-            )
-        },
-        |_, _| {},
-    );
+    let parsed = super::on_cores(groups.len(), |g| {
+        groups[g]
+            .iter()
+            .map(|(_, line)| parse(line))
+            .collect::<Vec<_>>()
+    });
     for (group, parsed) in groups.iter().zip(parsed) {
-        let parsed = match parsed {
-            Some(Ok(parsed)) => parsed,
-            _ => group.iter().map(|(_, line)| parse(line)).collect(),
-        };
         for (&(i, line), parsed) in group.iter().zip(parsed) {
             take((i, line), parsed)?;
         }

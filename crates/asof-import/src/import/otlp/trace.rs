@@ -198,8 +198,9 @@ pub(super) struct Evaluated {
 }
 
 /// A user or system message as a trace knows it once it has read it: the
-/// first 128 bits of the SHA-256 of its role and text (a hash no input can
-/// be made to collide), not a copy of the text.
+/// first 128 bits of the SHA-256 of its role and text, not a copy of the
+/// text (two messages alike in it would take some 2^64 tries to make, where
+/// a fast hash's 64 bits can be collided on purpose).
 type MessageKey = [u8; 16];
 
 fn message_key(role: &str, text: &str) -> MessageKey {

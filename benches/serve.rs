@@ -26,6 +26,13 @@
 //!
 //!     cargo bench --bench serve -- --prefill 1000000 --seconds 5 --rate 2000 --restart
 //!
+//! `--run-spans N` makes it a fleet at work: each of the four agents runs one
+//! run after another, each run its own trace of about N spans, closed by its
+//! agent span (0, the default: one run per agent for the whole benchmark —
+//! four traces that never end, the importer's worst case).
+//!
+//!     cargo bench --bench serve -- --prefill 1000000 --seconds 5 --rate 2000 --restart --run-spans 2000
+//!
 //! Prints one JSON object; nothing is asserted.
 
 mod common;
@@ -41,14 +48,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Protobuf requests of `per` spans each, from a generated run.
-fn requests(spans: u64, per: usize) -> Vec<(Vec<u8>, usize)> {
+fn requests(spans: u64, per: usize, run_spans: u64) -> Vec<(Vec<u8>, usize)> {
     let config = asof::synth::GenConfig {
         events: spans,
         topics: 50,
         agents: 4,
         seed: 3,
     };
-    asof::synth::otlp_requests(config, per)
+    asof::synth::otlp_runs(config, per, run_spans)
         .iter()
         .map(|line| {
             let proto: ExportTraceServiceRequest = serde_json::from_str(line).expect("OTLP/JSON");
@@ -139,10 +146,11 @@ fn main() {
     let per = arg("--spans-per-request", 200) as usize;
     let prefill = arg("--prefill", 100_000);
     let rate = arg("--rate", 0);
+    let run_spans = arg("--run-spans", 0);
     let restart = std::env::args().any(|a| a == "--restart");
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("serve.db");
-    let all = Arc::new(requests(prefill + 30_000 * seconds, per));
+    let all = Arc::new(requests(prefill + 30_000 * seconds, per, run_spans));
     // The requests that make up the prefill.
     let prefill_requests = {
         let mut spans = 0u64;
@@ -246,6 +254,7 @@ fn main() {
             "prefill_caught_up_s": catch_up.as_secs_f64(),
             "seconds": elapsed.as_secs_f64(),
             "spans_per_request": per,
+            "run_spans": if run_spans > 0 { json!(run_spans) } else { json!("one run per agent") },
             "requests_acknowledged": acked.len(),
             "requests_refused": refused,
             "spans_per_s": (spans as f64 / elapsed.as_secs_f64()).round(),

@@ -184,6 +184,10 @@ impl Growth for Trace {
         }))
     }
 
+    fn taken(&mut self) {
+        self.growing.retire();
+    }
+
     fn converted_again(&self) -> Again {
         let sum = |t: &import::Tally| t.0.iter().map(|c| c.count).sum();
         Again {

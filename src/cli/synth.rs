@@ -1,7 +1,7 @@
 //! `asof gen`: synthetic incidents for benchmarks and scale tests.
 
 use super::CliError;
-use crate::synth::{GenConfig, Pace, generate, generate_with, otlp_with};
+use crate::synth::{GenConfig, Pace, generate, generate_with, otlp_fleet, otlp_with};
 use clap::Args;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -29,6 +29,11 @@ pub struct GenArgs {
     /// square of its steps; for memory and speed tests of `import otlp`).
     #[arg(long, requires = "otlp")]
     pub history: bool,
+    /// With --otlp: a fleet at work — each agent runs one run after another, each
+    /// run its own trace of about N spans closed by its agent span (the default:
+    /// one run per agent for the whole trace).
+    #[arg(long, value_name = "N", requires = "otlp", conflicts_with = "history")]
+    pub run_spans: Option<u64>,
     /// Write to this .jsonl file instead of standard output (with --incidents: the
     /// directory to write them into, created if missing).
     #[arg(short = 'o', long = "out")]
@@ -157,7 +162,9 @@ pub fn gen_command(args: GenArgs, stdout: &mut impl Write) -> Result<(), CliErro
                 CliError::Runtime(format!("{}: cannot create the file: {e}", path.display()))
             })?;
             let mut w = BufWriter::new(file);
-            if args.otlp {
+            if let Some(n) = args.run_spans {
+                otlp_fleet(config, n, &mut w)?;
+            } else if args.otlp {
                 otlp_with(config, args.history, &mut w)?;
             } else {
                 generate(config, &mut w)?;
@@ -166,7 +173,9 @@ pub fn gen_command(args: GenArgs, stdout: &mut impl Write) -> Result<(), CliErro
         }
         None => {
             let mut w = BufWriter::new(stdout);
-            if args.otlp {
+            if let Some(n) = args.run_spans {
+                otlp_fleet(config, n, &mut w)?;
+            } else if args.otlp {
                 otlp_with(config, args.history, &mut w)?;
             } else {
                 generate(config, &mut w)?;

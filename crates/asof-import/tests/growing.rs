@@ -90,6 +90,8 @@ fn check_batches(name: &str, lines: &[String], cuts: &[usize], options: &Options
                 );
                 let d = growing.draft().expect("the whole draft");
                 assert_eq!(made(&d), made(&w), "the whole draft after {fed} lines");
+                // As a follow does once the store took the batch.
+                growing.retire();
             }
             (Err(g), Err(w)) => assert_eq!(g.to_string(), w.to_string()),
             (g, w) => panic!(
@@ -768,4 +770,51 @@ fn spans_read_again_that_differ_stop_the_import() {
             && stopped.contains("the file changed under the follow"),
         "{stopped}"
     );
+}
+
+/// Span `s` moved into trace `trace`.
+fn in_trace(mut s: Value, trace: u64) -> Value {
+    s["traceId"] = json!(format!("{trace:032x}"));
+    s
+}
+
+/// Runs that are over are retired as later runs arrive (a debug build
+/// retires a trace as soon as a line passes without it); a span that falls
+/// into a retired run, or a new run whose spans come before what retired
+/// runs left, has every line converted again, and the import still equals
+/// the whole read after every batch.
+#[test]
+fn a_span_reaching_a_retired_run_converts_every_line_again() {
+    let run = |trace: u64, id: u64, at: i64, topic: &str| -> Vec<Value> {
+        let belief = json!({"topic": topic, "claim": format!("c{trace}")});
+        vec![
+            in_trace(querying(id, (at, at + 2), &format!("q{id}")), trace),
+            in_trace(believing(id + 1, (at + 3, at + 4), belief), trace),
+        ]
+    };
+    let line = |spans: Vec<Value>| requests(&spans, &[spans.len()]).remove(0);
+    let lines = vec![
+        line(run(0xa1, 10, 0, "disk")),
+        line(run(0xb1, 20, 10, "disk")),
+        line(run(0xd1, 30, 20, "net")),
+        // Late: a span of the first run, retired by now.
+        line(vec![in_trace(querying(12, (5, 6), "q12"), 0xa1)]),
+        line(run(0xe1, 40, 40, "net")),
+        // A new run before every retired one.
+        line(run(0xc1, 50, -10, "disk")),
+    ];
+    let cuts: Vec<usize> = (1..lines.len()).collect();
+    let growing = check_batches("runs.otlp.jsonl", &lines, &cuts, &Options::default());
+    let (retired, whole) = growing.retired();
+    assert!(retired >= 3, "runs retired: {retired}");
+    let why: Vec<&str> = (growing.converted_again().0.iter())
+        .map(|c| c.what.as_str())
+        .collect();
+    for reason in [
+        "a span or record fell into a retired trace",
+        "a trace changed the log before what retired traces left",
+    ] {
+        assert!(why.contains(&reason), "{reason:?} not in {why:?}");
+    }
+    assert!(whole >= 2, "every line converted again {whole} times");
 }

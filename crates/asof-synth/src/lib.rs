@@ -369,15 +369,34 @@ pub fn otlp(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> {
 /// capture records a real agent loop: the trace grows with the square of
 /// its steps. Requests then hold 32 spans each (a batch exporter's flush).
 pub fn otlp_with(config: GenConfig, history: bool, out: &mut impl Write) -> std::io::Result<()> {
-    otlp_batched(config, history, if history { 32 } else { 512 }, out)
+    otlp_batched(config, history, if history { 32 } else { 512 }, 0, out)
+}
+
+/// [`otlp`] of a fleet at work: each agent runs one run after another, each
+/// run its own trace of about `run_spans` spans (a model call and a tool span
+/// a step) closed by its `invoke_agent` span, exported last as the SDKs do;
+/// `run_spans` 0 is [`otlp`]: one run per agent for the whole log.
+pub fn otlp_fleet(config: GenConfig, run_spans: u64, out: &mut impl Write) -> std::io::Result<()> {
+    otlp_batched(config, false, 512, run_spans.div_ceil(2), out)
 }
 
 /// [`otlp`] cut into requests of `spans_per_request` spans, one OTLP/JSON
 /// request each, as an SDK's batch exporter sends a run to `asof serve`.
 pub fn otlp_requests(config: GenConfig, spans_per_request: usize) -> Vec<String> {
+    otlp_runs(config, spans_per_request, 0)
+}
+
+/// [`otlp_fleet`] cut into requests of `spans_per_request` spans.
+pub fn otlp_runs(config: GenConfig, spans_per_request: usize, run_spans: u64) -> Vec<String> {
     let mut bytes = Vec::new();
     // Writing to memory cannot fail.
-    let _ = otlp_batched(config, false, spans_per_request.max(1), &mut bytes);
+    let _ = otlp_batched(
+        config,
+        false,
+        spans_per_request.max(1),
+        run_spans.div_ceil(2),
+        &mut bytes,
+    );
     String::from_utf8_lossy(&bytes)
         .lines()
         .map(str::to_owned)
@@ -388,6 +407,7 @@ fn otlp_batched(
     config: GenConfig,
     history: bool,
     per_request: usize,
+    run_steps: u64,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
     let agents = config.agents.max(1) as u64;
@@ -395,13 +415,22 @@ fn otlp_batched(
     let mut rng = Rng(config.seed ^ 0x6f74_6c70);
     let nanos = |micros: i64| format!("{}", micros as i128 * 1000);
     let string = |key: &str, value: &str| json!({"key": key, "value": {"stringValue": value}});
-    let trace_id = |a: u64| format!("{:016x}{:016x}", config.seed.wrapping_add(0x5eed), a + 1);
+    // An agent's first run keeps the id it always had; its later runs, theirs.
+    let trace_id = |a: u64, run: u64| {
+        format!(
+            "{:016x}{:016x}",
+            config.seed.wrapping_add(0x5eed),
+            (run << 32) | (a + 1)
+        )
+    };
     let mut span_n: u64 = 0;
     let mut next_span = || {
         span_n += 1;
         format!("{:016x}", span_n.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     };
-    let roots: Vec<String> = (0..agents).map(|_| next_span()).collect();
+    let mut roots: Vec<String> = (0..agents).map(|_| next_span()).collect();
+    // Each agent's run: its number, steps taken and first instant.
+    let mut runs: Vec<(u64, u64, i64)> = vec![(0, 0, START); agents as usize];
     let mut batch: Vec<serde_json::Value> = Vec::with_capacity(512);
     let flush = |batch: &mut Vec<serde_json::Value>, out: &mut dyn Write| -> std::io::Result<()> {
         if batch.is_empty() {
@@ -413,6 +442,14 @@ fn otlp_batched(
         }]});
         writeln!(out, "{request}")
     };
+    let agent_span = |trace: &str, root: &str, a: u64, from: i64, to: i64| {
+        json!({
+            "traceId": trace, "spanId": root, "name": format!("invoke_agent agent-{a}"), "kind": 1,
+            "startTimeUnixNano": nanos(from - 1_000_000), "endTimeUnixNano": nanos(to),
+            "attributes": [string("gen_ai.operation.name", "invoke_agent"), string("gen_ai.agent.name", &format!("agent-{a}"))],
+            "status": {},
+        })
+    };
     let mut now = START;
     let mut last_result: Vec<Option<(String, String)>> = vec![None; agents as usize];
     let mut said: Vec<Vec<serde_json::Value>> = vec![Vec::new(); agents as usize];
@@ -423,7 +460,7 @@ fn otlp_batched(
     while written + agents + 2 <= total {
         step += 1;
         let a = rng.below(agents);
-        let trace = trace_id(a);
+        let trace = trace_id(a, runs[a as usize].0);
         let start = now;
         let end = start + 1_000_000 + rng.below(4_000_000) as i64;
         let call_id = format!("call_{step}");
@@ -499,17 +536,31 @@ fn otlp_batched(
         last_result[a as usize] = (!belief).then_some((call_id, result));
         written += 2;
         now = tool_end + 50_000;
+        let run = &mut runs[a as usize];
+        run.1 += 1;
+        if run.1 == run_steps && written + agents + 3 <= total {
+            // The run ends: its agent span, and the agent's next run begins.
+            batch.push(agent_span(&trace, &roots[a as usize], a, run.2, now));
+            written += 1;
+            *run = (run.0 + 1, 0, now);
+            roots[a as usize] = next_span();
+            last_result[a as usize] = None;
+            said[a as usize].clear();
+            now += 50_000;
+        }
         if batch.len() >= per_request {
             flush(&mut batch, out)?;
         }
     }
     for (a, root) in roots.iter().enumerate() {
-        batch.push(json!({
-            "traceId": trace_id(a as u64), "spanId": root, "name": format!("invoke_agent agent-{a}"), "kind": 1,
-            "startTimeUnixNano": nanos(START - 1_000_000), "endTimeUnixNano": nanos(now),
-            "attributes": [string("gen_ai.operation.name", "invoke_agent"), string("gen_ai.agent.name", &format!("agent-{a}"))],
-            "status": {},
-        }));
+        let (run, _, from) = runs[a];
+        batch.push(agent_span(
+            &trace_id(a as u64, run),
+            root,
+            a as u64,
+            from,
+            now,
+        ));
     }
     flush(&mut batch, out)?;
     Ok(())

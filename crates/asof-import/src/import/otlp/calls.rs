@@ -16,25 +16,27 @@
 //!   names, and the rows the largest such key up to each, so the first row
 //!   to list again is a binary search.
 
+use super::based::Based;
 use super::merge::{LogKey, Merged};
 use super::said::Numbers;
-use super::trace::{Rewind, TraceOut};
+use super::trace::{CallKey, Rewind, TraceOut};
 use asof_core::model::{ModelCall, ToolCallMade};
-use asof_core::time::Micros;
 
-/// A call's place in the order of the run's calls: (start, end, place in
-/// the input).
-type Key = (Micros, Micros, usize);
+type Key = CallKey;
 
 /// The calls as last listed, and what listing the next batch's needs (not
 /// the rows: those listed are handed over, and a row listed again is made
 /// again).
 #[derive(Default)]
 pub(super) struct Listed {
-    /// Each call in order: its key, its trace and its index there.
-    order: Vec<(Key, usize, usize)>,
+    /// Each call in order: its key, its trace and its index there (those of
+    /// retired traces let go).
+    order: Based<(Key, usize, usize)>,
     /// The latest log key the rows up to each name.
-    reach: Vec<Option<LogKey>>,
+    reach: Based<Option<LogKey>>,
+    /// The key of the last call let go with the traces retired: no batch
+    /// may list a call again at or before it.
+    retired_to: Option<Key>,
     /// Rows with a tool call whose result is not found yet, by place, with
     /// those calls' ids.
     pending: Vec<(usize, Vec<String>)>,
@@ -56,14 +58,14 @@ impl Listed {
     /// taken up from since — its start when converted again or new), the
     /// log's entries up to `kept` numbered as before (`None`: none).
     /// Returns the place of the first row listed again and the rows from
-    /// there on.
+    /// there on; `None` when a call would come before one retired.
     pub(super) fn list(
         &mut self,
         traces: &[TraceOut],
         rewound: &[Option<Rewind>],
         merged: &Merged,
         kept: Option<LogKey>,
-    ) -> (usize, Vec<ModelCall>) {
+    ) -> Option<(usize, Vec<ModelCall>)> {
         let count = traces.len();
         self.calls_taken.resize(count, 0);
         self.said_taken.resize(count, 0);
@@ -71,7 +73,8 @@ impl Listed {
         self.said_in.resize_with(count, Vec::new);
         self.keys.resize_with(count, Vec::new);
         let mut cut = self.order.len();
-        let at = |order: &[(Key, usize, usize)], key: Key| order.partition_point(|o| o.0 < key);
+        let at =
+            |order: &Based<(Key, usize, usize)>, key: Key| order.partition_point(|o| o.0 < key);
         // What each trace adds: new calls from where it was taken (from
         // where it was taken up from, when it was), their statements.
         let mut added: Vec<(Key, usize, usize)> = Vec::new();
@@ -125,6 +128,11 @@ impl Listed {
             self.calls_taken[t] = out.calls.len();
             self.said_taken[t] = out.said.len();
         }
+        if let Some(retired) = self.retired_to
+            && added.iter().any(|a| a.0 <= retired)
+        {
+            return None;
+        }
         // A tool call whose result is found now (a trace carried on never
         // loses or changes a result it found).
         let before = cut;
@@ -141,9 +149,12 @@ impl Listed {
         };
         cut = cut.min(renumbered);
         // The rows from `cut` listed again, in order.
+        if cut < self.order.base() {
+            return None;
+        }
         let mut tail: Vec<(Key, usize, usize)> = self
             .order
-            .drain(cut..)
+            .drain_from(cut)
             .filter(|&(_, t, k)| k < again[t])
             .collect();
         tail.extend(added);
@@ -162,7 +173,49 @@ impl Listed {
             }
         }
         self.order.extend(tail);
-        (cut, rows)
+        Some((cut, rows))
+    }
+
+    /// The place of the first call at or after `key` (with no key, the
+    /// end).
+    pub(super) fn place_of(&self, key: Option<Key>) -> usize {
+        match key {
+            Some(key) => self.order.partition_point(|o| o.0 < key),
+            None => self.order.len(),
+        }
+    }
+
+    /// The place of the first row naming a log entry after `key` (with no
+    /// key, the first row).
+    pub(super) fn naming_no_later(&self, key: Option<LogKey>) -> usize {
+        match key {
+            Some(key) => self.reach.partition_point(|r| r.is_none_or(|r| r <= key)),
+            None => self.reach.base(),
+        }
+    }
+
+    /// Whether any row was let go.
+    pub(super) fn let_go(&self) -> bool {
+        self.order.base() > 0
+    }
+
+    /// Lets the rows before place `upto` go (they are never listed again)
+    /// and retires traces `ts`, all of whose calls are among them: what
+    /// their rows were made from is let go too.
+    pub(super) fn retire(&mut self, ts: &[usize], upto: usize) {
+        if let Some(last) = upto.checked_sub(1).and_then(|at| self.order.get(at)) {
+            self.retired_to = Some(last.0);
+        }
+        self.order.let_go_before(upto);
+        self.reach.let_go_before(upto);
+        self.pending.retain(|(p, _)| *p >= upto);
+        for &t in ts {
+            self.calls_taken[t] = 0;
+            self.said_taken[t] = 0;
+            self.first[t] = Vec::new();
+            self.said_in[t] = Vec::new();
+            self.keys[t] = Vec::new();
+        }
     }
 
     /// The row of call `k` of trace `t` at place `p`, the latest log key it

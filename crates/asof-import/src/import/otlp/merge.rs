@@ -18,6 +18,7 @@
 //! suffix. A whole import is one batch from nothing.
 
 use super::*;
+use based::Based;
 use said::{Numbers, SaidSweep};
 use std::collections::BTreeMap;
 use trace::{Counts, Rewind};
@@ -59,12 +60,15 @@ pub(super) struct Merged {
     /// Each trace's first start as last merged.
     starts: Vec<Micros>,
     /// The log as last written, and how many of its entries before each
-    /// place are evidence.
-    log: Vec<LogKey>,
-    evidence_before: Vec<usize>,
+    /// place are evidence (those of retired traces let go).
+    log: Based<LogKey>,
+    evidence_before: Based<usize>,
     /// Each trace's items' ranks, and the item at each rank.
     ranks: Vec<Vec<usize>>,
-    by_rank: Vec<(usize, usize)>,
+    by_rank: Based<(usize, usize)>,
+    /// The key of the last entry let go with the traces retired: no batch
+    /// may change the log at or before it.
+    retired_to: Option<LogKey>,
     /// Each trace's statements' event ids.
     said_ids: Vec<Vec<Option<String>>>,
     /// Each trace's statements by the call ids they cite by name.
@@ -117,7 +121,7 @@ impl Merged {
     /// The items in the order they are numbered: (trace, item).
     #[cfg(test)]
     pub(super) fn ranked(&self) -> &[(usize, usize)] {
-        &self.by_rank
+        self.by_rank.range(0, self.by_rank.len())
     }
 }
 
@@ -128,6 +132,10 @@ impl Numbers for Merged {
 
     fn at_rank(&self, rank: usize) -> Option<(usize, usize)> {
         self.by_rank.get(rank).copied()
+    }
+
+    fn retired(&self, rank: usize) -> bool {
+        rank < self.by_rank.base()
     }
 }
 
@@ -140,11 +148,26 @@ pub(super) enum Content {
 }
 
 impl Merged {
+    /// Merges `traces` from nothing: the whole log (nothing retired, so
+    /// nothing a batch could change).
+    pub(super) fn whole(
+        first: &str,
+        traces: &mut [TraceOut],
+        report: ImportReport,
+        options: &Options,
+        content: Content,
+    ) -> Merge {
+        Merged::default()
+            .merge(first, traces, &[], report, options, content)
+            .expect("a merge from nothing has no retired trace to reach")
+    }
+
     /// Merges `traces` (`rewound[t]`: where trace `t` was taken up from
     /// since the last merge — its start when converted again or new, and
     /// for a trace past the end of `rewound` — or `None`, carried on): the
     /// log from the earliest entry the batch changed, `report` (what pass 1
-    /// read) completed.
+    /// read) completed; `None` when the batch changed what retired traces
+    /// left (the import is then converted again from its start).
     pub(super) fn merge(
         &mut self,
         first: &str,
@@ -153,11 +176,16 @@ impl Merged {
         mut report: ImportReport,
         options: &Options,
         content: Content,
-    ) -> Merge {
+    ) -> Option<Merge> {
         let rewound: Vec<Option<Rewind>> = (0..traces.len())
             .map(|t| rewound.get(t).copied().unwrap_or(Some(Rewind::default())))
             .collect();
         let changed = self.take_changes(traces, &rewound);
+        if let Some(retired) = self.retired_to
+            && changed.iter().any(|k| *k <= retired)
+        {
+            return None;
+        }
         let keep = self.first_changed(changed);
         let events_from = self.evidence_before[keep];
         self.log.truncate(keep);
@@ -165,7 +193,7 @@ impl Merged {
         self.by_rank.truncate(events_from);
         // The suffix: every entry from the first changed, numbered first
         // (a statement may name evidence recorded after it).
-        let from_key = self.log.last().copied();
+        let from_key = self.log.last().copied().or(self.retired_to);
         let suffix: Vec<(LogKey, Entry)> = match from_key {
             Some(k) => self
                 .index
@@ -215,12 +243,13 @@ impl Merged {
             self.evidence_before.push(evidence);
         }
         let mut listed = std::mem::take(&mut self.listed);
-        let (calls_from, calls) = listed.list(traces, &rewound, self, from_key);
+        let listing = listed.list(traces, &rewound, self, from_key);
         self.listed = listed;
+        let (calls_from, calls) = listing?;
         self.summary(traces, &sweep, &mut report, options, content);
         report.calls = calls;
         let header = self.header(first, traces, &sweep, options);
-        Merge {
+        Some(Merge {
             keep,
             events,
             origins,
@@ -228,7 +257,125 @@ impl Merged {
             report,
             said: (sweep.beliefs, sweep.retractions),
             calls_from,
+        })
+    }
+
+    /// The keys of trace `t`'s first and last entries, as indexed.
+    pub(super) fn entries_of(&self, t: usize) -> Option<(LogKey, LogKey)> {
+        let keys = || self.item_keys[t].iter().chain(&self.said_keys[t]);
+        Some((*keys().min()?, *keys().max()?))
+    }
+
+    /// The place in the log of the first entry at or after `key` (with no
+    /// key, the log's end).
+    pub(super) fn place_of(&self, key: Option<LogKey>) -> usize {
+        match key {
+            Some(key) => self.log.partition_point(|k| *k < key),
+            None => self.log.len(),
         }
+    }
+
+    /// What no batch can change any more, given the first entry and the
+    /// first model call a trace still growing has: the place in the log
+    /// before that entry — moved back before any statement that names by id
+    /// an item ranked after it (that name would find another item, should
+    /// they be numbered again) — and the place among the calls before that
+    /// call and before any call row naming an entry after the log's place.
+    pub(super) fn unchangeable(
+        &self,
+        first: Option<LogKey>,
+        first_call: Option<trace::CallKey>,
+    ) -> (usize, usize) {
+        let mut upto = self.place_of(first).max(self.log.base());
+        loop {
+            let ranked = self.evidence_before.get(upto).copied().unwrap_or(0);
+            let before = (self.naming.iter())
+                .filter(|&&(_, _, rank)| rank >= ranked)
+                .map(|&(t, i, _)| self.place_of(Some(self.said_keys[t][i])))
+                .filter(|&at| at < upto)
+                .min();
+            match before {
+                Some(at) => upto = at.max(self.log.base()),
+                None => break,
+            }
+            if upto == self.log.base() {
+                break;
+            }
+        }
+        let named = upto.checked_sub(1).and_then(|at| self.log.get(at)).copied();
+        let calls = (self.listed)
+            .place_of(first_call)
+            .min(self.listed.naming_no_later(named.or(self.retired_to)));
+        (upto, calls)
+    }
+
+    /// Whether anything was let go.
+    pub(super) fn let_go(&self) -> bool {
+        self.log.base() > 0 || self.listed.let_go()
+    }
+
+    /// The place among the model calls of the first at or after `key`.
+    pub(super) fn call_place_of(&self, key: Option<trace::CallKey>) -> usize {
+        self.listed.place_of(key)
+    }
+
+    /// Lets the log before place `upto` and the model calls before place
+    /// `calls_upto` go (what [`Merged::unchangeable`] gave), keeping the
+    /// sweep's state at `upto` (where the log is written from, at the
+    /// earliest, from now on), and retires traces `ts`, all of whose
+    /// entries and calls are among those. Returns what each one's
+    /// evaluations add to the run's summary, as now numbered.
+    pub(super) fn retire(
+        &mut self,
+        traces: &[TraceOut],
+        ts: &[usize],
+        (upto, calls_upto): (usize, usize),
+        options: &Options,
+    ) -> Vec<ImportReport> {
+        let given = (ts.iter())
+            .map(|&t| {
+                let mut report = ImportReport::default();
+                evaluations(t, &traces[t], self, &self.said_ids[t], &mut report);
+                report
+            })
+            .collect();
+        // The sweep's state at `upto`: the last kept before it, taken on.
+        let from = self.kept.iter().rposition(|(at, _)| *at <= upto);
+        let (at, mut sweep) = match from.and_then(|k| self.kept.get(k)) {
+            Some((at, sweep)) => (*at, sweep.clone()),
+            None => (0, SaidSweep::default()),
+        };
+        let mut skipped = Vec::new();
+        for key in self.log.range(at, upto) {
+            if let Some(&Entry::Said(t, i)) = self.index.get(key) {
+                let _ = sweep.step(traces, self, (t, i), options, &mut skipped);
+            }
+        }
+        let later = self.kept.split_off(from.map_or(0, |k| k + 1));
+        self.kept = std::iter::once((upto, sweep))
+            .chain(later.into_iter().filter(|(at, _)| *at > upto))
+            .collect();
+        for key in self.log.range(self.log.base(), upto) {
+            self.index.remove(key);
+        }
+        for &t in ts {
+            self.item_keys[t] = Vec::new();
+            self.said_keys[t] = Vec::new();
+            self.ranks[t] = Vec::new();
+            self.said_ids[t] = Vec::new();
+            self.cited[t] = HashMap::new();
+            self.long[t] = Vec::new();
+        }
+        self.naming.retain(|(t, _, _)| !ts.contains(t));
+        if let Some(last) = upto.checked_sub(1).and_then(|at| self.log.get(at)) {
+            self.retired_to = Some(*last);
+        }
+        let ranked = (self.evidence_before.get(upto).copied()).unwrap_or(self.by_rank.base());
+        self.log.let_go_before(upto);
+        self.evidence_before.let_go_before(upto);
+        self.by_rank.let_go_before(ranked);
+        self.listed.retire(ts, calls_upto);
+        given
     }
 
     /// Takes what each trace changed since the last merge into the index;
@@ -380,7 +527,7 @@ impl Merged {
         self.skipped.truncate(sweep.skipped);
         let mut skipped = std::mem::take(&mut self.skipped);
         let mut taken = 0;
-        for key in &self.log[at..keep] {
+        for key in self.log.range(at, keep) {
             if let Some(&Entry::Said(t, i)) = self.index.get(key) {
                 let _ = sweep.step(traces, self, (t, i), options, &mut skipped);
                 taken += 1;
@@ -423,7 +570,10 @@ impl Merged {
         }
         report.skipped.extend(self.skipped.iter().cloned());
         for (t, out) in traces.iter().enumerate() {
-            evaluations(t, out, self, &self.said_ids[t], report);
+            match &out.retired {
+                Some(given) => said::add_evaluations(report, given),
+                None => evaluations(t, out, self, &self.said_ids[t], report),
+            }
         }
         notes(options, report);
     }
@@ -438,13 +588,10 @@ impl Merged {
         sweep: &SaidSweep,
         options: &Options,
     ) -> RawHeader {
-        let mut first_call: Vec<((Micros, Micros, usize), &str)> = Vec::new();
+        let mut first_call: Vec<(trace::CallKey, &str)> = Vec::new();
         let mut at: HashMap<&str, usize> = HashMap::new();
-        let firsts = traces.iter().flat_map(|o| {
-            o.first_calls
-                .iter()
-                .map(|(k, agent)| (o.calls[*k].key, agent))
-        });
+        let firsts =
+            (traces.iter()).flat_map(|o| o.first_calls.iter().map(|(_, key, agent)| (*key, agent)));
         for (key, agent) in firsts {
             match at.get(&**agent) {
                 Some(&k) if first_call[k].0 <= key => {}

@@ -20,6 +20,7 @@
 //! Every default used, every span or message that could not be read and every
 //! citation dropped is counted in the import summary.
 
+mod based;
 mod calls;
 pub mod dialect;
 mod evidence;
@@ -383,14 +384,7 @@ pub fn read_named(
         on_cores(reader.traces(), |t| TraceOut::of(reader.joined(t), options));
     let joined: Vec<read::JoinCounts> = traces.iter().map(|o| o.joined).collect();
     read::summary(&report.input.clone(), &reader, &joined, lines, &mut report)?;
-    let merged = merge::Merged::default().merge(
-        first,
-        &mut traces,
-        &[],
-        report,
-        options,
-        merge::Content::Take,
-    );
+    let merged = merge::Merged::whole(first, &mut traces, report, options, merge::Content::Take);
     Ok(Draft {
         header: merged.header,
         events: merged.events,
@@ -457,10 +451,31 @@ pub struct Growing {
     file: Option<ReadAgain>,
     /// How many times a trace's spans were read again.
     read_again: usize,
+    /// Traces retired (design.md §7, "Runs that are over leave memory"),
+    /// and how many times every line was converted again for one.
+    retired: usize,
+    converted_whole: usize,
 }
 
 /// How many bytes of consecutive lines are read again at once.
 const RUN: u64 = 8 << 20;
+
+/// How quiet a trace is before a growing import retires it: lines read
+/// since its last, and how far the latest end read is past its own — a
+/// minute when it looks over (its root span read, no parent missing), a
+/// quarter of an hour otherwise. In a debug build, as the tests run, no
+/// wait: so that tests retire traces, and see spans fall into them.
+const QUIET_LINES: usize = if cfg!(debug_assertions) { 1 } else { 2 };
+const QUIET: Micros = if cfg!(debug_assertions) {
+    0
+} else {
+    60_000_000
+};
+const IDLE: Micros = if cfg!(debug_assertions) {
+    0
+} else {
+    900_000_000
+};
 
 /// Reads `len` bytes of a followed file from byte `from` (its lines read
 /// before, read again); why not, in a sentence.
@@ -488,6 +503,8 @@ impl Growing {
             line_at: Vec::new(),
             file: None,
             read_again: 0,
+            retired: 0,
+            converted_whole: 0,
         }
     }
 
@@ -538,10 +555,9 @@ impl Growing {
     /// receiver's store holds before its first request, so that followers
     /// and queries can attach to it at once.
     pub fn nothing_yet(&self) -> Draft {
-        let merged = merge::Merged::default().merge(
+        let merged = merge::Merged::whole(
             &self.name,
             &mut [],
-            &[],
             self.report.clone(),
             &self.options,
             merge::Content::Keep,
@@ -563,8 +579,15 @@ impl Growing {
         let whole = match (merged.keep, merged.calls_from) {
             (0, 0) => merged,
             // The whole log, merged afresh from the traces as they are
-            // (rare: a batch the store takes whole).
-            _ => self.merge_into(&mut merge::Merged::default(), &[])?,
+            // (rare: a batch the store takes whole); with traces retired,
+            // from the file read again.
+            _ if self.merged.let_go() => {
+                self.convert_again("the whole log was wanted")?;
+                self.merged()?
+            }
+            _ => self
+                .merge_into(&mut merge::Merged::default(), &[])?
+                .ok_or_else(|| self.failed("a merge from nothing reached a retired trace"))?,
         };
         Ok(Draft {
             header: whole.header,
@@ -594,6 +617,23 @@ impl Growing {
     /// The traces new lines fell into carried on (or converted again), and
     /// merged; the log kept up to date.
     fn merged(&mut self) -> Result<merge::Merge, DatasetErrors> {
+        if self.reader.late() {
+            self.convert_again("a span or record fell into a retired trace")?;
+        }
+        match self.merged_on()? {
+            Some(merged) => Ok(merged),
+            None => {
+                self.convert_again("a trace changed the log before what retired traces left")?;
+                (self.merged_on()?).ok_or_else(|| {
+                    self.failed("a conversion from the start reached a retired trace")
+                })
+            }
+        }
+    }
+
+    /// [`Growing::merged`], or `None` when the batch changed the log at or
+    /// before what retired traces left.
+    fn merged_on(&mut self) -> Result<Option<merge::Merge>, DatasetErrors> {
         self.converted.resize_with(self.reader.traces(), || None);
         // The traces carried on, each on its own (the merge is what crosses
         // them), on the machine's cores.
@@ -660,6 +700,127 @@ impl Growing {
         result
     }
 
+    /// Lets go what no batch can change any more (design.md §7, "Runs that
+    /// are over leave memory"): a trace quiet long enough is frozen (its
+    /// spans let go: a span that falls into it later has every line
+    /// converted again, read again from the file); the log before the first
+    /// entry a trace still growing could change, and the model calls before
+    /// its first, are let go; and a frozen trace all of whose entries and
+    /// calls were let go is retired — of it only what the summary and
+    /// header read is kept. Returns how many traces were retired. Only an
+    /// import that can read its file again lets go. Called once the store
+    /// took a batch: the next batch's log is written from after what was
+    /// let go.
+    pub fn retire(&mut self) -> usize {
+        if self.file.is_none() || self.converted.iter().any(Option::is_none) {
+            return 0;
+        }
+        let mut traces: Vec<TraceOut> = self.converted.drain(..).flatten().collect();
+        let mut growing: Vec<usize> = Vec::new();
+        for (t, out) in traces.iter_mut().enumerate() {
+            if out.retired.is_some() || out.frozen {
+                continue;
+            }
+            let (lines, micros) = self.reader.quiet(t);
+            let wait = if out.looks_done() { QUIET } else { IDLE };
+            if lines >= QUIET_LINES && micros >= wait {
+                out.freeze();
+                self.reader.retire(t);
+            } else {
+                growing.push(t);
+            }
+        }
+        // What the traces still growing can change: the log from the first
+        // entry of theirs (from its start, a conversion may change it), the
+        // calls from the first call of theirs.
+        let first = (growing.iter())
+            .filter_map(|&t| self.merged.entries_of(t))
+            .map(|e| e.0)
+            .min();
+        let first_call = (growing.iter())
+            .filter_map(|&t| traces[t].call_span())
+            .map(|c| c.0)
+            .min();
+        let (upto, calls_upto) = self.merged.unchangeable(first, first_call);
+        let ts: Vec<usize> = (0..traces.len())
+            .filter(|&t| traces[t].frozen && traces[t].retired.is_none())
+            .filter(|&t| {
+                let entries = self.merged.entries_of(t).map(|e| e.1);
+                let calls = traces[t].call_span().map(|c| c.1);
+                entries.is_none_or(|last| self.merged.place_of(Some(last)) < upto)
+                    && calls.is_none_or(|last| self.merged.call_place_of(Some(last)) < calls_upto)
+            })
+            .collect();
+        let given = (self.merged).retire(&traces, &ts, (upto, calls_upto), &self.options);
+        for (&t, given) in ts.iter().zip(given) {
+            let out = std::mem::replace(&mut traces[t], TraceOut::new());
+            traces[t] = out.retired(given);
+        }
+        self.converted = traces.into_iter().map(Some).collect();
+        self.retired += ts.len();
+        ts.len()
+    }
+
+    /// Traces retired so far, and how many times every line was converted
+    /// again for a span or a trace that reached one.
+    pub fn retired(&self) -> (usize, usize) {
+        (self.retired, self.converted_whole)
+    }
+
+    /// An error of the import itself (not of its input), naming the file.
+    fn failed(&self, what: &str) -> DatasetErrors {
+        DatasetErrors(vec![super::error(
+            &self.name,
+            None,
+            format!("internal: {what}"),
+        )])
+    }
+
+    /// Converts every line fed again, from the file read again: the import
+    /// as a fresh one of the same lines, every trace in it again (the log
+    /// is written from its start); said in the tally of traces converted
+    /// again, as `why`.
+    fn convert_again(&mut self, why: &'static str) -> Result<(), DatasetErrors> {
+        let mut fresh = Growing::new(&self.name, &self.options);
+        fresh.file = self.file.take();
+        let mut line = 0;
+        while line < self.line_at.len() {
+            // Whole lines, a few megabytes at a time.
+            let from = self.line_at[line];
+            let end =
+                (self.line_at[line..].partition_point(|&at| at < from + RUN) + line).max(line + 1);
+            let to = self.line_at.get(end).copied().unwrap_or(self.bytes);
+            let Some(read) = fresh.file.as_mut() else {
+                return Err(self.failed("a trace was retired with no file to read again"));
+            };
+            let bytes = read(from, to - from).map_err(|why| {
+                let at = Location::line(line + 1);
+                DatasetErrors(vec![super::error(
+                    &self.name,
+                    Some(at),
+                    format!("read again: {why}"),
+                )])
+            })?;
+            fresh.feed(&bytes)?;
+            line = end;
+        }
+        if fresh.bytes != self.bytes {
+            return Err(DatasetErrors(vec![super::error(
+                &self.name,
+                None,
+                "read again: the file changed under the follow",
+            )]));
+        }
+        fresh.again = std::mem::take(&mut self.again);
+        fresh.again.bump(why);
+        fresh.taken_up = std::mem::take(&mut self.taken_up);
+        fresh.read_again = self.read_again;
+        fresh.retired = self.retired;
+        fresh.converted_whole = self.converted_whole + 1;
+        *self = fresh;
+        Ok(())
+    }
+
     /// The traces as they are merged by `into` (`rewound[t]`: where trace
     /// `t` was taken up from since `into` last merged it; from its start
     /// past the end of `rewound`), with the summary of what was read.
@@ -667,7 +828,7 @@ impl Growing {
         &mut self,
         into: &mut merge::Merged,
         rewound: &[Option<trace::Rewind>],
-    ) -> Result<merge::Merge, DatasetErrors> {
+    ) -> Result<Option<merge::Merge>, DatasetErrors> {
         let mut report = self.report.clone();
         let joined: Vec<read::JoinCounts> =
             self.converted.iter().flatten().map(|o| o.joined).collect();

@@ -398,6 +398,10 @@ pub(super) struct Reader {
     only: Option<HashSet<Arc<str>>>,
     /// Spans that let their bodies go since the messages were looked over.
     let_go_since: usize,
+    /// The latest end of any span read.
+    latest_end: time::Micros,
+    /// A span or record fell into a retired trace.
+    late: bool,
 }
 
 /// One trace as read: its spans, each span's place in the input, and the
@@ -411,6 +415,10 @@ struct Trace {
     lines: Vec<usize>,
     /// Its spans before this one have let their bodies go.
     let_go: usize,
+    /// The latest end of its spans.
+    end: time::Micros,
+    /// Retired: its spans given up (a growing import's, [`Reader::retire`]).
+    retired: bool,
 }
 
 /// A log record, read as what it says.
@@ -544,6 +552,7 @@ impl Reader {
                             continue;
                         }
                         let t = self.trace_of(&rec.trace);
+                        self.late |= self.traces[t].retired;
                         if !self.seen.insert(SpanKey::of(t, &rec.id)) {
                             self.copies.push(rec.id);
                             continue;
@@ -555,6 +564,8 @@ impl Reader {
                         let trace = &mut self.traces[t];
                         // One copy of the trace's id, shared by its spans.
                         rec.trace = trace.id.clone();
+                        trace.end = trace.end.max(rec.end);
+                        self.latest_end = self.latest_end.max(rec.end);
                         trace.spans.push(rec);
                         trace.gidx.push(self.spans);
                         if trace.lines.last() != Some(&self.line) {
@@ -615,6 +626,7 @@ impl Reader {
                         continue;
                     };
                     let t = self.trace_of(&trace);
+                    self.late |= self.traces[t].retired;
                     self.traces[t].logs.push((
                         at,
                         Log {
@@ -644,6 +656,8 @@ impl Reader {
                     logs: Vec::new(),
                     lines: Vec::new(),
                     let_go: 0,
+                    end: time::Micros::MIN,
+                    retired: false,
                 });
                 self.touched.push(false);
                 t
@@ -671,6 +685,36 @@ impl Reader {
     pub(super) fn lines_of(&self, t: usize) -> (Arc<str>, &[usize]) {
         let trace = &self.traces[t];
         (trace.id.clone(), &trace.lines)
+    }
+
+    /// How long trace `t` has been quiet: the lines read since its last, and
+    /// how far the latest end read is past its own latest end.
+    pub(super) fn quiet(&self, t: usize) -> (usize, time::Micros) {
+        let trace = &self.traces[t];
+        let lines = self
+            .line
+            .saturating_sub(trace.lines.last().copied().unwrap_or(0));
+        (lines, self.latest_end.saturating_sub(trace.end))
+    }
+
+    /// Whether a span or a record fell into a retired trace since the
+    /// reader began.
+    pub(super) fn late(&self) -> bool {
+        self.late
+    }
+
+    /// Retires trace `t`: its spans and records given up, and the keys that
+    /// knew its spans again (a span that falls into it later is said by
+    /// [`Reader::late`]).
+    pub(super) fn retire(&mut self, t: usize) {
+        let trace = &mut self.traces[t];
+        let spans = std::mem::take(&mut trace.spans);
+        (trace.gidx, trace.logs, trace.lines) = (Vec::new(), Vec::new(), Vec::new());
+        trace.let_go = 0;
+        trace.retired = true;
+        for s in &spans {
+            self.seen.remove(&SpanKey::of(t, &s.id));
+        }
     }
 
     /// Whether some of trace `t`'s spans have let their bodies go.

@@ -25,6 +25,11 @@ pub(super) trait Numbers {
     fn rank(&self, t: usize, n: usize) -> usize;
     /// The item ranked `rank`.
     fn at_rank(&self, rank: usize) -> Option<(usize, usize)>;
+    /// Whether the item ranked `rank` is of a trace retired (a growing
+    /// import's: recorded before every entry not retired).
+    fn retired(&self, _rank: usize) -> bool {
+        false
+    }
     /// Its id.
     fn id(&self, t: usize, n: usize) -> String {
         format!("T{}", self.rank(t, n) + 1)
@@ -32,13 +37,18 @@ pub(super) trait Numbers {
     /// The item numbered `id`: `T` and its rank from 1, written as [`Numbers::id`]
     /// writes it (no sign, no leading zero).
     fn item(&self, id: &str) -> Option<(usize, usize)> {
-        let digits = id.strip_prefix('T')?;
-        if digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let rank: usize = digits.parse().ok()?;
-        self.at_rank(rank.checked_sub(1)?)
+        self.at_rank(rank_of(id)?)
     }
+}
+
+/// The rank from 0 an evidence id `T…` writes, as [`Numbers::id`] writes it
+/// (no sign, no leading zero).
+fn rank_of(id: &str) -> Option<usize> {
+    let digits = id.strip_prefix('T')?;
+    if digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<usize>().ok()?.checked_sub(1)
 }
 
 /// Pass 6b as a sweep over what was said, in recorded order across the
@@ -94,6 +104,13 @@ impl SaidSweep {
             Some(named) => {
                 let mut ids = Vec::new();
                 for name in named {
+                    // Evidence of a trace retired: recorded before this.
+                    if rank_of(name).is_some_and(|rank| numbers.retired(rank)) {
+                        if !ids.contains(name) {
+                            ids.push(name.clone());
+                        }
+                        continue;
+                    }
                     let found = match numbers.item(name) {
                         Some((u, n)) => Some((u, n)),
                         None => out.by_call.get(name.as_str()).map(|&n| (t, n)),
@@ -333,6 +350,18 @@ pub(super) fn evaluations(
                     .push(value.clone());
             }
         }
+    }
+}
+
+/// Adds to `report` what a retired trace's evaluations added to a summary
+/// of its own (`given`, from [`evaluations`]).
+pub(super) fn add_evaluations(report: &mut ImportReport, given: &ImportReport) {
+    for c in &given.read.0 {
+        report.read.add(&c.what, c.count);
+    }
+    report.skipped.extend(given.skipped.iter().cloned());
+    for (id, values) in &given.evaluations {
+        (report.evaluations.entry(id.clone()).or_default()).extend(values.iter().cloned());
     }
 }
 

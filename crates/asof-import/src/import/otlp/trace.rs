@@ -48,9 +48,9 @@ pub(super) struct TraceOut {
     /// Its model calls, in order of start.
     pub(super) calls: Vec<Call>,
     /// Each agent's first model call as it became so, in the order they did:
-    /// (index into `calls`, agent) — the header's agents, without a pass over
-    /// every call at each batch.
-    pub(super) first_calls: Vec<(usize, Arc<str>)>,
+    /// (index into `calls`, its key, agent) — the header's agents, without a
+    /// pass over every call at each batch.
+    pub(super) first_calls: Vec<(usize, CallKey, Arc<str>)>,
     /// What its agents said (pass 5).
     pub(super) said: Vec<Said>,
     /// Its spans that carry evaluations, in the order they were read.
@@ -71,6 +71,12 @@ pub(super) struct TraceOut {
     /// Call ids a result was first found by since the merge last took them
     /// (a statement citing one by name now finds it), or no longer found by.
     pub(super) new_ids: Vec<String>,
+    /// Frozen: quiet long enough that a growing import let its spans go
+    /// ([`TraceOut::freeze`]); it converts no more spans.
+    pub(super) frozen: bool,
+    /// Retired (its conversion given up: [`TraceOut::retired`]): what its
+    /// evaluations added to the run's summary, as they were then.
+    pub(super) retired: Option<Box<ImportReport>>,
     /// What the merge is to take again since it last took the trace: the
     /// items, statements and calls from these on (a trace taken up from a
     /// checkpoint; all of them when converted from its start).
@@ -179,7 +185,7 @@ pub(super) struct Counts {
 /// A model call, as `asof calls` lists it.
 pub(super) struct Call {
     /// (start, end, place in the input): the order calls are numbered in.
-    pub(super) key: (Micros, Micros, usize),
+    pub(super) key: CallKey,
     pub(super) agent: Arc<str>,
     pub(super) trace: Arc<str>,
     pub(super) span: String,
@@ -187,6 +193,10 @@ pub(super) struct Call {
     /// The tool calls its output made: (call id, tool name).
     pub(super) tool_calls: Vec<(Option<String>, String)>,
 }
+
+/// A model call's place in the order of a run's calls: (start, end, place
+/// in the input).
+pub(super) type CallKey = (Micros, Micros, usize);
 
 /// A span's evaluations, and what they can judge.
 pub(super) struct Evaluated {
@@ -290,6 +300,8 @@ impl TraceOut {
             deletes_retract: false,
             touched: Vec::new(),
             new_ids: Vec::new(),
+            frozen: false,
+            retired: None,
             rewound: Some(Rewind::default()),
             sweep: Sweep::default(),
             epoch: 0,
@@ -387,6 +399,49 @@ impl TraceOut {
         self.checkpoints
             .front()
             .map_or(self.sweep.taken, |oldest| oldest.taken)
+    }
+
+    /// Whether the trace looks done: its root span read, and every span it
+    /// names as a parent (a growing import retires a trace sooner when it
+    /// does).
+    pub(super) fn looks_done(&self) -> bool {
+        self.root.is_some() && self.sweep.missing.is_empty()
+    }
+
+    /// Frozen: what carrying the conversion on needs let go (its sweep's
+    /// state and checkpoints); what the merge reads of it kept.
+    pub(super) fn freeze(&mut self) {
+        self.frozen = true;
+        self.sweep = Sweep::default();
+        self.checkpoints = VecDeque::new();
+    }
+
+    /// The keys of its first and last model calls (in order of start).
+    pub(super) fn call_span(&self) -> Option<(CallKey, CallKey)> {
+        Some((self.calls.first()?.key, self.calls.last()?.key))
+    }
+
+    /// The trace retired (design.md §7, "Runs that are over leave memory"):
+    /// of its conversion only what the run's summary and header read of it —
+    /// its place, start, counts, cases, what was left out, its root and
+    /// agents' first calls — and `evaluations`, what its evaluations added
+    /// to the summary as the merge last numbered it.
+    pub(super) fn retired(self, evaluations: ImportReport) -> TraceOut {
+        let mut out = TraceOut::new();
+        out.first = self.first;
+        out.joined = self.joined;
+        out.joined_report = self.joined_report;
+        out.start = self.start;
+        out.first_calls = self.first_calls;
+        out.root = self.root;
+        out.counts = self.counts;
+        out.cases = self.cases;
+        out.skipped = self.skipped;
+        out.deletes_retract = self.deletes_retract;
+        out.rewound = None;
+        out.frozen = true;
+        out.retired = Some(Box::new(evaluations));
+        out
     }
 
     /// Keeps the state before the batch about to be converted as a
@@ -499,7 +554,7 @@ impl TraceOut {
         self.items.truncate(c.items);
         self.in_front.truncate(c.calls);
         self.calls.truncate(c.calls);
-        self.first_calls.retain(|&(k, _)| k < c.calls);
+        self.first_calls.retain(|&(k, _, _)| k < c.calls);
         self.said.truncate(c.said);
         self.evaluated.truncate(c.evaluated);
         self.skipped.truncate(c.skipped);
@@ -795,11 +850,11 @@ impl Batch {
             let key = (s.start, s.end, gidx[i]);
             let agent = &out.sweep.agents[i];
             let first = (out.first_calls.iter())
-                .filter(|(_, a)| a == agent)
-                .map(|&(c, _)| out.calls[c].key)
+                .filter(|(_, _, a)| a == agent)
+                .map(|&(_, key, _)| key)
                 .min();
             if first.is_none_or(|first| key < first) {
-                out.first_calls.push((out.calls.len(), agent.clone()));
+                out.first_calls.push((out.calls.len(), key, agent.clone()));
             }
             out.calls.push(Call {
                 key,

@@ -178,6 +178,10 @@ impl<K: Hash + Eq + Clone> JournaledSet<K> {
         self.0.remove(at, key);
     }
 
+    pub(super) fn is_empty(&self) -> bool {
+        self.0.len() == 0
+    }
+
     pub(super) fn undo(&mut self, to: Epoch) {
         self.0.undo(to, |_| {});
     }

@@ -113,6 +113,10 @@ pub trait Growth {
     fn converted_again(&self) -> Again {
         Again::default()
     }
+    /// The store took what was converted: what the conversion keeps only
+    /// so the next batch can change it may go (a trace's import retires
+    /// the runs that are over).
+    fn taken(&mut self) {}
 }
 
 /// Follows `dataset` into `store` (created, or, when it was written by an
@@ -133,9 +137,6 @@ pub fn follow_whole(
 ) -> Result<(), Stop> {
     let name = dataset.display().to_string();
     let mut series = Series::open(&name, dataset)?;
-    // Every batch converts the whole trace again: what one frees the next
-    // allocates, so the memory stays committed while the follow runs.
-    let _kept = crate::store::bulk_load_guard();
     // A new store holding `converted`, the file read up to `read`, and the
     // rewriter that carries it on.
     let create = |converted: Converted, read: Position, series| -> Result<Rewriter, Stop> {
@@ -210,9 +211,13 @@ pub fn follow_whole(
     // A store and its format are checked as every command checks them.
     Store::open(store)?;
     let mut batch = f.batch(0, 0);
+    growth.taken();
     loop {
         if !go_on(&batch) {
             return Ok(());
+        }
+        if batch.lines > 0 {
+            growth.taken();
         }
         // A batch takes time in proportion to the trace, and lines written
         // while it ran are read at once: the wait is only for a file that

@@ -180,6 +180,8 @@ pub(super) fn rewrite(
     meta: &[(&'static str, String)],
 ) -> rusqlite::Result<()> {
     let truths = truths_of(dataset, replay);
+    // A follow goes on with this connection: its page cache is put back.
+    let cache: i64 = conn.query_row("PRAGMA cache_size", [], |r| r.get(0))?;
     conn.execute_batch(BULK)?;
     let tx = conn.transaction()?;
     let tables: Vec<String> = tx
@@ -193,7 +195,8 @@ pub(super) fn rewrite(
     }
     write_log(&tx, dataset, source, meta)?;
     write_derived(&tx, dataset, replay, &truths)?;
-    tx.commit()
+    tx.commit()?;
+    conn.execute_batch(&format!("PRAGMA cache_size = {cache}"))
 }
 
 /// The second phase: what replay derived from `dataset`, and its indexes.
@@ -667,6 +670,28 @@ pub(crate) fn write_truths(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A store written again whole on a follow's connection leaves that
+    /// connection's page cache as it was (the bulk write's is large, and a
+    /// follow runs for days).
+    #[test]
+    fn a_store_written_again_puts_the_page_cache_back() {
+        let (log, replay) = asof_synth::log_of(asof_synth::GenConfig {
+            events: 200,
+            topics: 3,
+            agents: 2,
+            seed: 1,
+        });
+        let mut conn = Connection::open_in_memory().expect("opens");
+        conn.execute_batch("PRAGMA cache_size = -4000")
+            .expect("sets");
+        rewrite(&mut conn, &log, "gen", &replay, &[]).expect("written");
+        let cache: i64 = (conn.query_row("PRAGMA cache_size", [], |r| r.get(0))).expect("reads");
+        assert_eq!(cache, -4000);
+        let events: i64 =
+            (conn.query_row("SELECT count(*) FROM events", [], |r| r.get(0))).expect("counts");
+        assert_eq!(events as usize, log.events.len());
+    }
 
     /// A writer finds the claims the store holds, numbers new ones after
     /// them, and a later writer finds those (a follow's next batch).

@@ -710,11 +710,15 @@ impl Reader {
         let trace = &mut self.traces[t];
         let spans = std::mem::take(&mut trace.spans);
         (trace.gidx, trace.logs, trace.lines) = (Vec::new(), Vec::new(), Vec::new());
-        trace.let_go = 0;
         trace.retired = true;
+        self.let_go_since += spans
+            .len()
+            .saturating_sub(std::mem::take(&mut trace.let_go));
         for s in &spans {
             self.seen.remove(&SpanKey::of(t, &s.id));
         }
+        drop(spans);
+        self.look_over_messages();
     }
 
     /// Whether some of trace `t`'s spans have let their bodies go.
@@ -735,6 +739,12 @@ impl Reader {
         }
         self.let_go_since += upto.saturating_sub(trace.let_go);
         trace.let_go = trace.let_go.max(upto);
+        self.look_over_messages();
+    }
+
+    /// Lets the distinct messages no span holds any more go, once enough
+    /// spans let their bodies go since they were last looked over.
+    fn look_over_messages(&mut self) {
         let interner = &mut self.histories.interner;
         if self.let_go_since >= (interner.known.len() / 4).max(1 << 12) {
             interner.look_over();

@@ -653,20 +653,29 @@ impl Growing {
                 }
             }
         } else {
-            // A mark went in before others: the list again, in marks order.
-            let old = std::mem::take(&mut self.index.evidence);
-            let evidence = (self.index.marks.iter())
+            // A mark went in before others: the evidence from the first
+            // mark merged on again, in marks order (those before keep their
+            // places) — the work of the tail, not of the index.
+            let kept = (self.index.marks[..at].iter())
                 .filter(|m| m.kind == MarkKind::Evidence)
-                .filter_map(|m| {
-                    let seq = m.seq as i64;
-                    fresh.remove(&seq).or_else(|| {
-                        let at = *self.evidence_at.get(&seq)?;
-                        old.get(at).copied()
-                    })
-                })
-                .collect();
-            self.index.evidence = evidence;
-            self.evidence_at = evidence_positions(&self.index);
+                .count()
+                .min(self.index.evidence.len());
+            let old = self.index.evidence.split_off(kept);
+            let tail = (self.index.marks[at..].iter()).filter(|m| m.kind == MarkKind::Evidence);
+            for (n, m) in tail.enumerate() {
+                let seq = m.seq as i64;
+                let was = (self.evidence_at.get(&seq))
+                    .and_then(|&p| old.get(p.checked_sub(kept)?))
+                    .copied();
+                let w = fresh.remove(&seq).or(was).unwrap_or_default();
+                self.evidence_at.insert(seq, kept + n);
+                self.index.evidence.push(w);
+            }
+            debug_assert_eq!(
+                self.evidence_at,
+                evidence_positions(&self.index),
+                "the evidence positions kept up are those of the marks"
+            );
         }
         Ok(())
     }

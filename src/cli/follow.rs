@@ -193,6 +193,7 @@ impl Growth for Trace {
         Again {
             from_checkpoint: sum(self.growing.taken_up()),
             from_start: sum(self.growing.converted_again()),
+            whole: sum(self.growing.converted_whole()),
         }
     }
 }

@@ -199,6 +199,7 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
                 let new = Again {
                     from_checkpoint: now.from_checkpoint - before.from_checkpoint,
                     from_start: now.from_start - before.from_start,
+                    whole: now.whole - before.whole,
                 };
                 let again = match (new.describe(), now.describe()) {
                     (Some(new), Some(so_far)) if new != so_far => format!(

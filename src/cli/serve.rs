@@ -340,6 +340,7 @@ mod tests {
         let again = |from_checkpoint, from_start| Again {
             from_checkpoint,
             from_start,
+            whole: 0,
         };
         assert!(
             status(5_000_000, Some((1200, 5_000_000, again(0, 3)))).starts_with(
@@ -349,6 +350,17 @@ mod tests {
         assert!(
             status(5_000_000, Some((1200, 5_000_000, again(12, 1)))).starts_with(
                 "store: 1200 events, up to date (traces taken up from a checkpoint 12 times, converted again from the start once) · "
+            )
+        );
+        // Every line converted again (a span fell into a run let go) is
+        // said apart from the traces converted again.
+        let whole = Again {
+            whole: 2,
+            ..again(0, 3)
+        };
+        assert!(
+            status(5_000_000, Some((1200, 5_000_000, whole))).starts_with(
+                "store: 1200 events, up to date (traces converted again from the start 3 times; every line converted again twice) · "
             )
         );
         // Cut to a narrow terminal, the store's part stays, and no number

@@ -452,9 +452,9 @@ pub struct Growing {
     /// How many times a trace's spans were read again.
     read_again: usize,
     /// Traces retired (design.md §7, "Runs that are over leave memory"),
-    /// and how many times every line was converted again for one.
+    /// and why every line was converted again, and how often.
     retired: usize,
-    converted_whole: usize,
+    whole: Tally,
 }
 
 /// How many bytes of consecutive lines are read again at once.
@@ -504,7 +504,7 @@ impl Growing {
             file: None,
             read_again: 0,
             retired: 0,
-            converted_whole: 0,
+            whole: Tally::default(),
         }
     }
 
@@ -761,10 +761,16 @@ impl Growing {
         ts.len()
     }
 
-    /// Traces retired so far, and how many times every line was converted
-    /// again for a span or a trace that reached one.
-    pub fn retired(&self) -> (usize, usize) {
-        (self.retired, self.converted_whole)
+    /// Traces retired so far.
+    pub fn retired(&self) -> usize {
+        self.retired
+    }
+
+    /// Why every line was converted again (a span fell into a frozen run,
+    /// a batch reached before what was let go, the whole log wanted), and
+    /// how often.
+    pub fn converted_whole(&self) -> &Tally {
+        &self.whole
     }
 
     /// An error of the import itself (not of its input), naming the file.
@@ -778,8 +784,8 @@ impl Growing {
 
     /// Converts every line fed again, from the file read again: the import
     /// as a fresh one of the same lines, every trace in it again (the log
-    /// is written from its start); said in the tally of traces converted
-    /// again, as `why`.
+    /// is written from its start); said in the tally of whole conversions,
+    /// as `why`.
     fn convert_again(&mut self, why: &'static str) -> Result<(), DatasetErrors> {
         let mut fresh = Growing::new(&self.name, &self.options);
         fresh.file = self.file.take();
@@ -812,11 +818,11 @@ impl Growing {
             )]));
         }
         fresh.again = std::mem::take(&mut self.again);
-        fresh.again.bump(why);
         fresh.taken_up = std::mem::take(&mut self.taken_up);
         fresh.read_again = self.read_again;
         fresh.retired = self.retired;
-        fresh.converted_whole = self.converted_whole + 1;
+        fresh.whole = std::mem::take(&mut self.whole);
+        fresh.whole.bump(why);
         *self = fresh;
         Ok(())
     }

@@ -80,30 +80,42 @@ pub struct Again {
     pub from_checkpoint: usize,
     /// Converted again from its first span.
     pub from_start: usize,
+    /// Every line converted again (read again from the file): a span fell
+    /// into a run the import had let go, or a batch reached before what it
+    /// let go.
+    pub whole: usize,
 }
 
 impl Again {
     /// What the status lines add: `traces taken up from a checkpoint 12
-    /// times, converted again from the start once`, or nothing when neither
-    /// happened. A count of times, not of traces: one trace may be taken up
-    /// at many batches.
+    /// times, converted again from the start once`, then `every line
+    /// converted again twice`, or nothing when none happened. A count of
+    /// times, not of traces: one trace may be taken up at many batches.
     pub fn describe(&self) -> Option<String> {
         let times = |n: usize| match n {
             1 => "once".to_owned(),
+            2 => "twice".to_owned(),
             n => format!("{n} times"),
         };
         let (c, s) = (self.from_checkpoint, self.from_start);
-        let said = match (c, s) {
-            (0, 0) => return None,
-            (c, 0) => format!("taken up from a checkpoint {}", times(c)),
-            (0, s) => format!("converted again from the start {}", times(s)),
-            (c, s) => format!(
+        let traces = match (c, s) {
+            (0, 0) => None,
+            (c, 0) => Some(format!("taken up from a checkpoint {}", times(c))),
+            (0, s) => Some(format!("converted again from the start {}", times(s))),
+            (c, s) => Some(format!(
                 "taken up from a checkpoint {}, converted again from the start {}",
                 times(c),
                 times(s)
-            ),
+            )),
         };
-        Some(format!("traces {said}"))
+        let whole =
+            (self.whole > 0).then(|| format!("every line converted again {}", times(self.whole)));
+        match (traces, whole) {
+            (None, None) => None,
+            (Some(t), None) => Some(format!("traces {t}")),
+            (None, Some(w)) => Some(w),
+            (Some(t), Some(w)) => Some(format!("traces {t}; {w}")),
+        }
     }
 }
 

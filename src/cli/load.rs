@@ -196,12 +196,15 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
                 };
                 let now = batch.converted_again;
                 let before = std::mem::replace(&mut again_before, now);
+                // Traces converted again are for later spans; every line
+                // converted again has causes of its own (design.md §7).
+                let traces = |a: Again| Again { whole: 0, ..a };
                 let new = Again {
                     from_checkpoint: now.from_checkpoint - before.from_checkpoint,
                     from_start: now.from_start - before.from_start,
-                    whole: now.whole - before.whole,
+                    whole: 0,
                 };
-                let again = match (new.describe(), now.describe()) {
+                let mut again = match (new.describe(), traces(now).describe()) {
                     (Some(new), Some(so_far)) if new != so_far => format!(
                         "{again}; {new}, later spans having changed what earlier ones meant (since the follow started: {so_far})"
                     ),
@@ -210,6 +213,17 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
                     }
                     (None, _) => again,
                 };
+                if now.whole > before.whole {
+                    let so_far = Again {
+                        whole: now.whole,
+                        ..Again::default()
+                    };
+                    if let Some(so_far) = so_far.describe() {
+                        again.push_str(&format!(
+                            "; every line read back from the file and converted again (since the follow started: {so_far})"
+                        ));
+                    }
+                }
                 format!(
                     "+{} events (line {}, {} in all{again}{left_out})",
                     batch.events, batch.line, batch.total

@@ -570,6 +570,46 @@ fn a_trace_follow_writes_again_only_what_new_spans_changed() {
     assert!(said.contains("the store written again whole"), "{said}");
 }
 
+/// A fleet's runs, one after another per agent: the follow lets the runs
+/// that are over go as it goes (a debug build freezes a trace once a line
+/// passes without it). A request held back behind six others brings spans
+/// into runs let go by then: every line is read back from the file and
+/// converted again, and the batch's line says so apart from the traces
+/// converted again — and at every batch the store is the import of the
+/// lines so far.
+#[test]
+fn a_follow_of_a_fleet_reads_every_line_back_when_a_run_let_go_is_reached() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("live.db");
+    let config = asof::synth::GenConfig {
+        events: 900,
+        topics: 4,
+        agents: 3,
+        seed: 5,
+    };
+    let mut requests = asof::synth::otlp_runs(config, 20, 60);
+    assert!(requests.len() >= 30, "{}", requests.len());
+    let held = requests.remove(10);
+    requests.insert(16, held);
+    let (mut child, mut out) = following_empty(dir.path());
+    let mut all = Vec::new();
+    for (n, request) in requests.iter().enumerate() {
+        out.write_all(format!("{request}\n").as_bytes()).unwrap();
+        out.flush().unwrap();
+        all.extend_from_slice(request.as_bytes());
+        all.push(b'\n');
+        wait_for(&db, all.len() as u64, &mut child);
+        if n % 4 == 3 || n + 1 == requests.len() || (15..=18).contains(&n) {
+            assert_equals_import(&db, &all, &[], n);
+        }
+    }
+    let said = stop_and_read(child);
+    assert!(
+        said.contains("every line read back from the file and converted again (since the follow started: every line converted again once)"),
+        "{said}"
+    );
+}
+
 /// One request of trace `a5…`: a model call from `at` s whose output
 /// calls `tool` with `args`.
 fn call_line(n: u64, at: i64, tool: &str, args: serde_json::Value) -> String {

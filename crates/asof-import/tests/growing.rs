@@ -661,29 +661,33 @@ fn late_spans_change_what_was_said_before_them() {
     }
 }
 
+/// Feeds the bundled trace's lines to `growing` one at a time (`written`
+/// first sees each, as the file would hold it) until a batch stops the
+/// import; what it said.
+fn first_stop(mut growing: Growing, mut written: impl FnMut(&str)) -> String {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let text = std::fs::read_to_string(format!("{root}/datasets/sre-agent.otlp.jsonl"))
+        .expect("the bundled trace");
+    for line in one_per_line(&text) {
+        let line = format!("{line}\n");
+        written(&line);
+        growing.feed(line.as_bytes()).expect("the line feeds");
+        if let Err(e) = growing.advance() {
+            return e.to_string();
+        }
+    }
+    panic!("the agent span, last, converts the trace from its start: the import never stopped")
+}
+
 /// A trace converted from its start after its spans let their bodies go
 /// reads them again from the file; a file that cannot give them back stops
 /// the import with the line it could not read, never a conversion of spans
 /// without their bodies.
 #[test]
 fn spans_that_cannot_be_read_again_stop_the_import() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let text = std::fs::read_to_string(format!("{root}/datasets/sre-agent.otlp.jsonl"))
-        .expect("the bundled trace");
-    let lines = one_per_line(&text);
-    let mut growing = Growing::new("run.jsonl", &Options::default())
+    let growing = Growing::new("run.jsonl", &Options::default())
         .reading_again(Box::new(|_, _| Err("the file is gone".to_owned())));
-    let mut stopped = None;
-    for line in &lines {
-        growing
-            .feed(format!("{line}\n").as_bytes())
-            .expect("the line feeds");
-        if let Err(e) = growing.advance() {
-            stopped = Some(e.to_string());
-            break;
-        }
-    }
-    let stopped = stopped.expect("the agent span, last, converts the trace from its start");
+    let stopped = first_stop(growing, |_| {});
     assert!(
         stopped.starts_with("run.jsonl:1: read again: the file is gone"),
         "{stopped}"
@@ -734,14 +738,10 @@ fn a_text_parsed_on_the_cores_reads_as_its_lines_one_at_a_time() {
 /// trace other spans' bodies.
 #[test]
 fn spans_read_again_that_differ_stop_the_import() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let text = std::fs::read_to_string(format!("{root}/datasets/sre-agent.otlp.jsonl"))
-        .expect("the bundled trace");
-    let lines = one_per_line(&text);
     let file: Arc<Mutex<Vec<u8>>> = Arc::default();
     let again = file.clone();
     // What is read again is the file with the trace's id changed.
-    let mut growing = Growing::new("run.jsonl", &Options::default()).reading_again(Box::new(
+    let growing = Growing::new("run.jsonl", &Options::default()).reading_again(Box::new(
         move |from: u64, len: u64| {
             let bytes = again.lock().map_err(|e| e.to_string())?;
             let text = String::from_utf8_lossy(&bytes[from as usize..(from + len) as usize])
@@ -752,19 +752,9 @@ fn spans_read_again_that_differ_stop_the_import() {
             Ok(text.into_bytes())
         },
     ));
-    let mut stopped = None;
-    for line in &lines {
-        let line = format!("{line}\n");
-        file.lock()
-            .expect("the file")
-            .extend_from_slice(line.as_bytes());
-        growing.feed(line.as_bytes()).expect("the line feeds");
-        if let Err(e) = growing.advance() {
-            stopped = Some(e.to_string());
-            break;
-        }
-    }
-    let stopped = stopped.expect("the agent span, last, converts the trace from its start");
+    let stopped = first_stop(growing, |line| {
+        (file.lock().expect("the file")).extend_from_slice(line.as_bytes())
+    });
     assert!(
         stopped.contains("read again: trace 0000005e5a1700000000000000000001: its spans read again are not those read before")
             && stopped.contains("the file changed under the follow"),
@@ -812,8 +802,8 @@ fn a_span_reaching_a_retired_run_converts_every_line_again() {
         .collect();
     let whole: usize = growing.converted_whole().0.iter().map(|c| c.count).sum();
     for reason in [
-        "a span or record fell into a retired trace",
-        "a trace changed the log before what retired traces left",
+        "a span or record fell into a frozen trace",
+        "a trace changed the log at or before what was let go",
     ] {
         assert!(why.contains(&reason), "{reason:?} not in {why:?}");
     }

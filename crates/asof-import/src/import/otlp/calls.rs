@@ -22,8 +22,6 @@ use super::said::Numbers;
 use super::trace::{CallKey, Rewind, TraceOut};
 use asof_core::model::{ModelCall, ToolCallMade};
 
-type Key = CallKey;
-
 /// The calls as last listed, and what listing the next batch's needs (not
 /// the rows: those listed are handed over, and a row listed again is made
 /// again).
@@ -31,12 +29,12 @@ type Key = CallKey;
 pub(super) struct Listed {
     /// Each call in order: its key, its trace and its index there (those of
     /// retired traces let go).
-    order: Based<(Key, usize, usize)>,
+    order: Based<(CallKey, usize, usize)>,
     /// The latest log key the rows up to each name.
     reach: Based<Option<LogKey>>,
     /// The key of the last call let go with the traces retired: no batch
     /// may list a call again at or before it.
-    retired_to: Option<Key>,
+    retired_to: Option<CallKey>,
     /// Rows with a tool call whose result is not found yet, by place, with
     /// those calls' ids.
     pending: Vec<(usize, Vec<String>)>,
@@ -50,7 +48,7 @@ pub(super) struct Listed {
     /// Per trace: the keys of its calls as listed (in order: a trace's
     /// calls are in order of start, so its row for call `k` is at the place
     /// of its `k`-th key).
-    keys: Vec<Vec<Key>>,
+    keys: Vec<Vec<CallKey>>,
 }
 
 impl Listed {
@@ -73,11 +71,12 @@ impl Listed {
         self.said_in.resize_with(count, Vec::new);
         self.keys.resize_with(count, Vec::new);
         let mut cut = self.order.len();
-        let at =
-            |order: &Based<(Key, usize, usize)>, key: Key| order.partition_point(|o| o.0 < key);
+        let at = |order: &Based<(CallKey, usize, usize)>, key: CallKey| {
+            order.partition_point(|o| o.0 < key)
+        };
         // What each trace adds: new calls from where it was taken (from
         // where it was taken up from, when it was), their statements.
-        let mut added: Vec<(Key, usize, usize)> = Vec::new();
+        let mut added: Vec<(CallKey, usize, usize)> = Vec::new();
         let mut again = vec![usize::MAX; count];
         for (t, out) in traces.iter().enumerate() {
             if let Some(r) = rewound[t] {
@@ -152,7 +151,7 @@ impl Listed {
         if cut < self.order.base() {
             return None;
         }
-        let mut tail: Vec<(Key, usize, usize)> = self
+        let mut tail: Vec<(CallKey, usize, usize)> = self
             .order
             .drain_from(cut)
             .filter(|&(_, t, k)| k < again[t])
@@ -178,7 +177,7 @@ impl Listed {
 
     /// The place of the first call at or after `key` (with no key, the
     /// end).
-    pub(super) fn place_of(&self, key: Option<Key>) -> usize {
+    pub(super) fn place_of(&self, key: Option<CallKey>) -> usize {
         match key {
             Some(key) => self.order.partition_point(|o| o.0 < key),
             None => self.order.len(),

@@ -541,11 +541,9 @@ impl Growing {
         self.requests +=
             read::read_lines(&mut self.reader, new, (self.lines, how), &mut self.report)?;
         self.lines += new.lines().count();
-        if self.file.is_some() {
-            for line in new.split_inclusive('\n') {
-                self.line_at.push(self.bytes);
-                self.bytes += line.len() as u64;
-            }
+        for line in new.split_inclusive('\n') {
+            self.line_at.push(self.bytes);
+            self.bytes += line.len() as u64;
         }
         Ok(())
     }
@@ -587,7 +585,7 @@ impl Growing {
             }
             _ => self
                 .merge_into(&mut merge::Merged::default(), &[])?
-                .ok_or_else(|| self.failed("a merge from nothing reached a retired trace"))?,
+                .ok_or_else(|| self.failed("a merge from nothing reached what was let go"))?,
         };
         Ok(Draft {
             header: whole.header,
@@ -618,14 +616,14 @@ impl Growing {
     /// merged; the log kept up to date.
     fn merged(&mut self) -> Result<merge::Merge, DatasetErrors> {
         if self.reader.late() {
-            self.convert_again("a span or record fell into a retired trace")?;
+            self.convert_again("a span or record fell into a frozen trace")?;
         }
         match self.merged_on()? {
             Some(merged) => Ok(merged),
             None => {
-                self.convert_again("a trace changed the log before what retired traces left")?;
+                self.convert_again("a trace changed the log at or before what was let go")?;
                 (self.merged_on()?).ok_or_else(|| {
-                    self.failed("a conversion from the start reached a retired trace")
+                    self.failed("a conversion from the start reached what was let go")
                 })
             }
         }
@@ -725,7 +723,7 @@ impl Growing {
             let wait = if out.looks_done() { QUIET } else { IDLE };
             if lines >= QUIET_LINES && micros >= wait {
                 out.freeze();
-                self.reader.retire(t);
+                self.reader.freeze(t);
             } else {
                 growing.push(t);
             }
@@ -788,28 +786,16 @@ impl Growing {
     /// as `why`.
     fn convert_again(&mut self, why: &'static str) -> Result<(), DatasetErrors> {
         let mut fresh = Growing::new(&self.name, &self.options);
+        let every: Vec<usize> = (1..=self.line_at.len()).collect();
+        let fed = (&self.line_at[..], self.bytes);
+        read_back(
+            &self.name,
+            self.file.as_mut(),
+            fed,
+            &every,
+            |_, bytes: &[u8]| fresh.feed(bytes),
+        )?;
         fresh.file = self.file.take();
-        let mut line = 0;
-        while line < self.line_at.len() {
-            // Whole lines, a few megabytes at a time.
-            let from = self.line_at[line];
-            let end =
-                (self.line_at[line..].partition_point(|&at| at < from + RUN) + line).max(line + 1);
-            let to = self.line_at.get(end).copied().unwrap_or(self.bytes);
-            let Some(read) = fresh.file.as_mut() else {
-                return Err(self.failed("a trace was retired with no file to read again"));
-            };
-            let bytes = read(from, to - from).map_err(|why| {
-                let at = Location::line(line + 1);
-                DatasetErrors(vec![super::error(
-                    &self.name,
-                    Some(at),
-                    format!("read again: {why}"),
-                )])
-            })?;
-            fresh.feed(&bytes)?;
-            line = end;
-        }
         if fresh.bytes != self.bytes {
             return Err(DatasetErrors(vec![super::error(
                 &self.name,
@@ -872,19 +858,6 @@ impl Growing {
         }
         lines.sort_unstable();
         lines.dedup();
-        let stop = |line: usize, why: String| {
-            DatasetErrors(vec![super::error(
-                &self.name,
-                Some(Location::line(line)),
-                format!("read again: {why}"),
-            )])
-        };
-        let Some(file) = self.file.as_mut() else {
-            return Err(stop(
-                lines.first().copied().unwrap_or(1),
-                "the file cannot be read again".into(),
-            ));
-        };
         let mut again = read::Reader::only(ids);
         let mut report = ImportReport::default();
         let how = read::Lines {
@@ -892,35 +865,21 @@ impl Growing {
             label: "line",
             skip_bad: self.options.skip_bad_lines,
         };
-        let (line_at, bytes) = (&self.line_at, self.bytes);
-        let span = |line: usize| -> Option<(u64, u64)> {
-            let from = *line_at.get(line.checked_sub(1)?)?;
-            Some((from, line_at.get(line).copied().unwrap_or(bytes)))
-        };
-        let mut k = 0;
-        while k < lines.len() {
-            // A run of consecutive lines, up to a few megabytes.
-            let first = lines[k];
-            let Some((from, mut to)) = span(first) else {
-                return Err(stop(first, "the line was not fed".into()));
-            };
-            k += 1;
-            while k < lines.len() && lines[k] == lines[k - 1] + 1 && to - from < RUN {
-                let Some((_, end)) = span(lines[k]) else {
-                    return Err(stop(lines[k], "the line was not fed".into()));
-                };
-                to = end;
-                k += 1;
-            }
-            let bytes = file(from, to - from).map_err(|why| stop(first, why))?;
-            let text =
-                std::str::from_utf8(&bytes).map_err(|_| stop(first, "not valid UTF-8".into()))?;
-            read::read_lines(&mut again, text, (first - 1, how), &mut report)?;
-        }
+        let fed = (&self.line_at[..], self.bytes);
+        read_back(
+            &self.name,
+            self.file.as_mut(),
+            fed,
+            &lines,
+            |first, bytes: &[u8]| {
+                let text = std::str::from_utf8(bytes)
+                    .map_err(|_| read_back_error(&self.name, first, "not valid UTF-8"))?;
+                read::read_lines(&mut again, text, (first - 1, how), &mut report).map(|_| ())
+            },
+        )?;
         for &t in ts {
-            self.reader
-                .bodies_from(t, &mut again)
-                .map_err(|why| stop(self.lines, why))?;
+            (self.reader.bodies_from(t, &mut again))
+                .map_err(|why| read_back_error(&self.name, self.lines, &why))?;
         }
         self.read_again += ts.len();
         Ok(())
@@ -944,6 +903,55 @@ impl Growing {
     pub fn taken_up(&self) -> &Tally {
         &self.taken_up
     }
+}
+
+/// Reads `lines` (numbered from 1, ascending, each fed before: where each
+/// starts is `fed.0[line - 1]`, the last ends at `fed.1`) back from `file`, a
+/// run of consecutive lines a few megabytes at a time, handing each run's
+/// bytes to `each` with its first line's number. A line not fed, or a file
+/// that cannot give it back, stops it: `NAME:LINE: read again: …`.
+fn read_back(
+    name: &str,
+    file: Option<&mut ReadAgain>,
+    (line_at, bytes): (&[u64], u64),
+    lines: &[usize],
+    mut each: impl FnMut(usize, &[u8]) -> Result<(), DatasetErrors>,
+) -> Result<(), DatasetErrors> {
+    let first_line = lines.first().copied().unwrap_or(1);
+    let Some(file) = file else {
+        return Err(read_back_error(
+            name,
+            first_line,
+            "the file cannot be read again",
+        ));
+    };
+    let span = |line: usize| -> Result<(u64, u64), DatasetErrors> {
+        let from = (line.checked_sub(1).and_then(|at| line_at.get(at)))
+            .ok_or_else(|| read_back_error(name, line, "the line was not fed"))?;
+        Ok((*from, line_at.get(line).copied().unwrap_or(bytes)))
+    };
+    let mut k = 0;
+    while k < lines.len() {
+        let first = lines[k];
+        let (from, mut to) = span(first)?;
+        k += 1;
+        while k < lines.len() && lines[k] == lines[k - 1] + 1 && to - from < RUN {
+            to = span(lines[k])?.1;
+            k += 1;
+        }
+        let run = file(from, to - from).map_err(|why| read_back_error(name, first, &why))?;
+        each(first, &run)?;
+    }
+    Ok(())
+}
+
+/// `NAME:LINE: read again: WHY`.
+fn read_back_error(name: &str, line: usize, why: &str) -> DatasetErrors {
+    DatasetErrors(vec![super::error(
+        name,
+        Some(Location::line(line)),
+        format!("read again: {why}"),
+    )])
 }
 
 /// `work(i)` for each `i` of `0..n` — a trace each (each is converted on its

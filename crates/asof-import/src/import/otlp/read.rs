@@ -400,7 +400,7 @@ pub(super) struct Reader {
     let_go_since: usize,
     /// The latest end of any span read.
     latest_end: time::Micros,
-    /// A span or record fell into a retired trace.
+    /// A span or record fell into a frozen trace.
     late: bool,
 }
 
@@ -417,8 +417,8 @@ struct Trace {
     let_go: usize,
     /// The latest end of its spans.
     end: time::Micros,
-    /// Retired: its spans given up (a growing import's, [`Reader::retire`]).
-    retired: bool,
+    /// Frozen: its spans given up (a growing import's, [`Reader::freeze`]).
+    frozen: bool,
 }
 
 /// A log record, read as what it says.
@@ -552,7 +552,7 @@ impl Reader {
                             continue;
                         }
                         let t = self.trace_of(&rec.trace);
-                        self.late |= self.traces[t].retired;
+                        self.late |= self.traces[t].frozen;
                         if !self.seen.insert(SpanKey::of(t, &rec.id)) {
                             self.copies.push(rec.id);
                             continue;
@@ -626,7 +626,7 @@ impl Reader {
                         continue;
                     };
                     let t = self.trace_of(&trace);
-                    self.late |= self.traces[t].retired;
+                    self.late |= self.traces[t].frozen;
                     self.traces[t].logs.push((
                         at,
                         Log {
@@ -657,7 +657,7 @@ impl Reader {
                     lines: Vec::new(),
                     let_go: 0,
                     end: time::Micros::MIN,
-                    retired: false,
+                    frozen: false,
                 });
                 self.touched.push(false);
                 t
@@ -697,20 +697,20 @@ impl Reader {
         (lines, self.latest_end.saturating_sub(trace.end))
     }
 
-    /// Whether a span or a record fell into a retired trace since the
-    /// reader began.
+    /// Whether a span or a record fell into a frozen trace since the reader
+    /// began.
     pub(super) fn late(&self) -> bool {
         self.late
     }
 
-    /// Retires trace `t`: its spans and records given up, and the keys that
+    /// Freezes trace `t`: its spans and records given up, and the keys that
     /// knew its spans again (a span that falls into it later is said by
     /// [`Reader::late`]).
-    pub(super) fn retire(&mut self, t: usize) {
+    pub(super) fn freeze(&mut self, t: usize) {
         let trace = &mut self.traces[t];
         let spans = std::mem::take(&mut trace.spans);
         (trace.gidx, trace.logs, trace.lines) = (Vec::new(), Vec::new(), Vec::new());
-        trace.retired = true;
+        trace.frozen = true;
         self.let_go_since += spans
             .len()
             .saturating_sub(std::mem::take(&mut trace.let_go));

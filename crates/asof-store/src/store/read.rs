@@ -193,12 +193,23 @@ pub(super) fn events(conn: &Connection) -> rusqlite::Result<Vec<Event>> {
 /// log read without holding it.
 pub(super) fn each_event(
     conn: &Connection,
+    each: impl FnMut(Event) -> bool,
+) -> rusqlite::Result<()> {
+    each_event_after(conn, i64::MIN, each)
+}
+
+/// [`each_event`] from the first event after seq `after` on.
+pub(super) fn each_event_after(
+    conn: &Connection,
+    after: i64,
     mut each: impl FnMut(Event) -> bool,
 ) -> rusqlite::Result<()> {
-    let mut cites = conn.prepare("SELECT seq, evidence FROM citations ORDER BY seq, pos")?;
-    let mut cites = BySeq::new(&mut cites, |r| r.get(1))?;
-    let mut assumed = conn.prepare("SELECT seq, field FROM assumptions ORDER BY seq")?;
-    let mut assumed = BySeq::new(&mut assumed, |r| {
+    let mut cites =
+        conn.prepare("SELECT seq, evidence FROM citations WHERE seq > ?1 ORDER BY seq, pos")?;
+    let mut cites = BySeq::new(&mut cites, after, |r| r.get(1))?;
+    let mut assumed =
+        conn.prepare("SELECT seq, field FROM assumptions WHERE seq > ?1 ORDER BY seq")?;
+    let mut assumed = BySeq::new(&mut assumed, after, |r| {
         let field: String = r.get(1)?;
         Assumed::parse(&field).ok_or_else(|| {
             rusqlite::Error::FromSqlConversionFailure(
@@ -208,10 +219,13 @@ pub(super) fn each_event(
             )
         })
     })?;
-    let mut contents = conn.prepare("SELECT seq, text FROM contents ORDER BY seq")?;
-    let mut contents = BySeq::new(&mut contents, |r| r.get(1))?;
-    let mut stmt = conn.prepare(&format!("SELECT {EVENT_COLUMNS} FROM events ORDER BY seq"))?;
-    let mut rows = stmt.query([])?;
+    let mut contents =
+        conn.prepare("SELECT seq, text FROM contents WHERE seq > ?1 ORDER BY seq")?;
+    let mut contents = BySeq::new(&mut contents, after, |r| r.get(1))?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {EVENT_COLUMNS} FROM events WHERE seq > ?1 ORDER BY seq"
+    ))?;
+    let mut rows = stmt.query([after])?;
     while let Some(r) = rows.next()? {
         let seq: i64 = r.get(0)?;
         let mut e = event(r, cites.of(seq)?)?;
@@ -230,8 +244,9 @@ pub(super) fn each_event(
     Ok(())
 }
 
-/// The rows of a table attached to events (`SELECT seq, …` in seq order),
-/// read alongside the log: what each seq has, in the order selected.
+/// The rows of a table attached to events (`SELECT seq, … WHERE seq > ?1`
+/// in seq order), read alongside the log: what each seq has, in the order
+/// selected.
 struct BySeq<'s, T> {
     rows: rusqlite::Rows<'s>,
     read: fn(&Row) -> rusqlite::Result<T>,
@@ -241,10 +256,11 @@ struct BySeq<'s, T> {
 impl<'s, T> BySeq<'s, T> {
     fn new(
         stmt: &'s mut rusqlite::Statement,
+        after: i64,
         read: fn(&Row) -> rusqlite::Result<T>,
     ) -> rusqlite::Result<BySeq<'s, T>> {
         let mut by = BySeq {
-            rows: stmt.query([])?,
+            rows: stmt.query([after])?,
             read,
             head: None,
         };

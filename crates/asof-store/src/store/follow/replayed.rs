@@ -9,7 +9,18 @@
 
 use super::rewind::{Snapshots, undo_from};
 use super::truths::Truths;
-use crate::store::derive::{SLICE, Sliced, Write, replay_log};
+use crate::store::derive::{Sliced, Write, replay_log};
+
+/// How many replayed events (assertions, retractions, verifications:
+/// evidence is not replayed) a follow's replay takes between the instants it
+/// keeps a replay before. A batch that goes back — a run's last span names
+/// the agent of every call the run made, so the log is written again from
+/// the run's start — replays again from the latest kept at or before its
+/// first instant, so kept ones must lie close together near the end of the
+/// log. A load's slice (65,536) left none between a run's start and the end
+/// of a fleet's log, where most events are evidence: every such batch
+/// replayed the whole log again and computed its scrub index afresh.
+const CUT: usize = 1 << 8;
 use crate::store::scrub::{Growing, Rewrote};
 use asof_core::model::{Header, IdSet};
 use asof_core::time::Micros;
@@ -64,7 +75,7 @@ impl Replayed {
             |r| r.get(0),
         )?;
         let mut snapshots = Snapshots::default();
-        let replay = replay_log(tx, &header, SLICE, Write::Not, None, |bound, state| {
+        let replay = replay_log(tx, &header, CUT, Write::Not, None, |bound, state| {
             snapshots.keep(bound, state)
         })?;
         let claims = {
@@ -133,14 +144,10 @@ impl Replayed {
                     Write::Rows
                 };
                 let kept = &mut self.snapshots;
-                let replay = replay_log(
-                    tx,
-                    &self.header,
-                    SLICE,
-                    write,
-                    Some((from, state)),
-                    |b, s| kept.keep(b, s),
-                )?;
+                let replay =
+                    replay_log(tx, &self.header, CUT, write, Some((from, state)), |b, s| {
+                        kept.keep(b, s)
+                    })?;
                 if appends {
                     replay.held_changed_from(&self.replay).write_over_held(tx)?;
                 } else {
@@ -155,7 +162,7 @@ impl Replayed {
                 )?;
                 let kept = &mut self.snapshots;
                 *kept = Snapshots::default();
-                self.replay = replay_log(tx, &self.header, SLICE, Write::Rows, None, |b, s| {
+                self.replay = replay_log(tx, &self.header, CUT, Write::Rows, None, |b, s| {
                     kept.keep(b, s)
                 })?;
                 self.replay.held().write(tx)?;
@@ -221,4 +228,55 @@ enum Rewritten {
     Since(Micros),
     /// All were written again.
     All,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CUT, Replayed};
+    use crate::testing::store_of;
+    use asof_synth::GenConfig;
+
+    /// A batch that goes back a little (a run's end rewrites the log from
+    /// the run's start) finds a replay kept a little before it, from the
+    /// first reading of the store on: not the whole log replayed again.
+    #[test]
+    fn a_replay_is_kept_close_before_any_instant_near_the_end() {
+        let store = store_of(GenConfig {
+            events: 4000,
+            topics: 6,
+            agents: 3,
+            seed: 11,
+        });
+        let header = store.header().clone();
+        let tx = store
+            .connection()
+            .unchecked_transaction()
+            .expect("transaction");
+        let instants: Vec<i64> = {
+            let mut stmt = tx
+                .prepare("SELECT recorded_at FROM events WHERE kind <> 'evidence' ORDER BY recorded_at, seq")
+                .expect("query");
+            stmt.query_map([], |r| r.get(0))
+                .expect("rows")
+                .collect::<rusqlite::Result<_>>()
+                .expect("instants")
+        };
+        assert!(instants.len() > 1000, "{} replayed events", instants.len());
+        for back in [1, 100, 400, 1000] {
+            let mut replayed = Replayed::read(&tx, header.clone()).expect("read");
+            let instant = instants[instants.len() - back];
+            let (bound, _) = replayed
+                .snapshots
+                .rewind(instant)
+                .unwrap_or_else(|| panic!("no replay kept before the {back}th last event"));
+            let between = instants
+                .iter()
+                .filter(|&&t| t >= bound && t < instant)
+                .count();
+            assert!(
+                bound <= instant && between <= CUT,
+                "{back} back: replayed again from {between} events before"
+            );
+        }
+    }
 }

@@ -538,14 +538,40 @@ impl<'a> Rewriter<'a> {
         let mut meta = suffix.meta;
         meta.extend(position.meta());
         let tx = self.conn.transaction()?;
-        let removed = Removed::stored_after(&tx, suffix.keep as u64, old.len() - kept)?;
-        let change = Rewrite {
-            after: suffix.keep as u64,
-            claims_kept,
-            removed,
-            new: &events,
-            last,
+        let after = suffix.keep as u64;
+        // The claims after those kept are coded as stored when the suffix
+        // makes them first in the stored order.
+        let codes_kept = cut == self.dropped.len()
+            && (self.codes[claims_kept..].iter().map(|(_, c)| c)).eq(added.iter().map(|(_, c)| c));
+        let stored = match old.len() - kept {
+            n if codes_kept && (1..=COMPARED).contains(&n) => stored_after(&tx, after, n)?,
+            _ => None,
         };
+        let change = match &stored {
+            Some(stored) => {
+                for (_, claim) in &added {
+                    replayed.claims.insert(claim.clone());
+                }
+                let (only, gone, new) = differing(stored, &events);
+                Rewrite {
+                    after,
+                    only: Some(only),
+                    claims_kept: claims_kept + added.len(),
+                    removed: Removed::of(gone.into_iter()),
+                    new,
+                    last: last.max(replayed_at(&events).max()),
+                }
+            }
+            None => Rewrite {
+                after,
+                only: None,
+                claims_kept,
+                removed: Removed::stored_after(&tx, after, old.len() - kept)?,
+                new: events.iter().collect(),
+                last,
+            },
+        };
+        let rewritten = change.removed.count;
         let derived = rewrite_suffix(&tx, change, &mut replayed)?;
         if !replayed.replay.unmatched().is_empty() {
             // Rolled back; the replay's state is read again with the whole.
@@ -556,7 +582,7 @@ impl<'a> Rewriter<'a> {
         write::write_calls(&tx, suffix.calls_from, &suffix.calls)?;
         tx.commit()?;
         replayed.committed(derived);
-        (self.rewritten, self.whole) = (old.len() - kept, false);
+        (self.rewritten, self.whole) = (rewritten, false);
         self.dropped.truncate(cut);
         self.codes.truncate(claims_kept);
         self.codes.extend(added);
@@ -647,9 +673,10 @@ fn rewrite_from_change(
     }
     let change = Rewrite {
         after: kept.checked_sub(1).map_or(0, |k| new.events[k].seq),
+        only: None,
         claims_kept,
-        removed: Removed::of(&old[kept..]),
-        new: &new.events[kept..],
+        removed: Removed::of(old[kept..].iter()),
+        new: new.events[kept..].iter().collect(),
         last: replayed_at(&new.events[..kept]).max(),
     };
     Ok((kept, rewrite_suffix(tx, change, replayed)?))
@@ -699,6 +726,60 @@ impl Written {
     }
 }
 
+/// How many stored events at most a batch that changes them reads back to
+/// write only those that differ (a run's end names the agent of the run's
+/// own events, not of its neighbours'); past it, every event from the first
+/// change on is written again.
+const COMPARED: usize = 1 << 16;
+
+/// The `count` stored events after seq `after`, each whole, when their seqs
+/// follow it without a gap (`None` otherwise: a seq left out by a retraction
+/// that found nothing).
+fn stored_after(
+    tx: &rusqlite::Transaction,
+    after: u64,
+    count: usize,
+) -> rusqlite::Result<Option<Vec<Event>>> {
+    let mut stored: Vec<Event> = Vec::with_capacity(count);
+    crate::store::read::each_event_after(tx, after as i64, |e| {
+        stored.push(e);
+        true
+    })?;
+    let follows =
+        stored.len() == count && (stored.iter().zip(after + 1..)).all(|(e, s)| e.seq == s);
+    Ok(follows.then_some(stored))
+}
+
+/// Where `new` differs from `stored` (both in seq order, numbered alike):
+/// the seqs removed or written, sorted; the stored events removed; the new
+/// events written.
+fn differing<'e>(
+    stored: &'e [Event],
+    new: &'e [Event],
+) -> (Vec<u64>, Vec<&'e Event>, Vec<&'e Event>) {
+    let (mut only, mut gone, mut written) = (Vec::new(), Vec::new(), Vec::new());
+    let mut new = new.iter().peekable();
+    for old in stored {
+        while let Some(n) = new.next_if(|n| n.seq < old.seq) {
+            only.push(n.seq);
+            written.push(n);
+        }
+        match new.next_if(|n| n.seq == old.seq) {
+            Some(n) if n == old => {}
+            n => {
+                only.push(old.seq);
+                gone.push(old);
+                written.extend(n);
+            }
+        }
+    }
+    for n in new {
+        only.push(n.seq);
+        written.push(n);
+    }
+    (only, gone, written)
+}
+
 /// The stored events a rewrite removes, as it needs them: how many, the
 /// evidence they cite, and the earliest instant replayed among them.
 struct Removed {
@@ -708,11 +789,10 @@ struct Removed {
 }
 
 impl Removed {
-    fn of(events: &[Event]) -> Removed {
+    fn of<'e>(events: impl Iterator<Item = &'e Event> + Clone) -> Removed {
         Removed {
-            count: events.len(),
-            cited: events
-                .iter()
+            count: events.clone().count(),
+            cited: (events.clone())
                 .flat_map(|e| e.cites().iter().cloned())
                 .collect(),
             first: replayed_at(events).min(),
@@ -752,20 +832,23 @@ impl Removed {
 }
 
 /// The end of a stored log written again: the seq after which events go
-/// (the last one kept; a log may skip seqs), the claims their codes keep,
-/// the events removed and those written, and the latest instant replayed
-/// among those kept.
+/// (the last one kept; a log may skip seqs) — every one, or only those
+/// `only` lists (sorted) —, the claims their codes keep, the events removed
+/// and those written, and the latest instant replayed among those kept (at
+/// least).
 struct Rewrite<'a> {
     after: u64,
+    only: Option<Vec<u64>>,
     claims_kept: usize,
     removed: Removed,
-    new: &'a [Event],
+    new: Vec<&'a Event>,
     last: Option<Micros>,
 }
 
-/// Removes the stored events after seq `after` (`old`), writes `new` after them,
-/// and derives what the replay gives from the earliest instant replayed
-/// among them (the claims of `replayed` are those kept).
+/// Removes the stored events after seq `after` (`old`; or those of the seqs
+/// `only` lists), writes `new` in their place, and derives what the replay
+/// gives from the earliest instant replayed among them (the claims of
+/// `replayed` are those kept: with `only`, every claim stored).
 fn rewrite_suffix(
     tx: &rusqlite::Transaction,
     change: Rewrite,
@@ -773,6 +856,7 @@ fn rewrite_suffix(
 ) -> Result<super::replayed::Derived, Stop> {
     let Rewrite {
         after,
+        only,
         claims_kept,
         removed,
         new,
@@ -788,12 +872,25 @@ fn rewrite_suffix(
             "assumptions",
             "events",
         ] {
-            tx.execute(
-                &format!("DELETE FROM {table} WHERE seq > ?1"),
-                [after as i64],
-            )?;
+            match &only {
+                None => {
+                    tx.execute(
+                        &format!("DELETE FROM {table} WHERE seq > ?1"),
+                        [after as i64],
+                    )?;
+                }
+                Some(only) => {
+                    let mut delete =
+                        tx.prepare_cached(&format!("DELETE FROM {table} WHERE seq = ?1"))?;
+                    for &seq in only {
+                        delete.execute([seq as i64])?;
+                    }
+                }
+            }
         }
-        tx.execute("DELETE FROM claims WHERE code >= ?1", [claims_kept as i64])?;
+        if only.is_none() {
+            tx.execute("DELETE FROM claims WHERE code >= ?1", [claims_kept as i64])?;
+        }
         let mut cited: Vec<String> = (removed.cited.iter().cloned())
             .chain(new.iter().flat_map(|e| e.cites().iter().cloned()))
             .collect();
@@ -801,6 +898,7 @@ fn rewrite_suffix(
         cited.dedup();
         rewrote = Some(Rewrote {
             after,
+            only,
             claims_kept,
             cited,
         });
@@ -810,13 +908,13 @@ fn rewrite_suffix(
     replayed.claims = log.into_claims();
     written?;
     let change = Change {
-        first: [removed.first, replayed_at(new).min()]
+        first: [removed.first, replayed_at(new.iter().copied()).min()]
             .into_iter()
             .flatten()
             .min(),
         rewrote,
         whole: false,
-        last: last.max(replayed_at(new).max()),
+        last: last.max(replayed_at(new.iter().copied()).max()),
     };
     Ok(replayed.apply(tx, change)?)
 }
@@ -847,9 +945,8 @@ fn codes_of(events: &[Event]) -> Vec<(usize, String)> {
 }
 
 /// The recorded instants of the events a replay replays (all but evidence).
-fn replayed_at(events: &[Event]) -> impl Iterator<Item = Micros> + '_ {
-    events
-        .iter()
+fn replayed_at<'e>(events: impl IntoIterator<Item = &'e Event>) -> impl Iterator<Item = Micros> {
+    (events.into_iter())
         .filter(|e| e.kind() != EventKind::Evidence)
         .map(Event::recorded_at)
 }
@@ -910,9 +1007,78 @@ mod tests {
             let stored = Removed::stored_after(&tx, after, events.len() - k).expect("read");
             assert_eq!(
                 sorted(stored),
-                sorted(Removed::of(&events[k..])),
+                sorted(Removed::of(events[k..].iter())),
                 "after {k} events"
             );
         }
+    }
+
+    /// A batch that changes some stored events (a run's end names the agent
+    /// of its own events) writes those alone: the seqs whose event differs,
+    /// those stored no more and those new, each once and in order.
+    #[test]
+    fn only_the_events_that_differ_are_written() {
+        let config = asof_synth::GenConfig {
+            events: 120,
+            topics: 3,
+            agents: 2,
+            seed: 7,
+        };
+        let (log, _) = asof_synth::log_of(config);
+        let stored: Vec<Event> = log.events[40..].to_vec();
+        let mut new = stored.clone();
+        new.truncate(new.len() - 3);
+        let mut changed = Vec::new();
+        for e in new.iter_mut().step_by(7) {
+            if let EventBody::Believe(a) = &mut e.body {
+                a.agent = "the-agent-named-last".to_owned();
+                changed.push(e.seq);
+            }
+        }
+        assert!(changed.len() >= 3, "{changed:?}");
+        let mut appended = stored[stored.len() - 1].clone();
+        appended.seq += 1;
+        new.push(appended);
+        let (only, gone, written) = differing(&stored, &new);
+        let gone: Vec<u64> = gone.iter().map(|e| e.seq).collect();
+        let written: Vec<u64> = written.iter().map(|e| e.seq).collect();
+        let cut: Vec<u64> = stored[stored.len() - 3..].iter().map(|e| e.seq).collect();
+        let last = cut[2];
+        assert_eq!(only, [&changed[..], &cut, &[last + 1]].concat());
+        assert_eq!(gone, [&changed[..], &cut].concat());
+        assert_eq!(written, [&changed[..], &[last + 1]].concat());
+        assert_eq!(differing(&stored, &stored), (vec![], vec![], vec![]));
+    }
+
+    /// The stored events after a seq are read back whole, as written, only
+    /// when their seqs follow it without a gap.
+    #[test]
+    fn the_events_after_a_seq_are_read_back_when_their_seqs_follow_it() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let (file, store) = (dir.path().join("live.jsonl"), dir.path().join("live.db"));
+        let mut text = Vec::new();
+        let config = asof_synth::GenConfig {
+            events: 200,
+            topics: 4,
+            agents: 2,
+            seed: 3,
+        };
+        asof_synth::generate(config, &mut text).expect("generated");
+        std::fs::write(&file, &text).expect("written");
+        super::super::follow(&file, &store, false, std::time::Duration::ZERO, |_| false)
+            .expect("followed");
+        let mut conn = Connection::open(&store).expect("opens");
+        let tx = conn.transaction().expect("a transaction");
+        let events = crate::store::read::events(&tx).expect("the log");
+        let after = events[149].seq;
+        let read = stored_after(&tx, after, events.len() - 150).expect("read");
+        assert_eq!(read.as_deref(), Some(&events[150..]));
+        tx.execute(
+            "DELETE FROM events WHERE seq = ?1",
+            [events[160].seq as i64],
+        )
+        .expect("a seq left out");
+        let read = stored_after(&tx, after, events.len() - 151).expect("read");
+        assert_eq!(read, None, "a gap");
     }
 }

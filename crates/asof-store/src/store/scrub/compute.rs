@@ -74,8 +74,13 @@ impl Grown {
 /// ingestion").
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Rewrote {
-    /// The events after this seq were deleted and written anew.
+    /// The events after this seq were deleted and written anew: every one,
+    /// or only those `only` lists.
     pub(crate) after: u64,
+    /// The seqs after `after` deleted or written anew, sorted (`None`: every
+    /// one; a run's end changes the agent of its own events only, not of
+    /// its neighbours').
+    pub(crate) only: Option<Vec<u64>>,
     /// Claim codes below this name the texts they named before.
     pub(crate) claims_kept: usize,
     /// The evidence the events deleted or written cite (its widths of
@@ -295,8 +300,8 @@ impl Growing {
 
     /// Brings the index up to date after a follow's batch wrote the stored
     /// log again after a seq (a trace's later spans changed what earlier
-    /// ones meant, design.md §7): the events after `rewrote.after` were
-    /// deleted and written anew, claims coded from `rewrote.claims_kept` on
+    /// ones meant, design.md §7): the events after `rewrote.after` (or those
+    /// of them `rewrote.only` lists) were deleted and written anew, claims coded from `rewrote.claims_kept` on
     /// with them, and, when `from` is given, the log was replayed again from
     /// that instant. The marks of the events written again, and of those
     /// replayed again, are taken as stored; so are the versions closed at or
@@ -327,6 +332,11 @@ impl Growing {
         rewrote: &Rewrote,
     ) -> rusqlite::Result<Result<(), NotAppended>> {
         let after = rewrote.after as i64;
+        let written = |seq: i64| {
+            seq > after
+                && (rewrote.only.as_ref())
+                    .is_none_or(|only| only.binary_search(&(seq as u64)).is_ok())
+        };
         // Codes from `claims_kept` on may name other texts now.
         self.claim_code
             .retain(|&code, _| code < rewrote.claims_kept as i64);
@@ -341,10 +351,10 @@ impl Growing {
                 r.get::<_, Option<i64>>(0)
             })?
             .unwrap_or(i64::MIN);
-        // Every seq after `after`, as it was and as it is; and the events
-        // before it replayed again since `from` (evidence is not replayed).
+        // Every seq written, as it was and as it is; and the other events
+        // replayed again since `from` (evidence is not replayed).
         let replaced = |m: &MarkKey| {
-            m.seq as i64 > after
+            written(m.seq as i64)
                 || from.is_some_and(|from| m.recorded_at >= from && m.kind != MarkKind::Evidence)
         };
         // The marks before the first replaced stay where they are.
@@ -354,7 +364,10 @@ impl Growing {
             .filter(|m| replaced(m))
             .map(|m| m.seq)
             .collect();
-        again.extend((after + 1..=last).map(|seq| seq as u64));
+        match &rewrote.only {
+            Some(only) => again.extend(only),
+            None => again.extend((after + 1..=last).map(|seq| seq as u64)),
+        }
         again.sort_unstable();
         again.dedup();
         let cited: Vec<&str> = rewrote.cited.iter().map(String::as_str).collect();
@@ -366,12 +379,15 @@ impl Growing {
             evidence_positions(&self.index),
             "the evidence positions kept up are those of the marks"
         );
-        self.evidence_seq.retain(|_, &mut seq| seq <= after);
+        self.evidence_seq.retain(|_, &mut seq| !written(seq));
         let mut stmt =
             conn.prepare_cached("SELECT id, seq FROM events WHERE kind = 'evidence' AND seq > ?1")?;
         let mut q = stmt.query([after])?;
         while let Some(r) = q.next()? {
-            self.evidence_seq.insert(r.get(0)?, r.get(1)?);
+            let seq = r.get(1)?;
+            if written(seq) {
+                self.evidence_seq.insert(r.get(0)?, seq);
+            }
         }
         self.last_seq = last;
         Ok(Ok(()))

@@ -64,11 +64,15 @@ impl<T> Based<T> {
         self.base + self.kept.partition_point(before)
     }
 
-    /// Lets the places before `at` go.
+    /// Lets the places before `at` go; their room is given back once the
+    /// list holds under a quarter of it (given back at every call, the next
+    /// push copied the whole list again: a batch cost what the list held).
     pub(super) fn let_go_before(&mut self, at: usize) {
         let n = at.saturating_sub(self.base).min(self.kept.len());
         self.kept.drain(..n);
-        self.kept.shrink_to_fit();
+        if self.kept.capacity() > 4 * self.kept.len() + 1024 {
+            self.kept.shrink_to_fit();
+        }
         self.base += n;
     }
 
@@ -119,5 +123,22 @@ mod tests {
         assert_eq!(list.range(2, 4), &[12, 20]);
         assert_eq!(list.drain_from(3).collect::<Vec<_>>(), vec![20]);
         assert_eq!((list.len(), list.last()), (3, Some(&12)));
+    }
+
+    /// Letting nothing go, or a little, keeps the list's room: a list let
+    /// go from at every batch is not copied again at its next push.
+    #[test]
+    fn a_list_keeps_its_room_until_most_of_it_is_let_go() {
+        let mut list: Based<u32> = Based::default();
+        list.extend(0..10_000);
+        list.push(10_000);
+        let room = list.kept.capacity();
+        assert!(room > 10_001, "{room}");
+        list.let_go_before(0);
+        list.let_go_before(100);
+        assert_eq!(list.kept.capacity(), room);
+        list.let_go_before(9_900);
+        assert!(list.kept.capacity() < room / 4, "{}", list.kept.capacity());
+        assert_eq!((list.base(), list.len()), (9_900, 10_001));
     }
 }

@@ -633,6 +633,108 @@ fn call_line(n: u64, at: i64, tool: &str, args: serde_json::Value) -> String {
     .to_string()
 }
 
+/// A span of [`spans_line`]: `(trace, span, from, to, agent or belief)`.
+type SpanOf<'a> = (u128, u64, i64, i64, Result<&'a str, (&'a str, &'a str)>);
+
+/// A request of spans: each an agent span naming its agent, or a model call
+/// whose output records a belief `(topic, claim)`.
+fn spans_line(spans: &[SpanOf]) -> String {
+    let nanos = |s: i64| format!("{}", (1_776_000_000 + s) as i128 * 1_000_000_000);
+    let attr = |k: &str, v: &str| serde_json::json!({"key": k, "value": {"stringValue": v}});
+    let spans: Vec<serde_json::Value> = (spans.iter())
+        .map(|&(trace, id, from, to, what)| {
+            let (name, attributes) = match what {
+                Ok(agent) => (
+                    "invoke_agent",
+                    vec![
+                        attr("gen_ai.operation.name", "invoke_agent"),
+                        attr("gen_ai.agent.name", agent),
+                    ],
+                ),
+                Err((topic, claim)) => {
+                    let args = serde_json::json!({"topic": topic, "claim": claim});
+                    let output = serde_json::json!([{"role": "assistant", "parts": [
+                        {"type": "tool_call", "id": format!("c{id}"), "name": "record_belief", "arguments": args},
+                    ]}]);
+                    (
+                        "chat m",
+                        vec![
+                            attr("gen_ai.operation.name", "chat"),
+                            attr("gen_ai.output.messages", &output.to_string()),
+                        ],
+                    )
+                }
+            };
+            let mut span = serde_json::json!({
+                "traceId": format!("{trace:032x}"), "spanId": format!("{id:016x}"),
+                "name": name, "kind": 1,
+                "startTimeUnixNano": nanos(from), "endTimeUnixNano": nanos(to),
+                "attributes": attributes,
+            });
+            if what.is_err() {
+                span["parentSpanId"] = serde_json::json!(format!("{:016x}", 1000 + trace as u64));
+            }
+            span
+        })
+        .collect();
+    serde_json::json!({"resourceSpans": [{
+        "resource": {"attributes": [attr("service.name", "svc")]},
+        "scopeSpans": [{"scope": {"name": "t"}, "spans": spans}],
+    }]})
+    .to_string()
+}
+
+/// A run's agent span, exported last, moves the run's belief to an agent
+/// that states the same claim later in another run: that later assertion,
+/// not written again, now reconfirms — what replaying it again did is taken
+/// into the store's timeline index (at every batch the store is the import;
+/// the header stays, so the batch is written from the change).
+#[test]
+fn a_later_assertion_replayed_again_takes_what_its_replay_now_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("live.db");
+    let lines = [
+        // Run 1 of agent-a, its agent span read first.
+        spans_line(&[
+            (1, 1001, 0, 100, Ok("agent-a")),
+            (1, 1, 4, 5, Err(("side", "x"))),
+            (1, 2, 20, 21, Err(("root-cause", "disk"))),
+        ]),
+        // A run whose agent is not named (yet): the default agent's.
+        spans_line(&[(3, 3, 30, 31, Err(("side", "y")))]),
+        // Run 2: its call before run 1's, its agent span still to come.
+        spans_line(&[(2, 4, 14, 15, Err(("root-cause", "disk")))]),
+        spans_line(&[(2, 1002, 0, 100, Ok("agent-a"))]),
+    ];
+    let (mut child, mut out) = following_empty(dir.path());
+    let mut all = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        all.extend_from_slice(line.as_bytes());
+        all.push(b'\n');
+        out.write_all(line.as_bytes()).unwrap();
+        out.write_all(b"\n").unwrap();
+        out.flush().unwrap();
+        wait_for(&db, all.len() as u64, &mut child);
+        assert_equals_import(&db, &all, &[], n);
+    }
+    let said = stop_and_read(child);
+    let last = said.lines().find(|l| l.contains("(line 4,")).unwrap_or("");
+    assert!(
+        last.contains("changed 1 earlier event (written again)"),
+        "{said}"
+    );
+    assert!(!last.contains("whole"), "{said}");
+    let conn = Connection::open(&db).unwrap();
+    let reconfirmed: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM outcomes WHERE effect = 'reconfirmed'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(reconfirmed, 1, "run 1's later `disk` reconfirms run 2's");
+}
+
 /// Retractions that find nothing to retract are left out of the store, as
 /// `import otlp` leaves them out (and says so); the batches after them go
 /// on from the right place, and at every batch the store is the import.

@@ -74,7 +74,7 @@ impl Replayed {
             [],
             |r| r.get(0),
         )?;
-        let mut snapshots = Snapshots::default();
+        let mut snapshots = Snapshots::starting(&header);
         let replay = replay_log(tx, &header, CUT, Write::Not, None, |bound, state| {
             snapshots.keep(bound, state)
         })?;
@@ -161,7 +161,7 @@ impl Replayed {
                     "DELETE FROM versions; DELETE FROM outcomes; DELETE FROM reconfirmations;",
                 )?;
                 let kept = &mut self.snapshots;
-                *kept = Snapshots::default();
+                *kept = Snapshots::starting(&self.header);
                 self.replay = replay_log(tx, &self.header, CUT, Write::Rows, None, |b, s| {
                     kept.keep(b, s)
                 })?;

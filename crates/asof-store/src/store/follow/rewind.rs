@@ -22,6 +22,14 @@ const KEPT: usize = 32;
 pub(super) struct Snapshots(Vec<(Micros, Sliced)>);
 
 impl Snapshots {
+    /// The replay of nothing kept, from before every instant: a batch that
+    /// goes back before every other kept replays again from the start
+    /// through the same steps as any other (and the scrub index is patched,
+    /// not computed afresh).
+    pub(super) fn starting(header: &asof_core::model::Header) -> Snapshots {
+        Snapshots(vec![(Micros::MIN, Sliced::new(header))])
+    }
+
     /// The replay kept from before `instant`, or from before the latest kept
     /// instant before it, and that instant. Later ones are dropped: what they
     /// hold goes stale once events recorded at or after `instant` arrive.

@@ -351,11 +351,16 @@ impl Growing {
                 r.get::<_, Option<i64>>(0)
             })?
             .unwrap_or(i64::MIN);
-        // Every seq written, as it was and as it is; and the other events
-        // replayed again since `from` (evidence is not replayed).
+        // The other events replayed again since `from` keep their marks but
+        // for what replaying them did; a retraction's mark names its
+        // target's topic, which a target written again may change: read
+        // again, as is every seq written (as it was and as it is).
+        if let Some(from) = from {
+            self.effects_since(conn, from, &written)?;
+        }
         let replaced = |m: &MarkKey| {
             written(m.seq as i64)
-                || from.is_some_and(|from| m.recorded_at >= from && m.kind != MarkKind::Evidence)
+                || from.is_some_and(|from| m.recorded_at >= from && m.kind == MarkKind::Retraction)
         };
         // The marks before the first replaced stay where they are.
         let first = self.index.marks.iter().position(replaced);
@@ -391,6 +396,48 @@ impl Growing {
         }
         self.last_seq = last;
         Ok(Ok(()))
+    }
+
+    /// Takes what replaying did again to the events recorded since `from`
+    /// that were not `written` (their stored outcomes): an assertion's or a
+    /// verification's effect, and whether an assertion reconfirmed — the
+    /// rest of a mark is its event's, which did not change. One read of the
+    /// outcomes from the first such event's seq on, not two per event.
+    fn effects_since(
+        &mut self,
+        conn: &Connection,
+        from: Micros,
+        written: &impl Fn(i64) -> bool,
+    ) -> rusqlite::Result<()> {
+        let at = self.index.marks.partition_point(|m| m.recorded_at < from);
+        let taken = |m: &MarkKey| {
+            !written(m.seq as i64) && !matches!(m.kind, MarkKind::Evidence | MarkKind::Retraction)
+        };
+        let tail = &mut self.index.marks[at..];
+        let Some(low) = tail.iter().filter(|m| taken(m)).map(|m| m.seq).min() else {
+            return Ok(());
+        };
+        let mut effects: HashMap<u64, EffectKind, ShortKeys> = HashMap::default();
+        let mut stmt = conn.prepare_cached("SELECT seq, effect FROM outcomes WHERE seq >= ?1")?;
+        let mut q = stmt.query([low as i64])?;
+        while let Some(r) = q.next()? {
+            let seq: i64 = r.get(0)?;
+            effects.insert(seq as u64, EffectKind::parse(r.get_ref(1)?.as_str()?));
+        }
+        for m in tail.iter_mut().filter(|m| taken(m)) {
+            // Absent from `outcomes`: recorded (a verification) or applied.
+            m.effect = effects.get(&m.seq).copied().unwrap_or(match m.kind {
+                MarkKind::Verification => EffectKind::Recorded,
+                _ => EffectKind::Applied,
+            });
+            if m.kind != MarkKind::Verification {
+                m.kind = match m.effect {
+                    EffectKind::Reconfirmed => MarkKind::Reconfirmation,
+                    _ => MarkKind::Assertion,
+                };
+            }
+        }
+        Ok(())
     }
 
     /// [`ScrubIndex::apply_marks`] for a batch that replaced marks from

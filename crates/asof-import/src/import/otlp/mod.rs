@@ -460,6 +460,12 @@ pub struct Growing {
 /// How many bytes of consecutive lines are read again at once.
 const RUN: u64 = 8 << 20;
 
+/// How many spans a trace whose root span is not read yet keeps the bodies
+/// of (a run's agent span, exported last, converts it again from its start:
+/// kept, its bodies need not be read back from the file). In a debug build,
+/// as the tests run, a few: so that tests see both.
+const ROOTLESS_KEPT: usize = if cfg!(debug_assertions) { 4 } else { 8192 };
+
 /// How quiet a trace is before a growing import retires it: lines read
 /// since its last, and how far the latest end read is past its own — a
 /// minute when it looks over (its root span read, no parent missing), a
@@ -679,11 +685,18 @@ impl Growing {
         for (t, out) in fresh.iter().zip(converted) {
             self.converted[*t] = Some(out);
         }
-        // What no checkpoint can convert again lets its bodies go.
+        // What no checkpoint can convert again lets its bodies go — but a
+        // run whose root span is not read yet keeps them while it is short:
+        // its agent span, exported last, converts it again from its start
+        // (read back from the file, its bodies cost a run's every span
+        // parsed again at every run's end).
         if self.file.is_some() {
             for t in extended.into_iter().chain(fresh) {
                 if let Some(out) = &self.converted[t] {
-                    self.reader.let_go_before(t, out.converted_again_from());
+                    let waiting = out.root.is_none() && self.reader.spans_of(t) <= ROOTLESS_KEPT;
+                    if !waiting {
+                        self.reader.let_go_before(t, out.converted_again_from());
+                    }
                 }
             }
         }

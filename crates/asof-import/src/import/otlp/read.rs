@@ -722,6 +722,11 @@ impl Reader {
     }
 
     /// Whether some of trace `t`'s spans have let their bodies go.
+    /// How many spans trace `t` has.
+    pub(super) fn spans_of(&self, t: usize) -> usize {
+        self.traces[t].spans.len()
+    }
+
     pub(super) fn let_go(&self, t: usize) -> bool {
         self.traces[t].let_go > 0
     }

@@ -633,6 +633,25 @@ fn call_line(n: u64, at: i64, tool: &str, args: serde_json::Value) -> String {
     .to_string()
 }
 
+/// Follows an empty `live.jsonl` in `dir` into `live.db` while `lines` are
+/// appended one at a time, the store the import of the lines so far after
+/// each; what the follow said.
+fn follow_line_by_line(dir: &Path, lines: &[String]) -> String {
+    let db = dir.join("live.db");
+    let (mut child, mut out) = following_empty(dir);
+    let mut all = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        all.extend_from_slice(line.as_bytes());
+        all.push(b'\n');
+        out.write_all(line.as_bytes()).unwrap();
+        out.write_all(b"\n").unwrap();
+        out.flush().unwrap();
+        wait_for(&db, all.len() as u64, &mut child);
+        assert_equals_import(&db, &all, &[], n);
+    }
+    stop_and_read(child)
+}
+
 /// A span of [`spans_line`]: `(trace, span, from, to, agent or belief)`.
 type SpanOf<'a> = (u128, u64, i64, i64, Result<&'a str, (&'a str, &'a str)>);
 
@@ -706,18 +725,7 @@ fn a_later_assertion_replayed_again_takes_what_its_replay_now_does() {
         spans_line(&[(2, 4, 14, 15, Err(("root-cause", "disk")))]),
         spans_line(&[(2, 1002, 0, 100, Ok("agent-a"))]),
     ];
-    let (mut child, mut out) = following_empty(dir.path());
-    let mut all = Vec::new();
-    for (n, line) in lines.iter().enumerate() {
-        all.extend_from_slice(line.as_bytes());
-        all.push(b'\n');
-        out.write_all(line.as_bytes()).unwrap();
-        out.write_all(b"\n").unwrap();
-        out.flush().unwrap();
-        wait_for(&db, all.len() as u64, &mut child);
-        assert_equals_import(&db, &all, &[], n);
-    }
-    let said = stop_and_read(child);
+    let said = follow_line_by_line(dir.path(), &lines);
     let last = said.lines().find(|l| l.contains("(line 4,")).unwrap_or("");
     assert!(
         last.contains("changed 1 earlier event (written again)"),
@@ -751,18 +759,7 @@ fn a_trace_follow_leaves_out_what_finds_nothing_to_retract_as_import_does() {
         call_line(5, 50, "retract_belief", said("b")),
         call_line(6, 60, "record_belief", said("c")),
     ];
-    let (mut child, mut out) = following_empty(dir.path());
-    let mut all = Vec::new();
-    for (n, line) in lines.iter().enumerate() {
-        all.extend_from_slice(line.as_bytes());
-        all.push(b'\n');
-        out.write_all(line.as_bytes()).unwrap();
-        out.write_all(b"\n").unwrap();
-        out.flush().unwrap();
-        wait_for(&db, all.len() as u64, &mut child);
-        assert_equals_import(&db, &all, &[], n);
-    }
-    stop_and_read(child);
+    follow_line_by_line(dir.path(), &lines);
     let report = asof()
         .args(["export"])
         .arg(&db)

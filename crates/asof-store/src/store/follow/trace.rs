@@ -975,25 +975,32 @@ mod tests {
         );
     }
 
-    /// What a rewrite removes, read from the store after a seq, is what the
-    /// events themselves give: their count, the evidence they cite and the
-    /// earliest instant replayed among them.
-    #[test]
-    fn the_events_removed_read_from_the_store_are_those_of_the_log() {
+    /// A store a follow wrote of a generated log of `events` events over
+    /// `topics` topics and two agents, opened (with its directory).
+    fn followed(events: u64, topics: u32, seed: u64) -> (tempfile::TempDir, Connection) {
         let dir = tempfile::tempdir().expect("a directory");
         let (file, store) = (dir.path().join("live.jsonl"), dir.path().join("live.db"));
         let mut text = Vec::new();
         let config = asof_synth::GenConfig {
-            events: 300,
-            topics: 5,
+            events,
+            topics,
             agents: 2,
-            seed: 11,
+            seed,
         };
         asof_synth::generate(config, &mut text).expect("generated");
         std::fs::write(&file, &text).expect("written");
         super::super::follow(&file, &store, false, std::time::Duration::ZERO, |_| false)
             .expect("followed");
-        let mut conn = Connection::open(&store).expect("opens");
+        let conn = Connection::open(&store).expect("opens");
+        (dir, conn)
+    }
+
+    /// What a rewrite removes, read from the store after a seq, is what the
+    /// events themselves give: their count, the evidence they cite and the
+    /// earliest instant replayed among them.
+    #[test]
+    fn the_events_removed_read_from_the_store_are_those_of_the_log() {
+        let (_dir, mut conn) = followed(300, 5, 11);
         let tx = conn.transaction().expect("a transaction");
         let events = crate::store::read::events(&tx).expect("the log");
         assert!(events.iter().any(|e| !e.cites().is_empty()), "citations");
@@ -1054,20 +1061,7 @@ mod tests {
     /// when their seqs follow it without a gap.
     #[test]
     fn the_events_after_a_seq_are_read_back_when_their_seqs_follow_it() {
-        let dir = tempfile::tempdir().expect("a directory");
-        let (file, store) = (dir.path().join("live.jsonl"), dir.path().join("live.db"));
-        let mut text = Vec::new();
-        let config = asof_synth::GenConfig {
-            events: 200,
-            topics: 4,
-            agents: 2,
-            seed: 3,
-        };
-        asof_synth::generate(config, &mut text).expect("generated");
-        std::fs::write(&file, &text).expect("written");
-        super::super::follow(&file, &store, false, std::time::Duration::ZERO, |_| false)
-            .expect("followed");
-        let mut conn = Connection::open(&store).expect("opens");
+        let (_dir, mut conn) = followed(200, 4, 3);
         let tx = conn.transaction().expect("a transaction");
         let events = crate::store::read::events(&tx).expect("the log");
         let after = events[149].seq;

@@ -425,17 +425,13 @@ impl Growing {
             effects.insert(seq as u64, EffectKind::parse(r.get_ref(1)?.as_str()?));
         }
         for m in tail.iter_mut().filter(|m| taken(m)) {
-            // Absent from `outcomes`: recorded (a verification) or applied.
-            m.effect = effects.get(&m.seq).copied().unwrap_or(match m.kind {
-                MarkKind::Verification => EffectKind::Recorded,
-                _ => EffectKind::Applied,
-            });
-            if m.kind != MarkKind::Verification {
-                m.kind = match m.effect {
-                    EffectKind::Reconfirmed => MarkKind::Reconfirmation,
-                    _ => MarkKind::Assertion,
-                };
-            }
+            // The stored kind, as far as a mark tells it.
+            let kind = match m.kind {
+                MarkKind::Verification => "verify",
+                _ => "believe",
+            };
+            m.effect = (effects.get(&m.seq).copied()).unwrap_or(MarkKind::unrecorded(kind));
+            m.kind = MarkKind::of(kind, m.effect);
         }
         Ok(())
     }
@@ -849,11 +845,7 @@ impl<'a> MarkReader<'a> {
             };
             Ok((id.to_owned(), own))
         });
-        // Absent from `outcomes`: recorded (evidence, verify) or applied.
-        let effect = outcome.unwrap_or(match kind {
-            "evidence" | "verify" => EffectKind::Recorded,
-            _ => EffectKind::Applied,
-        });
+        let effect = outcome.unwrap_or(MarkKind::unrecorded(kind));
         let mark = MarkKind::of(kind, effect);
         let agent = if mark == MarkKind::Verification { 4 } else { 3 };
         Ok(MarkRead {

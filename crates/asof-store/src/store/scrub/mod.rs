@@ -78,6 +78,15 @@ impl MarkKind {
         }
     }
 
+    /// What replaying an event of stored `kind` did when `outcomes` holds
+    /// no row of it: recorded (evidence, a verification) or applied.
+    pub(crate) fn unrecorded(kind: &str) -> EffectKind {
+        match kind {
+            "evidence" | "verify" => EffectKind::Recorded,
+            _ => EffectKind::Applied,
+        }
+    }
+
     /// The mark an event of stored `kind` leaves, given what replaying it did.
     pub fn of(kind: &str, effect: EffectKind) -> MarkKind {
         match (kind, effect) {

@@ -119,6 +119,17 @@ impl Growth for Trace {
         Ok(self.growing.feed(lines)?)
     }
 
+    /// Each line's request parsed.
+    type Ahead = otlp::Parsed;
+
+    fn ahead(lines: &[u8]) -> otlp::Parsed {
+        otlp::Growing::parse(lines)
+    }
+
+    fn feed_ahead(&mut self, lines: &[u8], parsed: otlp::Parsed) -> Result<(), Stop> {
+        Ok(self.growing.feed_parsed(lines, parsed)?)
+    }
+
     /// The run with nothing in it yet: the store a receiver or a follow
     /// of an empty trace starts with.
     fn nothing_yet(&mut self) -> Option<Result<Converted, Stop>> {
@@ -186,6 +197,10 @@ impl Growth for Trace {
 
     fn taken(&mut self) {
         self.growing.retire();
+    }
+
+    fn settled(&self) -> (usize, usize) {
+        self.growing.settled()
     }
 
     fn converted_again(&self) -> Again {

@@ -1108,6 +1108,11 @@ impl Growth for Script {
         self.fed += lines.iter().filter(|&&b| b == b'\n').count();
         Ok(())
     }
+    type Ahead = ();
+    fn ahead(_: &[u8]) {}
+    fn feed_ahead(&mut self, lines: &[u8], (): ()) -> Result<(), Stop> {
+        self.feed(lines)
+    }
     fn grow(&mut self) -> Result<Grown, Stop> {
         let converted = self.convert()?;
         let new = converted.parsed.dataset.clone();
@@ -1286,4 +1291,250 @@ fn a_suffix_that_removes_stored_events_equals_a_fresh_write() {
         [(0, false), (2, false), (0, false)],
         "what each step wrote again"
     );
+}
+
+// ---- a whole-file follow started again, compared a run of lines at a time ----
+
+/// A conversion that gives, for the n-th line fed, the n-th dataset and
+/// model calls, as the log and the calls from the first that differs from
+/// the last line's — from their start at line `again_at` (as a conversion
+/// of every line again gives them) — and whose settled events and calls are
+/// those no later line changes (`settled_over`: that many more, as a
+/// conversion that broke its word).
+struct Restarted {
+    texts: Vec<String>,
+    datasets: Vec<asof::model::Dataset>,
+    calls: Vec<Vec<asof::model::ModelCall>>,
+    fed: usize,
+    last: (Vec<asof::model::Event>, Vec<asof::model::ModelCall>),
+    again_at: Option<usize>,
+    settled_over: usize,
+}
+
+impl Restarted {
+    fn new(
+        (datasets, calls): (&[String], &[Vec<asof::model::ModelCall>]),
+        again_at: Option<usize>,
+        settled_over: usize,
+    ) -> Restarted {
+        let parsed = datasets
+            .iter()
+            .map(|text| {
+                read_str("script", Format::Jsonl, text)
+                    .expect("a dataset")
+                    .dataset
+            })
+            .collect();
+        Restarted {
+            texts: datasets.to_vec(),
+            datasets: parsed,
+            calls: calls.to_vec(),
+            fed: 0,
+            last: (Vec::new(), Vec::new()),
+            again_at,
+            settled_over,
+        }
+    }
+}
+
+/// How many first items `a` and `b` share.
+fn shared<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    a.iter().zip(b).take_while(|(a, b)| a == b).count()
+}
+
+impl Growth for Restarted {
+    fn feed(&mut self, lines: &[u8]) -> Result<(), Stop> {
+        self.fed += lines.iter().filter(|&&b| b == b'\n').count();
+        Ok(())
+    }
+    type Ahead = ();
+    fn ahead(_: &[u8]) {}
+    fn feed_ahead(&mut self, lines: &[u8], (): ()) -> Result<(), Stop> {
+        self.feed(lines)
+    }
+    fn grow(&mut self) -> Result<Grown, Stop> {
+        let new = self.datasets[self.fed - 1].clone();
+        let calls = self.calls[self.fed - 1].clone();
+        let (keep, calls_from) = match self.again_at == Some(self.fed) {
+            true => (0, 0),
+            false => (
+                shared(&self.last.0, &new.events),
+                shared(&self.last.1, &calls),
+            ),
+        };
+        self.last = (new.events.clone(), calls.clone());
+        Ok(Grown::From(Suffix {
+            keep,
+            header: new.header,
+            events: new.events[keep..].to_vec(),
+            meta: Vec::new(),
+            skipped: 0,
+            calls_from,
+            calls: calls[calls_from..].to_vec(),
+        }))
+    }
+    fn convert(&mut self) -> Result<Converted, Stop> {
+        let parsed = read_str("script", Format::Jsonl, &self.texts[self.fed - 1])?;
+        let replay = asof::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+        let calls = self.calls[self.fed - 1].clone();
+        let json = serde_json::to_string(&calls).expect("calls in JSON");
+        Ok(Converted {
+            parsed,
+            replay,
+            meta: vec![("model_calls", json)],
+            skipped: 0,
+            dropped: Vec::new(),
+            calls,
+        })
+    }
+    fn settled(&self) -> (usize, usize) {
+        let (now, calls) = (
+            &self.datasets[self.fed - 1].events,
+            &self.calls[self.fed - 1],
+        );
+        let events = (self.datasets[self.fed - 1..].iter())
+            .map(|later| shared(now, &later.events))
+            .min()
+            .unwrap_or(0);
+        let calls_settled = (self.calls[self.fed - 1..].iter())
+            .map(|later| shared(calls, later))
+            .min()
+            .unwrap_or(0);
+        let over = |n: usize, len: usize| (n + self.settled_over).min(len);
+        (over(events, now.len()), over(calls_settled, calls.len()))
+    }
+}
+
+/// A follow started again on its store (serve restarted) feeds the lines
+/// the store applied a run at a time (in a debug build, a few kilobytes)
+/// and compares what settled with the store as it goes: started with a
+/// conversion that gives the log the store holds — the same entries given
+/// again by a batch too — it writes nothing; with one whose log differs
+/// from an event on, found as it settles or only at the end, or given again
+/// differently by a batch after it was compared, it writes from there, and
+/// the store is a fresh write of what the lines convert to now.
+#[test]
+fn a_follow_started_again_compares_its_store_a_run_of_lines_at_a_time() {
+    let evidence = r#"{"evidence":{"id":"E1","kind":"trace","source":"s","locator":"l","observed_at":"2026-01-01T00:00:01Z","recorded_at":"2026-01-01T00:00:01Z","summary":"e"}}"#;
+    // Line n's dataset: the evidence and n beliefs, the `changed`-th (from
+    // line `from` on) with another claim.
+    let datasets = |changed: usize, from: usize| -> Vec<String> {
+        (1..=8)
+            .map(|n| {
+                let beliefs = (1..=n).map(|b| {
+                    let claim = match b == changed && n >= from {
+                        true => format!("other{b}"),
+                        false => format!("c{b}"),
+                    };
+                    believe(&format!("B{b}"), &claim, &format!("{:02}", 10 + b))
+                });
+                let events: Vec<String> = std::iter::once(evidence.to_owned())
+                    .chain(beliefs)
+                    .collect();
+                format!("{HEADER}\n{}\n", events.join("\n"))
+            })
+            .collect()
+    };
+    // Line n's model calls: n, the `changed`-th (from line `from` on) of
+    // another model.
+    let calls = |changed: usize, from: usize| -> Vec<Vec<asof::model::ModelCall>> {
+        (1..=8)
+            .map(|n| {
+                (1..=n)
+                    .map(|k| asof::model::ModelCall {
+                        n: k,
+                        agent: "a".into(),
+                        trace: "t".into(),
+                        span: format!("s{k}"),
+                        started: k as i64,
+                        ended: k as i64,
+                        model: Some(
+                            if k == changed && n >= from {
+                                "other"
+                            } else {
+                                "m"
+                            }
+                            .into(),
+                        ),
+                        read_new: Vec::new(),
+                        said: Vec::new(),
+                        tool_calls: Vec::new(),
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let line_by_line = |changed, from| (datasets(changed, from), calls(changed, from));
+    let stored = line_by_line(0, 0);
+    // (what the lines convert to now, a batch giving every entry again,
+    // settled events overstated, events written again)
+    let cases = [
+        (stored.clone(), None, 0, 0),
+        (stored.clone(), Some(5), 0, 0),
+        // B2 and call 2 differ from line 2 on: found as they settle.
+        (line_by_line(2, 2), None, 0, 7),
+        // B6 and call 6 differ only from line 7 on: found at the end.
+        (line_by_line(6, 7), None, 0, 3),
+        // B2 and call 2 differ from line 4 on, but were said settled before
+        // (and taken as found); line 6 gives them again.
+        (line_by_line(2, 4), Some(6), 8, 7),
+        (line_by_line(2, 4), None, 0, 7),
+    ];
+    for (n, (now, again_at, settled_over, rewritten)) in cases.into_iter().enumerate() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let (file, store) = (dir.path().join("live"), dir.path().join("live.db"));
+        // Lines longer than a debug build's run: a run a line.
+        let lines: String = (1..=8)
+            .map(|n| format!("{n}{}\n", " ".repeat(5000)))
+            .collect();
+        std::fs::write(&file, lines).expect("written");
+        let follow = |growth: &mut Restarted| {
+            let mut first = None;
+            follow_whole(
+                &file,
+                &store,
+                false,
+                Duration::ZERO,
+                1 << 20,
+                growth,
+                |batch| {
+                    first = Some((batch.rewritten, batch.whole));
+                    false
+                },
+            )
+            .expect("followed");
+            first.expect("a batch")
+        };
+        follow(&mut Restarted::new((&stored.0, &stored.1), None, 0));
+        let seen = follow(&mut Restarted::new(
+            (&now.0, &now.1),
+            again_at,
+            settled_over,
+        ));
+        let fresh = dir.path().join("fresh.db");
+        let parsed = read_str("script", Format::Jsonl, &now.0[7]).expect("a dataset");
+        let replay = asof::engine::replay(&parsed.dataset.header, &parsed.dataset.events);
+        Store::create_with(
+            &fresh,
+            &Contents {
+                dataset: &parsed.dataset,
+                replay: &replay,
+                source: "script",
+                meta: vec![("model_calls", serde_json::to_string(&now.1[7]).unwrap())],
+            },
+            false,
+        )
+        .expect("a fresh store");
+        let without_position = |db: &Path| {
+            let mut t = tables(db);
+            t.remove("meta");
+            t
+        };
+        assert_eq!(
+            without_position(&store),
+            without_position(&fresh),
+            "case {n}"
+        );
+        assert_eq!(seen, (rewritten, false), "case {n}: written again");
+    }
 }

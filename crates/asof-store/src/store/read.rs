@@ -786,6 +786,31 @@ pub(crate) fn model_call_rows(conn: &Connection) -> rusqlite::Result<Vec<(i64, S
         .collect()
 }
 
+/// Each stored model call's row after call `after`, in order, handed to
+/// `each` until it returns false.
+pub(crate) fn each_model_call_row_after(
+    conn: &Connection,
+    after: i64,
+    mut each: impl FnMut(&str) -> bool,
+) -> rusqlite::Result<()> {
+    let table: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'model_calls'",
+        [],
+        |r| r.get(0),
+    )?;
+    if table == 0 {
+        return Ok(());
+    }
+    let mut stmt = conn.prepare("SELECT call FROM model_calls WHERE n > ?1 ORDER BY n")?;
+    let mut rows = stmt.query([after])?;
+    while let Some(r) = rows.next()? {
+        if !each(r.get_ref(0)?.as_str()?) {
+            break;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -198,6 +198,11 @@ impl Listed {
         self.order.base() > 0
     }
 
+    /// The calls let go: no batch lists them again.
+    pub(super) fn settled(&self) -> usize {
+        self.order.base()
+    }
+
     /// Lets the rows before place `upto` go (they are never listed again)
     /// and retires traces `ts`, all of whose calls are among them: what
     /// their rows were made from is let go too.

@@ -260,6 +260,12 @@ impl Merged {
         })
     }
 
+    /// The places of the log and of the model calls let go: no batch
+    /// writes or lists them again.
+    pub(super) fn settled(&self) -> (usize, usize) {
+        (self.log.base(), self.listed.settled())
+    }
+
     /// The keys of trace `t`'s first and last entries, as indexed.
     pub(super) fn entries_of(&self, t: usize) -> Option<(LogKey, LogKey)> {
         let keys = || self.item_keys[t].iter().chain(&self.said_keys[t]);

@@ -457,6 +457,10 @@ pub struct Growing {
     whole: Tally,
 }
 
+/// Lines of a file parsed ahead of being fed ([`Growing::parse`]); `None`:
+/// not parsed (feeding them parses them).
+pub struct Parsed(Option<Vec<read::Parse>>);
+
 /// How many bytes of consecutive lines are read again at once.
 const RUN: u64 = 8 << 20;
 
@@ -526,6 +530,22 @@ impl Growing {
     /// Reads `lines`, complete lines appended to the file after those
     /// read before (a follow stops on a file rewritten under it).
     pub fn feed(&mut self, lines: &[u8]) -> Result<(), DatasetErrors> {
+        self.feed_parsed(lines, Parsed(None))
+    }
+
+    /// Parses `lines` — all that feeding them needs of no import state —
+    /// so that it can be done on another thread while the lines before
+    /// them are fed; they are then fed with it ([`Growing::feed_parsed`]).
+    pub fn parse(lines: &[u8]) -> Parsed {
+        Parsed(
+            std::str::from_utf8(lines)
+                .ok()
+                .map(|text| read::parse_lines(text, false)),
+        )
+    }
+
+    /// [`Growing::feed`], the lines parsed ahead (by [`Growing::parse`]).
+    pub fn feed_parsed(&mut self, lines: &[u8], parsed: Parsed) -> Result<(), DatasetErrors> {
         let new = std::str::from_utf8(lines).map_err(|e| {
             let line = self.lines
                 + lines[..e.valid_up_to()]
@@ -544,8 +564,13 @@ impl Growing {
             label: "line",
             skip_bad: self.options.skip_bad_lines,
         };
-        self.requests +=
-            read::read_lines(&mut self.reader, new, (self.lines, how), &mut self.report)?;
+        self.requests += read::read_lines(
+            &mut self.reader,
+            new,
+            (self.lines, how),
+            parsed.0,
+            &mut self.report,
+        )?;
         self.lines += new.lines().count();
         for line in new.split_inclusive('\n') {
             self.line_at.push(self.bytes);
@@ -772,6 +797,16 @@ impl Growing {
         ts.len()
     }
 
+    /// How many entries of the log, and how many model calls, no later
+    /// batch changes once the runs that are over were let go
+    /// ([`Growing::retire`]): a batch's [`Advance::keep`] and
+    /// [`Advance::calls_from`] are at least these — unless every line is
+    /// converted again (`converted_whole` counts it), which may give any
+    /// entry or call again.
+    pub fn settled(&self) -> (usize, usize) {
+        self.merged.settled()
+    }
+
     /// Traces retired so far.
     pub fn retired(&self) -> usize {
         self.retired
@@ -887,7 +922,7 @@ impl Growing {
             |first, bytes: &[u8]| {
                 let text = std::str::from_utf8(bytes)
                     .map_err(|_| read_back_error(&self.name, first, "not valid UTF-8"))?;
-                read::read_lines(&mut again, text, (first - 1, how), &mut report).map(|_| ())
+                read::read_lines(&mut again, text, (first - 1, how), None, &mut report).map(|_| ())
             },
         )?;
         for &t in ts {

@@ -202,29 +202,52 @@ pub(super) fn read_lines(
     reader: &mut Reader,
     text: &str,
     (before, how): (usize, Lines),
+    parsed: Option<Vec<Parse>>,
     report: &mut ImportReport,
 ) -> Result<usize, DatasetErrors> {
     let mut each = |n: usize, request: wire::Request, report: &mut ImportReport| {
         reader.line = n;
         reader.add(request, report)
     };
-    Ok(json_lines(text, before, how, report, &mut each)?.0)
+    Ok(json_lines(text, (before, how), parsed, report, &mut each)?.0)
+}
+
+/// A line's request, or why it is not one.
+pub(super) type Parse = Result<wire::Request, String>;
+
+/// Each non-blank line of `text` parsed, in order: on the machine's cores
+/// a group of lines at a time when `text` is large and `cores` (a restart
+/// parses its whole archive).
+pub(super) fn parse_lines(text: &str, cores: bool) -> Vec<Parse> {
+    let lines: Vec<&str> = non_blank(text).map(|(_, line)| line).collect();
+    if !cores || text.len() < ON_CORES {
+        return lines.iter().map(|line| parse(line)).collect();
+    }
+    let groups: Vec<&[&str]> = lines.chunks(GROUP).collect();
+    let parsed = super::on_cores(groups.len(), |g| {
+        groups[g].iter().map(|line| parse(line)).collect::<Vec<_>>()
+    });
+    parsed.into_iter().flatten().collect()
+}
+
+/// The non-blank lines of `text`, each with its index among all its lines.
+fn non_blank(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    (text.lines().enumerate()).filter(|(_, line)| !line.trim().is_empty())
 }
 
 /// Each non-blank line of `text` through [`one_line`], numbered from
 /// `before + 1`: how many were requests, and what the first line that was
 /// not one was instead.
+/// `parsed`: the lines' requests parsed ahead ([`parse_lines`]), when they
+/// were.
 fn json_lines(
     text: &str,
-    before: usize,
-    how: Lines,
+    (before, how): (usize, Lines),
+    parsed: Option<Vec<Parse>>,
     report: &mut ImportReport,
     each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
 ) -> Result<(usize, Option<String>), DatasetErrors> {
     let (mut requests, mut first_error) = (0usize, None);
-    let lines: Vec<(usize, &str)> = (text.lines().enumerate())
-        .filter(|(_, line)| !line.trim().is_empty())
-        .collect();
     let mut take = |(i, line): (usize, &str), parsed| {
         let n = before + i + 1;
         one_line(
@@ -238,25 +261,10 @@ fn json_lines(
             &mut first_error,
         )
     };
-    if text.len() < ON_CORES {
-        for &(i, line) in &lines {
-            take((i, line), parse(line))?;
-        }
-        return Ok((requests, first_error));
-    }
-    // Parsed on the machine's cores a group of lines at a time (a restart
-    // feeds its whole archive), taken in order.
-    let groups: Vec<&[(usize, &str)]> = lines.chunks(GROUP).collect();
-    let parsed = super::on_cores(groups.len(), |g| {
-        groups[g]
-            .iter()
-            .map(|(_, line)| parse(line))
-            .collect::<Vec<_>>()
-    });
-    for (group, parsed) in groups.iter().zip(parsed) {
-        for (&(i, line), parsed) in group.iter().zip(parsed) {
-            take((i, line), parsed)?;
-        }
+    let parsed = parsed.unwrap_or_else(|| parse_lines(text, true));
+    debug_assert_eq!(parsed.len(), non_blank(text).count(), "parsed ahead");
+    for (line, parsed) in non_blank(text).zip(parsed) {
+        take(line, parsed)?;
     }
     Ok((requests, first_error))
 }
@@ -1131,7 +1139,7 @@ fn text_requests(
             Err(e) => Err(whole(describe(text, &e))),
         };
     }
-    let (requests, first_error) = json_lines(text, 0, how, report, each)?;
+    let (requests, first_error) = json_lines(text, (0, how), None, report, each)?;
     if requests == 0 {
         return Err(whole(
             first_error.unwrap_or_else(|| "holds no OTLP/JSON request".into()),

@@ -33,6 +33,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 mod replayed;
+mod restart;
 mod rewind;
 mod series;
 mod trace;

@@ -28,6 +28,7 @@
 //! truncated, replaced or rewritten before that position stops it.
 
 use super::replayed::{Change, Replayed};
+use super::restart::{CatchUp, same_calls};
 use super::series::Series;
 use super::{Again, Batch, Position, Stop, not_followed, open_writer, recorded, wait_for};
 use crate::store::scrub::Rewrote;
@@ -94,6 +95,14 @@ pub struct Suffix {
 pub trait Growth {
     /// Reads complete lines appended to what was fed before.
     fn feed(&mut self, lines: &[u8]) -> Result<(), Stop>;
+    /// What feeding lines needs of no state (a trace: each line's request
+    /// parsed).
+    type Ahead: Send;
+    /// Makes what feeding `lines` needs of no state, on another thread
+    /// while the lines before them are fed ([`Growth::feed_ahead`]).
+    fn ahead(lines: &[u8]) -> Self::Ahead;
+    /// [`Growth::feed`], with what [`Growth::ahead`] made of `lines`.
+    fn feed_ahead(&mut self, lines: &[u8], ahead: Self::Ahead) -> Result<(), Stop>;
     /// What every line fed so far converts to.
     fn convert(&mut self) -> Result<Converted, Stop>;
     /// What the lines fed since the last conversion changed: by default,
@@ -117,6 +126,14 @@ pub trait Growth {
     /// so the next batch can change it may go (a trace's import retires
     /// the runs that are over).
     fn taken(&mut self) {}
+    /// How many events of the conversion's own log, and how many model
+    /// calls, no later batch gives again (a suffix's `keep` and
+    /// `calls_from` are at least these, but for a conversion of every line
+    /// again): what a restart compares with its store and lets go as it
+    /// feeds. By default none.
+    fn settled(&self) -> (usize, usize) {
+        (0, 0)
+    }
 }
 
 /// Follows `dataset` into `store` (created, or, when it was written by an
@@ -177,17 +194,21 @@ pub fn follow_whole(
                 None => return Ok(()),
             },
         };
-        let read = feed_start(&name, &mut series, len, max, growth)?;
+        let read = feed_start(&name, &mut series, len, max, growth, |_| Ok(()))?;
         let converted = growth.convert()?;
         converted.parsed.check_replay(&converted.replay)?;
         create(converted, read, series)?
     } else {
         let conn = open_writer(store)?;
         let (offset, sha) = recorded(&conn, store, &name)?;
-        // The applied bytes are read once, fed and hashed together; a file
-        // that is not the one followed is said so even when feeding it
-        // failed first (then its hash is read on its own).
-        let read = match feed_start(&name, &mut series, offset, max, growth) {
+        // The applied bytes are read once, fed and hashed together, and
+        // what they convert to compared with the store as it settles
+        // (restart.rs); a file that is not the one followed is said so
+        // even when feeding it failed first (then its hash is read on its
+        // own).
+        let mut caught = CatchUp::new(&conn)?;
+        let fed = |growth: &mut _| caught.fed(&conn, growth);
+        let read = match feed_start(&name, &mut series, offset, max, growth, fed) {
             Ok(read) => read,
             Err(stop) => {
                 if Position::of_series(dataset, offset)?.sha256() != sha {
@@ -204,7 +225,7 @@ pub fn follow_whole(
         // Converted again, so the options given now are the ones it holds.
         match nothing_read.then(|| growth.nothing_yet()).flatten() {
             Some(empty) => f.write(empty?, &[])?,
-            None => f.take_up(growth)?,
+            None => f.take_up(growth, caught)?,
         }
         f
     };
@@ -230,45 +251,105 @@ pub fn follow_whole(
 }
 
 /// How much of the file's start is fed at a time.
-const CHUNK: usize = 8 << 20;
+const CHUNK: usize = if cfg!(debug_assertions) {
+    4 << 10
+} else {
+    32 << 20
+};
 
 /// Feeds the first `len` bytes of the file being followed (complete lines,
-/// across its segments), a few megabytes at a time: the file is never held
-/// whole.
-fn feed_start(
+/// across its segments), a few megabytes at a time, calling `fed` after
+/// each: the file is never held whole. Each run of lines is hashed and
+/// made ready ([`Growth::ahead`]) on another thread while the run before
+/// it is fed.
+fn feed_start<G: Growth>(
     name: &str,
     series: &mut Series,
     len: u64,
     max: u64,
-    growth: &mut impl Growth,
+    growth: &mut G,
+    mut fed: impl FnMut(&mut G) -> Result<(), Stop>,
 ) -> Result<Position, Stop> {
-    let mut position = Position::new();
-    let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + (1 << 20));
-    series.read(0, Some(len), |bytes| {
-        pending.extend_from_slice(bytes);
-        if pending.len() < CHUNK {
-            return Ok(());
-        }
-        match pending.iter().rposition(|&b| b == b'\n') {
-            Some(end) => {
-                let rest = pending.split_off(end + 1);
-                within(name, &pending, position.line, 0, max)?;
-                growth.feed(&pending)?;
-                position.read(&pending);
-                pending = rest;
+    std::thread::scope(|scope| {
+        let mut handed = Handed::At(Position::new());
+        // Lines handed on so far.
+        let mut line = 0;
+        let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + (1 << 20));
+        // Feeds the run made ready, if any, and hands `lines` on.
+        let mut take = |lines: Vec<u8>, handed, line: &mut usize, growth: &mut G| {
+            let over = within(name, &lines, *line, 0, max);
+            *line += lines.iter().filter(|&&b| b == b'\n').count();
+            let (ready, mut at) = joined(name, handed)?;
+            let next = match over {
+                Ok(()) => Handed::Ahead(scope.spawn(move || {
+                    at.read(&lines);
+                    let made = G::ahead(&lines);
+                    (lines, at, made)
+                })),
+                Err(_) => Handed::At(at),
+            };
+            if let Some((lines, made)) = ready {
+                growth.feed_ahead(&lines, made)?;
+                fed(growth)?;
             }
-            // A line still going on: it may not pass the limit either.
-            None => within(name, &[], position.line, pending.len(), max)?,
+            over.map(|()| next)
+        };
+        series.read(0, Some(len), |bytes| {
+            pending.extend_from_slice(bytes);
+            // Runs of whole lines of about CHUNK bytes, whatever the reads.
+            while pending.len() >= CHUNK {
+                let end = match pending[CHUNK - 1..].iter().position(|&b| b == b'\n') {
+                    Some(end) => Some(CHUNK - 1 + end),
+                    // A line that goes on past it: the lines before that line.
+                    None => pending.iter().rposition(|&b| b == b'\n'),
+                };
+                // A line still going on: it may not pass the limit either.
+                let Some(end) = end else {
+                    within(name, &[], line, pending.len(), max)?;
+                    break;
+                };
+                let rest = pending.split_off(end + 1);
+                let lines = std::mem::replace(&mut pending, rest);
+                let now = std::mem::replace(&mut handed, Handed::At(Position::new()));
+                handed = take(lines, now, &mut line, growth)?;
+            }
+            Ok(())
+        })?;
+        if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
+            pending.truncate(end + 1);
+            let now = std::mem::replace(&mut handed, Handed::At(Position::new()));
+            handed = take(pending, now, &mut line, growth)?;
         }
-        Ok(())
-    })?;
-    if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
-        pending.truncate(end + 1);
-        within(name, &pending, position.line, 0, max)?;
-        growth.feed(&pending)?;
-        position.read(&pending);
+        let (ready, at) = joined(name, handed)?;
+        if let Some((lines, made)) = ready {
+            growth.feed_ahead(&lines, made)?;
+            fed(growth)?;
+        }
+        Ok(at)
+    })
+}
+
+/// Where the lines handed on to be fed end, or the run of them being made
+/// ready on another thread (with where it ends).
+enum Handed<'scope, A> {
+    At(Position),
+    Ahead(std::thread::ScopedJoinHandle<'scope, (Vec<u8>, Position, A)>),
+}
+
+/// A run of lines with what was made of it ahead.
+type Ready<A> = (Vec<u8>, A);
+
+/// The run made ready, if one was handed on, and where the lines handed
+/// on end.
+fn joined<A>(name: &str, handed: Handed<'_, A>) -> Result<(Option<Ready<A>>, Position), Stop> {
+    match handed {
+        Handed::At(at) => Ok((None, at)),
+        Handed::Ahead(thread) => {
+            let (lines, at, made) = (thread.join())
+                .map_err(|_| Stop::File(format!("{name}: reading the file ahead failed")))?;
+            Ok((Some((lines, made)), at))
+        }
     }
-    Ok(position)
 }
 
 /// Whether the complete lines `lines` (after line `before`) and a line of
@@ -416,45 +497,32 @@ impl<'a> Rewriter<'a> {
     }
 
     /// Takes up the store an earlier follow left, the lines it applied fed
-    /// again: what they convert to now is compared with what it holds, an
-    /// event at a time, and only what differs is written (nothing, when the
-    /// options and the importer are those that wrote it) — not every table
-    /// again.
-    fn take_up(&mut self, growth: &mut impl Growth) -> Result<(), Stop> {
-        let mut suffix = match growth.grow()? {
-            Grown::From(suffix) if suffix.keep == 0 => suffix,
-            Grown::From(_) => return self.write(growth.convert()?, &[]),
-            Grown::Whole(converted) => return self.write(converted, &[]),
+    /// again and compared with it as they settled (`caught`, restart.rs):
+    /// the rest of what they convert to now is compared with what it holds,
+    /// an event at a time, and only what differs is written (nothing, when
+    /// the options and the importer are those that wrote it) — not every
+    /// table again.
+    fn take_up(&mut self, growth: &mut impl Growth, caught: CatchUp) -> Result<(), Stop> {
+        let mut caught = caught;
+        let mut suffix = match caught.last.take() {
+            Some(suffix) if !caught.whole => suffix,
+            _ => return self.write(growth.convert()?, &[]),
         };
-        for (j, e) in suffix.events.iter_mut().enumerate() {
-            e.seq = (j + 1) as u64;
-        }
         let tx = self.conn.unchecked_transaction()?;
-        let header = crate::store::read::header(&tx)?;
         let stored: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
         let stored = stored as usize;
         // The events stored as the conversion gives them (a seq left out
         // by a retraction that found nothing is a difference too), and the
         // claims they make first.
-        let mut written = Written {
-            header,
-            replayed_by: Vec::with_capacity(stored),
-        };
-        let mut first: Vec<usize> = Vec::new();
-        let mut known: IdSet<String> = IdSet::default();
-        crate::store::read::each_event(&tx, |e| {
-            let kept = written.len();
-            if suffix.events.get(kept) != Some(&e) {
-                return false;
-            }
-            written.extend(std::slice::from_ref(&e));
-            if let EventBody::Believe(a) = e.body
-                && known.insert(a.claim)
-            {
-                first.push(kept);
-            }
-            true
-        })?;
+        caught.compare(&tx, usize::MAX)?;
+        let CatchUp {
+            mut written,
+            first,
+            pending,
+            calls_kept,
+            mut calls,
+            ..
+        } = caught;
         let kept = written.len();
         // The claims are coded in the order the log first makes them: those
         // of the events kept come first; the others go with the events after.
@@ -472,15 +540,10 @@ impl<'a> Rewriter<'a> {
         let last = written.replayed_by(kept);
         written.replayed_by.resize(stored, last);
         // The model calls stored as the conversion lists them.
-        let calls_kept = crate::store::read::model_call_rows(&tx)?
-            .iter()
-            .zip(&suffix.calls)
-            .take_while(|((_, row), call)| write::call_row(call).ok().as_ref() == Some(row))
-            .count();
-        suffix.calls.drain(..calls_kept);
-        suffix.calls_from = calls_kept;
-        suffix.events.drain(..kept);
-        suffix.keep = kept;
+        let same = same_calls(&tx, calls_kept, &calls)?;
+        calls.drain(..same);
+        (suffix.calls_from, suffix.calls) = (calls_kept + same, calls);
+        (suffix.keep, suffix.events) = (kept, pending);
         let replayed = Replayed::read(&tx, written.header.clone())?;
         tx.finish()?;
         self.dropped = Vec::new();
@@ -685,9 +748,9 @@ fn rewrite_from_change(
 /// What the store holds, as a batch needs it — not the events themselves
 /// (a follow's memory would grow with them): the header, and for each
 /// stored event, in log order, the latest instant replayed up to it.
-struct Written {
-    header: asof_core::model::Header,
-    replayed_by: Vec<Option<Micros>>,
+pub(super) struct Written {
+    pub(super) header: asof_core::model::Header,
+    pub(super) replayed_by: Vec<Option<Micros>>,
 }
 
 impl Written {
@@ -701,21 +764,21 @@ impl Written {
     }
 
     /// Events stored.
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.replayed_by.len()
     }
 
     /// The latest instant replayed among the first `kept` events.
-    fn replayed_by(&self, kept: usize) -> Option<Micros> {
+    pub(super) fn replayed_by(&self, kept: usize) -> Option<Micros> {
         kept.checked_sub(1)
             .and_then(|k| self.replayed_by.get(k).copied().flatten())
     }
 
-    fn truncate(&mut self, kept: usize) {
+    pub(super) fn truncate(&mut self, kept: usize) {
         self.replayed_by.truncate(kept);
     }
 
-    fn extend(&mut self, events: &[Event]) {
+    pub(super) fn extend(&mut self, events: &[Event]) {
         let mut last = self.replayed_by(self.len());
         for e in events {
             if e.kind() != EventKind::Evidence {

@@ -1,0 +1,232 @@
+//! A whole-file follow started again on its store (serve restarted): the
+//! lines the store applied are fed again — the importer's state has to be
+//! carried on from them — a few megabytes at a time, and what they convert
+//! to is compared with what the store holds as it settles, so that neither
+//! the import of the whole archive nor its log is held at once.
+//!
+//! ```text
+//!   lines the store applied ──a few MB──▶ Growth::feed, Growth::grow (the log
+//!        from the first entry the lines changed), Growth::taken (the runs
+//!        that are over let go)
+//!                                             │ the log and the model calls
+//!                                             │ before Growth::settled: no
+//!                                             ▼ later lines change them
+//!   the stored events and rows, read in seq order from where the last run
+//!   of lines left off, compared with them and let go (only the store's
+//!   replay state, 16 bytes an event, is kept)
+//! ```
+//!
+//! At the end what was not settled yet is compared as a follow's first
+//! batch compares it (trace.rs, `take_up`), and only what differs is
+//! written. A batch that gives again entries already compared (the import
+//! converted every line again) has them compared again with the store.
+
+use super::Stop;
+use super::trace::{Grown, Growth, Suffix, Written};
+use crate::store::{read, write};
+use asof_core::model::{Event, EventBody, IdSet, ModelCall};
+use rusqlite::Connection;
+
+/// What a restart found the store to hold of what the lines it applied
+/// convert to, so far.
+pub(super) struct CatchUp {
+    /// The stored events found as the conversion gives them, in order.
+    pub(super) written: Written,
+    /// The place of the first event making each claim among them (in the
+    /// order the log first makes them, which is their codes' order).
+    pub(super) first: Vec<usize>,
+    known: IdSet<String>,
+    /// The conversion's log after the events found (`written`), and
+    /// whether the first of it was found to differ from the store.
+    pub(super) pending: Vec<Event>,
+    differs: bool,
+    /// The conversion's model calls after the first `calls_kept`, found as
+    /// stored; whether the first of them differs.
+    pub(super) calls_kept: usize,
+    pub(super) calls: Vec<ModelCall>,
+    calls_differ: bool,
+    /// The last batch's suffix, its events and calls taken out: its
+    /// header, meta and skipped records are those of every line fed.
+    pub(super) last: Option<Suffix>,
+    /// The conversion is taken only whole (the growth gives no suffix).
+    pub(super) whole: bool,
+}
+
+impl CatchUp {
+    /// Nothing compared yet with the store `conn` holds.
+    pub(super) fn new(conn: &Connection) -> Result<CatchUp, Stop> {
+        Ok(CatchUp {
+            written: Written {
+                header: read::header(conn)?,
+                replayed_by: Vec::new(),
+            },
+            first: Vec::new(),
+            known: IdSet::default(),
+            pending: Vec::new(),
+            differs: false,
+            calls_kept: 0,
+            calls: Vec::new(),
+            calls_differ: false,
+            last: None,
+            whole: false,
+        })
+    }
+
+    /// Takes what the lines just fed to `growth` changed, lets the runs
+    /// that are over go, and compares what settled with the store.
+    pub(super) fn fed(&mut self, conn: &Connection, growth: &mut impl Growth) -> Result<(), Stop> {
+        if self.whole {
+            return Ok(());
+        }
+        match growth.grow()? {
+            Grown::From(suffix) => self.take(conn, suffix)?,
+            Grown::Whole(_) => {
+                self.whole = true;
+                (self.pending, self.calls) = (Vec::new(), Vec::new());
+                return Ok(());
+            }
+        }
+        growth.taken();
+        let (entries, calls) = growth.settled();
+        if !self.differs {
+            let n = entries.saturating_sub(self.written.len());
+            self.compare(conn, n)?;
+        }
+        if !self.calls_differ {
+            let n = calls.saturating_sub(self.calls_kept).min(self.calls.len());
+            let same = same_calls(conn, self.calls_kept, &self.calls[..n])?;
+            self.calls.drain(..same);
+            self.calls_kept += same;
+            self.calls_differ = same < n;
+        }
+        Ok(())
+    }
+
+    /// Compares the first `n` pending events (at most) with the events
+    /// stored after those found, taking those found as the store holds
+    /// them (the rest stays pending); a difference stops the comparing.
+    pub(super) fn compare(&mut self, conn: &Connection, n: usize) -> Result<(), Stop> {
+        let n = n.min(self.pending.len());
+        if n == 0 {
+            return Ok(());
+        }
+        let (pending, written) = (&self.pending[..n], &mut self.written);
+        let (first, known) = (&mut self.first, &mut self.known);
+        let mut same = 0;
+        read::each_event_after(conn, written.len() as i64, |e| {
+            if pending.get(same) != Some(&e) {
+                return false;
+            }
+            written.extend(std::slice::from_ref(&e));
+            if let EventBody::Believe(a) = e.body
+                && known.insert(a.claim)
+            {
+                first.push(written.len() - 1);
+            }
+            same += 1;
+            same < n
+        })?;
+        self.pending.drain(..same);
+        self.differs = same < n;
+        Ok(())
+    }
+
+    /// Takes `suffix` (the log from its `keep` on, the calls from its
+    /// `calls_from` on) as what the lines fed so far convert to.
+    fn take(&mut self, conn: &Connection, mut suffix: Suffix) -> Result<(), Stop> {
+        let mut events = std::mem::take(&mut suffix.events);
+        for (j, e) in events.iter_mut().enumerate() {
+            e.seq = (suffix.keep + j + 1) as u64;
+        }
+        let found = self.written.len();
+        match suffix.keep.checked_sub(found) {
+            Some(after) => {
+                self.pending.truncate(after);
+                self.pending.extend(events);
+            }
+            // Entries already found given again: found again, or the
+            // comparing goes back to the first that differs.
+            None => {
+                let again = (found - suffix.keep).min(events.len());
+                let same = same_events(conn, suffix.keep, &events[..again])?;
+                if same < found - suffix.keep {
+                    self.back_to(conn, suffix.keep + same)?;
+                }
+                events.drain(..same);
+                self.pending = events;
+            }
+        }
+        let mut calls = std::mem::take(&mut suffix.calls);
+        match suffix.calls_from.checked_sub(self.calls_kept) {
+            Some(after) => {
+                self.calls.truncate(after);
+                self.calls.extend(calls);
+            }
+            None => {
+                let given = self.calls_kept - suffix.calls_from;
+                let same = same_calls(conn, suffix.calls_from, &calls[..given.min(calls.len())])?;
+                if same < given {
+                    self.calls_kept = suffix.calls_from + same;
+                    self.calls_differ = true;
+                }
+                calls.drain(..same);
+                self.calls = calls;
+            }
+        }
+        self.last = Some(suffix);
+        Ok(())
+    }
+
+    /// Takes only the first `found` events as found; those after differ.
+    fn back_to(&mut self, conn: &Connection, found: usize) -> Result<(), Stop> {
+        self.written.truncate(found);
+        self.first
+            .truncate(self.first.partition_point(|&at| at < found));
+        // The claims of the events found are the first stored, by code.
+        let claims: Vec<String> = conn
+            .prepare("SELECT text FROM claims ORDER BY code LIMIT ?1")?
+            .query_map([self.first.len() as i64], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        self.known = claims.into_iter().collect();
+        self.differs = true;
+        Ok(())
+    }
+}
+
+/// How many of `events` (the conversion's log after its first `after`) are
+/// as stored, from the first on.
+fn same_events(conn: &Connection, after: usize, events: &[Event]) -> rusqlite::Result<usize> {
+    let mut same = 0;
+    if events.is_empty() {
+        return Ok(0);
+    }
+    read::each_event_after(conn, after as i64, |e| {
+        if events.get(same) != Some(&e) {
+            return false;
+        }
+        same += 1;
+        same < events.len()
+    })?;
+    Ok(same)
+}
+
+/// How many of `calls` (the model calls after the first `after`) are as
+/// their stored rows, from the first on.
+pub(super) fn same_calls(
+    conn: &Connection,
+    after: usize,
+    calls: &[ModelCall],
+) -> rusqlite::Result<usize> {
+    let mut same = 0;
+    if calls.is_empty() {
+        return Ok(0);
+    }
+    read::each_model_call_row_after(conn, after as i64, |row| {
+        if write::call_row(&calls[same]).ok().as_deref() != Some(row) {
+            return false;
+        }
+        same += 1;
+        same < calls.len()
+    })?;
+    Ok(same)
+}

@@ -161,15 +161,19 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
                 started = true;
                 // A store taken up again: what converting its lines now
                 // changed in it (a follow of a dataset replays it instead).
+                let header = match batch.header {
+                    true => "; its agents or topics changed: every version derived again",
+                    false => "",
+                };
                 let again = if batch.whole {
                     "; the store written again whole".to_owned()
                 } else if batch.rewritten > 0 {
                     format!(
-                        "; {} of the events it held written again, as the options given now convert them",
+                        "{header}; {} of the events it held written again, as the options given now convert them",
                         batch.rewritten
                     )
                 } else {
-                    String::new()
+                    header.to_owned()
                 };
                 format!(
                     "following {} into {}: {} events (line {}{again}{left_out}); Ctrl-C stops",
@@ -179,15 +183,20 @@ fn follow(args: &LoadArgs, out: &mut impl Write) -> Result<(), CliError> {
                     batch.line
                 )
             } else if batch.lines > 0 {
+                let header = match batch.header {
+                    true => "; the trace's agents or topics changed: every version derived again",
+                    false => "",
+                };
                 let again = if batch.whole {
-                    "; the trace's agents or topics changed: the store written again whole"
-                        .to_owned()
+                    "; the store written again whole".to_owned()
                 } else if batch.rewritten > 0 {
                     format!(
-                        "; it changed {} earlier event{} (written again)",
+                        "{header}; it changed {} earlier event{} (written again)",
                         batch.rewritten,
                         if batch.rewritten == 1 { "" } else { "s" }
                     )
+                } else if batch.header {
+                    header.to_owned()
                 } else if batch.replayed {
                     "; recorded before the last applied instant: replayed again from there"
                         .to_owned()

@@ -63,9 +63,13 @@ pub struct Batch {
     /// trace's later spans can change what earlier ones meant: a result's
     /// recorded instant, and so the evidence ids after it), written again.
     pub rewritten: usize,
-    /// The store was written again whole (a trace whose header changed: a
-    /// new topic or agent, or an agent span naming who made earlier calls).
+    /// The store was written again whole (a trace whose conversion was
+    /// taken whole: a retraction it now leaves out, another file).
     pub whole: bool,
+    /// The trace's agents or topics changed (a new topic or agent, or an
+    /// agent span naming who made earlier calls): the events from the
+    /// first that changed written again, and every version derived again.
+    pub header: bool,
     /// Traces converted again since the follow started, because spans read
     /// later changed what their earlier spans meant (an OTLP trace; none
     /// for a dataset).

@@ -214,6 +214,15 @@ impl Replayed {
         })
     }
 
+    /// Takes `header` in place of the one replayed: what is derived is
+    /// derived afresh by the next [`Replayed::apply`] (which must replay the
+    /// whole log: its `Change` is `whole`).
+    pub(super) fn header_changed(&mut self, header: Header) {
+        self.header = header;
+        self.scrub = None;
+        self.truths = None;
+    }
+
     /// Keeps what a batch derived, its transaction committed.
     pub(super) fn committed(&mut self, derived: Derived) {
         self.scrub = Some(derived.scrub);

@@ -396,6 +396,8 @@ struct Rewriter<'a> {
     /// What the last write did to the events already stored.
     rewritten: usize,
     whole: bool,
+    /// Whether the last write changed the header.
+    header: bool,
     /// The growth's conversions made again, so far.
     again: Again,
     /// The places in the conversion's log of the events left out of the
@@ -423,6 +425,7 @@ impl<'a> Rewriter<'a> {
             skipped: 0,
             rewritten: 0,
             whole: false,
+            header: false,
             again: Again::default(),
             dropped: Vec::new(),
             codes: Vec::new(),
@@ -469,7 +472,7 @@ impl<'a> Rewriter<'a> {
                 // batch: the conversion was taken whole).
                 let stored = crate::store::read::events(&tx)?;
                 let (kept, derived) = rewrite_from_change(&tx, &stored, new, &mut replayed)?;
-                (self.rewritten, self.whole) = (old.len() - kept, false);
+                (self.rewritten, self.whole, self.header) = (old.len() - kept, false, false);
                 write_meta(&tx, &meta)?;
                 write::write_calls(&tx, 0, &converted.calls)?;
                 tx.commit()?;
@@ -477,7 +480,8 @@ impl<'a> Rewriter<'a> {
                 self.written = Some((Written::of(converted.parsed.dataset), replayed));
             }
             old => {
-                (self.rewritten, self.whole) = (old.map_or(0, |(w, _)| w.len()), true);
+                (self.rewritten, self.whole, self.header) =
+                    (old.map_or(0, |(w, _)| w.len()), true, false);
                 write::rewrite(
                     &mut self.conn,
                     new,
@@ -566,10 +570,14 @@ impl<'a> Rewriter<'a> {
         };
         let cut = self.dropped.partition_point(|&d| d < suffix.keep);
         let kept = suffix.keep - cut;
-        if old.header != suffix.header || kept > old.len() {
+        if kept > old.len() {
             self.written = Some((old, replayed));
             return Ok(false);
         }
+        // New agents or topics (or one gone): the events name them, the
+        // versions number them in the header's order — those are derived
+        // again, the events only from the first that changed.
+        let header = old.header != suffix.header;
         // An event's seq is its place in the conversion's log (those left
         // out leave gaps), as a fresh import numbers it.
         let mut events = suffix.events;
@@ -601,6 +609,10 @@ impl<'a> Rewriter<'a> {
         let mut meta = suffix.meta;
         meta.extend(position.meta());
         let tx = self.conn.transaction()?;
+        if header {
+            write::write_header(&tx, &suffix.header)?;
+            replayed.header_changed(suffix.header.clone());
+        }
         let after = suffix.keep as u64;
         // The claims after those kept are coded as stored when the suffix
         // makes them first in the stored order.
@@ -635,7 +647,7 @@ impl<'a> Rewriter<'a> {
             },
         };
         let rewritten = change.removed.count;
-        let derived = rewrite_suffix(&tx, change, &mut replayed)?;
+        let derived = rewrite_suffix(&tx, change, header, &mut replayed)?;
         if !replayed.replay.unmatched().is_empty() {
             // Rolled back; the replay's state is read again with the whole.
             drop(tx);
@@ -645,8 +657,9 @@ impl<'a> Rewriter<'a> {
         write::write_calls(&tx, suffix.calls_from, &suffix.calls)?;
         tx.commit()?;
         replayed.committed(derived);
-        (self.rewritten, self.whole) = (rewritten, false);
+        (self.rewritten, self.whole, self.header) = (rewritten, false, header);
         self.dropped.truncate(cut);
+        old.header = suffix.header;
         self.codes.truncate(claims_kept);
         self.codes.extend(added);
         old.truncate(kept);
@@ -664,7 +677,7 @@ impl<'a> Rewriter<'a> {
         let (complete, pending) = self.series.read_on(offset, &self.position.tail)?;
         within(self.name, &complete, self.position.line, pending, self.max)?;
         if complete.is_empty() {
-            (self.rewritten, self.whole) = (0, false);
+            (self.rewritten, self.whole, self.header) = (0, false, false);
             return Ok(self.batch(0, 0));
         }
         let lines = complete.iter().filter(|&&b| b == b'\n').count();
@@ -700,6 +713,7 @@ impl<'a> Rewriter<'a> {
             replayed: false,
             rewritten: self.rewritten,
             whole: self.whole,
+            header: self.header,
             converted_again: self.again,
         }
     }
@@ -742,7 +756,7 @@ fn rewrite_from_change(
         new: new.events[kept..].iter().collect(),
         last: replayed_at(&new.events[..kept]).max(),
     };
-    Ok((kept, rewrite_suffix(tx, change, replayed)?))
+    Ok((kept, rewrite_suffix(tx, change, false, replayed)?))
 }
 
 /// What the store holds, as a batch needs it — not the events themselves
@@ -915,6 +929,7 @@ struct Rewrite<'a> {
 fn rewrite_suffix(
     tx: &rusqlite::Transaction,
     change: Rewrite,
+    whole: bool,
     replayed: &mut Replayed,
 ) -> Result<super::replayed::Derived, Stop> {
     let Rewrite {
@@ -976,7 +991,7 @@ fn rewrite_suffix(
             .flatten()
             .min(),
         rewrote,
-        whole: false,
+        whole,
         last: last.max(replayed_at(new.iter().copied()).max()),
     };
     Ok(replayed.apply(tx, change)?)

@@ -801,8 +801,8 @@ impl Growing {
     /// batch changes once the runs that are over were let go
     /// ([`Growing::retire`]): a batch's [`Advance::keep`] and
     /// [`Advance::calls_from`] are at least these — unless every line is
-    /// converted again (`converted_whole` counts it), which may give any
-    /// entry or call again.
+    /// converted again (`converted_whole` counts it: a span fell into a run
+    /// let go), which gives every entry and call again, changed or not.
     pub fn settled(&self) -> (usize, usize) {
         self.merged.settled()
     }

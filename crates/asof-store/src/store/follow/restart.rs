@@ -37,11 +37,12 @@ pub(super) struct CatchUp {
     pub(super) first: Vec<usize>,
     known: IdSet<String>,
     /// The conversion's log after the events found (`written`), and
-    /// whether the first of it was found to differ from the store.
+    /// whether the first of it was found to differ from the store (until a
+    /// batch gives it again).
     pub(super) pending: Vec<Event>,
     differs: bool,
     /// The conversion's model calls after the first `calls_kept`, found as
-    /// stored; whether the first of them differs.
+    /// stored; whether the first of them differs (until given again).
     pub(super) calls_kept: usize,
     pub(super) calls: Vec<ModelCall>,
     calls_differ: bool,
@@ -139,6 +140,10 @@ impl CatchUp {
             e.seq = (suffix.keep + j + 1) as u64;
         }
         let found = self.written.len();
+        // A first pending entry found to differ, given again, is compared
+        // again: what the import said settled it may change after all, once
+        // a span falls into a run it let go (it converts every line again).
+        self.differs &= suffix.keep > found;
         match suffix.keep.checked_sub(found) {
             Some(after) => {
                 self.pending.truncate(after);
@@ -157,6 +162,7 @@ impl CatchUp {
             }
         }
         let mut calls = std::mem::take(&mut suffix.calls);
+        self.calls_differ &= suffix.calls_from > self.calls_kept;
         match suffix.calls_from.checked_sub(self.calls_kept) {
             Some(after) => {
                 self.calls.truncate(after);
@@ -229,4 +235,100 @@ pub(super) fn same_calls(
         same < calls.len()
     })?;
     Ok(same)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CatchUp;
+    use crate::store::follow::{Converted, Grown, Growth, Stop, Suffix};
+    use crate::testing::store_of;
+    use asof_core::model::{Event, EventBody, Header};
+    use asof_synth::GenConfig;
+
+    /// Hands over scripted batches: the log's first `n` events (one of
+    /// them, `changed`, with another confidence) from `keep` on, and how
+    /// many it says settled.
+    struct Given {
+        header: Header,
+        log: Vec<Event>,
+        batches: Vec<(usize, usize, Option<usize>, usize)>,
+        at: usize,
+    }
+
+    impl Growth for Given {
+        fn feed(&mut self, _: &[u8]) -> Result<(), Stop> {
+            Ok(())
+        }
+        type Ahead = ();
+        fn ahead(_: &[u8]) {}
+        fn feed_ahead(&mut self, _: &[u8], (): ()) -> Result<(), Stop> {
+            Ok(())
+        }
+        fn convert(&mut self) -> Result<Converted, Stop> {
+            Err(Stop::File("a script converts nothing whole".into()))
+        }
+        fn grow(&mut self) -> Result<Grown, Stop> {
+            let (keep, n, changed, _) = self.batches[self.at];
+            let mut events = self.log[keep..n].to_vec();
+            if let Some(e) = changed.and_then(|c| events.get_mut(c - keep))
+                && let EventBody::Believe(a) = &mut e.body
+            {
+                a.confidence = 0.125;
+            }
+            self.at += 1;
+            Ok(Grown::From(Suffix {
+                keep,
+                header: self.header.clone(),
+                events,
+                meta: Vec::new(),
+                skipped: 0,
+                calls_from: 0,
+                calls: Vec::new(),
+            }))
+        }
+        fn settled(&self) -> (usize, usize) {
+            (self.batches[self.at - 1].3, 0)
+        }
+    }
+
+    /// What an import said settled may change after all (a span that falls
+    /// into a run it let go: it converts every line again): an entry found
+    /// to differ from the store is compared again once a batch gives it
+    /// again, and what follows it is let go as it settles — not held to
+    /// the end.
+    #[test]
+    fn an_entry_found_to_differ_is_compared_again_when_given_again() {
+        let store = store_of(GenConfig {
+            events: 300,
+            topics: 3,
+            agents: 2,
+            seed: 7,
+        });
+        let conn = store.connection();
+        let log = crate::store::read::events(conn).expect("the log");
+        let changed = (40..).find(|&i| matches!(log[i].body, EventBody::Believe(_)));
+        let mut given = Given {
+            header: store.header().clone(),
+            log,
+            // A belief changed before it settles; the log given again from
+            // its start, as stored; then on.
+            batches: vec![
+                (0, 100, changed, 100),
+                (0, 150, None, 150),
+                (150, 250, None, 200),
+            ],
+            at: 0,
+        };
+        let mut caught = CatchUp::new(conn).expect("caught up");
+        caught.fed(conn, &mut given).expect("fed");
+        assert_eq!(
+            Some(caught.written.len()),
+            changed,
+            "found up to the change"
+        );
+        caught.fed(conn, &mut given).expect("fed");
+        assert_eq!((caught.written.len(), caught.pending.len()), (150, 0));
+        caught.fed(conn, &mut given).expect("fed");
+        assert_eq!((caught.written.len(), caught.pending.len()), (200, 50));
+    }
 }

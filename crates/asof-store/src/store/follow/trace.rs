@@ -128,9 +128,10 @@ pub trait Growth {
     fn taken(&mut self) {}
     /// How many events of the conversion's own log, and how many model
     /// calls, no later batch gives again (a suffix's `keep` and
-    /// `calls_from` are at least these, but for a conversion of every line
-    /// again): what a restart compares with its store and lets go as it
-    /// feeds. By default none.
+    /// `calls_from` are at least these) — but for a conversion of every
+    /// line again, which gives them all again and may change them (a trace's
+    /// import: a span that falls into a run it let go): what a restart
+    /// compares with its store and lets go as it feeds. By default none.
     fn settled(&self) -> (usize, usize) {
         (0, 0)
     }

@@ -242,16 +242,29 @@ mod tests {
     use super::CatchUp;
     use crate::store::follow::{Converted, Grown, Growth, Stop, Suffix};
     use crate::testing::store_of;
-    use asof_core::model::{Event, EventBody, Header};
+    use asof_core::model::{Event, EventBody, Header, ModelCall};
     use asof_synth::GenConfig;
 
-    /// Hands over scripted batches: the log's first `n` events (one of
-    /// them, `changed`, with another confidence) from `keep` on, and how
-    /// many it says settled.
+    /// One scripted batch: the log's first `n` events from `keep` on (the
+    /// `changed`-th with another confidence) and `settled` said settled;
+    /// the same of the model calls (the changed one of another model).
+    #[derive(Clone, Copy, Default)]
+    struct Step {
+        keep: usize,
+        n: usize,
+        changed: Option<usize>,
+        settled: usize,
+        calls_from: usize,
+        calls: usize,
+        changed_call: Option<usize>,
+        calls_settled: usize,
+    }
+
     struct Given {
         header: Header,
         log: Vec<Event>,
-        batches: Vec<(usize, usize, Option<usize>, usize)>,
+        calls: Vec<ModelCall>,
+        steps: Vec<Step>,
         at: usize,
     }
 
@@ -268,34 +281,42 @@ mod tests {
             Err(Stop::File("a script converts nothing whole".into()))
         }
         fn grow(&mut self) -> Result<Grown, Stop> {
-            let (keep, n, changed, _) = self.batches[self.at];
-            let mut events = self.log[keep..n].to_vec();
-            if let Some(e) = changed.and_then(|c| events.get_mut(c - keep))
+            let step = self.steps[self.at];
+            let mut events = self.log[step.keep..step.n].to_vec();
+            if let Some(e) = step.changed.and_then(|c| events.get_mut(c - step.keep))
                 && let EventBody::Believe(a) = &mut e.body
             {
                 a.confidence = 0.125;
             }
+            let mut calls = self.calls[step.calls_from..step.calls].to_vec();
+            if let Some(c) = step
+                .changed_call
+                .and_then(|c| calls.get_mut(c - step.calls_from))
+            {
+                c.model = Some("another".into());
+            }
             self.at += 1;
             Ok(Grown::From(Suffix {
-                keep,
+                keep: step.keep,
                 header: self.header.clone(),
                 events,
                 meta: Vec::new(),
                 skipped: 0,
-                calls_from: 0,
-                calls: Vec::new(),
+                calls_from: step.calls_from,
+                calls,
             }))
         }
         fn settled(&self) -> (usize, usize) {
-            (self.batches[self.at - 1].3, 0)
+            let step = self.steps[self.at - 1];
+            (step.settled, step.calls_settled)
         }
     }
 
     /// What an import said settled may change after all (a span that falls
-    /// into a run it let go: it converts every line again): an entry found
-    /// to differ from the store is compared again once a batch gives it
-    /// again, and what follows it is let go as it settles — not held to
-    /// the end.
+    /// into a run it let go: it converts every line again): an entry or a
+    /// model call found to differ from the store is compared again once a
+    /// batch gives it again, and what follows it is let go as it settles —
+    /// not held to the end.
     #[test]
     fn an_entry_found_to_differ_is_compared_again_when_given_again() {
         let store = store_of(GenConfig {
@@ -306,29 +327,79 @@ mod tests {
         });
         let conn = store.connection();
         let log = crate::store::read::events(conn).expect("the log");
+        let calls: Vec<ModelCall> = (1..=20)
+            .map(|n| ModelCall {
+                n,
+                agent: "a".into(),
+                trace: "t".into(),
+                span: format!("s{n}"),
+                started: n as i64,
+                ended: n as i64,
+                model: Some("m".into()),
+                read_new: Vec::new(),
+                said: Vec::new(),
+                tool_calls: Vec::new(),
+            })
+            .collect();
+        let tx = conn.unchecked_transaction().expect("a transaction");
+        crate::store::write::write_calls(&tx, 0, &calls).expect("calls written");
+        tx.commit().expect("committed");
         let changed = (40..).find(|&i| matches!(log[i].body, EventBody::Believe(_)));
+        // A belief and a call changed before they settle; the log and the
+        // calls given again from their start, as stored; then on.
+        let steps = vec![
+            Step {
+                n: 100,
+                changed,
+                settled: 100,
+                calls: 10,
+                changed_call: Some(4),
+                calls_settled: 10,
+                ..Step::default()
+            },
+            Step {
+                n: 150,
+                settled: 150,
+                calls: 15,
+                calls_settled: 15,
+                ..Step::default()
+            },
+            Step {
+                keep: 150,
+                n: 250,
+                settled: 200,
+                calls_from: 15,
+                calls: 18,
+                calls_settled: 16,
+                ..Step::default()
+            },
+        ];
         let mut given = Given {
             header: store.header().clone(),
             log,
-            // A belief changed before it settles; the log given again from
-            // its start, as stored; then on.
-            batches: vec![
-                (0, 100, changed, 100),
-                (0, 150, None, 150),
-                (150, 250, None, 200),
-            ],
+            calls,
+            steps,
             at: 0,
         };
         let mut caught = CatchUp::new(conn).expect("caught up");
+        let found = |c: &CatchUp| {
+            (
+                c.written.len(),
+                c.pending.len(),
+                c.calls_kept,
+                c.calls.len(),
+            )
+        };
         caught.fed(conn, &mut given).expect("fed");
+        let first = changed.expect("a belief");
         assert_eq!(
-            Some(caught.written.len()),
-            changed,
-            "found up to the change"
+            found(&caught),
+            (first, 100 - first, 4, 6),
+            "up to the changes"
         );
         caught.fed(conn, &mut given).expect("fed");
-        assert_eq!((caught.written.len(), caught.pending.len()), (150, 0));
+        assert_eq!(found(&caught), (150, 0, 15, 0));
         caught.fed(conn, &mut given).expect("fed");
-        assert_eq!((caught.written.len(), caught.pending.len()), (200, 50));
+        assert_eq!(found(&caught), (200, 50, 16, 2));
     }
 }

@@ -809,3 +809,22 @@ fn a_span_reaching_a_retired_run_converts_every_line_again() {
     }
     assert!(whole >= 2, "every line converted again {whole} times");
 }
+
+/// Lines fed with what was parsed ahead of other lines (here, of their
+/// first alone) are parsed again: every line is read, none skipped.
+#[test]
+fn lines_fed_with_what_other_lines_parsed_to_are_parsed_again() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../datasets/sre-agent.otlp.jsonl"
+    );
+    let text = std::fs::read_to_string(path).expect("the bundled trace");
+    let first = format!("{}\n", text.lines().next().expect("a line"));
+    assert!(text.lines().count() > 1, "more lines than the first");
+    let mut growing = Growing::new("run.jsonl", &Options::default());
+    (growing.feed_parsed(text.as_bytes(), Growing::parse(first.as_bytes())))
+        .expect("the lines feed");
+    let fed = growing.draft().expect("a draft");
+    let whole = otlp::read("run.jsonl", &text, &Options::default()).expect("the whole read");
+    assert_eq!(made(&fed), made(&whole));
+}

@@ -773,17 +773,23 @@ pub(crate) fn truths(
 /// when the store has no `model_calls` table (made before it, or a store
 /// that only read them from its summary).
 pub(crate) fn model_call_rows(conn: &Connection) -> rusqlite::Result<Vec<(i64, String)>> {
-    let table: i64 = conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'model_calls'",
-        [],
-        |r| r.get(0),
-    )?;
-    if table == 0 {
+    if !has_model_calls(conn)? {
         return Ok(Vec::new());
     }
     conn.prepare("SELECT n, call FROM model_calls ORDER BY n")?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect()
+}
+
+/// Whether the store has a `model_calls` table (a store made before it
+/// existed has none).
+fn has_model_calls(conn: &Connection) -> rusqlite::Result<bool> {
+    let tables: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'model_calls'",
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(tables > 0)
 }
 
 /// Each stored model call's row after call `after`, in order, handed to
@@ -793,12 +799,7 @@ pub(crate) fn each_model_call_row_after(
     after: i64,
     mut each: impl FnMut(&str) -> bool,
 ) -> rusqlite::Result<()> {
-    let table: i64 = conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'model_calls'",
-        [],
-        |r| r.get(0),
-    )?;
-    if table == 0 {
+    if !has_model_calls(conn)? {
         return Ok(());
     }
     let mut stmt = conn.prepare("SELECT call FROM model_calls WHERE n > ?1 ORDER BY n")?;

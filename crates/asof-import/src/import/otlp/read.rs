@@ -261,8 +261,12 @@ fn json_lines(
             &mut first_error,
         )
     };
-    let parsed = parsed.unwrap_or_else(|| parse_lines(text, true));
-    debug_assert_eq!(parsed.len(), non_blank(text).count(), "parsed ahead");
+    // Lines parsed ahead are those of `text` (else they are parsed here:
+    // never a line skipped).
+    let parsed = match parsed {
+        Some(parsed) if parsed.len() == non_blank(text).count() => parsed,
+        _ => parse_lines(text, true),
+    };
     for (line, parsed) in non_blank(text).zip(parsed) {
         take(line, parsed)?;
     }
@@ -729,12 +733,12 @@ impl Reader {
         self.look_over_messages();
     }
 
-    /// Whether some of trace `t`'s spans have let their bodies go.
     /// How many spans trace `t` has.
     pub(super) fn spans_of(&self, t: usize) -> usize {
         self.traces[t].spans.len()
     }
 
+    /// Whether some of trace `t`'s spans have let their bodies go.
     pub(super) fn let_go(&self, t: usize) -> bool {
         self.traces[t].let_go > 0
     }

@@ -111,21 +111,15 @@ impl CatchUp {
         if n == 0 {
             return Ok(());
         }
-        let (pending, written) = (&self.pending[..n], &mut self.written);
-        let (first, known) = (&mut self.first, &mut self.known);
-        let mut same = 0;
-        read::each_event_after(conn, written.len() as i64, |e| {
-            if pending.get(same) != Some(&e) {
-                return false;
-            }
+        let (written, first, known) = (&mut self.written, &mut self.first, &mut self.known);
+        let after = written.len();
+        let same = as_stored(conn, after, &self.pending[..n], |e| {
             written.extend(std::slice::from_ref(&e));
             if let EventBody::Believe(a) = e.body
                 && known.insert(a.claim)
             {
                 first.push(written.len() - 1);
             }
-            same += 1;
-            same < n
         })?;
         self.pending.drain(..same);
         self.differs = same < n;
@@ -153,7 +147,7 @@ impl CatchUp {
             // comparing goes back to the first that differs.
             None => {
                 let again = (found - suffix.keep).min(events.len());
-                let same = same_events(conn, suffix.keep, &events[..again])?;
+                let same = as_stored(conn, suffix.keep, &events[..again], |_| {})?;
                 if same < found - suffix.keep {
                     self.back_to(conn, suffix.keep + same)?;
                 }
@@ -200,8 +194,13 @@ impl CatchUp {
 }
 
 /// How many of `events` (the conversion's log after its first `after`) are
-/// as stored, from the first on.
-fn same_events(conn: &Connection, after: usize, events: &[Event]) -> rusqlite::Result<usize> {
+/// as stored, from the first on; each of them, as stored, handed to `found`.
+fn as_stored(
+    conn: &Connection,
+    after: usize,
+    events: &[Event],
+    mut found: impl FnMut(Event),
+) -> rusqlite::Result<usize> {
     let mut same = 0;
     if events.is_empty() {
         return Ok(0);
@@ -210,6 +209,7 @@ fn same_events(conn: &Connection, after: usize, events: &[Event]) -> rusqlite::R
         if events.get(same) != Some(&e) {
             return false;
         }
+        found(e);
         same += 1;
         same < events.len()
     })?;

@@ -33,6 +33,11 @@
 //!
 //!     cargo bench --bench serve -- --prefill 1000000 --seconds 5 --rate 2000 --restart --run-spans 2000
 //!
+//! The generated spans are stamped at the measured pace (`--rate`, or
+//! 20,000 spans/s when flooding): the agents' clocks go as a fleet sending
+//! at that rate would stamp them, so that what the importer reads from span
+//! time (a run quiet for a minute is over) is what it would read live.
+//!
 //! Prints one JSON object; nothing is asserted.
 
 mod common;
@@ -47,15 +52,16 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Protobuf requests of `per` spans each, from a generated run.
-fn requests(spans: u64, per: usize, run_spans: u64) -> Vec<(Vec<u8>, usize)> {
+/// Protobuf requests of `per` spans each, from a generated run stamped as a
+/// fleet exporting `span_rate` spans a second stamps its spans.
+fn requests(spans: u64, per: usize, run_spans: u64, span_rate: u32) -> Vec<(Vec<u8>, usize)> {
     let config = asof::synth::GenConfig {
         events: spans,
         topics: 50,
         agents: 4,
         seed: 3,
     };
-    asof::synth::otlp_runs(config, per, run_spans)
+    asof::synth::otlp_runs(config, per, run_spans, Some(span_rate))
         .iter()
         .map(|line| {
             let proto: ExportTraceServiceRequest = serde_json::from_str(line).expect("OTLP/JSON");
@@ -150,7 +156,16 @@ fn main() {
     let restart = std::env::args().any(|a| a == "--restart");
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("serve.db");
-    let all = Arc::new(requests(prefill + 30_000 * seconds, per, run_spans));
+    // The agents' clocks keep the measured pace (20,000 spans/s, the
+    // target's, when flooding): the span time between two requests is what
+    // it would be at a fleet sending at that rate.
+    let span_rate = if rate > 0 { rate as u32 } else { 20_000 };
+    let all = Arc::new(requests(
+        prefill + 30_000 * seconds,
+        per,
+        run_spans,
+        span_rate,
+    ));
     // The requests that make up the prefill.
     let prefill_requests = {
         let mut spans = 0u64;
@@ -251,6 +266,7 @@ fn main() {
         serde_json::to_string_pretty(&json!({
             "prefill_spans": prefill,
             "rate_spans_per_s": if rate > 0 { json!(rate) } else { json!("as fast as taken") },
+            "span_time_spans_per_s": span_rate,
             "prefill_caught_up_s": catch_up.as_secs_f64(),
             "seconds": elapsed.as_secs_f64(),
             "spans_per_request": per,

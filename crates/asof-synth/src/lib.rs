@@ -369,7 +369,13 @@ pub fn otlp(config: GenConfig, out: &mut impl Write) -> std::io::Result<()> {
 /// capture records a real agent loop: the trace grows with the square of
 /// its steps. Requests then hold 32 spans each (a batch exporter's flush).
 pub fn otlp_with(config: GenConfig, history: bool, out: &mut impl Write) -> std::io::Result<()> {
-    otlp_batched(config, history, if history { 32 } else { 512 }, 0, out)
+    otlp_batched(
+        config,
+        history,
+        if history { 32 } else { 512 },
+        (0, None),
+        out,
+    )
 }
 
 /// [`otlp`] of a fleet at work: each agent runs one run after another, each
@@ -377,24 +383,34 @@ pub fn otlp_with(config: GenConfig, history: bool, out: &mut impl Write) -> std:
 /// a step) closed by its `invoke_agent` span, exported last as the SDKs do;
 /// `run_spans` 0 is [`otlp`]: one run per agent for the whole log.
 pub fn otlp_fleet(config: GenConfig, run_spans: u64, out: &mut impl Write) -> std::io::Result<()> {
-    otlp_batched(config, false, 512, run_spans.div_ceil(2), out)
+    otlp_batched(config, false, 512, (run_spans.div_ceil(2), None), out)
 }
 
 /// [`otlp`] cut into requests of `spans_per_request` spans, one OTLP/JSON
 /// request each, as an SDK's batch exporter sends a run to `asof serve`.
 pub fn otlp_requests(config: GenConfig, spans_per_request: usize) -> Vec<String> {
-    otlp_runs(config, spans_per_request, 0)
+    otlp_runs(config, spans_per_request, 0, None)
 }
 
-/// [`otlp_fleet`] cut into requests of `spans_per_request` spans.
-pub fn otlp_runs(config: GenConfig, spans_per_request: usize, run_spans: u64) -> Vec<String> {
+/// [`otlp_fleet`] cut into requests of `spans_per_request` spans. With
+/// `span_rate`, the spans are stamped as a fleet exporting that many spans
+/// a second stamps them: the agents' steps shortened so that the fleet's
+/// span time passes one second for every `span_rate` spans (a benchmark
+/// that sends them at that rate sees the agents' clocks keep pace with its
+/// own); without, each step takes the seconds a model call and a tool take.
+pub fn otlp_runs(
+    config: GenConfig,
+    spans_per_request: usize,
+    run_spans: u64,
+    span_rate: Option<u32>,
+) -> Vec<String> {
     let mut bytes = Vec::new();
     // Writing to memory cannot fail.
     let _ = otlp_batched(
         config,
         false,
         spans_per_request.max(1),
-        run_spans.div_ceil(2),
+        (run_spans.div_ceil(2), span_rate),
         &mut bytes,
     );
     String::from_utf8_lossy(&bytes)
@@ -403,13 +419,26 @@ pub fn otlp_runs(config: GenConfig, spans_per_request: usize, run_spans: u64) ->
         .collect()
 }
 
+/// A step's mean length in µs, unpaced (a model call of 1–5 s, a tool of
+/// 0.2–2.2 s, and the gaps between them): two spans.
+const MEAN_STEP: f64 = 4_350_000.0;
+
+/// Writes the generated run: `runs` is (steps a run takes, 0 for one run per
+/// agent; the fleet's spans a second of span time, `None` for unpaced).
 fn otlp_batched(
     config: GenConfig,
     history: bool,
     per_request: usize,
-    run_steps: u64,
+    runs: (u64, Option<u32>),
     out: &mut impl Write,
 ) -> std::io::Result<()> {
+    let (run_steps, span_rate) = runs;
+    // A length of the unpaced run, paced (never below a microsecond, so
+    // that spans keep their order).
+    let scale = span_rate.map_or(1.0, |rate| {
+        2_000_000.0 / (MEAN_STEP * f64::from(rate.max(1)))
+    });
+    let paced = |micros: i64| ((micros as f64 * scale).round() as i64).max(1);
     let agents = config.agents.max(1) as u64;
     let topics = config.topics.max(1) as u64;
     let mut rng = Rng(config.seed ^ 0x6f74_6c70);
@@ -445,7 +474,7 @@ fn otlp_batched(
     let agent_span = |trace: &str, root: &str, a: u64, from: i64, to: i64| {
         json!({
             "traceId": trace, "spanId": root, "name": format!("invoke_agent agent-{a}"), "kind": 1,
-            "startTimeUnixNano": nanos(from - 1_000_000), "endTimeUnixNano": nanos(to),
+            "startTimeUnixNano": nanos(from - paced(1_000_000)), "endTimeUnixNano": nanos(to),
             "attributes": [string("gen_ai.operation.name", "invoke_agent"), string("gen_ai.agent.name", &format!("agent-{a}"))],
             "status": {},
         })
@@ -462,7 +491,7 @@ fn otlp_batched(
         let a = rng.below(agents);
         let trace = trace_id(a, runs[a as usize].0);
         let start = now;
-        let end = start + 1_000_000 + rng.below(4_000_000) as i64;
+        let end = start + paced(1_000_000 + rng.below(4_000_000) as i64);
         let call_id = format!("call_{step}");
         let belief = step.is_multiple_of(10);
         let topic = rng.below(topics);
@@ -513,8 +542,8 @@ fn otlp_batched(
             ],
             "status": {},
         }));
-        let tool_start = end + 100_000;
-        let tool_end = tool_start + 200_000 + rng.below(2_000_000) as i64;
+        let tool_start = end + paced(100_000);
+        let tool_end = tool_start + paced(200_000 + rng.below(2_000_000) as i64);
         let result = if belief {
             "recorded".to_owned()
         } else {
@@ -535,7 +564,7 @@ fn otlp_batched(
         }));
         last_result[a as usize] = (!belief).then_some((call_id, result));
         written += 2;
-        now = tool_end + 50_000;
+        now = tool_end + paced(50_000);
         let run = &mut runs[a as usize];
         run.1 += 1;
         if run.1 == run_steps && written + agents + 3 <= total {
@@ -546,7 +575,7 @@ fn otlp_batched(
             roots[a as usize] = next_span();
             last_result[a as usize] = None;
             said[a as usize].clear();
-            now += 50_000;
+            now += paced(50_000);
         }
         if batch.len() >= per_request {
             flush(&mut batch, out)?;
@@ -618,5 +647,63 @@ mod tests {
             .filter(|e| matches!(&e.body, EventBody::Verify(v) if v.state.as_str() == "rejected"))
             .count();
         assert!(verifications > 0);
+    }
+
+    /// The spans' start and end times (µs) of generated OTLP requests.
+    fn span_times(requests: &[String]) -> Vec<(i64, i64)> {
+        let nanos = |v: &serde_json::Value| {
+            v.as_str()
+                .and_then(|s| s.parse::<i64>().ok())
+                .expect("nanos")
+                / 1000
+        };
+        requests
+            .iter()
+            .flat_map(|line| {
+                let request: serde_json::Value = serde_json::from_str(line).expect("JSON");
+                let spans = request["resourceSpans"][0]["scopeSpans"][0]["spans"].clone();
+                spans.as_array().cloned().unwrap_or_default()
+            })
+            .map(|span| {
+                (
+                    nanos(&span["startTimeUnixNano"]),
+                    nanos(&span["endTimeUnixNano"]),
+                )
+            })
+            .collect()
+    }
+
+    /// A paced fleet's span time passes a second for every `span_rate`
+    /// spans, its spans in the order they end as unpaced; unpaced, a step
+    /// takes seconds.
+    #[test]
+    fn a_paced_fleet_s_span_time_keeps_its_rate() {
+        let config = GenConfig {
+            events: 20_000,
+            topics: 5,
+            agents: 4,
+            seed: 3,
+        };
+        let span_of = |times: &[(i64, i64)]| {
+            let first = times.iter().map(|t| t.0).min().expect("spans");
+            let last = times.iter().map(|t| t.1).max().expect("spans");
+            (last - first) as f64 / 1e6
+        };
+        let paced = span_times(&otlp_runs(config, 200, 2000, Some(2000)));
+        let seconds = span_of(&paced);
+        assert!(
+            (8.0..12.0).contains(&seconds),
+            "{seconds} s for 20,000 spans at 2,000/s"
+        );
+        assert!(paced.iter().all(|(start, end)| start <= end));
+        let steps: Vec<i64> = paced
+            .iter()
+            .filter(|t| t.1 - t.0 < 5_000)
+            .map(|t| t.1)
+            .collect();
+        assert!(steps.windows(2).all(|w| w[0] <= w[1]), "steps end in order");
+        let unpaced = span_times(&otlp_runs(config, 200, 2000, None));
+        assert_eq!(unpaced.len(), paced.len(), "the same spans");
+        assert!(span_of(&unpaced) > 40_000.0, "{} s", span_of(&unpaced));
     }
 }

@@ -576,6 +576,52 @@ fn a_trace_follow_writes_again_only_what_new_spans_changed() {
     assert!(!said.contains("the store written again whole"), "{said}");
 }
 
+/// A follow far behind its file (a receiver flooded, a file written faster
+/// than it is converted) takes what was written in batches of at most a
+/// run of bytes (4 KiB in a debug build: a request of these each), the
+/// next read at once — never everything written in one batch held whole —
+/// and the store is the import of the whole file at the end.
+#[test]
+fn a_follow_far_behind_takes_what_was_written_in_batches_of_bounded_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("live.db");
+    let config = asof::synth::GenConfig {
+        events: 600,
+        topics: 4,
+        agents: 3,
+        seed: 5,
+    };
+    let requests = asof::synth::otlp_runs(config, 30, 100, None);
+    assert!(requests.len() >= 20, "{}", requests.len());
+    assert!(
+        requests.iter().all(|r| r.len() > 4096),
+        "each request over 4 KiB"
+    );
+    let (mut child, mut out) = following_empty(dir.path());
+    let mut all = Vec::new();
+    for request in &requests {
+        all.extend_from_slice(request.as_bytes());
+        all.push(b'\n');
+    }
+    // The first line makes the store; then everything else at once.
+    let first = requests[0].len() + 1;
+    out.write_all(&all[..first]).unwrap();
+    out.flush().unwrap();
+    wait_for(&db, first as u64, &mut child);
+    out.write_all(&all[first..]).unwrap();
+    out.flush().unwrap();
+    wait_for(&db, all.len() as u64, &mut child);
+    assert_equals_import(&db, &all, &[], 0);
+    let said = stop_and_read(child);
+    // A batch a line: each line's status said on its own.
+    for line in 2..=requests.len() {
+        assert!(
+            said.contains(&format!("(line {line}, ")),
+            "no batch ended at line {line}:\n{said}"
+        );
+    }
+}
+
 /// A fleet's runs, one after another per agent: the follow lets the runs
 /// that are over go as it goes (a debug build freezes a trace once a line
 /// passes without it). A request held back behind six others brings spans
@@ -593,7 +639,7 @@ fn a_follow_of_a_fleet_reads_every_line_back_when_a_run_let_go_is_reached() {
         agents: 3,
         seed: 5,
     };
-    let mut requests = asof::synth::otlp_runs(config, 20, 60);
+    let mut requests = asof::synth::otlp_runs(config, 20, 60, None);
     assert!(requests.len() >= 30, "{}", requests.len());
     let held = requests.remove(10);
     requests.insert(16, held);

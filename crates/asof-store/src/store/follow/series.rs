@@ -188,18 +188,35 @@ impl Series {
     /// complete line, once the series is checked to be the one followed: no
     /// shorter, and still holding `tail` just before `offset`. Returns those
     /// bytes (none when no line was completed) and the length of the
-    /// incomplete line after them.
-    pub(super) fn read_on(&mut self, offset: u64, tail: &[u8]) -> Result<(Vec<u8>, usize), Stop> {
+    /// incomplete line after them. With `most`, the complete lines within
+    /// the first `most` bytes (at least one line, however long): a follow
+    /// far behind takes what was written in batches of a bounded size; the
+    /// incomplete length is then of what was read of the next line.
+    pub(super) fn read_on(
+        &mut self,
+        offset: u64,
+        tail: &[u8],
+        most: Option<u64>,
+    ) -> Result<(Vec<u8>, usize), Stop> {
         let from = offset - tail.len() as u64;
         let mut bytes = Vec::new();
-        let end = self.read(from, None, |b| {
+        let upto = most.map(|most| offset + most);
+        let end = self.read(from, upto, |b| {
             bytes.extend_from_slice(b);
             Ok(())
         })?;
         if end < offset {
             return Err(truncated(&self.name, end, offset));
         }
-        complete_after(&self.name, bytes, tail, offset)
+        let (complete, pending) = complete_after(&self.name, bytes, tail, offset)?;
+        match (complete.is_empty(), most) {
+            // The next line is longer than `most` and may be complete: read
+            // again twice as far.
+            (true, Some(most)) if upto == Some(end) => {
+                self.read_on(offset, tail, Some(most.saturating_mul(2)))
+            }
+            _ => Ok((complete, pending)),
+        }
     }
 }
 
@@ -288,11 +305,23 @@ mod tests {
         std::fs::write(segments::nth(&first, 2), "three\nfo").unwrap();
         assert_eq!(series.complete_len().unwrap(), Some(14));
         assert_eq!(all(&mut series, 4), (b"two\nthree\nfo".to_vec(), 16));
-        let (new, pending) = series.read_on(8, b"two\n").unwrap();
+        let (new, pending) = series.read_on(8, b"two\n", None).unwrap();
         assert_eq!((new, pending), (b"three\n".to_vec(), 2));
         // The tail before an offset may lie across a segment's end.
-        let (new, pending) = series.read_on(14, b"o\nthree\n").unwrap();
+        let (new, pending) = series.read_on(14, b"o\nthree\n", None).unwrap();
         assert_eq!((new, pending), (Vec::new(), 2));
+        // At most so many bytes: the complete lines within them, or the one
+        // line that is longer, whole.
+        let (new, pending) = series.read_on(4, b"one\n", Some(6)).unwrap();
+        assert_eq!((new, pending), (b"two\n".to_vec(), 2));
+        let (new, pending) = series.read_on(4, b"one\n", Some(4)).unwrap();
+        assert_eq!((new, pending), (b"two\n".to_vec(), 0));
+        let (new, pending) = series.read_on(4, b"", Some(3)).unwrap();
+        assert_eq!((new, pending), (b"two\n".to_vec(), 2));
+        let (new, pending) = series.read_on(8, b"", Some(1)).unwrap();
+        assert_eq!((new, pending), (b"three\n".to_vec(), 2));
+        let (new, pending) = series.read_on(4, b"", Some(100)).unwrap();
+        assert_eq!((new, pending), (b"two\nthree\n".to_vec(), 2));
         assert_eq!(unread(&first, 8).unwrap(), (8, 1));
         assert_eq!(unread(&first, 0).unwrap(), (16, 3));
         // Bounded reads stop where asked, across segments.
@@ -326,7 +355,7 @@ mod tests {
             .unwrap()
             .write_all(b"late\n")
             .unwrap();
-        let err = series.read_on(14, b"").unwrap_err().to_string();
+        let err = series.read_on(14, b"", None).unwrap_err().to_string();
         assert!(err.contains("changed length from 8 to 13 bytes"), "{err}");
     }
 
@@ -342,7 +371,7 @@ mod tests {
         let other = dir.path().join("other");
         std::fs::write(&other, "owt\n").unwrap();
         std::fs::rename(&other, &second).unwrap();
-        let err = series.read_on(4, b"").unwrap_err().to_string();
+        let err = series.read_on(4, b"", None).unwrap_err().to_string();
         assert!(
             err.contains("was replaced") || err.contains("replaced"),
             "{err}"

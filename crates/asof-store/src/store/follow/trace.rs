@@ -675,7 +675,12 @@ impl<'a> Rewriter<'a> {
     /// feeds and converts them and brings the store to the result.
     fn poll(&mut self, growth: &mut impl Growth) -> Result<Batch, Stop> {
         let offset = self.position.offset;
-        let (complete, pending) = self.series.read_on(offset, &self.position.tail)?;
+        // A follow far behind (a receiver flooded, a file written faster
+        // than it is converted) takes what was written a run at a time: a
+        // batch holds at most about CHUNK bytes of lines, and the next is
+        // read at once.
+        let most = Some(CHUNK as u64);
+        let (complete, pending) = self.series.read_on(offset, &self.position.tail, most)?;
         within(self.name, &complete, self.position.line, pending, self.max)?;
         if complete.is_empty() {
             (self.rewritten, self.whole, self.header) = (0, false, false);

@@ -14,7 +14,9 @@ use rusqlite::Transaction;
 
 /// How many replays are kept at most; past that the older half is thinned,
 /// so they thin out towards the start (late lines are mostly a little late).
-const KEPT: usize = 32;
+/// Each is a copy of the replay's state (its held versions: about 2.5 MB at
+/// a million events of a fleet's trace), so they are few.
+const KEPT: usize = 16;
 
 /// Replays kept from before recorded instants: `(bound, the replay of every
 /// event recorded before bound)`, in bound order.

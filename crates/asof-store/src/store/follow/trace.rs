@@ -309,7 +309,11 @@ fn feed_start<G: Growth>(
                     within(name, &[], line, pending.len(), max)?;
                     break;
                 };
-                let rest = pending.split_off(end + 1);
+                // The rest goes on in a buffer of a run's size, not grown
+                // (and copied) again from a few bytes on each run.
+                let mut rest = Vec::with_capacity(CHUNK + (1 << 20));
+                rest.extend_from_slice(&pending[end + 1..]);
+                pending.truncate(end + 1);
                 let lines = std::mem::replace(&mut pending, rest);
                 let now = std::mem::replace(&mut handed, Handed::At(Position::new()));
                 handed = take(lines, now, &mut line, growth)?;

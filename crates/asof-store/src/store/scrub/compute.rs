@@ -17,6 +17,9 @@ pub(crate) fn compute_with(
     Ok(Growing::compute_with(conn, header, stride)?.index)
 }
 
+/// How many evidence items of its last growth a [`Growing`] index keeps by id.
+const RECENT: usize = 1 << 16;
+
 /// The index with what it takes to bring it up to date as a follow appends
 /// to the log (design.md §6), in time proportional to what was appended, not to
 /// the store: [`Growing::grow`] reads only the events after the last seq it
@@ -28,11 +31,14 @@ pub(crate) struct Growing {
     pub(crate) index: ScrubIndex,
     /// Stored claim code → its position in `index.claims`.
     pub(crate) claim_code: HashMap<i64, u32, ShortKeys>,
-    /// Evidence id → its seq.
-    pub(crate) evidence_seq: HashMap<String, i64, ShortKeys>,
     /// Evidence seq → its position in `index.evidence` (each citation adds
     /// to its `cited`, [`cite`]).
     pub(crate) evidence_at: HashMap<i64, usize, ShortKeys>,
+    /// The evidence items the last growth added, by id (at most [`RECENT`]):
+    /// what the next batch's citations mostly name. Older ones are looked
+    /// up in the store: no map of every item's id is kept, which grew with
+    /// the log (design.md §7, "What is not bounded yet").
+    pub(crate) recent_seq: HashMap<String, i64, ShortKeys>,
     /// The last event seq seen (events are appended in seq order).
     pub(crate) last_seq: i64,
     /// How many versions are still held.
@@ -112,8 +118,8 @@ impl Growing {
         let mut growing = Growing {
             index,
             claim_code: HashMap::default(),
-            evidence_seq: HashMap::default(),
             evidence_at: HashMap::default(),
+            recent_seq: HashMap::default(),
             last_seq: i64::MIN,
             held: 0,
             written: None,
@@ -155,12 +161,6 @@ impl Growing {
         else {
             return Self::computed_over_stored(conn, header);
         };
-        let mut evidence_seq = HashMap::default();
-        let mut stmt = conn.prepare("SELECT id, seq FROM events WHERE kind = 'evidence'")?;
-        let mut q = stmt.query([])?;
-        while let Some(r) = q.next()? {
-            evidence_seq.insert(r.get(0)?, r.get(1)?);
-        }
         let last_seq: Option<i64> =
             conn.query_row("SELECT max(seq) FROM events", [], |r| r.get(0))?;
         let held = (index.versions.iter())
@@ -173,8 +173,8 @@ impl Growing {
                 .collect(),
             index,
             claim_code,
-            evidence_seq,
             evidence_at,
+            recent_seq: HashMap::default(),
             last_seq: last_seq.unwrap_or(i64::MIN),
             held,
             grown: None,
@@ -384,16 +384,9 @@ impl Growing {
             evidence_positions(&self.index),
             "the evidence positions kept up are those of the marks"
         );
-        self.evidence_seq.retain(|_, &mut seq| !written(seq));
-        let mut stmt =
-            conn.prepare_cached("SELECT id, seq FROM events WHERE kind = 'evidence' AND seq > ?1")?;
-        let mut q = stmt.query([after])?;
-        while let Some(r) = q.next()? {
-            let seq = r.get(1)?;
-            if written(seq) {
-                self.evidence_seq.insert(r.get(0)?, seq);
-            }
-        }
+        // Items written again may have other seqs now: every item is looked
+        // up in the store until the next growth.
+        self.recent_seq.clear();
         self.last_seq = last;
         Ok(Ok(()))
     }
@@ -653,19 +646,24 @@ impl Growing {
         // The new events' seqs and id widths, in seq order.
         let mut id_widths: Vec<(i64, u16)> = Vec::new();
         let mut marks = Vec::new();
-        // The new evidence items' widths.
+        // The new evidence items' widths, and their seqs by id.
         let mut fresh: HashMap<i64, EvidenceWidths, ShortKeys> = HashMap::default();
+        let mut fresh_seq: HashMap<String, i64, ShortKeys> = HashMap::default();
         let mut q = stmt.query([after])?;
         while let Some(r) = q.next()? {
             let seq: i64 = r.get(0)?;
             let read = reader.read(r, effects.get(&seq).copied())?;
             id_widths.push((seq, read.id_width));
             if let Some((id, own)) = read.evidence {
-                self.evidence_seq.insert(id, seq);
+                fresh_seq.insert(id, seq);
                 fresh.insert(seq, own);
             }
             marks.push(read.mark);
         }
+        // An item cited from before the batch and the one before it is looked
+        // up in the store (by its unique id).
+        let mut stored_seq =
+            conn.prepare_cached("SELECT seq FROM events WHERE id = ?1 AND kind = 'evidence'")?;
         if let Some(&(last, _)) = id_widths.last() {
             self.last_seq = last;
         }
@@ -676,8 +674,13 @@ impl Growing {
             let Ok(citing) = id_widths.binary_search_by_key(&seq, |&(s, _)| s) else {
                 continue;
             };
-            let Some(&cited) = self.evidence_seq.get(r.get_ref(1)?.as_str()?) else {
-                continue;
+            let id = r.get_ref(1)?.as_str()?;
+            let cited = match fresh_seq.get(id).or_else(|| self.recent_seq.get(id)) {
+                Some(&seq) => seq,
+                None => match stored_seq.query_row([id], |r| r.get(0)).optional()? {
+                    Some(seq) => seq,
+                    None => continue,
+                },
             };
             let known = self.evidence_at.get(&cited);
             let w = match known.and_then(|&at| self.index.evidence.get_mut(at)) {
@@ -688,6 +691,14 @@ impl Growing {
                 },
             };
             w.cited = cite(w.cited, id_widths[citing].1);
+        }
+        drop(stored_seq);
+        // A growth of a batch's size keeps its items for the next; one from
+        // nothing (a whole log) keeps none.
+        if fresh_seq.len() <= RECENT {
+            self.recent_seq = fresh_seq;
+        } else {
+            self.recent_seq.clear();
         }
         // New marks into their place by (recorded_at, seq): at the end, for
         // a log written in recorded order; so are the new evidence items'

@@ -484,7 +484,6 @@ mod tests {
         let mut stored = Growing::stored(conn, header).expect("reads");
         assert_eq!(stored.index, computed.index);
         assert_eq!(stored.claim_code, computed.claim_code);
-        assert_eq!(stored.evidence_seq, computed.evidence_seq);
         assert_eq!(stored.evidence_at, computed.evidence_at);
         assert_eq!(
             (stored.last_seq, stored.held),

@@ -5,18 +5,32 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// A tmux session on a server of its own (its socket named after it):
+/// tests running at once never share a server, which exits with its last
+/// session — one test's session ending while another's starts made the
+/// start fail now and then.
 struct Session(String);
 
 impl Drop for Session {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.0])
+            .args(["-L", &self.0, "kill-server"])
             .output();
     }
 }
 
+/// `tmux ARGS` on the server of the session `-t` names.
 fn tmux(args: &[&str]) -> String {
-    let out = Command::new("tmux").args(args).output().expect("tmux runs");
+    let target = args
+        .iter()
+        .position(|&a| a == "-t")
+        .and_then(|i| args.get(i + 1))
+        .expect("a tmux command names its session");
+    let out = Command::new("tmux")
+        .args(["-L", target])
+        .args(args)
+        .output()
+        .expect("tmux runs");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -32,6 +46,8 @@ fn start(label: &str, command: &str) -> (Session, String) {
     let name = format!("asof-{label}-{}", std::process::id());
     let status = Command::new("tmux")
         .args([
+            "-L",
+            &name,
             "new-session",
             "-d",
             "-s",

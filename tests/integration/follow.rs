@@ -538,19 +538,26 @@ fn while_an_agent_exports_a_trace_the_store_is_an_import_of_the_lines_so_far() {
 /// exported last): the follow writes again only the events from the first
 /// that changed, or the whole store when the agents or topics changed — and
 /// at every batch the store is the import of the lines so far.
+/// A generated run of three agents over four topics, `events` spans in
+/// requests of 30 (each agent's runs of about `run_spans` spans; 0: one run
+/// each), as a batch exporter sends them.
+fn generated_requests(events: u64, seed: u64, run_spans: u64) -> Vec<String> {
+    let config = asof::synth::GenConfig {
+        events,
+        topics: 4,
+        agents: 3,
+        seed,
+    };
+    asof::synth::otlp_runs(config, 30, run_spans, None)
+}
+
 #[test]
 fn a_trace_follow_writes_again_only_what_new_spans_changed() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("live.db");
     // Three agents, a trace each, their spans interleaved in time and each
     // agent's root span last; requests of 30 spans, as a batch exporter sends.
-    let config = asof::synth::GenConfig {
-        events: 1200,
-        topics: 4,
-        agents: 3,
-        seed: 11,
-    };
-    let requests = asof::synth::otlp_requests(config, 30);
+    let requests = generated_requests(1200, 11, 0);
     assert!(requests.len() >= 30, "{}", requests.len());
     let (mut child, mut out) = following_empty(dir.path());
     let mut all = Vec::new();
@@ -585,13 +592,7 @@ fn a_trace_follow_writes_again_only_what_new_spans_changed() {
 fn a_follow_far_behind_takes_what_was_written_in_batches_of_bounded_size() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("live.db");
-    let config = asof::synth::GenConfig {
-        events: 600,
-        topics: 4,
-        agents: 3,
-        seed: 5,
-    };
-    let requests = asof::synth::otlp_runs(config, 30, 100, None);
+    let requests = generated_requests(600, 5, 100);
     assert!(requests.len() >= 20, "{}", requests.len());
     assert!(
         requests.iter().all(|r| r.len() > 4096),

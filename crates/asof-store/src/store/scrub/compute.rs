@@ -17,9 +17,6 @@ pub(crate) fn compute_with(
     Ok(Growing::compute_with(conn, header, stride)?.index)
 }
 
-/// How many evidence items of its last growth a [`Growing`] index keeps by id.
-const RECENT: usize = 1 << 16;
-
 /// The index with what it takes to bring it up to date as a follow appends
 /// to the log (design.md §6), in time proportional to what was appended, not to
 /// the store: [`Growing::grow`] reads only the events after the last seq it
@@ -34,11 +31,6 @@ pub(crate) struct Growing {
     /// Evidence seq → its position in `index.evidence` (each citation adds
     /// to its `cited`, [`cite`]).
     pub(crate) evidence_at: HashMap<i64, usize, ShortKeys>,
-    /// The evidence items the last growth added, by id (at most [`RECENT`]):
-    /// what the next batch's citations mostly name. Older ones are looked
-    /// up in the store: no map of every item's id is kept, which grew with
-    /// the log (design.md §7, "What is not bounded yet").
-    pub(crate) recent_seq: HashMap<String, i64, ShortKeys>,
     /// The last event seq seen (events are appended in seq order).
     pub(crate) last_seq: i64,
     /// How many versions are still held.
@@ -119,7 +111,6 @@ impl Growing {
             index,
             claim_code: HashMap::default(),
             evidence_at: HashMap::default(),
-            recent_seq: HashMap::default(),
             last_seq: i64::MIN,
             held: 0,
             written: None,
@@ -174,7 +165,6 @@ impl Growing {
             index,
             claim_code,
             evidence_at,
-            recent_seq: HashMap::default(),
             last_seq: last_seq.unwrap_or(i64::MIN),
             held,
             grown: None,
@@ -384,9 +374,6 @@ impl Growing {
             evidence_positions(&self.index),
             "the evidence positions kept up are those of the marks"
         );
-        // Items written again may have other seqs now: every item is looked
-        // up in the store until the next growth.
-        self.recent_seq.clear();
         self.last_seq = last;
         Ok(Ok(()))
     }
@@ -660,8 +647,9 @@ impl Growing {
             }
             marks.push(read.mark);
         }
-        // An item cited from before the batch and the one before it is looked
-        // up in the store (by its unique id).
+        // An item cited from before the batch is looked up in the store by
+        // its unique id: no map of every item's id is kept, which grew with
+        // the log (design.md §7, "What is not bounded yet").
         let mut stored_seq =
             conn.prepare_cached("SELECT seq FROM events WHERE id = ?1 AND kind = 'evidence'")?;
         if let Some(&(last, _)) = id_widths.last() {
@@ -675,7 +663,7 @@ impl Growing {
                 continue;
             };
             let id = r.get_ref(1)?.as_str()?;
-            let cited = match fresh_seq.get(id).or_else(|| self.recent_seq.get(id)) {
+            let cited = match fresh_seq.get(id) {
                 Some(&seq) => seq,
                 None => match stored_seq.query_row([id], |r| r.get(0)).optional()? {
                     Some(seq) => seq,
@@ -691,14 +679,6 @@ impl Growing {
                 },
             };
             w.cited = cite(w.cited, id_widths[citing].1);
-        }
-        drop(stored_seq);
-        // A growth of a batch's size keeps its items for the next; one from
-        // nothing (a whole log) keeps none.
-        if fresh_seq.len() <= RECENT {
-            self.recent_seq = fresh_seq;
-        } else {
-            self.recent_seq.clear();
         }
         // New marks into their place by (recorded_at, seq): at the end, for
         // a log written in recorded order; so are the new evidence items'

@@ -133,45 +133,33 @@ impl CatchUp {
         for (j, e) in events.iter_mut().enumerate() {
             e.seq = (suffix.keep + j + 1) as u64;
         }
-        let found = self.written.len();
         // A first pending entry found to differ, given again, is compared
         // again: what the import said settled it may change after all, once
         // a span falls into a run it let go (it converts every line again).
-        self.differs &= suffix.keep > found;
-        match suffix.keep.checked_sub(found) {
-            Some(after) => {
-                self.pending.truncate(after);
-                self.pending.extend(events);
-            }
-            // Entries already found given again: found again, or the
-            // comparing goes back to the first that differs.
-            None => {
-                let again = (found - suffix.keep).min(events.len());
-                let same = as_stored(conn, suffix.keep, &events[..again], |_| {})?;
-                if same < found - suffix.keep {
-                    self.back_to(conn, suffix.keep + same)?;
-                }
-                events.drain(..same);
-                self.pending = events;
-            }
+        let (keep, found) = (suffix.keep, self.written.len());
+        let again = take_given(
+            found,
+            keep,
+            events,
+            &mut self.pending,
+            &mut self.differs,
+            |e| as_stored(conn, keep, e, |_| {}),
+        )?;
+        if let Some(same) = again {
+            self.back_to(conn, same)?;
         }
-        let mut calls = std::mem::take(&mut suffix.calls);
-        self.calls_differ &= suffix.calls_from > self.calls_kept;
-        match suffix.calls_from.checked_sub(self.calls_kept) {
-            Some(after) => {
-                self.calls.truncate(after);
-                self.calls.extend(calls);
-            }
-            None => {
-                let given = self.calls_kept - suffix.calls_from;
-                let same = same_calls(conn, suffix.calls_from, &calls[..given.min(calls.len())])?;
-                if same < given {
-                    self.calls_kept = suffix.calls_from + same;
-                    self.calls_differ = true;
-                }
-                calls.drain(..same);
-                self.calls = calls;
-            }
+        let calls = std::mem::take(&mut suffix.calls);
+        let (from, kept) = (suffix.calls_from, self.calls_kept);
+        let again = take_given(
+            kept,
+            from,
+            calls,
+            &mut self.calls,
+            &mut self.calls_differ,
+            |c| same_calls(conn, from, c),
+        )?;
+        if let Some(same) = again {
+            (self.calls_kept, self.calls_differ) = (same, true);
         }
         self.last = Some(suffix);
         Ok(())
@@ -190,6 +178,39 @@ impl CatchUp {
         self.known = claims.into_iter().collect();
         self.differs = true;
         Ok(())
+    }
+}
+
+/// Takes `given` (a batch's items from place `from` on) after the first
+/// `found` items found as stored, into `pending` (the items after those):
+/// given from after them, they replace the pending ones from there; given
+/// from before, those found again are compared once more (`as_stored` of
+/// the items given again: how many are as stored) and the rest is pending.
+/// Returns the place of the first found item now found to differ, if one
+/// is (the items found are only those before it). A first pending item
+/// found to differ (`differs`) is compared again once it is given again.
+fn take_given<T>(
+    found: usize,
+    from: usize,
+    mut given: Vec<T>,
+    pending: &mut Vec<T>,
+    differs: &mut bool,
+    as_stored: impl FnOnce(&[T]) -> rusqlite::Result<usize>,
+) -> rusqlite::Result<Option<usize>> {
+    *differs &= from > found;
+    match from.checked_sub(found) {
+        Some(after) => {
+            pending.truncate(after);
+            pending.extend(given);
+            Ok(None)
+        }
+        None => {
+            let again = found - from;
+            let same = as_stored(&given[..again.min(given.len())])?;
+            given.drain(..same);
+            *pending = given;
+            Ok((same < again).then_some(from + same))
+        }
     }
 }
 

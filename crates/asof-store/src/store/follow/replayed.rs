@@ -216,7 +216,8 @@ impl Replayed {
 
     /// Takes `header` in place of the one replayed: what is derived is
     /// derived afresh by the next [`Replayed::apply`] (which must replay the
-    /// whole log: its `Change` is `whole`).
+    /// whole log: its `Change` is `whole`; trace.rs `rewrite_suffix` does
+    /// both).
     pub(super) fn header_changed(&mut self, header: Header) {
         self.header = header;
         self.scrub = None;

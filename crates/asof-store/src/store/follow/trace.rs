@@ -614,10 +614,6 @@ impl<'a> Rewriter<'a> {
         let mut meta = suffix.meta;
         meta.extend(position.meta());
         let tx = self.conn.transaction()?;
-        if header {
-            write::write_header(&tx, &suffix.header)?;
-            replayed.header_changed(suffix.header.clone());
-        }
         let after = suffix.keep as u64;
         // The claims after those kept are coded as stored when the suffix
         // makes them first in the stored order.
@@ -652,7 +648,8 @@ impl<'a> Rewriter<'a> {
             },
         };
         let rewritten = change.removed.count;
-        let derived = rewrite_suffix(&tx, change, header, &mut replayed)?;
+        let new_header = header.then_some(&suffix.header);
+        let derived = rewrite_suffix(&tx, change, new_header, &mut replayed)?;
         if !replayed.replay.unmatched().is_empty() {
             // Rolled back; the replay's state is read again with the whole.
             drop(tx);
@@ -766,7 +763,7 @@ fn rewrite_from_change(
         new: new.events[kept..].iter().collect(),
         last: replayed_at(&new.events[..kept]).max(),
     };
-    Ok((kept, rewrite_suffix(tx, change, false, replayed)?))
+    Ok((kept, rewrite_suffix(tx, change, None, replayed)?))
 }
 
 /// What the store holds, as a batch needs it — not the events themselves
@@ -935,13 +932,20 @@ struct Rewrite<'a> {
 /// Removes the stored events after seq `after` (`old`; or those of the seqs
 /// `only` lists), writes `new` in their place, and derives what the replay
 /// gives from the earliest instant replayed among them (the claims of
-/// `replayed` are those kept: with `only`, every claim stored).
+/// `replayed` are those kept: with `only`, every claim stored). With a new
+/// `header` (agents or topics changed), its rows are written too and every
+/// version derived again: the versions number agents and topics in the
+/// header's order.
 fn rewrite_suffix(
     tx: &rusqlite::Transaction,
     change: Rewrite,
-    whole: bool,
+    header: Option<&asof_core::model::Header>,
     replayed: &mut Replayed,
 ) -> Result<super::replayed::Derived, Stop> {
+    if let Some(header) = header {
+        write::write_header(tx, header)?;
+        replayed.header_changed(header.clone());
+    }
     let Rewrite {
         after,
         only,
@@ -1001,7 +1005,7 @@ fn rewrite_suffix(
             .flatten()
             .min(),
         rewrote,
-        whole,
+        whole: header.is_some(),
         last: last.max(replayed_at(new.iter().copied()).max()),
     };
     Ok(replayed.apply(tx, change)?)

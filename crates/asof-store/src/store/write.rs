@@ -131,8 +131,6 @@ pub(super) fn write_head(
         "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {FORMAT_VERSION};"
     ))?;
     let mut meta = tx.prepare("INSERT INTO meta (key, value) VALUES (?1, ?2)")?;
-    meta.execute(params!["incident_id", header.incident.id])?;
-    meta.execute(params!["incident_title", header.incident.title])?;
     meta.execute(params!["source", source])?;
     meta.execute(params![
         "loaded_at",
@@ -155,14 +153,15 @@ pub(super) fn write_head(
 /// versions number them) is derived again by the caller.
 pub(super) fn write_header(tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
     tx.execute_batch("DELETE FROM agents; DELETE FROM topics;")?;
-    let mut meta = tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
-    meta.execute(params!["incident_id", header.incident.id])?;
-    meta.execute(params!["incident_title", header.incident.title])?;
     header_rows(tx, header)
 }
 
-/// The header's agents and topics, a row each, and the header packed.
+/// The header's incident (its rows of `meta`), its agents and topics, a row
+/// each, and the header packed.
 fn header_rows(tx: &Transaction, header: &Header) -> rusqlite::Result<()> {
+    let mut meta = tx.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
+    meta.execute(params!["incident_id", header.incident.id])?;
+    meta.execute(params!["incident_title", header.incident.title])?;
     let mut agent = tx.prepare("INSERT INTO agents (idx, id, name) VALUES (?1, ?2, ?3)")?;
     for (i, a) in header.agents.iter().enumerate() {
         agent.execute(params![i as i64, a.id, a.name])?;

@@ -276,6 +276,9 @@ fn feed_start<G: Growth>(
         // Lines handed on so far.
         let mut line = 0;
         let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + (1 << 20));
+        // How much of `pending` holds no newline: the start of a line longer
+        // than a run, not searched again as the next reads arrive.
+        let mut searched = 0;
         // Feeds the run made ready, if any, and hands `lines` on.
         let mut take = |lines: Vec<u8>, handed, line: &mut usize, growth: &mut G| {
             let over = within(name, &lines, *line, 0, max);
@@ -299,16 +302,19 @@ fn feed_start<G: Growth>(
             pending.extend_from_slice(bytes);
             // Runs of whole lines of about CHUNK bytes, whatever the reads.
             while pending.len() >= CHUNK {
-                let end = match pending[CHUNK - 1..].iter().position(|&b| b == b'\n') {
-                    Some(end) => Some(CHUNK - 1 + end),
+                let from = (CHUNK - 1).max(searched);
+                let end = match pending[from..].iter().position(|&b| b == b'\n') {
+                    Some(end) => Some(from + end),
                     // A line that goes on past it: the lines before that line.
-                    None => pending.iter().rposition(|&b| b == b'\n'),
+                    None => pending[..from].iter().rposition(|&b| b == b'\n'),
                 };
                 // A line still going on: it may not pass the limit either.
                 let Some(end) = end else {
                     within(name, &[], line, pending.len(), max)?;
+                    searched = pending.len();
                     break;
                 };
+                searched = 0;
                 // The rest goes on in a buffer of a run's size, not grown
                 // (and copied) again from a few bytes on each run.
                 let mut rest = Vec::with_capacity(CHUNK + (1 << 20));
@@ -511,8 +517,7 @@ impl<'a> Rewriter<'a> {
     /// an event at a time, and only what differs is written (nothing, when
     /// the options and the importer are those that wrote it) — not every
     /// table again.
-    fn take_up(&mut self, growth: &mut impl Growth, caught: CatchUp) -> Result<(), Stop> {
-        let mut caught = caught;
+    fn take_up(&mut self, growth: &mut impl Growth, mut caught: CatchUp) -> Result<(), Stop> {
         let mut suffix = match caught.last.take() {
             Some(suffix) if !caught.whole => suffix,
             _ => return self.write(growth.convert()?, &[]),

@@ -810,8 +810,9 @@ fn a_span_reaching_a_retired_run_converts_every_line_again() {
     assert!(whole >= 2, "every line converted again {whole} times");
 }
 
-/// Lines fed with what was parsed ahead of other lines (here, of their
-/// first alone) are parsed again: every line is read, none skipped.
+/// Lines fed with what was parsed ahead of other lines (of their first
+/// alone; of as many other lines) are parsed again: every line is read as
+/// it is, none skipped or read as another.
 #[test]
 fn lines_fed_with_what_other_lines_parsed_to_are_parsed_again() {
     let path = concat!(
@@ -827,4 +828,12 @@ fn lines_fed_with_what_other_lines_parsed_to_are_parsed_again() {
     let fed = growing.draft().expect("a draft");
     let whole = otlp::read("run.jsonl", &text, &Options::default()).expect("the whole read");
     assert_eq!(made(&fed), made(&whole));
+    // As many lines (one), another one.
+    let second = format!("{}\n", text.lines().nth(1).expect("a second line"));
+    let mut growing = Growing::new("run.jsonl", &Options::default());
+    (growing.feed_parsed(first.as_bytes(), Growing::parse(second.as_bytes())))
+        .expect("the line feeds");
+    let fed = growing.draft().expect("a draft");
+    let read = otlp::read("run.jsonl", &first, &Options::default()).expect("the first read");
+    assert_eq!(made(&fed), made(&read));
 }

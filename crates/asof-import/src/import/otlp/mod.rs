@@ -457,9 +457,10 @@ pub struct Growing {
     whole: Tally,
 }
 
-/// Lines of a file parsed ahead of being fed ([`Growing::parse`]); `None`:
-/// not parsed (feeding them parses them).
-pub struct Parsed(Option<Vec<read::Parse>>);
+/// Lines of a file parsed ahead of being fed ([`Growing::parse`]): how many
+/// bytes they were, and their requests; `None`: not parsed (feeding them
+/// parses them).
+pub struct Parsed(Option<(usize, Vec<read::Parse>)>);
 
 /// How many bytes of consecutive lines are read again at once.
 const RUN: u64 = 8 << 20;
@@ -540,7 +541,7 @@ impl Growing {
         Parsed(
             std::str::from_utf8(lines)
                 .ok()
-                .map(|text| read::parse_lines(text, false)),
+                .map(|text| (lines.len(), read::parse_lines(text, false))),
         )
     }
 
@@ -568,7 +569,11 @@ impl Growing {
             &mut self.reader,
             new,
             (self.lines, how),
-            parsed.0,
+            // What was parsed of other bytes is not theirs: parsed again.
+            parsed
+                .0
+                .filter(|(len, _)| *len == lines.len())
+                .map(|(_, p)| p),
             &mut self.report,
         )?;
         self.lines += new.lines().count();

@@ -539,16 +539,16 @@ fn while_an_agent_exports_a_trace_the_store_is_an_import_of_the_lines_so_far() {
 /// that changed, or the whole store when the agents or topics changed — and
 /// at every batch the store is the import of the lines so far.
 /// A generated run of three agents over four topics, `events` spans in
-/// requests of 30 (each agent's runs of about `run_spans` spans; 0: one run
-/// each), as a batch exporter sends them.
-fn generated_requests(events: u64, seed: u64, run_spans: u64) -> Vec<String> {
+/// requests of `per` (each agent's runs of about `run_spans` spans; 0: one
+/// run each), as a batch exporter sends them.
+fn generated_requests(events: u64, seed: u64, per: usize, run_spans: u64) -> Vec<String> {
     let config = asof::synth::GenConfig {
         events,
         topics: 4,
         agents: 3,
         seed,
     };
-    asof::synth::otlp_runs(config, 30, run_spans, None)
+    asof::synth::otlp_runs(config, per, run_spans, None)
 }
 
 #[test]
@@ -557,7 +557,7 @@ fn a_trace_follow_writes_again_only_what_new_spans_changed() {
     let db = dir.path().join("live.db");
     // Three agents, a trace each, their spans interleaved in time and each
     // agent's root span last; requests of 30 spans, as a batch exporter sends.
-    let requests = generated_requests(1200, 11, 0);
+    let requests = generated_requests(1200, 11, 30, 0);
     assert!(requests.len() >= 30, "{}", requests.len());
     let (mut child, mut out) = following_empty(dir.path());
     let mut all = Vec::new();
@@ -585,18 +585,18 @@ fn a_trace_follow_writes_again_only_what_new_spans_changed() {
 
 /// A follow far behind its file (a receiver flooded, a file written faster
 /// than it is converted) takes what was written in batches of at most a
-/// run of bytes (4 KiB in a debug build: a request of these each), the
+/// run of bytes (64 KiB in a debug build: a request of these each), the
 /// next read at once — never everything written in one batch held whole —
 /// and the store is the import of the whole file at the end.
 #[test]
 fn a_follow_far_behind_takes_what_was_written_in_batches_of_bounded_size() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("live.db");
-    let requests = generated_requests(600, 5, 100);
+    let requests = generated_requests(2400, 5, 100, 400);
     assert!(requests.len() >= 20, "{}", requests.len());
     assert!(
-        requests.iter().all(|r| r.len() > 4096),
-        "each request over 4 KiB"
+        requests.iter().all(|r| r.len() > 64 << 10),
+        "each request over 64 KiB"
     );
     let (mut child, mut out) = following_empty(dir.path());
     let mut all = Vec::new();

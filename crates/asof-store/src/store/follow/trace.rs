@@ -251,6 +251,15 @@ pub fn follow_whole(
     }
 }
 
+/// How many bytes of lines a live batch takes at most (a follow far behind
+/// takes what was written a batch of this size at a time). In a debug
+/// build, as the tests run, 64 KiB: so that tests see batches cut.
+const BATCH: usize = if cfg!(debug_assertions) {
+    64 << 10
+} else {
+    32 << 20
+};
+
 /// How much of the file's start is fed at a time.
 const CHUNK: usize = if cfg!(debug_assertions) {
     4 << 10
@@ -682,10 +691,9 @@ impl<'a> Rewriter<'a> {
     fn poll(&mut self, growth: &mut impl Growth) -> Result<Batch, Stop> {
         let offset = self.position.offset;
         // A follow far behind (a receiver flooded, a file written faster
-        // than it is converted) takes what was written a run at a time: a
-        // batch holds at most about CHUNK bytes of lines, and the next is
-        // read at once.
-        let most = Some(CHUNK as u64);
+        // than it is converted) takes what was written a batch at a time:
+        // at most about BATCH bytes of lines, and the next read at once.
+        let most = Some(BATCH as u64);
         let (complete, pending) = self.series.read_on(offset, &self.position.tail, most)?;
         within(self.name, &complete, self.position.line, pending, self.max)?;
         if complete.is_empty() {

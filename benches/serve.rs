@@ -48,6 +48,7 @@ use prost::Message;
 use serde_json::json;
 use std::io::{BufRead, Write};
 use std::net::TcpStream;
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -285,14 +286,18 @@ fn main() {
 }
 
 /// Starts `asof serve` on `db` at a free port; the process and its address.
+/// `SERVE_LOG=FILE` keeps its status lines (what it says on stderr).
 fn start_serve(db: &std::path::Path) -> (std::process::Child, String) {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_asof"))
         .arg("serve")
         .arg("--db")
         .arg(db)
         .args(["--listen", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(match std::env::var_os("SERVE_LOG") {
+            Some(path) => std::fs::File::create(path).map_or_else(|_| Stdio::null(), Stdio::from),
+            None => Stdio::null(),
+        })
         .spawn()
         .expect("start asof serve");
     let mut first = String::new();

@@ -471,17 +471,18 @@ const RUN: u64 = 8 << 20;
 /// as the tests run, a few: so that tests see both.
 const ROOTLESS_KEPT: usize = if cfg!(debug_assertions) { 4 } else { 8192 };
 
-/// How quiet a trace is before a growing import retires it: lines read
-/// since its last, and how far the latest end read is past its own — a
-/// minute when it looks over (its root span read, no parent missing), a
-/// quarter of an hour otherwise. In a debug build, as the tests run, no
-/// wait: so that tests retire traces, and see spans fall into them.
+/// How quiet a trace is before a growing import lets it go: lines read
+/// since its last, and how far the latest end read is past its own. A trace
+/// that looks over (its root span read, no parent missing) is frozen — its
+/// spans let go, read again from the file should a new span fall into it —
+/// after a second, and may be retired — its log let go, a new span into it
+/// then converting every line again — after five seconds; one that does
+/// not look over, after a quarter of an hour. (A retry's copies are copies,
+/// whatever was let go.) In a debug build, as the tests run, no wait: so
+/// that tests freeze and retire traces, and see spans fall into them.
 const QUIET_LINES: usize = if cfg!(debug_assertions) { 1 } else { 2 };
-const QUIET: Micros = if cfg!(debug_assertions) {
-    0
-} else {
-    60_000_000
-};
+const FREEZE: Micros = if cfg!(debug_assertions) { 0 } else { 1_000_000 };
+const QUIET: Micros = if cfg!(debug_assertions) { 0 } else { 5_000_000 };
 const IDLE: Micros = if cfg!(debug_assertions) {
     0
 } else {
@@ -651,8 +652,20 @@ impl Growing {
     /// The traces new lines fell into carried on (or converted again), and
     /// merged; the log kept up to date.
     fn merged(&mut self) -> Result<merge::Merge, DatasetErrors> {
-        if self.reader.late() {
-            self.convert_again("a span or record fell into a frozen trace")?;
+        let (late, records) = self.reader.late();
+        let retired = |t: &usize| {
+            (self.converted.get(*t))
+                .is_some_and(|o| o.as_ref().is_some_and(|o| o.retired.is_some()))
+        };
+        if records {
+            self.convert_again("a log record fell into a run let go")?;
+        } else if late.iter().any(retired) {
+            self.convert_again("a span fell into a run retired")?;
+        } else if late.iter().any(|&t| self.reader.had_records(t)) {
+            self.convert_again("a span fell into a run let go whose spans log records named")?;
+        } else if !late.is_empty() {
+            let late = late.to_vec();
+            self.thaw(&late)?;
         }
         match self.merged_on()? {
             Some(merged) => Ok(merged),
@@ -743,37 +756,43 @@ impl Growing {
 
     /// Lets go what no batch can change any more (design.md §7, "Runs that
     /// are over leave memory"): a trace quiet long enough is frozen (its
-    /// spans let go: a span that falls into it later has every line
-    /// converted again, read again from the file); the log before the first
-    /// entry a trace still growing could change, and the model calls before
-    /// its first, are let go; and a frozen trace all of whose entries and
-    /// calls were let go is retired — of it only what the summary and
-    /// header read is kept. Returns how many traces were retired. Only an
-    /// import that can read its file again lets go. Called once the store
-    /// took a batch: the next batch's log is written from after what was
-    /// let go.
+    /// spans let go: a span that falls into it later has it taken up again
+    /// alone, its spans read again from the file); the log before the first
+    /// entry a trace still growing — or frozen but not quiet for [`QUIET`]
+    /// yet — could change, and the model calls before its first, are let
+    /// go; and a frozen trace quiet that long all of whose entries and calls
+    /// were let go is retired — of it only what the summary and header read
+    /// is kept (a span that falls into it has every line converted again).
+    /// Returns how many traces were retired. Only an import that can read
+    /// its file again lets go. Called once the store took a batch: the next
+    /// batch's log is written from after what was let go.
     pub fn retire(&mut self) -> usize {
         if self.file.is_none() || self.converted.iter().any(Option::is_none) {
             return 0;
         }
         let mut traces: Vec<TraceOut> = self.converted.drain(..).flatten().collect();
+        // Kept: growing, or let go but not quiet long enough to be retired.
         let mut growing: Vec<usize> = Vec::new();
         for (t, out) in traces.iter_mut().enumerate() {
-            if out.retired.is_some() || out.frozen {
+            if out.retired.is_some() {
                 continue;
             }
             let (lines, micros) = self.reader.quiet(t);
-            let wait = if out.looks_done() { QUIET } else { IDLE };
-            if lines >= QUIET_LINES && micros >= wait {
+            let (freeze, retire) = match out.looks_done() {
+                true => (FREEZE, QUIET),
+                false => (IDLE, IDLE),
+            };
+            if !out.frozen && lines >= QUIET_LINES && micros >= freeze {
                 out.freeze();
                 self.reader.freeze(t);
-            } else {
+            }
+            if !out.frozen || lines < QUIET_LINES || micros < retire {
                 growing.push(t);
             }
         }
-        // What the traces still growing can change: the log from the first
-        // entry of theirs (from its start, a conversion may change it), the
-        // calls from the first call of theirs.
+        // What the traces kept can change: the log from the first entry of
+        // theirs (from its start, a conversion may change it), the calls
+        // from the first call of theirs.
         let first = (growing.iter())
             .filter_map(|&t| self.merged.entries_of(t))
             .map(|e| e.0)
@@ -785,6 +804,7 @@ impl Growing {
         let (upto, calls_upto) = self.merged.unchangeable(first, first_call);
         let ts: Vec<usize> = (0..traces.len())
             .filter(|&t| traces[t].frozen && traces[t].retired.is_none())
+            .filter(|t| growing.binary_search(t).is_err())
             .filter(|&t| {
                 let entries = self.merged.entries_of(t).map(|e| e.1);
                 let calls = traces[t].call_span().map(|c| c.1);
@@ -794,6 +814,7 @@ impl Growing {
             .collect();
         let given = (self.merged).retire(&traces, &ts, (upto, calls_upto), &self.options);
         for (&t, given) in ts.iter().zip(given) {
+            self.reader.retire(t);
             let out = std::mem::replace(&mut traces[t], TraceOut::new());
             traces[t] = out.retired(given);
         }
@@ -897,11 +918,42 @@ impl Growing {
         Ok(merged)
     }
 
-    /// The spans of traces `ts` read again from the lines they came in, in
-    /// one pass over those lines (a run of lines read at once, a few
-    /// megabytes at a time, so that they are parsed on the machine's cores),
-    /// their bodies given back: their conversions from their start read them.
+    /// The spans of traces `ts` read again from the lines they came in, their
+    /// bodies given back: their conversions from their start read them.
     fn read_spans_again(&mut self, ts: &[usize]) -> Result<(), DatasetErrors> {
+        let mut again = self.read_traces_again(ts)?;
+        for &t in ts {
+            (self.reader.bodies_from(t, &mut again))
+                .map_err(|why| read_back_error(&self.name, self.lines, &why))?;
+        }
+        self.read_again += ts.len();
+        Ok(())
+    }
+
+    /// Takes the frozen traces `ts` up again, a new span having fallen into
+    /// each (design.md §7, "Runs that are over leave memory"): their spans
+    /// read again from the lines they came in, each converted again from its
+    /// start — the log then written from its first entry that changed, as
+    /// for any trace converted again.
+    fn thaw(&mut self, ts: &[usize]) -> Result<(), DatasetErrors> {
+        let mut again = self.read_traces_again(ts)?;
+        for &t in ts {
+            (self.reader.thaw(t, &mut again))
+                .map_err(|why| read_back_error(&self.name, self.lines, &why))?;
+            if let Some(slot) = self.converted.get_mut(t) {
+                *slot = None;
+            }
+            self.again.bump("a span fell into a run let go");
+        }
+        self.read_again += ts.len();
+        Ok(())
+    }
+
+    /// A reader of the spans of traces `ts` alone, read again from the
+    /// lines they came in, in one pass over those lines (a run of lines
+    /// read at once, a few megabytes at a time, so that they are parsed on
+    /// the machine's cores).
+    fn read_traces_again(&mut self, ts: &[usize]) -> Result<read::Reader, DatasetErrors> {
         let mut lines: Vec<usize> = Vec::new();
         let mut ids = Vec::new();
         for &t in ts {
@@ -930,12 +982,7 @@ impl Growing {
                 read::read_lines(&mut again, text, (first - 1, how), None, &mut report).map(|_| ())
             },
         )?;
-        for &t in ts {
-            (self.reader.bodies_from(t, &mut again))
-                .map_err(|why| read_back_error(&self.name, self.lines, &why))?;
-        }
-        self.read_again += ts.len();
-        Ok(())
+        Ok(again)
     }
 
     /// How many times a trace's spans were read again from the file (it was

@@ -412,8 +412,10 @@ pub(super) struct Reader {
     let_go_since: usize,
     /// The latest end of any span read.
     latest_end: time::Micros,
-    /// A span or record fell into a frozen trace.
-    late: bool,
+    /// The frozen traces a new span fell into since the reader began, and
+    /// whether a log record fell into one.
+    late: Vec<usize>,
+    late_records: bool,
 }
 
 /// One trace as read: its spans, each span's place in the input, and the
@@ -429,8 +431,21 @@ struct Trace {
     let_go: usize,
     /// The latest end of its spans.
     end: time::Micros,
-    /// Frozen: its spans given up (a growing import's, [`Reader::freeze`]).
+    /// Frozen: its spans given up (a growing import's, [`Reader::freeze`]),
+    /// and the ids they had (hex ones, sorted; others stay in `seen`): a
+    /// copy exported again is still a copy.
     frozen: bool,
+    frozen_ids: Box<[u64]>,
+    /// Log records named it before it froze (its spans read again would
+    /// lack them: [`Reader::thaw`] does not take it up).
+    had_records: bool,
+}
+
+impl Trace {
+    /// Whether the span `key` names was read before the trace froze.
+    fn read_before(&self, key: &SpanKey) -> bool {
+        matches!(key, SpanKey::Hex(_, n) if self.frozen_ids.binary_search(n).is_ok())
+    }
 }
 
 /// A log record, read as what it says.
@@ -564,10 +579,13 @@ impl Reader {
                             continue;
                         }
                         let t = self.trace_of(&rec.trace);
-                        self.late |= self.traces[t].frozen;
-                        if !self.seen.insert(SpanKey::of(t, &rec.id)) {
+                        let key = SpanKey::of(t, &rec.id);
+                        if self.traces[t].read_before(&key) || !self.seen.insert(key) {
                             self.copies.push(rec.id);
                             continue;
+                        }
+                        if self.traces[t].frozen && !self.late.contains(&t) {
+                            self.late.push(t);
                         }
                         if let Some(body) = rec.body.as_deref_mut() {
                             let role = std::mem::replace(&mut body.role, Role::Other);
@@ -638,7 +656,7 @@ impl Reader {
                         continue;
                     };
                     let t = self.trace_of(&trace);
-                    self.late |= self.traces[t].frozen;
+                    self.late_records |= self.traces[t].frozen;
                     self.traces[t].logs.push((
                         at,
                         Log {
@@ -670,6 +688,8 @@ impl Reader {
                     let_go: 0,
                     end: time::Micros::MIN,
                     frozen: false,
+                    frozen_ids: Box::default(),
+                    had_records: false,
                 });
                 self.touched.push(false);
                 t
@@ -709,28 +729,88 @@ impl Reader {
         (lines, self.latest_end.saturating_sub(trace.end))
     }
 
-    /// Whether a span or a record fell into a frozen trace since the reader
-    /// began.
-    pub(super) fn late(&self) -> bool {
-        self.late
+    /// The frozen traces a new span fell into since the reader began (a
+    /// copy of a span read before is not new), and whether a log record
+    /// fell into one.
+    pub(super) fn late(&self) -> (&[usize], bool) {
+        (&self.late, self.late_records)
     }
 
-    /// Freezes trace `t`: its spans and records given up, and the keys that
-    /// knew its spans again (a span that falls into it later is said by
-    /// [`Reader::late`]).
+    /// Whether log records named trace `t` before it froze.
+    pub(super) fn had_records(&self, t: usize) -> bool {
+        self.traces[t].had_records
+    }
+
+    /// Freezes trace `t`: its spans and records given up, their ids kept as
+    /// numbers (a span that falls into it later is said by
+    /// [`Reader::late`], unless it is a copy), and where they were read
+    /// (where [`Reader::thaw`] reads them again).
     pub(super) fn freeze(&mut self, t: usize) {
         let trace = &mut self.traces[t];
         let spans = std::mem::take(&mut trace.spans);
-        (trace.gidx, trace.logs, trace.lines) = (Vec::new(), Vec::new(), Vec::new());
+        trace.had_records |= !trace.logs.is_empty();
+        trace.logs = Vec::new();
         trace.frozen = true;
         self.let_go_since += spans
             .len()
             .saturating_sub(std::mem::take(&mut trace.let_go));
+        let mut ids = Vec::with_capacity(spans.len());
         for s in &spans {
-            self.seen.remove(&SpanKey::of(t, &s.id));
+            if let Some(SpanKey::Hex(_, n)) = self.seen.take(&SpanKey::of(t, &s.id)) {
+                ids.push(n);
+            }
         }
+        ids.sort_unstable();
+        trace.frozen_ids = ids.into_boxed_slice();
         drop(spans);
         self.look_over_messages();
+    }
+
+    /// Trace `t`, frozen, will not be taken up again (retired: a span that
+    /// falls into it has every line converted again): where its spans were
+    /// read is let go, their ids kept (a copy is still a copy).
+    pub(super) fn retire(&mut self, t: usize) {
+        let trace = &mut self.traces[t];
+        (trace.gidx, trace.lines) = (Vec::new(), Vec::new());
+    }
+
+    /// Takes trace `t`, frozen, up again: its spans are those `again` read
+    /// of its lines — the ones read before it froze, and the new ones since
+    /// — in their places in the input; an error when they are not those.
+    pub(super) fn thaw(&mut self, t: usize, again: &mut Reader) -> Result<(), String> {
+        let trace = &mut self.traces[t];
+        let found = match again.trace_at.get(&*trace.id) {
+            Some(&a) => std::mem::take(&mut again.traces[a].spans),
+            None => Vec::new(),
+        };
+        let before = trace.gidx.len().saturating_sub(trace.spans.len());
+        let same = found.len() == trace.gidx.len()
+            && before + trace.spans.len() == found.len()
+            && found[..before].iter().all(|s| {
+                let key = SpanKey::of(t, &s.id);
+                trace.read_before(&key) || self.seen.contains(&key)
+            })
+            && found[before..]
+                .iter()
+                .zip(&trace.spans)
+                .all(|(a, s)| a.id == s.id);
+        if !same {
+            return Err(format!(
+                "trace {}: its spans read again are not those read before ({} then, {} now): the file changed under the follow",
+                trace.id,
+                trace.gidx.len(),
+                found.len()
+            ));
+        }
+        for s in &found[..before] {
+            self.seen.insert(SpanKey::of(t, &s.id));
+        }
+        trace.spans = found;
+        trace.frozen = false;
+        trace.frozen_ids = Box::default();
+        trace.let_go = 0;
+        self.late.retain(|&l| l != t);
+        Ok(())
     }
 
     /// How many spans trace `t` has.

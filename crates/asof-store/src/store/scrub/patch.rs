@@ -153,22 +153,12 @@ pub(crate) fn fresh_marks(
     let mut events = events.to_vec();
     events.sort_unstable();
     events.dedup();
-    let reader = MarkReader::new(header);
-    let mut mark = conn.prepare_cached(&format!("{MARK_QUERY} WHERE e.seq = ?1"))?;
-    let mut outcome = conn.prepare_cached("SELECT effect FROM outcomes WHERE seq = ?1")?;
     let mut again = Vec::new();
     // Each evidence item once, however many events cite it.
     let mut evidence: HashSet<String> = cited.iter().map(|&id| id.to_owned()).collect();
-    for &seq in &events {
-        let effect: Option<String> = outcome.query_row([seq as i64], |r| r.get(0)).optional()?;
-        let effect = effect.as_deref().map(EffectKind::parse);
-        if let Some(read) = mark
-            .query_row([seq as i64], |r| reader.read(r, effect))
-            .optional()?
-        {
-            evidence.extend(read.evidence.map(|(id, _)| id));
-            again.push(read.mark);
-        }
+    for read in marks_of(conn, header, &events)? {
+        evidence.extend(read.evidence.map(|(id, _)| id));
+        again.push(read.mark);
     }
     again.sort_unstable_by_key(|m| (m.recorded_at, m.seq));
     let mut item =
@@ -199,6 +189,54 @@ pub(crate) fn fresh_marks(
         again,
         widths,
     })
+}
+
+/// The marks of the stored events among `events` (seqs, ascending, each
+/// once), in seq order. A follow's batch rewrites a run of the log's last
+/// events: when the seqs lie close together they are read in one pass over
+/// their range (and their outcomes in another), not a look-up each.
+fn marks_of(conn: &Connection, header: &Header, events: &[u64]) -> rusqlite::Result<Vec<MarkRead>> {
+    let reader = MarkReader::new(header);
+    let mut marks = Vec::with_capacity(events.len());
+    let (Some(&low), Some(&high)) = (events.first(), events.last()) else {
+        return Ok(marks);
+    };
+    // Every seq of the range read, at most twice as many as asked for.
+    if high - low < 2 * events.len() as u64 {
+        let (low, high) = (low as i64, high as i64);
+        let mut effects: HashMap<u64, EffectKind, ShortKeys> = HashMap::default();
+        let mut outcome =
+            conn.prepare_cached("SELECT seq, effect FROM outcomes WHERE seq BETWEEN ?1 AND ?2")?;
+        let mut q = outcome.query([low, high])?;
+        while let Some(r) = q.next()? {
+            let seq: i64 = r.get(0)?;
+            effects.insert(seq as u64, EffectKind::parse(r.get_ref(1)?.as_str()?));
+        }
+        let mut mark = conn.prepare_cached(&format!(
+            "{MARK_QUERY} WHERE e.seq BETWEEN ?1 AND ?2 ORDER BY e.seq"
+        ))?;
+        let mut q = mark.query([low, high])?;
+        while let Some(r) = q.next()? {
+            let seq = r.get::<_, i64>(0)? as u64;
+            if events.binary_search(&seq).is_ok() {
+                marks.push(reader.read(r, effects.get(&seq).copied())?);
+            }
+        }
+        return Ok(marks);
+    }
+    let mut mark = conn.prepare_cached(&format!("{MARK_QUERY} WHERE e.seq = ?1"))?;
+    let mut outcome = conn.prepare_cached("SELECT effect FROM outcomes WHERE seq = ?1")?;
+    for &seq in events {
+        let effect: Option<String> = outcome.query_row([seq as i64], |r| r.get(0)).optional()?;
+        let effect = effect.as_deref().map(EffectKind::parse);
+        if let Some(read) = mark
+            .query_row([seq as i64], |r| reader.read(r, effect))
+            .optional()?
+        {
+            marks.push(read);
+        }
+    }
+    Ok(marks)
 }
 
 impl ScrubIndex {
@@ -318,5 +356,50 @@ impl ScrubIndex {
         merge_marks(old, &mut old_widths, fresh, &mut push);
         self.marks = marks;
         self.evidence = evidence;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use asof_synth::GenConfig;
+
+    /// The marks of a set of events are the same read a look-up at a time
+    /// or in one pass over their range — dense sets (a batch's rewritten
+    /// run) take the pass, sparse ones the look-ups — and seqs not stored
+    /// have none.
+    #[test]
+    fn marks_read_over_a_range_are_those_looked_up_one_at_a_time() {
+        let store = crate::testing::store_of(GenConfig {
+            events: 400,
+            topics: 12,
+            agents: 3,
+            seed: 5,
+        });
+        let (conn, header) = (store.connection(), store.header());
+        let one_by_one = |events: &[u64]| -> Vec<String> {
+            (events.iter())
+                .flat_map(|&seq| marks_of(conn, header, &[seq]).expect("read"))
+                .map(|m| format!("{:?} {} {:?}", m.mark, m.id_width, m.evidence))
+                .collect()
+        };
+        let at_once = |events: &[u64]| -> Vec<String> {
+            (marks_of(conn, header, events).expect("read").into_iter())
+                .map(|m| format!("{:?} {} {:?}", m.mark, m.id_width, m.evidence))
+                .collect()
+        };
+        let last: i64 =
+            (conn.query_row("SELECT max(seq) FROM events", [], |r| r.get(0))).expect("a log");
+        let last = last as u64;
+        // Past the log's end too.
+        let dense: Vec<u64> = (last - 200..=last + 20).filter(|s| s % 3 != 0).collect();
+        let sparse: Vec<u64> = (1..=last).step_by(37).collect();
+        for events in [dense, sparse] {
+            let read = at_once(&events);
+            assert_eq!(read, one_by_one(&events));
+            let stored = events.iter().filter(|&&s| s <= last).count();
+            assert_eq!(read.len(), stored, "one mark a stored event");
+        }
+        assert!(at_once(&[]).is_empty());
     }
 }

@@ -53,6 +53,10 @@ pub(crate) struct Grown {
     pub(crate) by_superseded: usize,
     pub(crate) marks: usize,
     pub(crate) closed: Vec<usize>,
+    /// The versions were replaced anywhere (a rewrite replayed the log
+    /// again): their parts are encoded and compared whole, the marks' part
+    /// still written from its first record that may differ.
+    pub(crate) versions_whole: bool,
 }
 
 impl Grown {
@@ -64,6 +68,7 @@ impl Grown {
             by_superseded: index.by_superseded.len(),
             marks: index.marks.len(),
             closed: Vec::new(),
+            versions_whole: false,
         }
     }
 }
@@ -330,12 +335,13 @@ impl Growing {
         // Codes from `claims_kept` on may name other texts now.
         self.claim_code
             .retain(|&code, _| code < rewrote.claims_kept as i64);
+        // What was stored last, for the marks; the versions compared whole.
+        let grown = self.grown.take();
         if let Some(from) = from
             && let Err(e) = self.replace_versions_since(conn, header, from)?
         {
             return Ok(Err(e));
         }
-        self.grown = None;
         let last: i64 = conn
             .query_row("SELECT max(seq) FROM events", [], |r| {
                 r.get::<_, Option<i64>>(0)
@@ -352,8 +358,13 @@ impl Growing {
             written(m.seq as i64)
                 || from.is_some_and(|from| m.recorded_at >= from && m.kind == MarkKind::Retraction)
         };
-        // The marks before the first replaced stay where they are.
+        // The marks before the first replaced stay where they are; those
+        // recorded since `from` may have had their effects taken again.
         let first = self.index.marks.iter().position(replaced);
+        let since = from.map_or(self.index.marks.len(), |from| {
+            self.index.marks.partition_point(|m| m.recorded_at < from)
+        });
+        let unchanged = first.unwrap_or(self.index.marks.len()).min(since);
         let mut again: Vec<u64> = (self.index.marks[first.unwrap_or(self.index.marks.len())..])
             .iter()
             .filter(|m| replaced(m))
@@ -369,6 +380,11 @@ impl Growing {
         let fresh = fresh_marks(conn, header, &again, &cited)?;
         let first = first.unwrap_or(self.index.marks.len());
         self.replace_marks_from(&fresh, first);
+        self.grown = grown.map(|mut grown| {
+            grown.marks = grown.marks.min(unchanged);
+            grown.versions_whole |= from.is_some();
+            grown
+        });
         debug_assert_eq!(
             self.evidence_at,
             evidence_positions(&self.index),

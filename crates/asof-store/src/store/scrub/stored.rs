@@ -156,6 +156,11 @@ pub(crate) fn store_grown(
     ];
     for (name, width, from, count, touched, put) in parts {
         let data = written.entry(name).or_default();
+        // Replaced anywhere: compared whole (a `from` past the end).
+        let from = match grown.versions_whole && name != "marks" {
+            true => usize::MAX,
+            false => from,
+        };
         grow_part(conn, name, data, width, (from, count), touched, put)?;
     }
     Ok(())

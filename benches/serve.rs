@@ -262,6 +262,25 @@ fn main() {
     acked.sort();
     let to_store = lags(&acked, prefilled.len(), &applied);
     let to_screen = lags(&acked, prefilled.len(), &shown);
+    let windows = |lags: &[(Instant, f64)]| -> Vec<serde_json::Value> {
+        let mut by: Vec<Vec<f64>> = Vec::new();
+        for (at, lag) in lags {
+            let w = (at.saturating_duration_since(started).as_secs() / 10) as usize;
+            by.resize_with(by.len().max(w + 1), Vec::new);
+            by[w].push(*lag);
+        }
+        (by.iter_mut().enumerate())
+            .map(|(w, lags)| {
+                lags.sort_by(|a, b| a.total_cmp(b));
+                json!({"from_s": w * 10, "lags": summary(lags, lags.len())})
+            })
+            .collect()
+    };
+    let sorted = |lags: &[(Instant, f64)]| {
+        let mut lags: Vec<f64> = lags.iter().map(|l| l.1).collect();
+        lags.sort_by(|a, b| a.total_cmp(b));
+        lags
+    };
     println!(
         "{}",
         serde_json::to_string_pretty(&json!({
@@ -275,8 +294,10 @@ fn main() {
             "requests_acknowledged": acked.len(),
             "requests_refused": refused,
             "spans_per_s": (spans as f64 / elapsed.as_secs_f64()).round(),
-            "received_to_store_ms": summary(&to_store, acked.len()),
-            "received_to_screen_ms": summary(&to_screen, acked.len()),
+            "received_to_store_ms": summary(&sorted(&to_store), acked.len()),
+            "received_to_screen_ms": summary(&sorted(&to_screen), acked.len()),
+            "received_to_store_by_10_s": windows(&to_store),
+            "received_to_screen_by_10_s": windows(&to_screen),
             "peak_rss_mb": peak_kb / 1024,
             "restart": restarted,
             "targets": {"spans_per_s": ">= 20000", "received_to_screen_p99_ms": "<= 1000", "restart_s": "<= 10 (1,000,000 spans archived)"},
@@ -355,19 +376,22 @@ fn restart_serve(
 
 /// For each acknowledged request (the k-th is at most archive line
 /// `prefilled + k + 1`), the milliseconds until the first of `seen` (instants
-/// and lines applied by then, in time order) that holds its line; sorted.
-fn lags(acked: &[Instant], prefilled: usize, seen: &[(Instant, u64)]) -> Vec<f64> {
-    let mut lags: Vec<f64> = Vec::new();
+/// and lines applied by then, in time order) that holds its line, with when
+/// it was acknowledged.
+fn lags(acked: &[Instant], prefilled: usize, seen: &[(Instant, u64)]) -> Vec<(Instant, f64)> {
+    let mut lags: Vec<(Instant, f64)> = Vec::new();
     let mut j = 0;
     for (k, at) in acked.iter().enumerate() {
         while j < seen.len() && seen[j].1 < (prefilled + k) as u64 + 1 {
             j += 1;
         }
         if let Some((when, _)) = seen.get(j) {
-            lags.push(when.saturating_duration_since(*at).as_secs_f64() * 1000.0);
+            lags.push((
+                *at,
+                when.saturating_duration_since(*at).as_secs_f64() * 1000.0,
+            ));
         }
     }
-    lags.sort_by(|a, b| a.total_cmp(b));
     lags
 }
 

@@ -871,6 +871,62 @@ fn a_span_reaching_a_run_let_go_takes_up_that_run_alone() {
     assert_eq!(whole, 0, "{:?}", growing.converted_whole());
 }
 
+/// A run let go taken up again reads its spans back from its lines; lines
+/// that no longer hold them (the file changed under the follow: here a
+/// span's id) stop the import, saying so, rather than convert other spans.
+#[test]
+fn a_run_let_go_read_back_changed_stops_the_import() {
+    let file: Arc<Mutex<Vec<u8>>> = Arc::default();
+    let again = file.clone();
+    let mut growing = Growing::new("runs.jsonl", &Options::default()).reading_again(Box::new(
+        move |from: u64, len: u64| {
+            let bytes = again.lock().map_err(|e| e.to_string())?;
+            let text = String::from_utf8_lossy(&bytes[from as usize..(from + len) as usize])
+                .replace(
+                    r#""spanId":"000000000000000a""#,
+                    r#""spanId":"00000000000000aa""#,
+                );
+            Ok(text.into_bytes())
+        },
+    ));
+    let belief = |topic: &str, claim: &str| json!({"topic": topic, "claim": claim});
+    let (long, short) = (|s| in_trace(s, 0xb1), |s| in_trace(s, 0xa1));
+    let line = |spans: Vec<Value>| requests(&spans, &[spans.len()]).remove(0);
+    let lines = [
+        line(vec![long(believing(20, (0, 1), belief("net", "up")))]),
+        line(vec![
+            short(querying(10, (2, 3), "q10")),
+            long(querying(25, (2, 4), "q25")),
+        ]),
+        line(vec![long(querying(21, (5, 6), "q21"))]),
+        line(vec![
+            short(querying(12, (7, 8), "q12")),
+            long(querying(22, (9, 10), "q22")),
+        ]),
+    ];
+    let mut stopped = None;
+    for (n, line) in lines.iter().enumerate() {
+        let line = format!("{line}\n");
+        (file.lock().expect("the file")).extend_from_slice(line.as_bytes());
+        growing.feed(line.as_bytes()).expect("the line feeds");
+        match growing.advance() {
+            Ok(_) => {
+                growing.retire();
+            }
+            Err(e) => {
+                stopped = Some((n + 1, e.to_string()));
+                break;
+            }
+        }
+    }
+    let (at, why) = stopped.expect("the import stops");
+    assert_eq!(at, 4, "at the late span: {why}");
+    assert!(
+        why.contains("read again: trace 000000000000000000000000000000a1: its spans read again are not those read before"),
+        "{why}"
+    );
+}
+
 /// Lines fed with what was parsed ahead of other lines (of their first
 /// alone; of as many other lines) are parsed again: every line is read as
 /// it is, none skipped or read as another.

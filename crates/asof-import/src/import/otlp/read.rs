@@ -441,6 +441,14 @@ struct Trace {
     had_records: bool,
 }
 
+/// Why spans read again cannot be taken: `then` were read before, `now`
+/// read again, not the same.
+fn not_the_same(trace: &str, then: usize, now: usize) -> String {
+    format!(
+        "trace {trace}: its spans read again are not those read before ({then} then, {now} now): the file changed under the follow"
+    )
+}
+
 impl Trace {
     /// Whether the span `key` names was read before the trace froze.
     fn read_before(&self, key: &SpanKey) -> bool {
@@ -774,15 +782,20 @@ impl Reader {
         (trace.gidx, trace.lines) = (Vec::new(), Vec::new());
     }
 
+    /// The spans read of trace `id`, taken out (none when none were read).
+    fn take_spans(&mut self, id: &str) -> Vec<SpanRec> {
+        match self.trace_at.get(id) {
+            Some(&a) => std::mem::take(&mut self.traces[a].spans),
+            None => Vec::new(),
+        }
+    }
+
     /// Takes trace `t`, frozen, up again: its spans are those `again` read
     /// of its lines — the ones read before it froze, and the new ones since
     /// — in their places in the input; an error when they are not those.
     pub(super) fn thaw(&mut self, t: usize, again: &mut Reader) -> Result<(), String> {
         let trace = &mut self.traces[t];
-        let found = match again.trace_at.get(&*trace.id) {
-            Some(&a) => std::mem::take(&mut again.traces[a].spans),
-            None => Vec::new(),
-        };
+        let found = again.take_spans(&trace.id);
         let before = trace.gidx.len().saturating_sub(trace.spans.len());
         let same = found.len() == trace.gidx.len()
             && before + trace.spans.len() == found.len()
@@ -795,12 +808,7 @@ impl Reader {
                 .zip(&trace.spans)
                 .all(|(a, s)| a.id == s.id);
         if !same {
-            return Err(format!(
-                "trace {}: its spans read again are not those read before ({} then, {} now): the file changed under the follow",
-                trace.id,
-                trace.gidx.len(),
-                found.len()
-            ));
+            return Err(not_the_same(&trace.id, trace.gidx.len(), found.len()));
         }
         for s in &found[..before] {
             self.seen.insert(SpanKey::of(t, &s.id));
@@ -853,19 +861,11 @@ impl Reader {
     /// again from the same lines); an error when they are not the same spans.
     pub(super) fn bodies_from(&mut self, t: usize, again: &mut Reader) -> Result<(), String> {
         let trace = &mut self.traces[t];
-        let found = match again.trace_at.get(&*trace.id) {
-            Some(&a) => std::mem::take(&mut again.traces[a].spans),
-            None => Vec::new(),
-        };
+        let found = again.take_spans(&trace.id);
         let same = found.len() == trace.spans.len()
             && found.iter().zip(&trace.spans).all(|(a, s)| a.id == s.id);
         if !same {
-            return Err(format!(
-                "trace {}: its spans read again are not those read before ({} then, {} now): the file changed under the follow",
-                trace.id,
-                trace.spans.len(),
-                found.len()
-            ));
+            return Err(not_the_same(&trace.id, trace.spans.len(), found.len()));
         }
         for (s, a) in trace.spans.iter_mut().zip(found) {
             if s.body.is_none() {

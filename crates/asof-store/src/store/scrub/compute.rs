@@ -635,34 +635,26 @@ impl Growing {
     /// Events after the last seq seen: their marks, and their citations'
     /// share of the evidence widths.
     fn events(&mut self, conn: &Connection, header: &Header) -> rusqlite::Result<()> {
-        let reader = MarkReader::new(header);
         let after = self.last_seq;
-        // Absent from `outcomes`: recorded (evidence, verify) or applied.
-        let mut effects: HashMap<i64, EffectKind> = HashMap::new();
-        let mut stmt = conn.prepare_cached("SELECT seq, effect FROM outcomes WHERE seq > ?1")?;
-        let mut q = stmt.query([after])?;
-        while let Some(r) = q.next()? {
-            effects.insert(r.get(0)?, EffectKind::parse(r.get_ref(1)?.as_str()?));
-        }
-        let mut stmt =
-            conn.prepare_cached(&format!("{MARK_QUERY} WHERE e.seq > ?1 ORDER BY e.seq"))?;
         // The new events' seqs and id widths, in seq order.
         let mut id_widths: Vec<(i64, u16)> = Vec::new();
         let mut marks = Vec::new();
         // The new evidence items' widths, and their seqs by id.
         let mut fresh: HashMap<i64, EvidenceWidths, ShortKeys> = HashMap::default();
         let mut fresh_seq: HashMap<String, i64, ShortKeys> = HashMap::default();
-        let mut q = stmt.query([after])?;
-        while let Some(r) = q.next()? {
-            let seq: i64 = r.get(0)?;
-            let read = reader.read(r, effects.get(&seq).copied())?;
-            id_widths.push((seq, read.id_width));
-            if let Some((id, own)) = read.evidence {
-                fresh_seq.insert(id, seq);
-                fresh.insert(seq, own);
-            }
-            marks.push(read.mark);
-        }
+        marks_between(
+            conn,
+            header,
+            (after.saturating_add(1), i64::MAX),
+            |seq, read| {
+                id_widths.push((seq, read.id_width));
+                if let Some((id, own)) = read.evidence {
+                    fresh_seq.insert(id, seq);
+                    fresh.insert(seq, own);
+                }
+                marks.push(read.mark);
+            },
+        )?;
         // An item cited from before the batch is looked up in the store by
         // its unique id: no map of every item's id is kept, which grew with
         // the log (design.md §7, "What is not bounded yet").
@@ -808,6 +800,35 @@ pub(crate) const MARK_QUERY: &str = "SELECT e.seq, e.kind, e.recorded_at, e.agen
                               AND a.kind = 'believe')),
         e.id
  FROM events e";
+
+/// The marks of the stored events with seqs from `low` to `high`, each
+/// handed to `each` with its seq in seq order: one pass over the events and
+/// one over their outcomes (an event absent from `outcomes` was recorded —
+/// evidence, a verification — or applied).
+pub(crate) fn marks_between(
+    conn: &Connection,
+    header: &Header,
+    (low, high): (i64, i64),
+    mut each: impl FnMut(i64, MarkRead),
+) -> rusqlite::Result<()> {
+    let reader = MarkReader::new(header);
+    let mut effects: HashMap<i64, EffectKind, ShortKeys> = HashMap::default();
+    let mut stmt =
+        conn.prepare_cached("SELECT seq, effect FROM outcomes WHERE seq BETWEEN ?1 AND ?2")?;
+    let mut q = stmt.query([low, high])?;
+    while let Some(r) = q.next()? {
+        effects.insert(r.get(0)?, EffectKind::parse(r.get_ref(1)?.as_str()?));
+    }
+    let mut stmt = conn.prepare_cached(&format!(
+        "{MARK_QUERY} WHERE e.seq BETWEEN ?1 AND ?2 ORDER BY e.seq"
+    ))?;
+    let mut q = stmt.query([low, high])?;
+    while let Some(r) = q.next()? {
+        let seq: i64 = r.get(0)?;
+        each(seq, reader.read(r, effects.get(&seq).copied())?);
+    }
+    Ok(())
+}
 
 /// An event's mark, read from a row of [`MARK_QUERY`].
 pub(crate) struct MarkRead {

@@ -196,34 +196,20 @@ pub(crate) fn fresh_marks(
 /// events: when the seqs lie close together they are read in one pass over
 /// their range (and their outcomes in another), not a look-up each.
 fn marks_of(conn: &Connection, header: &Header, events: &[u64]) -> rusqlite::Result<Vec<MarkRead>> {
-    let reader = MarkReader::new(header);
     let mut marks = Vec::with_capacity(events.len());
     let (Some(&low), Some(&high)) = (events.first(), events.last()) else {
         return Ok(marks);
     };
     // Every seq of the range read, at most twice as many as asked for.
     if high - low < 2 * events.len() as u64 {
-        let (low, high) = (low as i64, high as i64);
-        let mut effects: HashMap<u64, EffectKind, ShortKeys> = HashMap::default();
-        let mut outcome =
-            conn.prepare_cached("SELECT seq, effect FROM outcomes WHERE seq BETWEEN ?1 AND ?2")?;
-        let mut q = outcome.query([low, high])?;
-        while let Some(r) = q.next()? {
-            let seq: i64 = r.get(0)?;
-            effects.insert(seq as u64, EffectKind::parse(r.get_ref(1)?.as_str()?));
-        }
-        let mut mark = conn.prepare_cached(&format!(
-            "{MARK_QUERY} WHERE e.seq BETWEEN ?1 AND ?2 ORDER BY e.seq"
-        ))?;
-        let mut q = mark.query([low, high])?;
-        while let Some(r) = q.next()? {
-            let seq = r.get::<_, i64>(0)? as u64;
-            if events.binary_search(&seq).is_ok() {
-                marks.push(reader.read(r, effects.get(&seq).copied())?);
+        marks_between(conn, header, (low as i64, high as i64), |seq, read| {
+            if events.binary_search(&(seq as u64)).is_ok() {
+                marks.push(read);
             }
-        }
+        })?;
         return Ok(marks);
     }
+    let reader = MarkReader::new(header);
     let mut mark = conn.prepare_cached(&format!("{MARK_QUERY} WHERE e.seq = ?1"))?;
     let mut outcome = conn.prepare_cached("SELECT effect FROM outcomes WHERE seq = ?1")?;
     for &seq in events {

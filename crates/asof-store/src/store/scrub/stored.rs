@@ -102,11 +102,17 @@ pub(crate) fn store_grown(
     let u32_at = |list: &[u32], i: usize, out: &mut Vec<u8>| {
         out.extend_from_slice(&list[i].to_le_bytes());
     };
+    // Versions replaced anywhere: their parts encoded and compared whole
+    // (a first record that may differ past the end).
+    let versions_from = |from: usize| match grown.versions_whole {
+        true => usize::MAX,
+        false => from,
+    };
     let parts: [GrowingPart; 5] = [
         (
             "versions",
             VERSION_BYTES,
-            grown.versions,
+            versions_from(grown.versions),
             versions.len(),
             &[],
             &|i, out| {
@@ -116,7 +122,7 @@ pub(crate) fn store_grown(
         (
             "superseded",
             8,
-            grown.versions,
+            versions_from(grown.versions),
             versions.len(),
             &grown.closed,
             &|i, out| {
@@ -126,7 +132,7 @@ pub(crate) fn store_grown(
         (
             "by_recorded",
             4,
-            grown.by_recorded,
+            versions_from(grown.by_recorded),
             recorded.len(),
             &[],
             &|i, out| {
@@ -136,7 +142,7 @@ pub(crate) fn store_grown(
         (
             "by_superseded",
             4,
-            grown.by_superseded,
+            versions_from(grown.by_superseded),
             superseded.len(),
             &[],
             &|i, out| {
@@ -156,11 +162,6 @@ pub(crate) fn store_grown(
     ];
     for (name, width, from, count, touched, put) in parts {
         let data = written.entry(name).or_default();
-        // Replaced anywhere: compared whole (a `from` past the end).
-        let from = match grown.versions_whole && name != "marks" {
-            true => usize::MAX,
-            false => from,
-        };
         grow_part(conn, name, data, width, (from, count), touched, put)?;
     }
     Ok(())

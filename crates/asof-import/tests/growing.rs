@@ -939,18 +939,17 @@ fn lines_fed_with_what_other_lines_parsed_to_are_parsed_again() {
     let text = std::fs::read_to_string(path).expect("the bundled trace");
     let first = format!("{}\n", text.lines().next().expect("a line"));
     assert!(text.lines().count() > 1, "more lines than the first");
-    let mut growing = Growing::new("run.jsonl", &Options::default());
-    (growing.feed_parsed(text.as_bytes(), Growing::parse(first.as_bytes())))
-        .expect("the lines feed");
-    let fed = growing.draft().expect("a draft");
-    let whole = otlp::read("run.jsonl", &text, &Options::default()).expect("the whole read");
-    assert_eq!(made(&fed), made(&whole));
+    // `lines` fed with what `other` parsed to: the import of `lines` alone.
+    let fed_with = |lines: &str, other: &str| {
+        let mut growing = Growing::new("run.jsonl", &Options::default());
+        (growing.feed_parsed(lines.as_bytes(), Growing::parse(other.as_bytes())))
+            .expect("the lines feed");
+        let fed = growing.draft().expect("a draft");
+        let read = otlp::read("run.jsonl", lines, &Options::default()).expect("the read");
+        assert_eq!(made(&fed), made(&read));
+    };
+    fed_with(&text, &first);
     // As many lines (one), another one.
     let second = format!("{}\n", text.lines().nth(1).expect("a second line"));
-    let mut growing = Growing::new("run.jsonl", &Options::default());
-    (growing.feed_parsed(first.as_bytes(), Growing::parse(second.as_bytes())))
-        .expect("the line feeds");
-    let fed = growing.draft().expect("a draft");
-    let read = otlp::read("run.jsonl", &first, &Options::default()).expect("the first read");
-    assert_eq!(made(&fed), made(&read));
+    fed_with(&first, &second);
 }

@@ -199,16 +199,16 @@ fn main() {
                 return shown;
             };
             let mut seen = watch.version().ok();
+            // As the TUI's watch thread reads it: what changed since the last read.
+            let mut last = None;
             while watching.load(Ordering::Relaxed) {
                 std::thread::sleep(asof::tui::live::POLL);
                 let now = watch.version().ok();
                 if now != seen {
                     seen = now;
                     let lines = common::serve::applied_lines(&db).unwrap_or(0);
-                    if asof::store::Store::open(&db)
-                        .and_then(asof::query::timeline::Timeline::load)
-                        .is_ok()
-                    {
+                    last = asof::tui::live::read_again(&db, last.take()).ok();
+                    if last.is_some() {
                         shown.push((Instant::now(), lines));
                     }
                 }

@@ -131,13 +131,16 @@ pub struct Aging {
 }
 
 /// What quality needs from a log.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Ledger {
     aging: HashMap<String, Aging>,
     /// Per evidence item: its verdicts in replay order.
     verdicts: HashMap<String, Vec<Verdict>>,
-    /// Per assertion (of those with any): the fields an importer assumed.
-    assumed: HashMap<String, Vec<crate::model::Assumed>>,
+    /// Per assertion (of those with any): its seq and the fields an importer
+    /// assumed.
+    assumed: HashMap<String, (u64, Vec<crate::model::Assumed>)>,
+    /// The highest seq added (what [`Ledger::forget_from`] may skip).
+    last_seq: Option<u64>,
 }
 
 impl Ledger {
@@ -171,7 +174,7 @@ impl Ledger {
             match &e.body {
                 EventBody::Verify(v) => ledger.add_verification(v.clone(), e.seq),
                 EventBody::Believe(a) if !a.assumed.is_empty() => {
-                    ledger.add_assumed(&a.id, a.assumed.clone());
+                    ledger.add_assumed(&a.id, a.assumed.clone(), e.seq);
                 }
                 _ => {}
             }
@@ -180,22 +183,29 @@ impl Ledger {
         ledger
     }
 
-    /// Records that an importer assumed `fields` of assertion `assertion`.
-    pub fn add_assumed(&mut self, assertion: &str, fields: Vec<crate::model::Assumed>) {
-        self.assumed.insert(assertion.to_owned(), fields);
+    /// Records that an importer assumed `fields` of assertion `assertion`,
+    /// the log's event `seq`.
+    pub fn add_assumed(&mut self, assertion: &str, fields: Vec<crate::model::Assumed>, seq: u64) {
+        self.saw(seq);
+        self.assumed.insert(assertion.to_owned(), (seq, fields));
     }
 
     /// The fields an importer assumed of `assertion` (and so of every version
     /// descended from it), in their order; empty when none.
     pub fn assumed(&self, assertion: &str) -> &[crate::model::Assumed] {
-        self.assumed.get(assertion).map_or(&[], Vec::as_slice)
+        self.assumed
+            .get(assertion)
+            .map_or(&[], |(_, l)| l.as_slice())
     }
 
     /// How many assertions have each assumed field (for provenance).
     pub fn assumed_counts(&self) -> Vec<(crate::model::Assumed, usize)> {
         crate::model::Assumed::ALL
             .into_iter()
-            .map(|f| (f, self.assumed.values().filter(|l| l.contains(&f)).count()))
+            .map(|f| {
+                let n = self.assumed.values().filter(|(_, l)| l.contains(&f));
+                (f, n.count())
+            })
             .filter(|&(_, n)| n > 0)
             .collect()
     }
@@ -216,10 +226,35 @@ impl Ledger {
 
     /// Adds a verdict on `evidence` (call [`Ledger::seal`] after the last).
     pub fn add_verdict(&mut self, evidence: &str, verdict: Verdict) {
+        self.saw(verdict.seq);
         self.verdicts
             .entry(evidence.to_owned())
             .or_default()
             .push(verdict);
+    }
+
+    fn saw(&mut self, seq: u64) {
+        self.last_seq = self.last_seq.max(Some(seq));
+    }
+
+    /// Forgets what the log's events from seq `from` on, and those at the
+    /// seqs `only` lists (sorted), added: the log was written again there,
+    /// and what a following reader adds back is what it holds now. Nothing
+    /// to do when every event added came before them.
+    pub fn forget(&mut self, from: u64, only: &[u64]) {
+        let first = only.first().map_or(from, |&s| s.min(from));
+        if self.last_seq.is_none_or(|last| last < first) {
+            return;
+        }
+        let gone = |seq: u64| seq >= from || only.binary_search(&seq).is_ok();
+        self.assumed.retain(|_, (seq, _)| !gone(*seq));
+        self.verdicts.retain(|_, list| {
+            list.retain(|v| !gone(v.seq));
+            !list.is_empty()
+        });
+        let assumed = self.assumed.values().map(|(seq, _)| *seq);
+        let judged = self.verdicts.values().flatten().map(|v| v.seq);
+        self.last_seq = assumed.chain(judged).max();
     }
 
     /// Puts verdicts in replay order `(recorded_at, seq)`; call after adding.
@@ -520,6 +555,35 @@ events:
             .iter()
             .find(|v| &*v.topic == topic)
             .expect("a version")
+    }
+
+    /// A ledger that forgets what the events from a seq on (and at some
+    /// seqs before) added is the ledger of the log without them: what a
+    /// following reader keeps before it adds back what the log holds now.
+    #[test]
+    fn a_ledger_forgets_exactly_the_events_it_is_told() {
+        let text = LOG.replace(
+            "recorded_at: 2026-01-01T20:00:00Z, supported_by: [E2]}",
+            "recorded_at: 2026-01-01T20:00:00Z, supported_by: [E2], assumed: [agent]}",
+        );
+        let parsed = read_str("q.yaml", Format::Yaml, &text).expect("valid");
+        let whole = Ledger::of_log(&parsed.dataset);
+        assert_eq!(whole.assumed("B3"), [crate::model::Assumed::Agent]);
+        let without = |gone: &dyn Fn(u64) -> bool| {
+            let mut dataset = parsed.dataset.clone();
+            dataset.events.retain(|e| !gone(e.seq));
+            Ledger::of_log(&dataset)
+        };
+        let last = parsed.dataset.events.len() as u64;
+        for from in 1..=last + 1 {
+            for only in [vec![], vec![1], vec![5], vec![6, 8], vec![3, 5, 9]] {
+                let only: Vec<u64> = only.into_iter().filter(|&s| s < from).collect();
+                let mut forgot = whole.clone();
+                forgot.forget(from, &only);
+                let expected = without(&|seq| seq >= from || only.contains(&seq));
+                assert_eq!(forgot, expected, "from {from}, only {only:?}");
+            }
+        }
     }
 
     #[test]

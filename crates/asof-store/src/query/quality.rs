@@ -3,7 +3,7 @@
 //! the topics' aging settings and the verifications, one index range.
 
 use super::Belief;
-use crate::store::Store;
+use crate::store::{Seqs, Store};
 use asof_core::engine::quality::Ledger;
 use asof_core::time::Micros;
 
@@ -11,14 +11,23 @@ use asof_core::time::Micros;
 /// (a version carries its own support times, so nothing else is read).
 pub fn ledger(store: &Store) -> crate::store::Result<Ledger> {
     let mut ledger = Ledger::new(store.header());
-    for (seq, v) in store.verifications()? {
+    read_again(store, &mut ledger, &Seqs::all())?;
+    Ok(ledger)
+}
+
+/// Brings `ledger`, read from `store` before its log's events `seqs` names
+/// were written again (a follow's batches since), up to date with the store:
+/// what those events added forgotten, what they add now read.
+pub fn read_again(store: &Store, ledger: &mut Ledger, seqs: &Seqs) -> crate::store::Result<()> {
+    ledger.forget(seqs.from, &seqs.only);
+    for (seq, v) in store.verifications(seqs)? {
         ledger.add_verification(v, seq);
     }
-    for (id, fields) in store.assumed_by_id()? {
-        ledger.add_assumed(&id, fields);
+    for (seq, id, fields) in store.assumed_by_id(seqs)? {
+        ledger.add_assumed(&id, fields, seq);
     }
     ledger.seal();
-    Ok(ledger)
+    Ok(())
 }
 
 /// The end of the log: where a history reads still-held versions' quality.

@@ -103,6 +103,14 @@ fn said(e: StoreError) -> String {
     }
 }
 
+/// What a live screen keeps of the store its timeline was read from, to read
+/// again only what changed ([`Timeline::read_again`]): the scrub index's
+/// parts as read.
+#[derive(Debug, Default)]
+pub struct Kept {
+    held: crate::store::scrub::Held,
+}
+
 /// The store a timeline reads rows from, and the rows it has read.
 struct Detail {
     store: Store,
@@ -216,12 +224,7 @@ impl Timeline {
     }
 
     fn index(store: &Store) -> Result<ScrubIndex, StoreError> {
-        store
-            .scrub_index()?
-            .map_err(|malformed| StoreError::Damaged {
-                path: store.label().into(),
-                reason: malformed.to_string(),
-            })
+        Self::damaged(store, store.scrub_index()?)
     }
 
     /// [`Timeline::load`] with the index computed afresh from the stored rows
@@ -237,6 +240,19 @@ impl Timeline {
         index: ScrubIndex,
         dir: Option<tempfile::TempDir>,
     ) -> crate::store::Result<Timeline> {
+        let ledger = super::quality::ledger(&store)?;
+        let evaluations = evaluations(&store)?;
+        Ok(Self::assemble(store, index, ledger, evaluations, dir))
+    }
+
+    /// A timeline of `store` from what was read of it.
+    fn assemble(
+        store: Store,
+        index: ScrubIndex,
+        ledger: Ledger,
+        evaluations: std::collections::BTreeMap<String, Vec<String>>,
+        dir: Option<tempfile::TempDir>,
+    ) -> Timeline {
         let header = store.header().clone();
         let mut by_topic = vec![Vec::new(); header.topics.len()];
         for &i in &index.by_recorded {
@@ -255,14 +271,12 @@ impl Timeline {
             mark_of_seq.push((m.seq, p as u32));
         }
         mark_of_seq.sort_unstable();
-        let ledger = super::quality::ledger(&store)?;
         let decoder = store.decoder(true);
-        let evaluations = Arc::new(evaluations(&store)?);
-        Ok(Timeline {
+        Timeline {
             label: store.label().to_owned(),
             header,
             ledger,
-            evaluations,
+            evaluations: Arc::new(evaluations),
             calls: Arc::default(),
             review: Arc::default(),
             index: Arc::new(index),
@@ -283,7 +297,76 @@ impl Timeline {
                 error: None,
                 _dir: dir,
             })),
+        }
+    }
+
+    /// [`Timeline::load`] for a live screen (design.md §6): with what it
+    /// keeps of the store to read again, after the store's follow wrote
+    /// more, only what its batches changed ([`Timeline::read_again`]).
+    pub fn load_live(store: Store) -> Result<(Timeline, Kept), StoreError> {
+        let (index, held, ledger, evaluations) = store.reading(|| {
+            let (index, held) = Self::damaged(&store, store.scrub_index_held()?)?;
+            let ledger = super::quality::ledger(&store)?;
+            Ok::<_, StoreError>((index, held, ledger, evaluations(&store)?))
+        })?;
+        let timeline = Self::assemble(store, index, ledger, evaluations, None);
+        Ok((timeline, Kept { held }))
+    }
+
+    /// This timeline's store as it is now, `store` opened again after its
+    /// follow wrote more: of what this timeline read, only what the
+    /// follow's batches since changed is read again (the scrub index's
+    /// chunks they wrote, the ledger's rows of the events they wrote),
+    /// with `kept` what [`Timeline::load_live`] or the last call kept. Read
+    /// whole when the store cannot say what changed (another writer, a
+    /// new header, or too many batches since).
+    pub fn read_again(&self, store: Store, kept: &mut Kept) -> Result<Timeline, StoreError> {
+        let again = store.reading(|| {
+            if *store.header() != self.header {
+                return Ok(None);
+            }
+            let Some(since) = store.batches_since(&kept.held)? else {
+                return Ok(None);
+            };
+            let mut index = ScrubIndex::clone(&self.index);
+            if store
+                .scrub_index_again(&mut index, &mut kept.held, &since)?
+                .is_none()
+            {
+                return Ok(None);
+            }
+            let mut ledger = self.ledger.clone();
+            super::quality::read_again(&store, &mut ledger, &since.log)?;
+            Ok::<_, StoreError>(Some((index, ledger, evaluations(&store)?)))
+        })?;
+        match again {
+            Some((index, ledger, evaluations)) => {
+                let mut timeline = Self::assemble(store, index, ledger, evaluations, None);
+                timeline.label.clone_from(&self.label);
+                Ok(timeline)
+            }
+            None => {
+                let (timeline, fresh) = Self::load_live(store)?;
+                *kept = fresh;
+                Ok(timeline)
+            }
+        }
+    }
+
+    fn damaged<T>(
+        store: &Store,
+        read: std::result::Result<T, crate::store::scrub::Malformed>,
+    ) -> Result<T, StoreError> {
+        read.map_err(|malformed| StoreError::Damaged {
+            path: store.label().into(),
+            reason: malformed.to_string(),
         })
+    }
+
+    /// The scrub index the timeline was read with (what a live screen's
+    /// reads again are held to: the index a whole read gives).
+    pub fn scrub_index(&self) -> &ScrubIndex {
+        &self.index
     }
 
     /// The position of the mark of event `seq`.

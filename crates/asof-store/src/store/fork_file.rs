@@ -56,8 +56,8 @@ pub(crate) struct Patch<'a> {
 
 impl Store {
     /// Runs `read` in one read transaction: the store cannot change while a
-    /// fork reads and copies it.
-    pub(crate) fn reading<T, E: From<StoreError>>(
+    /// fork reads and copies it, or a live screen reads what changed.
+    pub fn reading<T, E: From<StoreError>>(
         &self,
         read: impl FnOnce() -> Result<T, E>,
     ) -> Result<T, E> {

@@ -663,36 +663,57 @@ impl Store {
     pub(crate) fn recorded_span(&self) -> super::Result<Option<(Micros, Micros)>> {
         Ok(super::read::span(self.connection())?)
     }
-    /// Every verification in the log with its seq, by the verifications
-    /// index (what the quality ledger reads).
-    pub(crate) fn verifications(&self) -> super::Result<Vec<(u64, Verification)>> {
-        let mut stmt = self.connection().prepare_cached(
-            "SELECT seq, id, verifies, state, source, recorded_at, text
-             FROM events INDEXED BY events_verifications WHERE kind = 'verify'",
-        )?;
-        let mut rows = stmt.query([])?;
+    /// The verifications among the events `seqs` names, each with its seq:
+    /// of the whole log by the verifications index (what the quality ledger
+    /// reads), of a range by seq.
+    pub(crate) fn verifications(
+        &self,
+        seqs: &super::read::Seqs,
+    ) -> super::Result<Vec<(u64, Verification)>> {
+        const COLUMNS: &str = "SELECT seq, id, verifies, state, source, recorded_at, text";
         let mut read = Vec::new();
-        while let Some(r) = rows.next()? {
-            let state: String = r.get(3)?;
-            let Some(state) = VerifyState::parse(&state) else {
-                continue; // the schema's CHECK admits only the six states
-            };
-            let v = Verification {
-                id: r.get(1)?,
-                evidence: r.get(2)?,
-                state,
-                by: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
-                recorded_at: r.get(5)?,
-                note: r.get(6)?,
-            };
-            read.push((r.get::<_, i64>(0)? as u64, v));
+        let mut take = |rows: &mut rusqlite::Rows| -> rusqlite::Result<()> {
+            while let Some(r) = rows.next()? {
+                let state: String = r.get(3)?;
+                let Some(state) = VerifyState::parse(&state) else {
+                    continue; // the schema's CHECK admits only the six states
+                };
+                let v = Verification {
+                    id: r.get(1)?,
+                    evidence: r.get(2)?,
+                    state,
+                    by: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                    recorded_at: r.get(5)?,
+                    note: r.get(6)?,
+                };
+                read.push((r.get::<_, i64>(0)? as u64, v));
+            }
+            Ok(())
+        };
+        let conn = self.connection();
+        if *seqs == super::read::Seqs::all() {
+            let mut stmt = conn.prepare_cached(&format!(
+                "{COLUMNS} FROM events INDEXED BY events_verifications WHERE kind = 'verify'"
+            ))?;
+            take(&mut stmt.query([])?)?;
+        } else {
+            seqs.each_range(|low, high| {
+                let mut stmt = conn.prepare_cached(&format!(
+                    "{COLUMNS} FROM events WHERE seq BETWEEN ?1 AND ?2 AND kind = 'verify'"
+                ))?;
+                take(&mut stmt.query([low, high])?)
+            })?;
         }
         Ok(read)
     }
 
-    /// Every assertion's assumed fields, by the assertion's id.
-    pub(crate) fn assumed_by_id(&self) -> super::Result<Vec<(String, Vec<Assumed>)>> {
-        Ok(super::read::assumptions_by_id(self.connection())?)
+    /// The assumed fields of the assertions among the events `seqs` names,
+    /// each with its seq and id, in log order.
+    pub(crate) fn assumed_by_id(
+        &self,
+        seqs: &super::read::Seqs,
+    ) -> super::Result<Vec<(u64, String, Vec<Assumed>)>> {
+        Ok(super::read::assumptions_by_id(self.connection(), seqs)?)
     }
 }
 

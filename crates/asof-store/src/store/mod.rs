@@ -5,6 +5,7 @@
 //! not write them, and refused with a clear reason when foreign, damaged or newer.
 
 mod atomic;
+pub(crate) mod batches;
 mod bytes;
 pub(crate) mod codec;
 mod derive;
@@ -34,9 +35,11 @@ use std::path::Path;
 
 pub use atomic::copy_store;
 pub(crate) use atomic::*;
+pub use batches::Since;
 pub use error::{LoadError, MALFORMED, Result, SqlFailure, StoreError};
 pub use file::is_sqlite_file;
 use file::{check_file_header, pragmas};
+pub use read::Seqs;
 pub use schema::{APPLICATION_ID, FORMAT_VERSION};
 
 /// What a new store holds: a log, what replay derived from it, where it came
@@ -398,6 +401,34 @@ impl Store {
         &self,
     ) -> crate::store::Result<std::result::Result<scrub::ScrubIndex, scrub::Malformed>> {
         Ok(scrub::read(&self.conn)?)
+    }
+
+    /// [`Store::scrub_index`], with what a reader keeps to read it again
+    /// after a follow's batches ([`Store::scrub_index_again`]).
+    pub fn scrub_index_held(
+        &self,
+    ) -> crate::store::Result<std::result::Result<(scrub::ScrubIndex, scrub::Held), scrub::Malformed>>
+    {
+        Ok(scrub::read_held(&self.conn)?)
+    }
+
+    /// What the follow's batches after the one `held` is as of changed
+    /// (`None`: the store cannot say; read it whole).
+    pub fn batches_since(&self, held: &scrub::Held) -> Result<Option<batches::Since>> {
+        Ok(batches::since(&self.conn, held.batch)?)
+    }
+
+    /// Brings `index`, read with `held`, up to date with the stored index,
+    /// reading only the chunks the batches `since` wrote. Returns how many
+    /// chunks it read; `None` when that cannot be done (then read the index
+    /// whole: `index` may be part way).
+    pub fn scrub_index_again(
+        &self,
+        index: &mut scrub::ScrubIndex,
+        held: &mut scrub::Held,
+        since: &batches::Since,
+    ) -> Result<Option<usize>> {
+        Ok(scrub::read_again(&self.conn, index, held, since)?)
     }
 
     /// The scrub index computed from the rows with checkpoints every

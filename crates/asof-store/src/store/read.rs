@@ -137,45 +137,70 @@ pub(super) fn header_from_rows(conn: &Connection) -> rusqlite::Result<Header> {
     })
 }
 
-/// Every assertion's assumed fields (design.md §7) by its id, in log order
-/// (what the ledger looks up).
+/// Every assertion's assumed fields (design.md §7) with its seq and id, in
+/// log order (what the ledger looks up), of the events `seqs` names.
 pub(crate) fn assumptions_by_id(
     conn: &Connection,
-) -> rusqlite::Result<Vec<(String, Vec<Assumed>)>> {
-    assumed_rows(
-        conn,
-        "SELECT e.id, a.field FROM assumptions a JOIN events e ON e.seq = a.seq
-         ORDER BY a.seq, a.field",
-    )
-}
-
-/// Rows of (key, field) in key order, the fields of each key gathered.
-fn assumed_rows<K: rusqlite::types::FromSql + PartialEq>(
-    conn: &Connection,
-    sql: &str,
-) -> rusqlite::Result<Vec<(K, Vec<Assumed>)>> {
-    let mut stmt = conn.prepare(sql)?;
-    let mut rows = stmt.query([])?;
-    let mut out: Vec<(K, Vec<Assumed>)> = Vec::new();
-    while let Some(r) = rows.next()? {
-        let seq: K = r.get(0)?;
-        let field: String = r.get(1)?;
-        let Some(field) = Assumed::parse(&field) else {
-            return Err(rusqlite::Error::FromSqlConversionFailure(
-                1,
-                rusqlite::types::Type::Text,
-                format!("unknown assumed field `{field}`").into(),
-            ));
-        };
-        match out.last_mut() {
-            Some((last, list)) if *last == seq => list.push(field),
-            _ => out.push((seq, vec![field])),
+    seqs: &Seqs,
+) -> rusqlite::Result<Vec<(u64, String, Vec<Assumed>)>> {
+    let mut out: Vec<(u64, String, Vec<Assumed>)> = Vec::new();
+    seqs.each_range(|low, high| {
+        let mut stmt = conn.prepare_cached(
+            "SELECT a.seq, e.id, a.field FROM assumptions a JOIN events e ON e.seq = a.seq
+             WHERE a.seq BETWEEN ?1 AND ?2 ORDER BY a.seq, a.field",
+        )?;
+        let mut rows = stmt.query([low, high])?;
+        while let Some(r) = rows.next()? {
+            let seq = r.get::<_, i64>(0)? as u64;
+            let field: String = r.get(2)?;
+            let Some(field) = Assumed::parse(&field) else {
+                return Err(rusqlite::Error::FromSqlConversionFailure(
+                    2,
+                    rusqlite::types::Type::Text,
+                    format!("unknown assumed field `{field}`").into(),
+                ));
+            };
+            match out.last_mut() {
+                Some((last, _, list)) if *last == seq => list.push(field),
+                _ => out.push((seq, r.get(1)?, vec![field])),
+            }
         }
-    }
-    for (_, list) in &mut out {
+        Ok(())
+    })?;
+    for (_, _, list) in &mut out {
         list.sort_unstable();
     }
     Ok(out)
+}
+
+/// Which of the log's events a reader reads again: every one from a seq on,
+/// and some before it (a follow's batch wrote those again).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Seqs {
+    /// Every seq from this one on.
+    pub from: u64,
+    /// Seqs before `from`, sorted, without repeats.
+    pub only: Vec<u64>,
+}
+
+impl Seqs {
+    /// Every event of the log.
+    pub fn all() -> Seqs {
+        Seqs::default()
+    }
+
+    /// Calls `read` with each range of seqs named, in order (`only`'s one
+    /// by one, then `from` on), as SQLite integers.
+    pub(crate) fn each_range(
+        &self,
+        mut read: impl FnMut(i64, i64) -> rusqlite::Result<()>,
+    ) -> rusqlite::Result<()> {
+        let as_int = |seq: u64| i64::try_from(seq).unwrap_or(i64::MAX);
+        for &seq in self.only.iter().filter(|&&s| s < self.from) {
+            read(as_int(seq), as_int(seq))?;
+        }
+        read(as_int(self.from), i64::MAX)
+    }
 }
 
 /// The whole log in file order, citations included.

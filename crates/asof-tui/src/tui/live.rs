@@ -8,10 +8,14 @@
 //! The watch thread asks SQLite every [`POLL`] whether another connection
 //! committed (`PRAGMA data_version`); when one did, it reads the timeline
 //! again off the loop's thread and sends it, so the loop only swaps it in
-//! ([`crate::tui::app::App::refresh`]). Once a second without news it sends
-//! [`Live::Quiet`], for the header's age of the newest event.
+//! ([`crate::tui::app::App::refresh`]). It reads again only what the
+//! follow's batches since the last read changed ([`Timeline::read_again`]),
+//! not the whole scrub index and ledger: at a million events that was a
+//! tenth of a second a refresh, several times a second. Once a second
+//! without news it sends [`Live::Quiet`], for the header's age of the
+//! newest event.
 
-use asof_store::query::timeline::Timeline;
+use asof_store::query::timeline::{Kept, Timeline};
 use asof_store::store::Store;
 use asof_store::store::follow::{Batch, Stop};
 use std::path::PathBuf;
@@ -62,6 +66,8 @@ pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool +
         };
         let version = |watch: &asof_store::store::Watch| watch.version();
         let mut seen = version(&watch).ok();
+        // The timeline last sent and what it keeps to be read again.
+        let mut last: Option<(Timeline, Kept)> = None;
         let mut quiet_since = Instant::now();
         let (mut behind, mut lag_read) = (0, Instant::now());
         while !stop.load(Ordering::Relaxed) {
@@ -82,8 +88,11 @@ pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool +
             let now = version(&watch).ok();
             let news = if now != seen {
                 seen = now;
-                match Store::open(&path).and_then(Timeline::load) {
-                    Ok(timeline) => Live::Refreshed(Box::new(timeline)),
+                match read_again(&path, last.take()) {
+                    Ok((timeline, kept)) => {
+                        last = Some((timeline.clone(), kept));
+                        Live::Refreshed(Box::new(timeline))
+                    }
                     Err(e) => Live::Stopped(format!("{e}; the screen shows the store as it was")),
                 }
             } else if quiet_since.elapsed() >= Duration::from_secs(1) {
@@ -98,6 +107,22 @@ pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool +
             }
         }
     });
+}
+
+/// The store at `path` read again: of what `last` read, only what changed
+/// since (whole the first time).
+pub fn read_again(
+    path: &std::path::Path,
+    last: Option<(Timeline, Kept)>,
+) -> Result<(Timeline, Kept), asof_store::store::StoreError> {
+    let store = Store::open(path)?;
+    match last {
+        Some((timeline, mut kept)) => {
+            let timeline = timeline.read_again(store, &mut kept)?;
+            Ok((timeline, kept))
+        }
+        None => Timeline::load_live(store),
+    }
 }
 
 /// The complete lines of the file the store at `path` follows that it has

@@ -24,6 +24,7 @@ use crate::store::derive::{Sliced, Write, replay_log};
 /// followed fleet held more (514 MB against 474 MB at 900,000 events) for
 /// no shorter delay; every 4,096, less (366 MB) for a longer one.
 const CUT: usize = 1 << 10;
+use crate::store::Seqs;
 use crate::store::scrub::{Growing, Rewrote};
 use asof_core::model::{Header, IdSet};
 use asof_core::time::Micros;
@@ -113,6 +114,7 @@ impl Replayed {
             last,
         } = change;
         let late = matches!((first, self.last), (Some(first), Some(last)) if first < last);
+        let log = written_seqs(&rewrote, whole, self.scrub.as_ref());
         // Replays only after every instant replayed before (as an appending
         // writer's batch does): the scrub index grows instead of being
         // computed afresh.
@@ -201,7 +203,8 @@ impl Replayed {
             (Rewritten::Since(from), Some(growing)) => growing.rewound(tx, &self.header, *from)?,
             _ => Growing::compute(tx, &self.header)?,
         };
-        scrub.store(tx)?;
+        let rows = scrub.store(tx)?;
+        crate::store::batches::record(tx, &log, &rows)?;
         match rewritten {
             Rewritten::Kept => {}
             Rewritten::Since(from) => crate::store::pages::patch_since(tx, from)?,
@@ -228,6 +231,34 @@ impl Replayed {
     pub(super) fn committed(&mut self, derived: Derived) {
         self.scrub = Some(derived.scrub);
         self.truths = Some(derived.truths);
+    }
+}
+
+/// The log's events a batch wrote: those it wrote again (`rewrote`) and
+/// those after the last seq stored before it, which the scrub index kept
+/// last saw (`scrub`; none kept, or a `whole` batch: every event).
+fn written_seqs(rewrote: &Option<Rewrote>, whole: bool, scrub: Option<&Growing>) -> Seqs {
+    let Some(scrub) = scrub.filter(|_| !whole) else {
+        return Seqs::all();
+    };
+    let after_last = u64::try_from(scrub.last_seq.saturating_add(1)).unwrap_or(0);
+    match rewrote {
+        Some(Rewrote {
+            after, only: None, ..
+        }) => Seqs {
+            from: after.saturating_add(1).min(after_last),
+            only: Vec::new(),
+        },
+        Some(Rewrote {
+            only: Some(only), ..
+        }) => Seqs {
+            from: after_last,
+            only: only.clone(),
+        },
+        None => Seqs {
+            from: after_last,
+            only: Vec::new(),
+        },
     }
 }
 

@@ -97,6 +97,9 @@ pub(crate) const VERSION_BYTES: usize = 36;
 /// The bytes of a mark's record in the `marks` part ([`put_mark`]).
 pub(crate) const MARK_BYTES: usize = 26;
 
+/// The bytes of an evidence item's widths in the `evidence` part.
+pub(crate) const WIDTHS_BYTES: usize = 6;
+
 /// A version's record in the `versions` part ([`VERSION_BYTES`]; its
 /// closing instant is in `superseded`).
 pub(crate) fn put_version(out: &mut Vec<u8>, v: &VersionKey) {
@@ -121,6 +124,49 @@ pub(crate) fn put_mark(out: &mut Vec<u8>, m: &MarkKey) {
 
 pub(crate) use crate::store::bytes::Reader as Bytes;
 
+/// A version's record ([`put_version`]); its closing instant is left open
+/// (it is in the `superseded` part).
+pub(crate) fn take_version(b: &mut Bytes) -> Option<VersionKey> {
+    Some(VersionKey {
+        id: b.u64()?,
+        recorded_at: b.i64()?,
+        valid_from: b.i64()?,
+        topic: b.u32()?,
+        agent: b.u32()?,
+        claim: b.u32()?,
+        superseded_at: OPEN,
+    })
+}
+
+/// A mark's record ([`put_mark`]).
+pub(crate) fn take_mark(b: &mut Bytes) -> Option<MarkKey> {
+    Some(MarkKey {
+        seq: b.u64()?,
+        recorded_at: b.i64()?,
+        kind: *MarkKind::ALL.get(b.u8()? as usize)?,
+        effect: *EFFECTS.get(b.u8()? as usize)?,
+        topic: b.u32()?,
+        agent: b.u32()?,
+    })
+}
+
+/// An evidence item's widths' record ([`evidence_bytes`]).
+pub(crate) fn take_widths(b: &mut Bytes) -> Option<EvidenceWidths> {
+    Some(EvidenceWidths {
+        id: b.u16()?,
+        source: b.u16()?,
+        cited: b.u16()?,
+    })
+}
+
+/// The claims' texts of the `claims` part, for `versions` versions.
+pub(crate) fn take_claims(claims: &[u8], versions: usize) -> Option<Vec<String>> {
+    Some(match std::str::from_utf8(claims).ok()? {
+        "" if versions == 0 => Vec::new(),
+        text => text.split('\u{1f}').map(str::to_owned).collect(),
+    })
+}
+
 pub(crate) fn decode(parts: &HashMap<String, Vec<u8>>) -> Result<ScrubIndex, &'static str> {
     let index = decode_versions(parts, true)?;
     let (marks, evidence) = decode_marks(parts)?;
@@ -143,17 +189,7 @@ pub(crate) fn decode_versions(
         .records(8, |b| b.i64())
         .ok_or("superseded")?;
     let versions = part("versions")?
-        .records(VERSION_BYTES, |b| {
-            Some(VersionKey {
-                id: b.u64()?,
-                recorded_at: b.i64()?,
-                valid_from: b.i64()?,
-                topic: b.u32()?,
-                agent: b.u32()?,
-                claim: b.u32()?,
-                superseded_at: OPEN,
-            })
-        })
+        .records(VERSION_BYTES, take_version)
         .ok_or("versions")?;
     if superseded.len() != versions.len() {
         return Err("superseded");
@@ -164,10 +200,7 @@ pub(crate) fn decode_versions(
         .map(|(v, superseded_at)| VersionKey { superseded_at, ..v })
         .collect();
     let claims = parts.get("claims").ok_or("claims")?;
-    let claims: Vec<String> = match std::str::from_utf8(claims).map_err(|_| "claims")? {
-        "" if versions.is_empty() => Vec::new(),
-        text => text.split('\u{1f}').map(str::to_owned).collect(),
-    };
+    let claims = take_claims(claims, versions.len()).ok_or("claims")?;
     let n = versions.len();
     let position = |i: u32| (i as usize) < n;
     let u32s = |name: &'static str| {
@@ -233,25 +266,10 @@ pub(crate) fn decode_marks(
 ) -> Result<(Vec<MarkKey>, Vec<EvidenceWidths>), &'static str> {
     let part = |name: &'static str| parts.get(name).map(|b| Bytes(b)).ok_or(name);
     let marks = part("marks")?
-        .records(MARK_BYTES, |b| {
-            Some(MarkKey {
-                seq: b.u64()?,
-                recorded_at: b.i64()?,
-                kind: *MarkKind::ALL.get(b.u8()? as usize)?,
-                effect: *EFFECTS.get(b.u8()? as usize)?,
-                topic: b.u32()?,
-                agent: b.u32()?,
-            })
-        })
+        .records(MARK_BYTES, take_mark)
         .ok_or("marks")?;
     let evidence = part("evidence")?
-        .records(6, |b| {
-            Some(EvidenceWidths {
-                id: b.u16()?,
-                source: b.u16()?,
-                cited: b.u16()?,
-            })
-        })
+        .records(WIDTHS_BYTES, take_widths)
         .filter(|e| {
             e.len()
                 == marks

@@ -201,20 +201,21 @@ impl Growing {
     /// what it stored last — the first time, from what the store holds (if
     /// every part of it is stored whole; else the whole index in its place).
     /// After a growth, only what grew is encoded and written
-    /// ([`store_grown`]).
-    pub(crate) fn store(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+    /// ([`store_grown`]). Returns the rows written or deleted.
+    pub(crate) fn store(&mut self, conn: &Connection) -> rusqlite::Result<Vec<String>> {
+        let mut out = Chunks::new(conn);
         if let (Some(grown), Some(written)) = (&self.grown, self.written.as_mut()) {
-            store_grown(conn, &self.index, grown, written)?;
+            store_grown(&mut out, &self.index, grown, written)?;
         } else {
             let parts: HashMap<&'static str, Vec<u8>> = encode(&self.index).into_iter().collect();
             if self.written.is_none() {
                 self.read_stored(conn)?;
             }
-            store_parts(conn, &parts, self.written.as_ref())?;
+            store_parts(&mut out, &parts, self.written.as_ref())?;
             self.written = Some(parts);
         }
         self.grown = Some(Grown::from(&self.index));
-        Ok(())
+        Ok(out.rows)
     }
 
     /// Brings the index up to date after a follow's batch appended events

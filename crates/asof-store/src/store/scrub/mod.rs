@@ -185,11 +185,14 @@ pub struct ScrubIndex {
 
 mod blob;
 mod compute;
+mod held;
 mod patch;
 mod stored;
 
 use blob::*;
 pub(crate) use compute::*;
+pub use held::Held;
+pub(crate) use held::{read_again, read_held};
 pub use patch::*;
 pub use stored::*;
 
@@ -258,7 +261,7 @@ pub(crate) fn write(conn: &Connection, header: &Header) -> rusqlite::Result<()> 
 mod tests {
     use super::*;
 
-    fn index(n: usize) -> ScrubIndex {
+    pub(super) fn index(n: usize) -> ScrubIndex {
         let versions: Vec<VersionKey> = (0..n)
             .map(|i| VersionKey {
                 id: i as u64 + 1,
@@ -359,7 +362,7 @@ mod tests {
             .unwrap()
     }
 
-    fn scrub_table() -> Connection {
+    pub(super) fn scrub_table() -> Connection {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch("CREATE TABLE scrub (part TEXT PRIMARY KEY, data BLOB NOT NULL);")
             .unwrap();
@@ -398,7 +401,7 @@ mod tests {
         let old: HashMap<&'static str, Vec<u8>> = encode(&before).into_iter().collect();
         let new: HashMap<&'static str, Vec<u8>> = encode(&after).into_iter().collect();
         let changes_before = conn.total_changes();
-        store_parts(&conn, &new, Some(&old)).unwrap();
+        store_parts(&mut Chunks::new(&conn), &new, Some(&old)).unwrap();
         let written = conn.total_changes() - changes_before;
         assert_eq!(read(&conn).unwrap(), Ok(after.clone()));
         let fresh = scrub_table();

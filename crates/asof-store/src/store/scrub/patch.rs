@@ -74,7 +74,9 @@ pub(crate) fn patch(
         .filter_map(|&name| stored.remove(name).map(|data| (name, data)))
         .collect();
     let parts: HashMap<&'static str, Vec<u8>> = versions.into_iter().chain(marks).collect();
-    store_parts(conn, &parts, Some(&before))?;
+    store_parts(&mut Chunks::new(conn), &parts, Some(&before))?;
+    // Not a follow's batch: a reader reads the index whole.
+    crate::store::batches::clear(conn)?;
     Ok(true)
 }
 

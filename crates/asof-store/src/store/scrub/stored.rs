@@ -3,26 +3,66 @@
 
 use super::*;
 
-/// Replaces the stored index with `index`.
+/// Replaces the stored index with `index`. Not a follow's batch: the
+/// batches' record is cleared (a reader reads the index whole).
 pub(crate) fn store(conn: &Connection, index: &ScrubIndex) -> rusqlite::Result<()> {
-    store_parts(conn, &encode(index).into_iter().collect(), None)
+    let mut out = Chunks::new(conn);
+    store_parts(&mut out, &encode(index).into_iter().collect(), None)?;
+    crate::store::batches::clear(conn)
+}
+
+/// What [`Chunks`] records when every row was deleted.
+pub(crate) const EVERY_ROW: &str = "*";
+
+/// Writes and deletes the stored index's chunks, keeping the rows it
+/// touched (what a follow's batch records for readers, `batches`).
+pub(crate) struct Chunks<'c> {
+    conn: &'c Connection,
+    /// The rows written or deleted, in order, maybe more than once.
+    pub(crate) rows: Vec<String>,
+}
+
+impl<'c> Chunks<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> Chunks<'c> {
+        Chunks {
+            conn,
+            rows: Vec::new(),
+        }
+    }
+
+    /// Writes `chunk` under `row` ([`put_chunk`]).
+    fn put(&mut self, row: &str, chunk: &[u8], stored: Option<usize>) -> rusqlite::Result<()> {
+        self.rows.push(row.to_owned());
+        put_chunk(self.conn, row, chunk, stored)
+    }
+
+    /// Deletes the chunk under `row`.
+    fn delete(&mut self, row: &str) -> rusqlite::Result<()> {
+        self.rows.push(row.to_owned());
+        (self
+            .conn
+            .prepare_cached("DELETE FROM scrub WHERE part = ?1")?)
+        .execute([row])?;
+        Ok(())
+    }
 }
 
 /// Stores encoded `parts` as chunks: given what was stored `before` (encoded
 /// the same way), only the chunks that differ from it, and the chunks it had
 /// beyond a part's new end are deleted; otherwise in place of every row.
 pub(crate) fn store_parts(
-    conn: &Connection,
+    out: &mut Chunks,
     parts: &HashMap<&'static str, Vec<u8>>,
     before: Option<&HashMap<&'static str, Vec<u8>>>,
 ) -> rusqlite::Result<()> {
     if before.is_none() {
-        conn.execute("DELETE FROM scrub", [])?;
+        out.conn.execute("DELETE FROM scrub", [])?;
+        out.rows.push(EVERY_ROW.to_owned());
     }
     for name in PARTS {
         let data = parts.get(name).map_or(&[][..], Vec::as_slice);
         let old = before.and_then(|b| b.get(name)).map(Vec::as_slice);
-        store_part(conn, name, data, old)?;
+        store_part(out, name, data, old)?;
     }
     Ok(())
 }
@@ -30,12 +70,11 @@ pub(crate) fn store_parts(
 /// Stores part `name` as chunks: those that differ from what was stored
 /// `old` (all, if `None`), deleting the chunks `old` had past its new end.
 pub(crate) fn store_part(
-    conn: &Connection,
+    out: &mut Chunks,
     name: &str,
     data: &[u8],
     old: Option<&[u8]>,
 ) -> rusqlite::Result<()> {
-    let mut delete = conn.prepare_cached("DELETE FROM scrub WHERE part = ?1")?;
     let old: Vec<(String, &[u8])> = match old {
         Some(old) => chunks(name, old).collect(),
         None => Vec::new(),
@@ -44,11 +83,11 @@ pub(crate) fn store_part(
     for (k, (row, chunk)) in new.iter().enumerate() {
         match old.get(k) {
             Some((_, was)) if was == chunk => {}
-            was => put_chunk(conn, row, chunk, was.map(|(_, was)| was.len()))?,
+            was => out.put(row, chunk, was.map(|(_, was)| was.len()))?,
         }
     }
     for (row, _) in old.iter().skip(new.len()) {
-        delete.execute([row])?;
+        out.delete(row)?;
     }
     Ok(())
 }
@@ -88,13 +127,13 @@ pub(crate) fn put_chunk(
 /// checkpoints, evidence) encoded whole and compared. Only the chunks that
 /// hold a changed byte are written.
 pub(crate) fn store_grown(
-    conn: &Connection,
+    out: &mut Chunks,
     index: &ScrubIndex,
     grown: &Grown,
     written: &mut HashMap<&'static str, Vec<u8>>,
 ) -> rusqlite::Result<()> {
     for (name, data) in encode_small(index) {
-        store_part(conn, name, &data, written.get(name).map(Vec::as_slice))?;
+        store_part(out, name, &data, written.get(name).map(Vec::as_slice))?;
         written.insert(name, data);
     }
     let (versions, marks) = (&index.versions, &index.marks);
@@ -162,7 +201,7 @@ pub(crate) fn store_grown(
     ];
     for (name, width, from, count, touched, put) in parts {
         let data = written.entry(name).or_default();
-        grow_part(conn, name, data, width, (from, count), touched, put)?;
+        grow_part(out, name, data, width, (from, count), touched, put)?;
     }
     Ok(())
 }
@@ -185,7 +224,7 @@ pub(crate) type GrowingPart<'a> = (
 /// deletes those past the part's new end. A part whose stored length is not
 /// what its records take is encoded and written whole.
 pub(crate) fn grow_part(
-    conn: &Connection,
+    out: &mut Chunks,
     name: &str,
     data: &mut Vec<u8>,
     width: usize,
@@ -202,7 +241,7 @@ pub(crate) fn grow_part(
         let mut whole = Vec::with_capacity(count * width);
         (0..count).for_each(|i| put(i, &mut whole));
         let before = std::mem::replace(data, whole);
-        return store_part(conn, name, data, Some(&before));
+        return store_part(out, name, data, Some(&before));
     }
     data.truncate(from_byte);
     (from..count).for_each(|i| put(i, data));
@@ -226,11 +265,10 @@ pub(crate) fn grow_part(
             .get(k * CHUNK..((k + 1) * CHUNK).min(data.len()))
             .unwrap_or(&[]);
         let stored = (k < old_chunks).then(|| old_len.min((k + 1) * CHUNK) - k * CHUNK);
-        put_chunk(conn, &chunk_row(name, k), chunk, stored)?;
+        out.put(&chunk_row(name, k), chunk, stored)?;
     }
-    let mut delete = conn.prepare_cached("DELETE FROM scrub WHERE part = ?1")?;
     for k in new_chunks..old_chunks {
-        delete.execute([chunk_row(name, k)])?;
+        out.delete(&chunk_row(name, k))?;
     }
     Ok(())
 }
@@ -259,15 +297,49 @@ pub(crate) fn stored_parts_of(
     wanted: impl Fn(&str) -> bool,
 ) -> rusqlite::Result<HashMap<String, Vec<u8>>> {
     // Two reads of the table, of one state of it (a follow may commit between).
-    let _snapshot = match conn.is_autocommit() {
-        true => Some(conn.unchecked_transaction()?),
-        false => None,
-    };
-    // Which parts are whole, and how long, from the chunks' names and
-    // lengths alone (SQLite reads a blob's length without its bytes).
-    let mut chunks: HashMap<String, Vec<(usize, usize, i64)>> = HashMap::new();
+    let _snapshot = snapshot(conn)?;
+    let mut parts = HashMap::new();
+    let mut blob = ChunkReader::default();
+    for (name, list) in whole_chunks(conn, wanted)? {
+        let mut data = vec![0; list.iter().map(|c| c.len).sum()];
+        for chunk in list {
+            blob.read(conn, &name, &chunk, &mut data)?;
+        }
+        parts.insert(name, data);
+    }
+    Ok(parts)
+}
+
+/// A read transaction on `conn` unless one is open: what is read under it is
+/// of one state of the store.
+pub(crate) fn snapshot(conn: &Connection) -> rusqlite::Result<Option<rusqlite::Transaction<'_>>> {
+    match conn.is_autocommit() {
+        true => Ok(Some(conn.unchecked_transaction()?)),
+        false => Ok(None),
+    }
+}
+
+/// One stored chunk of a part, as listed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Chunk {
+    /// Its number in the part.
+    pub(crate) k: usize,
+    /// Its length in bytes.
+    pub(crate) len: usize,
+    rowid: i64,
+}
+
+/// The chunks of the parts `wanted` names whose chunks are whole (0, 1, …
+/// without a gap, each but the last full), in order: from the chunks' names
+/// and lengths alone (SQLite reads a blob's length without its bytes). A
+/// part stored otherwise is left out, as if missing.
+pub(crate) fn whole_chunks(
+    conn: &Connection,
+    wanted: impl Fn(&str) -> bool,
+) -> rusqlite::Result<HashMap<String, Vec<Chunk>>> {
+    let mut chunks: HashMap<String, Vec<Chunk>> = HashMap::new();
     let mut stmt =
-        conn.prepare("SELECT part, typeof(data) = 'blob', length(data), rowid FROM scrub")?;
+        conn.prepare_cached("SELECT part, typeof(data) = 'blob', length(data), rowid FROM scrub")?;
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
         let row = r.get_ref(0)?.as_str()?;
@@ -277,48 +349,62 @@ pub(crate) fn stored_parts_of(
         }
         // A chunk stored as anything but a blob, or numbered oddly, does not decode.
         let chunk = match (k, r.get::<_, bool>(1)?) {
-            (Some(k), true) => (k, r.get::<_, i64>(2)? as usize, r.get(3)?),
-            _ => (usize::MAX, 0, 0),
+            (Some(k), true) => Chunk {
+                k,
+                len: r.get::<_, i64>(2)? as usize,
+                rowid: r.get(3)?,
+            },
+            _ => Chunk {
+                k: usize::MAX,
+                len: 0,
+                rowid: 0,
+            },
         };
         chunks.entry(name.to_owned()).or_default().push(chunk);
     }
-    // Then each whole part's chunks, each read straight into its place
-    // (incremental blob I/O: no copy of the value in between).
-    let mut parts = HashMap::new();
-    let mut blob: Option<rusqlite::blob::Blob> = None;
-    for (name, mut list) in chunks {
-        list.sort_unstable_by_key(|&(k, _, _)| k);
-        let whole = list
-            .iter()
-            .enumerate()
-            .all(|(i, &(k, len, _))| k == i && (i + 1 == list.len() || len == CHUNK));
-        if !whole {
-            continue;
-        }
-        let mut data = vec![0; list.iter().map(|&(_, len, _)| len).sum()];
-        for (k, len, rowid) in list {
-            let blob = match &mut blob {
-                Some(blob) => {
-                    blob.reopen(rowid)?;
-                    blob
-                }
-                None => {
-                    blob.insert(conn.blob_open(rusqlite::MAIN_DB, "scrub", "data", rowid, true)?)
-                }
-            };
-            let place = data.get_mut(k * CHUNK..k * CHUNK + len);
-            match place {
-                Some(place) if blob.len() == len => blob.read_at_exact(place, 0)?,
-                _ => {
-                    return Err(crate::store::read::damaged(format!(
-                        "the scrub index's chunk {k} of part {name:?} is not as long as its row says"
-                    )));
-                }
+    chunks.retain(|_, list| {
+        list.sort_unstable_by_key(|c| c.k);
+        let last = list.len() - 1;
+        (list.iter().enumerate()).all(|(i, c)| c.k == i && (i == last || c.len == CHUNK))
+    });
+    Ok(chunks)
+}
+
+/// Reads chunks straight into their places (incremental blob I/O: no copy
+/// of the value in between), one blob handle moved from row to row.
+#[derive(Default)]
+pub(crate) struct ChunkReader<'c>(Option<rusqlite::blob::Blob<'c>>);
+
+impl<'c> ChunkReader<'c> {
+    /// Reads `chunk` of part `name` into its place in `data`, the part's bytes.
+    pub(crate) fn read(
+        &mut self,
+        conn: &'c Connection,
+        name: &str,
+        chunk: &Chunk,
+        data: &mut [u8],
+    ) -> rusqlite::Result<()> {
+        let blob = match &mut self.0 {
+            Some(blob) => {
+                blob.reopen(chunk.rowid)?;
+                blob
             }
+            None => (self.0).insert(conn.blob_open(
+                rusqlite::MAIN_DB,
+                "scrub",
+                "data",
+                chunk.rowid,
+                true,
+            )?),
+        };
+        let k = chunk.k;
+        match data.get_mut(k * CHUNK..k * CHUNK + chunk.len) {
+            Some(place) if blob.len() == chunk.len => blob.read_at_exact(place, 0),
+            _ => Err(crate::store::read::damaged(format!(
+                "the scrub index's chunk {k} of part {name:?} is not as long as its row says"
+            ))),
         }
-        parts.insert(name, data);
     }
-    Ok(parts)
 }
 
 /// The part a stored chunk's row belongs to and its number (`None`: not a

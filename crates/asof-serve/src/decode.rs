@@ -96,26 +96,37 @@ pub fn inflate(body: &[u8], gzip: bool, limit: usize) -> Result<Vec<u8>, Refusal
 }
 
 /// Decodes one request body of `signal` in `encoding`. The body is parsed
-/// once: into a JSON tree, which gives both the archive's line and the
-/// request the counts are read from.
+/// once: protobuf into its messages, written as the archive's line straight
+/// from them and counted from them; JSON into a JSON tree, which gives both
+/// the line and the request the counts are read from.
 pub fn decode(signal: Signal, encoding: Encoding, bytes: &[u8]) -> Result<Decoded, Refusal> {
-    let value = match encoding {
+    match encoding {
         Encoding::Protobuf => {
-            let value = match signal {
-                Signal::Traces => ExportTraceServiceRequest::decode(bytes)
-                    .map_err(|e| not_protobuf(signal, e))
-                    .and_then(|r| to_value(&r)),
-                Signal::Logs => ExportLogsServiceRequest::decode(bytes)
-                    .map_err(|e| not_protobuf(signal, e))
-                    .and_then(|r| to_value(&r)),
-            }?;
-            // A request with nothing in it is still one: written with its key.
-            match value {
-                serde_json::Value::Object(map) if map.is_empty() => {
-                    serde_json::json!({ signal.key(): [] })
+            let (line, counted) = match signal {
+                Signal::Traces => {
+                    let r = ExportTraceServiceRequest::decode(bytes)
+                        .map_err(|e| not_protobuf(signal, e))?;
+                    let spans = (r.resource_spans.iter())
+                        .flat_map(|rs| &rs.scope_spans)
+                        .flat_map(|scope| &scope.spans)
+                        .map(|span| Item {
+                            trace_id: hex(&span.trace_id),
+                            span_id: hex(&span.span_id),
+                            times: span.start_time_unix_nano > 0 && span.end_time_unix_nano > 0,
+                        });
+                    (to_line(&r, signal)?, tally(spans, signal))
                 }
-                value => value,
-            }
+                Signal::Logs => {
+                    let r = ExportLogsServiceRequest::decode(bytes)
+                        .map_err(|e| not_protobuf(signal, e))?;
+                    let records = (r.resource_logs.iter())
+                        .flat_map(|rl| &rl.scope_logs)
+                        .map(|scope| scope.log_records.len())
+                        .sum();
+                    (to_line(&r, signal)?, (records, 0, None))
+                }
+            };
+            Ok(decoded(line, counted))
         }
         Encoding::Json => {
             let value: serde_json::Value = serde_json::from_slice(bytes)
@@ -130,18 +141,22 @@ pub fn decode(signal: Signal, encoding: Encoding, bytes: &[u8]) -> Result<Decode
                     signal.key()
                 )));
             }
-            value
+            let request =
+                <wire::Request as serde::Deserialize>::deserialize(&value).map_err(|e| {
+                    Refusal::Undecodable(format!("the request cannot be read as OTLP ({e})"))
+                })?;
+            Ok(decoded(value.to_string(), count(&request, signal)))
         }
-    };
-    let request = <wire::Request as serde::Deserialize>::deserialize(&value)
-        .map_err(|e| Refusal::Undecodable(format!("the request cannot be read as OTLP ({e})")))?;
-    let (items, rejected, rejected_why) = count(&request, signal);
-    Ok(Decoded {
-        line: value.to_string(),
+    }
+}
+
+fn decoded(line: String, (items, rejected, rejected_why): Counted) -> Decoded {
+    Decoded {
+        line,
         items,
         rejected,
         rejected_why,
-    })
+    }
 }
 
 fn not_protobuf(signal: Signal, e: prost::DecodeError) -> Refusal {
@@ -154,51 +169,82 @@ fn not_protobuf(signal: Signal, e: prost::DecodeError) -> Refusal {
     ))
 }
 
-fn to_value(request: &impl serde::Serialize) -> Result<serde_json::Value, Refusal> {
-    serde_json::to_value(request)
-        .map_err(|e| Refusal::Undecodable(format!("the request cannot be written as JSON ({e})")))
+/// A protobuf request as one line of OTLP/JSON, by the messages' serde
+/// mapping (ids in hex, as OTLP/JSON writes them); a request with nothing
+/// in it is still one, written with its key.
+fn to_line(request: &impl serde::Serialize, signal: Signal) -> Result<String, Refusal> {
+    let line = serde_json::to_string(request).map_err(|e| {
+        Refusal::Undecodable(format!("the request cannot be written as JSON ({e})"))
+    })?;
+    Ok(match line.as_str() {
+        "{}" => serde_json::json!({ signal.key(): [] }).to_string(),
+        _ => line,
+    })
 }
 
-/// The items of a request, and those the importer will not read, with the
-/// first few named.
-fn count(request: &wire::Request, signal: Signal) -> (usize, usize, Option<String>) {
-    let mut items = 0usize;
-    let mut named: Vec<String> = Vec::new();
-    let mut rejected = 0usize;
+/// Bytes in lower-case hex, as the messages' serde mapping writes an id.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A request's items, those the importer cannot read, and why, said of the
+/// first few.
+type Counted = (usize, usize, Option<String>);
+
+/// What the importer checks of a span before reading it: its ids as the
+/// line writes them, and whether it has a start and an end.
+struct Item {
+    trace_id: String,
+    span_id: String,
+    times: bool,
+}
+
+fn count(request: &wire::Request, signal: Signal) -> Counted {
     match signal {
         Signal::Traces => {
-            for rs in request.resource_spans.iter().flatten() {
-                for scope in rs.scope_spans.iter().chain(&rs.library_spans) {
-                    for span in &scope.spans {
-                        items += 1;
-                        let ids = wire::id(&span.trace_id, 16).is_some()
-                            && wire::id(&span.span_id, 8).is_some();
-                        let times = wire::nanos_to_micros(&span.start).is_some()
-                            && wire::nanos_to_micros(&span.end).is_some();
-                        if !(ids && times) {
-                            rejected += 1;
-                            if named.len() < 5 {
-                                named.push(format!(
-                                    "span {:?}: {}",
-                                    span.span_id,
-                                    if ids {
-                                        "its start or end time is missing"
-                                    } else {
-                                        "its trace or span id is not 16/8 bytes"
-                                    }
-                                ));
-                            }
-                        }
-                    }
-                }
-            }
+            let spans = (request.resource_spans.iter().flatten())
+                .flat_map(|rs| rs.scope_spans.iter().chain(&rs.library_spans))
+                .flat_map(|scope| &scope.spans)
+                .map(|span| Item {
+                    trace_id: span.trace_id.clone(),
+                    span_id: span.span_id.clone(),
+                    times: wire::nanos_to_micros(&span.start).is_some()
+                        && wire::nanos_to_micros(&span.end).is_some(),
+                });
+            tally(spans, signal)
         }
         Signal::Logs => {
-            for rl in request.resource_logs.iter().flatten() {
-                for scope in &rl.scope_logs {
-                    items += scope.log_records.len();
+            let records = (request.resource_logs.iter().flatten())
+                .flat_map(|rl| &rl.scope_logs)
+                .map(|scope| scope.log_records.len())
+                .sum();
+            (records, 0, None)
+        }
+    }
+}
+
+/// Counts `spans`, and those the importer cannot read (ids that are not
+/// 16/8 bytes, a time missing), saying the first five.
+fn tally(spans: impl Iterator<Item = Item>, signal: Signal) -> Counted {
+    let (mut items, mut rejected) = (0usize, 0usize);
+    let mut named: Vec<String> = Vec::new();
+    for span in spans {
+        items += 1;
+        let ids = wire::id(&span.trace_id, 16).is_some() && wire::id(&span.span_id, 8).is_some();
+        if ids && span.times {
+            continue;
+        }
+        rejected += 1;
+        if named.len() < 5 {
+            named.push(format!(
+                "span {:?}: {}",
+                span.span_id,
+                if ids {
+                    "its start or end time is missing"
+                } else {
+                    "its trace or span id is not 16/8 bytes"
                 }
-            }
+            ));
         }
     }
     let why = (rejected > 0).then(|| {
@@ -267,6 +313,49 @@ mod tests {
             (s.trace_id.clone(), s.name.clone(), s.attributes.len())
         };
         assert_eq!(read(&from_proto.line), read(&from_json.line));
+    }
+
+    /// A protobuf request's line, written straight from its messages, is
+    /// the JSON its messages' serde mapping gives (the tree the line was
+    /// once written from), and its counts are those read back from that
+    /// tree as the importer reads it: for good spans, ids of other lengths
+    /// (one that reads as base64), times missing, and nothing at all.
+    #[test]
+    fn a_protobuf_request_is_written_and_counted_as_its_json_reads() {
+        let mut odd = request(vec![7; 11]);
+        let span = &mut odd.resource_spans[0].scope_spans[0].spans[0];
+        span.end_time_unix_nano = 0;
+        let mut many = request(vec![1; 16]);
+        let mut spans = many.resource_spans[0].scope_spans[0].spans.clone();
+        for (k, id) in [vec![0; 16], vec![3; 4], vec![], vec![9; 16]]
+            .into_iter()
+            .enumerate()
+        {
+            let mut s = spans[0].clone();
+            s.trace_id = id;
+            s.span_id = vec![k as u8 + 1; if k == 2 { 3 } else { 8 }];
+            s.start_time_unix_nano = (k as u64) * 1_000;
+            spans.push(s);
+        }
+        many.resource_spans[0].scope_spans[0].spans = spans;
+        let empty = ExportTraceServiceRequest::default();
+        for r in [request(vec![1; 16]), request(vec![1; 3]), odd, many, empty] {
+            let new = decode(Signal::Traces, Encoding::Protobuf, &r.encode_to_vec()).unwrap();
+            let tree = match serde_json::to_value(&r).unwrap() {
+                serde_json::Value::Object(map) if map.is_empty() => {
+                    serde_json::json!({ "resourceSpans": [] })
+                }
+                tree => tree,
+            };
+            let line: serde_json::Value = serde_json::from_str(&new.line).unwrap();
+            assert_eq!(line, tree, "the line");
+            let read: wire::Request = serde::Deserialize::deserialize(&tree).unwrap();
+            let (items, rejected, why) = count(&read, Signal::Traces);
+            assert_eq!(
+                (new.items, new.rejected, new.rejected_why),
+                (items, rejected, why)
+            );
+        }
     }
 
     #[test]

@@ -149,6 +149,8 @@ fn send_all(
 }
 
 fn main() {
+    // As the binary starts (the screen's watcher below is the TUI's).
+    asof::runtime::init();
     let seconds = arg("--seconds", 20);
     let per = arg("--spans-per-request", 200) as usize;
     let prefill = arg("--prefill", 100_000);
@@ -199,7 +201,9 @@ fn main() {
                 return shown;
             };
             let mut seen = watch.version().ok();
-            // As the TUI's watch thread reads it: what changed since the last read.
+            // As the TUI's watch thread reads it: what changed since the last
+            // read, the memory freed kept for the next.
+            let _kept = asof::store::freed_memory_kept();
             let mut last = None;
             while watching.load(Ordering::Relaxed) {
                 std::thread::sleep(asof::tui::live::POLL);

@@ -130,6 +130,7 @@ struct Detail {
 }
 
 /// What the index gives once decoded, computed at open.
+#[derive(Debug, PartialEq)]
 struct Lists {
     /// Per topic (header order): version positions, ordered by `(recorded_at, id)`.
     by_topic: Vec<Vec<u32>>,
@@ -140,6 +141,90 @@ struct Lists {
     evidence: Vec<u32>,
     /// (seq, mark position), sorted by seq.
     mark_of_seq: Vec<(u64, u32)>,
+}
+
+impl Lists {
+    /// The lists of `index` (of a store with `header`): made afresh, or,
+    /// given `before` — the lists of an index whose marks before
+    /// `marks_from` are this one's — carried on from them (what a live
+    /// screen's read again does: the marks a batch changed are at the end).
+    fn of(
+        header: &Header,
+        index: &ScrubIndex,
+        before: Option<(&Lists, &ScrubIndex, usize)>,
+    ) -> Lists {
+        let mut by_topic = vec![Vec::new(); header.topics.len()];
+        for &i in &index.by_recorded {
+            if let Some(list) = by_topic.get_mut(index.versions[i as usize].topic as usize) {
+                list.push(i);
+            }
+        }
+        let (from, mut times, mut evidence, kept) = match before {
+            Some((lists, old, from)) if from <= old.marks.len() && from <= index.marks.len() => {
+                // The marks from `from` on, as they were, leave the lists.
+                let mut gone = [0usize; 5];
+                for m in &old.marks[from..] {
+                    gone[m.kind.index()] += 1;
+                }
+                let times: [Vec<Micros>; 5] = std::array::from_fn(|k| {
+                    let list = &lists.times[k];
+                    list[..list.len().saturating_sub(gone[k])].to_vec()
+                });
+                let evidence = &lists.evidence;
+                let evidence =
+                    evidence[..evidence.partition_point(|&p| (p as usize) < from)].to_vec();
+                (
+                    from,
+                    times,
+                    evidence,
+                    Some((&lists.mark_of_seq, &old.marks[from..])),
+                )
+            }
+            _ => (0, Default::default(), Vec::new(), None),
+        };
+        // The mark of each seq, sorted by seq: as it was below the least seq
+        // a changed mark has (before or after), the rest merged.
+        let mut fresh: Vec<(u64, u32)> = (index.marks[from..].iter().enumerate())
+            .map(|(i, m)| (m.seq, (from + i) as u32))
+            .collect();
+        fresh.sort_unstable();
+        let mut mark_of_seq = Vec::with_capacity(index.marks.len());
+        if let Some((list, gone)) = kept {
+            let low = (gone.iter().map(|m| m.seq))
+                .chain(fresh.first().map(|&(seq, _)| seq))
+                .min()
+                .unwrap_or(u64::MAX);
+            let cut = list.partition_point(|&(seq, _)| seq < low);
+            mark_of_seq.extend_from_slice(&list[..cut]);
+            let mut rest = (list[cut..].iter().copied())
+                .filter(|&(_, p)| (p as usize) < from)
+                .peekable();
+            let mut new = fresh.iter().copied().peekable();
+            loop {
+                let next = match (rest.peek(), new.peek()) {
+                    (Some(a), Some(b)) if a <= b => rest.next(),
+                    (Some(_), Some(_)) => new.next(),
+                    _ => break,
+                };
+                mark_of_seq.extend(next);
+            }
+            mark_of_seq.extend(rest.chain(new));
+        } else {
+            mark_of_seq = fresh;
+        }
+        for (i, m) in index.marks[from..].iter().enumerate() {
+            times[m.kind.index()].push(m.recorded_at);
+            if m.kind == MarkKind::Evidence {
+                evidence.push((from + i) as u32);
+            }
+        }
+        Lists {
+            by_topic,
+            times,
+            evidence,
+            mark_of_seq,
+        }
+    }
 }
 
 /// A store opened for scrubbing: its scrub index in memory, its rows read on demand (see the
@@ -253,24 +338,20 @@ impl Timeline {
         evaluations: std::collections::BTreeMap<String, Vec<String>>,
         dir: Option<tempfile::TempDir>,
     ) -> Timeline {
+        let lists = Lists::of(store.header(), &index, None);
+        Self::assemble_with(store, index, lists, ledger, evaluations, dir)
+    }
+
+    /// [`Timeline::assemble`], with the index's lists made.
+    fn assemble_with(
+        store: Store,
+        index: ScrubIndex,
+        lists: Lists,
+        ledger: Ledger,
+        evaluations: std::collections::BTreeMap<String, Vec<String>>,
+        dir: Option<tempfile::TempDir>,
+    ) -> Timeline {
         let header = store.header().clone();
-        let mut by_topic = vec![Vec::new(); header.topics.len()];
-        for &i in &index.by_recorded {
-            if let Some(list) = by_topic.get_mut(index.versions[i as usize].topic as usize) {
-                list.push(i);
-            }
-        }
-        let mut times: [Vec<Micros>; 5] = Default::default();
-        let mut evidence = Vec::with_capacity(index.evidence.len());
-        let mut mark_of_seq = Vec::with_capacity(index.marks.len());
-        for (p, m) in index.marks.iter().enumerate() {
-            times[m.kind.index()].push(m.recorded_at);
-            if m.kind == MarkKind::Evidence {
-                evidence.push(p as u32);
-            }
-            mark_of_seq.push((m.seq, p as u32));
-        }
-        mark_of_seq.sort_unstable();
         let decoder = store.decoder(true);
         Timeline {
             label: store.label().to_owned(),
@@ -280,12 +361,7 @@ impl Timeline {
             calls: Arc::default(),
             review: Arc::default(),
             index: Arc::new(index),
-            lists: Arc::new(Lists {
-                by_topic,
-                times,
-                evidence,
-                mark_of_seq,
-            }),
+            lists: Arc::new(lists),
             detail: Arc::new(Mutex::new(Detail {
                 store,
                 beliefs: Rows::new(),
@@ -329,19 +405,19 @@ impl Timeline {
                 return Ok(None);
             };
             let mut index = ScrubIndex::clone(&self.index);
-            if store
-                .scrub_index_again(&mut index, &mut kept.held, &since)?
-                .is_none()
-            {
+            let Some(read) = store.scrub_index_again(&mut index, &mut kept.held, &since)? else {
                 return Ok(None);
-            }
+            };
             let mut ledger = self.ledger.clone();
             super::quality::read_again(&store, &mut ledger, &since.log)?;
-            Ok::<_, StoreError>(Some((index, ledger, evaluations(&store)?)))
+            Ok::<_, StoreError>(Some((index, read.marks_from, ledger, evaluations(&store)?)))
         })?;
         match again {
-            Some((index, ledger, evaluations)) => {
-                let mut timeline = Self::assemble(store, index, ledger, evaluations, None);
+            Some((index, marks_from, ledger, evaluations)) => {
+                let before = (&*self.lists, &*self.index, marks_from);
+                let lists = Lists::of(store.header(), &index, Some(before));
+                let mut timeline =
+                    Self::assemble_with(store, index, lists, ledger, evaluations, None);
                 timeline.label.clone_from(&self.label);
                 Ok(timeline)
             }
@@ -1001,5 +1077,59 @@ impl Timeline {
                 .map(|(i, _)| i)
                 .collect()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A live screen's lists carried on from those of an index whose marks
+    /// before a place are this one's are the lists made afresh, whatever
+    /// follows that place: marks cut, marks added, marks written again with
+    /// other kinds and other seqs (some below the seqs kept).
+    #[test]
+    fn lists_carried_on_from_the_marks_kept_are_the_lists_made_afresh() {
+        let store = crate::testing::store_of(asof_synth::GenConfig {
+            events: 600,
+            topics: 5,
+            agents: 2,
+            seed: 4,
+        });
+        let header = store.header().clone();
+        let old = store.scrub_index().expect("read").expect("decodes");
+        let lists = Lists::of(&header, &old, None);
+        let n = old.marks.len();
+        let top = old.marks.iter().map(|m| m.seq).max().unwrap_or(0);
+        for from in [0, 1, n / 3, n / 2, n - 1, n] {
+            let cut = old.marks[..from + (n - from) / 2].to_vec();
+            let mut grown = old.marks.clone();
+            grown.extend((1..=40).map(|i| MarkKey {
+                seq: top + i,
+                ..old.marks[i as usize % n]
+            }));
+            let mut rewritten = old.marks[..from].to_vec();
+            rewritten.extend(old.marks[from..].iter().enumerate().map(|(i, m)| MarkKey {
+                // Half of them moved past every seq, the rest kept.
+                seq: if i % 2 == 0 {
+                    top + 100 + i as u64
+                } else {
+                    m.seq
+                },
+                kind: MarkKind::ALL[(m.kind.index() + 1) % 5],
+                ..*m
+            }));
+            for (what, marks) in [("cut", cut), ("grown", grown), ("rewritten", rewritten)] {
+                let index = ScrubIndex {
+                    marks,
+                    ..old.clone()
+                };
+                assert_eq!(
+                    Lists::of(&header, &index, Some((&lists, &old, from))),
+                    Lists::of(&header, &index, None),
+                    "{what} from {from}"
+                );
+            }
+        }
     }
 }

@@ -419,15 +419,15 @@ impl Store {
     }
 
     /// Brings `index`, read with `held`, up to date with the stored index,
-    /// reading only the chunks the batches `since` wrote. Returns how many
-    /// chunks it read; `None` when that cannot be done (then read the index
-    /// whole: `index` may be part way).
+    /// reading only the chunks the batches `since` wrote. Returns what it
+    /// read; `None` when that cannot be done (then read the index whole:
+    /// `index` may be part way).
     pub fn scrub_index_again(
         &self,
         index: &mut scrub::ScrubIndex,
         held: &mut scrub::Held,
         since: &batches::Since,
-    ) -> Result<Option<usize>> {
+    ) -> Result<Option<scrub::ReadAgain>> {
         Ok(scrub::read_again(&self.conn, index, held, since)?)
     }
 
@@ -810,6 +810,15 @@ static BULK_LOAD_GUARD: std::sync::OnceLock<fn() -> Box<dyn std::any::Any>> =
 /// end. The first call wins; later ones change nothing.
 pub fn on_bulk_load(guard: fn() -> Box<dyn std::any::Any>) {
     let _ = BULK_LOAD_GUARD.set(guard);
+}
+
+/// The guard [`on_bulk_load`] installed, for another reader that allocates
+/// and frees the same large buffers again and again (a live screen's reads
+/// of its store: a copy of the scrub index and its lists each time, tens of
+/// megabytes at a million events): while it lives, memory freed stays
+/// committed, to be reused without faulting it in again.
+pub fn freed_memory_kept() -> Option<Box<dyn std::any::Any>> {
+    bulk_load_guard()
 }
 
 /// The guard a bulk load holds while it runs, if the program installed one.

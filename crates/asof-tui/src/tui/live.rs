@@ -54,6 +54,10 @@ impl std::fmt::Debug for Live {
 /// sending what [`Live`] says through `send`.
 pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool + Send + 'static) {
     std::thread::spawn(move || {
+        // Each read again copies the index and its lists (tens of megabytes
+        // at a million events) and the last timeline is dropped: the memory
+        // freed is kept for the next (docs/performance-log.md, session 46).
+        let _kept = asof_store::store::freed_memory_kept();
         let watch = match asof_store::store::Watch::open(&path) {
             Ok(watch) => watch,
             Err(e) => {

@@ -31,18 +31,27 @@ pub(crate) fn read_held(
     })
 }
 
+/// What reading the index again read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadAgain {
+    /// The chunks read.
+    pub chunks: usize,
+    /// The marks before this one are as they were.
+    pub marks_from: usize,
+}
+
 /// Brings `index` (and `held`, what it was decoded from) up to date with the
 /// stored index, the follow's batches `since` told of: the chunks they wrote,
 /// and those whose length is not the one held, read again into the parts
-/// held, and the records in them decoded again. Returns the number of chunks
-/// read, or `None` when the batches cannot say or what was read does not
-/// decode: then read the index whole (`index` and `held` may be part way).
+/// held, and the records in them decoded again. Returns what it read, or
+/// `None` when the batches cannot say or what was read does not decode: then
+/// read the index whole (`index` and `held` may be part way).
 pub(crate) fn read_again(
     conn: &Connection,
     index: &mut ScrubIndex,
     held: &mut Held,
     since: &Since,
-) -> rusqlite::Result<Option<usize>> {
+) -> rusqlite::Result<Option<ReadAgain>> {
     let Some(rows) = &since.rows else {
         return Ok(None);
     };
@@ -73,10 +82,16 @@ pub(crate) fn read_again(
         changed.insert(name, ranges);
     }
     held.parts = parts;
+    let marks_from = (changed.get("marks"))
+        .and_then(|ranges| ranges.iter().map(|r| r.start / MARK_BYTES).min())
+        .unwrap_or(index.marks.len());
     match patch_decoded(index, &held.parts, &changed) {
         Ok(()) => {
             held.batch = since.newest;
-            Ok(Some(read))
+            Ok(Some(ReadAgain {
+                chunks: read,
+                marks_from: marks_from.min(index.marks.len()),
+            }))
         }
         // Not what a whole decode would give: read whole, which names the part.
         Err(_) => {
@@ -340,7 +355,8 @@ mod tests {
                 .expect("told");
             let chunks_read = read_again(&conn, &mut read, &mut held, &since)
                 .expect("read again")
-                .expect("patched");
+                .expect("patched")
+                .chunks;
             assert_eq!(read, next, "{what}");
             assert_eq!(
                 read,

@@ -191,7 +191,7 @@ mod stored;
 
 use blob::*;
 pub(crate) use compute::*;
-pub use held::Held;
+pub use held::{Held, ReadAgain};
 pub(crate) use held::{read_again, read_held};
 pub use patch::*;
 pub use stored::*;

@@ -327,30 +327,20 @@ impl Timeline {
     ) -> crate::store::Result<Timeline> {
         let ledger = super::quality::ledger(&store)?;
         let evaluations = evaluations(&store)?;
-        Ok(Self::assemble(store, index, ledger, evaluations, dir))
+        Ok(Self::assemble(store, index, None, ledger, evaluations, dir))
     }
 
-    /// A timeline of `store` from what was read of it.
+    /// A timeline of `store` from what was read of it: its index, the
+    /// index's lists (made afresh when `None`), its ledger, its evaluations.
     fn assemble(
         store: Store,
         index: ScrubIndex,
+        lists: Option<Lists>,
         ledger: Ledger,
         evaluations: std::collections::BTreeMap<String, Vec<String>>,
         dir: Option<tempfile::TempDir>,
     ) -> Timeline {
-        let lists = Lists::of(store.header(), &index, None);
-        Self::assemble_with(store, index, lists, ledger, evaluations, dir)
-    }
-
-    /// [`Timeline::assemble`], with the index's lists made.
-    fn assemble_with(
-        store: Store,
-        index: ScrubIndex,
-        lists: Lists,
-        ledger: Ledger,
-        evaluations: std::collections::BTreeMap<String, Vec<String>>,
-        dir: Option<tempfile::TempDir>,
-    ) -> Timeline {
+        let lists = lists.unwrap_or_else(|| Lists::of(store.header(), &index, None));
         let header = store.header().clone();
         let decoder = store.decoder(true);
         Timeline {
@@ -385,7 +375,7 @@ impl Timeline {
             let ledger = super::quality::ledger(&store)?;
             Ok::<_, StoreError>((index, held, ledger, evaluations(&store)?))
         })?;
-        let timeline = Self::assemble(store, index, ledger, evaluations, None);
+        let timeline = Self::assemble(store, index, None, ledger, evaluations, None);
         Ok((timeline, Kept { held }))
     }
 
@@ -417,7 +407,7 @@ impl Timeline {
                 let before = (&*self.lists, &*self.index, marks_from);
                 let lists = Lists::of(store.header(), &index, Some(before));
                 let mut timeline =
-                    Self::assemble_with(store, index, lists, ledger, evaluations, None);
+                    Self::assemble(store, index, Some(lists), ledger, evaluations, None);
                 timeline.label.clone_from(&self.label);
                 Ok(timeline)
             }

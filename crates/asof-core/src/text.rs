@@ -253,6 +253,17 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// Bytes in lower-case hex, two digits a byte (a digest, an OTLP id as
+/// OTLP/JSON writes it).
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -275,6 +286,12 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn bytes_are_written_in_lower_case_hex_two_digits_each() {
+        assert_eq!(hex(&[]), "");
+        assert_eq!(hex(&[0, 1, 0xab, 0xff]), "0001abff");
+    }
 
     #[test]
     fn fits_by_display_width() {

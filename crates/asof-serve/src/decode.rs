@@ -110,8 +110,8 @@ pub fn decode(signal: Signal, encoding: Encoding, bytes: &[u8]) -> Result<Decode
                         .flat_map(|rs| &rs.scope_spans)
                         .flat_map(|scope| &scope.spans)
                         .map(|span| Item {
-                            trace_id: hex(&span.trace_id),
-                            span_id: hex(&span.span_id),
+                            trace_id: asof_core::text::hex(&span.trace_id),
+                            span_id: asof_core::text::hex(&span.span_id),
                             times: span.start_time_unix_nano > 0 && span.end_time_unix_nano > 0,
                         });
                     (to_line(&r, signal)?, tally(spans, signal))
@@ -180,11 +180,6 @@ fn to_line(request: &impl serde::Serialize, signal: Signal) -> Result<String, Re
         "{}" => serde_json::json!({ signal.key(): [] }).to_string(),
         _ => line,
     })
-}
-
-/// Bytes in lower-case hex, as the messages' serde mapping writes an id.
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A request's items, those the importer cannot read, and why, said of the

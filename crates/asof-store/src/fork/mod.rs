@@ -265,7 +265,7 @@ pub fn lineage(
 /// SHA-256 of some bytes, as lowercase hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    hex(&Sha256::digest(bytes))
+    asof_core::text::hex(&Sha256::digest(bytes))
 }
 
 /// SHA-256 of everything `reader` yields, read a MiB at a time (a store may be
@@ -282,11 +282,7 @@ pub fn sha256_of(mut reader: impl std::io::Read) -> std::io::Result<String> {
             Err(e) => return Err(e),
         }
     }
-    Ok(hex(&hasher.finalize()))
-}
-
-fn hex(digest: &[u8]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    Ok(asof_core::text::hex(&hasher.finalize()))
 }
 
 #[cfg(test)]

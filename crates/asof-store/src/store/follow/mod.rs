@@ -409,7 +409,7 @@ impl Position {
 
     /// The SHA-256 of the bytes read, in hex.
     fn sha256(&self) -> String {
-        hex(&self.sha.clone().finalize())
+        asof_core::text::hex(&self.sha.clone().finalize())
     }
 
     /// Records the position in the store's meta, inside `tx`: its rows go in
@@ -423,10 +423,6 @@ impl Position {
         }
         Ok(())
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A connection that writes a followed store: WAL, so readers (a TUI) see

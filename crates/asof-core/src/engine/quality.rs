@@ -139,7 +139,8 @@ pub struct Ledger {
     /// Per assertion (of those with any): its seq and the fields an importer
     /// assumed.
     assumed: HashMap<String, (u64, Vec<crate::model::Assumed>)>,
-    /// The highest seq added (what [`Ledger::forget_from`] may skip).
+    /// The highest seq added (below the first forgotten, [`Ledger::forget`]
+    /// has nothing to do).
     last_seq: Option<u64>,
 }
 

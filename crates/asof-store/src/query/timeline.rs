@@ -406,10 +406,14 @@ impl Timeline {
             Some((index, marks_from, ledger, evaluations)) => {
                 let before = (&*self.lists, &*self.index, marks_from);
                 let lists = Lists::of(store.header(), &index, Some(before));
-                let mut timeline =
-                    Self::assemble(store, index, Some(lists), ledger, evaluations, None);
-                timeline.label.clone_from(&self.label);
-                Ok(timeline)
+                Ok(Self::assemble(
+                    store,
+                    index,
+                    Some(lists),
+                    ledger,
+                    evaluations,
+                    None,
+                ))
             }
             None => {
                 let (timeline, fresh) = Self::load_live(store)?;

@@ -46,18 +46,18 @@ pub(crate) fn record(conn: &Connection, log: &Seqs, rows: &[String]) -> rusqlite
         .prepare_cached("SELECT max(n) FROM batches")?
         .query_row([], |r| r.get(0))?;
     let n = last.map_or(now, |last| now.max(last.saturating_add(1)));
-    let words = |list: &mut dyn Iterator<Item = String>| list.collect::<Vec<_>>().join(" ");
     let mut rows: Vec<&str> = rows.iter().map(String::as_str).collect();
     rows.sort_unstable();
     rows.dedup();
+    let only: Vec<String> = log.only.iter().map(u64::to_string).collect();
     conn.prepare_cached(
         "INSERT INTO batches (n, log_from, log_only, scrub) VALUES (?1, ?2, ?3, ?4)",
     )?
     .execute(rusqlite::params![
         n,
         i64::try_from(log.from).unwrap_or(i64::MAX),
-        words(&mut log.only.iter().map(u64::to_string)),
-        words(&mut rows.iter().map(|r| r.to_string())),
+        only.join(" "),
+        rows.join(" "),
     ])?;
     // Kept by count, not by time (n is an instant).
     conn.prepare_cached(

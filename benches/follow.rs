@@ -112,7 +112,8 @@ fn main() {
 
     // The screen: what `asof tui --follow STORE` runs.
     let store = asof::store::Store::open(&db).expect("open the store");
-    let timeline = asof::query::timeline::Timeline::load(store).expect("timeline");
+    let (timeline, kept) = asof::query::timeline::Timeline::load_live(store).expect("timeline");
+    let seed = Some((timeline.clone(), kept));
     let mut app = App::new(
         timeline,
         asof::tui::theme::Theme { color: false },
@@ -120,7 +121,7 @@ fn main() {
     );
     app.go_live();
     let (send, news) = std::sync::mpsc::channel();
-    watch(db.clone(), stop.clone(), move |item| {
+    watch(db.clone(), stop.clone(), seed, move |item| {
         send.send(item).is_ok()
     });
     let screen = std::thread::spawn(move || {

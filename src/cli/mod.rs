@@ -358,9 +358,28 @@ fn app_on(
     source: Option<&std::path::Path>,
     review: Option<PathBuf>,
 ) -> Result<crate::tui::app::App, CliError> {
+    app_with(
+        store,
+        label,
+        source,
+        review,
+        crate::query::timeline::Timeline::load,
+    )
+}
+
+/// [`app_on`], the timeline read from the store by `load`.
+fn app_with(
+    store: crate::store::Store,
+    label: Option<String>,
+    source: Option<&std::path::Path>,
+    review: Option<PathBuf>,
+    load: impl FnOnce(
+        crate::store::Store,
+    ) -> Result<crate::query::timeline::Timeline, crate::store::StoreError>,
+) -> Result<crate::tui::app::App, CliError> {
     let named: Vec<PathBuf> = review.into_iter().collect();
     let found = review::resolve(&store, source, &named, true)?;
-    let mut timeline = crate::query::timeline::Timeline::load(store)?;
+    let mut timeline = load(store)?;
     if let Some(label) = label {
         timeline.label = label;
     }
@@ -446,13 +465,21 @@ fn live(args: TuiArgs, out: &mut impl std::io::Write) -> Result<(), CliError> {
         (path, Some(news), Some(label))
     };
     let store = crate::store::Store::open(&store_path)?;
-    let mut app = app_on(store, label, Some(source), args.review)?;
+    // Read as a live screen reads it, so the watch thread's first read
+    // again reads only what changed.
+    let mut seed = None;
+    let mut app = app_with(store, label, Some(source), args.review, |store| {
+        let (timeline, kept) = crate::query::timeline::Timeline::load_live(store)?;
+        seed = Some((timeline.clone(), kept));
+        Ok(timeline)
+    })?;
     app.reviewer = args.reviewer.clone();
     app.go_live();
     let live = crate::tui::LiveSource {
         store: store_path.clone(),
         stop,
         news,
+        seed,
     };
     let origin = origin_of(Some(&store_path));
     crate::tui::run(

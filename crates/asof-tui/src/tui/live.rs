@@ -51,8 +51,15 @@ impl std::fmt::Debug for Live {
 }
 
 /// Watches the store at `path` until `stop` is set or the channel closes,
-/// sending what [`Live`] says through `send`.
-pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool + Send + 'static) {
+/// sending what [`Live`] says through `send`. `seed`: the timeline the screen
+/// opened with and what it keeps ([`Timeline::load_live`]), so that even the
+/// first change is read again, not the whole store.
+pub fn watch(
+    path: PathBuf,
+    stop: Arc<AtomicBool>,
+    seed: Option<(Timeline, Kept)>,
+    send: impl Fn(Live) -> bool + Send + 'static,
+) {
     std::thread::spawn(move || {
         // Each read again copies the index and its lists (tens of megabytes
         // at a million events) and the last timeline is dropped: the memory
@@ -71,7 +78,7 @@ pub fn watch(path: PathBuf, stop: Arc<AtomicBool>, send: impl Fn(Live) -> bool +
         let version = |watch: &asof_store::store::Watch| watch.version();
         let mut seen = version(&watch).ok();
         // The timeline last sent and what it keeps to be read again.
-        let mut last: Option<(Timeline, Kept)> = None;
+        let mut last = seed;
         let mut quiet_since = Instant::now();
         let (mut behind, mut lag_read) = (0, Instant::now());
         while !stop.load(Ordering::Relaxed) {

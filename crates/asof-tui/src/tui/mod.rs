@@ -288,6 +288,12 @@ pub struct LiveSource {
     pub stop: Arc<AtomicBool>,
     /// News from the follow thread writing the store, when asof writes it.
     pub news: Option<Receiver<live::Live>>,
+    /// The timeline the screen opened with and what it keeps to be read
+    /// again ([`asof_store::query::timeline::Timeline::load_live`]).
+    pub seed: Option<(
+        asof_store::query::timeline::Timeline,
+        asof_store::query::timeline::Kept,
+    )>,
 }
 
 /// Opens the interactive UI on `app` in the real terminal. `log` reads the
@@ -325,7 +331,7 @@ pub fn run(
     let stop = live_source.as_ref().map(|l| l.stop.clone());
     if let Some(source) = live_source {
         let send = tx.clone();
-        live::watch(source.store, source.stop, move |news| {
+        live::watch(source.store, source.stop, source.seed, move |news| {
             send.send(Msg::Live(news)).is_ok()
         });
         if let Some(news) = source.news {

@@ -953,3 +953,98 @@ fn lines_fed_with_what_other_lines_parsed_to_are_parsed_again() {
     let second = format!("{}\n", text.lines().nth(1).expect("a second line"));
     fed_with(&first, &second);
 }
+
+/// The single-file fixtures of real instrumentations, each copied `n` times
+/// into one trace file, each copy's trace ids its own (their first four
+/// hex digits the copy's number).
+fn fleet_of_fixtures(n: usize) -> String {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/otlp");
+    let mut fixtures = vec![format!(
+        "{}/../../datasets/sre-agent.otlp.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    )];
+    for name in [
+        "features",
+        "genai-events",
+        "genai-logs.logs",
+        "genai-logs.traces",
+        "genai",
+        "openai-v2.logs",
+        "openai-v2.traces",
+        "openinference",
+        "openllmetry",
+        "prose",
+        "recheck-genai",
+        "recheck-openinference",
+        "recheck-openllmetry",
+        "span-events",
+        "whole",
+    ] {
+        fixtures.push(format!("{dir}/{name}.jsonl"));
+    }
+    let mut texts: Vec<String> = (fixtures.iter())
+        .map(|path| std::fs::read_to_string(path).expect("a fixture"))
+        .collect();
+    // And what reading a span says: messages that cannot be read, an id
+    // that is no id.
+    let span = |id: &str, attributes: Value| {
+        json!({"traceId": "0000000000000000000000000000dead", "spanId": id, "name": "retrieve",
+               "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000001000000000",
+               "attributes": attributes})
+    };
+    let unreadable =
+        json!([{"key": "gen_ai.retrieval.documents", "value": {"stringValue": "[not json"}}]);
+    let request = json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+        span("00000000000000d1", unreadable), span("zz", json!([])),
+    ]}]}]});
+    texts.push(format!("{request}\n"));
+    let mut out = String::new();
+    for k in 0..n {
+        for text in &texts {
+            let mut pieces = text.split("\"traceId\":\"");
+            out.push_str(pieces.next().unwrap_or_default());
+            for piece in pieces {
+                assert!(piece.len() > 4, "a trace id after the key");
+                out.push_str(&format!("\"traceId\":\"{k:04x}{}", &piece[4..]));
+            }
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// Spans read ahead of being fed — on another thread while the lines
+/// before them are fed (a restart's runs), or on the machine's cores a
+/// group of lines at a time (a large batch, a whole import) — read as the
+/// feeding thread reads them: every span, its role and messages, what
+/// reading them said, in order.
+#[test]
+fn spans_read_ahead_are_read_as_the_feeding_thread_reads_them() {
+    let text = fleet_of_fixtures(30);
+    assert!(text.len() > 4 << 20, "large enough to be read on the cores");
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let batches: Vec<String> = lines.chunks(64).map(|c| c.concat()).collect();
+    assert!(batches.iter().all(|b| b.len() < 4 << 20), "small batches");
+    let options = Options::default();
+    // Fed a batch at a time, each read where it is fed.
+    let mut fed = Growing::new("fleet.jsonl", &options);
+    // The same batches read ahead, each on its own.
+    let mut ahead = Growing::new("fleet.jsonl", &options);
+    for batch in &batches {
+        fed.feed(batch.as_bytes()).expect("a batch feeds");
+        (ahead.feed_parsed(batch.as_bytes(), Growing::parse(batch.as_bytes())))
+            .expect("a batch read ahead feeds");
+    }
+    let fed = made(&fed.draft().expect("a draft"));
+    assert_eq!(made(&ahead.draft().expect("a draft")), fed);
+    // Read whole: on the cores, its spans read there.
+    let whole = otlp::read("fleet.jsonl", &text, &options).expect("the read");
+    assert_eq!(made(&whole), fed);
+    assert!(
+        fed.3.contains("its messages are not read") && fed.3.contains("neither hex nor base64"),
+        "what reading a span says is said: {}",
+        fed.3
+    );
+}

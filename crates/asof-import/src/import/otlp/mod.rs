@@ -535,14 +535,15 @@ impl Growing {
         self.feed_parsed(lines, Parsed(None))
     }
 
-    /// Parses `lines` — all that feeding them needs of no import state —
-    /// so that it can be done on another thread while the lines before
-    /// them are fed; they are then fed with it ([`Growing::feed_parsed`]).
+    /// Parses `lines` and reads their spans (ids, times, role and messages)
+    /// — all that feeding them needs of no import state — so that it can be
+    /// done on another thread while the lines before them are fed; they are
+    /// then fed with it ([`Growing::feed_parsed`]).
     pub fn parse(lines: &[u8]) -> Parsed {
         Parsed(
             std::str::from_utf8(lines)
                 .ok()
-                .map(|text| (lines.len(), read::parse_lines(text, false))),
+                .map(|text| (lines.len(), read::read_lines_ahead(text))),
         )
     }
 

@@ -168,9 +168,8 @@ pub(super) fn read_spans(
         } else {
             "line".to_owned()
         };
-        let mut each = |_: usize, request: wire::Request, report: &mut ImportReport| {
-            reader.add(request, report)
-        };
+        let mut each =
+            |_: usize, request: Request, report: &mut ImportReport| reader.add(request, report);
         let how = Lines {
             file: input.name,
             label: &label,
@@ -205,7 +204,7 @@ pub(super) fn read_lines(
     parsed: Option<Vec<Parse>>,
     report: &mut ImportReport,
 ) -> Result<usize, DatasetErrors> {
-    let mut each = |n: usize, request: wire::Request, report: &mut ImportReport| {
+    let mut each = |n: usize, request: Request, report: &mut ImportReport| {
         reader.line = n;
         reader.add(request, report)
     };
@@ -213,20 +212,84 @@ pub(super) fn read_lines(
 }
 
 /// A line's request, or why it is not one.
-pub(super) type Parse = Result<wire::Request, String>;
+pub(super) type Parse = Result<Request, String>;
 
-/// Each non-blank line of `text` parsed, in order: on the machine's cores
-/// a group of lines at a time when `text` is large and `cores` (a restart
-/// parses its whole archive).
-pub(super) fn parse_lines(text: &str, cores: bool) -> Vec<Parse> {
+/// A request as a line gives it: parsed, or parsed with its spans read too
+/// ([`read_ahead`], on the thread that parsed it, while the lines before it
+/// are fed).
+pub(super) enum Request {
+    Parsed(wire::Request),
+    Read(ReadRequest),
+}
+
+/// A request whose spans were read ahead: each span as [`span_rec`] read it,
+/// with what reading it said (in order), and the request's log records as
+/// they came (joining them needs the spans read before).
+pub(super) struct ReadRequest {
+    spans: Vec<(Option<SpanRec>, Vec<Skipped>)>,
+    logs: Option<Vec<wire::ResourceLogs>>,
+    otlp: bool,
+}
+
+impl Request {
+    fn is_otlp(&self) -> bool {
+        match self {
+            Request::Parsed(request) => request.is_otlp(),
+            Request::Read(request) => request.otlp,
+        }
+    }
+}
+
+/// `request`'s spans read, as [`Reader::add`] reads them, with `histories`
+/// (which only saves parsing again the messages an earlier call sent: what
+/// is read is the same whatever it holds).
+fn read_ahead(request: wire::Request, histories: &mut Histories) -> ReadRequest {
+    let otlp = request.is_otlp();
+    let mut said = ImportReport::default();
+    let mut spans = Vec::new();
+    for rs in request.resource_spans.into_iter().flatten() {
+        let service: Option<Arc<str>> = service_of(rs.resource).map(Arc::from);
+        for scope in rs.scope_spans.into_iter().chain(rs.library_spans) {
+            for span in scope.spans {
+                let rec = span_rec(service.clone(), span, &mut said, histories);
+                spans.push((rec, std::mem::take(&mut said.skipped)));
+            }
+        }
+    }
+    ReadRequest {
+        spans,
+        logs: request.resource_logs,
+        otlp,
+    }
+}
+
+/// Each non-blank line of `text` parsed and its spans read ([`read_ahead`]),
+/// in order: all that feeding them needs of no import state.
+pub(super) fn read_lines_ahead(text: &str) -> Vec<Parse> {
+    read_each_ahead(non_blank(text).map(|(_, line)| line))
+}
+
+/// `lines` parsed and their spans read, in order.
+fn read_each_ahead<'t>(lines: impl Iterator<Item = &'t str>) -> Vec<Parse> {
+    let mut histories = Histories::default();
+    lines
+        .map(|line| parse(line).map(|r| Request::Read(read_ahead(r, &mut histories))))
+        .collect()
+}
+
+/// Each non-blank line of `text` parsed, in order; when `text` is large, on
+/// the machine's cores a group of lines at a time, their spans read there
+/// too.
+fn parse_lines(text: &str) -> Vec<Parse> {
     let lines: Vec<&str> = non_blank(text).map(|(_, line)| line).collect();
-    if !cores || text.len() < ON_CORES {
-        return lines.iter().map(|line| parse(line)).collect();
+    if text.len() < ON_CORES {
+        return lines
+            .iter()
+            .map(|line| parse(line).map(Request::Parsed))
+            .collect();
     }
     let groups: Vec<&[&str]> = lines.chunks(GROUP).collect();
-    let parsed = super::on_cores(groups.len(), |g| {
-        groups[g].iter().map(|line| parse(line)).collect::<Vec<_>>()
-    });
+    let parsed = super::on_cores(groups.len(), |g| read_each_ahead(groups[g].iter().copied()));
     parsed.into_iter().flatten().collect()
 }
 
@@ -238,14 +301,14 @@ fn non_blank(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// Each non-blank line of `text` through [`one_line`], numbered from
 /// `before + 1`: how many were requests, and what the first line that was
 /// not one was instead.
-/// `parsed`: the lines' requests parsed ahead ([`parse_lines`]), when they
+/// `parsed`: the lines' requests parsed ahead ([`read_lines_ahead`]), when they
 /// were.
 fn json_lines(
     text: &str,
     (before, how): (usize, Lines),
     parsed: Option<Vec<Parse>>,
     report: &mut ImportReport,
-    each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
+    each: &mut dyn FnMut(usize, Request, &mut ImportReport),
 ) -> Result<(usize, Option<String>), DatasetErrors> {
     let (mut requests, mut first_error) = (0usize, None);
     let mut take = |(i, line): (usize, &str), parsed| {
@@ -265,7 +328,7 @@ fn json_lines(
     // never a line skipped).
     let parsed = match parsed {
         Some(parsed) if parsed.len() == non_blank(text).count() => parsed,
-        _ => parse_lines(text, true),
+        _ => parse_lines(text),
     };
     for (line, parsed) in non_blank(text).zip(parsed) {
         take(line, parsed)?;
@@ -570,55 +633,35 @@ fn hash_of(what: &impl Hash) -> u64 {
 }
 
 impl Reader {
-    fn add(&mut self, request: wire::Request, report: &mut ImportReport) {
-        for rs in request.resource_spans.into_iter().flatten() {
-            let service: Option<Arc<str>> = service_of(rs.resource).map(Arc::from);
-            for scope in rs.scope_spans.into_iter().chain(rs.library_spans) {
-                for span in scope.spans {
-                    report.records += 1;
-                    if let Some(mut rec) =
-                        span_rec(service.clone(), span, report, &mut self.histories)
-                    {
-                        if self
-                            .only
-                            .as_ref()
-                            .is_some_and(|only| !only.contains(&rec.trace))
-                        {
-                            continue;
+    fn add(&mut self, request: Request, report: &mut ImportReport) {
+        let logs = match request {
+            Request::Parsed(request) => {
+                for rs in request.resource_spans.into_iter().flatten() {
+                    let service: Option<Arc<str>> = service_of(rs.resource).map(Arc::from);
+                    for scope in rs.scope_spans.into_iter().chain(rs.library_spans) {
+                        for span in scope.spans {
+                            report.records += 1;
+                            let rec = span_rec(service.clone(), span, report, &mut self.histories);
+                            self.add_span(rec);
                         }
-                        let t = self.trace_of(&rec.trace);
-                        let key = SpanKey::of(t, &rec.id);
-                        if self.traces[t].read_before(&key) || !self.seen.insert(key) {
-                            self.copies.push(rec.id);
-                            continue;
-                        }
-                        if self.traces[t].frozen && !self.late.contains(&t) {
-                            self.late.push(t);
-                        }
-                        if let Some(body) = rec.body.as_deref_mut() {
-                            let role = std::mem::replace(&mut body.role, Role::Other);
-                            body.role = self.histories.interner.role(role);
-                        }
-                        let trace = &mut self.traces[t];
-                        // One copy of the trace's id, shared by its spans.
-                        rec.trace = trace.id.clone();
-                        trace.end = trace.end.max(rec.end);
-                        self.latest_end = self.latest_end.max(rec.end);
-                        trace.spans.push(rec);
-                        trace.gidx.push(self.spans);
-                        if trace.lines.last() != Some(&self.line) {
-                            trace.lines.push(self.line);
-                        }
-                        self.spans += 1;
                     }
                 }
+                request.resource_logs
             }
-        }
+            Request::Read(request) => {
+                for (rec, skipped) in request.spans {
+                    report.records += 1;
+                    report.skipped.extend(skipped);
+                    self.add_span(rec);
+                }
+                request.logs
+            }
+        };
         // Spans read again are read without their log records: a trace
         // that records name keeps its spans' bodies.
         let logs = match self.only {
             Some(_) => None,
-            None => request.resource_logs,
+            None => logs,
         };
         for rl in logs.into_iter().flatten() {
             let service = service_of(rl.resource);
@@ -678,6 +721,45 @@ impl Reader {
                 }
             }
         }
+    }
+
+    /// A span read (`None`: one that could not be read), unless it is a
+    /// copy of one read before or of a trace not read again.
+    fn add_span(&mut self, rec: Option<SpanRec>) {
+        let Some(mut rec) = rec else { return };
+        if self
+            .only
+            .as_ref()
+            .is_some_and(|only| !only.contains(&rec.trace))
+        {
+            return;
+        }
+        let t = self.trace_of(&rec.trace);
+        let key = SpanKey::of(t, &rec.id);
+        if self.traces[t].read_before(&key) || !self.seen.insert(key) {
+            self.copies.push(rec.id);
+            return;
+        }
+        if self.traces[t].frozen && !self.late.contains(&t) {
+            self.late.push(t);
+        }
+        if let Some(body) = rec.body.as_deref_mut() {
+            // Messages read on another thread are shared with those read
+            // here from now on.
+            let role = std::mem::replace(&mut body.role, Role::Other);
+            body.role = self.histories.interner.role(role);
+        }
+        let trace = &mut self.traces[t];
+        // One copy of the trace's id, shared by its spans.
+        rec.trace = trace.id.clone();
+        trace.end = trace.end.max(rec.end);
+        self.latest_end = self.latest_end.max(rec.end);
+        trace.spans.push(rec);
+        trace.gidx.push(self.spans);
+        if trace.lines.last() != Some(&self.line) {
+            trace.lines.push(self.line);
+        }
+        self.spans += 1;
     }
 
     /// The number of trace `id`, a new one when it is new; marked touched.
@@ -1031,7 +1113,7 @@ fn file_requests(
     how: Lines,
     path: &Path,
     report: &mut ImportReport,
-    each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
+    each: &mut dyn FnMut(usize, Request, &mut ImportReport),
     read: &mut dyn FnMut(u64),
 ) -> Result<usize, DatasetErrors> {
     let file = how.file;
@@ -1091,7 +1173,7 @@ fn file_requests(
         one_line(
             n,
             line,
-            parse(line),
+            parse(line).map(Request::Parsed),
             how,
             report,
             each,
@@ -1128,10 +1210,10 @@ pub(super) struct Lines<'a> {
 fn one_line(
     n: usize,
     line: &str,
-    parsed: Result<wire::Request, String>,
+    parsed: Parse,
     how: Lines,
     report: &mut ImportReport,
-    each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
+    each: &mut dyn FnMut(usize, Request, &mut ImportReport),
     requests: &mut usize,
     first_error: &mut Option<String>,
 ) -> Result<(), DatasetErrors> {
@@ -1199,7 +1281,7 @@ fn text_requests(
     how: Lines,
     text: &str,
     report: &mut ImportReport,
-    each: &mut dyn FnMut(usize, wire::Request, &mut ImportReport),
+    each: &mut dyn FnMut(usize, Request, &mut ImportReport),
 ) -> Result<usize, DatasetErrors> {
     let whole = |message: String| DatasetErrors(vec![error(how.file, None, message)]);
     let trimmed = text.trim_start();
@@ -1217,7 +1299,7 @@ fn text_requests(
         return match serde_json::from_str::<wire::Request>(text) {
             Ok(r) if !r.is_otlp() => Err(whole(not_otlp(text))),
             Ok(r) => {
-                each(1, r, report);
+                each(1, Request::Parsed(r), report);
                 Ok(1)
             }
             Err(e) => Err(whole(describe(text, &e))),

@@ -271,7 +271,8 @@ const CHUNK: usize = if cfg!(debug_assertions) {
 /// across its segments), a few megabytes at a time, calling `fed` after
 /// each: the file is never held whole. Each run of lines is hashed and
 /// made ready ([`Growth::ahead`]) on another thread while the run before
-/// it is fed.
+/// it is fed — one thread for every run, so that what it allocates is
+/// reused, not a new thread's heap each run.
 fn feed_start<G: Growth>(
     name: &str,
     series: &mut Series,
@@ -281,6 +282,20 @@ fn feed_start<G: Growth>(
     mut fed: impl FnMut(&mut G) -> Result<(), Stop>,
 ) -> Result<Position, Stop> {
     std::thread::scope(|scope| {
+        // At most one run is made ready while the one before it is fed.
+        let (hand, runs) = std::sync::mpsc::sync_channel::<(Vec<u8>, Position)>(0);
+        let (made, ready) = std::sync::mpsc::sync_channel(1);
+        scope.spawn(move || {
+            for (lines, mut at) in runs {
+                at.read(&lines);
+                let ahead = G::ahead(&lines);
+                // The feeding stopped (an error): nothing more is wanted.
+                if made.send((lines, at, ahead)).is_err() {
+                    break;
+                }
+            }
+        });
+        let joined = |handed| joined(name, handed, &ready);
         let mut handed = Handed::At(Position::new());
         // Lines handed on so far.
         let mut line = 0;
@@ -292,13 +307,12 @@ fn feed_start<G: Growth>(
         let mut take = |lines: Vec<u8>, handed, line: &mut usize, growth: &mut G| {
             let over = within(name, &lines, *line, 0, max);
             *line += lines.iter().filter(|&&b| b == b'\n').count();
-            let (ready, mut at) = joined(name, handed)?;
+            let (ready, at) = joined(handed)?;
             let next = match over {
-                Ok(()) => Handed::Ahead(scope.spawn(move || {
-                    at.read(&lines);
-                    let made = G::ahead(&lines);
-                    (lines, at, made)
-                })),
+                Ok(()) => {
+                    hand.send((lines, at)).map_err(|_| ahead_failed(name))?;
+                    Handed::Ahead
+                }
                 Err(_) => Handed::At(at),
             };
             if let Some((lines, made)) = ready {
@@ -340,7 +354,7 @@ fn feed_start<G: Growth>(
             let now = std::mem::replace(&mut handed, Handed::At(Position::new()));
             handed = take(pending, now, &mut line, growth)?;
         }
-        let (ready, at) = joined(name, handed)?;
+        let (ready, at) = joined(handed)?;
         if let Some((lines, made)) = ready {
             growth.feed_ahead(&lines, made)?;
             fed(growth)?;
@@ -349,27 +363,34 @@ fn feed_start<G: Growth>(
     })
 }
 
-/// Where the lines handed on to be fed end, or the run of them being made
-/// ready on another thread (with where it ends).
-enum Handed<'scope, A> {
+/// Where the lines handed on to be fed end, or that the run of them is
+/// being made ready on the thread ahead.
+enum Handed {
     At(Position),
-    Ahead(std::thread::ScopedJoinHandle<'scope, (Vec<u8>, Position, A)>),
+    Ahead,
 }
 
 /// A run of lines with what was made of it ahead.
 type Ready<A> = (Vec<u8>, A);
 
-/// The run made ready, if one was handed on, and where the lines handed
-/// on end.
-fn joined<A>(name: &str, handed: Handed<'_, A>) -> Result<(Option<Ready<A>>, Position), Stop> {
+/// The run made ready, if one was handed on (`ready` gives it, with where
+/// it ends), and where the lines handed on end.
+fn joined<A>(
+    name: &str,
+    handed: Handed,
+    ready: &std::sync::mpsc::Receiver<(Vec<u8>, Position, A)>,
+) -> Result<(Option<Ready<A>>, Position), Stop> {
     match handed {
         Handed::At(at) => Ok((None, at)),
-        Handed::Ahead(thread) => {
-            let (lines, at, made) = (thread.join())
-                .map_err(|_| Stop::File(format!("{name}: reading the file ahead failed")))?;
+        Handed::Ahead => {
+            let (lines, at, made) = ready.recv().map_err(|_| ahead_failed(name))?;
             Ok((Some((lines, made)), at))
         }
     }
+}
+
+fn ahead_failed(name: &str) -> Stop {
+    Stop::File(format!("{name}: reading the file ahead failed"))
 }
 
 /// Whether the complete lines `lines` (after line `before`) and a line of

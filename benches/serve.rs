@@ -163,12 +163,14 @@ fn main() {
     // target's, when flooding): the span time between two requests is what
     // it would be at a fleet sending at that rate.
     let span_rate = if rate > 0 { rate as u32 } else { 20_000 };
-    let all = Arc::new(requests(
-        prefill + 30_000 * seconds,
-        per,
-        run_spans,
-        span_rate,
-    ));
+    // Enough requests for the run: flooded, more than any machine here
+    // sends (30,000 spans/s); paced, the rate's and a tenth more (a long
+    // run at a fleet's pace is then not held whole in memory first).
+    let offered = match rate {
+        0 => 30_000 * seconds,
+        rate => rate * seconds + rate * seconds / 10 + per as u64,
+    };
+    let all = Arc::new(requests(prefill + offered, per, run_spans, span_rate));
     // The requests that make up the prefill.
     let prefill_requests = {
         let mut spans = 0u64;

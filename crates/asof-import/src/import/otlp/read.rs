@@ -240,9 +240,9 @@ impl Request {
     }
 }
 
-/// `request`'s spans read, as [`Reader::add`] reads them, with `histories`
-/// (which only saves parsing again the messages an earlier call sent: what
-/// is read is the same whatever it holds).
+/// `request`'s spans read, with `histories` (which only saves parsing again
+/// the messages an earlier call sent: what is read is the same whatever it
+/// holds) — where the request is fed, or on another thread ahead of it.
 fn read_ahead(request: wire::Request, histories: &mut Histories) -> ReadRequest {
     let otlp = request.is_otlp();
     let mut said = ImportReport::default();
@@ -634,34 +634,20 @@ fn hash_of(what: &impl Hash) -> u64 {
 
 impl Reader {
     fn add(&mut self, request: Request, report: &mut ImportReport) {
-        let logs = match request {
-            Request::Parsed(request) => {
-                for rs in request.resource_spans.into_iter().flatten() {
-                    let service: Option<Arc<str>> = service_of(rs.resource).map(Arc::from);
-                    for scope in rs.scope_spans.into_iter().chain(rs.library_spans) {
-                        for span in scope.spans {
-                            report.records += 1;
-                            let rec = span_rec(service.clone(), span, report, &mut self.histories);
-                            self.add_span(rec);
-                        }
-                    }
-                }
-                request.resource_logs
-            }
-            Request::Read(request) => {
-                for (rec, skipped) in request.spans {
-                    report.records += 1;
-                    report.skipped.extend(skipped);
-                    self.add_span(rec);
-                }
-                request.logs
-            }
+        let read = match request {
+            Request::Parsed(request) => read_ahead(request, &mut self.histories),
+            Request::Read(read) => read,
         };
+        for (rec, skipped) in read.spans {
+            report.records += 1;
+            report.skipped.extend(skipped);
+            self.add_span(rec);
+        }
         // Spans read again are read without their log records: a trace
         // that records name keeps its spans' bodies.
         let logs = match self.only {
             Some(_) => None,
-            None => logs,
+            None => read.logs,
         };
         for rl in logs.into_iter().flatten() {
             let service = service_of(rl.resource);

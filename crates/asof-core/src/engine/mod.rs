@@ -192,6 +192,13 @@ impl Slices {
         self.engine.take_closed(outcomes)
     }
 
+    /// How much a copy of the replay holds: its versions held and the
+    /// claims it knows (both grow with the log: a scope keeps a version for
+    /// each stretch of valid time it was told of).
+    pub fn size(&self) -> usize {
+        self.engine.versions.len() + self.engine.claims.len()
+    }
+
     /// A replay going on from `held` (what was held before the first event
     /// it is given), its next new version `next_id`, for the header `self`
     /// was made for, without building its agent and topic maps again (many

@@ -284,6 +284,12 @@ impl Closed {
 }
 
 impl Sliced {
+    /// How much a copy of it holds: the replay's held versions and known
+    /// claims, and the assertions of the held versions.
+    pub(super) fn size(&self) -> usize {
+        self.replaying.size() + self.origins.len()
+    }
+
     pub(super) fn new(header: &Header) -> Self {
         Sliced {
             replaying: engine::Slices::new(header),

@@ -18,6 +18,23 @@ use rusqlite::Transaction;
 /// a million events of a fleet's trace), so they are few.
 const KEPT: usize = 16;
 
+/// How much the kept replays may hold in all ([`Sliced::size`]: versions,
+/// claims and assertions, a few hundred bytes each — about 25 MB): the
+/// replay's state grows with the log (a scope keeps a version for each
+/// stretch of valid time it was told of), and sixteen copies of it were
+/// the largest part of a receiver's memory after a few minutes (49 MB of
+/// 219 at 540,000 spans). Past it fewer are kept, thinned as many are —
+/// spread out towards the start, so that a batch reaching back replays from
+/// a little further back, not from the start — but never fewer than
+/// [`KEPT_FEWEST`].
+const KEPT_SIZE: usize = 1 << 16;
+const KEPT_FEWEST: usize = 4;
+
+/// How many replays are kept when each holds `size`.
+fn kept_at_most(size: usize) -> usize {
+    (KEPT_SIZE / size.max(1)).clamp(KEPT_FEWEST, KEPT)
+}
+
 /// Replays kept from before recorded instants: `(bound, the replay of every
 /// event recorded before bound)`, in bound order.
 #[derive(Default)]
@@ -47,7 +64,10 @@ impl Snapshots {
             return;
         }
         self.0.push((bound, state.clone()));
-        if self.0.len() > KEPT {
+        // Each thinning lets go of a quarter (at least one: more than
+        // `KEPT_FEWEST` are kept, so the older half holds two or more).
+        let most = kept_at_most(state.size());
+        while self.0.len() > most {
             let half = self.0.len() / 2;
             let mut i = 0;
             self.0.retain(|_| {
@@ -102,6 +122,15 @@ mod tests {
         assert_eq!(kept.rewind(20).map(|(b, _)| b), Some(20));
         assert_eq!(kept.rewind(5).map(|(b, _)| b), None);
         assert!(kept.0.is_empty());
+    }
+
+    #[test]
+    fn the_larger_the_replay_the_fewer_are_kept_but_never_fewer_than_four() {
+        assert_eq!(kept_at_most(0), KEPT);
+        assert_eq!(kept_at_most(KEPT_SIZE / KEPT), KEPT);
+        assert_eq!(kept_at_most(KEPT_SIZE / 8), 8);
+        assert_eq!(kept_at_most(KEPT_SIZE), KEPT_FEWEST);
+        assert_eq!(kept_at_most(usize::MAX), KEPT_FEWEST);
     }
 
     #[test]

@@ -285,7 +285,7 @@ fn feed_start<G: Growth>(
         // At most one run is made ready while the one before it is fed.
         let (hand, runs) = std::sync::mpsc::sync_channel::<(Vec<u8>, Position)>(0);
         let (made, ready) = std::sync::mpsc::sync_channel(1);
-        scope.spawn(move || {
+        let thread = scope.spawn(move || {
             for (lines, mut at) in runs {
                 at.read(&lines);
                 let ahead = G::ahead(&lines);
@@ -295,72 +295,95 @@ fn feed_start<G: Growth>(
                 }
             }
         });
-        let joined = |handed| joined(name, handed, &ready);
-        let mut handed = Handed::At(Position::new());
-        // Lines handed on so far.
-        let mut line = 0;
-        let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + (1 << 20));
-        // How much of `pending` holds no newline: the start of a line longer
-        // than a run, not searched again as the next reads arrive.
-        let mut searched = 0;
-        // Feeds the run made ready, if any, and hands `lines` on.
-        let mut take = |lines: Vec<u8>, handed, line: &mut usize, growth: &mut G| {
-            let over = within(name, &lines, *line, 0, max);
-            *line += lines.iter().filter(|&&b| b == b'\n').count();
-            let (ready, at) = joined(handed)?;
-            let next = match over {
-                Ok(()) => {
-                    hand.send((lines, at)).map_err(|_| ahead_failed(name))?;
-                    Handed::Ahead
-                }
-                Err(_) => Handed::At(at),
-            };
-            if let Some((lines, made)) = ready {
-                growth.feed_ahead(&lines, made)?;
-                fed(growth)?;
-            }
-            over.map(|()| next)
-        };
-        series.read(0, Some(len), |bytes| {
-            pending.extend_from_slice(bytes);
-            // Runs of whole lines of about CHUNK bytes, whatever the reads.
-            while pending.len() >= CHUNK {
-                let from = (CHUNK - 1).max(searched);
-                let end = match pending[from..].iter().position(|&b| b == b'\n') {
-                    Some(end) => Some(from + end),
-                    // A line that goes on past it: the lines before that line.
-                    None => pending[..from].iter().rposition(|&b| b == b'\n'),
-                };
-                // A line still going on: it may not pass the limit either.
-                let Some(end) = end else {
-                    within(name, &[], line, pending.len(), max)?;
-                    searched = pending.len();
-                    break;
-                };
-                searched = 0;
-                // The rest goes on in a buffer of a run's size, not grown
-                // (and copied) again from a few bytes on each run.
-                let mut rest = Vec::with_capacity(CHUNK + (1 << 20));
-                rest.extend_from_slice(&pending[end + 1..]);
-                pending.truncate(end + 1);
-                let lines = std::mem::replace(&mut pending, rest);
-                let now = std::mem::replace(&mut handed, Handed::At(Position::new()));
-                handed = take(lines, now, &mut line, growth)?;
-            }
-            Ok(())
-        })?;
-        if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
-            pending.truncate(end + 1);
-            let now = std::mem::replace(&mut handed, Handed::At(Position::new()));
-            handed = take(pending, now, &mut line, growth)?;
+        let read = feed_runs(name, series, len, max, growth, &mut fed, &hand, &ready);
+        // Joined here whatever happened, so that a thread ahead that failed
+        // is this follow's stop, not the scope's panic.
+        drop((hand, ready));
+        match (read, thread.join()) {
+            (Ok(_), Err(_)) => Err(ahead_failed(name)),
+            (read, _) => read,
         }
+    })
+}
+
+/// [`feed_start`]'s runs of lines, each handed (`hand`) to the thread
+/// ahead, and fed once it is `ready`.
+#[allow(clippy::too_many_arguments)]
+fn feed_runs<G: Growth>(
+    name: &str,
+    series: &mut Series,
+    len: u64,
+    max: u64,
+    growth: &mut G,
+    fed: &mut impl FnMut(&mut G) -> Result<(), Stop>,
+    hand: &std::sync::mpsc::SyncSender<(Vec<u8>, Position)>,
+    ready: &std::sync::mpsc::Receiver<(Vec<u8>, Position, G::Ahead)>,
+) -> Result<Position, Stop> {
+    let joined = |handed| joined(name, handed, ready);
+    let mut handed = Handed::At(Position::new());
+    // Lines handed on so far.
+    let mut line = 0;
+    let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + (1 << 20));
+    // How much of `pending` holds no newline: the start of a line longer
+    // than a run, not searched again as the next reads arrive.
+    let mut searched = 0;
+    // Feeds the run made ready, if any, and hands `lines` on.
+    let mut take = |lines: Vec<u8>, handed, line: &mut usize, growth: &mut G| {
+        let over = within(name, &lines, *line, 0, max);
+        *line += lines.iter().filter(|&&b| b == b'\n').count();
         let (ready, at) = joined(handed)?;
+        let next = match over {
+            Ok(()) => {
+                hand.send((lines, at)).map_err(|_| ahead_failed(name))?;
+                Handed::Ahead
+            }
+            Err(_) => Handed::At(at),
+        };
         if let Some((lines, made)) = ready {
             growth.feed_ahead(&lines, made)?;
             fed(growth)?;
         }
-        Ok(at)
-    })
+        over.map(|()| next)
+    };
+    series.read(0, Some(len), |bytes| {
+        pending.extend_from_slice(bytes);
+        // Runs of whole lines of about CHUNK bytes, whatever the reads.
+        while pending.len() >= CHUNK {
+            let from = (CHUNK - 1).max(searched);
+            let end = match pending[from..].iter().position(|&b| b == b'\n') {
+                Some(end) => Some(from + end),
+                // A line that goes on past it: the lines before that line.
+                None => pending[..from].iter().rposition(|&b| b == b'\n'),
+            };
+            // A line still going on: it may not pass the limit either.
+            let Some(end) = end else {
+                within(name, &[], line, pending.len(), max)?;
+                searched = pending.len();
+                break;
+            };
+            searched = 0;
+            // The rest goes on in a buffer of a run's size, not grown
+            // (and copied) again from a few bytes on each run.
+            let mut rest = Vec::with_capacity(CHUNK + (1 << 20));
+            rest.extend_from_slice(&pending[end + 1..]);
+            pending.truncate(end + 1);
+            let lines = std::mem::replace(&mut pending, rest);
+            let now = std::mem::replace(&mut handed, Handed::At(Position::new()));
+            handed = take(lines, now, &mut line, growth)?;
+        }
+        Ok(())
+    })?;
+    if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
+        pending.truncate(end + 1);
+        let now = std::mem::replace(&mut handed, Handed::At(Position::new()));
+        handed = take(pending, now, &mut line, growth)?;
+    }
+    let (ready, at) = joined(handed)?;
+    if let Some((lines, made)) = ready {
+        growth.feed_ahead(&lines, made)?;
+        fed(growth)?;
+    }
+    Ok(at)
 }
 
 /// Where the lines handed on to be fed end, or that the run of them is
@@ -1080,6 +1103,57 @@ fn replayed_at<'e>(events: impl IntoIterator<Item = &'e Event>) -> impl Iterator
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A conversion whose work ahead fails on a run of lines that starts
+    /// with `boom`.
+    struct Boom;
+
+    impl Growth for Boom {
+        fn feed(&mut self, _: &[u8]) -> Result<(), Stop> {
+            Ok(())
+        }
+        type Ahead = ();
+        fn ahead(lines: &[u8]) {
+            assert!(
+                !lines.starts_with(b"boom"),
+                "a run that cannot be made ready"
+            );
+        }
+        fn feed_ahead(&mut self, _: &[u8], (): ()) -> Result<(), Stop> {
+            Ok(())
+        }
+        fn convert(&mut self) -> Result<Converted, Stop> {
+            Err(Stop::File("converts nothing".into()))
+        }
+    }
+
+    /// The thread that makes runs ready ahead failing is the follow's stop,
+    /// said in a sentence, not the process's panic; a file it reads whole is
+    /// read to its end.
+    #[test]
+    fn a_failure_ahead_is_the_follows_stop_not_a_panic() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.jsonl");
+        for (text, stops) in [("fine\nlines\n", false), ("boom\nlines\n", true)] {
+            std::fs::write(&path, text).expect("writes");
+            let mut series = Series::open("t.jsonl", &path).expect("opens");
+            let read = feed_start(
+                "t.jsonl",
+                &mut series,
+                text.len() as u64,
+                1 << 20,
+                &mut Boom,
+                |_| Ok(()),
+            );
+            match read {
+                Err(Stop::File(why)) if stops => {
+                    assert_eq!(why, "t.jsonl: reading the file ahead failed");
+                }
+                Ok(at) if !stops => assert_eq!(at.offset, text.len() as u64),
+                other => panic!("{text:?}: {:?}", other.map(|at| at.offset)),
+            }
+        }
+    }
 
     /// A followed file has no limit of its own: each of its lines (one
     /// request) has, the one still being written too, and the stop names it.

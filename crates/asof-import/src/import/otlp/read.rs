@@ -215,7 +215,7 @@ pub(super) fn read_lines(
 pub(super) type Parse = Result<Request, String>;
 
 /// A request as a line gives it: parsed, or parsed with its spans read too
-/// ([`read_ahead`], on the thread that parsed it, while the lines before it
+/// ([`read_request`], on the thread that parsed it, while the lines before it
 /// are fed).
 pub(super) enum Request {
     Parsed(wire::Request),
@@ -243,16 +243,16 @@ impl Request {
 /// `request`'s spans read, with `histories` (which only saves parsing again
 /// the messages an earlier call sent: what is read is the same whatever it
 /// holds) — where the request is fed, or on another thread ahead of it.
-fn read_ahead(request: wire::Request, histories: &mut Histories) -> ReadRequest {
+fn read_request(request: wire::Request, histories: &mut Histories) -> ReadRequest {
     let otlp = request.is_otlp();
-    let mut said = ImportReport::default();
+    let mut said = Vec::new();
     let mut spans = Vec::new();
     for rs in request.resource_spans.into_iter().flatten() {
         let service: Option<Arc<str>> = service_of(rs.resource).map(Arc::from);
         for scope in rs.scope_spans.into_iter().chain(rs.library_spans) {
             for span in scope.spans {
                 let rec = span_rec(service.clone(), span, &mut said, histories);
-                spans.push((rec, std::mem::take(&mut said.skipped)));
+                spans.push((rec, std::mem::take(&mut said)));
             }
         }
     }
@@ -263,7 +263,7 @@ fn read_ahead(request: wire::Request, histories: &mut Histories) -> ReadRequest 
     }
 }
 
-/// Each non-blank line of `text` parsed and its spans read ([`read_ahead`]),
+/// Each non-blank line of `text` parsed and its spans read ([`read_request`]),
 /// in order: all that feeding them needs of no import state.
 pub(super) fn read_lines_ahead(text: &str) -> Vec<Parse> {
     read_each_ahead(non_blank(text).map(|(_, line)| line))
@@ -273,7 +273,7 @@ pub(super) fn read_lines_ahead(text: &str) -> Vec<Parse> {
 fn read_each_ahead<'t>(lines: impl Iterator<Item = &'t str>) -> Vec<Parse> {
     let mut histories = Histories::default();
     lines
-        .map(|line| parse(line).map(|r| Request::Read(read_ahead(r, &mut histories))))
+        .map(|line| parse(line).map(|r| Request::Read(read_request(r, &mut histories))))
         .collect()
 }
 
@@ -635,7 +635,7 @@ fn hash_of(what: &impl Hash) -> u64 {
 impl Reader {
     fn add(&mut self, request: Request, report: &mut ImportReport) {
         let read = match request {
-            Request::Parsed(request) => read_ahead(request, &mut self.histories),
+            Request::Parsed(request) => read_request(request, &mut self.histories),
             Request::Read(read) => read,
         };
         for (rec, skipped) in read.spans {
@@ -1361,16 +1361,16 @@ fn event_of(record: wire::LogRecord) -> wire::SpanEvent {
     }
 }
 
-/// One span with its ids, times and role read; `None` (and said in the
-/// report) when its ids or times cannot be read.
+/// One span with its ids, times and role read; `None` (and said in
+/// `skipped`) when its ids or times cannot be read.
 fn span_rec(
     service: Option<Arc<str>>,
     span: wire::Span,
-    report: &mut ImportReport,
+    skipped: &mut Vec<Skipped>,
     histories: &mut Histories,
 ) -> Option<SpanRec> {
     let (Some(trace), Some(id)) = (wire::id(&span.trace_id, 16), wire::id(&span.span_id, 8)) else {
-        report.skipped.push(Skipped {
+        skipped.push(Skipped {
             location: format!("span {:?}", span.span_id),
             reason: format!(
                 "trace id {:?} or span id {:?} is neither hex nor base64 of the right length",
@@ -1383,14 +1383,14 @@ fn span_rec(
         wire::nanos_to_micros(&span.start),
         wire::nanos_to_micros(&span.end),
     ) else {
-        report.skipped.push(Skipped {
+        skipped.push(Skipped {
             location: format!("span {id}"),
             reason: "its start or end time is missing or not a number of nanoseconds".into(),
         });
         return None;
     };
     if time::format_opt(start).is_none() || time::format_opt(end).is_none() {
-        report.skipped.push(Skipped {
+        skipped.push(Skipped {
             location: format!("span {id}"),
             reason: "its start or end time is outside the years 0001-9999".into(),
         });
@@ -1415,7 +1415,7 @@ fn span_rec(
     let role = match dialect::role_reading(&span.name, &attrs, &span.events, histories) {
         Ok(role) => role,
         Err(reason) => {
-            report.skipped.push(Skipped {
+            skipped.push(Skipped {
                 location: format!("span {id}"),
                 reason: format!("{reason}: its messages are not read"),
             });

@@ -672,6 +672,45 @@ fn a_follow_of_a_fleet_reads_every_line_back_when_a_run_let_go_is_reached() {
     );
 }
 
+/// A long fleet followed: what the store's side holds of the log (the
+/// scrub index's marks and evidence widths, each event's latest instant
+/// replayed) is let go from the front as runs are over — past whole
+/// stored chunks of the index — and read back from the store when a
+/// request held back falls into a run let go and every line is converted
+/// again; at either point, and at the end, the store is the import of the
+/// lines so far.
+#[test]
+fn a_long_follow_lets_go_of_what_it_stored_and_reads_it_back_when_reached() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("live.db");
+    let config = asof::synth::GenConfig {
+        events: 60_000,
+        topics: 4,
+        agents: 3,
+        seed: 9,
+    };
+    let mut requests = asof::synth::otlp_runs(config, 1000, 300, None);
+    let n = requests.len();
+    assert!(n >= 50, "{n}");
+    // Held back behind ten others, late in the follow.
+    let held = requests.remove(n - 20);
+    requests.insert(n - 10, held);
+    let (mut child, mut out) = following_empty(dir.path());
+    let mut all = Vec::new();
+    for (k, request) in requests.iter().enumerate() {
+        out.write_all(format!("{request}\n").as_bytes()).unwrap();
+        all.extend_from_slice(request.as_bytes());
+        all.push(b'\n');
+        if [n - 11, n - 10, n - 1].contains(&k) {
+            out.flush().unwrap();
+            wait_for(&db, all.len() as u64, &mut child);
+            assert_equals_import(&db, &all, &[], k);
+        }
+    }
+    let said = stop_and_read(child);
+    assert!(said.contains("every line converted again once"), "{said}");
+}
+
 /// One request of trace `a5…`: a model call from `at` s whose output
 /// calls `tool` with `args`.
 fn call_line(n: u64, at: i64, tool: &str, args: serde_json::Value) -> String {

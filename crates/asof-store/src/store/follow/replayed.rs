@@ -194,7 +194,7 @@ impl Replayed {
             // Stored events written again: their marks, and what was
             // replayed again, taken again.
             (Rewritten::Kept | Rewritten::Since(_), Some(growing)) if let Some(r) = &rewrote => {
-                growing.rewritten(tx, &self.header, since, r)?
+                growing.rewritten(tx, &self.header, (first, since), r)?
             }
             (Rewritten::Kept, Some(growing)) => growing.grow(tx, &self.header, None)?,
             (Rewritten::Since(from), Some(growing)) if appends => {
@@ -231,6 +231,15 @@ impl Replayed {
     pub(super) fn committed(&mut self, derived: Derived) {
         self.scrub = Some(derived.scrub);
         self.truths = Some(derived.truths);
+    }
+
+    /// Lets go what the scrub index holds of the stored events through
+    /// seq `seq`, which later batches are not expected to write again
+    /// (`Growing::let_go_through`).
+    pub(super) fn let_go_through(&mut self, seq: u64) {
+        if let Some(scrub) = &mut self.scrub {
+            scrub.let_go_through(seq);
+        }
     }
 }
 

@@ -57,10 +57,7 @@ impl CatchUp {
     /// Nothing compared yet with the store `conn` holds.
     pub(super) fn new(conn: &Connection) -> Result<CatchUp, Stop> {
         Ok(CatchUp {
-            written: Written {
-                header: read::header(conn)?,
-                replayed_by: Vec::new(),
-            },
+            written: Written::new(read::header(conn)?),
             first: Vec::new(),
             known: IdSet::default(),
             pending: Vec::new(),
@@ -167,7 +164,9 @@ impl CatchUp {
 
     /// Takes only the first `found` events as found; those after differ.
     fn back_to(&mut self, conn: &Connection, found: usize) -> Result<(), Stop> {
-        self.written.truncate(found);
+        // A restart's comparison lets nothing go.
+        let last = self.written.replayed_by(found).flatten();
+        self.written.truncate(found, last);
         self.first
             .truncate(self.first.partition_point(|&at| at < found));
         // The claims of the events found are the first stored, by code.

@@ -234,12 +234,14 @@ pub fn follow_whole(
     Store::open(store)?;
     let mut batch = f.batch(0, 0);
     growth.taken();
+    f.let_go(growth.settled().0);
     loop {
         if !go_on(&batch) {
             return Ok(());
         }
         if batch.lines > 0 {
             growth.taken();
+            f.let_go(growth.settled().0);
         }
         // A batch takes time in proportion to the trace, and lines written
         // while it ran are read at once: the wait is only for a file that
@@ -604,8 +606,9 @@ impl<'a> Rewriter<'a> {
             .collect();
         // What the events after those kept are does not matter: they are
         // removed.
-        let last = written.replayed_by(kept);
-        written.replayed_by.resize(stored, last);
+        // A restart's comparison lets nothing go.
+        let last = written.replayed_by(kept).flatten();
+        written.pad(stored, last);
         // The model calls stored as the conversion lists them.
         let same = same_calls(&tx, calls_kept, &calls)?;
         calls.drain(..same);
@@ -651,7 +654,10 @@ impl<'a> Rewriter<'a> {
         for (_, claim) in &self.codes[claims_kept..] {
             replayed.claims.remove(claim);
         }
-        let last = old.replayed_by(kept);
+        let last = match old.replayed_by(kept) {
+            Some(last) => last,
+            None => replayed_through(&self.conn, kept)?,
+        };
         // The claims the suffix makes first (the claims kept are those
         // `replayed` holds now), with the place of the event that does.
         let mut fresh: IdSet<&str> = IdSet::default();
@@ -722,12 +728,28 @@ impl<'a> Rewriter<'a> {
         old.header = suffix.header;
         self.codes.truncate(claims_kept);
         self.codes.extend(added);
-        old.truncate(kept);
+        old.truncate(kept, last);
         old.extend(&events);
         self.written = Some((old, replayed));
         self.position = position;
         self.skipped = suffix.skipped;
         Ok(true)
+    }
+
+    /// Lets go what the store's side holds of the events the conversion's
+    /// first `entries` log entries became, which no later batch is expected
+    /// to write again ([`Growth::settled`]): their instants replayed
+    /// (`Written`) and their marks in the scrub index. A batch that writes
+    /// them again after all (a conversion of every line) reads back from
+    /// the store what it needs of them.
+    fn let_go(&mut self, entries: usize) {
+        let Some((written, replayed)) = &mut self.written else {
+            return;
+        };
+        // An event's seq is its place in the conversion's log, plus one;
+        // those left out of the store are not counted among those stored.
+        replayed.let_go_through(entries as u64);
+        written.let_go(entries - self.dropped.partition_point(|&d| d < entries));
     }
 
     /// Reads what was written since the last poll; when it completed lines,
@@ -825,39 +847,74 @@ fn rewrite_from_change(
 
 /// What the store holds, as a batch needs it — not the events themselves
 /// (a follow's memory would grow with them): the header, and for each
-/// stored event, in log order, the latest instant replayed up to it.
+/// stored event, in log order, the latest instant replayed up to it — but
+/// for the first `base`, let go once no batch is expected to write them
+/// again ([`Written::let_go`]), of which only the latest instant replayed
+/// among them is kept.
 pub(super) struct Written {
     pub(super) header: asof_core::model::Header,
-    pub(super) replayed_by: Vec<Option<Micros>>,
+    base: usize,
+    base_replayed: Option<Micros>,
+    replayed_by: Vec<Option<Micros>>,
 }
 
 impl Written {
+    /// Nothing stored yet, under `header`.
+    pub(super) fn new(header: asof_core::model::Header) -> Written {
+        Written {
+            header,
+            base: 0,
+            base_replayed: None,
+            replayed_by: Vec::new(),
+        }
+    }
+
     fn of(dataset: Dataset) -> Written {
-        let mut written = Written {
-            header: dataset.header,
-            replayed_by: Vec::with_capacity(dataset.events.len()),
-        };
+        let mut written = Written::new(dataset.header);
+        written.replayed_by.reserve(dataset.events.len());
         written.extend(&dataset.events);
         written
     }
 
     /// Events stored.
     pub(super) fn len(&self) -> usize {
-        self.replayed_by.len()
+        self.base + self.replayed_by.len()
     }
 
-    /// The latest instant replayed among the first `kept` events.
-    pub(super) fn replayed_by(&self, kept: usize) -> Option<Micros> {
-        kept.checked_sub(1)
-            .and_then(|k| self.replayed_by.get(k).copied().flatten())
+    /// The latest instant replayed among the first `kept` events (`None`
+    /// within: none replayed); `None` when some of them were let go and
+    /// the store must say ([`replayed_through`]).
+    pub(super) fn replayed_by(&self, kept: usize) -> Option<Option<Micros>> {
+        match kept.checked_sub(self.base) {
+            Some(0) => Some(self.base_replayed),
+            Some(k) => Some(self.replayed_by.get(k - 1).copied().flatten()),
+            None => None,
+        }
     }
 
-    pub(super) fn truncate(&mut self, kept: usize) {
-        self.replayed_by.truncate(kept);
+    /// Keeps the first `kept` events, the latest instant replayed among
+    /// them being `last` (what [`Written::replayed_by`] or the store says).
+    pub(super) fn truncate(&mut self, kept: usize, last: Option<Micros>) {
+        match kept.checked_sub(self.base) {
+            Some(k) => self.replayed_by.truncate(k),
+            None => {
+                (self.base, self.base_replayed) = (kept, last);
+                self.replayed_by.clear();
+            }
+        }
+    }
+
+    /// Takes events stored after the first `stored` as replaying nothing
+    /// later than `last` (those a restart found stored past what its
+    /// conversion gives: they are removed).
+    pub(super) fn pad(&mut self, stored: usize, last: Option<Micros>) {
+        let held = stored.saturating_sub(self.base);
+        self.replayed_by
+            .resize(held.max(self.replayed_by.len()), last);
     }
 
     pub(super) fn extend(&mut self, events: &[Event]) {
-        let mut last = self.replayed_by(self.len());
+        let mut last = self.replayed_by(self.len()).flatten();
         for e in events {
             if e.kind() != EventKind::Evidence {
                 last = last.max(Some(e.recorded_at()));
@@ -865,6 +922,35 @@ impl Written {
             self.replayed_by.push(last);
         }
     }
+
+    /// Lets go the first `n` events (no batch is expected to write them
+    /// again), once they are at least as many as those held after them —
+    /// and a debug build's tests, any.
+    pub(super) fn let_go(&mut self, n: usize) {
+        let n = n.min(self.len()).saturating_sub(self.base);
+        let few = !cfg!(debug_assertions) && n < (1 << 14).max(self.replayed_by.len() / 2);
+        if n == 0 || few {
+            return;
+        }
+        self.base_replayed = self.replayed_by[n - 1];
+        self.replayed_by.drain(..n);
+        if self.replayed_by.capacity() > 4 * self.replayed_by.len() + 4096 {
+            self.replayed_by.shrink_to_fit();
+        }
+        self.base += n;
+    }
+}
+
+/// The latest instant replayed among the first `kept` events the store
+/// holds (in seq order): what [`Written`] let go, read back.
+fn replayed_through(conn: &Connection, kept: usize) -> rusqlite::Result<Option<Micros>> {
+    conn.query_row(
+        "SELECT max(recorded_at) FROM
+           (SELECT recorded_at, kind FROM events ORDER BY seq LIMIT ?1)
+         WHERE kind <> 'evidence'",
+        [kept as i64],
+        |r| r.get(0),
+    )
 }
 
 /// How many stored events at most a batch that changes them reads back to
@@ -1217,6 +1303,40 @@ mod tests {
                 sorted(Removed::of(events[k..].iter())),
                 "after {k} events"
             );
+        }
+    }
+
+    /// What a follow let go of its events' latest instants replayed is read
+    /// back from the store as it was held: at every place, before, at and
+    /// after the events let go, and once a cut before them takes it back.
+    #[test]
+    fn the_instants_let_go_are_read_back_as_they_were_held() {
+        let (_dir, conn) = followed(300, 5, 11);
+        let events = crate::store::read::events(&conn).expect("the log");
+        let header = crate::store::read::header(&conn).expect("the header");
+        let dataset = |events: &[Event]| Dataset {
+            header: header.clone(),
+            events: events.to_vec(),
+        };
+        let whole = Written::of(dataset(&events));
+        let replayed = (events.iter()).filter(|e| e.kind() != EventKind::Evidence);
+        assert!(replayed.count() > 10, "replayed events");
+        let mut held = Written::of(dataset(&events));
+        held.let_go(200);
+        assert_eq!((held.base, held.len()), (200, 300));
+        for kept in 0..=300 {
+            let read = match held.replayed_by(kept) {
+                Some(last) => last,
+                None => replayed_through(&conn, kept).expect("read back"),
+            };
+            assert_eq!(Some(read), whole.replayed_by(kept), "the first {kept}");
+        }
+        // A cut before what was let go, and the events after it again.
+        let last = replayed_through(&conn, 120).expect("read back");
+        held.truncate(120, last);
+        held.extend(&events[120..]);
+        for kept in 120..=300 {
+            assert_eq!(held.replayed_by(kept), whole.replayed_by(kept), "{kept}");
         }
     }
 

@@ -54,14 +54,10 @@ pub(crate) fn encode_marks(index: &ScrubIndex) -> [(&'static str, Vec<u8>); 2] {
     [(p6, marks), (p7, evidence_bytes(index))]
 }
 
-/// The parts a follow's batch encodes whole: claims, checkpoints, evidence.
-pub(crate) fn encode_small(index: &ScrubIndex) -> [(&'static str, Vec<u8>); 3] {
-    let [_, _, p2, _, _, p5, _, p7] = PARTS;
-    [
-        (p2, claims_bytes(index)),
-        (p5, checkpoints_bytes(index)),
-        (p7, evidence_bytes(index)),
-    ]
+/// The parts a follow's batch encodes whole: claims, checkpoints.
+pub(crate) fn encode_small(index: &ScrubIndex) -> [(&'static str, Vec<u8>); 2] {
+    let [_, _, p2, _, _, p5, _, _] = PARTS;
+    [(p2, claims_bytes(index)), (p5, checkpoints_bytes(index))]
 }
 
 pub(crate) fn claims_bytes(index: &ScrubIndex) -> Vec<u8> {
@@ -82,10 +78,18 @@ pub(crate) fn checkpoints_bytes(index: &ScrubIndex) -> Vec<u8> {
 }
 
 pub(crate) fn evidence_bytes(index: &ScrubIndex) -> Vec<u8> {
-    (index.evidence.iter())
-        .flat_map(|w| [w.id, w.source, w.cited])
-        .flat_map(u16::to_le_bytes)
-        .collect()
+    let mut out = Vec::with_capacity(index.evidence.len() * WIDTHS_BYTES);
+    for w in &index.evidence {
+        put_widths(&mut out, w);
+    }
+    out
+}
+
+/// An evidence item's record in the `evidence` part ([`WIDTHS_BYTES`]).
+pub(crate) fn put_widths(out: &mut Vec<u8>, w: &EvidenceWidths) {
+    for x in [w.id, w.source, w.cited] {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
 }
 
 pub(crate) fn u32s(list: &[u32]) -> Vec<u8> {

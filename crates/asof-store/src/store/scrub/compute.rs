@@ -40,7 +40,38 @@ pub(crate) struct Growing {
     /// What grew since the index was last stored (`None`: anything may
     /// have changed, or it was not stored whole: every part is compared).
     pub(crate) grown: Option<Grown>,
+    /// The marks and evidence items let go from the index's front: the
+    /// store holds them, and a batch that reaches them takes them back.
+    pub(crate) let_go: LetGo,
 }
+
+/// The marks, and the evidence widths, a follow's index let go from its
+/// front once no batch is expected to change them (design.md §7, "What a
+/// follow holds of the store"): `index.marks[i]` is the stored part's mark
+/// `marks + i`, `index.evidence[j]` its item `evidence + j`, and the parts
+/// as last stored (`Growing::written`) are held from byte `bytes[k]` of
+/// the `marks` (k = 0) and `evidence` (k = 1) parts on, at a chunk's start.
+/// A batch that would change what was let go — a mark to go before them, a
+/// citation of an item among them, a mark let go whose replay may differ —
+/// first reads them back from the store ([`Growing::take_back`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct LetGo {
+    pub(crate) marks: usize,
+    pub(crate) evidence: usize,
+    pub(crate) bytes: [usize; 2],
+    /// The key, (recorded_at, seq), of the last mark let go.
+    pub(crate) last: Option<(Micros, u64)>,
+    /// The largest seq let go.
+    pub(crate) seq: u64,
+    /// The latest instant of a replayed mark (not evidence) let go.
+    pub(crate) replayed: Option<Micros>,
+}
+
+/// How many marks a follow's index lets go at least, and what part of
+/// those it holds at least (each time, the marks and items left are moved
+/// to the front of their lists): in a debug build, as the tests run, any —
+/// so that every follow test lets go and takes back along the way.
+const LET_GO_AT_LEAST: usize = if cfg!(debug_assertions) { 1 } else { 1 << 14 };
 
 /// What grew in a [`Growing`] index since it was last stored, so storing it
 /// encodes and writes only that: for each part that grows record by record,
@@ -53,6 +84,10 @@ pub(crate) struct Grown {
     pub(crate) by_superseded: usize,
     pub(crate) marks: usize,
     pub(crate) closed: Vec<usize>,
+    /// The first evidence item whose widths may differ, and those before
+    /// it whose widths changed in place (a citation).
+    pub(crate) evidence: usize,
+    pub(crate) widths: Vec<usize>,
     /// The versions were replaced anywhere (a rewrite replayed the log
     /// again): their parts are encoded and compared whole, the marks' part
     /// still written from its first record that may differ.
@@ -68,6 +103,8 @@ impl Grown {
             by_superseded: index.by_superseded.len(),
             marks: index.marks.len(),
             closed: Vec::new(),
+            evidence: index.evidence.len(),
+            widths: Vec::new(),
             versions_whole: false,
         }
     }
@@ -120,6 +157,7 @@ impl Growing {
             held: 0,
             written: None,
             grown: None,
+            let_go: LetGo::default(),
         };
         match growing.grow_or_not(conn, header, Some(i64::MIN)) {
             Ok(Ok(())) => Ok(growing),
@@ -173,6 +211,7 @@ impl Growing {
             last_seq: last_seq.unwrap_or(i64::MIN),
             held,
             grown: None,
+            let_go: LetGo::default(),
         })
     }
 
@@ -204,8 +243,12 @@ impl Growing {
     /// ([`store_grown`]). Returns the rows written or deleted.
     pub(crate) fn store(&mut self, conn: &Connection) -> rusqlite::Result<Vec<String>> {
         let mut out = Chunks::new(conn);
+        if self.grown.is_none() || self.written.is_none() {
+            // Encoded whole: the marks let go are needed.
+            self.take_back(conn)?;
+        }
         if let (Some(grown), Some(written)) = (&self.grown, self.written.as_mut()) {
-            store_grown(&mut out, &self.index, grown, written)?;
+            store_grown(&mut out, &self.index, grown, written, &self.let_go)?;
         } else {
             let parts: HashMap<&'static str, Vec<u8>> = encode(&self.index).into_iter().collect();
             if self.written.is_none() {
@@ -216,6 +259,110 @@ impl Growing {
         }
         self.grown = Some(Grown::from(&self.index));
         Ok(out.rows)
+    }
+
+    /// Lets go the marks from the index's front through the last of those
+    /// whose seqs are at most `seq` (the log a follow's later batches are
+    /// not expected to write again), with their evidence items' widths and
+    /// the stored bytes of both ([`LetGo`]) — once they are at least
+    /// [`LET_GO_AT_LEAST`] marks and, in a release build, half of those
+    /// held (so that moving those left costs no more than those let go).
+    /// Only right after the index was stored; otherwise nothing is let go.
+    pub(crate) fn let_go_through(&mut self, seq: u64) {
+        let (Some(_), Some(written)) = (&self.grown, self.written.as_mut()) else {
+            return;
+        };
+        let marks = &self.index.marks;
+        let n = marks
+            .iter()
+            .position(|m| m.seq > seq)
+            .unwrap_or(marks.len());
+        if n < LET_GO_AT_LEAST || (!cfg!(debug_assertions) && n < marks.len() / 2) {
+            return;
+        }
+        let gone = &marks[..n];
+        let evidence = gone.iter().filter(|m| m.kind == MarkKind::Evidence).count();
+        let go = &mut self.let_go;
+        go.replayed = (gone.iter())
+            .filter(|m| m.kind != MarkKind::Evidence)
+            .map(|m| m.recorded_at)
+            .max()
+            .max(go.replayed);
+        go.seq = gone.iter().map(|m| m.seq).max().unwrap_or(0).max(go.seq);
+        go.last = gone.last().map(|m| (m.recorded_at, m.seq));
+        go.marks += n;
+        go.evidence += evidence;
+        drain_front(&mut self.index.marks, n);
+        drain_front(&mut self.index.evidence, evidence);
+        self.evidence_at
+            .retain(|_, at| match at.checked_sub(evidence) {
+                Some(kept) => {
+                    *at = kept;
+                    true
+                }
+                None => false,
+            });
+        // The parts as stored, held from the chunk of the first record kept.
+        let parts = [
+            ("marks", MARK_BYTES, go.marks),
+            ("evidence", WIDTHS_BYTES, go.evidence),
+        ];
+        for (k, (name, width, first)) in parts.into_iter().enumerate() {
+            let Some(data) = written.get_mut(name) else {
+                continue;
+            };
+            let gone = (first * width / CHUNK * CHUNK).saturating_sub(go.bytes[k]);
+            let gone = gone.min(data.len());
+            drain_front(data, gone);
+            go.bytes[k] += gone;
+        }
+        self.grown = Some(Grown::from(&self.index));
+    }
+
+    /// Takes back from the store what the index let go from its front
+    /// ([`LetGo`]): the `marks` and `evidence` parts as stored (no batch
+    /// writes them before what is held) read and decoded, and the records
+    /// let go put back before those held — the work of reading two parts,
+    /// not of computing the index. A batch does it before it changes what
+    /// was let go, and before the index is stored whole.
+    pub(crate) fn take_back(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        let go = self.let_go;
+        if go == LetGo::default() {
+            return Ok(());
+        }
+        let mut parts = stored_parts_of(conn, |name| MARK_PARTS.contains(&name))?;
+        let damaged = || {
+            crate::store::read::damaged(
+                "the scrub index's marks as stored are not those this follow let go".to_owned(),
+            )
+        };
+        let (mut marks, mut evidence) = decode_marks(&parts).map_err(|_| damaged())?;
+        if marks.len() < go.marks || evidence.len() < go.evidence {
+            return Err(damaged());
+        }
+        marks.truncate(go.marks);
+        evidence.truncate(go.evidence);
+        marks.append(&mut self.index.marks);
+        evidence.append(&mut self.index.evidence);
+        (self.index.marks, self.index.evidence) = (marks, evidence);
+        self.evidence_at = evidence_positions(&self.index);
+        if let Some(written) = &mut self.written {
+            for name in MARK_PARTS {
+                written.insert(name, parts.remove(name).unwrap_or_default());
+            }
+        }
+        if let Some(grown) = &mut self.grown {
+            grown.marks += go.marks;
+            grown.evidence += go.evidence;
+            grown.widths.iter_mut().for_each(|at| *at += go.evidence);
+        }
+        self.let_go = LetGo::default();
+        Ok(())
+    }
+
+    /// Whether a mark keyed `key` would go before those let go.
+    fn before_let_go(&self, key: (Micros, u64)) -> bool {
+        self.let_go.last.is_some_and(|last| key <= last)
     }
 
     /// Brings the index up to date after a follow's batch appended events
@@ -304,16 +451,29 @@ impl Growing {
     /// after `from` and those held, and the widths of the evidence the old
     /// and new events cite — the work of what was written, plus a pass over
     /// the index in memory. On any sign the store is otherwise, the index is
-    /// computed afresh.
+    /// computed afresh. `first` is the batch's earliest changed instant
+    /// replayed (`None`: evidence only).
     pub(crate) fn rewritten(
         self,
         conn: &Connection,
         header: &Header,
-        from: Option<Micros>,
+        (first, from): (Option<Micros>, Option<Micros>),
         rewrote: &Rewrote,
     ) -> rusqlite::Result<Growing> {
         let stride = self.index.stride;
         let mut growing = self;
+        // What was let go is taken back when the batch may change it: a seq
+        // let go written again, or a replayed mark let go at or after the
+        // batch's first change (`first`, the earliest instant replayed
+        // among the events it added, changed or removed).
+        let go = growing.let_go;
+        let replays_let_go = from.is_some()
+            && go
+                .replayed
+                .is_some_and(|t| first.is_none_or(|first| t >= first));
+        if rewrote.after < go.seq || replays_let_go {
+            growing.take_back(conn)?;
+        }
         match growing.rewrite(conn, header, from, rewrote)? {
             Ok(()) => Ok(growing),
             Err(NotAppended) => Self::compute_with(conn, header, stride),
@@ -379,10 +539,20 @@ impl Growing {
         again.dedup();
         let cited: Vec<&str> = rewrote.cited.iter().map(String::as_str).collect();
         let fresh = fresh_marks(conn, header, &again, &cited)?;
-        let first = first.unwrap_or(self.index.marks.len());
-        self.replace_marks_from(&fresh, first);
+        // A new mark before those let go, or a width of an item let go:
+        // taken back (the places above move by what comes back).
+        let mut first = first.unwrap_or(self.index.marks.len());
+        let mut unchanged = unchanged;
+        if self.let_go != LetGo::default() && self.reaches_let_go(&fresh) {
+            let back = self.let_go.marks;
+            self.take_back(conn)?;
+            (first, unchanged) = (first + back, unchanged + back);
+        }
+        let (evidence, widths) = self.replace_marks_from(&fresh, first);
         self.grown = grown.map(|mut grown| {
             grown.marks = grown.marks.min(unchanged);
+            grown.evidence = grown.evidence.min(evidence);
+            grown.widths.extend(widths);
             grown.versions_whole |= from.is_some();
             grown
         });
@@ -433,13 +603,32 @@ impl Growing {
         Ok(())
     }
 
+    /// Whether replacing marks with `fresh` reaches what was let go: a
+    /// mark to go before those let go, or the widths of an item let go
+    /// (one neither held nor among the marks `fresh` brings).
+    fn reaches_let_go(&self, fresh: &FreshMarks) -> bool {
+        let key = |m: &MarkKey| (m.recorded_at, m.seq);
+        if (fresh.again.first()).is_some_and(|m| self.before_let_go(key(m))) {
+            return true;
+        }
+        let held = |seq: &u64| self.evidence_at.contains_key(&(*seq as i64));
+        let mut unheld = fresh.widths.keys().filter(|seq| !held(seq)).peekable();
+        if unheld.peek().is_none() {
+            return false;
+        }
+        let brought: HashSet<u64> = fresh.again.iter().map(|m| m.seq).collect();
+        unheld.any(|seq| !brought.contains(seq))
+    }
+
     /// [`ScrubIndex::apply_marks`] for a batch that replaced marks from
     /// place `first` on only: the marks before it stay in place (only the
     /// widths of the evidence `fresh` names change among them), those from
     /// it on are merged with `fresh.again`, and the evidence positions
     /// follow — the work of the tail, not of the index. A new mark that
-    /// would go before `first` makes it the whole merge.
-    fn replace_marks_from(&mut self, fresh: &FreshMarks, first: usize) {
+    /// would go before `first` makes it the whole merge. Returns the first
+    /// evidence item whose widths may differ, and those before it whose
+    /// widths changed in place.
+    fn replace_marks_from(&mut self, fresh: &FreshMarks, first: usize) -> (usize, Vec<usize>) {
         let key = |m: &MarkKey| (m.recorded_at, m.seq);
         let index = &mut self.index;
         let before = |first: usize| {
@@ -462,18 +651,20 @@ impl Growing {
             index.marks.extend(tail);
             index.apply_marks(fresh);
             self.evidence_at = evidence_positions(index);
-            return;
+            return (0, Vec::new());
         };
         let old_widths = index.evidence.split_off(kept);
         for m in tail.iter().filter(|m| m.kind == MarkKind::Evidence) {
             self.evidence_at.remove(&(m.seq as i64));
         }
         // Citations changed the widths of evidence kept in place.
+        let mut widths = Vec::new();
         for (&seq, &w) in &fresh.widths {
             if let Some(&at) = self.evidence_at.get(&(seq as i64))
                 && at < kept
             {
                 index.evidence[at] = w;
+                widths.push(at);
             }
         }
         let evidence_at = &mut self.evidence_at;
@@ -486,6 +677,7 @@ impl Growing {
             index.marks.push(m);
         };
         merge_marks(tail, &mut old_widths.into_iter(), fresh, &mut push);
+        (kept, widths)
     }
 
     fn rewind(
@@ -495,6 +687,7 @@ impl Growing {
         from: Micros,
     ) -> rusqlite::Result<Result<(), NotAppended>> {
         // Versions and marks are replaced anywhere: store every part.
+        self.take_back(conn)?;
         self.grown = None;
         if let Err(e) = self.replace_versions_since(conn, header, from)? {
             return Ok(Err(e));
@@ -679,9 +872,18 @@ impl Growing {
                     None => continue,
                 },
             };
-            let known = self.evidence_at.get(&cited);
-            let w = match known.and_then(|&at| self.index.evidence.get_mut(at)) {
-                Some(w) => w,
+            if !self.evidence_at.contains_key(&cited) && !fresh.contains_key(&cited) {
+                // An item let go: taken back, to count this citation.
+                self.take_back(conn)?;
+            }
+            let known = self.evidence_at.get(&cited).copied();
+            let w = match known.and_then(|at| Some((at, self.index.evidence.get_mut(at)?))) {
+                Some((at, w)) => {
+                    if let Some(grown) = &mut self.grown {
+                        grown.widths.push(at);
+                    }
+                    w
+                }
                 None => match fresh.get_mut(&cited) {
                     Some(w) => w,
                     None => continue,
@@ -693,6 +895,12 @@ impl Growing {
         // a log written in recorded order; so are the new evidence items'
         // widths, which follow the evidence marks' order.
         marks.sort_unstable_by_key(|m| (m.recorded_at, m.seq));
+        if marks
+            .first()
+            .is_some_and(|m| self.before_let_go((m.recorded_at, m.seq)))
+        {
+            self.take_back(conn)?;
+        }
         let old = std::mem::take(&mut self.index.marks);
         let at = marks.first().map_or(old.len(), |first| {
             old.partition_point(|m| (m.recorded_at, m.seq) < (first.recorded_at, first.seq))
@@ -719,6 +927,9 @@ impl Growing {
                 .filter(|m| m.kind == MarkKind::Evidence)
                 .count()
                 .min(self.index.evidence.len());
+            if let Some(grown) = &mut self.grown {
+                grown.evidence = grown.evidence.min(kept);
+            }
             let old = self.index.evidence.split_off(kept);
             let tail = (self.index.marks[at..].iter()).filter(|m| m.kind == MarkKind::Evidence);
             for (n, m) in tail.enumerate() {
@@ -929,4 +1140,13 @@ pub(crate) fn merge_by_key<T, K: Ord>(a: Vec<T>, b: Vec<T>, key: impl Fn(&T) -> 
     merged.extend(a);
     merged.extend(b);
     merged
+}
+
+/// Removes the first `n` items of `list`, giving back its memory when it
+/// holds far fewer than it has room for.
+fn drain_front<T>(list: &mut Vec<T>, n: usize) {
+    list.drain(..n.min(list.len()));
+    if list.capacity() > 4 * list.len() + 4096 {
+        list.shrink_to_fit();
+    }
 }

@@ -123,14 +123,17 @@ pub(crate) fn put_chunk(
 /// Stores what changed in `index` since `written` (the parts as last
 /// stored, brought up to date in place), as `grown` tells: each part that
 /// grows record by record encoded from its first changed record on, with
-/// the closing instants changed in place; the small parts (claims,
-/// checkpoints, evidence) encoded whole and compared. Only the chunks that
-/// hold a changed byte are written.
+/// the closing instants and the evidence widths changed in place; the small
+/// parts (claims, checkpoints) encoded whole and compared. Only the chunks
+/// that hold a changed byte are written. The marks and evidence items
+/// `let_go` names are not in `index` (nor their bytes in `written`): they
+/// are stored, and unchanged.
 pub(crate) fn store_grown(
     out: &mut Chunks,
     index: &ScrubIndex,
     grown: &Grown,
     written: &mut HashMap<&'static str, Vec<u8>>,
+    let_go: &LetGo,
 ) -> rusqlite::Result<()> {
     for (name, data) in encode_small(index) {
         store_part(out, name, &data, written.get(name).map(Vec::as_slice))?;
@@ -147,9 +150,13 @@ pub(crate) fn store_grown(
         true => usize::MAX,
         false => from,
     };
-    let parts: [GrowingPart; 5] = [
+    let (m0, e0) = (let_go.marks, let_go.evidence);
+    let evidence = &index.evidence;
+    let touched: Vec<usize> = grown.widths.iter().map(|&at| e0 + at).collect();
+    let parts: [GrowingPart; 6] = [
         (
             "versions",
+            0,
             VERSION_BYTES,
             versions_from(grown.versions),
             versions.len(),
@@ -160,6 +167,7 @@ pub(crate) fn store_grown(
         ),
         (
             "superseded",
+            0,
             8,
             versions_from(grown.versions),
             versions.len(),
@@ -170,6 +178,7 @@ pub(crate) fn store_grown(
         ),
         (
             "by_recorded",
+            0,
             4,
             versions_from(grown.by_recorded),
             recorded.len(),
@@ -180,6 +189,7 @@ pub(crate) fn store_grown(
         ),
         (
             "by_superseded",
+            0,
             4,
             versions_from(grown.by_superseded),
             superseded.len(),
@@ -190,27 +200,54 @@ pub(crate) fn store_grown(
         ),
         (
             "marks",
+            let_go.bytes[0],
             MARK_BYTES,
-            grown.marks,
-            marks.len(),
+            m0 + grown.marks,
+            m0 + marks.len(),
             &[],
             &|i, out| {
-                put_mark(out, &marks[i]);
+                put_mark(out, &marks[i - m0]);
+            },
+        ),
+        (
+            "evidence",
+            let_go.bytes[1],
+            WIDTHS_BYTES,
+            e0 + grown.evidence,
+            e0 + evidence.len(),
+            &touched,
+            &|i, out| {
+                put_widths(out, &evidence[i - e0]);
             },
         ),
     ];
-    for (name, width, from, count, touched, put) in parts {
+    for (name, held_from, width, from, count, touched, put) in parts {
         let data = written.entry(name).or_default();
-        grow_part(out, name, data, width, (from, count), touched, put)?;
+        let part = Held {
+            name,
+            data,
+            from: held_from,
+        };
+        grow_part(out, part, width, (from, count), touched, put)?;
     }
     Ok(())
 }
 
+/// A part as last stored, held from byte `from` on (at a chunk's start:
+/// the bytes before are stored, and no batch changes them).
+pub(crate) struct Held<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) data: &'a mut Vec<u8>,
+    pub(crate) from: usize,
+}
+
 /// A part that grows record by record, as [`store_grown`] stores it: its
-/// name, record width, first changed record, record count, records changed
-/// in place before that, and how record i is encoded.
+/// name, the first byte held of it as stored, record width, first changed
+/// record, record count, records changed in place before that, and how
+/// record i is encoded.
 pub(crate) type GrowingPart<'a> = (
     &'static str,
+    usize,
     usize,
     usize,
     usize,
@@ -218,52 +255,63 @@ pub(crate) type GrowingPart<'a> = (
     &'a dyn Fn(usize, &mut Vec<u8>),
 );
 
-/// Brings part `name` as stored (`data`, records of `width` bytes) up to
-/// date with `count` records: those from `from` on, and those at `touched`,
-/// encoded again by `put`. Writes the chunks holding a byte that changed and
+/// Brings part `part` as stored (its bytes from `part.from` on, records of
+/// `width` bytes) up to date with `count` records: those from `from` on,
+/// and those at `touched`, encoded again by `put` (records are numbered in
+/// the whole part). Writes the chunks holding a byte that changed and
 /// deletes those past the part's new end. A part whose stored length is not
-/// what its records take is encoded and written whole.
+/// what its records take is encoded and written whole — when it is held
+/// whole; otherwise that is a store changed under the follow.
 pub(crate) fn grow_part(
     out: &mut Chunks,
-    name: &str,
-    data: &mut Vec<u8>,
+    part: Held,
     width: usize,
     (from, count): (usize, usize),
     touched: &[usize],
     put: &dyn Fn(usize, &mut Vec<u8>),
 ) -> rusqlite::Result<()> {
+    let Held {
+        name,
+        data,
+        from: held,
+    } = part;
     let mut record = Vec::with_capacity(width);
-    let old_len = data.len();
+    let old_len = held + data.len();
     let from_byte = from.saturating_mul(width);
     let grows = from <= count && old_len.is_multiple_of(width) && old_len >= from_byte;
-    if !grows {
+    let held_ok = from_byte >= held && touched.iter().all(|&i| i >= from || i * width >= held);
+    if !grows || !held_ok {
+        if held > 0 {
+            return Err(crate::store::read::damaged(format!(
+                "the scrub index's part {name:?} is not as this follow stored it"
+            )));
+        }
         // Not stored as whole records up to `from`: encoded and compared whole.
         let mut whole = Vec::with_capacity(count * width);
         (0..count).for_each(|i| put(i, &mut whole));
         let before = std::mem::replace(data, whole);
         return store_part(out, name, data, Some(&before));
     }
-    data.truncate(from_byte);
+    data.truncate(from_byte - held);
     (from..count).for_each(|i| put(i, data));
     let mut changed: Vec<usize> = Vec::new();
     for &i in touched.iter().filter(|&&i| i < from) {
         record.clear();
         put(i, &mut record);
-        let Some(place) = data.get_mut(i * width..(i + 1) * width) else {
+        let Some(place) = data.get_mut(i * width - held..(i + 1) * width - held) else {
             continue;
         };
         place.copy_from_slice(&record);
         changed.push(i * width / CHUNK);
     }
     let chunks_of = |len: usize| len.div_ceil(CHUNK).max(1);
-    let (old_chunks, new_chunks) = (chunks_of(old_len), chunks_of(data.len()));
+    let (old_chunks, new_chunks) = (chunks_of(old_len), chunks_of(held + data.len()));
     changed.extend(from_byte / CHUNK..new_chunks);
     changed.sort_unstable();
     changed.dedup();
     for k in changed.into_iter().filter(|&k| k < new_chunks) {
-        let chunk = data
-            .get(k * CHUNK..((k + 1) * CHUNK).min(data.len()))
-            .unwrap_or(&[]);
+        let bytes = |at: usize| at.saturating_sub(held).min(data.len());
+        let chunk = &data[bytes(k * CHUNK)..bytes((k + 1) * CHUNK)];
         let stored = (k < old_chunks).then(|| old_len.min((k + 1) * CHUNK) - k * CHUNK);
         out.put(&chunk_row(name, k), chunk, stored)?;
     }

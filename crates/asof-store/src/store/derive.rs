@@ -272,15 +272,26 @@ impl Closed {
     /// Writes these versions, each in place of the store's row of it as a
     /// held version (if any): one key look-up per version.
     pub(super) fn write_over_held(&self, tx: &Transaction) -> rusqlite::Result<()> {
-        let mut delete = tx.prepare_cached(&format!(
-            "DELETE FROM versions WHERE lifespan = 64 AND superseded_at = {OPEN}
-               AND recorded_at = ?1 AND id = ?2"
-        ))?;
-        for v in &self.replay.versions {
-            delete.execute(rusqlite::params![v.recorded_at, v.id as i64])?;
-        }
+        let keys = self.replay.versions.iter().map(|v| (v.recorded_at, v.id));
+        delete_held(tx, keys)?;
         self.write(tx)
     }
+}
+
+/// Deletes the rows of the held versions keyed (recorded_at, id), if the
+/// store has them: one key look-up each.
+pub(super) fn delete_held(
+    tx: &Transaction,
+    keys: impl IntoIterator<Item = (Micros, u64)>,
+) -> rusqlite::Result<()> {
+    let mut delete = tx.prepare_cached(&format!(
+        "DELETE FROM versions WHERE lifespan = 64 AND superseded_at = {OPEN}
+           AND recorded_at = ?1 AND id = ?2"
+    ))?;
+    for (recorded_at, id) in keys {
+        delete.execute(rusqlite::params![recorded_at, id as i64])?;
+    }
+    Ok(())
 }
 
 impl Sliced {
@@ -359,16 +370,46 @@ impl Sliced {
         self.ready(self.replaying.held().to_vec(), Vec::new())
     }
 
-    /// The versions held now that `before` did not hold as they are now
-    /// (new, or changed since: reconfirmed), ready to write over their rows.
-    pub(super) fn held_changed_from(&self, before: &Sliced) -> Closed {
-        let was: HashMap<u64, &asof_core::model::Version> =
-            before.replaying.held().iter().map(|v| (v.id, v)).collect();
+    /// The keys (recorded_at, id) of the versions held recorded at or after
+    /// `from`: a replay again from `from` makes them again, maybe under
+    /// other ids.
+    pub(super) fn held_since(&self, from: Micros) -> Vec<(Micros, u64)> {
+        (self.replaying.held().iter())
+            .filter(|v| v.recorded_at >= from)
+            .map(|v| (v.recorded_at, v.id))
+            .collect()
+    }
+
+    /// How the held versions' rows change from `before`'s (the replay the
+    /// store's held rows are of) to this replay's: the keys of `before`'s
+    /// held versions recorded before `from` that this replay does not hold
+    /// as they were (closed, or changed), and this replay's held versions
+    /// that `before` did not hold as they are now or that were recorded at
+    /// or after `from` (made again by a replay from there), ready to write
+    /// over their rows. A version recorded before `from` was made by an
+    /// event before it, which the batch did not change: held as it was, its
+    /// row is as it was. (`None`: no replay again — compared as they are.)
+    pub(super) fn held_changed_since(
+        &self,
+        before: &Sliced,
+        from: Option<Micros>,
+    ) -> (Vec<(Micros, u64)>, Closed) {
+        let again = |v: &asof_core::model::Version| from.is_some_and(|from| v.recorded_at >= from);
+        let now: HashMap<u64, &asof_core::model::Version> =
+            self.replaying.held().iter().map(|v| (v.id, v)).collect();
+        let gone = (before.replaying.held().iter())
+            .filter(|v| !again(v) && now.get(&v.id) != Some(v))
+            .map(|v| (v.recorded_at, v.id))
+            .collect();
+        let was: HashMap<u64, &asof_core::model::Version> = (before.replaying.held().iter())
+            .filter(|v| !again(v))
+            .map(|v| (v.id, v))
+            .collect();
         let versions = (self.replaying.held().iter())
             .filter(|v| was.get(&v.id) != Some(v))
             .cloned()
             .collect();
-        self.ready(versions, Vec::new())
+        (gone, self.ready(versions, Vec::new()))
     }
 
     /// Retractions that matched nothing so far: seq and id.

@@ -9,7 +9,7 @@
 
 use super::rewind::{Snapshots, undo_from};
 use super::truths::Truths;
-use crate::store::derive::{Sliced, Write, replay_log};
+use crate::store::derive::{Sliced, Write, delete_held, replay_log};
 
 /// How many replayed events (assertions, retractions, verifications:
 /// evidence is not replayed) a follow's replay takes between the instants it
@@ -139,25 +139,31 @@ impl Replayed {
             None => {}
             Some(Some((from, state))) => {
                 rewritten = Rewritten::Since(from);
-                // After every instant replayed before, only the held rows
-                // reach past `from`: they stay, and each is written over as it
-                // is closed or changes. Otherwise all that reaches past goes.
-                let write = if appends {
-                    Write::OverHeld
-                } else {
-                    undo_from(tx, from)?;
-                    Write::Rows
+                // The held rows stay, and each is written over as it is
+                // closed or changes. After every instant replayed before,
+                // only they reach past `from`; otherwise what closed since
+                // goes, and so do the held rows of versions recorded since,
+                // which the replay makes again (maybe under other ids).
+                let again = match appends {
+                    true => None,
+                    false => {
+                        undo_from(tx, from)?;
+                        delete_held(tx, self.replay.held_since(from))?;
+                        Some(from)
+                    }
                 };
                 let kept = &mut self.snapshots;
-                let replay =
-                    replay_log(tx, &self.header, CUT, write, Some((from, state)), |b, s| {
-                        kept.keep(b, s)
-                    })?;
-                if appends {
-                    replay.held_changed_from(&self.replay).write_over_held(tx)?;
-                } else {
-                    replay.held().write(tx)?;
-                }
+                let replay = replay_log(
+                    tx,
+                    &self.header,
+                    CUT,
+                    Write::OverHeld,
+                    Some((from, state)),
+                    |b, s| kept.keep(b, s),
+                )?;
+                let (gone, changed) = replay.held_changed_since(&self.replay, again);
+                delete_held(tx, gone)?;
+                changed.write_over_held(tx)?;
                 self.replay = replay;
             }
             Some(None) => {
@@ -233,12 +239,17 @@ impl Replayed {
         self.truths = Some(derived.truths);
     }
 
-    /// Lets go what the scrub index holds of the stored events through
-    /// seq `seq`, which later batches are not expected to write again
-    /// (`Growing::let_go_through`).
-    pub(super) fn let_go_through(&mut self, seq: u64) {
+    /// Lets go what is kept of the stored events through seq `seq`, the
+    /// last recorded at `instant`, which later batches are not expected to
+    /// write again: the scrub index's marks (`Growing::let_go_through`) and
+    /// the replays kept from before it but the latest
+    /// (`Snapshots::let_go_before`).
+    pub(super) fn let_go_through(&mut self, seq: u64, instant: Option<Micros>) {
         if let Some(scrub) = &mut self.scrub {
             scrub.let_go_through(seq);
+        }
+        if let Some(instant) = instant {
+            self.snapshots.let_go_before(instant);
         }
     }
 }

@@ -36,9 +36,11 @@ fn kept_at_most(size: usize) -> usize {
 }
 
 /// Replays kept from before recorded instants: `(bound, the replay of every
-/// event recorded before bound)`, in bound order.
+/// event recorded before bound)`, in bound order. The first `fixed` are not
+/// thinned: the start and, once the follow says where no batch reaches
+/// ([`Snapshots::let_go_before`]), the latest kept before that.
 #[derive(Default)]
-pub(super) struct Snapshots(Vec<(Micros, Sliced)>);
+pub(super) struct Snapshots(Vec<(Micros, Sliced)>, usize);
 
 impl Snapshots {
     /// The replay of nothing kept, from before every instant: a batch that
@@ -46,7 +48,7 @@ impl Snapshots {
     /// through the same steps as any other (and the scrub index is patched,
     /// not computed afresh).
     pub(super) fn starting(header: &asof_core::model::Header) -> Snapshots {
-        Snapshots(vec![(Micros::MIN, Sliced::new(header))])
+        Snapshots(vec![(Micros::MIN, Sliced::new(header))], 1)
     }
 
     /// The replay kept from before `instant`, or from before the latest kept
@@ -54,6 +56,7 @@ impl Snapshots {
     /// hold goes stale once events recorded at or after `instant` arrive.
     pub(super) fn rewind(&mut self, instant: Micros) -> Option<(Micros, Sliced)> {
         self.0.retain(|(bound, _)| *bound <= instant);
+        self.1 = self.1.min(self.0.len());
         self.0.last().map(|(bound, state)| (*bound, state.clone()))
     }
 
@@ -64,29 +67,48 @@ impl Snapshots {
             return;
         }
         self.0.push((bound, state.clone()));
-        // Each thinning lets go of a quarter (at least one: more than
-        // `KEPT_FEWEST` are kept, so the older half holds two or more).
+        // Each thinning lets go of a quarter of those not fixed (at least
+        // one: it thins only four or more, so their older half holds two
+        // or more).
         let most = kept_at_most(state.size());
-        while self.0.len() > most {
-            let half = self.0.len() / 2;
+        let fixed = self.1;
+        while self.0.len() > most.max(fixed + 3) {
+            let half = (self.0.len() - fixed) / 2;
             let mut i = 0;
             self.0.retain(|_| {
                 i += 1;
-                i > half || i % 2 == 1
+                i <= fixed || i - fixed > half || (i - fixed) % 2 == 1
             });
         }
+    }
+
+    /// No batch is expected to go back before `instant` (the log before it
+    /// is settled: design.md §7): the replays kept between the start and
+    /// the latest kept at or before it are let go, and that one is kept
+    /// from then on — so that those kept thin out over what a batch may
+    /// reach, not towards the start (a run's end, going back to the run's
+    /// start, found a replay from long before it).
+    pub(super) fn let_go_before(&mut self, instant: Micros) {
+        let at = self.0.partition_point(|(bound, _)| *bound <= instant);
+        if at >= 2 {
+            self.0.drain(1..at - 1);
+        }
+        self.1 = at.clamp(1, 2).min(self.0.len());
     }
 }
 
 /// Deletes what replaying the events recorded at or after `from` derived:
-/// the versions those events closed or created (held rows included) and the
-/// events' outcomes and reconfirmations.
+/// the versions those events closed and the events' outcomes and
+/// reconfirmations. Not the held rows (lifespan 64): the held versions grow
+/// with the log (a stretch of valid time each), and most are held as they
+/// were — the caller deletes those made again and those that changed
+/// (`Sliced::held_since`, `Sliced::held_changed_since`).
 pub(super) fn undo_from(tx: &Transaction, from: Micros) -> rusqlite::Result<()> {
     // One range of the table's key per lifespan: the work of the rows
     // deleted, not a scan of the table.
     let mut delete =
         tx.prepare("DELETE FROM versions WHERE lifespan = ?1 AND superseded_at >= ?2")?;
-    for lifespan in 1..=64i64 {
+    for lifespan in 1..=63i64 {
         delete.execute(rusqlite::params![lifespan, from])?;
     }
     for table in ["outcomes", "reconfirmations"] {
@@ -131,6 +153,35 @@ mod tests {
         assert_eq!(kept_at_most(KEPT_SIZE / 8), 8);
         assert_eq!(kept_at_most(KEPT_SIZE), KEPT_FEWEST);
         assert_eq!(kept_at_most(usize::MAX), KEPT_FEWEST);
+    }
+
+    /// Once the follow says where no batch reaches, the replays kept
+    /// between the start and the latest before it go; that one stays as
+    /// more are kept, and those after it thin out, not towards the start.
+    #[test]
+    fn the_latest_before_what_no_batch_reaches_stays_and_the_rest_thin_after_it() {
+        let mut kept = Snapshots(vec![(Micros::MIN, state())], 1);
+        for bound in 0..100 {
+            kept.keep(bound, &state());
+        }
+        kept.let_go_before(90);
+        let bounds = |kept: &Snapshots| kept.0.iter().map(|(b, _)| *b).collect::<Vec<_>>();
+        let at_90 = bounds(&kept);
+        assert_eq!(at_90[0], Micros::MIN, "{at_90:?}");
+        let floor = at_90[1];
+        assert!(floor <= 90 && at_90[2] > 90, "{at_90:?}");
+        for bound in 100..400 {
+            kept.keep(bound, &state());
+            let now = bounds(&kept);
+            assert_eq!(&now[..2], &[Micros::MIN, floor], "{now:?}");
+            assert!(now.len() <= KEPT + 1, "{now:?}");
+            assert_eq!(now.last(), Some(&bound));
+        }
+        // A batch that goes back before it (every line converted again)
+        // finds the start.
+        assert_eq!(kept.rewind(floor - 1).map(|(b, _)| b), Some(Micros::MIN));
+        kept.keep(500, &state());
+        assert_eq!(bounds(&kept), [Micros::MIN, 500]);
     }
 
     #[test]

@@ -38,7 +38,7 @@ use asof_core::dataset::Parsed;
 use asof_core::engine::Replay;
 use asof_core::model::{Dataset, Event, EventBody, EventKind, IdSet};
 use asof_core::time::Micros;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use std::path::Path;
 
@@ -234,14 +234,14 @@ pub fn follow_whole(
     Store::open(store)?;
     let mut batch = f.batch(0, 0);
     growth.taken();
-    f.let_go(growth.settled().0);
+    f.let_go(growth.settled().0)?;
     loop {
         if !go_on(&batch) {
             return Ok(());
         }
         if batch.lines > 0 {
             growth.taken();
-            f.let_go(growth.settled().0);
+            f.let_go(growth.settled().0)?;
         }
         // A batch takes time in proportion to the trace, and lines written
         // while it ran are read at once: the wait is only for a file that
@@ -742,14 +742,23 @@ impl<'a> Rewriter<'a> {
     /// (`Written`) and their marks in the scrub index. A batch that writes
     /// them again after all (a conversion of every line) reads back from
     /// the store what it needs of them.
-    fn let_go(&mut self, entries: usize) {
+    fn let_go(&mut self, entries: usize) -> Result<(), Stop> {
         let Some((written, replayed)) = &mut self.written else {
-            return;
+            return Ok(());
         };
         // An event's seq is its place in the conversion's log, plus one;
         // those left out of the store are not counted among those stored.
-        replayed.let_go_through(entries as u64);
+        let instant: Option<Micros> = self
+            .conn
+            .query_row(
+                "SELECT recorded_at FROM events WHERE seq <= ?1 ORDER BY seq DESC LIMIT 1",
+                [entries as i64],
+                |r| r.get(0),
+            )
+            .optional()?;
+        replayed.let_go_through(entries as u64, instant);
         written.let_go(entries - self.dropped.partition_point(|&d| d < entries));
+        Ok(())
     }
 
     /// Reads what was written since the last poll; when it completed lines,

@@ -704,24 +704,50 @@ impl Growing {
         Ok(Ok(()))
     }
 
-    /// Replaces the versions closed at or after `from`, and those held, by
-    /// what the store holds of them now.
+    /// Replaces the versions a replay again from `from` may have changed by
+    /// what the store holds of them now: those closed at or after it, and
+    /// those held that were recorded at or after it — a held version
+    /// recorded before it is held as it was (its event did not change; the
+    /// follow leaves its row in place, replayed.rs) or closed since, and so
+    /// among those read — and those the index had closed since that are no
+    /// longer (held again: what closed them changed), read by id. The held
+    /// versions grow with the log: reading them all each batch was most of
+    /// the index's share of a batch.
     fn replace_versions_since(
         &mut self,
         conn: &Connection,
         header: &Header,
         from: Micros,
     ) -> rusqlite::Result<Result<(), NotAppended>> {
-        let rows = versions_since(conn, header, from)?;
+        let mut rows = versions_changed_since(conn, header, from)?;
+        let read: HashSet<u64> = rows.iter().map(|(v, _)| v.id).collect();
+        let reopened = (self.index.versions.iter())
+            .filter(|v| v.superseded_at != OPEN && v.superseded_at >= from && !read.contains(&v.id))
+            .map(|v| v.id);
+        let mut by_id = conn.prepare_cached(
+            "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from FROM versions
+              WHERE id = ?1",
+        )?;
+        for id in reopened.collect::<Vec<u64>>() {
+            if let Some(row) = by_id
+                .query_row([id as i64], |r| version_key(r, header))
+                .optional()?
+            {
+                rows.push(row);
+            }
+        }
         let mut new = Vec::with_capacity(rows.len());
         for (mut v, code) in rows {
             v.claim = self.claim(conn, code)?;
             new.push(v);
         }
-        let Some(number) = self
-            .index
-            .replace_versions(|v| v.superseded_at >= from, new)
-        else {
+        let mut ids: Vec<u64> = new.iter().map(|v| v.id).collect();
+        ids.sort_unstable();
+        let replaced = |v: &VersionKey| match v.superseded_at {
+            OPEN => v.recorded_at >= from || ids.binary_search(&v.id).is_ok(),
+            closed => closed >= from,
+        };
+        let Some(number) = self.index.replace_versions(replaced, new) else {
             return Ok(Err(NotAppended));
         };
         self.claim_code.retain(|_, c| {
@@ -979,6 +1005,37 @@ pub(crate) fn versions_since(
         while let Some(r) = q.next()? {
             rows.push(version_key(r, header)?);
         }
+    }
+    Ok(rows)
+}
+
+/// Versions closed at or after `since`, and those held recorded at or
+/// after it, as stored, each with its stored claim code: one range per
+/// lifespan of the versions table's key (the held ones', lifespan 64, by
+/// recorded time).
+pub(crate) fn versions_changed_since(
+    conn: &Connection,
+    header: &Header,
+    since: Micros,
+) -> rusqlite::Result<Vec<(VersionKey, i64)>> {
+    let mut closed = conn.prepare_cached(
+        "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from FROM versions
+          WHERE lifespan = ?1 AND superseded_at >= ?2",
+    )?;
+    let mut rows = Vec::new();
+    for lifespan in 1..=63i64 {
+        let mut q = closed.query(params![lifespan, since])?;
+        while let Some(r) = q.next()? {
+            rows.push(version_key(r, header)?);
+        }
+    }
+    let mut held = conn.prepare_cached(&format!(
+        "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from FROM versions
+          WHERE lifespan = 64 AND superseded_at = {OPEN} AND recorded_at >= ?1"
+    ))?;
+    let mut q = held.query([since])?;
+    while let Some(r) = q.next()? {
+        rows.push(version_key(r, header)?);
     }
     Ok(rows)
 }

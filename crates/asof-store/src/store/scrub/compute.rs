@@ -724,10 +724,8 @@ impl Growing {
         let reopened = (self.index.versions.iter())
             .filter(|v| v.superseded_at != OPEN && v.superseded_at >= from && !read.contains(&v.id))
             .map(|v| v.id);
-        let mut by_id = conn.prepare_cached(
-            "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from FROM versions
-              WHERE id = ?1",
-        )?;
+        let mut by_id =
+            conn.prepare_cached(&format!("SELECT {VERSION_KEY} FROM versions WHERE id = ?1"))?;
         for id in reopened.collect::<Vec<u64>>() {
             if let Some(row) = by_id
                 .query_row([id as i64], |r| version_key(r, header))
@@ -995,45 +993,48 @@ pub(crate) fn versions_since(
     header: &Header,
     since: Micros,
 ) -> rusqlite::Result<Vec<(VersionKey, i64)>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from FROM versions
-          WHERE lifespan = ?1 AND superseded_at >= ?2",
-    )?;
-    let mut rows = Vec::new();
-    for lifespan in 1..=64i64 {
-        let mut q = stmt.query(params![lifespan, since])?;
-        while let Some(r) = q.next()? {
-            rows.push(version_key(r, header)?);
-        }
-    }
-    Ok(rows)
+    versions_closed_or_held(conn, header, since, Micros::MIN)
 }
 
 /// Versions closed at or after `since`, and those held recorded at or
-/// after it, as stored, each with its stored claim code: one range per
-/// lifespan of the versions table's key (the held ones', lifespan 64, by
-/// recorded time).
+/// after it, as stored, each with its stored claim code.
 pub(crate) fn versions_changed_since(
     conn: &Connection,
     header: &Header,
     since: Micros,
 ) -> rusqlite::Result<Vec<(VersionKey, i64)>> {
-    let mut closed = conn.prepare_cached(
-        "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from FROM versions
-          WHERE lifespan = ?1 AND superseded_at >= ?2",
-    )?;
+    versions_closed_or_held(conn, header, since, since)
+}
+
+/// The columns a version's key is read from ([`version_key`]).
+pub(crate) const VERSION_KEY: &str =
+    "id, topic, agent, claim, recorded_at, superseded_at, valid_from";
+
+/// Versions closed at or after `closed`, and those held recorded at or
+/// after `held`, as stored, each with its stored claim code: one range per
+/// lifespan of the versions table's key (the held ones', lifespan 64, by
+/// recorded time).
+fn versions_closed_or_held(
+    conn: &Connection,
+    header: &Header,
+    closed: Micros,
+    held: Micros,
+) -> rusqlite::Result<Vec<(VersionKey, i64)>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {VERSION_KEY} FROM versions WHERE lifespan = ?1 AND superseded_at >= ?2"
+    ))?;
     let mut rows = Vec::new();
     for lifespan in 1..=63i64 {
-        let mut q = closed.query(params![lifespan, since])?;
+        let mut q = stmt.query(params![lifespan, closed])?;
         while let Some(r) = q.next()? {
             rows.push(version_key(r, header)?);
         }
     }
-    let mut held = conn.prepare_cached(&format!(
-        "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from FROM versions
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {VERSION_KEY} FROM versions
           WHERE lifespan = 64 AND superseded_at = {OPEN} AND recorded_at >= ?1"
     ))?;
-    let mut q = held.query([since])?;
+    let mut q = stmt.query([held])?;
     while let Some(r) = q.next()? {
         rows.push(version_key(r, header)?);
     }

@@ -86,10 +86,9 @@ pub(crate) fn versions_of_pairs(
     header: &Header,
     pairs: &HashSet<(u32, u32)>,
 ) -> rusqlite::Result<Vec<(VersionKey, String)>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, topic, agent, claim, recorded_at, superseded_at, valid_from
-           FROM versions WHERE topic = ?1 AND agent = ?2",
-    )?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {VERSION_KEY} FROM versions WHERE topic = ?1 AND agent = ?2"
+    ))?;
     let mut texts = conn.prepare_cached("SELECT text FROM claims WHERE code = ?1")?;
     let mut new = Vec::new();
     for &(topic, agent) in pairs {

@@ -630,6 +630,29 @@ fn a_follow_far_behind_takes_what_was_written_in_batches_of_bounded_size() {
     }
 }
 
+/// The requests of a generated fleet of three agents over four topics
+/// (`events` spans, `seed`), `per` spans a request, each agent's runs of
+/// about `run_spans`, with one request held back as an exporter racing
+/// another sends it: `place(n)` of `n` requests says which, and where it
+/// goes.
+fn fleet_held_back(
+    (events, seed): (u64, u64),
+    (per, run_spans): (usize, u64),
+    place: impl FnOnce(usize) -> (usize, usize),
+) -> Vec<String> {
+    let config = asof::synth::GenConfig {
+        events,
+        topics: 4,
+        agents: 3,
+        seed,
+    };
+    let mut requests = asof::synth::otlp_runs(config, per, run_spans, None);
+    let (from, to) = place(requests.len());
+    let held = requests.remove(from);
+    requests.insert(to, held);
+    requests
+}
+
 /// A fleet's runs, one after another per agent: the follow lets the runs
 /// that are over go as it goes (a debug build freezes a trace once a line
 /// passes without it). A request held back behind six others brings spans
@@ -641,16 +664,10 @@ fn a_follow_far_behind_takes_what_was_written_in_batches_of_bounded_size() {
 fn a_follow_of_a_fleet_reads_every_line_back_when_a_run_let_go_is_reached() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("live.db");
-    let config = asof::synth::GenConfig {
-        events: 900,
-        topics: 4,
-        agents: 3,
-        seed: 5,
-    };
-    let mut requests = asof::synth::otlp_runs(config, 20, 60, None);
-    assert!(requests.len() >= 30, "{}", requests.len());
-    let held = requests.remove(10);
-    requests.insert(16, held);
+    let requests = fleet_held_back((900, 5), (20, 60), |n| {
+        assert!(n >= 30, "{n}");
+        (10, 16)
+    });
     let (mut child, mut out) = following_empty(dir.path());
     let mut all = Vec::new();
     let mut live = None;
@@ -683,18 +700,12 @@ fn a_follow_of_a_fleet_reads_every_line_back_when_a_run_let_go_is_reached() {
 fn a_long_follow_lets_go_of_what_it_stored_and_reads_it_back_when_reached() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("live.db");
-    let config = asof::synth::GenConfig {
-        events: 60_000,
-        topics: 4,
-        agents: 3,
-        seed: 9,
-    };
-    let mut requests = asof::synth::otlp_runs(config, 1000, 300, None);
-    let n = requests.len();
-    assert!(n >= 50, "{n}");
     // Held back behind ten others, late in the follow.
-    let held = requests.remove(n - 20);
-    requests.insert(n - 10, held);
+    let requests = fleet_held_back((60_000, 9), (1000, 300), |n| {
+        assert!(n >= 50, "{n}");
+        (n - 20, n - 10)
+    });
+    let n = requests.len();
     let (mut child, mut out) = following_empty(dir.path());
     let mut all = Vec::new();
     for (k, request) in requests.iter().enumerate() {

@@ -67,10 +67,11 @@ pub(crate) struct LetGo {
     pub(crate) replayed: Option<Micros>,
 }
 
-/// How many marks a follow's index lets go at least, and what part of
-/// those it holds at least (each time, the marks and items left are moved
-/// to the front of their lists): in a debug build, as the tests run, any —
-/// so that every follow test lets go and takes back along the way.
+/// The fewest marks a follow's index lets go at a time (a release build
+/// also waits until they are half of those held: each time, the marks and
+/// items left are moved to the front of their lists). In a debug build, as
+/// the tests run, one — so that every follow test lets go and takes back
+/// along the way.
 const LET_GO_AT_LEAST: usize = if cfg!(debug_assertions) { 1 } else { 1 << 14 };
 
 /// What grew in a [`Growing`] index since it was last stored, so storing it

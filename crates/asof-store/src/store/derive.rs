@@ -380,27 +380,17 @@ impl Sliced {
             .collect()
     }
 
-    /// How the held versions' rows change from `before`'s (the replay the
-    /// store's held rows are of) to this replay's: the keys of `before`'s
-    /// held versions recorded before `from` that this replay does not hold
-    /// as they were (closed, or changed), and this replay's held versions
-    /// that `before` did not hold as they are now or that were recorded at
-    /// or after `from` (made again by a replay from there), ready to write
-    /// over their rows. A version recorded before `from` was made by an
-    /// event before it, which the batch did not change: held as it was, its
-    /// row is as it was. (`None`: no replay again — compared as they are.)
-    pub(super) fn held_changed_since(
-        &self,
-        before: &Sliced,
-        from: Option<Micros>,
-    ) -> (Vec<(Micros, u64)>, Closed) {
+    /// This replay's held versions whose rows change from `before`'s (the
+    /// replay the store's held rows are of), ready to write over them:
+    /// those `before` did not hold as they are now, and those recorded at
+    /// or after `from` (made again by a replay from there, maybe under
+    /// other ids; `None`: no replay again — all compared as they are). A
+    /// version recorded before `from` was made by an event before it, which
+    /// the batch did not change: held as it was, its row is as it was; one
+    /// `before` held that is held no more was closed, and its closed row
+    /// was written over its held one as the replay closed it.
+    pub(super) fn held_changed_from(&self, before: &Sliced, from: Option<Micros>) -> Closed {
         let again = |v: &asof_core::model::Version| from.is_some_and(|from| v.recorded_at >= from);
-        let now: HashMap<u64, &asof_core::model::Version> =
-            self.replaying.held().iter().map(|v| (v.id, v)).collect();
-        let gone = (before.replaying.held().iter())
-            .filter(|v| !again(v) && now.get(&v.id) != Some(v))
-            .map(|v| (v.recorded_at, v.id))
-            .collect();
         let was: HashMap<u64, &asof_core::model::Version> = (before.replaying.held().iter())
             .filter(|v| !again(v))
             .map(|v| (v.id, v))
@@ -409,7 +399,7 @@ impl Sliced {
             .filter(|v| was.get(&v.id) != Some(v))
             .cloned()
             .collect();
-        (gone, self.ready(versions, Vec::new()))
+        self.ready(versions, Vec::new())
     }
 
     /// Retractions that matched nothing so far: seq and id.

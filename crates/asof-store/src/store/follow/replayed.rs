@@ -161,9 +161,7 @@ impl Replayed {
                     Some((from, state)),
                     |b, s| kept.keep(b, s),
                 )?;
-                let (gone, changed) = replay.held_changed_since(&self.replay, again);
-                delete_held(tx, gone)?;
-                changed.write_over_held(tx)?;
+                (replay.held_changed_from(&self.replay, again)).write_over_held(tx)?;
                 self.replay = replay;
             }
             Some(None) => {

@@ -35,12 +35,17 @@ fn kept_at_most(size: usize) -> usize {
     (KEPT_SIZE / size.max(1)).clamp(KEPT_FEWEST, KEPT)
 }
 
-/// Replays kept from before recorded instants: `(bound, the replay of every
-/// event recorded before bound)`, in bound order. The first `fixed` are not
-/// thinned: the start and, once the follow says where no batch reaches
-/// ([`Snapshots::let_go_before`]), the latest kept before that.
+/// Replays kept from before recorded instants.
 #[derive(Default)]
-pub(super) struct Snapshots(Vec<(Micros, Sliced)>, usize);
+pub(super) struct Snapshots {
+    /// `(bound, the replay of every event recorded before bound)`, in bound
+    /// order.
+    kept: Vec<(Micros, Sliced)>,
+    /// How many of the first are not thinned: the start and, once the
+    /// follow says where no batch reaches ([`Snapshots::let_go_before`]),
+    /// the latest kept before that.
+    fixed: usize,
+}
 
 impl Snapshots {
     /// The replay of nothing kept, from before every instant: a batch that
@@ -48,34 +53,39 @@ impl Snapshots {
     /// through the same steps as any other (and the scrub index is patched,
     /// not computed afresh).
     pub(super) fn starting(header: &asof_core::model::Header) -> Snapshots {
-        Snapshots(vec![(Micros::MIN, Sliced::new(header))], 1)
+        Snapshots {
+            kept: vec![(Micros::MIN, Sliced::new(header))],
+            fixed: 1,
+        }
     }
 
     /// The replay kept from before `instant`, or from before the latest kept
     /// instant before it, and that instant. Later ones are dropped: what they
     /// hold goes stale once events recorded at or after `instant` arrive.
     pub(super) fn rewind(&mut self, instant: Micros) -> Option<(Micros, Sliced)> {
-        self.0.retain(|(bound, _)| *bound <= instant);
-        self.1 = self.1.min(self.0.len());
-        self.0.last().map(|(bound, state)| (*bound, state.clone()))
+        self.kept.retain(|(bound, _)| *bound <= instant);
+        self.fixed = self.fixed.min(self.kept.len());
+        self.kept
+            .last()
+            .map(|(bound, state)| (*bound, state.clone()))
     }
 
     /// Keeps `state`, the replay of the events recorded before `bound`.
     pub(super) fn keep(&mut self, bound: Micros, state: &Sliced) {
         // The replay before an instant is one state: kept once.
-        if self.0.last().is_some_and(|(last, _)| *last >= bound) {
+        if self.kept.last().is_some_and(|(last, _)| *last >= bound) {
             return;
         }
-        self.0.push((bound, state.clone()));
+        self.kept.push((bound, state.clone()));
         // Each thinning lets go of a quarter of those not fixed (at least
         // one: it thins only four or more, so their older half holds two
         // or more).
         let most = kept_at_most(state.size());
-        let fixed = self.1;
-        while self.0.len() > most.max(fixed + 3) {
-            let half = (self.0.len() - fixed) / 2;
+        let fixed = self.fixed;
+        while self.kept.len() > most.max(fixed + 3) {
+            let half = (self.kept.len() - fixed) / 2;
             let mut i = 0;
-            self.0.retain(|_| {
+            self.kept.retain(|_| {
                 i += 1;
                 i <= fixed || i - fixed > half || (i - fixed) % 2 == 1
             });
@@ -89,11 +99,11 @@ impl Snapshots {
     /// reach, not towards the start (a run's end, going back to the run's
     /// start, found a replay from long before it).
     pub(super) fn let_go_before(&mut self, instant: Micros) {
-        let at = self.0.partition_point(|(bound, _)| *bound <= instant);
+        let at = self.kept.partition_point(|(bound, _)| *bound <= instant);
         if at >= 2 {
-            self.0.drain(1..at - 1);
+            self.kept.drain(1..at - 1);
         }
-        self.1 = at.clamp(1, 2).min(self.0.len());
+        self.fixed = at.clamp(1, 2).min(self.kept.len());
     }
 }
 
@@ -102,7 +112,7 @@ impl Snapshots {
 /// reconfirmations. Not the held rows (lifespan 64): the held versions grow
 /// with the log (a stretch of valid time each), and most are held as they
 /// were — the caller deletes those made again and those that changed
-/// (`Sliced::held_since`, `Sliced::held_changed_since`).
+/// (`Sliced::held_since`, `Sliced::held_changed_from`).
 pub(super) fn undo_from(tx: &Transaction, from: Micros) -> rusqlite::Result<()> {
     // One range of the table's key per lifespan: the work of the rows
     // deleted, not a scan of the table.
@@ -138,12 +148,15 @@ mod tests {
             kept.keep(bound, &state());
         }
         kept.keep(30, &state());
-        assert_eq!(kept.0.len(), 3, "an instant is kept once");
+        assert_eq!(kept.kept.len(), 3, "an instant is kept once");
         assert_eq!(kept.rewind(25).map(|(b, _)| b), Some(20));
-        assert_eq!(kept.0.iter().map(|(b, _)| *b).collect::<Vec<_>>(), [10, 20]);
+        assert_eq!(
+            kept.kept.iter().map(|(b, _)| *b).collect::<Vec<_>>(),
+            [10, 20]
+        );
         assert_eq!(kept.rewind(20).map(|(b, _)| b), Some(20));
         assert_eq!(kept.rewind(5).map(|(b, _)| b), None);
-        assert!(kept.0.is_empty());
+        assert!(kept.kept.is_empty());
     }
 
     #[test]
@@ -160,12 +173,15 @@ mod tests {
     /// more are kept, and those after it thin out, not towards the start.
     #[test]
     fn the_latest_before_what_no_batch_reaches_stays_and_the_rest_thin_after_it() {
-        let mut kept = Snapshots(vec![(Micros::MIN, state())], 1);
+        let mut kept = Snapshots {
+            kept: vec![(Micros::MIN, state())],
+            fixed: 1,
+        };
         for bound in 0..100 {
             kept.keep(bound, &state());
         }
         kept.let_go_before(90);
-        let bounds = |kept: &Snapshots| kept.0.iter().map(|(b, _)| *b).collect::<Vec<_>>();
+        let bounds = |kept: &Snapshots| kept.kept.iter().map(|(b, _)| *b).collect::<Vec<_>>();
         let at_90 = bounds(&kept);
         assert_eq!(at_90[0], Micros::MIN, "{at_90:?}");
         let floor = at_90[1];
@@ -190,7 +206,7 @@ mod tests {
         for bound in 0..200 {
             kept.keep(bound, &state());
         }
-        let bounds: Vec<Micros> = kept.0.iter().map(|(b, _)| *b).collect();
+        let bounds: Vec<Micros> = kept.kept.iter().map(|(b, _)| *b).collect();
         assert!(bounds.len() <= KEPT, "{bounds:?}");
         assert_eq!(bounds.last(), Some(&199));
         assert_eq!(bounds.first(), Some(&0), "the start stays reachable");

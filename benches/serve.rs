@@ -8,8 +8,9 @@
 //! archive line (received → store), the time until a watcher that does what
 //! `asof tui STORE --follow` does (asks SQLite every `live::POLL` whether the
 //! store changed, then reads its timeline again) has it on screen (received
-//! → screen), and the serve process's peak memory (its VmHWM, polled every
-//! 20 ms).
+//! → screen), the serve process's peak memory (its VmHWM, polled every
+//! 20 ms), and the cores serve and the benchmark itself (exporters and
+//! watcher) used while measured.
 //!
 //! `--rate N` paces the measured requests to N spans/s in all (an agent
 //! fleet's pace, not a flood): received → store is then the store's own
@@ -223,6 +224,11 @@ fn main() {
         })
     };
     // Measured.
+    let serve_pid = child.id().to_string();
+    let cpu_before = (
+        common::cpu::seconds(&serve_pid),
+        common::cpu::seconds("self"),
+    );
     let started = Instant::now();
     let until = started + Duration::from_secs(seconds);
     let mut sending = Some({
@@ -252,6 +258,16 @@ fn main() {
     // Until the last acknowledgement: the senders may run out of requests.
     let elapsed = acked.iter().max().map_or(Duration::ZERO, |last| {
         last.saturating_duration_since(started)
+    });
+    // Cores used while measured: serve's, and this process's (the four
+    // exporters and the screen's watcher), on the same machine.
+    let measured = started.elapsed().as_secs_f64();
+    let cores =
+        |before: Option<f64>, pid: &str| Some((common::cpu::seconds(pid)? - before?) / measured);
+    let cpu = json!({
+        "serve_cores": cores(cpu_before.0, &serve_pid),
+        "exporters_and_watcher_cores": cores(cpu_before.1, "self"),
+        "machine_cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
     });
     watching.store(false, Ordering::Relaxed);
     let shown = screen.join().expect("the screen watcher");
@@ -305,6 +321,7 @@ fn main() {
             "received_to_store_by_10_s": windows(&to_store),
             "received_to_screen_by_10_s": windows(&to_screen),
             "peak_rss_mb": peak_kb / 1024,
+            "cpu_while_measured": cpu,
             "restart": restarted,
             "targets": {"spans_per_s": ">= 20000", "received_to_screen_p99_ms": "<= 1000", "restart_s": "<= 10 (1,000,000 spans archived)"},
         }))

@@ -14,6 +14,25 @@ pub fn arg(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// A process's CPU time, for the benchmarks that run the binary (not all do).
+#[allow(dead_code)]
+pub mod cpu {
+    /// The CPU time (user and system, in seconds) process `pid` has used so
+    /// far (`self` for this process), all its threads counted; `None` once it
+    /// is gone. Linux counts it in USER_HZ ticks, 100 a second on every
+    /// architecture it exports them for.
+    pub fn seconds(pid: &str) -> Option<f64> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The fields after the command's closing parenthesis: state is the
+        // first, utime the 12th and stime the 13th.
+        let rest = &stat[stat.rfind(')')? + 1..];
+        let mut fields = rest.split_whitespace().skip(11);
+        let user: u64 = fields.next()?.parse().ok()?;
+        let system: u64 = fields.next()?.parse().ok()?;
+        Some((user + system) as f64 / 100.0)
+    }
+}
+
 /// A process's memory, for the benchmarks that run the binary (not all do).
 #[allow(dead_code)]
 pub mod memory {

@@ -425,12 +425,21 @@ impl Position {
     }
 }
 
+/// The page cache of a follow's writer, in KiB. A batch looks rows up by
+/// key all over a store that grows past a gigabyte (the items a run's end
+/// writes again, the versions it closes); with SQLite's default 2 MiB most
+/// of those look-ups read their pages again from the file (at 20,000
+/// spans/s, a fifth of the follow's time was `pread` by the end of a
+/// minute: docs/performance-log.md, session 49).
+const WRITER_CACHE_KIB: i64 = 32 << 10;
+
 /// A connection that writes a followed store: WAL, so readers (a TUI) see
 /// each batch's commit whole and are never blocked.
 fn open_writer(store: &Path) -> Result<Connection, Stop> {
     let conn = Connection::open(store)?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+    conn.execute_batch(&format!("PRAGMA cache_size = -{WRITER_CACHE_KIB}"))?;
     Ok(conn)
 }
 

@@ -155,10 +155,14 @@ pub(crate) fn fresh_marks(
     events.sort_unstable();
     events.dedup();
     let mut again = Vec::new();
-    // Each evidence item once, however many events cite it.
-    let mut evidence: HashSet<String> = cited.iter().map(|&id| id.to_owned()).collect();
+    // The evidence among `events` is read with its mark: its seq and own
+    // widths are known (a run's end writes its items again with the events
+    // citing them), and only the items cited from elsewhere are looked up.
+    let mut own: HashMap<String, (u64, EvidenceWidths)> = HashMap::default();
     for read in marks_of(conn, header, &events)? {
-        evidence.extend(read.evidence.map(|(id, _)| id));
+        if let Some((id, widths)) = read.evidence {
+            own.insert(id, (read.mark.seq, widths));
+        }
         again.push(read.mark);
     }
     again.sort_unstable_by_key(|m| (m.recorded_at, m.seq));
@@ -167,23 +171,32 @@ pub(crate) fn fresh_marks(
     let mut citing = conn.prepare_cached(
         "SELECT e.id FROM citations c JOIN events e ON e.seq = c.seq WHERE c.evidence = ?1",
     )?;
+    // Each evidence item once, however many events cite it.
+    let evidence: HashSet<&str> = (cited.iter().copied())
+        .chain(own.keys().map(String::as_str))
+        .collect();
     let mut widths = HashMap::default();
-    for id in &evidence {
-        let found: Option<(i64, Option<String>)> = item
-            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        let Some((seq, source)) = found else { continue };
-        let mut cited = 0;
+    for id in evidence {
+        let (seq, mut w) = match own.get(id) {
+            Some(&known) => known,
+            None => {
+                let found: Option<(i64, Option<String>)> = item
+                    .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()?;
+                let Some((seq, source)) = found else { continue };
+                let w = EvidenceWidths {
+                    id: width(id),
+                    source: width(source.as_deref().unwrap_or("")),
+                    cited: 0,
+                };
+                (seq as u64, w)
+            }
+        };
         let mut q = citing.query([id])?;
         while let Some(r) = q.next()? {
-            cited = cite(cited, width(r.get_ref(0)?.as_str()?));
+            w.cited = cite(w.cited, width(r.get_ref(0)?.as_str()?));
         }
-        let w = EvidenceWidths {
-            id: width(id),
-            source: width(source.as_deref().unwrap_or("")),
-            cited,
-        };
-        widths.insert(seq as u64, w);
+        widths.insert(seq, w);
     }
     Ok(FreshMarks {
         events,

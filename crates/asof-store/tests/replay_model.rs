@@ -588,7 +588,7 @@ proptest! {
                 start = end;
             }
         }
-        versions.extend(slices.held().iter().cloned());
+        versions.extend(slices.held().cloned());
         versions.sort_by_key(|v| v.id);
         prop_assert_eq!(versions, whole.versions);
         prop_assert_eq!(outcomes, whole.outcomes);

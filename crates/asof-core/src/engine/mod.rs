@@ -19,6 +19,7 @@ use crate::model::{
 use crate::time::{Interval, Micros, OPEN};
 use std::collections::BTreeMap;
 use std::ops::Bound::{Excluded, Included, Unbounded};
+use std::sync::Arc;
 
 /// What replaying one event did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -226,7 +227,7 @@ impl Slices {
             .flat_map(|scope| scope.values().copied())
             .collect();
         held.sort_unstable();
-        held.iter().map(|&i| &self.engine.versions[i]).collect()
+        held.iter().map(|&i| &*self.engine.versions[i]).collect()
     }
 
     /// Every version held or made since the start (after [`Slices::apply`]),
@@ -235,9 +236,10 @@ impl Slices {
         self.engine.finish(Vec::new()).versions
     }
 
-    /// The versions held now, in the order of their ids.
-    pub fn held(&self) -> &[Version] {
-        &self.engine.versions
+    /// The versions held now, in the order of their ids (between slices:
+    /// [`Slices::replay`] hands over the rest).
+    pub fn held(&self) -> impl ExactSizeIterator<Item = &Version> {
+        self.engine.versions.iter().map(|v| &**v)
     }
 
     /// Hands over the versions held now; the replay holds none after (its
@@ -248,11 +250,18 @@ impl Slices {
         engine.descendants.clear();
         engine.inserted_by.clear();
         engine.discarded.clear();
-        std::mem::take(&mut engine.versions)
+        let held = std::mem::take(&mut engine.versions);
+        held.into_iter().map(owned).collect()
     }
 }
 
 type ScopeKey = (u32, u32, Option<u32>);
+
+/// The version `v` points to, taken out when nothing else shares it
+/// (copied when a kept copy of the replay still does).
+fn owned(v: Arc<Version>) -> Version {
+    Arc::unwrap_or_clone(v)
+}
 
 #[derive(Clone)]
 struct Engine {
@@ -261,7 +270,10 @@ struct Engine {
     agents: std::sync::Arc<IdMap<Box<str>, u32>>,
     topics: std::sync::Arc<IdMap<Box<str>, (u32, Cardinality)>>,
     claims: IdMap<String, u32>,
-    versions: Vec<Version>,
+    /// Each version behind its own pointer: a copy of the replay (a follow
+    /// keeps several, to replay again from) shares the versions it holds,
+    /// and a version changed after it is copied is copied then, alone.
+    versions: Vec<Arc<Version>>,
     /// `true` for versions closed at the instant they were recorded: never stored.
     discarded: Vec<bool>,
     /// Held versions per scope, keyed by `valid_from`.
@@ -495,7 +507,7 @@ impl Engine {
         // Every version the assertion covers is supported anew (design.md §4 last
         // support), whether or not the assertion also changed other versions.
         for &i in &covering {
-            self.versions[i].reconfirmed.push(r);
+            Arc::make_mut(&mut self.versions[i]).reconfirmed.push(r);
         }
 
         // 4. Reconfirm.
@@ -581,7 +593,7 @@ impl Engine {
         r: Micros,
         kind: CloseKind,
     ) {
-        let x = &mut self.versions[idx];
+        let x = Arc::make_mut(&mut self.versions[idx]);
         x.superseded_at = r;
         x.closed = Some(Closure {
             seq,
@@ -650,7 +662,7 @@ impl Engine {
             .entry(version.assertion.clone())
             .or_default()
             .push(idx);
-        self.versions.push(version);
+        self.versions.push(Arc::new(version));
         self.discarded.push(false);
         idx
     }
@@ -659,9 +671,11 @@ impl Engine {
         self.settle(&mut outcomes);
         let discarded = self.discarded;
         // In place: `retain` visits each version once, in order.
-        let mut versions = self.versions;
         let mut gone = discarded.iter();
-        versions.retain(|_| !gone.next().copied().unwrap_or(false));
+        let versions = (self.versions.into_iter())
+            .filter(|_| !gone.next().copied().unwrap_or(false))
+            .map(owned)
+            .collect();
         Replay { versions, outcomes }
     }
 
@@ -686,7 +700,7 @@ impl Engine {
                 moved[i] = held.len();
                 held.push(v);
             } else {
-                closed.push(v);
+                closed.push(owned(v));
             }
         }
         self.held.retain(|_, scope| {

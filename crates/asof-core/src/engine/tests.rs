@@ -488,3 +488,49 @@ fn only_a_later_starting_version_at_least_as_sure_clips() {
     assert_eq!(r.versions[1].last_support(20), 12, "B38 supports it anew");
     assert!(matches!(r.outcomes[2].effect, Effect::Reconfirmed { .. }));
 }
+
+/// A copy of a replay taken between slices shares its held versions with
+/// the original; what the original does after (a reconfirmation, a close,
+/// a split) changes its own versions only, and the copy replays the same
+/// slice to the same result.
+#[test]
+fn a_copy_of_a_slice_replay_keeps_what_it_held_as_the_original_goes_on() {
+    let mut first = Log::new();
+    first
+        .believe_full("A1", "a", "t", "x", 0.6, (0, OPEN), 10, true)
+        .believe_full("A2", "a", "m", "y", 0.7, (5, OPEN), 11, true);
+    let mut then = Log::new();
+    then.0.extend(first.0.iter().cloned());
+    then.believe_full("A3", "a", "t", "x", 0.6, (0, OPEN), 20, true)
+        .believe_full("A4", "a", "t", "z", 0.9, (3, OPEN), 21, true)
+        .retract(
+            "R1",
+            RetractTarget::Assertion("A2".into()),
+            Some((7, 9)),
+            22,
+        );
+    let later: Vec<&Event> = then.0[2..].iter().collect();
+
+    let mut original = Slices::new(&header());
+    original.replay(first.0.iter().collect());
+    let held: Vec<Version> = original.held().cloned().collect();
+    let mut copy = original.clone();
+
+    let went_on = original.replay(later.clone());
+    assert_eq!(
+        went_on.versions.len(),
+        2,
+        "A4 closed A1's version and R1 A2's"
+    );
+    assert_ne!(original.held().cloned().collect::<Vec<_>>(), held);
+    assert_eq!(
+        copy.held().cloned().collect::<Vec<_>>(),
+        held,
+        "the copy holds what it held, reconfirmations and ends included"
+    );
+    assert_eq!(copy.replay(later), went_on);
+    assert_eq!(
+        copy.held().cloned().collect::<Vec<_>>(),
+        original.held().cloned().collect::<Vec<_>>()
+    );
+}

@@ -231,8 +231,10 @@ fn reading<T>(
 pub(super) struct Sliced {
     /// The replay so far, holding the versions held after the last slice.
     replaying: engine::Slices,
-    /// The assertions of held versions (and of the slice), by id.
-    origins: IdMap<String, Arc<Origin>>,
+    /// The assertions of held versions (and of the slice), by id (a copy
+    /// of the replay copies the ids: most are short enough to be held
+    /// inline, without an allocation each).
+    origins: IdMap<Name, Arc<Origin>>,
     derived: Derived,
 }
 
@@ -329,13 +331,11 @@ impl Sliced {
                     seq: e.seq as i64,
                     cites: a.supported_by,
                 };
-                self.origins.insert(a.id, Arc::new(origin));
+                self.origins.insert(Name::from(a.id), Arc::new(origin));
             }
         }
         let closed = self.closing(replay.versions, replay.outcomes);
-        let keep: IdSet<&str> = (self.replaying.held().iter())
-            .map(|v| &*v.assertion)
-            .collect();
+        let keep: IdSet<&str> = (self.replaying.held()).map(|v| &*v.assertion).collect();
         self.origins.retain(|id, _| keep.contains(id.as_str()));
         closed
     }
@@ -367,14 +367,14 @@ impl Sliced {
 
     /// The versions held now, ready to write (the replay goes on).
     pub(super) fn held(&self) -> Closed {
-        self.ready(self.replaying.held().to_vec(), Vec::new())
+        self.ready(self.replaying.held().cloned().collect(), Vec::new())
     }
 
     /// The keys (recorded_at, id) of the versions held recorded at or after
     /// `from`: a replay again from `from` makes them again, maybe under
     /// other ids.
     pub(super) fn held_since(&self, from: Micros) -> Vec<(Micros, u64)> {
-        (self.replaying.held().iter())
+        (self.replaying.held())
             .filter(|v| v.recorded_at >= from)
             .map(|v| (v.recorded_at, v.id))
             .collect()
@@ -391,11 +391,11 @@ impl Sliced {
     /// was written over its held one as the replay closed it.
     pub(super) fn held_changed_from(&self, before: &Sliced, from: Option<Micros>) -> Closed {
         let again = |v: &asof_core::model::Version| from.is_some_and(|from| v.recorded_at >= from);
-        let was: HashMap<u64, &asof_core::model::Version> = (before.replaying.held().iter())
+        let was: HashMap<u64, &asof_core::model::Version> = (before.replaying.held())
             .filter(|v| !again(v))
             .map(|v| (v.id, v))
             .collect();
-        let versions = (self.replaying.held().iter())
+        let versions = (self.replaying.held())
             .filter(|v| was.get(&v.id) != Some(v))
             .cloned()
             .collect();

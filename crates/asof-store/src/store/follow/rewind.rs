@@ -14,20 +14,22 @@ use rusqlite::Transaction;
 
 /// How many replays are kept at most; past that the older half is thinned,
 /// so they thin out towards the start (late lines are mostly a little late).
-/// Each is a copy of the replay's state (its held versions: about 2.5 MB at
-/// a million events of a fleet's trace), so they are few.
 const KEPT: usize = 16;
 
 /// How much the kept replays may hold in all ([`Sliced::size`]: versions,
-/// claims and assertions, a few hundred bytes each — about 25 MB): the
-/// replay's state grows with the log (a scope keeps a version for each
-/// stretch of valid time it was told of), and sixteen copies of it were
-/// the largest part of a receiver's memory after a few minutes (49 MB of
-/// 219 at 540,000 spans). Past it fewer are kept, thinned as many are —
-/// spread out towards the start, so that a batch reaching back replays from
-/// a little further back, not from the start — but never fewer than
-/// [`KEPT_FEWEST`].
-const KEPT_SIZE: usize = 1 << 16;
+/// claims and assertions). The replay's state grows with the log (a scope
+/// keeps a version for each stretch of valid time it was told of). A copy
+/// shares the versions it holds with the replay it was taken from (each
+/// behind its own pointer: copied only once changed) and holds their maps
+/// and the assertions' ids, about 80 bytes a unit of size — so at 2^19,
+/// about 40 MB in all. Past it fewer are kept, thinned as many are — spread
+/// out towards the start, so that a batch reaching back replays from a
+/// little further back, not from the start — but never fewer than
+/// [`KEPT_FEWEST`]. (When each copy held its versions whole, four were kept
+/// by a minute of a fleet at 20,000 spans/s, and a batch going back to a
+/// run's start found the nearest 3–6 s back one time in five: 90–240 ms of
+/// replay for it — docs/performance-log.md, session 49.)
+const KEPT_SIZE: usize = 1 << 19;
 const KEPT_FEWEST: usize = 4;
 
 /// How many replays are kept when each holds `size`.

@@ -7,8 +7,9 @@
 //! ```text
 //! page_widths(lifespan)   shift: a page of this lifespan spans 2^shift µs
 //! pages(lifespan, bucket) data: the versions whose key >> shift is bucket,
-//!                         key = superseded_at (lifespan 64, still held:
-//!                         recorded_at), in the table's order
+//!                         key = superseded_at, in the table's order;
+//!                         lifespan 64 (still held, shift 0): cut by
+//!                         content, bucket = the first one's recorded_at
 //! data  one record per version: recorded_at · superseded_at (i64 LE) ·
 //!       length of the rest (LEB128) · valid_from · valid_to (i64 LE) · id ·
 //!       topic · agent · claim (LEB128, the signed ones zigzagged) · the
@@ -36,14 +37,30 @@
 use super::codec::{put_signed, put_unsigned, take_signed, take_unsigned};
 use super::read::{VERSION_COLUMNS, VersionRow};
 use asof_core::time::{Micros, OPEN};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 /// A lifespan-k page spans 2^(k - SPLIT) µs of closing instants.
 const SPLIT: u32 = 5;
 
-/// A page of versions still held spans 2^HELD_SHIFT µs (about 12.7 days) of
-/// recorded instants.
-const HELD_SHIFT: u32 = 40;
+/// The width of the pages of versions still held: none (0). They are cut
+/// by their content, not by a stretch of time: a page ends after a version
+/// whose id is a cut point ([`is_cut`], one id in 256) where the next was
+/// recorded later, and its bucket is its first version's recorded instant.
+/// A follow's batch changes a few held versions among thousands, and all of
+/// them were recorded within one page's stretch of time (the pages spanned
+/// 2^40 µs, about 12.7 days, before: the one page, written whole each batch,
+/// was a tenth of a follow's time at a minute of 20,000 spans/s —
+/// docs/performance-log.md, session 49); cut by content, the pages are the
+/// same however the versions came, and a batch writes only those that
+/// changed. (A store written at a width reads and checks at it.)
+const HELD_CHUNKED: u32 = 0;
+
+/// Whether a version still held ends its page (when the next was recorded
+/// later): one id in 256, spread by a multiplicative hash so that ids
+/// given in order do not cut at regular places.
+fn is_cut(id: i64) -> bool {
+    (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56 == 0
+}
 
 /// The lifespan of versions still held (superseded_at is [`OPEN`]).
 const HELD: i64 = 64;
@@ -69,7 +86,14 @@ impl Widths {
             .unwrap_or(0)
     }
 
-    /// The bucket of a version of `lifespan` recorded and closed at these instants.
+    /// Whether the pages of versions still held are cut by content.
+    fn held_chunked(&self) -> bool {
+        self.shift(HELD) == HELD_CHUNKED
+    }
+
+    /// The bucket of a version of `lifespan` recorded and closed at these
+    /// instants (held pages cut by content: the version's own instant,
+    /// which [`pages_of`] keeps only for the first of a page).
     fn bucket(&self, lifespan: i64, recorded_at: i64, superseded_at: i64) -> i64 {
         let key = if lifespan == HELD {
             recorded_at
@@ -90,7 +114,7 @@ impl Widths {
         for (lifespan, w) in widths.iter_mut().enumerate().take(HELD as usize) {
             *w = (lifespan as u32).saturating_sub(SPLIT);
         }
-        widths[HELD as usize] = HELD_SHIFT;
+        widths[HELD as usize] = HELD_CHUNKED;
         Widths(widths)
     }
 
@@ -216,11 +240,22 @@ fn pages_of(
 ) -> rusqlite::Result<()> {
     let mut page: Option<Page> = None;
     let mut rest = Vec::new();
+    // The last held version packed, when it may end its page: its instant.
+    let mut cut_after: Option<i64> = None;
     while let Some(r) = rows.next()? {
         rest.clear();
         let row = VersionRow::read(r, &mut rest)?;
         let lifespan: i64 = r.get(9)?;
-        let bucket = widths.bucket(lifespan, row.recorded_at, row.superseded_at);
+        let mut bucket = widths.bucket(lifespan, row.recorded_at, row.superseded_at);
+        if lifespan == HELD && widths.held_chunked() {
+            let goes_on = page.as_ref().filter(|p| p.lifespan == HELD);
+            if let Some(p) = goes_on
+                && cut_after.is_none_or(|last| row.recorded_at <= last)
+            {
+                bucket = p.bucket;
+            }
+            cut_after = is_cut(row.id).then_some(row.recorded_at);
+        }
         if page
             .as_ref()
             .is_some_and(|p| (p.lifespan, p.bucket) != (lifespan, bucket))
@@ -332,12 +367,13 @@ fn uri_of(path: &std::path::Path) -> String {
     uri
 }
 
-/// Brings the pages up to date after every version closed at or after
-/// `from` and every version still held were deleted and written again (a
-/// follow's batch, which replays from `from`): writes again, at the stored
-/// widths, each lifespan's pages from the one holding `from` on, and the
-/// pages of versions still held. The work is that of the versions written
-/// again, not of the store; a store at other widths is written afresh.
+/// Brings the pages up to date after the versions closed at or after `from`
+/// and some held ones were written again (a follow's batch, which replays
+/// from `from`): writes again, at the stored widths, each lifespan's pages
+/// from the one holding `from` on, and the pages of versions still held
+/// that changed ([`held_again`]). The work is that of the versions written
+/// again and a read of those held, not of the store; a store at other
+/// widths is written afresh.
 pub(crate) fn patch_since(conn: &Connection, from: Micros) -> rusqlite::Result<()> {
     let widths = Widths::read(conn)?;
     if widths != Widths::fixed() {
@@ -347,6 +383,9 @@ pub(crate) fn patch_since(conn: &Connection, from: Micros) -> rusqlite::Result<(
     let mut insert = inserter(conn)?;
     let mut since = conn.prepare(&select("WHERE v.lifespan = ?1 AND v.superseded_at >= ?2"))?;
     for lifespan in 1..=HELD {
+        if lifespan == HELD && widths.held_chunked() {
+            return held_again(conn, &widths);
+        }
         let shift = widths.shift(lifespan);
         // Still held: every page (keyed by recorded time, all written again).
         let bucket = if lifespan == HELD {
@@ -382,6 +421,11 @@ pub(crate) fn patch(conn: &Connection, changed: &[(i64, i64)]) -> rusqlite::Resu
         .collect();
     touched.sort_unstable();
     touched.dedup();
+    // Held pages cut by content: compared whole, those that differ written.
+    let held_too = widths.held_chunked() && touched.last().is_some_and(|t| t.0 == HELD);
+    if held_too {
+        touched.retain(|t| t.0 != HELD);
+    }
     let mut delete = conn.prepare("DELETE FROM pages WHERE lifespan = ?1 AND bucket = ?2")?;
     let mut insert = inserter(conn)?;
     let mut closed = conn.prepare(&select(
@@ -404,6 +448,57 @@ pub(crate) fn patch(conn: &Connection, changed: &[(i64, i64)]) -> rusqlite::Resu
             insert.execute(params![p.lifespan, p.bucket, p.data])?;
             Ok(())
         })?;
+    }
+    if held_too {
+        held_again(conn, &widths)?;
+    }
+    Ok(())
+}
+
+/// Brings the pages of versions still held, cut by content, up to date:
+/// each computed again from the held versions and written only where the
+/// stored page differs, and stored pages no longer computed deleted. The
+/// work is a read of the held versions, not a write of all their pages.
+fn held_again(conn: &Connection, widths: &Widths) -> rusqlite::Result<()> {
+    let mut stored = conn.prepare_cached(&format!(
+        "SELECT data FROM pages WHERE lifespan = {HELD} AND bucket = ?1"
+    ))?;
+    let mut put = conn.prepare_cached(
+        "INSERT OR REPLACE INTO pages (lifespan, bucket, data) VALUES (?1, ?2, ?3)",
+    )?;
+    let mut held = conn.prepare(&select(&format!(
+        "WHERE v.lifespan = {HELD} AND v.superseded_at = {OPEN}"
+    )))?;
+    let mut buckets = Vec::new();
+    pages_of(&mut held.query([])?, widths, |p| {
+        let same = stored
+            .query_row([p.bucket], |r| {
+                Ok(r.get_ref(0)?.as_blob()? == p.data.as_slice())
+            })
+            .optional()?
+            .unwrap_or(false);
+        if !same {
+            put.execute(params![p.lifespan, p.bucket, p.data])?;
+        }
+        buckets.push(p.bucket);
+        Ok(())
+    })?;
+    // The stored pages that are no longer computed (their buckets, in order).
+    let mut all = conn.prepare_cached(&format!(
+        "SELECT bucket FROM pages WHERE lifespan = {HELD} ORDER BY bucket"
+    ))?;
+    let gone: Vec<i64> = all
+        .query_map([], |r| r.get(0))?
+        .filter(|b| {
+            b.as_ref()
+                .map_or(true, |b| buckets.binary_search(b).is_err())
+        })
+        .collect::<rusqlite::Result<_>>()?;
+    let mut delete = conn.prepare_cached(&format!(
+        "DELETE FROM pages WHERE lifespan = {HELD} AND bucket = ?1"
+    ))?;
+    for bucket in gone {
+        delete.execute([bucket])?;
     }
     Ok(())
 }
@@ -501,6 +596,78 @@ pub(crate) fn held_at(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A held page as stored: its bucket and its records' (recorded_at,
+    /// superseded_at, id).
+    type HeldPage = (i64, Vec<(i64, i64, i64)>);
+
+    fn held_pages(conn: &Connection) -> rusqlite::Result<Vec<HeldPage>> {
+        let mut stmt = conn.prepare(&format!(
+            "SELECT bucket, data FROM pages WHERE lifespan = {HELD} ORDER BY bucket"
+        ))?;
+        let pages = stmt.query_map([], |r| {
+            let mut records = Records(r.get_ref(1)?.as_blob()?);
+            let mut out = Vec::new();
+            while let Some((recorded, superseded, body)) = records.next_raw() {
+                let (fields, _) = body.body(recorded, superseded).expect("a record");
+                out.push((recorded, superseded, fields[0]));
+            }
+            Ok((r.get(0)?, out))
+        })?;
+        pages.collect()
+    }
+
+    /// Held pages end after a cut-point id where the next version was
+    /// recorded later, each keyed by its first version's instant; a held
+    /// version gone rewrites the page that held it (and, if it ended its
+    /// page, the next, which it joins), and the others stay byte for byte.
+    #[test]
+    fn held_pages_are_cut_by_content_and_a_change_writes_only_its_pages() -> rusqlite::Result<()> {
+        let store = crate::testing::store_of(asof_synth::GenConfig {
+            events: 40_000,
+            topics: 400,
+            agents: 4,
+            seed: 5,
+        });
+        let conn = store.connection();
+        let before = held_pages(conn)?;
+        assert!(before.len() >= 4, "{} held pages", before.len());
+        for (i, (bucket, records)) in before.iter().enumerate() {
+            assert_eq!(records[0].0, *bucket);
+            assert!(records.iter().all(|r| r.1 == OPEN));
+            let cuts_inside = records
+                .windows(2)
+                .filter(|w| is_cut(w[0].2) && w[1].0 > w[0].0)
+                .count();
+            assert_eq!(cuts_inside, 0, "page {i} goes on past a cut point");
+            if let Some((next, _)) = before.get(i + 1) {
+                let last = records[records.len() - 1];
+                assert!(
+                    is_cut(last.2) && *next > last.0,
+                    "page {i} ends off a cut point"
+                );
+            }
+        }
+        // The held version ending the second page goes (as a batch closing
+        // it would leave the table): the second and third pages join.
+        let gone = before[1].1[before[1].1.len() - 1];
+        conn.execute(
+            "DELETE FROM versions WHERE lifespan = 64 AND id = ?1",
+            [gone.2],
+        )?;
+        held_again(conn, &Widths::read(conn)?)?;
+        assert_eq!(differs(conn)?, None);
+        let after = held_pages(conn)?;
+        assert_eq!(after.len(), before.len() - 1);
+        assert_eq!(after[0], before[0]);
+        assert_eq!(&after[2..], &before[3..]);
+        let joined: Vec<_> = (before[1].1.iter().chain(&before[2].1))
+            .filter(|r| **r != gone)
+            .copied()
+            .collect();
+        assert_eq!(after[1], (before[1].0, joined));
+        Ok(())
+    }
 
     /// A store is attached by its URI whatever its path holds: bytes that
     /// are not UTF-8, URI delimiters, percent signs, a leading `//`.

@@ -267,8 +267,8 @@ fn owned(v: Arc<Version>) -> Version {
 struct Engine {
     /// The header's agents and topics by id, shared by the engines a
     /// what-if ranking resumes from one prototype ([`Slices::resume_like`]).
-    agents: std::sync::Arc<IdMap<Box<str>, u32>>,
-    topics: std::sync::Arc<IdMap<Box<str>, (u32, Cardinality)>>,
+    agents: Arc<IdMap<Box<str>, u32>>,
+    topics: Arc<IdMap<Box<str>, (u32, Cardinality)>>,
     claims: IdMap<String, u32>,
     /// Each version behind its own pointer: a copy of the replay (a follow
     /// keeps several, to replay again from) shares the versions it holds,
@@ -303,13 +303,13 @@ impl Engine {
             .enumerate()
             .map(|(i, t)| (t.id.as_str().into(), (i as u32, t.cardinality)))
             .collect();
-        Engine::with_maps(std::sync::Arc::new(agents), std::sync::Arc::new(topics))
+        Engine::with_maps(Arc::new(agents), Arc::new(topics))
     }
 
     /// An empty engine over the header's agent and topic maps.
     fn with_maps(
-        agents: std::sync::Arc<IdMap<Box<str>, u32>>,
-        topics: std::sync::Arc<IdMap<Box<str>, (u32, Cardinality)>>,
+        agents: Arc<IdMap<Box<str>, u32>>,
+        topics: Arc<IdMap<Box<str>, (u32, Cardinality)>>,
     ) -> Self {
         Engine {
             agents,
@@ -670,7 +670,7 @@ impl Engine {
     fn finish(self, mut outcomes: Vec<Outcome>) -> Replay {
         self.settle(&mut outcomes);
         let discarded = self.discarded;
-        // In place: `retain` visits each version once, in order.
+        // Each version visited once, in order, taken out of its pointer.
         let mut gone = discarded.iter();
         let versions = (self.versions.into_iter())
             .filter(|_| !gone.next().copied().unwrap_or(false))

@@ -382,29 +382,22 @@ pub(crate) fn patch_since(conn: &Connection, from: Micros) -> rusqlite::Result<(
     let mut delete = conn.prepare("DELETE FROM pages WHERE lifespan = ?1 AND bucket >= ?2")?;
     let mut insert = inserter(conn)?;
     let mut since = conn.prepare(&select("WHERE v.lifespan = ?1 AND v.superseded_at >= ?2"))?;
-    for lifespan in 1..=HELD {
-        if lifespan == HELD && widths.held_chunked() {
-            return held_again(conn, &widths);
-        }
+    // The closed versions' pages from the one holding `from` on; at the
+    // fixed widths the held pages are cut by content.
+    for lifespan in 1..HELD {
         let shift = widths.shift(lifespan);
-        // Still held: every page (keyed by recorded time, all written again).
-        let bucket = if lifespan == HELD {
-            i64::MIN
-        } else {
-            from >> shift
-        };
+        let bucket = from >> shift;
         delete.execute(params![lifespan, bucket])?;
-        let first = if lifespan == HELD {
-            OPEN
-        } else {
-            bucket << shift
-        };
-        pages_of(&mut since.query(params![lifespan, first])?, &widths, |p| {
-            insert.execute(params![p.lifespan, p.bucket, p.data])?;
-            Ok(())
-        })?;
+        pages_of(
+            &mut since.query(params![lifespan, bucket << shift])?,
+            &widths,
+            |p| {
+                insert.execute(params![p.lifespan, p.bucket, p.data])?;
+                Ok(())
+            },
+        )?;
     }
-    Ok(())
+    held_again(conn, &widths)
 }
 
 /// Writes again, at the stored widths, the pages that held or now hold a

@@ -1137,11 +1137,7 @@ impl<'a> MarkReader<'a> {
         let kind = r.get_ref(1)?.as_str()?;
         let id = r.get_ref(6)?.as_str()?;
         let evidence = (kind == "evidence").then(|| -> rusqlite::Result<_> {
-            let own = EvidenceWidths {
-                id: width(id),
-                source: width(r.get_ref(4)?.as_str_or_null()?.unwrap_or("")),
-                cited: 0,
-            };
+            let own = EvidenceWidths::own(id, r.get_ref(4)?.as_str_or_null()?);
             Ok((id.to_owned(), own))
         });
         let effect = outcome.unwrap_or(MarkKind::unrecorded(kind));

@@ -161,6 +161,18 @@ pub struct EvidenceWidths {
     pub cited: u16,
 }
 
+impl EvidenceWidths {
+    /// The widths of an item's own columns, its id and source (as stored:
+    /// none is empty), cited by nothing yet.
+    pub(crate) fn own(id: &str, source: Option<&str>) -> EvidenceWidths {
+        EvidenceWidths {
+            id: compute::width(id),
+            source: compute::width(source.unwrap_or("")),
+            cited: 0,
+        }
+    }
+}
+
 /// The whole index, decoded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ScrubIndex {

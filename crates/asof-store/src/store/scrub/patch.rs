@@ -184,12 +184,7 @@ pub(crate) fn fresh_marks(
                     .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
                     .optional()?;
                 let Some((seq, source)) = found else { continue };
-                let w = EvidenceWidths {
-                    id: width(id),
-                    source: width(source.as_deref().unwrap_or("")),
-                    cited: 0,
-                };
-                (seq as u64, w)
+                (seq as u64, EvidenceWidths::own(id, source.as_deref()))
             }
         };
         let mut q = citing.query([id])?;
